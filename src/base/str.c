@@ -1,0 +1,105 @@
+#include "base/str.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+struct sv sv_from(const char *s)
+{
+    struct sv v = { s ? s : "", s ? strlen(s) : 0 };
+    return v;
+}
+
+bool sv_eq(struct sv a, struct sv b)
+{
+    return a.n == b.n && (a.n == 0 || memcmp(a.p, b.p, a.n) == 0);
+}
+
+bool sv_eqs(struct sv a, const char *s)
+{
+    return sv_eq(a, sv_from(s));
+}
+
+bool sv_ieqs(struct sv a, const char *s)
+{
+    size_t n = strlen(s);
+    return a.n == n && (n == 0 || strncasecmp(a.p, s, n) == 0);
+}
+
+bool sv_starts(struct sv a, const char *prefix)
+{
+    size_t n = strlen(prefix);
+    return a.n >= n && memcmp(a.p, prefix, n) == 0;
+}
+
+static bool is_space(char c)
+{
+    return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
+
+struct sv sv_trim(struct sv a)
+{
+    while (a.n && is_space(a.p[0])) {
+        a.p++;
+        a.n--;
+    }
+    while (a.n && is_space(a.p[a.n - 1]))
+        a.n--;
+    return a;
+}
+
+char *sv_dup(struct sv a)
+{
+    char *s = malloc(a.n + 1);
+
+    if (!s)
+        return NULL;
+    if (a.n)
+        memcpy(s, a.p, a.n);
+    s[a.n] = '\0';
+    return s;
+}
+
+bool sv_to_u64(struct sv a, uint64_t *out)
+{
+    uint64_t v = 0;
+    size_t i;
+
+    if (a.n == 0)
+        return false;
+    for (i = 0; i < a.n; i++) {
+        unsigned d = (unsigned char)a.p[i] - '0';
+        if (d > 9 || v > (UINT64_MAX - d) / 10)
+            return false;
+        v = v * 10 + d;
+    }
+    *out = v;
+    return true;
+}
+
+bool str_copy(char *dst, size_t dst_size, const char *src)
+{
+    size_t n = strlen(src);
+
+    if (dst_size == 0)
+        return false;
+    if (n >= dst_size) {
+        memcpy(dst, src, dst_size - 1);
+        dst[dst_size - 1] = '\0';
+        return false;
+    }
+    memcpy(dst, src, n + 1);
+    return true;
+}
+
+void str_hex(const unsigned char *in, size_t n, char *out)
+{
+    static const char digits[] = "0123456789abcdef";
+    size_t i;
+
+    for (i = 0; i < n; i++) {
+        out[2 * i] = digits[in[i] >> 4];
+        out[2 * i + 1] = digits[in[i] & 15];
+    }
+    out[2 * n] = '\0';
+}

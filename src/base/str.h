@@ -1,0 +1,39 @@
+/*
+ * str: string views (pointer + length, not NUL-terminated) and the small
+ * string helpers every module needs. No allocation except str_dup*.
+ */
+#ifndef S3C_BASE_STR_H
+#define S3C_BASE_STR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct sv {
+    const char *p;  /* not NUL-terminated in general */
+    size_t n;
+};
+
+#define SV(lit) ((struct sv){ (lit), sizeof(lit) - 1 })
+#define SV_NULL ((struct sv){ "", 0 })
+
+struct sv sv_from(const char *s);                 /* s may be NULL: empty view */
+bool sv_eq(struct sv a, struct sv b);
+bool sv_eqs(struct sv a, const char *s);
+bool sv_ieqs(struct sv a, const char *s);         /* ASCII case-insensitive */
+bool sv_starts(struct sv a, const char *prefix);
+struct sv sv_trim(struct sv a);                   /* strip ASCII spaces and tabs, CR, LF */
+
+/* malloc'd NUL-terminated copy; NULL on OOM. */
+char *sv_dup(struct sv a);
+
+/* Parse all of 'a' as an unsigned decimal; false on junk or overflow. */
+bool sv_to_u64(struct sv a, uint64_t *out);
+
+/* Safe copy into a fixed array; always NUL-terminates; returns false if cut. */
+bool str_copy(char *dst, size_t dst_size, const char *src);
+
+/* Lower-case hex of 'n' bytes into 'out' (2n+1 bytes incl. NUL). */
+void str_hex(const unsigned char *in, size_t n, char *out);
+
+#endif

@@ -1,0 +1,2 @@
+#include <stdio.h>
+int main(void) { fprintf(stderr, "s3emu: not yet\n"); return 1; }
