@@ -1,0 +1,122 @@
+/*
+ * http: HTTP/1.1 exchanges driven by libcurl's multi interface. A loop owns
+ * one multi handle and any number of transfers; connections are reused
+ * across transfers of the same loop. Knows nothing of S3.
+ *
+ * Threads: a loop and its transfers belong to the thread that created the
+ * loop. Run several loops for several threads.
+ *
+ * Contract: if http_loop_submit() fails, the transfer's done callback never
+ * runs; if it succeeds, done runs exactly once, from inside http_loop_run()
+ * or http_loop_step(), after which the loop no longer touches the transfer.
+ */
+#ifndef S3C_HTTP_HTTP_H
+#define S3C_HTTP_HTTP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "base/buf.h"
+#include "base/err.h"
+
+#define HTTP_MAX_REQ_HEADERS 32
+#define HTTP_RESP_HEADERS_MAX_BYTES (64 * 1024)
+#define HTTP_ERROR_BODY_MAX_BYTES (1 << 20)
+
+struct http_loop;
+struct http_xfer;
+
+struct http_loop_opts {
+    bool verify_tls;            /* verify peer and host name (default true) */
+    const char *ca_bundle;      /* PEM file, or NULL for the system store */
+    long connect_timeout_ms;    /* 0: 10 s */
+    long stall_timeout_ms;      /* abort a transfer that moves no byte this long; 0: 60 s */
+    long max_host_conns;        /* 0: no limit beyond the transfers in flight */
+    /* --debug sink: one line per event; never sees header values it is not
+     * meant to (Authorization and security tokens are masked). NULL: silent. */
+    void (*debug)(void *ctx, const char *line);
+    void *debug_ctx;
+};
+
+struct http_header {
+    const char *name;
+    const char *value;
+};
+
+/* Where a request body comes from. */
+struct http_body {
+    const void *data;           /* memory body, or NULL */
+    size_t len;                 /* its length */
+    /* Or a streaming source: fill up to 'n' bytes at 'offset' of the body;
+     * return bytes written, 0 at end, or -1 on error (the transfer fails). */
+    ssize_t (*read)(void *ctx, char *dst, size_t n, uint64_t offset);
+    void *read_ctx;
+    uint64_t read_len;          /* total length of the streamed body */
+    uint64_t priv_offset;       /* loop-private: bytes handed to curl so far */
+};
+
+/* Where a response body goes: 'sink' if set (for 2xx answers), else 'body'. */
+struct http_resp {
+    long status;                /* 0 when no answer came */
+    struct buf headers;         /* raw response header block, capped */
+    struct buf body;            /* body (or error body), capped */
+    char err[256];              /* curl's message when status == 0 */
+    int curl_code;              /* CURLcode of the transfer */
+    double total_s;             /* wall time of the exchange */
+};
+
+struct http_xfer {
+    /* Request, set by the caller before submit. */
+    const char *method;         /* "GET", "PUT", "HEAD", "POST", "DELETE" */
+    const char *url;            /* absolute URL */
+    struct http_header headers[HTTP_MAX_REQ_HEADERS];
+    size_t n_headers;
+    struct http_body body;
+    /* Called with 2xx response body bytes when set; return false to abort. */
+    bool (*sink)(void *ctx, const char *p, size_t n);
+    void *sink_ctx;
+    size_t body_max;            /* cap on resp.body; 0: HTTP_ERROR_BODY_MAX_BYTES */
+    /* Completion, exactly once per successful submit. */
+    void (*done)(struct http_xfer *x, void *ctx);
+    void *done_ctx;
+
+    /* Response, filled by the loop. */
+    struct http_resp resp;
+
+    /* Loop-private. */
+    void *priv_easy;
+    void *priv_slist;
+    struct http_loop *priv_loop;
+};
+
+/* Create a loop; NULL (with 'e' set) on failure. */
+struct http_loop *http_loop_new(const struct http_loop_opts *opts, struct s3c_error *e);
+void http_loop_free(struct http_loop *l);   /* NULL is a no-op; transfers must be done */
+
+/* Start a transfer. On failure 'done' will not run. */
+enum s3c_err http_loop_submit(struct http_loop *l, struct http_xfer *x, struct s3c_error *e);
+
+/* Move every transfer forward, waiting at most timeout_ms; returns transfers still running. */
+int http_loop_step(struct http_loop *l, int timeout_ms);
+
+/* Run until no transfer is left. */
+void http_loop_run(struct http_loop *l);
+
+/* Convenience: submit 'x' and run the loop until it is done. */
+enum s3c_err http_do(struct http_loop *l, struct http_xfer *x, struct s3c_error *e);
+
+/* Add a request header; false when the table is full. Strings are borrowed. */
+bool http_xfer_header(struct http_xfer *x, const char *name, const char *value);
+
+/* Value of response header 'name' (case-insensitive), trimmed; false if absent. */
+bool http_resp_header(const struct http_resp *r, const char *name, struct sv *value);
+
+/* Release what the response holds; the xfer may be reused after this. */
+void http_xfer_release(struct http_xfer *x);
+
+/* One-time global init (curl_global_init); call from main before threads. */
+enum s3c_err http_global_init(struct s3c_error *e);
+
+#endif
