@@ -63,3 +63,10 @@ clean:
 
 .PHONY: all unit test clean
 -include $(LIB_OBJ:.o=.d) $(EMU_OBJ:.o=.d) $(UNIT_OBJ:.o=.d) $(B)/src/main.d
+
+# Functions that have no place in this code base (unbounded or unchecked).
+BANNED := strcpy|sprintf|vsprintf|strcat|gets|atoi|atol|strtok
+lint:
+	@if grep -nE '(^|[^_a-zA-Z0-9])($(BANNED)) *\(' $$(git ls-files '*.c' '*.h'); then \
+	    echo "lint: banned function used (see above)"; exit 1; else echo "lint: ok"; fi
+.PHONY: lint
