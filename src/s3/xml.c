@@ -706,6 +706,9 @@ enum s3c_err s3_xml_stream_finish(struct s3_xml_stream *st, struct s3c_error *e)
         str_copy(st->detail.s3_code, sizeof(st->detail.s3_code), st->err.code);
         snprintf(st->detail.msg, sizeof(st->detail.msg), "%s: %s",
                  st->err.code[0] ? st->err.code : "Error", st->err.message);
+        for (char *c = st->detail.msg; *c; c++)     /* network text: one line */
+            if (*c == '\n' || *c == '\r' || *c == '\t')
+                *c = ' ';
         return st_report(st, e);
     }
     if (s->has_encoding)

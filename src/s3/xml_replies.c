@@ -360,15 +360,14 @@ static enum s3c_err location_finish(void *out, struct s3_strpool *pool, struct s
     struct s3_location *r = out;
     struct sv raw = sv_trim(sv_from(r->raw));
 
-    (void)pool, (void)e;
     /* The API predates regions as names: no constraint is us-east-1, and
      * "EU" is what buckets made in eu-west-1 long ago report. */
     if (raw.n == 0)
         r->region = "us-east-1";
     else if (sv_eqs(raw, "EU"))
         r->region = "eu-west-1";
-    else
-        r->region = r->raw;
+    else if (!(r->region = xml_pool_dup(pool, raw.p, raw.n)))
+        return s3c_fail(e, S3C_ENOMEM, "out of memory parsing a bucket location");
     return S3C_OK;
 }
 

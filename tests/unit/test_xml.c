@@ -631,9 +631,11 @@ TEST(xml_copy_results)
     CHECK_STR(r.checksums.crc32c, "yZRlqg==");
     CHECK_INT(s3_parse_copy_result(SV("<CopyObjectResult></CopyObjectResult>"), &r, &e),
               S3C_EPARSE);
-    CHECK_INT(s3_parse_copy_result(SV("<Error><Code>SlowDown</Code><Message>Reduce your "
+    CHECK_INT(s3_parse_copy_result(SV("<Error><Code>SlowDown</Code><Message>Reduce your\n"
                                       "request rate.</Message></Error>"), &r, &e), S3C_EHTTP);
     CHECK_STR(e.s3_code, "SlowDown");
+    CHECK_STR(e.msg, "SlowDown: Reduce your request rate.");
+    CHECK_STR(r.etag, "");
     s3_copy_result_release(&r);
     buf_release(&b);
 }
@@ -758,6 +760,9 @@ TEST(xml_location)
     CHECK_STR(r.region, "us-west-2");
     CHECK_INT(s3_parse_location(SV("<LocationConstraint></LocationConstraint>"), &r, &e), S3C_OK);
     CHECK_STR(r.region, "us-east-1");
+    CHECK_INT(s3_parse_location(SV("<LocationConstraint>\n  ap-south-1 </LocationConstraint>"),
+                                &r, &e), S3C_OK);
+    CHECK_STR(r.region, "ap-south-1");
     CHECK_INT(s3_parse_location(SV("<Nope/>"), &r, &e), S3C_EPARSE);
     s3_location_release(&r);
     buf_release(&b);
