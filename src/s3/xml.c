@@ -335,7 +335,8 @@ static void store(struct s3_xml_stream *st, const struct xml_field *f, char *bas
             return;
         }
         *(const char **)(base + f->off) = s;
-        if (f->type == XF_TIME && !s3_xml_time_parse(t, (int64_t *)(base + f->off2)))
+        /* An empty time is an absent one (epoch 0), not a malformed one. */
+        if (f->type == XF_TIME && t.n && !s3_xml_time_parse(t, (int64_t *)(base + f->off2)))
             st_fail(st, S3C_EPARSE, "bad time in <%s>: \"%s\"", f->path, excerpt(v, ex));
         return;
     case XF_U64:

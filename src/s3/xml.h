@@ -177,7 +177,7 @@ void s3_list_buckets_release(struct s3_list_buckets *r);
 struct s3_object {
     const char *key;            /* URL-decoded when the reply was encoded */
     const char *last_modified;  /* as sent */
-    int64_t mtime_epoch;        /* last_modified in seconds since 1970, UTC */
+    int64_t mtime_epoch;        /* last_modified in seconds since 1970, UTC; 0 if absent */
     const char *etag;           /* as sent, quotes included: "\"9b2c...\"" */
     uint64_t size;
     const char *storage_class;

@@ -41,7 +41,7 @@ struct xml_group {
     bool has_flag;          /* ... if true (DeleteMarker among Versions) */
 };
 
-#define XML_MAX_FIELDS 64   /* 'seen' bit masks are 64 bits wide */
+#define XML_MAX_FIELDS 64   /* 'seen' bit masks are 64 bits wide: at most this many fields */
 
 struct xml_schema {
     const char *root;       /* local name of the root element */

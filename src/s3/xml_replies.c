@@ -380,6 +380,10 @@ static const struct xml_schema location_schema = {
     .finish = location_finish,
 };
 
+_Static_assert(COUNT(error_fields) <= XML_MAX_FIELDS, "too many fields");
+_Static_assert(COUNT(list_objects_fields) <= XML_MAX_FIELDS, "too many fields");
+_Static_assert(COUNT(version_fields) <= XML_MAX_FIELDS, "too many fields");
+
 /* ---- dispatch ----------------------------------------------------------------------------- */
 
 const struct xml_schema *xml_schema_for(enum s3_reply kind)

@@ -402,6 +402,11 @@ TEST(xml_list_objects_bad_values)
                                        "yesterday</LastModified></Contents></ListBucketResult>"),
                                     &r, &e), S3C_EPARSE);
     CHECK(strstr(e.msg, "<LastModified>"));
+    CHECK_INT(s3_parse_list_objects(SV("<ListBucketResult><Contents><Key>a</Key><LastModified/>"
+                                       "</Contents></ListBucketResult>"), &r, &e), S3C_OK);
+    CHECK_INT(r.n_objects, 1);
+    if (r.n_objects == 1)
+        CHECK_INT(r.objects[0].mtime_epoch, 0);
     CHECK_INT(s3_parse_list_objects(SV("<ListBucketResult><Contents><Size>1</Size></Contents>"
                                        "</ListBucketResult>"), &r, &e), S3C_EPARSE);
     CHECK_STR(e.msg, "<Contents> without <Key>");
