@@ -1,0 +1,198 @@
+/*
+ * config: the fully resolved configuration of one s3c run, with the AWS
+ * CLI's precedence: command-line flags > environment > config files >
+ * defaults. It reads ~/.aws/config and ~/.aws/credentials (or the files
+ * named by AWS_CONFIG_FILE / AWS_SHARED_CREDENTIALS_FILE) the way botocore
+ * does, and validates every value it knows, so later code trusts the struct.
+ *
+ * Precedence, field by field (first hit wins):
+ *   profile     --profile, AWS_DEFAULT_PROFILE, AWS_PROFILE, "default"
+ *   region      --region, AWS_REGION, AWS_DEFAULT_REGION, profile `region`,
+ *               "us-east-1"
+ *   endpoint    --endpoint-url, AWS_ENDPOINT_URL_S3, AWS_ENDPOINT_URL,
+ *               `[services X]` section's `s3 = endpoint_url`, the profile's
+ *               `s3 = endpoint_url` (an s3c extension), profile
+ *               `endpoint_url`, none. AWS_IGNORE_CONFIGURED_ENDPOINT_URLS or
+ *               `ignore_configured_endpoint_urls = true` skip all but the flag.
+ *   credentials AWS_ACCESS_KEY_ID + AWS_SECRET_ACCESS_KEY (+ AWS_SECURITY_TOKEN
+ *               or AWS_SESSION_TOKEN) unless --profile was given (botocore
+ *               drops its environment provider for an explicit --profile but
+ *               not for AWS_PROFILE); then the credentials file's [NAME];
+ *               then the config file's profile. None with --no-sign-request.
+ *   ca_bundle   --ca-bundle, AWS_CA_BUNDLE, profile `ca_bundle`
+ *   the rest    environment (AWS_MAX_ATTEMPTS, AWS_RETRY_MODE,
+ *               AWS_REQUEST_CHECKSUM_CALCULATION, AWS_RESPONSE_CHECKSUM_VALIDATION,
+ *               AWS_USE_DUALSTACK_ENDPOINT), then the profile, then defaults.
+ *
+ * A profile's keys come from its section in the credentials file first,
+ * then from the config file ([default] or [profile NAME]), as botocore
+ * merges the two. Empty environment variables count as unset. Unknown keys
+ * are ignored. Errors are one line naming where the bad value came from:
+ *   config file ~/.aws/config, profile "dev": s3.multipart_chunksize: "8XB" is not a size
+ *
+ * Not here: fetching credentials from SSO, roles, processes or instance
+ * metadata (auth/ owns the credential chain beyond static keys), and the
+ * smart defaults of the scheduler (xfer/ reads the *_set markers).
+ * Nothing here prints, exits, or reads the process environment directly.
+ */
+#ifndef S3C_CFG_CONFIG_H
+#define S3C_CFG_CONFIG_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "base/err.h"
+#include "base/str.h"
+
+/* The AWS CLI's defaults (awscli/customizations/s3/transferconfig.py). */
+#define CFG_DEFAULT_REGION "us-east-1"
+#define CFG_DEFAULT_MAX_CONCURRENT_REQUESTS 10
+#define CFG_DEFAULT_MAX_QUEUE_SIZE 1000
+#define CFG_DEFAULT_MULTIPART_THRESHOLD ((uint64_t)8 << 20)
+#define CFG_DEFAULT_MULTIPART_CHUNKSIZE ((uint64_t)8 << 20)
+#define CFG_DEFAULT_MAX_ATTEMPTS 3   /* "standard" retry mode */
+
+/* Global flags the CLI parsed. NULL / false mean "not given". */
+struct cfg_flags {
+    const char *endpoint_url;   /* --endpoint-url */
+    const char *profile;        /* --profile */
+    const char *region;         /* --region */
+    const char *ca_bundle;      /* --ca-bundle */
+    bool no_sign_request;       /* --no-sign-request */
+    bool no_verify_ssl;         /* --no-verify-ssl */
+    bool debug;                 /* --debug */
+};
+
+#define CFG_FLAGS_INIT { NULL, NULL, NULL, NULL, false, false, false }
+
+enum cfg_addressing {
+    CFG_ADDRESSING_AUTO = 0,    /* path for custom endpoints and non-DNS names */
+    CFG_ADDRESSING_PATH,
+    CFG_ADDRESSING_VIRTUAL,
+};
+
+enum cfg_retry_mode {
+    CFG_RETRY_STANDARD = 0,     /* the AWS CLI v2 default */
+    CFG_RETRY_LEGACY,
+    CFG_RETRY_ADAPTIVE,
+};
+
+enum cfg_checksum_when {
+    CFG_WHEN_SUPPORTED = 0,     /* the default for both checksum settings */
+    CFG_WHEN_REQUIRED,
+};
+
+enum cfg_creds_source {
+    CFG_CREDS_NONE = 0,         /* no static keys found (or --no-sign-request) */
+    CFG_CREDS_ENV,              /* AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY */
+    CFG_CREDS_CREDENTIALS_FILE, /* the shared credentials file */
+    CFG_CREDS_CONFIG_FILE,      /* the config file's profile */
+};
+
+/* A number with its "was it configured" marker; value holds the default if not. */
+struct cfg_u64 {
+    uint64_t value;
+    bool set;
+};
+
+struct cfg_bool {
+    bool value;
+    bool set;
+};
+
+/* The profile's `s3 =` sub-section. */
+struct cfg_s3 {
+    struct cfg_u64 max_concurrent_requests;  /* > 0 */
+    struct cfg_u64 max_queue_size;           /* > 0 */
+    struct cfg_u64 multipart_threshold;      /* bytes, > 0 */
+    struct cfg_u64 multipart_chunksize;      /* bytes, > 0 */
+    struct cfg_u64 max_bandwidth;            /* bytes per second; 0 and !set = unlimited */
+    enum cfg_addressing addressing_style;
+    bool addressing_style_set;
+    struct cfg_bool payload_signing_enabled; /* default false */
+    struct cfg_bool use_accelerate_endpoint; /* default false */
+    struct cfg_bool use_dualstack_endpoint;  /* s3 section, else AWS_USE_DUALSTACK_ENDPOINT,
+                                                else profile use_dualstack_endpoint */
+};
+
+/*
+ * The resolved configuration. Every string is owned by the struct (freed by
+ * cfg_release) and NULL when absent, except profile and region which are
+ * never NULL after a successful cfg_load.
+ */
+struct s3c_config {
+    char *profile;              /* profile in effect, "default" when none named */
+    bool profile_explicit;      /* named by --profile or AWS_[DEFAULT_]PROFILE */
+    bool profile_found;         /* exists in the config or credentials file */
+    char *config_file;          /* path as given (or "~/.aws/config"), for messages */
+    char *credentials_file;     /* path as given (or "~/.aws/credentials") */
+
+    char *region;               /* validated DNS label, e.g. "us-east-1" */
+    bool region_set;            /* false: the default was used */
+    char *endpoint_url;         /* http:// or https:// URL; NULL: AWS endpoints */
+
+    char *access_key;           /* NULL: no static credentials */
+    char *secret_key;           /* set iff access_key is */
+    char *session_token;        /* NULL when none */
+    enum cfg_creds_source creds_source;
+
+    char *ca_bundle;            /* PEM file path, NULL: system default */
+    bool no_sign_request;       /* send requests unsigned, load no credentials */
+    bool verify_ssl;            /* false only with --no-verify-ssl */
+    bool debug;
+
+    struct cfg_s3 s3;
+    struct cfg_u64 max_attempts;            /* >= 1, includes the first attempt */
+    enum cfg_retry_mode retry_mode;
+    bool retry_mode_set;
+    enum cfg_checksum_when request_checksum_calculation;
+    bool request_checksum_calculation_set;
+    enum cfg_checksum_when response_checksum_validation;
+    bool response_checksum_validation_set;
+};
+
+/* All zero: safe to cfg_release(); cfg_load() fills every field. */
+#define S3C_CONFIG_INIT { 0 }
+
+/*
+ * Resolve the configuration into 'out' (which must be S3C_CONFIG_INIT or
+ * released). 'flags' may be NULL (no flags). 'envp' is an environ-style
+ * NULL-terminated array of "NAME=value" strings; NULL means an empty
+ * environment (the CLI passes environ; tests pass their own). Files are
+ * found through AWS_CONFIG_FILE / AWS_SHARED_CREDENTIALS_FILE or HOME;
+ * a missing file is not an error.
+ *
+ * Fails with S3C_ECONFIG (the CLI's exit 2) for a bad value, an
+ * unreadable or malformed file (the message names file and line), partial
+ * credentials, a `services` name with no such section, or an explicitly
+ * named profile that exists in neither file ("The config profile (NAME)
+ * could not be found"); or with S3C_ENOMEM. On failure 'out' is released
+ * (safe to release again) and 'e' has the one-line message.
+ */
+enum s3c_err cfg_load(struct s3c_config *out, const struct cfg_flags *flags, char *const *envp,
+                      struct s3c_error *e);
+
+/* Free every string; 'c' becomes S3C_CONFIG_INIT. */
+void cfg_release(struct s3c_config *c);
+
+/* True if static credentials were found (access and secret key). */
+bool cfg_has_credentials(const struct s3c_config *c);
+
+/*
+ * Parse a size the way the AWS CLI does (human_readable_to_int): plain
+ * bytes, or a number and a suffix KB MB GB TB KiB MiB GiB TiB in any case,
+ * all powers of 1024 ("8MB" = "8MiB" = 8388608). Blanks between number and
+ * suffix are allowed. False on junk, a fraction, or overflow.
+ */
+bool cfg_parse_size(struct sv s, uint64_t *out_bytes);
+
+/*
+ * Parse a rate the way the AWS CLI does: "1048576" (bytes/s), "1024B/s",
+ * "50MB/s", "10MiB/s" (bytes), or "80Mb/s" (bits, divided by 8).
+ */
+bool cfg_parse_rate(struct sv s, uint64_t *out_bytes_per_s);
+
+/* "true" or "false", any case. */
+bool cfg_parse_bool(struct sv s, bool *out);
+
+#endif
