@@ -1,14 +1,235 @@
+/*
+ * argv -> exit code. Global flags may stand anywhere on the line, as in the
+ * AWS CLI; they are taken out first, and the verb parses the rest.
+ */
 #include "cli/cli.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "cli/cmd.h"
+#include "cli/output.h"
+#include "http/http.h"
+
+extern char **environ;
+
+struct verb {
+    const char *name;
+    enum s3c_err (*run)(struct cli_ctx *c, int argc, char **argv);
+};
+
+static const struct verb verbs[] = {
+    { "ls", cmd_ls },
+    { "mb", cmd_mb },
+    { "rb", cmd_rb },
+    { "head", cmd_head },
+    { NULL, NULL },
+};
+
+struct global_flag {
+    const char *name;
+    bool takes_value;
+};
+
+static const struct global_flag global_flags[] = {
+    { "--endpoint-url", true }, { "--profile", true },       { "--region", true },
+    { "--ca-bundle", true },    { "--no-sign-request", false }, { "--no-verify-ssl", false },
+    { "--debug", false },       { "--json", false },         { "--quiet", false },
+    { "--only-show-errors", false }, { "--no-progress", false }, { NULL, false },
+};
+
+static const struct global_flag *find_global(const char *arg, size_t n)
+{
+    const struct global_flag *g;
+
+    for (g = global_flags; g->name; g++)
+        if (strlen(g->name) == n && strncmp(g->name, arg, n) == 0)
+            return g;
+    return NULL;
+}
+
+static void set_global(struct cfg_flags *f, struct out_opts *o, const char *name, const char *value)
+{
+    if (!strcmp(name, "--endpoint-url"))
+        f->endpoint_url = value;
+    else if (!strcmp(name, "--profile"))
+        f->profile = value;
+    else if (!strcmp(name, "--region"))
+        f->region = value;
+    else if (!strcmp(name, "--ca-bundle"))
+        f->ca_bundle = value;
+    else if (!strcmp(name, "--no-sign-request"))
+        f->no_sign_request = true;
+    else if (!strcmp(name, "--no-verify-ssl"))
+        f->no_verify_ssl = true;
+    else if (!strcmp(name, "--debug"))
+        f->debug = o->debug = true;
+    else if (!strcmp(name, "--json"))
+        o->json = true;
+    else if (!strcmp(name, "--quiet"))
+        o->quiet = true;
+    else if (!strcmp(name, "--only-show-errors"))
+        o->only_errors = true;
+    /* --no-progress: there is no progress output yet; accepted for scripts. */
+}
+
+/* Move global flags out of argv into 'f' and 'o'; the rest stays in order in rest[]. */
+static enum s3c_err take_globals(int argc, char **argv, struct cfg_flags *f, struct out_opts *o,
+                                 char **rest, int *n_rest, struct s3c_error *e)
+{
+    bool done = false;
+    int i;
+
+    *n_rest = 0;
+    for (i = 1; i < argc; i++) {
+        const char *a = argv[i], *eq = strchr(a, '=');
+        size_t n = eq ? (size_t)(eq - a) : strlen(a);
+        const struct global_flag *g = NULL;
+
+        if (!done && strcmp(a, "--") == 0)
+            done = true;
+        if (!done && a[0] == '-' && a[1] == '-')
+            g = find_global(a, n);
+        if (!g) {
+            rest[(*n_rest)++] = argv[i];
+            continue;
+        }
+        if (!g->takes_value) {
+            if (eq)
+                return s3c_fail(e, S3C_EUSAGE, "%s takes no value", g->name);
+            set_global(f, o, g->name, NULL);
+        } else if (eq) {
+            set_global(f, o, g->name, eq + 1);
+        } else if (i + 1 < argc) {
+            set_global(f, o, g->name, argv[++i]);
+        } else {
+            return s3c_fail(e, S3C_EUSAGE, "%s needs a value", g->name);
+        }
+    }
+    return S3C_OK;
+}
+
+struct store_s3 *cli_s3(struct cli_ctx *c, struct s3c_error *e)
+{
+    struct store_s3_opts o;
+
+    if (c->s3)
+        return c->s3;
+    memset(&o, 0, sizeof(o));
+    o.cfg = &c->cfg;
+    o.region = c->cfg.region;
+    o.access_key = c->cfg.access_key;
+    o.secret_key = c->cfg.secret_key;
+    o.session_token = c->cfg.session_token;
+    o.no_sign = c->cfg.no_sign_request;
+    o.max_attempts = (int)c->cfg.max_attempts.value;
+    o.http.verify_tls = c->cfg.verify_ssl;
+    o.http.ca_bundle = c->cfg.ca_bundle;
+    if (out_opts()->debug)
+        o.http.debug = out_debug;
+    if (!o.no_sign && (!o.access_key || !o.access_key[0] || !o.secret_key || !o.secret_key[0])) {
+        s3c_fail(e, S3C_EAUTH, "Unable to locate credentials (set AWS_ACCESS_KEY_ID and "
+                               "AWS_SECRET_ACCESS_KEY, configure a profile, or use --no-sign-request)");
+        return NULL;
+    }
+    c->s3 = store_s3_new(&o, e);
+    return c->s3;
+}
+
+void cli_op_name(char *out, size_t n, const char *verb, int argc, const char **argv)
+{
+    size_t len;
+    int i;
+
+    snprintf(out, n, "%s", verb);
+    for (i = 0; i < argc; i++) {
+        len = strlen(out);
+        if (len + 1 < n)
+            snprintf(out + len, n - len, " %s", argv[i]);
+    }
+}
+
+static int exit_code(enum s3c_err rc)
+{
+    switch (rc) {
+    case S3C_OK: return EXIT_OK;
+    case S3C_EUSAGE:
+    case S3C_ECONFIG: return EXIT_USAGE;
+    case S3C_ECANCEL: return EXIT_SIGINT;
+    default: return EXIT_FAILED;
+    }
+}
 
 int cli_main(int argc, char **argv)
 {
-    if (argc > 1 && strcmp(argv[1], "version") == 0) {
+    struct cli_ctx ctx;
+    struct cfg_flags flags;
+    struct out_opts oo;
+    struct s3c_error e = S3C_ERROR_INIT;
+    char **rest = calloc((size_t)argc + 1, sizeof(char *));
+    const struct verb *v;
+    enum s3c_err rc;
+    int n_rest = 0;
+
+    memset(&ctx, 0, sizeof(ctx));
+    memset(&flags, 0, sizeof(flags));
+    memset(&oo, 0, sizeof(oo));
+    if (!rest)
+        return EXIT_FAILED;
+    rc = take_globals(argc, argv, &flags, &oo, rest, &n_rest, &e);
+    out_init(&oo);
+    if (rc) {
+        out_usage_error(&e);
+        free(rest);
+        return EXIT_USAGE;
+    }
+    if (n_rest == 0) {
+        cli_help(NULL);
+        free(rest);
+        return EXIT_USAGE;
+    }
+    if (!strcmp(rest[0], "version") || !strcmp(rest[0], "--version")) {
         printf("s3c %s\n", S3C_VERSION);
+        free(rest);
         return EXIT_OK;
     }
-    fprintf(stderr, "usage: s3c VERB ...\n");
-    return EXIT_USAGE;
+    if (!strcmp(rest[0], "help") || !strcmp(rest[0], "--help") || !strcmp(rest[0], "-h")) {
+        bool ok = cli_help(n_rest > 1 ? rest[1] : NULL);
+        if (!ok) {
+            s3c_fail(&e, S3C_EUSAGE, "help: unknown command \"%s\"", rest[1]);
+            out_usage_error(&e);
+        }
+        free(rest);
+        return ok ? EXIT_OK : EXIT_USAGE;
+    }
+    for (v = verbs; v->name; v++)
+        if (!strcmp(v->name, rest[0]))
+            break;
+    if (!v->name) {
+        s3c_fail(&e, S3C_EUSAGE, "unknown command \"%s\" (see: s3c help)", rest[0]);
+        out_usage_error(&e);
+        free(rest);
+        return EXIT_USAGE;
+    }
+    if (n_rest > 1 && (!strcmp(rest[1], "--help") || !strcmp(rest[1], "help"))) {
+        cli_help(v->name);
+        free(rest);
+        return EXIT_OK;
+    }
+    rc = http_global_init(&e);
+    if (!rc)
+        rc = cfg_load(&ctx.cfg, &flags, environ, &e);
+    if (rc) {
+        out_usage_error(&e);
+        free(rest);
+        cfg_release(&ctx.cfg);
+        return exit_code(rc);
+    }
+    rc = v->run(&ctx, n_rest - 1, rest + 1);
+    store_s3_free(ctx.s3);
+    cfg_release(&ctx.cfg);
+    free(rest);
+    fflush(stdout);
+    return exit_code(rc);
 }

@@ -377,20 +377,34 @@ enum s3c_err http_do(struct http_loop *l, struct http_xfer *x, struct s3c_error 
     return S3C_OK;
 }
 
-bool http_resp_header(const struct http_resp *r, const char *name, struct sv *value)
+bool http_resp_next_header(const struct http_resp *r, size_t *pos, struct sv *name, struct sv *value)
 {
     struct sv all = buf_sv(&r->headers);
-    size_t n = strlen(name);
 
-    while (all.n) {
-        const char *nl = memchr(all.p, '\n', all.n);
-        struct sv line = { all.p, nl ? (size_t)(nl - all.p) : all.n };
+    while (*pos < all.n) {
+        const char *p = all.p + *pos, *nl = memchr(p, '\n', all.n - *pos), *colon;
+        struct sv line = { p, nl ? (size_t)(nl - p) : all.n - *pos };
 
-        all.p += line.n + (nl ? 1 : 0);
-        all.n -= line.n + (nl ? 1 : 0);
-        if (line.n > n && line.p[n] == ':' && strncasecmp(line.p, name, n) == 0) {
-            struct sv v = { line.p + n + 1, line.n - n - 1 };
-            *value = sv_trim(v);
+        *pos += line.n + (nl ? 1 : 0);
+        colon = memchr(line.p, ':', line.n);
+        if (!colon || sv_starts(line, "HTTP/"))
+            continue;
+        name->p = line.p;
+        name->n = (size_t)(colon - line.p);
+        *value = sv_trim((struct sv){ colon + 1, line.n - name->n - 1 });
+        return true;
+    }
+    return false;
+}
+
+bool http_resp_header(const struct http_resp *r, const char *name, struct sv *value)
+{
+    struct sv n, v;
+    size_t pos = 0;
+
+    while (http_resp_next_header(r, &pos, &n, &v)) {
+        if (sv_ieqs(n, name)) {
+            *value = v;
             return true;
         }
     }

@@ -113,6 +113,13 @@ bool http_xfer_header(struct http_xfer *x, const char *name, const char *value);
 /* Value of response header 'name' (case-insensitive), trimmed; false if absent. */
 bool http_resp_header(const struct http_resp *r, const char *name, struct sv *value);
 
+/*
+ * Iterate over response headers: start with *pos = 0; each call yields the
+ * next "Name: value" pair (value trimmed) and returns false at the end.
+ * The status line and blank lines are skipped.
+ */
+bool http_resp_next_header(const struct http_resp *r, size_t *pos, struct sv *name, struct sv *value);
+
 /* Release what the response holds; the xfer may be reused after this. */
 void http_xfer_release(struct http_xfer *x);
 

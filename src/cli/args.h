@@ -1,0 +1,42 @@
+/*
+ * args: command-line flags, "--name value" and "--name=value" alike, as the
+ * AWS CLI accepts them anywhere after the verb. A verb lists its flags in a
+ * table; anything else starting with "--" is a usage error.
+ */
+#ifndef S3C_CLI_ARGS_H
+#define S3C_CLI_ARGS_H
+
+#include <stdbool.h>
+
+#include "base/err.h"
+
+enum arg_kind {
+    ARG_BOOL,       /* --flag sets *b = true */
+    ARG_STR,        /* --flag VALUE sets *s (points into argv) */
+    ARG_STR_LIST,   /* repeatable: appends to a list (see struct arg_list) */
+};
+
+#define ARG_LIST_MAX 256
+
+struct arg_list {
+    const char *v[ARG_LIST_MAX];
+    const char *flag[ARG_LIST_MAX];   /* which flag gave each value, for --exclude/--include order */
+    int n;
+};
+
+struct arg_spec {
+    const char *name;       /* "--recursive" */
+    const char *alias;      /* "-r" or NULL */
+    enum arg_kind kind;
+    void *dst;              /* bool *, const char **, or struct arg_list * */
+};
+
+/*
+ * Parse argv[0..argc) against 'specs' (terminated by a {NULL} entry).
+ * Positional arguments are collected into pos[] (at most max_pos). "--" ends
+ * flag parsing. Errors are S3C_EUSAGE with a message naming 'verb'.
+ */
+enum s3c_err args_parse(const char *verb, const struct arg_spec *specs, int argc, char **argv,
+                        const char **pos, int max_pos, int *n_pos, struct s3c_error *e);
+
+#endif

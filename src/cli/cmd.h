@@ -1,0 +1,37 @@
+/*
+ * cmd: what every verb gets, and the verbs themselves (one file each).
+ * A verb prints its own results and error lines through output.h and
+ * returns an s3c_err; cli_main() alone turns that into an exit code.
+ */
+#ifndef S3C_CLI_CMD_H
+#define S3C_CLI_CMD_H
+
+#include <stdint.h>
+
+#include "base/err.h"
+#include "cfg/config.h"
+#include "store/store_s3.h"
+
+struct cli_ctx {
+    struct s3c_config cfg;      /* resolved configuration */
+    struct store_s3 *s3;        /* created on first use by cli_s3() */
+};
+
+/* The S3 store for this run, created on first call; NULL with 'e' set on failure. */
+struct store_s3 *cli_s3(struct cli_ctx *c, struct s3c_error *e);
+
+/* "ls s3://b/p" from a verb and its arguments, for error lines. */
+void cli_op_name(char *out, size_t n, const char *verb, int argc, const char **argv);
+
+enum s3c_err cmd_ls(struct cli_ctx *c, int argc, char **argv);
+enum s3c_err cmd_mb(struct cli_ctx *c, int argc, char **argv);
+enum s3c_err cmd_rb(struct cli_ctx *c, int argc, char **argv);
+enum s3c_err cmd_head(struct cli_ctx *c, int argc, char **argv);
+
+/* The AWS CLI's human_readable_size(): "1 Byte", "512 Bytes", "1.5 KiB", "2.0 GiB". */
+void cli_human_size(uint64_t v, char out[32]);
+
+/* help text of one verb, or of all when 'verb' is NULL; false if unknown. */
+bool cli_help(const char *verb);
+
+#endif

@@ -1,0 +1,68 @@
+/* The text of `s3c help [VERB]`. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "cli/cmd.h"
+
+struct help {
+    const char *verb;
+    const char *synopsis;
+    const char *text;
+};
+
+static const struct help helps[] = {
+    { "ls", "s3c ls [s3://BUCKET[/PREFIX]] [--recursive] [--human-readable] [--summarize]",
+      "List buckets, or the objects and common prefixes (PRE lines) under a prefix,\n"
+      "as `aws s3 ls` prints them. --json prints one JSON object per line.\n"
+      "  --recursive, -r     list every key under the prefix, with its full name\n"
+      "  --human-readable    sizes in KiB, MiB, GiB...\n"
+      "  --summarize         print Total Objects and Total Size at the end\n"
+      "  --page-size N       keys per ListObjectsV2 request (default 1000)\n"
+      "Exits 1 when a prefix matches nothing.\n" },
+    { "mb", "s3c mb s3://BUCKET",
+      "Create a bucket in the configured region (LocationConstraint outside us-east-1).\n" },
+    { "rb", "s3c rb s3://BUCKET [--force]",
+      "Remove an empty bucket. --force first deletes every object in it.\n" },
+    { "head", "s3c head s3://BUCKET[/KEY]",
+      "Print an object's metadata (HeadObject) as JSON, with the same field names as\n"
+      "`aws s3api head-object`; with no key, check the bucket (HeadBucket).\n" },
+    { "version", "s3c version", "Print the version.\n" },
+    { "help", "s3c help [VERB]", "Print help for every verb, or for one.\n" },
+    { NULL, NULL, NULL },
+};
+
+static const char global_text[] =
+    "Global options (anywhere on the line):\n"
+    "  --endpoint-url URL  S3 endpoint (http:// or https://, any port)\n"
+    "  --profile NAME      profile of ~/.aws/config and ~/.aws/credentials\n"
+    "  --region REGION     region to sign for and to create buckets in\n"
+    "  --no-sign-request   send anonymous requests\n"
+    "  --no-verify-ssl     do not verify TLS certificates\n"
+    "  --ca-bundle FILE    CA certificates to verify TLS with\n"
+    "  --json              results as JSON lines\n"
+    "  --quiet             no result lines; errors only\n"
+    "  --debug             trace requests on stderr (credentials are never shown)\n"
+    "Configuration follows the AWS CLI: flags, then AWS_* environment variables,\n"
+    "then ~/.aws/config and ~/.aws/credentials. Exit codes: 0 ok, 1 a request\n"
+    "failed, 2 bad usage or configuration.\n";
+
+bool cli_help(const char *verb)
+{
+    const struct help *h;
+
+    if (!verb) {
+        printf("s3c %s: move data between local disks and S3, fast.\n\nUsage:\n", S3C_VERSION);
+        for (h = helps; h->verb; h++)
+            printf("  %s\n", h->synopsis);
+        printf("\n%s", global_text);
+        return true;
+    }
+    for (h = helps; h->verb; h++) {
+        if (!strcmp(h->verb, verb)) {
+            printf("Usage: %s\n\n%s\n%s", h->synopsis, h->text, global_text);
+            return true;
+        }
+    }
+    return false;
+}

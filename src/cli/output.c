@@ -1,0 +1,150 @@
+#include "cli/output.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+static struct out_opts opts;
+
+void out_init(const struct out_opts *o)
+{
+    opts = *o;
+}
+
+const struct out_opts *out_opts(void)
+{
+    return &opts;
+}
+
+void out_line(const char *fmt, ...)
+{
+    va_list ap;
+
+    if (opts.quiet || opts.only_errors)
+        return;
+    va_start(ap, fmt);
+    vfprintf(stdout, fmt, ap);
+    va_end(ap);
+    fputc('\n', stdout);
+}
+
+void out_text(const char *s)
+{
+    fputs(s, stdout);
+}
+
+void out_error(const char *op, const struct s3c_error *e)
+{
+    fflush(stdout);
+    if (e->http_status)
+        fprintf(stderr, "s3c: ERROR \"%s\": %s (%ld %s)\n", op, e->msg, e->http_status, e->s3_code);
+    else
+        fprintf(stderr, "s3c: ERROR \"%s\": %s\n", op, e->msg);
+}
+
+void out_usage_error(const struct s3c_error *e)
+{
+    fflush(stdout);
+    fprintf(stderr, "s3c: %s\n", e->msg);
+}
+
+void out_warn(const char *fmt, ...)
+{
+    va_list ap;
+
+    fflush(stdout);
+    fputs("s3c: warning: ", stderr);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+}
+
+void out_debug(void *ctx, const char *line)
+{
+    (void)ctx;
+    fprintf(stderr, "s3c: debug: %s\n", line);
+}
+
+void json_escape(struct buf *b, const char *s)
+{
+    const unsigned char *p = (const unsigned char *)s;
+
+    buf_addc(b, '"');
+    for (; *p; p++) {
+        switch (*p) {
+        case '"': buf_adds(b, "\\\""); break;
+        case '\\': buf_adds(b, "\\\\"); break;
+        case '\n': buf_adds(b, "\\n"); break;
+        case '\r': buf_adds(b, "\\r"); break;
+        case '\t': buf_adds(b, "\\t"); break;
+        default:
+            if (*p < 0x20)
+                buf_addf(b, "\\u%04x", *p);
+            else
+                buf_addc(b, (char)*p);
+        }
+    }
+    buf_addc(b, '"');
+}
+
+static void field(struct json *j, const char *name)
+{
+    buf_adds(&j->b, j->fields++ ? "," : "{");
+    json_escape(&j->b, name);
+    buf_addc(&j->b, ':');
+}
+
+void json_str(struct json *j, const char *name, const char *value)
+{
+    field(j, name);
+    if (value)
+        json_escape(&j->b, value);
+    else
+        buf_adds(&j->b, "null");
+}
+
+void json_u64(struct json *j, const char *name, uint64_t value)
+{
+    field(j, name);
+    buf_addf(&j->b, "%" PRIu64, value);
+}
+
+void json_i64(struct json *j, const char *name, int64_t value)
+{
+    field(j, name);
+    buf_addf(&j->b, "%" PRId64, value);
+}
+
+void json_bool(struct json *j, const char *name, bool value)
+{
+    field(j, name);
+    buf_adds(&j->b, value ? "true" : "false");
+}
+
+void json_raw(struct json *j, const char *name, const char *raw)
+{
+    field(j, name);
+    buf_adds(&j->b, raw);
+}
+
+void json_end_into(struct json *j, struct buf *out)
+{
+    if (!j->fields)
+        buf_addc(&j->b, '{');
+    buf_addc(&j->b, '}');
+    buf_addsv(out, buf_sv(&j->b));
+    buf_release(&j->b);
+    j->fields = 0;
+}
+
+void json_end(struct json *j)
+{
+    struct buf line = BUF_INIT(1 << 20);
+
+    json_end_into(j, &line);
+    buf_addc(&line, '\n');
+    fputs(buf_cstr(&line), stdout);
+    buf_release(&line);
+}

@@ -1,0 +1,66 @@
+/*
+ * output: the only writer to the terminal. Results go to stdout as text
+ * lines or, with --json, one JSON object per line; errors go to stderr as
+ * one line that names the operation:
+ *   s3c: ERROR "rb s3://logs": The bucket you tried to delete is not empty (409 BucketNotEmpty)
+ * Nothing here ever prints a credential: callers pass none.
+ */
+#ifndef S3C_CLI_OUTPUT_H
+#define S3C_CLI_OUTPUT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "base/buf.h"
+#include "base/err.h"
+
+struct out_opts {
+    bool json;          /* --json: results as JSON lines */
+    bool quiet;         /* --quiet: no result lines */
+    bool only_errors;   /* --only-show-errors */
+    bool debug;         /* --debug: trace lines on stderr */
+};
+
+void out_init(const struct out_opts *o);
+const struct out_opts *out_opts(void);
+
+/* A result line on stdout (suppressed by --quiet / --only-show-errors). */
+void out_line(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Raw text on stdout, never suppressed (ls output, JSON documents). */
+void out_text(const char *s);
+
+/* One error line on stderr naming the operation 'op' (e.g. "ls s3://b"). */
+void out_error(const char *op, const struct s3c_error *e);
+/* A usage/config error line: "s3c: <msg>" (and a hint to `s3c help`). */
+void out_usage_error(const struct s3c_error *e);
+/* A warning line on stderr. */
+void out_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* --debug trace sink (matches http_loop_opts.debug). */
+void out_debug(void *ctx, const char *line);
+
+/*
+ * JSON objects built field by field into a buf:
+ *   struct json j = JSON_INIT; json_str(&j, "key", k); json_u64(&j, "size", n); json_end(&j);
+ * json_end prints the line and resets j.
+ */
+struct json {
+    struct buf b;
+    int fields;
+};
+
+#define JSON_INIT { BUF_INIT(1 << 20), 0 }
+
+void json_str(struct json *j, const char *name, const char *value);
+void json_u64(struct json *j, const char *name, uint64_t value);
+void json_i64(struct json *j, const char *name, int64_t value);
+void json_bool(struct json *j, const char *name, bool value);
+/* 'raw' is already JSON (an object or array). */
+void json_raw(struct json *j, const char *name, const char *raw);
+/* Print the object as one line on stdout and reset 'j'. */
+void json_end(struct json *j);
+/* Finish the object into 'out' instead of printing it (for nesting), and reset 'j'. */
+void json_end_into(struct json *j, struct buf *out);
+/* Append 's' as a JSON string literal (quoted, escaped) to 'b'. */
+void json_escape(struct buf *b, const char *s);
+
+#endif

@@ -1,0 +1,350 @@
+/*
+ * Signing, sending and retrying S3 requests. Every request is signed with
+ * SigV4 (header auth) unless the store is anonymous; small bodies are signed
+ * with their SHA-256, streamed ones (later) with UNSIGNED-PAYLOAD over TLS.
+ */
+#include "store/store_s3.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "auth/sigv4.h"
+#include "base/hash.h"
+#include "base/str.h"
+#include "s3/endpoint.h"
+#include "s3/xml.h"
+
+#define BACKOFF_MAX_MS 20000
+
+struct store_s3 {
+    struct store_s3_opts opts;
+    struct http_loop *loop;
+    char region[64];            /* signing region; may be corrected by a region hint */
+    long skew_s;                /* server time minus ours, learnt from RequestTimeTooSkewed */
+    unsigned rng;               /* jitter state */
+};
+
+struct store_s3 *store_s3_new(const struct store_s3_opts *opts, struct s3c_error *e)
+{
+    struct store_s3 *s = calloc(1, sizeof(*s));
+
+    if (!s) {
+        s3c_fail(e, S3C_ENOMEM, "out of memory");
+        return NULL;
+    }
+    s->opts = *opts;
+    if (s->opts.max_attempts <= 0)
+        s->opts.max_attempts = 3;
+    str_copy(s->region, sizeof(s->region), opts->region && opts->region[0] ? opts->region : "us-east-1");
+    s->rng = (unsigned)time(NULL) ^ (unsigned)(uintptr_t)s;
+    s->loop = http_loop_new(&opts->http, e);
+    if (!s->loop) {
+        free(s);
+        return NULL;
+    }
+    return s;
+}
+
+void store_s3_free(struct store_s3 *s)
+{
+    if (!s)
+        return;
+    http_loop_free(s->loop);
+    free(s);
+}
+
+bool s3_req_header(struct s3_req *r, const char *name, const char *value)
+{
+    if (r->n_headers >= S3_REQ_MAX_HEADERS)
+        return false;
+    r->headers[r->n_headers].name = name;
+    r->headers[r->n_headers].value = value;
+    r->n_headers++;
+    return true;
+}
+
+enum s3c_err s3_query_add(struct buf *q, const char *name, const char *value)
+{
+    enum s3c_err rc = S3C_OK;
+
+    if (q->len)
+        rc = buf_addc(q, '&');
+    if (!rc)
+        rc = sigv4_uri_encode(sv_from(name), 0, q);
+    if (!rc)
+        rc = buf_addc(q, '=');
+    if (!rc)
+        rc = sigv4_uri_encode(sv_from(value), 0, q);
+    return rc;
+}
+
+void s3_amz_date(time_t t, char out[17])
+{
+    struct tm tm;
+
+    gmtime_r(&t, &tm);
+    strftime(out, 17, "%Y%m%dT%H%M%SZ", &tm);
+}
+
+/* Strings that the headers of one attempt point into. */
+struct attempt {
+    struct s3_target target;
+    struct buf url;
+    struct buf auth;
+    char date[17];
+    char payload_hash[2 * SHA256_LEN + 1];
+};
+
+static void attempt_release(struct attempt *a)
+{
+    s3_target_release(&a->target);
+    buf_release(&a->url);
+    buf_release(&a->auth);
+}
+
+static enum s3c_err prepare(struct store_s3 *s, const struct s3_req *r, struct attempt *a,
+                            struct http_xfer *x, struct s3c_error *e)
+{
+    struct sigv4_header sh[S3_REQ_MAX_HEADERS + 4];
+    size_t n = 0, i;
+    enum s3c_err rc;
+
+    rc = s3_endpoint_resolve(s->opts.cfg, r->bucket, r->key, &a->target, e);
+    if (rc)
+        return rc;
+    rc = buf_addsv(&a->url, buf_sv(&a->target.url));
+    if (!rc && r->query && r->query[0])
+        rc = buf_addf(&a->url, "?%s", r->query);
+    if (rc)
+        return s3c_fail(e, rc, "out of memory building a URL");
+
+    x->method = r->method;
+    x->url = buf_cstr(&a->url);
+    x->n_headers = 0;
+    x->body.data = r->body;
+    x->body.len = r->body_len;
+    x->body.read = NULL;
+    for (i = 0; i < r->n_headers; i++)
+        http_xfer_header(x, r->headers[i].name, r->headers[i].value);
+    if (s->opts.no_sign)
+        return S3C_OK;
+
+    s3_amz_date(time(NULL) + s->skew_s, a->date);
+    if (r->body && r->body_len)
+        hash_sha256_hex(r->body, r->body_len, a->payload_hash);
+    else
+        str_copy(a->payload_hash, sizeof(a->payload_hash), SHA256_EMPTY_HEX);
+    http_xfer_header(x, "x-amz-date", a->date);
+    http_xfer_header(x, "x-amz-content-sha256", a->payload_hash);
+    if (s->opts.session_token && s->opts.session_token[0])
+        http_xfer_header(x, "x-amz-security-token", s->opts.session_token);
+
+    /* Sign Host and every header we send. */
+    sh[n].name = "host";
+    sh[n++].value = buf_cstr(&a->target.host);
+    for (i = 0; i < x->n_headers; i++) {
+        sh[n].name = x->headers[i].name;
+        sh[n++].value = x->headers[i].value;
+    }
+    {
+        const struct sigv4_request sr = { r->method, buf_cstr(&a->target.path), r->query, sh, n,
+                                          a->payload_hash };
+        const struct sigv4_creds c = { s->opts.access_key, s->opts.secret_key, s->opts.session_token };
+        const struct sigv4_scope sc = { a->date, s->region, "s3" };
+
+        rc = sigv4_authorization(&sr, &c, &sc, &a->auth);
+    }
+    if (rc)
+        return s3c_fail(e, rc, "cannot sign the request");
+    if (!http_xfer_header(x, "Authorization", buf_cstr(&a->auth)))
+        return s3c_fail(e, S3C_EINTERNAL, "too many request headers");
+    return S3C_OK;
+}
+
+static const char *status_reason(long status)
+{
+    switch (status) {
+    case 301: return "Moved Permanently";
+    case 304: return "Not Modified";
+    case 400: return "Bad Request";
+    case 403: return "Forbidden";
+    case 404: return "Not Found";
+    case 409: return "Conflict";
+    case 412: return "Precondition Failed";
+    case 500: return "Internal Server Error";
+    case 503: return "Service Unavailable";
+    }
+    return "HTTP error";
+}
+
+/* What S3 says for common codes, for stores (Ceph) that send an empty <Message/>. */
+static const char *code_message(const char *code)
+{
+    static const struct {
+        const char *code, *msg;
+    } known[] = {
+        { "NoSuchBucket", "The specified bucket does not exist" },
+        { "NoSuchKey", "The specified key does not exist." },
+        { "NoSuchUpload", "The specified multipart upload does not exist." },
+        { "BucketNotEmpty", "The bucket you tried to delete is not empty" },
+        { "BucketAlreadyExists", "The requested bucket name is not available." },
+        { "BucketAlreadyOwnedByYou", "Your previous request to create the named bucket succeeded and you already own it." },
+        { "AccessDenied", "Access Denied" },
+        { "InvalidAccessKeyId", "The AWS Access Key Id you provided does not exist in our records." },
+        { "SignatureDoesNotMatch", "The request signature we calculated does not match the signature you provided. Check your key and signing method." },
+        { "InvalidBucketName", "The specified bucket is not valid." },
+        { "PreconditionFailed", "At least one of the pre-conditions you specified did not hold" },
+        { "SlowDown", "Please reduce your request rate." },
+        { NULL, NULL },
+    };
+    int i;
+
+    for (i = 0; known[i].code; i++)
+        if (!strcmp(known[i].code, code))
+            return known[i].msg;
+    return NULL;
+}
+
+/* Fill 'e' from a non-2xx reply; the region hint (if any) goes to 'region'. */
+static enum s3c_err reply_error(const struct http_xfer *x, char region[64], struct s3c_error *e)
+{
+    struct s3_error er = S3_ERROR_INIT;
+    long st = x->resp.status;
+    enum s3c_err code;
+    struct sv hint;
+
+    region[0] = '\0';
+    if (st == 0) {
+        const char *q = strchr(x->url, '?');
+        return s3c_fail(e, S3C_ENET, "%s (%.*s)", x->resp.err[0] ? x->resp.err : "no answer from the server",
+                        q ? (int)(q - x->url) : (int)strlen(x->url), x->url);
+    }
+    s3_parse_error(buf_sv(&x->resp.body), &er, NULL);
+    code = s3_error_to_s3c(&er, st, e);
+    /* The message alone: the line printed adds "(status Code)". */
+    if (er.message && er.message[0])
+        s3c_fail(e, code, "%s", er.message);
+    else if (code_message(e->s3_code))
+        s3c_fail(e, code, "%s", code_message(e->s3_code));
+    else
+        s3c_fail(e, code, "%s", status_reason(st));
+    if (er.region && er.region[0])
+        str_copy(region, 64, er.region);
+    else if (http_resp_header(&x->resp, "x-amz-bucket-region", &hint) && hint.n < 64) {
+        memcpy(region, hint.p, hint.n);
+        region[hint.n] = '\0';
+    }
+    s3_error_release(&er);
+    return code;
+}
+
+static bool is_throttle(const struct s3c_error *e)
+{
+    return e->http_status == 429 || strcmp(e->s3_code, "SlowDown") == 0 ||
+           strcmp(e->s3_code, "Throttling") == 0 || strcmp(e->s3_code, "ThrottlingException") == 0 ||
+           strcmp(e->s3_code, "RequestThrottled") == 0;
+}
+
+static bool is_retryable(const struct http_xfer *x, const struct s3c_error *e)
+{
+    if (e->code == S3C_ENET) {
+        /* Errors that another try cannot fix. */
+        switch (x->resp.curl_code) {
+        case 1:  /* unsupported protocol */
+        case 3:  /* malformed URL */
+        case 6:  /* could not resolve host */
+        case 60: /* peer certificate */
+        case 77: /* CA cert */
+            return false;
+        }
+        return true;
+    }
+    return e->http_status >= 500 || is_throttle(e) || strcmp(e->s3_code, "RequestTimeout") == 0 ||
+           strcmp(e->s3_code, "RequestTimeTooSkewed") == 0;
+}
+
+/* AWS standard mode: random(0,1) * 2^attempt seconds, capped at 20 s. */
+static long backoff_ms(struct store_s3 *s, int attempt, bool throttle)
+{
+    double r, base = throttle ? 1000.0 : 100.0 * (1 << (attempt > 8 ? 8 : attempt));
+    long ms;
+
+    if (throttle)
+        base *= (double)(1 << (attempt > 5 ? 5 : attempt));
+    r = (double)(rand_r(&s->rng) % 1000) / 1000.0;
+    ms = (long)(r * base);
+    return ms > BACKOFF_MAX_MS ? BACKOFF_MAX_MS : ms;
+}
+
+static void sleep_ms(long ms)
+{
+    struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+    while (nanosleep(&ts, &ts) == -1 && errno == EINTR)
+        ;
+}
+
+/* Learn the server clock from the Date header of a RequestTimeTooSkewed reply. */
+static void learn_skew(struct store_s3 *s, const struct http_xfer *x)
+{
+    struct sv d;
+    struct tm tm;
+    char tmp[64];
+
+    if (!http_resp_header(&x->resp, "date", &d) || d.n >= sizeof(tmp))
+        return;
+    memcpy(tmp, d.p, d.n);
+    tmp[d.n] = '\0';
+    memset(&tm, 0, sizeof(tm));
+    if (strptime(tmp, "%a, %d %b %Y %H:%M:%S GMT", &tm))
+        s->skew_s = (long)(timegm(&tm) - time(NULL));
+}
+
+enum s3c_err store_s3_send(struct store_s3 *s, const struct s3_req *r, struct http_xfer *x,
+                           struct s3c_error *e)
+{
+    enum s3c_err rc = S3C_OK;
+    bool region_fixed = false;
+    int attempt;
+
+    for (attempt = 0; attempt < s->opts.max_attempts; attempt++) {
+        struct attempt a = { S3_TARGET_INIT, BUF_INIT(32768), BUF_INIT(4096), "", "" };
+        char region[64] = "";
+
+        s3c_error_clear(e);
+        rc = prepare(s, r, &a, x, e);
+        if (!rc)
+            rc = http_do(s->loop, x, e);
+        if (!rc && x->resp.status >= 200 && x->resp.status < 300) {
+            attempt_release(&a);
+            return S3C_OK;
+        }
+        if (!rc)
+            rc = reply_error(x, region, e);
+        attempt_release(&a);
+        if (rc == S3C_ENOMEM || rc == S3C_EINTERNAL || rc == S3C_ECONFIG)
+            return rc;
+        /* Signed for the wrong region: S3 names the right one; try it once. */
+        if (!region_fixed && region[0] && strcmp(region, s->region) != 0 &&
+            (e->http_status == 301 || e->http_status == 400 || e->http_status == 403)) {
+            str_copy(s->region, sizeof(s->region), region);
+            region_fixed = true;
+            attempt--;
+            continue;
+        }
+        if (strcmp(e->s3_code, "RequestTimeTooSkewed") == 0)
+            learn_skew(s, x);
+        if (!is_retryable(x, e) || attempt + 1 >= s->opts.max_attempts)
+            break;
+        sleep_ms(backoff_ms(s, attempt, is_throttle(e)));
+    }
+    return rc;
+}
+
+const char *store_s3_region(const struct store_s3 *s)
+{
+    return s->region;
+}

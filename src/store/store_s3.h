@@ -1,0 +1,113 @@
+/*
+ * store_s3: S3 requests end to end — the only place that combines s3/
+ * (endpoints, XML), auth/ (SigV4) and http/ (the loop). Callers describe an
+ * operation (method, bucket, key, query, headers, body); this module signs
+ * it, sends it, retries what S3 says is retryable, and turns an error reply
+ * into a struct s3c_error naming the S3 error code.
+ */
+#ifndef S3C_STORE_STORE_S3_H
+#define S3C_STORE_STORE_S3_H
+
+#include <stdbool.h>
+#include <time.h>
+
+#include "http/http.h"
+
+struct s3c_config;
+
+#define S3_REQ_MAX_HEADERS 16
+
+struct store_s3_opts {
+    const struct s3c_config *cfg;   /* endpoint, addressing style; borrowed */
+    const char *region;             /* signing region */
+    const char *access_key;         /* NULL with no_sign */
+    const char *secret_key;
+    const char *session_token;      /* NULL or "" for none */
+    bool no_sign;                   /* --no-sign-request: anonymous */
+    int max_attempts;               /* total tries per request; 0: 3 (standard mode) */
+    struct http_loop_opts http;
+};
+
+/* One S3 operation. Strings are borrowed for the duration of the call. */
+struct s3_req {
+    const char *method;
+    const char *bucket;             /* NULL or "" for service-level calls */
+    const char *key;                /* raw key (not encoded), NULL for bucket-level */
+    const char *query;              /* encoded query without '?', or NULL */
+    struct http_header headers[S3_REQ_MAX_HEADERS];
+    size_t n_headers;
+    const void *body;               /* small in-memory body, or NULL */
+    size_t body_len;
+};
+
+struct store_s3;
+
+struct store_s3 *store_s3_new(const struct store_s3_opts *opts, struct s3c_error *e);
+void store_s3_free(struct store_s3 *s);
+
+/* Add a header to 'r'; false when full. Strings are borrowed. */
+bool s3_req_header(struct s3_req *r, const char *name, const char *value);
+
+/*
+ * Send 'r' and wait for the answer, retrying throttling, 5xx and network
+ * failures with exponential backoff and jitter (AWS standard mode). On 2xx,
+ * returns S3C_OK with the reply in x->resp (caller releases with
+ * http_xfer_release). Otherwise 'e' names the operation's S3 error code and
+ * status, and the code is S3C_ENOTFOUND (404), S3C_EAUTH (401/403),
+ * S3C_ENET (no answer) or S3C_EHTTP.
+ */
+enum s3c_err store_s3_send(struct store_s3 *s, const struct s3_req *r, struct http_xfer *x,
+                           struct s3c_error *e);
+
+/* Append "&name=value" (or "name=value" when 'q' is empty), value percent-encoded. */
+enum s3c_err s3_query_add(struct buf *q, const char *name, const char *value);
+
+/* ISO 8601 basic "20130524T000000Z" for time 't' (UTC). */
+void s3_amz_date(time_t t, char out[17]);
+
+#endif
+
+/* ---- operations ------------------------------------------------------------ */
+/* Each sends one request (with retries) and parses the reply; 'e' names the
+ * S3 error on failure. Results are *_INIT structs of s3/xml.h, released by
+ * the caller. */
+
+struct s3_list_buckets;
+struct s3_list_objects;
+struct s3_delete_result;
+struct s3_delete_object;
+
+/* ListBuckets (one page; 'token' NULL for the first). */
+enum s3c_err store_s3_list_buckets(struct store_s3 *s, const char *token,
+                                   struct s3_list_buckets *out, struct s3c_error *e);
+
+/* ListObjectsV2 with encoding-type=url. NULL or "" leaves a parameter out. */
+struct store_s3_list_args {
+    const char *bucket;
+    const char *prefix;
+    const char *delimiter;
+    const char *token;          /* continuation token of the previous page */
+    const char *start_after;
+    int max_keys;               /* 0: server default (1000) */
+};
+enum s3c_err store_s3_list_objects(struct store_s3 *s, const struct store_s3_list_args *a,
+                                   struct s3_list_objects *out, struct s3c_error *e);
+
+/* HeadObject (key set) or HeadBucket (key NULL); the reply headers are in x->resp. */
+enum s3c_err store_s3_head(struct store_s3 *s, const char *bucket, const char *key,
+                           struct http_xfer *x, struct s3c_error *e);
+
+/* CreateBucket in 'region' (LocationConstraint unless us-east-1). */
+enum s3c_err store_s3_create_bucket(struct store_s3 *s, const char *bucket, const char *region,
+                                    struct s3c_error *e);
+
+/* DeleteBucket. */
+enum s3c_err store_s3_delete_bucket(struct store_s3 *s, const char *bucket, struct s3c_error *e);
+
+/* DeleteObjects of 1..1000 keys (quiet: only failures are listed in 'out'). */
+enum s3c_err store_s3_delete_objects(struct store_s3 *s, const char *bucket,
+                                     const struct s3_delete_object *objs, size_t n, bool quiet,
+                                     struct s3_delete_result *out, struct s3c_error *e);
+
+/* The signing region now in use (after any region hint). */
+const char *store_s3_region(const struct store_s3 *s);

@@ -1,0 +1,137 @@
+/* The S3 operations the verbs use, each one request built, sent and parsed. */
+#include <stdio.h>
+#include <string.h>
+
+#include "base/hash.h"
+#include "s3/xml.h"
+#include "store/store_s3.h"
+
+#define LIST_BODY_MAX_BYTES (32u << 20)
+
+/* Send 'r' and parse a 2xx XML reply of kind 'kind' into 'out'. */
+static enum s3c_err send_parse(struct store_s3 *s, const struct s3_req *r, enum s3_reply kind,
+                               void *out, struct s3c_error *e)
+{
+    struct http_xfer x;
+    enum s3c_err rc;
+
+    memset(&x, 0, sizeof(x));
+    x.body_max = LIST_BODY_MAX_BYTES;
+    rc = store_s3_send(s, r, &x, e);
+    if (!rc && out)
+        rc = s3_xml_parse(kind, buf_sv(&x.resp.body), out, NULL, e);
+    http_xfer_release(&x);
+    return rc;
+}
+
+enum s3c_err store_s3_list_buckets(struct store_s3 *s, const char *token,
+                                   struct s3_list_buckets *out, struct s3c_error *e)
+{
+    struct s3_req r = { .method = "GET" };
+    struct buf q = BUF_INIT(8192);
+    enum s3c_err rc = S3C_OK;
+
+    if (token && token[0])
+        rc = s3_query_add(&q, "continuation-token", token);
+    if (rc)
+        return s3c_fail(e, rc, "out of memory");
+    r.query = buf_cstr(&q);
+    rc = send_parse(s, &r, S3_REPLY_LIST_BUCKETS, out, e);
+    buf_release(&q);
+    return rc;
+}
+
+enum s3c_err store_s3_list_objects(struct store_s3 *s, const struct store_s3_list_args *a,
+                                   struct s3_list_objects *out, struct s3c_error *e)
+{
+    struct s3_req r = { .method = "GET", .bucket = a->bucket };
+    struct buf q = BUF_INIT(16384);
+    char max[16];
+    enum s3c_err rc;
+
+    rc = s3_query_add(&q, "list-type", "2");
+    if (!rc && a->token && a->token[0])
+        rc = s3_query_add(&q, "continuation-token", a->token);
+    if (!rc && a->delimiter && a->delimiter[0])
+        rc = s3_query_add(&q, "delimiter", a->delimiter);
+    if (!rc)
+        rc = s3_query_add(&q, "encoding-type", "url");
+    if (!rc && a->max_keys > 0) {
+        snprintf(max, sizeof(max), "%d", a->max_keys);
+        rc = s3_query_add(&q, "max-keys", max);
+    }
+    if (!rc && a->prefix && a->prefix[0])
+        rc = s3_query_add(&q, "prefix", a->prefix);
+    if (!rc && a->start_after && a->start_after[0])
+        rc = s3_query_add(&q, "start-after", a->start_after);
+    if (rc)
+        return s3c_fail(e, rc, "out of memory");
+    r.query = buf_cstr(&q);
+    rc = send_parse(s, &r, S3_REPLY_LIST_OBJECTS, out, e);
+    buf_release(&q);
+    return rc;
+}
+
+enum s3c_err store_s3_head(struct store_s3 *s, const char *bucket, const char *key,
+                           struct http_xfer *x, struct s3c_error *e)
+{
+    struct s3_req r = { .method = "HEAD", .bucket = bucket, .key = key };
+
+    return store_s3_send(s, &r, x, e);
+}
+
+enum s3c_err store_s3_create_bucket(struct store_s3 *s, const char *bucket, const char *region,
+                                    struct s3c_error *e)
+{
+    struct s3_req r = { .method = "PUT", .bucket = bucket };
+    struct buf body = BUF_INIT(4096);
+    enum s3c_err rc;
+
+    rc = s3_build_create_bucket(region, &body, e);
+    if (!rc) {
+        r.body = body.data;
+        r.body_len = body.len;
+        if (body.len)
+            s3_req_header(&r, "Content-Type", "application/xml");
+        rc = send_parse(s, &r, S3_REPLY_ERROR, NULL, e);
+    }
+    buf_release(&body);
+    return rc;
+}
+
+enum s3c_err store_s3_delete_bucket(struct store_s3 *s, const char *bucket, struct s3c_error *e)
+{
+    struct s3_req r = { .method = "DELETE", .bucket = bucket };
+
+    return send_parse(s, &r, S3_REPLY_ERROR, NULL, e);
+}
+
+enum s3c_err store_s3_delete_objects(struct store_s3 *s, const char *bucket,
+                                     const struct s3_delete_object *objs, size_t n, bool quiet,
+                                     struct s3_delete_result *out, struct s3c_error *e)
+{
+    struct s3_req r = { .method = "POST", .bucket = bucket, .query = "delete=" };
+    struct buf body = BUF_INIT(8u << 20), md5b64 = BUF_INIT(64);
+    unsigned char md5[MD5_LEN];
+    enum s3c_err rc;
+
+    rc = s3_build_delete(objs, n, quiet, &body, e);
+    if (rc)
+        goto out;
+    /* DeleteObjects requires an integrity header; Content-MD5 is the one every store knows. */
+    hash_md5(body.data, body.len, md5);
+    rc = base64_encode(md5, MD5_LEN, &md5b64);
+    if (rc) {
+        s3c_fail(e, rc, "out of memory");
+        goto out;
+    }
+    r.body = body.data;
+    r.body_len = body.len;
+    s3_req_header(&r, "Content-Type", "application/xml");
+    s3_req_header(&r, "Content-MD5", buf_cstr(&md5b64));
+    rc = send_parse(s, &r, S3_REPLY_DELETE_RESULT, out, e);
+out:
+    buf_release(&body);
+    buf_release(&md5b64);
+    return rc;
+}
