@@ -89,29 +89,32 @@ void s3_amz_date(time_t t, char out[17])
     strftime(out, 17, "%Y%m%dT%H%M%SZ", &tm);
 }
 
-/* Strings that the headers of one attempt point into. */
-struct attempt {
-    struct s3_target target;
-    struct buf url;
-    struct buf auth;
-    char date[17];
-    char payload_hash[2 * SHA256_LEN + 1];
-};
-
-static void attempt_release(struct attempt *a)
+void store_s3_call_release(struct store_s3_call *c)
 {
-    s3_target_release(&a->target);
-    buf_release(&a->url);
-    buf_release(&a->auth);
+    s3_target_release(&c->target);
+    buf_release(&c->url);
+    buf_release(&c->auth);
 }
 
-static enum s3c_err prepare(struct store_s3 *s, const struct s3_req *r, struct attempt *a,
-                            struct http_xfer *x, struct s3c_error *e)
+struct http_loop *store_s3_loop(struct store_s3 *s)
+{
+    return s->loop;
+}
+
+int store_s3_max_attempts(const struct store_s3 *s)
+{
+    return s->opts.max_attempts;
+}
+
+enum s3c_err store_s3_prepare(struct store_s3 *s, const struct s3_req *r, struct store_s3_call *a,
+                              struct http_xfer *x, struct s3c_error *e)
 {
     struct sigv4_header sh[S3_REQ_MAX_HEADERS + 4];
     size_t n = 0, i;
     enum s3c_err rc;
 
+    buf_reset(&a->url);
+    buf_reset(&a->auth);
     rc = s3_endpoint_resolve(s->opts.cfg, r->bucket, r->key, &a->target, e);
     if (rc)
         return rc;
@@ -126,14 +129,18 @@ static enum s3c_err prepare(struct store_s3 *s, const struct s3_req *r, struct a
     x->n_headers = 0;
     x->body.data = r->body;
     x->body.len = r->body_len;
-    x->body.read = NULL;
+    x->body.read = r->read;
+    x->body.read_ctx = r->read_ctx;
+    x->body.read_len = r->read_len;
     for (i = 0; i < r->n_headers; i++)
         http_xfer_header(x, r->headers[i].name, r->headers[i].value);
     if (s->opts.no_sign)
         return S3C_OK;
 
     s3_amz_date(time(NULL) + s->skew_s, a->date);
-    if (r->body && r->body_len)
+    if (r->read)
+        str_copy(a->payload_hash, sizeof(a->payload_hash), SIGV4_UNSIGNED_PAYLOAD);
+    else if (r->body && r->body_len)
         hash_sha256_hex(r->body, r->body_len, a->payload_hash);
     else
         str_copy(a->payload_hash, sizeof(a->payload_hash), SHA256_EMPTY_HEX);
@@ -267,7 +274,7 @@ static bool is_retryable(const struct http_xfer *x, const struct s3c_error *e)
 }
 
 /* AWS standard mode: random(0,1) * 2^attempt seconds, capped at 20 s. */
-static long backoff_ms(struct store_s3 *s, int attempt, bool throttle)
+static long backoff_ms_for(struct store_s3 *s, int attempt, bool throttle)
 {
     double r, base = throttle ? 1000.0 : 100.0 * (1 << (attempt > 8 ? 8 : attempt));
     long ms;
@@ -303,45 +310,63 @@ static void learn_skew(struct store_s3 *s, const struct http_xfer *x)
         s->skew_s = (long)(timegm(&tm) - time(NULL));
 }
 
+enum store_s3_verdict store_s3_judge(struct store_s3 *s, const struct http_xfer *x, int attempt,
+                                     long *backoff_ms, bool *free_retry, struct s3c_error *e)
+{
+    char region[64] = "";
+    enum s3c_err rc;
+
+    *backoff_ms = 0;
+    *free_retry = false;
+    if (x->resp.status >= 200 && x->resp.status < 300)
+        return STORE_S3_OK;
+    s3c_error_clear(e);
+    rc = reply_error(x, region, e);
+    /* Signed for the wrong region: S3 names the right one; follow it once. */
+    if (region[0] && strcmp(region, s->region) != 0 &&
+        (e->http_status == 301 || e->http_status == 400 || e->http_status == 403)) {
+        str_copy(s->region, sizeof(s->region), region);
+        *free_retry = true;
+        return STORE_S3_RETRY;
+    }
+    if (strcmp(e->s3_code, "RequestTimeTooSkewed") == 0)
+        learn_skew(s, x);
+    if (rc == S3C_ENOMEM || !is_retryable(x, e) || attempt + 1 >= s->opts.max_attempts)
+        return STORE_S3_FAIL;
+    *backoff_ms = backoff_ms_for(s, attempt, is_throttle(e));
+    return STORE_S3_RETRY;
+}
+
 enum s3c_err store_s3_send(struct store_s3 *s, const struct s3_req *r, struct http_xfer *x,
                            struct s3c_error *e)
 {
+    struct store_s3_call c = STORE_S3_CALL_INIT;
+    enum store_s3_verdict v = STORE_S3_FAIL;
     enum s3c_err rc = S3C_OK;
-    bool region_fixed = false;
-    int attempt;
+    int attempt = 0, free_retries = 0;
 
-    for (attempt = 0; attempt < s->opts.max_attempts; attempt++) {
-        struct attempt a = { S3_TARGET_INIT, BUF_INIT(32768), BUF_INIT(4096), "", "" };
-        char region[64] = "";
+    for (;;) {
+        long wait_ms;
+        bool free_retry;
 
         s3c_error_clear(e);
-        rc = prepare(s, r, &a, x, e);
+        rc = store_s3_prepare(s, r, &c, x, e);
         if (!rc)
             rc = http_do(s->loop, x, e);
-        if (!rc && x->resp.status >= 200 && x->resp.status < 300) {
-            attempt_release(&a);
-            return S3C_OK;
-        }
-        if (!rc)
-            rc = reply_error(x, region, e);
-        attempt_release(&a);
-        if (rc == S3C_ENOMEM || rc == S3C_EINTERNAL || rc == S3C_ECONFIG)
-            return rc;
-        /* Signed for the wrong region: S3 names the right one; try it once. */
-        if (!region_fixed && region[0] && strcmp(region, s->region) != 0 &&
-            (e->http_status == 301 || e->http_status == 400 || e->http_status == 403)) {
-            str_copy(s->region, sizeof(s->region), region);
-            region_fixed = true;
-            attempt--;
-            continue;
-        }
-        if (strcmp(e->s3_code, "RequestTimeTooSkewed") == 0)
-            learn_skew(s, x);
-        if (!is_retryable(x, e) || attempt + 1 >= s->opts.max_attempts)
+        if (rc)
             break;
-        sleep_ms(backoff_ms(s, attempt, is_throttle(e)));
+        v = store_s3_judge(s, x, attempt, &wait_ms, &free_retry, e);
+        if (v != STORE_S3_RETRY)
+            break;
+        if (free_retry && free_retries++ < 2)
+            continue;
+        attempt++;
+        sleep_ms(wait_ms);
     }
-    return rc;
+    store_s3_call_release(&c);
+    if (rc)
+        return rc;
+    return v == STORE_S3_OK ? S3C_OK : e->code;
 }
 
 const char *store_s3_region(const struct store_s3 *s)

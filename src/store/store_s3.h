@@ -11,7 +11,9 @@
 #include <stdbool.h>
 #include <time.h>
 
+#include "auth/sigv4.h"
 #include "http/http.h"
+#include "s3/endpoint.h"
 
 struct s3c_config;
 
@@ -38,12 +40,59 @@ struct s3_req {
     size_t n_headers;
     const void *body;               /* small in-memory body, or NULL */
     size_t body_len;
+    /* Or a streamed body (sent as UNSIGNED-PAYLOAD): see struct http_body. */
+    ssize_t (*read)(void *ctx, char *dst, size_t n, uint64_t offset);
+    void *read_ctx;
+    uint64_t read_len;
 };
 
 struct store_s3;
 
 struct store_s3 *store_s3_new(const struct store_s3_opts *opts, struct s3c_error *e);
 void store_s3_free(struct store_s3 *s);
+
+/* The strings one signed request points into, alive until it is done. */
+struct store_s3_call {
+    struct s3_target target;
+    struct buf url;
+    struct buf auth;
+    char date[17];
+    char payload_hash[2 * SHA256_LEN + 1];
+};
+
+#define STORE_S3_CALL_INIT { S3_TARGET_INIT, BUF_INIT(32768), BUF_INIT(4096), "", "" }
+
+void store_s3_call_release(struct store_s3_call *c);
+
+/* The loop this store's requests run on (for callers that submit themselves). */
+struct http_loop *store_s3_loop(struct store_s3 *s);
+
+/*
+ * Resolve, sign and describe request 'r' in 'x' (method, URL, headers,
+ * body; x->sink, x->done and x->body_max are left as the caller set them).
+ * 'c' holds the strings x points to: keep it until x is done. The caller
+ * then submits x with http_loop_submit(store_s3_loop(s), ...).
+ */
+enum s3c_err store_s3_prepare(struct store_s3 *s, const struct s3_req *r, struct store_s3_call *c,
+                              struct http_xfer *x, struct s3c_error *e);
+
+enum store_s3_verdict {
+    STORE_S3_OK,        /* 2xx */
+    STORE_S3_RETRY,     /* try again after *backoff_ms ('e' says why) */
+    STORE_S3_FAIL,      /* final; 'e' says why */
+};
+
+/*
+ * Judge a finished exchange: the reply's status, an S3 error body, network
+ * failures. 'attempt' counts from 0. Learns region hints and clock skew
+ * for later requests. A region hint asks for an immediate retry (backoff 0)
+ * that does not count as an attempt: *free_retry is set then.
+ */
+enum store_s3_verdict store_s3_judge(struct store_s3 *s, const struct http_xfer *x, int attempt,
+                                     long *backoff_ms, bool *free_retry, struct s3c_error *e);
+
+/* Max attempts in effect (config max_attempts, default 3). */
+int store_s3_max_attempts(const struct store_s3 *s);
 
 /* Add a header to 'r'; false when full. Strings are borrowed. */
 bool s3_req_header(struct s3_req *r, const char *name, const char *value);
