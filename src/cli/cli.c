@@ -10,6 +10,7 @@
 
 #include "cli/cmd.h"
 #include "cli/output.h"
+#include "cli/transfer.h"
 #include "http/http.h"
 
 extern char **environ;
@@ -24,6 +25,8 @@ static const struct verb verbs[] = {
     { "mb", cmd_mb },
     { "rb", cmd_rb },
     { "head", cmd_head },
+    { "cp", cmd_cp },
+    { "mv", cmd_mv },
     { NULL, NULL },
 };
 

@@ -22,6 +22,7 @@ struct http_loop {
     CURL *pool[HTTP_POOL_MAX];    /* idle easy handles, reused */
     int n_pool;
     int running;                  /* transfers submitted and not yet done */
+    struct http_xfer *all;        /* those transfers, for cancel_all */
 };
 
 enum s3c_err http_global_init(struct s3c_error *e)
@@ -279,6 +280,10 @@ enum s3c_err http_loop_submit(struct http_loop *l, struct http_xfer *x, struct s
     curl_easy_setopt(c, CURLOPT_WRITEDATA, x);
     curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
     curl_easy_setopt(c, CURLOPT_PATH_AS_IS, 1L); /* keys like "a/../b" go as they are */
+    if (x->max_speed) {
+        curl_easy_setopt(c, CURLOPT_MAX_SEND_SPEED_LARGE, (curl_off_t)x->max_speed);
+        curl_easy_setopt(c, CURLOPT_MAX_RECV_SPEED_LARGE, (curl_off_t)x->max_speed);
+    }
     if (strcmp(x->method, "HEAD") == 0) {
         curl_easy_setopt(c, CURLOPT_NOBODY, 1L);
     } else if (strcmp(x->method, "PUT") == 0 || (has_body && strcmp(x->method, "GET") != 0)) {
@@ -301,6 +306,11 @@ enum s3c_err http_loop_submit(struct http_loop *l, struct http_xfer *x, struct s
         return s3c_fail(e, S3C_EINTERNAL, "cannot start an HTTP transfer");
     }
     l->running++;
+    x->priv_prev = NULL;
+    x->priv_next = l->all;
+    if (l->all)
+        l->all->priv_prev = x;
+    l->all = x;
     return S3C_OK;
 }
 
@@ -322,6 +332,13 @@ static void finish(struct http_loop *l, CURL *c, CURLcode code)
     debugf(l, "http: %s -> %ld%s%s (%.0f ms)", x->method, x->resp.status, code ? " " : "",
            code ? x->resp.err : "", t * 1000);
     curl_multi_remove_handle(l->multi, c);
+    if (x->priv_prev)
+        x->priv_prev->priv_next = x->priv_next;
+    else
+        l->all = x->priv_next;
+    if (x->priv_next)
+        x->priv_next->priv_prev = x->priv_prev;
+    x->priv_prev = x->priv_next = NULL;
     curl_slist_free_all(x->priv_slist);
     x->priv_slist = NULL;
     x->priv_easy = NULL;
@@ -348,6 +365,12 @@ int http_loop_step(struct http_loop *l, int timeout_ms)
                 finish(l, m->easy_handle, m->data.result);
     }
     return l->running;
+}
+
+void http_loop_cancel_all(struct http_loop *l)
+{
+    while (l->all)
+        finish(l, (CURL *)l->all->priv_easy, CURLE_ABORTED_BY_CALLBACK);
 }
 
 void http_loop_run(struct http_loop *l)

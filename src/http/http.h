@@ -78,6 +78,7 @@ struct http_xfer {
     bool (*sink)(void *ctx, const char *p, size_t n);
     void *sink_ctx;
     size_t body_max;            /* cap on resp.body; 0: HTTP_ERROR_BODY_MAX_BYTES */
+    uint64_t max_speed;         /* bytes/s cap for this transfer (send and receive); 0: none */
     /* Completion, exactly once per successful submit. */
     void (*done)(struct http_xfer *x, void *ctx);
     void *done_ctx;
@@ -89,6 +90,7 @@ struct http_xfer {
     void *priv_easy;
     void *priv_slist;
     struct http_loop *priv_loop;
+    struct http_xfer *priv_prev, *priv_next;  /* the loop's running list */
 };
 
 /* Create a loop; NULL (with 'e' set) on failure. */
@@ -103,6 +105,10 @@ int http_loop_step(struct http_loop *l, int timeout_ms);
 
 /* Run until no transfer is left. */
 void http_loop_run(struct http_loop *l);
+
+/* Stop every transfer now: each one's done callback runs (status 0,
+ * "cancelled") before this returns. */
+void http_loop_cancel_all(struct http_loop *l);
 
 /* Convenience: submit 'x' and run the loop until it is done. */
 enum s3c_err http_do(struct http_loop *l, struct http_xfer *x, struct s3c_error *e);

@@ -114,7 +114,6 @@ enum s3c_err s3_query_add(struct buf *q, const char *name, const char *value);
 /* ISO 8601 basic "20130524T000000Z" for time 't' (UTC). */
 void s3_amz_date(time_t t, char out[17]);
 
-#endif
 
 /* ---- operations ------------------------------------------------------------ */
 /* Each sends one request (with retries) and parses the reply; 'e' names the
@@ -160,3 +159,5 @@ enum s3c_err store_s3_delete_objects(struct store_s3 *s, const char *bucket,
 
 /* The signing region now in use (after any region hint). */
 const char *store_s3_region(const struct store_s3 *s);
+
+#endif

@@ -1,0 +1,191 @@
+#include "store/store_fs.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+enum s3c_err fs_open_read(const char *path, int *fd, uint64_t *size, int64_t *mtime_s,
+                          struct s3c_error *e)
+{
+    struct stat st;
+    int f = open(path, O_RDONLY | O_CLOEXEC);
+
+    if (f < 0)
+        return s3c_fail_errno(e, errno, "cannot open %s", path);
+    if (fstat(f, &st) != 0) {
+        int err = errno;
+        close(f);
+        return s3c_fail_errno(e, err, "cannot stat %s", path);
+    }
+    if (!S_ISREG(st.st_mode)) {
+        close(f);
+        return s3c_fail(e, S3C_EIO, "%s is not a regular file", path);
+    }
+    *fd = f;
+    *size = (uint64_t)st.st_size;
+    if (mtime_s)
+        *mtime_s = (int64_t)st.st_mtim.tv_sec;
+    return S3C_OK;
+}
+
+enum s3c_err fs_mkdir_parents(const char *path, struct s3c_error *e)
+{
+    struct buf p = BUF_INIT(65536);
+    enum s3c_err rc = S3C_OK;
+    size_t i;
+
+    if (buf_adds(&p, path))
+        return s3c_fail(e, S3C_ENOMEM, "path too long: %s", path);
+    for (i = 1; i < p.len; i++) {
+        struct stat st;
+
+        if (p.data[i] != '/')
+            continue;
+        p.data[i] = '\0';
+        if (mkdir(p.data, 0777) != 0 && errno != EEXIST) {
+            rc = s3c_fail_errno(e, errno, "cannot create directory %s", p.data);
+            break;
+        }
+        if (stat(p.data, &st) != 0 || !S_ISDIR(st.st_mode)) {
+            rc = s3c_fail(e, S3C_EIO, "%s exists and is not a directory", p.data);
+            break;
+        }
+        p.data[i] = '/';
+    }
+    buf_release(&p);
+    return rc;
+}
+
+enum s3c_err fs_tmp_create(const char *dst, uint64_t size, int *fd, struct buf *tmp_path,
+                           struct s3c_error *e)
+{
+    const char *slash = strrchr(dst, '/');
+    const char *base = slash ? slash + 1 : dst;
+    size_t dir_len = slash ? (size_t)(slash - dst + 1) : 0;
+    unsigned rnd;
+    enum s3c_err rc;
+    int f, tries;
+
+    rc = fs_mkdir_parents(dst, e);
+    if (rc)
+        return rc;
+    for (tries = 0; tries < 16; tries++) {
+        buf_reset(tmp_path);
+        rnd = (unsigned)random() ^ (unsigned)getpid();
+        /* NAME_MAX is 255: keep the temp name short whatever the base. */
+        if (buf_add(tmp_path, dst, dir_len) ||
+            buf_addf(tmp_path, ".s3c-%.180s.%08x.tmp", base, rnd))
+            return s3c_fail(e, S3C_ENOMEM, "path too long: %s", dst);
+        f = open(buf_cstr(tmp_path), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+        if (f >= 0)
+            break;
+        if (errno != EEXIST)
+            return s3c_fail_errno(e, errno, "cannot create %s", buf_cstr(tmp_path));
+    }
+    if (f < 0)
+        return s3c_fail(e, S3C_EIO, "cannot create a temp file for %s", dst);
+    if (size > 0) {
+        int r = posix_fallocate(f, 0, (off_t)size);
+        if (r == ENOSPC || r == EFBIG) {
+            close(f);
+            unlink(buf_cstr(tmp_path));
+            return s3c_fail_errno(e, r, "cannot write %s", dst);
+        }
+        if (r != 0 && ftruncate(f, (off_t)size) != 0) {
+            int err = errno;
+            close(f);
+            unlink(buf_cstr(tmp_path));
+            return s3c_fail_errno(e, err, "cannot size %s", dst);
+        }
+    }
+    *fd = f;
+    return S3C_OK;
+}
+
+enum s3c_err fs_tmp_commit(int fd, const char *tmp_path, const char *dst, int64_t mtime_s,
+                           struct s3c_error *e)
+{
+    if (mtime_s >= 0) {
+        struct timespec ts[2] = { { (time_t)mtime_s, 0 }, { (time_t)mtime_s, 0 } };
+        futimens(fd, ts);
+    }
+    if (close(fd) != 0) {
+        int err = errno;
+        unlink(tmp_path);
+        return s3c_fail_errno(e, err, "cannot write %s", dst);
+    }
+    if (rename(tmp_path, dst) != 0) {
+        int err = errno;
+        unlink(tmp_path);
+        return s3c_fail_errno(e, err, "cannot rename into %s", dst);
+    }
+    return S3C_OK;
+}
+
+void fs_tmp_abort(int fd, const char *tmp_path)
+{
+    if (fd >= 0)
+        close(fd);
+    if (tmp_path && tmp_path[0])
+        unlink(tmp_path);
+}
+
+enum s3c_err fs_pwrite_all(int fd, const void *p, size_t n, uint64_t off, const char *what,
+                           struct s3c_error *e)
+{
+    const char *c = p;
+
+    while (n) {
+        ssize_t w = pwrite(fd, c, n, (off_t)off);
+        if (w < 0) {
+            if (errno == EINTR)
+                continue;
+            return s3c_fail_errno(e, errno, "cannot write %s", what);
+        }
+        c += w;
+        n -= (size_t)w;
+        off += (uint64_t)w;
+    }
+    return S3C_OK;
+}
+
+enum s3c_err fs_pread_all(int fd, void *p, size_t n, uint64_t off, const char *what,
+                          struct s3c_error *e)
+{
+    char *c = p;
+
+    while (n) {
+        ssize_t r = pread(fd, c, n, (off_t)off);
+        if (r < 0) {
+            if (errno == EINTR)
+                continue;
+            return s3c_fail_errno(e, errno, "cannot read %s", what);
+        }
+        if (r == 0)
+            return s3c_fail(e, S3C_EIO, "%s changed while it was read (shorter than expected)", what);
+        c += r;
+        n -= (size_t)r;
+        off += (uint64_t)r;
+    }
+    return S3C_OK;
+}
+
+long fs_raise_nofile(void)
+{
+    struct rlimit rl;
+
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
+        return 1024;
+    if (rl.rlim_cur < rl.rlim_max) {
+        rl.rlim_cur = rl.rlim_max;
+        setrlimit(RLIMIT_NOFILE, &rl);
+        getrlimit(RLIMIT_NOFILE, &rl);
+    }
+    return rl.rlim_cur == RLIM_INFINITY ? 1L << 20 : (long)rl.rlim_cur;
+}

@@ -1,0 +1,50 @@
+/*
+ * store_fs: the local end of a transfer. Sources are read with pread at any
+ * offset; destinations are written with pwrite into a temp file in the
+ * destination's directory, which is renamed into place only when complete
+ * and verified. A failed or interrupted download leaves no partial file
+ * under the name the user will read.
+ */
+#ifndef S3C_STORE_STORE_FS_H
+#define S3C_STORE_STORE_FS_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "base/buf.h"
+#include "base/err.h"
+
+/* Open 'path' for reading; size and mtime (seconds, nanoseconds) from fstat. */
+enum s3c_err fs_open_read(const char *path, int *fd, uint64_t *size, int64_t *mtime_s,
+                          struct s3c_error *e);
+
+/*
+ * Create a temp file for 'dst' in dst's directory (creating missing parent
+ * directories), of length 'size' (sparse; space reserved where the file
+ * system can). Its path goes to 'tmp_path'.
+ */
+enum s3c_err fs_tmp_create(const char *dst, uint64_t size, int *fd, struct buf *tmp_path,
+                           struct s3c_error *e);
+
+/* Set the mtime (when mtime_s >= 0), close, and rename the temp file to 'dst'. */
+enum s3c_err fs_tmp_commit(int fd, const char *tmp_path, const char *dst, int64_t mtime_s,
+                           struct s3c_error *e);
+
+/* Close and remove the temp file (fd < 0: only remove). Never fails. */
+void fs_tmp_abort(int fd, const char *tmp_path);
+
+/* pwrite all of it; S3C_EIO (ENOSPC and friends) naming 'what' on failure. */
+enum s3c_err fs_pwrite_all(int fd, const void *p, size_t n, uint64_t off, const char *what,
+                           struct s3c_error *e);
+
+/* pread exactly n bytes; S3C_EIO if the file is shorter now (it changed). */
+enum s3c_err fs_pread_all(int fd, void *p, size_t n, uint64_t off, const char *what,
+                          struct s3c_error *e);
+
+/* Create the directories of 'path' up to (not including) its last component. */
+enum s3c_err fs_mkdir_parents(const char *path, struct s3c_error *e);
+
+/* Raise the soft limit of open files to the hard limit; returns the limit in force. */
+long fs_raise_nofile(void);
+
+#endif

@@ -1,0 +1,1222 @@
+/*
+ * The engine. Four steps a turn, as curl's parallel loop: fill (start
+ * requests up to the cap), step (poll and perform), drain (judge what
+ * finished: next part, retry later, or fail the object), adapt (the cap).
+ *
+ * An object's state moves forward in one function per kind of request
+ * (on_put, on_part, ...); a request's failure goes through req_fail(),
+ * which either schedules a retry (same request, re-signed, re-read from
+ * the source) or fails the whole object. Objects finish in obj_finish(),
+ * which alone calls the done callback and releases the object.
+ */
+#include "xfer/xfer.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/hash.h"
+#include "base/str.h"
+#include "s3/xml.h"
+#include "store/store_fs.h"
+
+#define SMALL_BODY_MAX ((uint64_t)64 << 10)    /* read whole, send with Content-MD5 */
+#define DEFAULT_THRESHOLD ((uint64_t)8 << 20)
+#define START_CONCURRENCY 32
+#define DEFAULT_MAX_CONCURRENCY 512
+#define ADAPT_WINDOW_MS 250
+#define REPLY_BODY_MAX ((size_t)4 << 20)
+
+static volatile sig_atomic_t cancel_requested;
+
+void xfer_cancel(void)
+{
+    cancel_requested = 1;
+}
+
+enum req_kind {
+    RK_PUT,             /* single PutObject */
+    RK_CREATE,          /* CreateMultipartUpload */
+    RK_PART,            /* UploadPart */
+    RK_COMPLETE,        /* CompleteMultipartUpload */
+    RK_ABORT,           /* AbortMultipartUpload */
+    RK_GET,             /* GetObject, whole or a range */
+    RK_COPY,            /* CopyObject */
+    RK_COPY_PART,       /* UploadPartCopy */
+};
+
+enum obj_phase {
+    PH_SINGLE,          /* one request */
+    PH_CREATE,          /* waiting for the upload id */
+    PH_PARTS,           /* parts being sent */
+    PH_COMPLETE,        /* CompleteMultipartUpload in flight */
+    PH_ABORT,           /* failed; aborting the multipart upload */
+    PH_END,             /* no more requests: finish when none is in flight */
+};
+
+struct xfer_obj_state {
+    struct xfer_obj *o;
+    enum obj_phase phase;
+    int fd;                         /* upload source or download temp file; -1 */
+    struct buf tmp_path;            /* download temp file */
+    uint64_t size;
+    uint64_t part_size;
+    uint32_t n_parts;               /* 0: single request */
+    uint32_t next_part;             /* next part number to start, 1-based */
+    uint32_t parts_done;
+    int reqs;                       /* requests in flight or waiting to retry */
+    char *upload_id;
+    char (*etags)[72];              /* per part, as the store returned them */
+    unsigned char (*md5s)[MD5_LEN]; /* per part, as we sent them */
+    bool failed;
+    struct s3c_error err;
+    struct xfer_obj_state *next;    /* in the engine's active list */
+};
+
+struct req {
+    struct http_xfer http;
+    struct store_s3_call call;
+    struct xfer_obj_state *os;
+    struct engine *eng;
+    enum req_kind kind;
+    uint32_t part;                  /* 1-based part number, 0 for single requests */
+    uint64_t off, len;              /* bytes of the object this request moves */
+    int attempt;
+    int64_t due_ms;                 /* when a retry may start */
+    struct hash_ctx *md5;           /* of the bytes sent or received */
+    uint64_t hashed;                /* bytes fed to md5 so far (in order) */
+    uint64_t got;                   /* download bytes written */
+    struct buf mem;                 /* small upload body / request XML */
+    struct buf query;
+    char hdr_md5[32];
+    char hdr_range[80];
+    struct buf hdr_copy_src;
+    struct s3c_error local_err;     /* a local failure during the exchange (disk full...) */
+    bool local_failed;
+    struct req *next;               /* done list or retry list */
+};
+
+struct engine {
+    struct store_s3 *s3;
+    struct http_loop *loop;
+    struct xfer_opts opts;
+    struct xfer_stats stats;
+    struct xfer_obj_state *active;  /* objects with parts still to start */
+    struct req *done;               /* finished exchanges, to judge */
+    struct req *retry;              /* waiting for their backoff */
+    struct req *free_reqs;          /* reusable */
+    int inflight;
+    int cap;                        /* requests in flight allowed now */
+    bool source_done;
+    int n_objects;                  /* started and not finished */
+    /* Adaptive concurrency: throughput of the last window at the last cap. */
+    int64_t window_start_ms;
+    uint64_t window_bytes, window_reqs;
+    double best_rate;
+    int best_cap;
+    int throttled;                  /* throttling replies in this window */
+    int stable_windows;
+    int window_peak;                /* most requests in flight during the window */
+    enum s3c_err first_error;
+};
+
+static int64_t now_ms(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* ---- objects ---------------------------------------------------------------- */
+
+struct xfer_obj *xfer_obj_new(enum xfer_op op)
+{
+    struct xfer_obj *o = calloc(1, sizeof(*o));
+
+    if (o) {
+        o->op = op;
+        o->mtime = -1;
+    }
+    return o;
+}
+
+void xfer_obj_free(struct xfer_obj *o)
+{
+    if (!o)
+        return;
+    free(o->src);
+    free(o->src_bucket);
+    free(o->dst);
+    free(o->dst_bucket);
+    free(o->etag);
+    free(o);
+}
+
+static void obj_state_free(struct xfer_obj_state *os)
+{
+    if (os->fd >= 0)
+        close(os->fd);
+    buf_release(&os->tmp_path);
+    free(os->upload_id);
+    free(os->etags);
+    free(os->md5s);
+    free(os);
+}
+
+/* The only place an object ends: temp files go or get their name, the caller hears. */
+static void obj_finish(struct engine *g, struct xfer_obj_state *os)
+{
+    struct xfer_obj *o = os->o;
+
+    if (!os->failed && o->op == XFER_DOWNLOAD) {
+        enum s3c_err rc = fs_tmp_commit(os->fd, buf_cstr(&os->tmp_path), o->dst, o->mtime, &os->err);
+        os->fd = -1;
+        if (rc)
+            os->failed = true;
+    } else if (o->op == XFER_DOWNLOAD) {
+        fs_tmp_abort(os->fd, buf_cstr(&os->tmp_path));
+        os->fd = -1;
+    }
+    if (os->failed) {
+        g->stats.objects_failed++;
+        if (!g->first_error)
+            g->first_error = os->err.code ? os->err.code : S3C_EINTERNAL;
+    } else {
+        g->stats.objects_ok++;
+    }
+    g->n_objects--;
+    if (g->opts.done)
+        g->opts.done(g->opts.done_ctx, o, os->failed ? &os->err : NULL);
+    o->st = NULL;
+    obj_state_free(os);
+    xfer_obj_free(o);
+}
+
+static void active_remove(struct engine *g, struct xfer_obj_state *os)
+{
+    struct xfer_obj_state **pp;
+
+    for (pp = &g->active; *pp; pp = &(*pp)->next) {
+        if (*pp == os) {
+            *pp = os->next;
+            os->next = NULL;
+            return;
+        }
+    }
+}
+
+/* ---- requests: building ------------------------------------------------------- */
+
+static struct req *req_get(struct engine *g, struct xfer_obj_state *os, enum req_kind kind)
+{
+    struct req *r = g->free_reqs;
+
+    if (r) {
+        g->free_reqs = r->next;
+    } else {
+        r = calloc(1, sizeof(*r));
+        if (!r)
+            return NULL;
+        r->call = (struct store_s3_call)STORE_S3_CALL_INIT;
+        r->mem = (struct buf)BUF_INIT((size_t)SMALL_BODY_MAX + (1 << 20));
+        r->query = (struct buf)BUF_INIT(4096);
+        r->hdr_copy_src = (struct buf)BUF_INIT(8192);
+    }
+    r->eng = g;
+    r->os = os;
+    r->kind = kind;
+    r->part = 0;
+    r->off = r->len = 0;
+    r->attempt = 0;
+    r->got = r->hashed = 0;
+    r->local_failed = false;
+    r->next = NULL;
+    buf_reset(&r->mem);
+    buf_reset(&r->query);
+    buf_reset(&r->hdr_copy_src);
+    r->hdr_md5[0] = r->hdr_range[0] = '\0';
+    s3c_error_clear(&r->local_err);
+    os->reqs++;
+    return r;
+}
+
+static void req_put_back(struct engine *g, struct req *r)
+{
+    r->os->reqs--;
+    hash_free(r->md5);
+    r->md5 = NULL;
+    http_xfer_release(&r->http);
+    memset(&r->http, 0, sizeof(r->http));
+    if (r->mem.cap > (1u << 20))
+        buf_release(&r->mem);
+    r->next = g->free_reqs;
+    g->free_reqs = r;
+}
+
+static ssize_t read_src(void *ctx, char *dst, size_t n, uint64_t offset)
+{
+    struct req *r = ctx;
+    ssize_t got;
+
+    do
+        got = pread(r->os->fd, dst, n, (off_t)(r->off + offset));
+    while (got < 0 && errno == EINTR);
+    if (got <= 0) {
+        r->local_failed = true;
+        if (got < 0)
+            s3c_fail_errno(&r->local_err, errno, "cannot read %s", r->os->o->src);
+        else
+            s3c_fail(&r->local_err, S3C_EIO, "%s shrank while it was read", r->os->o->src);
+        return -1;
+    }
+    /* Hash in order; a rewind (curl resending) restarts the hash. */
+    if (offset == 0 && r->hashed) {
+        hash_final(r->md5, (unsigned char[MD5_LEN]){ 0 });
+        r->hashed = 0;
+    }
+    if (offset == r->hashed) {
+        hash_update(r->md5, dst, (size_t)got);
+        r->hashed += (uint64_t)got;
+    }
+    return got;
+}
+
+static bool write_dst(void *ctx, const char *p, size_t n)
+{
+    struct req *r = ctx;
+
+    if (r->got + n > r->len) {
+        r->local_failed = true;
+        s3c_fail(&r->local_err, S3C_EHTTP, "the store sent more bytes than asked for");
+        return false;
+    }
+    if (fs_pwrite_all(r->os->fd, p, n, r->off + r->got, r->os->o->dst, &r->local_err)) {
+        r->local_failed = true;
+        return false;
+    }
+    hash_update(r->md5, p, n);
+    r->got += n;
+    return true;
+}
+
+static void add_obj_headers(struct req *r, struct s3_req *q, bool for_create)
+{
+    const struct xfer_obj_opts *oo = r->os->o->opts;
+    const char *ct;
+    int i;
+
+    if (!oo)
+        oo = &(const struct xfer_obj_opts){ 0 };
+    if (r->os->o->op == XFER_UPLOAD) {
+        ct = oo->content_type ? oo->content_type
+                              : oo->no_guess_mime ? NULL : xfer_guess_mime(r->os->o->src);
+        if (ct)
+            s3_req_header(q, "Content-Type", ct);
+    } else if (oo->content_type) {
+        s3_req_header(q, "Content-Type", oo->content_type);
+    }
+    if (oo->cache_control)
+        s3_req_header(q, "Cache-Control", oo->cache_control);
+    if (oo->content_encoding)
+        s3_req_header(q, "Content-Encoding", oo->content_encoding);
+    if (oo->content_disposition)
+        s3_req_header(q, "Content-Disposition", oo->content_disposition);
+    if (oo->content_language)
+        s3_req_header(q, "Content-Language", oo->content_language);
+    if (oo->expires)
+        s3_req_header(q, "Expires", oo->expires);
+    if (oo->storage_class)
+        s3_req_header(q, "x-amz-storage-class", oo->storage_class);
+    if (oo->acl)
+        s3_req_header(q, "x-amz-acl", oo->acl);
+    if (oo->sse)
+        s3_req_header(q, "x-amz-server-side-encryption", oo->sse);
+    if (oo->sse_kms_key_id)
+        s3_req_header(q, "x-amz-server-side-encryption-aws-kms-key-id", oo->sse_kms_key_id);
+    for (i = 0; i < oo->n_metadata && q->n_headers < S3_REQ_MAX_HEADERS - 4; i++)
+        s3_req_header(q, oo->metadata[i][0], oo->metadata[i][1]);
+    if (oo->no_overwrite && !for_create)
+        s3_req_header(q, "If-None-Match", "*");
+}
+
+/* Describe request 'r' as an S3 request and hand it to the loop. */
+static void on_http_done(struct http_xfer *x, void *ctx);
+
+static enum s3c_err req_submit(struct engine *g, struct req *r, struct s3c_error *e)
+{
+    struct xfer_obj_state *os = r->os;
+    struct xfer_obj *o = os->o;
+    struct s3_req q;
+    const struct xfer_obj_opts *oo = o->opts;
+    char num[32];
+    enum s3c_err rc = S3C_OK;
+
+    memset(&q, 0, sizeof(q));
+    buf_reset(&r->query);
+    hash_free(r->md5);
+    r->md5 = hash_md5_new();
+    r->hashed = r->got = 0;
+    r->local_failed = false;
+    memset(&r->http, 0, sizeof(r->http));
+    r->http.body_max = REPLY_BODY_MAX;
+    if (oo && oo->request_payer)
+        s3_req_header(&q, "x-amz-request-payer", oo->request_payer);
+
+    switch (r->kind) {
+    case RK_PUT:
+        q.method = "PUT";
+        q.bucket = o->dst_bucket;
+        q.key = o->dst;
+        add_obj_headers(r, &q, false);
+        if (r->mem.len || r->len == 0) {
+            q.body = r->mem.data;
+            q.body_len = r->mem.len;
+            s3_req_header(&q, "Content-MD5", r->hdr_md5);
+        } else {
+            q.read = read_src;
+            q.read_ctx = r;
+            q.read_len = r->len;
+        }
+        break;
+    case RK_CREATE:
+        q.method = "POST";
+        q.bucket = o->dst_bucket;
+        q.key = o->dst;
+        q.query = "uploads=";
+        add_obj_headers(r, &q, true);
+        break;
+    case RK_PART:
+    case RK_COPY_PART:
+        q.method = "PUT";
+        q.bucket = o->dst_bucket;
+        q.key = o->dst;
+        snprintf(num, sizeof(num), "%" PRIu32, r->part);
+        rc = s3_query_add(&r->query, "partNumber", num);
+        if (!rc)
+            rc = s3_query_add(&r->query, "uploadId", os->upload_id);
+        q.query = buf_cstr(&r->query);
+        if (r->kind == RK_PART) {
+            q.read = read_src;
+            q.read_ctx = r;
+            q.read_len = r->len;
+        } else {
+            s3_req_header(&q, "x-amz-copy-source", buf_cstr(&r->hdr_copy_src));
+            snprintf(r->hdr_range, sizeof(r->hdr_range), "bytes=%" PRIu64 "-%" PRIu64, r->off,
+                     r->off + r->len - 1);
+            s3_req_header(&q, "x-amz-copy-source-range", r->hdr_range);
+        }
+        break;
+    case RK_COMPLETE:
+        q.method = "POST";
+        q.bucket = o->dst_bucket;
+        q.key = o->dst;
+        rc = s3_query_add(&r->query, "uploadId", os->upload_id);
+        q.query = buf_cstr(&r->query);
+        q.body = r->mem.data;
+        q.body_len = r->mem.len;
+        s3_req_header(&q, "Content-Type", "application/xml");
+        if (oo && oo->no_overwrite)
+            s3_req_header(&q, "If-None-Match", "*");
+        break;
+    case RK_ABORT:
+        q.method = "DELETE";
+        q.bucket = o->dst_bucket;
+        q.key = o->dst;
+        rc = s3_query_add(&r->query, "uploadId", os->upload_id);
+        q.query = buf_cstr(&r->query);
+        break;
+    case RK_GET:
+        q.method = "GET";
+        q.bucket = o->src_bucket;
+        q.key = o->src;
+        if (os->n_parts) {
+            snprintf(r->hdr_range, sizeof(r->hdr_range), "bytes=%" PRIu64 "-%" PRIu64, r->off,
+                     r->off + r->len - 1);
+            s3_req_header(&q, "Range", r->hdr_range);
+            if (o->etag && o->etag[0])
+                s3_req_header(&q, "If-Match", o->etag);
+        }
+        r->http.sink = write_dst;
+        r->http.sink_ctx = r;
+        break;
+    case RK_COPY:
+        q.method = "PUT";
+        q.bucket = o->dst_bucket;
+        q.key = o->dst;
+        s3_req_header(&q, "x-amz-copy-source", buf_cstr(&r->hdr_copy_src));
+        if (oo && oo->metadata_directive)
+            s3_req_header(&q, "x-amz-metadata-directive", oo->metadata_directive);
+        if (oo && oo->metadata_directive && !strcmp(oo->metadata_directive, "REPLACE"))
+            add_obj_headers(r, &q, false);
+        else if (oo && oo->no_overwrite)
+            s3_req_header(&q, "If-None-Match", "*");
+        break;
+    }
+    if (rc)
+        return s3c_fail(e, rc, "out of memory");
+    rc = store_s3_prepare(g->s3, &q, &r->call, &r->http, e);
+    if (rc)
+        return rc;
+    if (g->opts.bwlimit_bytes_s)
+        r->http.max_speed = g->opts.bwlimit_bytes_s / (uint64_t)(g->cap > 0 ? g->cap : 1) + 1;
+    r->http.done = on_http_done;
+    r->http.done_ctx = r;
+    rc = http_loop_submit(g->loop, &r->http, e);
+    if (rc)
+        return rc;
+    g->inflight++;
+    g->stats.requests++;
+    return S3C_OK;
+}
+
+static void on_http_done(struct http_xfer *x, void *ctx)
+{
+    struct req *r = ctx;
+    struct engine *g = r->eng;
+
+    (void)x;
+    g->inflight--;
+    r->next = g->done;
+    g->done = r;
+}
+
+/* ---- failing and retrying ------------------------------------------------------ */
+
+static void obj_fail(struct engine *g, struct xfer_obj_state *os, const struct s3c_error *e)
+{
+    if (!os->failed) {
+        os->failed = true;
+        os->err = *e;
+    }
+    active_remove(g, os);
+    /* A multipart upload that got an id must be aborted, or its parts stay billed. */
+    if (os->upload_id && os->phase != PH_ABORT && os->phase != PH_END) {
+        struct req *r = req_get(g, os, RK_ABORT);
+        struct s3c_error ae = S3C_ERROR_INIT;
+
+        os->phase = PH_ABORT;
+        if (!r || req_submit(g, r, &ae)) {
+            if (r)
+                req_put_back(g, r);
+            os->phase = PH_END;
+        }
+        return;
+    }
+    if (os->phase != PH_ABORT)
+        os->phase = PH_END;
+}
+
+static void maybe_finish(struct engine *g, struct xfer_obj_state *os)
+{
+    if (os->phase == PH_END && os->reqs == 0)
+        obj_finish(g, os);
+}
+
+/* A request failed with 'e': retry it after a backoff, or fail its object. */
+static void req_fail(struct engine *g, struct req *r, const struct s3c_error *e, bool retryable,
+                     long backoff_ms)
+{
+    struct xfer_obj_state *os = r->os;
+
+    if (retryable && !cancel_requested && (!os->failed || r->kind == RK_ABORT) &&
+        r->attempt + 1 < store_s3_max_attempts(g->s3)) {
+        r->attempt++;
+        g->stats.retries++;
+        if (backoff_ms <= 0)
+            backoff_ms = 50L << (r->attempt > 6 ? 6 : r->attempt);
+        r->due_ms = now_ms() + backoff_ms;
+        r->next = g->retry;
+        g->retry = r;
+        return;
+    }
+    if (r->kind == RK_ABORT) {
+        /* Nothing more to do for an object that already failed. */
+        os->phase = PH_END;
+    } else {
+        obj_fail(g, os, e);
+    }
+    req_put_back(g, r);
+    maybe_finish(g, os);
+}
+
+/* ---- requests: what a success means ---------------------------------------------- */
+
+/* ETags that are a plain MD5 ("hex32") can be checked against what we sent. */
+static bool etag_is_md5(struct sv etag, char hex_out[33])
+{
+    size_t i;
+
+    if (etag.n >= 2 && etag.p[0] == '"' && etag.p[etag.n - 1] == '"') {
+        etag.p++;
+        etag.n -= 2;
+    }
+    if (etag.n != 32)
+        return false;
+    for (i = 0; i < 32; i++) {
+        char c = etag.p[i];
+        if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f')))
+            return false;
+        hex_out[i] = c;
+    }
+    hex_out[32] = '\0';
+    return true;
+}
+
+static bool sse_hides_md5(const struct http_resp *resp)
+{
+    struct sv v;
+
+    return (http_resp_header(resp, "x-amz-server-side-encryption", &v) && !sv_eqs(v, "AES256")) ||
+           http_resp_header(resp, "x-amz-server-side-encryption-customer-algorithm", &v);
+}
+
+/* Check the ETag of a PUT/UploadPart reply against the MD5 of what we sent. */
+static bool verify_sent(struct engine *g, struct req *r, unsigned char md5[MD5_LEN], struct s3c_error *e)
+{
+    struct sv etag;
+    char want[33], got[33];
+
+    hash_final(r->md5, md5);
+    if (!g->opts.verify || r->hashed != r->len)
+        return true;
+    if (!http_resp_header(&r->http.resp, "etag", &etag) || !etag_is_md5(etag, got) ||
+        sse_hides_md5(&r->http.resp))
+        return true; /* the store's ETag is not an MD5: nothing to compare */
+    str_hex(md5, MD5_LEN, want);
+    if (strcmp(want, got) != 0) {
+        s3c_fail(e, S3C_EHTTP, "the store's ETag %s does not match the MD5 %s of the bytes sent", got, want);
+        return false;
+    }
+    return true;
+}
+
+static enum s3c_err start_parts(struct engine *g, struct xfer_obj_state *os, struct s3c_error *e)
+{
+    os->etags = calloc(os->n_parts, sizeof(*os->etags));
+    os->md5s = calloc(os->n_parts, sizeof(*os->md5s));
+    if (!os->etags || !os->md5s)
+        return s3c_fail(e, S3C_ENOMEM, "out of memory");
+    os->phase = PH_PARTS;
+    os->next_part = 1;
+    os->next = g->active;
+    g->active = os;
+    return S3C_OK;
+}
+
+static void on_create(struct engine *g, struct req *r)
+{
+    struct xfer_obj_state *os = r->os;
+    struct s3_initiate_multipart im = S3_INITIATE_MULTIPART_INIT;
+    struct s3c_error e = S3C_ERROR_INIT;
+
+    if (s3_parse_initiate_multipart(buf_sv(&r->http.resp.body), &im, &e) || !im.upload_id[0]) {
+        if (!e.code)
+            s3c_fail(&e, S3C_EPARSE, "CreateMultipartUpload returned no UploadId");
+        s3_initiate_multipart_release(&im);
+        req_fail(g, r, &e, true, 0);
+        return;
+    }
+    os->upload_id = strdup(im.upload_id);
+    s3_initiate_multipart_release(&im);
+    req_put_back(g, r);
+    if (!os->upload_id || start_parts(g, os, &e)) {
+        if (!e.code)
+            s3c_fail(&e, S3C_ENOMEM, "out of memory");
+        obj_fail(g, os, &e);
+        maybe_finish(g, os);
+    }
+}
+
+static void send_complete(struct engine *g, struct xfer_obj_state *os)
+{
+    struct s3_complete_part *parts = calloc(os->n_parts, sizeof(*parts));
+    struct s3c_error e = S3C_ERROR_INIT;
+    struct req *r = req_get(g, os, RK_COMPLETE);
+    uint32_t i;
+
+    if (!parts || !r) {
+        s3c_fail(&e, S3C_ENOMEM, "out of memory");
+        goto fail;
+    }
+    for (i = 0; i < os->n_parts; i++) {
+        parts[i].number = i + 1;
+        parts[i].etag = os->etags[i];
+    }
+    if (s3_build_complete_multipart(parts, os->n_parts, &r->mem, &e) || req_submit(g, r, &e))
+        goto fail;
+    os->phase = PH_COMPLETE;
+    free(parts);
+    return;
+fail:
+    free(parts);
+    if (r)
+        req_put_back(g, r);
+    obj_fail(g, os, &e);
+}
+
+static void on_part(struct engine *g, struct req *r)
+{
+    struct xfer_obj_state *os = r->os;
+    struct s3c_error e = S3C_ERROR_INIT;
+    unsigned char md5[MD5_LEN];
+    struct sv etag = SV_NULL;
+
+    if (r->kind == RK_COPY_PART) {
+        struct s3_copy_result cr = S3_COPY_RESULT_INIT;
+        if (s3_parse_copy_result(buf_sv(&r->http.resp.body), &cr, &e) || !cr.etag[0]) {
+            if (!e.code)
+                s3c_fail(&e, S3C_EPARSE, "UploadPartCopy returned no ETag");
+            s3_copy_result_release(&cr);
+            req_fail(g, r, &e, true, 0);
+            return;
+        }
+        str_copy(os->etags[r->part - 1], sizeof(os->etags[0]), cr.etag);
+        s3_copy_result_release(&cr);
+    } else {
+        if (r->local_failed) {
+            req_fail(g, r, &r->local_err, false, 0);
+            return;
+        }
+        if (!verify_sent(g, r, md5, &e)) {
+            req_fail(g, r, &e, true, 0);
+            return;
+        }
+        if (!http_resp_header(&r->http.resp, "etag", &etag) || etag.n >= sizeof(os->etags[0])) {
+            s3c_fail(&e, S3C_EHTTP, "UploadPart returned no ETag");
+            req_fail(g, r, &e, true, 0);
+            return;
+        }
+        memcpy(os->etags[r->part - 1], etag.p, etag.n);
+        os->etags[r->part - 1][etag.n] = '\0';
+        memcpy(os->md5s[r->part - 1], md5, MD5_LEN);
+        g->stats.bytes += r->len;
+    }
+    g->window_bytes += r->len;
+    os->parts_done++;
+    req_put_back(g, r);
+    if (os->failed) {
+        maybe_finish(g, os);
+        return;
+    }
+    if (os->parts_done == os->n_parts)
+        send_complete(g, os);
+    maybe_finish(g, os);
+}
+
+static void on_complete(struct engine *g, struct req *r)
+{
+    struct xfer_obj_state *os = r->os;
+    struct s3c_error e = S3C_ERROR_INIT;
+    enum s3_body_kind kind = s3_xml_body_kind(buf_sv(&r->http.resp.body));
+
+    /* S3 may answer 200 and then fail, with an <Error> body. */
+    if (kind != S3_BODY_RESULT) {
+        struct s3_error er = S3_ERROR_INIT;
+        s3_parse_error(buf_sv(&r->http.resp.body), &er, NULL);
+        s3c_fail(&e, S3C_EHTTP, "CompleteMultipartUpload failed: %s",
+                 er.code[0] ? er.code : "malformed reply");
+        str_copy(e.s3_code, sizeof(e.s3_code), er.code[0] ? er.code : "InternalError");
+        e.http_status = 200;
+        s3_error_release(&er);
+        req_fail(g, r, &e, true, 0);
+        return;
+    }
+    /* An upload's final ETag is md5(part md5s)-N: check it when the parts were ours. */
+    if (g->opts.verify && r->os->o->op == XFER_UPLOAD) {
+        struct s3_complete_multipart cm = S3_COMPLETE_MULTIPART_INIT;
+        if (!s3_parse_complete_multipart(buf_sv(&r->http.resp.body), &cm, NULL) && cm.etag[0]) {
+            struct hash_ctx *h = hash_md5_new();
+            unsigned char d[MD5_LEN];
+            char want[80], hex[33];
+            const char *got = cm.etag;
+            size_t gl = strlen(got);
+
+            if (h) {
+                hash_update(h, os->md5s, (size_t)os->n_parts * MD5_LEN);
+                hash_final(h, d);
+                hash_free(h);
+                str_hex(d, MD5_LEN, hex);
+                snprintf(want, sizeof(want), "%s-%" PRIu32, hex, os->n_parts);
+                if (gl >= 2 && got[0] == '"')
+                    got++, gl -= 2;
+                if (strlen(want) == gl && strncmp(want, got, gl) != 0 && !sse_hides_md5(&r->http.resp)) {
+                    s3c_fail(&e, S3C_EHTTP, "the store's ETag %.*s does not match %s", (int)gl, got, want);
+                    s3_complete_multipart_release(&cm);
+                    os->phase = PH_PARTS;
+                    req_put_back(g, r);
+                    obj_fail(g, os, &e);
+                    maybe_finish(g, os);
+                    return;
+                }
+            }
+        }
+        s3_complete_multipart_release(&cm);
+    }
+    os->phase = PH_END;
+    req_put_back(g, r);
+    maybe_finish(g, os);
+}
+
+static void on_single(struct engine *g, struct req *r)
+{
+    struct xfer_obj_state *os = r->os;
+    struct s3c_error e = S3C_ERROR_INIT;
+    unsigned char md5[MD5_LEN];
+
+    if (r->local_failed) {
+        req_fail(g, r, &r->local_err, false, 0);
+        return;
+    }
+    if (r->kind == RK_PUT && !verify_sent(g, r, md5, &e)) {
+        req_fail(g, r, &e, true, 0);
+        return;
+    }
+    if (r->kind == RK_COPY && s3_xml_body_kind(buf_sv(&r->http.resp.body)) != S3_BODY_RESULT) {
+        s3c_fail(&e, S3C_EHTTP, "CopyObject answered 200 without a result");
+        str_copy(e.s3_code, sizeof(e.s3_code), "InternalError");
+        req_fail(g, r, &e, true, 0);
+        return;
+    }
+    if (r->kind == RK_PUT)
+        g->stats.bytes += r->len;
+    g->window_bytes += r->len;
+    os->phase = PH_END;
+    req_put_back(g, r);
+    maybe_finish(g, os);
+}
+
+static void on_get(struct engine *g, struct req *r)
+{
+    struct xfer_obj_state *os = r->os;
+    struct s3c_error e = S3C_ERROR_INIT;
+    unsigned char md5[MD5_LEN];
+    struct sv etag;
+    char want[33], got[33];
+
+    if (r->local_failed) {
+        /* Disk full or unwritable: retrying will not help. A store that sent
+         * too much is a store error: retry that. */
+        req_fail(g, r, &r->local_err, r->local_err.code == S3C_EHTTP, 0);
+        return;
+    }
+    if (r->got != r->len) {
+        s3c_fail(&e, S3C_EHTTP, "short body: got %" PRIu64 " of %" PRIu64 " bytes", r->got, r->len);
+        req_fail(g, r, &e, true, 0);
+        return;
+    }
+    hash_final(r->md5, md5);
+    /* A whole-object GET of a non-multipart object: its ETag is the MD5 of the bytes. */
+    if (g->opts.verify && os->n_parts == 0 && http_resp_header(&r->http.resp, "etag", &etag) &&
+        etag_is_md5(etag, got) && !sse_hides_md5(&r->http.resp)) {
+        str_hex(md5, MD5_LEN, want);
+        if (strcmp(want, got) != 0) {
+            s3c_fail(&e, S3C_EHTTP, "downloaded bytes have MD5 %s, the store's ETag is %s", want, got);
+            req_fail(g, r, &e, true, 0);
+            return;
+        }
+    }
+    g->stats.bytes += r->len;
+    g->window_bytes += r->len;
+    if (os->n_parts) {
+        os->parts_done++;
+        req_put_back(g, r);
+        if (os->parts_done == os->n_parts && !os->failed)
+            os->phase = PH_END;
+        maybe_finish(g, os);
+        return;
+    }
+    os->phase = PH_END;
+    req_put_back(g, r);
+    maybe_finish(g, os);
+}
+
+/* Judge one finished exchange. */
+static void req_done(struct engine *g, struct req *r)
+{
+    struct s3c_error e = S3C_ERROR_INIT;
+    enum store_s3_verdict v;
+    long backoff = 0;
+    bool free_retry = false;
+
+    g->window_reqs++;
+    if (r->os->failed && r->kind != RK_ABORT) {
+        /* The object failed meanwhile: this request's outcome no longer matters. */
+        req_put_back(g, r);
+        maybe_finish(g, r->os);
+        return;
+    }
+    v = store_s3_judge(g->s3, &r->http, r->attempt, &backoff, &free_retry, &e);
+    if (v != STORE_S3_OK) {
+        if (r->kind == RK_GET && r->local_failed) {
+            req_fail(g, r, &r->local_err, false, 0);
+            return;
+        }
+        if (!strcmp(e.s3_code, "SlowDown") || e.http_status == 429 || e.http_status == 503)
+            g->throttled++;
+        if (free_retry)
+            r->attempt--;
+        req_fail(g, r, &e, v == STORE_S3_RETRY, backoff);
+        return;
+    }
+    switch (r->kind) {
+    case RK_PUT:
+    case RK_COPY: on_single(g, r); break;
+    case RK_CREATE: on_create(g, r); break;
+    case RK_PART:
+    case RK_COPY_PART: on_part(g, r); break;
+    case RK_COMPLETE: on_complete(g, r); break;
+    case RK_ABORT:
+        r->os->phase = PH_END;
+        req_put_back(g, r);
+        maybe_finish(g, r->os);
+        break;
+    case RK_GET: on_get(g, r); break;
+    }
+}
+
+/* ---- starting objects ------------------------------------------------------------ */
+
+static enum s3c_err copy_source(const struct xfer_obj *o, struct buf *out)
+{
+    enum s3c_err rc = buf_addc(out, '/');
+
+    if (!rc)
+        rc = sigv4_uri_encode(sv_from(o->src_bucket), 0, out);
+    if (!rc)
+        rc = buf_addc(out, '/');
+    if (!rc)
+        rc = sigv4_uri_encode(sv_from(o->src), 1, out);
+    return rc;
+}
+
+static void plan_parts(struct engine *g, struct xfer_obj_state *os)
+{
+    os->part_size = xfer_part_size(os->size, g->opts.part_size);
+    os->n_parts = (uint32_t)((os->size + os->part_size - 1) / os->part_size);
+}
+
+static bool wants_multipart(struct engine *g, uint64_t size)
+{
+    uint64_t threshold = g->opts.multipart_threshold ? g->opts.multipart_threshold : DEFAULT_THRESHOLD;
+
+    return size > 0 && (size >= threshold || size > ((uint64_t)5 << 30));
+}
+
+/* Set up an object and return its first request (NULL when it failed at once
+ * and has been finished, or when its first requests are parts on the active list). */
+static struct req *obj_start(struct engine *g, struct xfer_obj *o)
+{
+    struct xfer_obj_state *os = calloc(1, sizeof(*os));
+    struct s3c_error e = S3C_ERROR_INIT;
+    struct req *r = NULL;
+    int64_t mtime;
+
+    if (!os) {
+        s3c_fail(&e, S3C_ENOMEM, "out of memory");
+        g->stats.objects_failed++;
+        if (g->opts.done)
+            g->opts.done(g->opts.done_ctx, o, &e);
+        xfer_obj_free(o);
+        return NULL;
+    }
+    os->o = o;
+    os->fd = -1;
+    os->tmp_path = (struct buf)BUF_INIT(65536);
+    o->st = os;
+    g->n_objects++;
+
+    switch (o->op) {
+    case XFER_UPLOAD:
+        if (fs_open_read(o->src, &os->fd, &os->size, &mtime, &e))
+            goto fail;
+        if (wants_multipart(g, os->size)) {
+            plan_parts(g, os);
+            os->phase = PH_CREATE;
+            r = req_get(g, os, RK_CREATE);
+            break;
+        }
+        os->phase = PH_SINGLE;
+        r = req_get(g, os, RK_PUT);
+        if (!r)
+            break;
+        r->len = os->size;
+        if (os->size <= SMALL_BODY_MAX) {
+            unsigned char md5[MD5_LEN];
+            struct buf b64 = BUF_INIT(64);
+
+            if (buf_grow(&r->mem, (size_t)os->size)) {
+                s3c_fail(&e, S3C_ENOMEM, "out of memory");
+                goto fail_req;
+            }
+            if (fs_pread_all(os->fd, r->mem.data, (size_t)os->size, 0, o->src, &e))
+                goto fail_req;
+            r->mem.len = (size_t)os->size;
+            hash_md5(r->mem.data, r->mem.len, md5);
+            base64_encode(md5, MD5_LEN, &b64);
+            str_copy(r->hdr_md5, sizeof(r->hdr_md5), buf_cstr(&b64));
+            buf_release(&b64);
+        }
+        break;
+    case XFER_DOWNLOAD:
+        os->size = o->size;
+        if (fs_tmp_create(o->dst, os->size, &os->fd, &os->tmp_path, &e))
+            goto fail;
+        if (wants_multipart(g, os->size)) {
+            plan_parts(g, os);
+            if (start_parts(g, os, &e))
+                goto fail;
+            return NULL;
+        }
+        os->phase = PH_SINGLE;
+        r = req_get(g, os, RK_GET);
+        if (r)
+            r->len = os->size;
+        break;
+    case XFER_COPY:
+        os->size = o->size;
+        if (wants_multipart(g, os->size)) {
+            plan_parts(g, os);
+            os->phase = PH_CREATE;
+            r = req_get(g, os, RK_CREATE);
+            break;
+        }
+        os->phase = PH_SINGLE;
+        r = req_get(g, os, RK_COPY);
+        if (r) {
+            r->len = os->size;
+            if (copy_source(o, &r->hdr_copy_src)) {
+                s3c_fail(&e, S3C_ENOMEM, "key too long");
+                goto fail_req;
+            }
+        }
+        break;
+    }
+    if (!r) {
+        s3c_fail(&e, S3C_ENOMEM, "out of memory");
+        goto fail;
+    }
+    return r;
+fail_req:
+    req_put_back(g, r);
+fail:
+    os->failed = true;
+    os->err = e;
+    os->phase = PH_END;
+    obj_finish(g, os);
+    return NULL;
+}
+
+/* The next part of an object on the active list, or NULL. */
+static struct req *next_part(struct engine *g)
+{
+    struct xfer_obj_state *os = g->active;
+    struct req *r;
+    uint32_t n;
+
+    if (!os)
+        return NULL;
+    n = os->next_part++;
+    if (os->next_part > os->n_parts)
+        active_remove(g, os);
+    r = req_get(g, os, os->o->op == XFER_DOWNLOAD ? RK_GET : os->o->op == XFER_COPY ? RK_COPY_PART : RK_PART);
+    if (!r)
+        return NULL;
+    r->part = n;
+    r->off = (uint64_t)(n - 1) * os->part_size;
+    r->len = n == os->n_parts ? os->size - r->off : os->part_size;
+    if (r->kind == RK_COPY_PART && copy_source(os->o, &r->hdr_copy_src)) {
+        req_put_back(g, r);
+        return NULL;
+    }
+    return r;
+}
+
+static struct req *due_retry(struct engine *g, int64_t now)
+{
+    struct req **pp;
+
+    for (pp = &g->retry; *pp; pp = &(*pp)->next) {
+        if ((*pp)->due_ms <= now) {
+            struct req *r = *pp;
+            *pp = r->next;
+            r->next = NULL;
+            return r;
+        }
+    }
+    return NULL;
+}
+
+static void submit_or_fail(struct engine *g, struct req *r)
+{
+    struct s3c_error e = S3C_ERROR_INIT;
+
+    if (req_submit(g, r, &e))
+        req_fail(g, r, &e, false, 0);
+}
+
+static void fill(struct engine *g)
+{
+    int64_t now = now_ms();
+
+    while (g->inflight < g->cap) {
+        struct req *r = due_retry(g, now);
+        struct xfer_obj *o = NULL;
+
+        if (!r && !cancel_requested)
+            r = next_part(g);
+        if (!r) {
+            if (g->source_done || cancel_requested)
+                break;
+            if (!g->opts.next(g->opts.next_ctx, &o)) {
+                g->source_done = true;
+                break;
+            }
+            r = obj_start(g, o);
+            if (!r)
+                continue;
+        }
+        submit_or_fail(g, r);
+    }
+}
+
+/* ---- adaptive concurrency ---------------------------------------------------------- */
+
+/*
+ * Hill-climb on throughput: every window, a request counts as 64 KiB of work
+ * plus its bytes, so small-object and large-object runs share one measure.
+ * More concurrency is kept while it pays (5% better), given back when it
+ * hurts (20% worse), and halved-ish on throttling, as AIMD does.
+ */
+static void adapt(struct engine *g)
+{
+    int64_t now = now_ms(), dt = now - g->window_start_ms;
+    int max = g->opts.max_concurrency ? g->opts.max_concurrency : DEFAULT_MAX_CONCURRENCY;
+    double rate;
+
+    if (dt < ADAPT_WINDOW_MS)
+        return;
+    rate = ((double)g->window_bytes + (double)g->window_reqs * 65536.0) * 1000.0 / (double)dt;
+    if (g->opts.concurrency) {
+        /* fixed */
+    } else if (g->throttled) {
+        g->cap = g->cap * 3 / 4 > 4 ? g->cap * 3 / 4 : 4;
+        g->best_rate = 0;
+        g->best_cap = g->cap;
+    } else if (g->window_peak >= g->cap * 9 / 10) {
+        if (rate > g->best_rate * 1.05) {
+            g->best_rate = rate;
+            g->best_cap = g->cap;
+            g->cap = g->cap * 3 / 2 < max ? g->cap * 3 / 2 : max;
+            g->stable_windows = 0;
+        } else if (rate < g->best_rate * 0.8 && g->cap > g->best_cap) {
+            g->cap = g->best_cap;
+        } else if (++g->stable_windows >= 8) {
+            /* Probe now and then: the best point moves as the workload does. */
+            g->stable_windows = 0;
+            g->best_rate *= 0.9;
+        }
+    }
+    if (g->cap > g->stats.peak_concurrency)
+        g->stats.peak_concurrency = g->cap;
+    g->window_start_ms = now;
+    g->window_bytes = g->window_reqs = 0;
+    g->window_peak = g->inflight;
+    g->throttled = 0;
+}
+
+/* ---- the loop ---------------------------------------------------------------------- */
+
+static void cancel_all(struct engine *g)
+{
+    struct s3c_error e = S3C_ERROR_INIT;
+    struct req *r;
+
+    s3c_fail(&e, S3C_ECANCEL, "interrupted");
+    while (g->active) {
+        struct xfer_obj_state *os = g->active;
+        obj_fail(g, os, &e);
+        maybe_finish(g, os);
+    }
+    while ((r = g->retry)) {
+        g->retry = r->next;
+        req_fail(g, r, &e, false, 0);
+    }
+}
+
+enum s3c_err xfer_run(struct store_s3 *s, const struct xfer_opts *opts, struct xfer_stats *stats)
+{
+    struct engine *g = calloc(1, sizeof(*g));
+    int64_t t0 = now_ms();
+    bool cancelled = false;
+    enum s3c_err rc;
+
+    if (!g)
+        return S3C_ENOMEM;
+    g->s3 = s;
+    g->loop = store_s3_loop(s);
+    g->opts = *opts;
+    g->cap = opts->concurrency > 0 ? opts->concurrency : START_CONCURRENCY;
+    g->best_cap = g->cap;
+    g->window_start_ms = t0;
+    g->stats.peak_concurrency = g->cap;
+    fs_raise_nofile();
+    for (;;) {
+        struct req *done;
+        int64_t now;
+        int wait_ms = 100;
+
+        if (cancel_requested && !cancelled) {
+            cancelled = true;
+            http_loop_cancel_all(g->loop);
+            cancel_all(g);
+        }
+        fill(g);
+        if (g->inflight > g->window_peak)
+            g->window_peak = g->inflight;
+        if (g->inflight == 0 && !g->retry && !g->done && !g->active) {
+            if (g->source_done || cancelled)
+                break;
+            continue;
+        }
+        now = now_ms();
+        if (g->retry) {
+            struct req *r;
+            int64_t soonest = INT64_MAX;
+            for (r = g->retry; r; r = r->next)
+                if (r->due_ms < soonest)
+                    soonest = r->due_ms;
+            wait_ms = soonest <= now ? 0 : (int)(soonest - now < 100 ? soonest - now : 100);
+        }
+        if (g->inflight > 0)
+            http_loop_step(g->loop, wait_ms > 0 ? wait_ms : 1);
+        else if (wait_ms > 0 && !g->done)
+            usleep((useconds_t)wait_ms * 1000);
+        while ((done = g->done)) {
+            g->done = done->next;
+            done->next = NULL;
+            req_done(g, done);
+        }
+        adapt(g);
+    }
+    g->stats.seconds = (double)(now_ms() - t0) / 1000.0;
+    if (stats)
+        *stats = g->stats;
+    rc = cancelled ? S3C_ECANCEL : g->first_error;
+    while (g->free_reqs) {
+        struct req *r = g->free_reqs;
+        g->free_reqs = r->next;
+        store_s3_call_release(&r->call);
+        buf_release(&r->mem);
+        buf_release(&r->query);
+        buf_release(&r->hdr_copy_src);
+        free(r);
+    }
+    free(g);
+    return rc;
+}

@@ -1,0 +1,114 @@
+/*
+ * xfer: the transfer engine. Objects (uploads, downloads, server-side
+ * copies) come from a source callback, become requests (one, or one per
+ * part), and run on the store's event loop with a cap on requests in
+ * flight that adapts to what the store and the network give. Memory is
+ * bounded by the cap and the queue, not by file sizes or counts.
+ *
+ * Threads: one engine runs on the thread that calls xfer_run(); every
+ * callback runs on that thread, between loop steps (never re-entered).
+ */
+#ifndef S3C_XFER_XFER_H
+#define S3C_XFER_XFER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "base/err.h"
+#include "store/store_s3.h"
+
+enum xfer_op {
+    XFER_UPLOAD,    /* local file -> S3 object */
+    XFER_DOWNLOAD,  /* S3 object -> local file */
+    XFER_COPY,      /* S3 object -> S3 object, server side */
+};
+
+/* Per-object options shared by every object of a command (borrowed). */
+struct xfer_obj_opts {
+    const char *content_type;       /* NULL: guess from the extension (uploads) */
+    bool no_guess_mime;
+    const char *cache_control;
+    const char *content_encoding;
+    const char *content_disposition;
+    const char *content_language;
+    const char *expires;
+    const char *storage_class;
+    const char *acl;
+    const char *sse;                /* "AES256" or "aws:kms" */
+    const char *sse_kms_key_id;
+    const char *request_payer;      /* "requester" */
+    const char *metadata_directive; /* COPY or REPLACE (copies) */
+    const char *metadata[32][2];    /* user metadata: {"x-amz-meta-NAME", value} */
+    int n_metadata;
+    bool no_overwrite;              /* If-None-Match: * */
+};
+
+/* One object to move. The engine owns it from submit to the done callback. */
+struct xfer_obj {
+    enum xfer_op op;
+    char *src;                      /* local path, or the source key */
+    char *src_bucket;               /* S3 source bucket (download, copy) */
+    char *dst;                      /* local path, or the destination key */
+    char *dst_bucket;               /* S3 destination bucket (upload, copy) */
+    uint64_t size;                  /* source size when known (size_known) */
+    bool size_known;
+    int64_t mtime;                  /* source LastModified (downloads set it on the file); -1 unknown */
+    char *etag;                     /* source ETag when known, quotes included */
+    const struct xfer_obj_opts *opts;
+    void *user;                     /* caller's, untouched */
+
+    /* Engine-private. */
+    struct xfer_obj_state *st;
+};
+
+/* The source of work: return 1 with *out set, 0 when there is nothing more. */
+typedef int (*xfer_next_fn)(void *ctx, struct xfer_obj **out);
+
+/* Called once per object when it is done; 'e' is NULL on success. The
+ * engine frees the object after this returns (see xfer_obj_free). */
+typedef void (*xfer_done_fn)(void *ctx, const struct xfer_obj *o, const struct s3c_error *e);
+
+struct xfer_opts {
+    int concurrency;                /* fixed requests in flight; 0: adaptive */
+    int max_concurrency;            /* ceiling for adaptive; 0: 512 */
+    uint64_t part_size;             /* fixed part size; 0: from the object size */
+    uint64_t multipart_threshold;   /* 0: 8 MiB */
+    int max_queue;                  /* objects admitted but not started; 0: 1000 */
+    uint64_t bwlimit_bytes_s;       /* 0: none */
+    bool verify;                    /* check MD5/ETag and checksums (default true) */
+    xfer_next_fn next;
+    void *next_ctx;
+    xfer_done_fn done;
+    void *done_ctx;
+};
+
+struct xfer_stats {
+    uint64_t objects_ok, objects_failed;
+    uint64_t bytes;                 /* payload bytes moved */
+    uint64_t requests, retries;
+    int peak_concurrency;
+    double seconds;
+};
+
+/*
+ * Run every object from opts->next to completion on store 's'. Returns
+ * S3C_OK when all succeeded; otherwise the code of a failure (each failed
+ * object was reported to opts->done). 'stats' may be NULL.
+ */
+enum s3c_err xfer_run(struct store_s3 *s, const struct xfer_opts *opts, struct xfer_stats *stats);
+
+/* Allocate an object with every field zero, mtime -1; NULL on OOM. */
+struct xfer_obj *xfer_obj_new(enum xfer_op op);
+void xfer_obj_free(struct xfer_obj *o);
+
+/* The part size the engine picks for an object of 'size' bytes (>= 8 MiB, <= 10,000 parts, <= 5 GiB). */
+uint64_t xfer_part_size(uint64_t size, uint64_t configured);
+
+/* Content-Type for a file name from its extension; "binary/octet-stream" when unknown. */
+const char *xfer_guess_mime(const char *name);
+
+/* Ask a running engine (from a signal handler) to stop: in-flight requests
+ * are cancelled, multipart uploads aborted, temp files removed. */
+void xfer_cancel(void);
+
+#endif
