@@ -4,6 +4,7 @@
  */
 #include "cli/cli.h"
 
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,7 @@
 #include "cli/output.h"
 #include "cli/transfer.h"
 #include "http/http.h"
+#include "xfer/xfer.h"
 
 extern char **environ;
 
@@ -153,6 +155,31 @@ void cli_op_name(char *out, size_t n, const char *verb, int argc, const char **a
     }
 }
 
+/* SIGINT/SIGTERM: the engine stops, aborts its multipart uploads and removes
+ * its temp files; the run then exits 130. A second signal kills at once. */
+static void on_signal(int sig)
+{
+    static volatile sig_atomic_t seen;
+
+    if (seen++) {
+        signal(sig, SIG_DFL);
+        raise(sig);
+    }
+    xfer_cancel();
+}
+
+static void install_signals(void)
+{
+    struct sigaction sa;
+
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    signal(SIGPIPE, SIG_IGN);
+}
+
 static int exit_code(enum s3c_err rc)
 {
     switch (rc) {
@@ -220,6 +247,7 @@ int cli_main(int argc, char **argv)
         free(rest);
         return EXIT_OK;
     }
+    install_signals();
     rc = http_global_init(&e);
     if (!rc)
         rc = cfg_load(&ctx.cfg, &flags, environ, &e);

@@ -198,6 +198,12 @@ static void on_done(void *ctx, const struct xfer_obj *o, const struct s3c_error 
         shown_free(sh);
         return;
     }
+    if (e && e->code == S3C_ECANCEL) {
+        t->n_failed++;
+        t->first_error = S3C_ECANCEL;
+        shown_free(sh);
+        return;
+    }
     report(t, sh, o->op, e);
     if (e) {
         t->n_failed++;
@@ -722,7 +728,12 @@ enum s3c_err transfer_main(struct cli_ctx *c, const char *verb, int argc, char *
     if (t->dryrun) {
         dryrun_all(t);
     } else {
-        xfer_run(t->s3, &xo, &stats);
+        if (xfer_run(t->s3, &xo, &stats) == S3C_ECANCEL) {
+            s3c_fail(&e, S3C_ECANCEL, "interrupted: stopped, multipart uploads aborted, partial files removed");
+            out_usage_error(&e);
+            t->first_error = S3C_ECANCEL;
+            t->n_failed++;
+        }
         flush_deletes(t);
     }
     rc = t->n_failed ? (t->first_error ? t->first_error : S3C_EHTTP) : S3C_OK;

@@ -851,6 +851,11 @@ static void req_done(struct engine *g, struct req *r)
         maybe_finish(g, r->os);
         return;
     }
+    if (cancel_requested && r->kind != RK_ABORT) {
+        s3c_fail(&e, S3C_ECANCEL, "interrupted");
+        req_fail(g, r, &e, false, 0);
+        return;
+    }
     v = store_s3_judge(g->s3, &r->http, r->attempt, &backoff, &free_retry, &e);
     if (v != STORE_S3_OK) {
         if (r->kind == RK_GET && r->local_failed) {
