@@ -5,7 +5,7 @@
 # that are not installed yet. Run as root. When everything is already there it
 # asks no registry and takes well under a second (one dpkg-query call).
 #
-#   default       build deps + test deps (Ceph RGW, AWS CLI, curl, jq)
+#   default       build deps + test deps (Ceph RGW, AWS CLI, curl, jq, openssl)
 #   --build-only  build deps only
 #   --san|--fuzz  also clang and its sanitizer/libFuzzer runtime
 #
@@ -15,7 +15,7 @@ set -euo pipefail
 BUILD=(gcc make libcurl4-openssl-dev libssl-dev libexpat1-dev libisal-dev pkg-config)
 # Ceph's daemons pull in many "recommended" packages that we do not need.
 TEST_NORECS=(ceph-mon ceph-osd radosgw)
-TEST=(awscli curl jq)
+TEST=(awscli curl jq openssl)
 SAN=(clang libclang-rt-14-dev)
 
 want_test=1
