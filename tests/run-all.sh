@@ -129,6 +129,7 @@ run_e2e() {
     # shellcheck disable=SC2086
     (
         set -a
+        # shellcheck disable=SC1090
         . "$env"
         set +a
         S3C=$bin E2E_RESULT_FILE=$res tests/e2e/run.sh $E2E_FILTER

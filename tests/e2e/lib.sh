@@ -18,7 +18,8 @@
 #   S3C_TEST_REGION     default us-east-1
 #   S3C_TEST_STORE      ceph | s3emu (a label; tests may skip by it)
 # Other knobs: S3C (the binary, default build/s3c), AWS_CLI (default
-# /usr/bin/aws), E2E_CMD_TIMEOUT (seconds per command, default 120),
+# /usr/bin/aws), E2E_CMD_TIMEOUT (seconds per command, default 60),
+# E2E_SUITE_TIMEOUT (seconds; tests not started by then fail, default 1500),
 # E2E_KEEP=1 (keep temp dirs and buckets).
 #
 # Writing a test:
@@ -36,7 +37,8 @@
 : "${AWS_CLI:=/usr/bin/aws}"
 : "${S3C_TEST_REGION:=us-east-1}"
 : "${S3C_TEST_STORE:=ceph}"
-: "${E2E_CMD_TIMEOUT:=120}"
+: "${E2E_CMD_TIMEOUT:=60}"
+: "${E2E_SUITE_TIMEOUT:=1500}"
 : "${E2E_KEEP:=0}"
 
 # ------------------------------------------------------------ commands --
@@ -112,6 +114,7 @@ t_fail() {
         echo "    FAILED in $T_NAME: $*"
         if [ -n "${T_LAST:-}" ]; then
             echo "    last command: $T_LAST (exit $T_RC)"
+            [ "$T_RC" = 124 ] && echo "    (exit 124: killed by the ${E2E_CMD_TIMEOUT}s time limit)"
             echo "    stdout:"; _t_show "$T_DIR/.out"
             echo "    stderr:"; _t_show "$T_DIR/.err"
         fi
@@ -320,6 +323,7 @@ t_run() {
     t0=$EPOCHREALTIME
     (
         T_NAME=$name T_DIR=$dir T_INDEX=$index T_NBUCKETS=0 T_LAST="" T_RC=0
+        # shellcheck disable=SC2034  # read by the tests
         T_OUT="" T_ERR=""
         : > "$dir/.out"; : > "$dir/.err"
         cd "$dir" || exit 1
@@ -356,7 +360,6 @@ t_run() {
     if [ "$status" = skip ]; then
         sed 's/^/        skipped: /' "$dir/.skipped" 2>/dev/null
     elif [ "$status" = FAIL ]; then
-        [ $rc -eq 124 ] && echo "    (timed out)"
         sed 's/^/  /' "$dir/.log"
     fi
     [ "$E2E_KEEP" = 1 ] || rm -rf "$dir"

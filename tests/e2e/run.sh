@@ -34,6 +34,7 @@ trap '[ "$E2E_KEEP" = 1 ] || rm -rf "$E2E_TMP"' EXIT
 mkdir -p "$E2E_TMP/.awsx"
 printf '[default]\ncli_pager =\n' > "$E2E_TMP/.awsx/config"
 : > "$E2E_TMP/.awsx/credentials"
+# shellcheck disable=SC2034  # used by lib.sh
 E2E_RUN_ID=$(head -c 4 /dev/urandom | od -An -tx1 | tr -d ' \n')
 E2E_PASSED=0 E2E_FAILED=0 E2E_SKIPPED=0
 E2E_FAILED_NAMES=()
@@ -66,6 +67,12 @@ else
     T0=$SECONDS
     for name in "${tests[@]}"; do
         i=$((i + 1))
+        if [ $((SECONDS - T0)) -ge "$E2E_SUITE_TIMEOUT" ]; then
+            printf '  %-5s %-44s (suite time limit of %s s reached)\n' FAIL "$name" "$E2E_SUITE_TIMEOUT"
+            E2E_FAILED=$((E2E_FAILED + 1))
+            E2E_FAILED_NAMES+=("$name")
+            continue
+        fi
         t_run "$i" "$name"
     done
     echo "  ($((SECONDS - T0)) s)"
