@@ -198,11 +198,11 @@ log "osd.$OSD_ID: mkfs ($STORE)"
 ceph-osd "${C[@]}" -i "$OSD_ID" --mkfs --osd-uuid "$OSD_UUID" 2>>"$DIR/log/osd-mkfs.log"
 ceph-osd "${C[@]}" -i "$OSD_ID" 2>>"$DIR/log/osd-stderr.log"
 record_pid "osd.$OSD_ID"
-osd_up() { timeout 10 ceph "${C[@]}" osd dump 2>/dev/null | grep -q "^osd.$OSD_ID up"; }
-wait_for "osd.$OSD_ID up" osd_up
-log "osd.$OSD_ID up"
+log "osd.$OSD_ID started"
 
-# radosgw-admin creates the RGW pools on first use.
+# radosgw-admin creates the RGW pools on first use. It waits by itself for the
+# OSD to come up and the pools to turn active (faster than polling
+# `ceph osd dump`, a Python process per poll); TIMEOUT bounds the wait.
 timeout "$TIMEOUT" radosgw-admin "${C[@]}" user create --uid s3c-test \
     --display-name "s3c test" --access-key "$AK" --secret-key "$SK" >/dev/null
 log "S3 user created"
