@@ -1,0 +1,366 @@
+# tests/e2e/lib.sh — a small bash harness for end-to-end tests of s3c.
+# shellcheck shell=bash disable=SC2030,SC2031
+#
+# Sourced by tests/e2e/run.sh, which sources every tests/e2e/test_*.sh and runs
+# their `test_*` functions in the order they are written. Each test runs in a
+# subshell of its own with:
+#   - a fresh temp dir T_DIR as current directory, and HOME=T_DIR/home, so the
+#     user's ~/.aws is never read (AWS_CONFIG_FILE & co. are unset);
+#   - the store's endpoint and keys in AWS_ENDPOINT_URL, AWS_ACCESS_KEY_ID,
+#     AWS_SECRET_ACCESS_KEY, AWS_REGION (a test may unset or change them);
+#   - TZ=UTC, LC_ALL=C.UTF-8, AWS_EC2_METADATA_DISABLED=true.
+# Buckets named with t_bucket/t_new_bucket are emptied and deleted after the
+# test, whether it passed or not.
+#
+# The store comes from the environment:
+#   S3C_TEST_ENDPOINT   http://127.0.0.1:PORT            (required)
+#   S3C_TEST_ACCESS_KEY, S3C_TEST_SECRET_KEY             (required)
+#   S3C_TEST_REGION     default us-east-1
+#   S3C_TEST_STORE      ceph | s3emu (a label; tests may skip by it)
+# Other knobs: S3C (the binary, default build/s3c), AWS_CLI (default
+# /usr/bin/aws), E2E_CMD_TIMEOUT (seconds per command, default 60),
+# E2E_SUITE_TIMEOUT (seconds; tests not started by then fail, default 1500),
+# E2E_KEEP=1 (keep temp dirs and buckets).
+#
+# Writing a test:
+#   test_mb_then_ls() {
+#       t_bucket b                       # b=<unique name>, cleaned up afterwards
+#       assert_ok s3c mb "s3://$b"       # runs it; T_OUT, T_ERR, T_RC hold the result
+#       assert_ok awsx s3 ls
+#       assert_contains "$T_OUT" "$b"
+#   }
+# An assertion that fails prints the test name, the message, the last command
+# run with t_cmd/assert_* and its exit code and output, then ends the test.
+
+: "${E2E_ROOT:=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}"
+: "${S3C:=$E2E_ROOT/build/s3c}"
+: "${AWS_CLI:=/usr/bin/aws}"
+: "${S3C_TEST_REGION:=us-east-1}"
+: "${S3C_TEST_STORE:=ceph}"
+: "${E2E_CMD_TIMEOUT:=60}"
+: "${E2E_SUITE_TIMEOUT:=1500}"
+: "${E2E_KEEP:=0}"
+
+# ------------------------------------------------------------ commands --
+
+# s3c ARGS...: the binary under test, with a time limit.
+s3c() { timeout -k 5 "$E2E_CMD_TIMEOUT" "$S3C" "$@"; }
+
+# awsx ARGS...: the AWS CLI v2 against the test store, with the store's keys,
+# whatever the test did to its own environment or ~/.aws. (The Debian
+# /usr/bin/aws, not a shim that may come first on PATH; it ignores
+# AWS_ENDPOINT_URL, hence --endpoint-url.)
+awsx() {
+    (
+        _t_unset_aws_env
+        export AWS_CONFIG_FILE=$E2E_TMP/.awsx/config
+        export AWS_SHARED_CREDENTIALS_FILE=$E2E_TMP/.awsx/credentials
+        export AWS_ACCESS_KEY_ID=$S3C_TEST_ACCESS_KEY
+        export AWS_SECRET_ACCESS_KEY=$S3C_TEST_SECRET_KEY
+        export AWS_DEFAULT_REGION=$S3C_TEST_REGION
+        export AWS_EC2_METADATA_DISABLED=true AWS_PAGER=
+        exec timeout -k 5 "$E2E_CMD_TIMEOUT" "$AWS_CLI" --endpoint-url "$S3C_TEST_ENDPOINT" "$@"
+    )
+}
+
+# s3curl METHOD PATH [CURL-ARGS...]: one signed request to the test store with
+# curl (much faster than the AWS CLI, for set-up and clean-up). PATH starts
+# with / and is already URL-encoded; its query parameters must be in sorted
+# order and '/' in them written %2F (curl 7.88 signs the query as given). Prints the response body; fails on >= 400.
+s3curl() {
+    local verb=(-X "$1") path=$2; shift 2
+    # curl -X HEAD would wait for a body that never comes: --head does not.
+    [ "${verb[1]}" = HEAD ] && verb=(--head)
+    curl -sS --fail-with-body --max-time "$E2E_CMD_TIMEOUT" "${verb[@]}" \
+        --aws-sigv4 "aws:amz:$S3C_TEST_REGION:s3" \
+        --user "$S3C_TEST_ACCESS_KEY:$S3C_TEST_SECRET_KEY" \
+        -H "x-amz-content-sha256: UNSIGNED-PAYLOAD" \
+        "$@" "$S3C_TEST_ENDPOINT$path"
+}
+
+_t_unset_aws_env() {
+    local v
+    for v in $(compgen -e); do
+        case $v in AWS_*) unset "$v" ;; esac
+    done
+}
+
+# --------------------------------------------------------- test results --
+
+# t_cmd CMD ARGS...: run a command (or shell function), keep its exit code in
+# T_RC and its output in T_OUT / T_ERR (also in files T_DIR/.out, T_DIR/.err).
+# Returns the command's exit code.
+t_cmd() {
+    T_LAST=$(printf '%q ' "$@")
+    "$@" >"$T_DIR/.out" 2>"$T_DIR/.err" </dev/null
+    T_RC=$?
+    T_OUT=$(cat "$T_DIR/.out")
+    T_ERR=$(cat "$T_DIR/.err")
+    return $T_RC
+}
+
+# _t_show FILE: print at most 40 lines of a file, indented.
+_t_show() {
+    local n
+    n=$(wc -l < "$1")
+    head -n 40 "$1" | sed 's/^/      | /'
+    [ "$n" -le 40 ] || echo "      | ... ($n lines)"
+}
+
+# t_fail MESSAGE: fail the current test now, with the last command's details.
+t_fail() {
+    : > "$T_DIR/.failed"
+    {
+        echo "    FAILED in $T_NAME: $*"
+        if [ -n "${T_LAST:-}" ]; then
+            echo "    last command: $T_LAST (exit $T_RC)"
+            [ "$T_RC" = 124 ] && echo "    (exit 124: killed by the ${E2E_CMD_TIMEOUT}s time limit)"
+            echo "    stdout:"; _t_show "$T_DIR/.out"
+            echo "    stderr:"; _t_show "$T_DIR/.err"
+        fi
+    } >&2
+    exit 1
+}
+
+# t_skip REASON: end the current test as skipped.
+t_skip() { echo "$*" > "$T_DIR/.skipped"; exit 77; }
+
+# t_note TEXT: a line in the test's log (shown when the test fails).
+t_note() { echo "    note: $*" >&2; }
+
+# ---------------------------------------------------------- assertions --
+
+# assert_exit CODE CMD ARGS...: run CMD (see t_cmd) and expect exit code CODE.
+assert_exit() {
+    local want=$1; shift
+    t_cmd "$@"
+    [ "$T_RC" = "$want" ] || t_fail "expected exit $want, got $T_RC"
+}
+
+# assert_ok CMD ARGS...: run CMD and expect exit code 0.
+assert_ok() { assert_exit 0 "$@"; }
+
+# assert_eq EXPECTED ACTUAL [WHAT]: the two strings are equal (a diff if not).
+assert_eq() {
+    [ "$1" == "$2" ] && return 0
+    {
+        echo "    ${3:-values differ}: diff expected actual:"
+        diff <(printf '%s\n' "$1") <(printf '%s\n' "$2") | head -n 40 | sed 's/^/      /'
+    } >&2
+    t_fail "assert_eq: ${3:-values differ}"
+}
+
+# assert_contains HAYSTACK NEEDLE [WHAT]: NEEDLE is a substring of HAYSTACK.
+assert_contains() {
+    [[ "$1" == *"$2"* ]] && return 0
+    t_fail "assert_contains: ${3:-text} does not contain '$2'"
+}
+
+# assert_not_contains HAYSTACK NEEDLE [WHAT]
+assert_not_contains() {
+    [[ "$1" != *"$2"* ]] && return 0
+    t_fail "assert_not_contains: ${3:-text} contains '$2'"
+}
+
+# assert_match HAYSTACK ERE [WHAT]: some line of HAYSTACK matches the regex.
+assert_match() {
+    grep -Eq -- "$2" <<<"$1" && return 0
+    t_fail "assert_match: ${3:-text} does not match /$2/"
+}
+
+# assert_lines N TEXT [WHAT]: TEXT has exactly N non-empty lines.
+assert_lines() {
+    local n
+    n=$(grep -c . <<<"$2")
+    [ "$n" = "$1" ] || t_fail "assert_lines: ${3:-text} has $n lines, expected $1"
+}
+
+# assert_file_sha256 FILE HEX: the file exists and has this SHA-256.
+assert_file_sha256() {
+    [ -f "$1" ] || t_fail "assert_file_sha256: no file $1"
+    local got
+    got=$(sha256sum < "$1" | cut -d' ' -f1)
+    [ "$got" = "$2" ] || t_fail "assert_file_sha256: $1 has sha256 $got, expected $2"
+}
+
+# assert_json_lines TEXT [WHAT]: every line of TEXT is one JSON object.
+assert_json_lines() {
+    local line n=0
+    while IFS= read -r line; do
+        n=$((n + 1))
+        jq -e 'type == "object"' <<<"$line" >/dev/null 2>&1 ||
+            t_fail "assert_json_lines: ${2:-line} $n is not a JSON object: $line"
+    done <<<"$1"
+}
+
+# assert_same_output CMD1... -- CMD2...: both commands exit alike and print
+# byte-identical stdout (a diff if not). Typical: s3c ls X -- awsx s3 ls X.
+assert_same_output() {
+    local lhs=() rhs=()
+    while [ $# -gt 0 ] && [ "$1" != -- ]; do lhs+=("$1"); shift; done
+    shift
+    rhs=("$@")
+    t_cmd "${rhs[@]}"
+    local rc_rhs=$T_RC cmd_rhs=$T_LAST
+    cp "$T_DIR/.out" "$T_DIR/.expected"
+    t_cmd "${lhs[@]}"
+    if ! cmp -s "$T_DIR/.expected" "$T_DIR/.out"; then
+        {
+            echo "    output of: $T_LAST"
+            echo "    differs from: $cmd_rhs (diff expected actual):"
+            diff "$T_DIR/.expected" "$T_DIR/.out" | head -n 40 | sed 's/^/      /'
+        } >&2
+        t_fail "assert_same_output: outputs differ"
+    fi
+    [ "$T_RC" = "$rc_rhs" ] || t_fail "assert_same_output: exit $T_RC, but $cmd_rhs exited $rc_rhs"
+}
+
+# ------------------------------------------------------------- buckets --
+
+# t_bucket VAR [TAG]: set VAR to a new bucket name, unique to this run and
+# test (not created). The bucket is removed after the test if it exists.
+t_bucket() {
+    T_NBUCKETS=$((T_NBUCKETS + 1))
+    local name="s3c-e2e-$E2E_RUN_ID-$T_INDEX-$T_NBUCKETS${2:+-$2}"
+    name=${name:0:63}
+    echo "$name" >> "$T_DIR/.buckets"
+    printf -v "$1" '%s' "$name"
+}
+
+# t_new_bucket VAR [TAG]: as t_bucket, and create it (with curl, not s3c).
+t_new_bucket() {
+    t_bucket "$1" "${2:-}"
+    t_cmd s3curl PUT "/${!1}" || t_fail "could not create bucket ${!1}"
+}
+
+# t_put BUCKET KEY FILE [CURL-ARGS...]: upload FILE as s3://BUCKET/KEY with curl.
+t_put() {
+    local b=$1 k=$2 f=$3; shift 3
+    t_cmd s3curl PUT "/$b/$k" -T "$f" "$@" || t_fail "could not put s3://$b/$k"
+}
+
+# t_put_text BUCKET KEY TEXT: upload TEXT as s3://BUCKET/KEY.
+t_put_text() {
+    printf '%s' "$3" > "$T_DIR/.put"
+    t_put "$1" "$2" "$T_DIR/.put"
+}
+
+# t_seed_tree BUCKET DIR [PREFIX]: upload every file under DIR to
+# s3://BUCKET/PREFIX<relative path>, 32 requests at a time (about 700 small
+# files a second on Ceph here, 3x the AWS CLI). Fails the test on any error.
+t_seed_tree() {
+    local b=$1 dir=$2 prefix=${3:-} cfg=$T_DIR/.seed.curl
+    # One curl config entry per file; URL path segments percent-encoded.
+    (cd "$dir" && find . -type f | sed 's|^\./||' | LC_ALL=C sort) |
+        jq -Rr --arg u "$S3C_TEST_ENDPOINT/$b/" --arg p "$prefix" --arg d "$dir" '
+            def q: gsub("\\\\"; "\\\\") | gsub("\""; "\\\"");
+            "upload-file = \"\(($d + "/" + .) | q)\"\n" +
+            "url = \"\($u)\(($p + .) | split("/") | map(@uri) | join("/") | q)\"\n" +
+            "output = \"/dev/null\""' > "$cfg"
+    t_cmd curl -sS --fail-with-body --parallel --parallel-max 32 --no-progress-meter \
+        --max-time "$E2E_CMD_TIMEOUT" --aws-sigv4 "aws:amz:$S3C_TEST_REGION:s3" \
+        --user "$S3C_TEST_ACCESS_KEY:$S3C_TEST_SECRET_KEY" \
+        -H "x-amz-content-sha256: UNSIGNED-PAYLOAD" -K "$cfg" ||
+        t_fail "seeding s3://$b/$prefix from $dir failed"
+}
+
+# _t_xml_to_uri TEXT: XML-unescape TEXT, then percent-encode it.
+_t_xml_to_uri() {
+    jq -rn --arg t "$1" '$t | gsub("&lt;"; "<") | gsub("&gt;"; ">") | gsub("&quot;"; "\"")
+        | gsub("&apos;"; "'"'"'") | gsub("&amp;"; "&") | @uri'
+}
+
+# t_list_keys BUCKET: print the bucket's keys, XML-escaped as S3 sends them
+# (one a line; paginated ListObjectsV2 with curl).
+t_list_keys() {
+    local b=$1 tok="" xml q
+    while :; do
+        # curl's --aws-sigv4 (7.88) does not sort the query: keep it sorted.
+        q="list-type=2&max-keys=1000"
+        [ -n "$tok" ] && q="continuation-token=$(_t_xml_to_uri "$tok")&$q"
+        xml=$(s3curl GET "/$b?$q") || return 1
+        grep -o '<Key>[^<]*</Key>' <<<"$xml" | sed 's|</\?Key>||g'
+        grep -q '<IsTruncated>true</IsTruncated>' <<<"$xml" || return 0
+        tok=$(grep -o '<NextContinuationToken>[^<]*</NextContinuationToken>' <<<"$xml" |
+              sed 's|</\?NextContinuationToken>||g')
+        [ -n "$tok" ] || return 1
+    done
+}
+
+# t_purge_bucket BUCKET: delete every object (DeleteObjects, 1000 a request)
+# and the bucket. Quiet; returns non-zero if the bucket is still there.
+t_purge_bucket() {
+    local b=$1 keys body md5
+    keys=$(t_list_keys "$b" 2>/dev/null) || {
+        # no such bucket: nothing to do
+        s3curl HEAD "/$b" -o /dev/null 2>/dev/null || return 0
+        return 1
+    }
+    if [ -n "$keys" ]; then
+        while IFS= read -r -d '' body; do
+            md5=$(printf '%s' "$body" | openssl dgst -md5 -binary | base64)
+            s3curl POST "/$b?delete=" -H "Content-MD5: $md5" \
+                -H "Content-Type: application/xml" --data-binary "$body" >/dev/null || return 1
+        done < <(awk '
+            NR % 1000 == 1 { printf "<Delete><Quiet>true</Quiet>" }
+            { printf "<Object><Key>%s</Key></Object>", $0 }
+            NR % 1000 == 0 { printf "</Delete>%c", 0 }
+            END { if (NR % 1000 != 0) printf "</Delete>%c", 0 }' <<<"$keys")
+    fi
+    s3curl DELETE "/$b" >/dev/null
+}
+
+# t_store_is NAME: true when the suite runs against that store (ceph, s3emu).
+t_store_is() { [ "$S3C_TEST_STORE" = "$1" ]; }
+
+# ------------------------------------------------------------- running --
+
+# t_run INDEX NAME: run test function NAME in a subshell of its own; prints
+# one result line and adds to E2E_PASSED / E2E_FAILED / E2E_SKIPPED.
+t_run() {
+    local index=$1 name=$2 dir rc t0 secs status b
+    dir=$(mktemp -d "$E2E_TMP/$name.XXXXXX")
+    t0=$EPOCHREALTIME
+    (
+        T_NAME=$name T_DIR=$dir T_INDEX=$index T_NBUCKETS=0 T_LAST="" T_RC=0
+        # shellcheck disable=SC2034  # read by the tests
+        T_OUT="" T_ERR=""
+        : > "$dir/.out"; : > "$dir/.err"
+        cd "$dir" || exit 1
+        _t_unset_aws_env
+        export HOME=$dir/home
+        mkdir -p "$HOME"
+        export AWS_ENDPOINT_URL=$S3C_TEST_ENDPOINT
+        export AWS_ACCESS_KEY_ID=$S3C_TEST_ACCESS_KEY
+        export AWS_SECRET_ACCESS_KEY=$S3C_TEST_SECRET_KEY
+        export AWS_REGION=$S3C_TEST_REGION
+        export AWS_EC2_METADATA_DISABLED=true AWS_PAGER=
+        export TZ=UTC LC_ALL=C.UTF-8
+        "$name"
+    ) > "$dir/.log" 2>&1 </dev/null
+    rc=$?
+    [ -e "$dir/.failed" ] && [ $rc -eq 0 ] && rc=1
+
+    if [ -s "$dir/.buckets" ] && [ "$E2E_KEEP" != 1 ]; then
+        while read -r b; do
+            t_purge_bucket "$b" >/dev/null 2>&1 || echo "  warning: could not remove bucket $b"
+        done < "$dir/.buckets"
+    fi
+    secs=$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }')
+
+    if [ $rc -eq 0 ]; then
+        status=ok; E2E_PASSED=$((E2E_PASSED + 1))
+    elif [ $rc -eq 77 ]; then
+        status=skip; E2E_SKIPPED=$((E2E_SKIPPED + 1))
+    else
+        status=FAIL; E2E_FAILED=$((E2E_FAILED + 1))
+        E2E_FAILED_NAMES+=("$name")
+    fi
+    printf '  %-5s %-44s %6ss\n' "$status" "$name" "$secs"
+    if [ "$status" = skip ]; then
+        sed 's/^/        skipped: /' "$dir/.skipped" 2>/dev/null
+    elif [ "$status" = FAIL ]; then
+        sed 's/^/  /' "$dir/.log"
+    fi
+    [ "$E2E_KEEP" = 1 ] || rm -rf "$dir"
+}
