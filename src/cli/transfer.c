@@ -125,6 +125,8 @@ static void report(struct transfer *t, const struct shown *sh, enum xfer_op op,
         out_error(op_line, e);
         return;
     }
+    if (!strcmp(sh->dst, "-"))
+        return; /* stdout carries the data */
     out_line("%s%s: %s to %s", t->dryrun ? "(dryrun) " : "", op_word(op, mv), sh->src, sh->dst);
 }
 
@@ -500,6 +502,13 @@ static enum s3c_err setup_one(struct transfer *t, struct s3c_error *e)
         }
         src_name = t->su.key;
         buf_addf(&shown_src, "s3://%s/%s", t->su.bucket, t->su.key);
+    } else if (!strcmp(t->src_arg, "-")) {
+        if (!t->du.key[0] || ends_with_slash(t->du.key)) {
+            rc = s3c_fail(e, S3C_EUSAGE, "%s: uploading standard input needs a full key, not \"%s\"", t->verb, t->dst_arg);
+            goto out;
+        }
+        src_name = "-";
+        buf_adds(&shown_src, "-");
     } else {
         struct stat st;
         if (stat(t->src_arg, &st) != 0) {
@@ -520,6 +529,9 @@ static enum s3c_err setup_one(struct transfer *t, struct s3c_error *e)
         if (!t->du.key[0] || ends_with_slash(t->du.key))
             buf_adds(&dst, base_name(src_name));
         buf_addf(&shown_dst, "s3://%s/%s", t->du.bucket, buf_cstr(&dst));
+    } else if (!strcmp(t->dst_arg, "-")) {
+        buf_adds(&dst, "-");
+        buf_adds(&shown_dst, "-");
     } else {
         buf_adds(&dst, t->dst_arg);
         if (ends_with_slash(t->dst_arg) || is_dir(t->dst_arg)) {
@@ -544,6 +556,7 @@ static enum s3c_err setup_one(struct transfer *t, struct s3c_error *e)
         rc = s3c_fail(e, S3C_ENOMEM, "out of memory");
         goto out;
     }
+    t->one->stdio = !strcmp(t->src_arg, "-") || !strcmp(t->dst_arg, "-");
     t->one->size = size;
     t->one->size_known = true;
     t->one->mtime = mtime;
@@ -571,6 +584,8 @@ static enum s3c_err setup_ends(struct transfer *t, int n_pos, const char **pos, 
     t->dst_s3 = s3_uri_is(pos[1]);
     if (!t->src_s3 && !t->dst_s3)
         return s3c_fail(e, S3C_EUSAGE, "%s: at least one of the paths must be s3://", t->verb);
+    if ((!strcmp(pos[0], "-") || !strcmp(pos[1], "-")) && (t->recursive || !strcmp(t->verb, "mv")))
+        return s3c_fail(e, S3C_EUSAGE, "%s: \"-\" (standard input or output) works with a single object only", t->verb);
     if (t->src_s3 && (rc = s3_uri_parse(pos[0], &t->su, e)))
         return rc;
     if (t->dst_s3 && (rc = s3_uri_parse(pos[1], &t->du, e)))
@@ -659,6 +674,8 @@ enum s3c_err transfer_main(struct cli_ctx *c, const char *verb, int argc, char *
             xo.part_size > ((uint64_t)5 << 30))
             rc = s3c_fail(&e, S3C_EUSAGE, "%s: --part-size must be a size from 5MiB to 5GiB, not \"%s\"", verb, t->part_size);
     }
+    if (!rc && t->expected_size && !cfg_parse_size(sv_from(t->expected_size), &xo.expected_size))
+        rc = s3c_fail(&e, S3C_EUSAGE, "%s: --expected-size must be a size, not \"%s\"", verb, t->expected_size);
     if (!rc && t->bwlimit && (!cfg_parse_rate(sv_from(t->bwlimit), &xo.bwlimit_bytes_s) || !xo.bwlimit_bytes_s))
         rc = s3c_fail(&e, S3C_EUSAGE, "%s: --bwlimit must be a rate like 50MB/s, not \"%s\"", verb, t->bwlimit);
     if (!rc && t->oo.metadata_directive && strcmp(t->oo.metadata_directive, "COPY") &&

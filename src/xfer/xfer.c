@@ -31,6 +31,7 @@
 #define DEFAULT_MAX_CONCURRENCY 512
 #define ADAPT_WINDOW_MS 250
 #define REPLY_BODY_MAX ((size_t)4 << 20)
+#define STREAM_PARTS_INFLIGHT 4                 /* stdin parts held in memory at once */
 
 static volatile sig_atomic_t cancel_requested;
 
@@ -75,6 +76,12 @@ struct xfer_obj_state {
     unsigned char (*md5s)[MD5_LEN]; /* per part, as we sent them */
     bool failed;
     struct s3c_error err;
+    /* stdin/stdout objects: read or written in order, never seeked. */
+    bool stream;
+    bool eof;                       /* stdin: all of it has been read */
+    struct buf pending;             /* stdin: the first part, read before the upload id */
+    uint64_t streamed;              /* stdout: bytes written so far */
+    struct hash_ctx *stream_md5;    /* stdout: MD5 of the whole object */
     struct xfer_obj_state *next;    /* in the engine's active list */
 };
 
@@ -160,8 +167,10 @@ void xfer_obj_free(struct xfer_obj *o)
 
 static void obj_state_free(struct xfer_obj_state *os)
 {
-    if (os->fd >= 0)
+    if (os->fd >= 0 && !os->stream)
         close(os->fd);
+    buf_release(&os->pending);
+    hash_free(os->stream_md5);
     buf_release(&os->tmp_path);
     free(os->upload_id);
     free(os->etags);
@@ -174,7 +183,9 @@ static void obj_finish(struct engine *g, struct xfer_obj_state *os)
 {
     struct xfer_obj *o = os->o;
 
-    if (!os->failed && o->op == XFER_DOWNLOAD) {
+    if (os->stream) {
+        /* stdin/stdout: no file of ours to keep or remove. */
+    } else if (!os->failed && o->op == XFER_DOWNLOAD) {
         enum s3c_err rc = fs_tmp_commit(os->fd, buf_cstr(&os->tmp_path), o->dst, o->mtime, &os->err);
         os->fd = -1;
         if (rc)
@@ -296,7 +307,24 @@ static bool write_dst(void *ctx, const char *p, size_t n)
         s3c_fail(&r->local_err, S3C_EHTTP, "the store sent more bytes than asked for");
         return false;
     }
-    if (fs_pwrite_all(r->os->fd, p, n, r->off + r->got, r->os->o->dst, &r->local_err)) {
+    if (r->os->stream) {
+        const char *c = p;
+        size_t left = n;
+        while (left) {
+            ssize_t w = write(r->os->fd, c, left);
+            if (w < 0 && errno == EINTR)
+                continue;
+            if (w <= 0) {
+                r->local_failed = true;
+                s3c_fail_errno(&r->local_err, errno, "cannot write to standard output");
+                return false;
+            }
+            c += w;
+            left -= (size_t)w;
+        }
+        hash_update(r->os->stream_md5, p, n);
+        r->os->streamed += n;
+    } else if (fs_pwrite_all(r->os->fd, p, n, r->off + r->got, r->os->o->dst, &r->local_err)) {
         r->local_failed = true;
         return false;
     }
@@ -378,6 +406,8 @@ static enum s3c_err req_submit(struct engine *g, struct req *r, struct s3c_error
             q.body = r->mem.data;
             q.body_len = r->mem.len;
             s3_req_header(&q, "Content-MD5", r->hdr_md5);
+            hash_update(r->md5, r->mem.data ? r->mem.data : "", r->mem.len);
+            r->hashed = r->mem.len;
         } else {
             q.read = read_src;
             q.read_ctx = r;
@@ -401,7 +431,14 @@ static enum s3c_err req_submit(struct engine *g, struct req *r, struct s3c_error
         if (!rc)
             rc = s3_query_add(&r->query, "uploadId", os->upload_id);
         q.query = buf_cstr(&r->query);
-        if (r->kind == RK_PART) {
+        if (r->kind == RK_PART && r->mem.len) {
+            /* A stdin part: sent from memory, with Content-MD5. */
+            q.body = r->mem.data;
+            q.body_len = r->mem.len;
+            s3_req_header(&q, "Content-MD5", r->hdr_md5);
+            hash_update(r->md5, r->mem.data, r->mem.len);
+            r->hashed = r->mem.len;
+        } else if (r->kind == RK_PART) {
             q.read = read_src;
             q.read_ctx = r;
             q.read_len = r->len;
@@ -435,7 +472,15 @@ static enum s3c_err req_submit(struct engine *g, struct req *r, struct s3c_error
         q.method = "GET";
         q.bucket = o->src_bucket;
         q.key = o->src;
-        if (os->n_parts) {
+        if (os->stream && os->streamed) {
+            /* stdout: a retry resumes after the bytes already written. */
+            r->off = os->streamed;
+            r->len = os->size - os->streamed;
+            snprintf(r->hdr_range, sizeof(r->hdr_range), "bytes=%" PRIu64 "-", r->off);
+            s3_req_header(&q, "Range", r->hdr_range);
+            if (o->etag && o->etag[0])
+                s3_req_header(&q, "If-Match", o->etag);
+        } else if (os->n_parts) {
             snprintf(r->hdr_range, sizeof(r->hdr_range), "bytes=%" PRIu64 "-%" PRIu64, r->off,
                      r->off + r->len - 1);
             s3_req_header(&q, "Range", r->hdr_range);
@@ -598,8 +643,10 @@ static bool verify_sent(struct engine *g, struct req *r, unsigned char md5[MD5_L
 
 static enum s3c_err start_parts(struct engine *g, struct xfer_obj_state *os, struct s3c_error *e)
 {
-    os->etags = calloc(os->n_parts, sizeof(*os->etags));
-    os->md5s = calloc(os->n_parts, sizeof(*os->md5s));
+    size_t room = os->stream ? S3_MAX_PARTS : os->n_parts;
+
+    os->etags = calloc(room, sizeof(*os->etags));
+    os->md5s = calloc(room, sizeof(*os->md5s));
     if (!os->etags || !os->md5s)
         return s3c_fail(e, S3C_ENOMEM, "out of memory");
     os->phase = PH_PARTS;
@@ -704,7 +751,7 @@ static void on_part(struct engine *g, struct req *r)
         maybe_finish(g, os);
         return;
     }
-    if (os->parts_done == os->n_parts)
+    if (os->parts_done == os->n_parts && (!os->stream || os->eof))
         send_complete(g, os);
     maybe_finish(g, os);
 }
@@ -810,14 +857,15 @@ static void on_get(struct engine *g, struct req *r)
         req_fail(g, r, &e, true, 0);
         return;
     }
-    hash_final(r->md5, md5);
+    hash_final(os->stream ? os->stream_md5 : r->md5, md5);
     /* A whole-object GET of a non-multipart object: its ETag is the MD5 of the bytes. */
     if (g->opts.verify && os->n_parts == 0 && http_resp_header(&r->http.resp, "etag", &etag) &&
         etag_is_md5(etag, got) && !sse_hides_md5(&r->http.resp)) {
         str_hex(md5, MD5_LEN, want);
         if (strcmp(want, got) != 0) {
             s3c_fail(&e, S3C_EHTTP, "downloaded bytes have MD5 %s, the store's ETag is %s", want, got);
-            req_fail(g, r, &e, true, 0);
+            /* Bytes already on stdout cannot be taken back: report, do not retry. */
+            req_fail(g, r, &e, !os->stream, 0);
             return;
         }
     }
@@ -913,6 +961,89 @@ static bool wants_multipart(struct engine *g, uint64_t size)
     return size > 0 && (size >= threshold || size > ((uint64_t)5 << 30));
 }
 
+/*
+ * stdin -> S3: read the first part; if stdin ends within it, one PUT from
+ * memory, else a multipart upload whose parts are read as they are sent.
+ * S3 -> stdout: one GET written in order (a retry resumes where it stopped).
+ */
+static struct req *obj_start_stdio(struct engine *g, struct xfer_obj_state *os)
+{
+    struct xfer_obj *o = os->o;
+    struct s3c_error e = S3C_ERROR_INIT;
+    struct req *r = NULL;
+    uint64_t got = 0;
+
+    os->stream = true;
+    if (o->op == XFER_DOWNLOAD) {
+        os->fd = STDOUT_FILENO;
+        os->size = o->size;
+        os->stream_md5 = hash_md5_new();
+        r = os->stream_md5 ? req_get(g, os, RK_GET) : NULL;
+        if (!r) {
+            s3c_fail(&e, S3C_ENOMEM, "out of memory");
+            goto fail;
+        }
+        r->len = os->size;
+        os->phase = PH_SINGLE;
+        return r;
+    }
+    os->fd = STDIN_FILENO;
+    os->part_size = xfer_part_size(g->opts.expected_size, g->opts.part_size);
+    os->pending = (struct buf)BUF_INIT((size_t)os->part_size + 1);
+    if (buf_grow(&os->pending, (size_t)os->part_size)) {
+        s3c_fail(&e, S3C_ENOMEM, "out of memory for a part of standard input");
+        goto fail;
+    }
+    while (got < os->part_size) {
+        ssize_t n = read(os->fd, os->pending.data + got, (size_t)(os->part_size - got));
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            s3c_fail_errno(&e, errno, "cannot read standard input");
+            goto fail;
+        }
+        if (n == 0)
+            break;
+        got += (uint64_t)n;
+    }
+    os->pending.len = (size_t)got;
+    if (got < os->part_size) {
+        /* All of stdin fits one part: a single PUT from memory. */
+        unsigned char md5[MD5_LEN];
+        struct buf b64 = BUF_INIT(64);
+
+        r = req_get(g, os, RK_PUT);
+        if (!r) {
+            s3c_fail(&e, S3C_ENOMEM, "out of memory");
+            goto fail;
+        }
+        buf_release(&r->mem);
+        r->mem = os->pending;
+        os->pending = (struct buf)BUF_INIT(0);
+        r->len = got;
+        os->size = got;
+        hash_md5(r->mem.data ? r->mem.data : "", r->mem.len, md5);
+        base64_encode(md5, MD5_LEN, &b64);
+        str_copy(r->hdr_md5, sizeof(r->hdr_md5), buf_cstr(&b64));
+        buf_release(&b64);
+        os->phase = PH_SINGLE;
+        return r;
+    }
+    os->phase = PH_CREATE;
+    r = req_get(g, os, RK_CREATE);
+    if (!r) {
+        s3c_fail(&e, S3C_ENOMEM, "out of memory");
+        goto fail;
+    }
+    return r;
+fail:
+    os->failed = true;
+    os->err = e;
+    os->phase = PH_END;
+    obj_finish(g, os);
+    return NULL;
+}
+
 /* Set up an object and return its first request (NULL when it failed at once
  * and has been finished, or when its first requests are parts on the active list). */
 static struct req *obj_start(struct engine *g, struct xfer_obj *o)
@@ -936,6 +1067,9 @@ static struct req *obj_start(struct engine *g, struct xfer_obj *o)
     o->st = os;
     g->n_objects++;
 
+    os->pending = (struct buf)BUF_INIT(0);
+    if (o->stdio)
+        return obj_start_stdio(g, os);
     switch (o->op) {
     case XFER_UPLOAD:
         if (fs_open_read(o->src, &os->fd, &os->size, &mtime, &e))
@@ -1018,6 +1152,82 @@ fail:
 }
 
 /* The next part of an object on the active list, or NULL. */
+/* Read the next chunk of stdin into a part request; NULL at the end (or on error). */
+static struct req *next_stream_part(struct engine *g, struct xfer_obj_state *os)
+{
+    struct s3c_error e = S3C_ERROR_INIT;
+    unsigned char md5[MD5_LEN];
+    struct buf b64 = BUF_INIT(64);
+    struct req *r;
+    size_t got = 0;
+
+    if (os->reqs >= STREAM_PARTS_INFLIGHT)
+        return NULL;
+    if (os->next_part > S3_MAX_PARTS) {
+        s3c_fail(&e, S3C_EUSAGE, "standard input is larger than 10,000 parts of %" PRIu64
+                 " bytes: give --expected-size", os->part_size);
+        obj_fail(g, os, &e);
+        return NULL;
+    }
+    r = req_get(g, os, RK_PART);
+    if (!r)
+        return NULL;
+    r->mem.max = (size_t)os->part_size + 1;
+    if (os->pending.len) {
+        buf_release(&r->mem);
+        r->mem = os->pending;
+        os->pending = (struct buf)BUF_INIT(0);
+        got = r->mem.len;
+    } else if (buf_grow(&r->mem, (size_t)os->part_size)) {
+        s3c_fail(&e, S3C_ENOMEM, "out of memory for a part of standard input");
+    } else {
+        while (got < os->part_size) {
+            ssize_t n = read(os->fd, r->mem.data + got, (size_t)(os->part_size - got));
+            if (n < 0 && errno == EINTR)
+                continue;
+            if (n < 0) {
+                s3c_fail_errno(&e, errno, "cannot read standard input");
+                break;
+            }
+            if (n == 0) {
+                os->eof = true;
+                break;
+            }
+            got += (size_t)n;
+        }
+        r->mem.len = got;
+    }
+    if (e.code) {
+        req_put_back(g, r);
+        obj_fail(g, os, &e);
+        return NULL;
+    }
+    if (got < os->part_size)
+        os->eof = true;
+    if (got == 0) {
+        /* The previous part was the last. */
+        req_put_back(g, r);
+        active_remove(g, os);
+        os->n_parts = os->next_part - 1;
+        if (os->parts_done == os->n_parts && !os->failed)
+            send_complete(g, os);
+        return NULL;
+    }
+    r->part = os->next_part++;
+    r->off = (uint64_t)(r->part - 1) * os->part_size;
+    r->len = got;
+    os->size += got;
+    hash_md5(r->mem.data, got, md5);
+    base64_encode(md5, MD5_LEN, &b64);
+    str_copy(r->hdr_md5, sizeof(r->hdr_md5), buf_cstr(&b64));
+    buf_release(&b64);
+    if (os->eof) {
+        active_remove(g, os);
+        os->n_parts = r->part;
+    }
+    return r;
+}
+
 static struct req *next_part(struct engine *g)
 {
     struct xfer_obj_state *os = g->active;
@@ -1026,6 +1236,8 @@ static struct req *next_part(struct engine *g)
 
     if (!os)
         return NULL;
+    if (os->stream)
+        return next_stream_part(g, os);
     n = os->next_part++;
     if (os->next_part > os->n_parts)
         active_remove(g, os);

@@ -54,6 +54,7 @@ struct xfer_obj {
     bool size_known;
     int64_t mtime;                  /* source LastModified (downloads set it on the file); -1 unknown */
     char *etag;                     /* source ETag when known, quotes included */
+    bool stdio;                     /* source is stdin (upload) or destination stdout (download) */
     const struct xfer_obj_opts *opts;
     void *user;                     /* caller's, untouched */
 
@@ -75,6 +76,7 @@ struct xfer_opts {
     uint64_t multipart_threshold;   /* 0: 8 MiB */
     int max_queue;                  /* objects admitted but not started; 0: 1000 */
     uint64_t bwlimit_bytes_s;       /* 0: none */
+    uint64_t expected_size;         /* stdin uploads: expected bytes, to pick the part size */
     bool verify;                    /* check MD5/ETag and checksums (default true) */
     xfer_next_fn next;
     void *next_ctx;
