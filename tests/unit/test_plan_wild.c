@@ -1,0 +1,470 @@
+#include "t.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "plan/wild.h"
+
+static bool wm(const char *pattern, const char *s)
+{
+    return wild_match(pattern, sv_from(s));
+}
+
+static bool fm(const char *pattern, const char *s)
+{
+    return wild_fnmatch(sv_from(pattern), sv_from(s));
+}
+
+static void check_prefix(const char *pattern, const char *want)
+{
+    struct buf b = BUF_INIT(1024);
+
+    CHECK_INT(wild_prefix(pattern, &b), S3C_OK);
+    CHECK_STR(buf_cstr(&b), want);
+    buf_release(&b);
+}
+
+static void check_rel(const char *pattern, const char *key, const char *want)
+{
+    struct sv r = wild_relative(pattern, sv_from(key));
+    char *got = sv_dup(r);
+
+    CHECK_STR(got, want);
+    free(got);
+}
+
+TEST(wild_has_and_prefix)
+{
+    CHECK(wild_has("dir/*.txt"));
+    CHECK(wild_has("a?"));
+    CHECK(wild_has("a\\\\*"));          /* escaped backslash, then a star */
+    CHECK(!wild_has("dir/file.txt"));
+    CHECK(!wild_has("a\\*b\\?"));       /* both escaped */
+    CHECK(!wild_has("[abc]"));          /* no sets in the s5cmd language */
+    CHECK(!wild_has(""));
+    CHECK_INT(wild_prefix_len("dir/*.txt"), 4);
+    CHECK_INT(wild_prefix_len("a\\*b*"), 4);
+    CHECK_INT(wild_prefix_len("abc"), 3);
+    check_prefix("dir/*.txt", "dir/");
+    check_prefix("dir/log-2?.gz", "dir/log-2");
+    check_prefix("*", "");
+    check_prefix("a\\*b\\\\c*", "a*b\\c");
+    check_prefix("a\\b*", "a\\b");      /* '\' before other bytes stays */
+    check_prefix("plain/key", "plain/key");
+}
+
+TEST(wild_match_semantics)
+{
+    CHECK(wm("dir/*.txt", "dir/a.txt"));
+    CHECK(wm("dir/*.txt", "dir/a/b/c.txt"));    /* '*' crosses '/' */
+    CHECK(wm("dir/*.txt", "dir/.txt"));
+    CHECK(!wm("dir/*.txt", "dir/a.txt.gz"));    /* anchored at the end */
+    CHECK(!wm("dir/*.txt", "xdir/a.txt"));      /* and at the start */
+    CHECK(wm("a?c", "abc"));
+    CHECK(wm("a?c", "a/c"));                    /* '?' matches '/' too */
+    CHECK(!wm("a?c", "ac"));
+    CHECK(!wm("a?c", "abbc"));
+    CHECK(wm("a?c", "a\xc3\xa9" "c"));          /* one code point, two bytes */
+    CHECK(wm("a??c", "a\xff\xfe" "c"));         /* invalid bytes: one each */
+    CHECK(!wm("a?c", "a\xff\xfe" "c"));
+    CHECK(wm("**", ""));
+    CHECK(wm("a/**/b", "a/x/y/b"));
+    CHECK(wm("a/**/b", "a//b"));
+    CHECK(!wm("a/**/b", "a/b"));                /* '**' is '*': the slashes stay */
+    CHECK(wm("*", "anything/at/all\n"));
+    CHECK(wm("", ""));
+    CHECK(!wm("", "a"));
+    CHECK(wm("a\\*", "a*"));
+    CHECK(!wm("a\\*", "ab"));
+    CHECK(wm("a\\?", "a?"));
+    CHECK(!wm("a\\?", "ab"));
+    CHECK(wm("a\\\\*", "a\\xyz"));
+    CHECK(wm("a\\b", "a\\b"));
+    CHECK(wm("[ab]", "[ab]"));                  /* brackets are literal here */
+    CHECK(!wm("[ab]", "a"));
+    CHECK(wm("key/*/b/*/c/*.tsv", "key/a/b/c/c/file.tsv"));
+    CHECK(!wm("prefix/*/c/*.tsv", "prefix/a/b/c/c/file.bsv"));
+    CHECK(!wm("*.tsv", "a/b/c.csv"));
+    CHECK(wm("*a*b*", "xxaxxbxx"));
+    CHECK(wm("*ab", "aab"));                    /* needs the star to give back */
+    CHECK(wm("*aab", "aaab"));
+    CHECK(!wm("*aab", "aaba"));
+}
+
+TEST(wild_match_pathological_stays_fast)
+{
+    size_t n = 1 << 20;
+    char *s = malloc(n + 2);
+    clock_t t0 = clock();
+    double secs;
+
+    memset(s, 'a', n);
+    s[n] = '\0';
+    CHECK(!wm("a*a*a*a*a*a*a*a*a*a*b", s));
+    CHECK(!wm("*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*ab", s));
+    CHECK(!fm("*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*[b]", s));
+    CHECK(wm("a*a*a*a*a*a*a*a*a*a*", s));
+    s[n] = 'b', s[n + 1] = '\0';
+    CHECK(wm("a*a*a*a*a*a*a*a*a*a*b", s));
+    secs = (double)(clock() - t0) / CLOCKS_PER_SEC;
+    if (secs > 2.0)
+        t_fail(__FILE__, __LINE__, "pathological patterns took %.2fs", secs);
+    free(s);
+}
+
+TEST(wild_relative_names)
+{
+    check_rel("dir/*.txt", "dir/a.txt", "a.txt");
+    check_rel("dir/*.txt", "dir/a/b.txt", "a/b.txt");
+    check_rel("dir/a*", "dir/ab/c", "ab/c");
+    check_rel("a/b/test?/c/*.tsv", "a/b/test2/c/example_file.tsv", "test2/c/example_file.tsv");
+    check_rel("key/?/b", "key/a/b", "a/b");
+    check_rel("key/*/b/*/c/*.tsv", "key/dummy/b/1/c/file.tsv", "dummy/b/1/c/file.tsv");
+    check_rel("*.txt", "x/y.txt", "x/y.txt");           /* no '/' in the prefix */
+    check_rel("a?", "a/b", "a/b");
+    check_rel("a/b", "a/b", "b");                       /* no wildcard */
+    check_rel("x\\*/*", "x*/y", "y");                   /* escaped prefix */
+    check_rel("dir/*", "other/a", "other/a");           /* not under the prefix */
+}
+
+TEST(wild_base_names)
+{
+    struct {
+        const char *key, *want;
+    } cases[] = { { "a/b/c.txt", "c.txt" }, { "c.txt", "c.txt" }, { "a/b/", "b" },
+                  { "a//", "a" }, { "/", "/" }, { "", "" } };
+    size_t i;
+
+    for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        char *got = sv_dup(wild_base(sv_from(cases[i].key)));
+
+        CHECK_STR(got, cases[i].want);
+        free(got);
+    }
+}
+
+/* Python 3's fnmatch.fnmatchcase, case by case (answers checked with CPython 3.11). */
+TEST(wild_fnmatch_python_cases)
+{
+    CHECK(fm("*", ""));
+    CHECK(fm("*", "a/b/c"));
+    CHECK(fm("*.txt", "dir/sub/a.txt"));
+    CHECK(fm("?", "/"));
+    CHECK(fm("?", "\xc3\xa9"));
+    CHECK(fm("[abc]", "b"));
+    CHECK(!fm("[abc]", "d"));
+    CHECK(fm("[!abc]", "d"));
+    CHECK(!fm("[!abc]", "a"));
+    CHECK(fm("[^a]", "^"));             /* '^' is no negation in fnmatch */
+    CHECK(fm("[^a]", "a"));
+    CHECK(!fm("[^a]", "b"));
+    CHECK(fm("[a-c]", "b"));
+    CHECK(!fm("[a-c]", "d"));
+    CHECK(fm("[a-]", "-"));
+    CHECK(fm("[-a]", "-"));
+    CHECK(fm("[a-c-e]", "-"));          /* after a range, '-' is literal */
+    CHECK(fm("[a-c-e]", "e"));
+    CHECK(!fm("[a-c-e]", "d"));
+    CHECK(fm("[a-c--e]", "d"));         /* a-c, then '-'..'e' */
+    CHECK(fm("[]]", "]"));
+    CHECK(fm("[]a]", "a"));
+    CHECK(fm("[!]]", "a"));
+    CHECK(!fm("[!]]", "]"));
+    CHECK(fm("[", "["));                /* unclosed: literal */
+    CHECK(fm("[a", "[a"));
+    CHECK(fm("[]", "[]"));
+    CHECK(fm("[!]", "[!]"));
+    CHECK(!fm("[z-a]", "z"));           /* reversed range: empty */
+    CHECK(!fm("[z-a]", "m"));
+    CHECK(fm("[!z-a]", "m"));           /* negated empty: any character */
+    CHECK(fm("[az-ab]", "b"));          /* the reversed range drops out, a and b stay */
+    CHECK(!fm("[az-ab]", "z"));
+    CHECK(fm("[z-a!b]", "a"));         /* the '!' left first negates */
+    CHECK(!fm("[z-a!b]", "b"));
+    CHECK(fm("[z-ac-[!b]", "a"));      /* ... even after two reversed ranges */
+    CHECK(!fm("[z-ac-[!b]", "b"));
+    CHECK(!fm("[z-a!-c]", "-"));       /* and the range it began breaks up */
+    CHECK(!fm("[z-a!-c]", "c"));
+    CHECK(fm("[z-a!-c]", "b"));
+    CHECK(fm("[\\]", "\\"));            /* backslash is ordinary */
+    CHECK(fm("a\\*", "a\\bc"));
+    CHECK(!fm("a\\*", "a*"));
+    CHECK(fm("[\xc3\xa0-\xc3\xbf]", "\xc3\xa9"));  /* code point ranges */
+    CHECK(!fm("[\xc3\xa0-\xc3\xbf]", "\xc3\x80"));
+    CHECK(fm("[&~|]", "~"));
+    CHECK(fm("**/*.log", "a/b.log"));
+    CHECK(!fm("**/*.log", "b.log"));
+    CHECK(fm("*\n", "a\n"));
+}
+
+/*
+ * An independent reference: Python's fnmatch.translate() followed literally
+ * (chunks split at range hyphens, reversed ranges merged away), on arrays of
+ * code points, then a dynamic-programming matcher. Patterns in the s5cmd
+ * language go through a separate small tokenizer. Random patterns over a
+ * hostile alphabet must agree with wild_match / wild_fnmatch.
+ */
+enum rkind { R_STAR, R_ANY, R_LIT, R_SET, R_NEVER };
+
+struct rtok {
+    enum rkind kind;
+    uint32_t cp;
+    bool neg;
+    int n;              /* R_SET: items */
+    uint32_t lo[32], hi[32];
+};
+
+static int decode_all(const char *s, uint32_t *out)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    size_t n = strlen(s), i = 0;
+    int k = 0;
+
+    while (i < n) {
+        uint32_t c = p[i], v = 0;
+        size_t len = 0, j;
+
+        if (c < 0x80)
+            v = c, len = 1;
+        else if (c >= 0xC2 && c <= 0xDF)
+            v = c & 0x1F, len = 2;
+        else if (c >= 0xE0 && c <= 0xEF)
+            v = c & 0x0F, len = 3;
+        else if (c >= 0xF0 && c <= 0xF4)
+            v = c & 0x07, len = 4;
+        if (len > 1) {
+            if (i + len > n)
+                len = 0;
+            for (j = 1; len && j < len; j++) {
+                if ((p[i + j] & 0xC0) != 0x80)
+                    len = 0;
+                else
+                    v = (v << 6) | (p[i + j] & 0x3F);
+            }
+            if (len && (v < (len == 2 ? 0x80u : len == 3 ? 0x800u : 0x10000u) || v > 0x10FFFF ||
+                        (v >= 0xD800 && v <= 0xDFFF)))
+                len = 0;
+        }
+        if (!len)
+            v = 0xDC00 | c, len = 1;
+        out[k++] = v;
+        i += len;
+    }
+    return k;
+}
+
+static int translate_fn(const uint32_t *pat, int n, struct rtok *t)
+{
+    int i = 0, nt = 0;
+
+    while (i < n) {
+        uint32_t c = pat[i++];
+
+        memset(&t[nt], 0, sizeof(t[nt]));
+        if (c == '*') {
+            if (nt == 0 || t[nt - 1].kind != R_STAR)
+                t[nt++].kind = R_STAR;
+        } else if (c == '?') {
+            t[nt++].kind = R_ANY;
+        } else if (c == '[') {
+            int j = i;
+
+            if (j < n && pat[j] == '!')
+                j++;
+            if (j < n && pat[j] == ']')
+                j++;
+            while (j < n && pat[j] != ']')
+                j++;
+            if (j >= n) {
+                t[nt].kind = R_LIT, t[nt++].cp = '[';
+            } else {
+                /* chunks of pat[i..j) split at range hyphens */
+                uint32_t ch[16][32];
+                int cl[16], nch = 0, k, a, b, hy = 0, ii = i, m, s_n = 0;
+                uint32_t s[64];
+                bool sep[64];
+
+                for (k = i; k < j; k++)
+                    hy |= pat[k] == '-';
+                if (!hy) {
+                    cl[0] = j - i;
+                    memcpy(ch[0], pat + i, sizeof(uint32_t) * (size_t)(j - i));
+                    nch = 1;
+                } else {
+                    k = pat[ii] == '!' ? ii + 2 : ii + 1;
+                    for (;;) {
+                        int f = -1;
+
+                        for (m = k; m < j; m++)
+                            if (pat[m] == '-') {
+                                f = m;
+                                break;
+                            }
+                        if (f < 0)
+                            break;
+                        cl[nch] = f - ii;
+                        memcpy(ch[nch++], pat + ii, sizeof(uint32_t) * (size_t)(f - ii));
+                        ii = f + 1;
+                        k = f + 3;
+                    }
+                    if (j - ii > 0) {
+                        cl[nch] = j - ii;
+                        memcpy(ch[nch++], pat + ii, sizeof(uint32_t) * (size_t)(j - ii));
+                    } else {
+                        ch[nch - 1][cl[nch - 1]++] = '-';
+                    }
+                    for (k = nch - 1; k > 0; k--) {
+                        if (ch[k - 1][cl[k - 1] - 1] > ch[k][0]) {
+                            cl[k - 1]--;
+                            for (a = 1; a < cl[k]; a++)
+                                ch[k - 1][cl[k - 1]++] = ch[k][a];
+                            for (a = k; a + 1 < nch; a++) {
+                                memcpy(ch[a], ch[a + 1], sizeof(ch[a]));
+                                cl[a] = cl[a + 1];
+                            }
+                            nch--;
+                        }
+                    }
+                }
+                /* flatten: s[] with sep[] marking "a range hyphen precedes" */
+                for (a = 0; a < nch; a++)
+                    for (b = 0; b < cl[a]; b++) {
+                        sep[s_n] = a > 0 && b == 0;
+                        s[s_n++] = ch[a][b];
+                    }
+                i = j + 1;
+                if (s_n == 0) {
+                    t[nt++].kind = R_NEVER;
+                } else if (s_n == 1 && s[0] == '!') {
+                    t[nt++].kind = R_ANY;
+                } else {
+                    int start = 0;
+
+                    t[nt].kind = R_SET;
+                    if (s[0] == '!')
+                        t[nt].neg = true, start = 1;
+                    for (a = start; a < s_n; a++) {
+                        if (a + 1 < s_n && sep[a + 1]) {
+                            t[nt].lo[t[nt].n] = s[a], t[nt].hi[t[nt].n++] = s[a + 1];
+                            a++;
+                        } else {
+                            t[nt].lo[t[nt].n] = s[a], t[nt].hi[t[nt].n++] = s[a];
+                        }
+                    }
+                    nt++;
+                }
+            }
+        } else {
+            t[nt].kind = R_LIT, t[nt++].cp = c;
+        }
+    }
+    return nt;
+}
+
+static int translate_s5(const uint32_t *pat, int n, struct rtok *t)
+{
+    int i = 0, nt = 0;
+
+    while (i < n) {
+        uint32_t c = pat[i++];
+
+        memset(&t[nt], 0, sizeof(t[nt]));
+        if (c == '*')
+            t[nt++].kind = R_STAR;
+        else if (c == '?')
+            t[nt++].kind = R_ANY;
+        else if (c == '\\' && i < n && (pat[i] == '*' || pat[i] == '?' || pat[i] == '\\'))
+            t[nt].kind = R_LIT, t[nt++].cp = pat[i++];
+        else
+            t[nt].kind = R_LIT, t[nt++].cp = c;
+    }
+    return nt;
+}
+
+static bool rtok_one(const struct rtok *t, uint32_t c)
+{
+    int k;
+    bool in = false;
+
+    switch (t->kind) {
+    case R_ANY: return true;
+    case R_LIT: return t->cp == c;
+    case R_NEVER: return false;
+    case R_SET:
+        for (k = 0; k < t->n; k++)
+            in |= t->lo[k] <= c && c <= t->hi[k];
+        return in != t->neg;
+    default: return false;
+    }
+}
+
+static bool dp_match(const struct rtok *t, int nt, const uint32_t *s, int n)
+{
+    bool dp[64][64];    /* dp[i][j]: t[i..] matches s[j..] */
+    int i, j;
+
+    for (i = nt; i >= 0; i--)
+        for (j = n; j >= 0; j--) {
+            if (i == nt)
+                dp[i][j] = j == n;
+            else if (t[i].kind == R_STAR)
+                dp[i][j] = dp[i + 1][j] || (j < n && dp[i][j + 1]);
+            else
+                dp[i][j] = j < n && rtok_one(&t[i], s[j]) && dp[i + 1][j + 1];
+        }
+    return dp[0][0];
+}
+
+static uint32_t rnd_state = 12345;
+
+static uint32_t rnd(void)
+{
+    rnd_state = rnd_state * 1103515245u + 12345u;
+    return (rnd_state >> 16) & 0x7fff;
+}
+
+static void rnd_string(char *out, int max_atoms, bool pattern)
+{
+    static const char *atoms_p[] = { "a", "b", "z", "/", "-", "!", "]", "[", "*", "?", "\\", "^",
+                                     "\xc3\xa9", "\xff", "**", "[a-z]", "[!b]" };
+    static const char *atoms_s[] = { "a", "b", "z", "/", "-", "!", "]", "[", "*", "?", "\\", "^",
+                                     "\xc3\xa9", "\xff", "\xc3" };
+    const char **atoms = pattern ? atoms_p : atoms_s;
+    int na = pattern ? 17 : 15, k, n = (int)(rnd() % (unsigned)(max_atoms + 1));
+
+    out[0] = '\0';
+    for (k = 0; k < n; k++)
+        strncat(out, atoms[rnd() % (unsigned)na], 8);
+}
+
+TEST(wild_matchers_agree_with_reference)
+{
+    char p[128], s[128];
+    uint32_t pc[128], sc[128];
+    struct rtok t[64];
+    int it, np, ns, nt, bad = 0;
+
+    for (it = 0; it < 200000 && bad < 5; it++) {
+        bool want, got;
+
+        rnd_string(p, 8, true);
+        rnd_string(s, 10, false);
+        np = decode_all(p, pc);
+        ns = decode_all(s, sc);
+        nt = translate_fn(pc, np, t);
+        want = dp_match(t, nt, sc, ns);
+        got = fm(p, s);
+        if (want != got) {
+            t_fail(__FILE__, __LINE__, "fnmatch(\"%s\", \"%s\") = %d, reference %d", s, p, got, want);
+            bad++;
+        }
+        nt = translate_s5(pc, np, t);
+        want = dp_match(t, nt, sc, ns);
+        got = wm(p, s);
+        if (want != got) {
+            t_fail(__FILE__, __LINE__, "wild_match(\"%s\", \"%s\") = %d, reference %d", p, s, got, want);
+            bad++;
+        }
+    }
+}
