@@ -5,6 +5,7 @@
 #include <time.h>
 
 #include "plan/wild.h"
+#include "test_plan_wild_ref.h"
 
 static bool wm(const char *pattern, const char *s)
 {
@@ -198,224 +199,6 @@ TEST(wild_fnmatch_python_cases)
     CHECK(fm("*\n", "a\n"));
 }
 
-/*
- * An independent reference: Python's fnmatch.translate() followed literally
- * (chunks split at range hyphens, reversed ranges merged away), on arrays of
- * code points, then a dynamic-programming matcher. Patterns in the s5cmd
- * language go through a separate small tokenizer. Random patterns over a
- * hostile alphabet must agree with wild_match / wild_fnmatch.
- */
-enum rkind { R_STAR, R_ANY, R_LIT, R_SET, R_NEVER };
-
-struct rtok {
-    enum rkind kind;
-    uint32_t cp;
-    bool neg;
-    int n;              /* R_SET: items */
-    uint32_t lo[32], hi[32];
-};
-
-static int decode_all(const char *s, uint32_t *out)
-{
-    const unsigned char *p = (const unsigned char *)s;
-    size_t n = strlen(s), i = 0;
-    int k = 0;
-
-    while (i < n) {
-        uint32_t c = p[i], v = 0;
-        size_t len = 0, j;
-
-        if (c < 0x80)
-            v = c, len = 1;
-        else if (c >= 0xC2 && c <= 0xDF)
-            v = c & 0x1F, len = 2;
-        else if (c >= 0xE0 && c <= 0xEF)
-            v = c & 0x0F, len = 3;
-        else if (c >= 0xF0 && c <= 0xF4)
-            v = c & 0x07, len = 4;
-        if (len > 1) {
-            if (i + len > n)
-                len = 0;
-            for (j = 1; len && j < len; j++) {
-                if ((p[i + j] & 0xC0) != 0x80)
-                    len = 0;
-                else
-                    v = (v << 6) | (p[i + j] & 0x3F);
-            }
-            if (len && (v < (len == 2 ? 0x80u : len == 3 ? 0x800u : 0x10000u) || v > 0x10FFFF ||
-                        (v >= 0xD800 && v <= 0xDFFF)))
-                len = 0;
-        }
-        if (!len)
-            v = 0xDC00 | c, len = 1;
-        out[k++] = v;
-        i += len;
-    }
-    return k;
-}
-
-static int translate_fn(const uint32_t *pat, int n, struct rtok *t)
-{
-    int i = 0, nt = 0;
-
-    while (i < n) {
-        uint32_t c = pat[i++];
-
-        memset(&t[nt], 0, sizeof(t[nt]));
-        if (c == '*') {
-            if (nt == 0 || t[nt - 1].kind != R_STAR)
-                t[nt++].kind = R_STAR;
-        } else if (c == '?') {
-            t[nt++].kind = R_ANY;
-        } else if (c == '[') {
-            int j = i;
-
-            if (j < n && pat[j] == '!')
-                j++;
-            if (j < n && pat[j] == ']')
-                j++;
-            while (j < n && pat[j] != ']')
-                j++;
-            if (j >= n) {
-                t[nt].kind = R_LIT, t[nt++].cp = '[';
-            } else {
-                /* chunks of pat[i..j) split at range hyphens */
-                uint32_t ch[16][32];
-                int cl[16], nch = 0, k, a, b, hy = 0, ii = i, m, s_n = 0;
-                uint32_t s[64];
-                bool sep[64];
-
-                for (k = i; k < j; k++)
-                    hy |= pat[k] == '-';
-                if (!hy) {
-                    cl[0] = j - i;
-                    memcpy(ch[0], pat + i, sizeof(uint32_t) * (size_t)(j - i));
-                    nch = 1;
-                } else {
-                    k = pat[ii] == '!' ? ii + 2 : ii + 1;
-                    for (;;) {
-                        int f = -1;
-
-                        for (m = k; m < j; m++)
-                            if (pat[m] == '-') {
-                                f = m;
-                                break;
-                            }
-                        if (f < 0)
-                            break;
-                        cl[nch] = f - ii;
-                        memcpy(ch[nch++], pat + ii, sizeof(uint32_t) * (size_t)(f - ii));
-                        ii = f + 1;
-                        k = f + 3;
-                    }
-                    if (j - ii > 0) {
-                        cl[nch] = j - ii;
-                        memcpy(ch[nch++], pat + ii, sizeof(uint32_t) * (size_t)(j - ii));
-                    } else {
-                        ch[nch - 1][cl[nch - 1]++] = '-';
-                    }
-                    for (k = nch - 1; k > 0; k--) {
-                        if (ch[k - 1][cl[k - 1] - 1] > ch[k][0]) {
-                            cl[k - 1]--;
-                            for (a = 1; a < cl[k]; a++)
-                                ch[k - 1][cl[k - 1]++] = ch[k][a];
-                            for (a = k; a + 1 < nch; a++) {
-                                memcpy(ch[a], ch[a + 1], sizeof(ch[a]));
-                                cl[a] = cl[a + 1];
-                            }
-                            nch--;
-                        }
-                    }
-                }
-                /* flatten: s[] with sep[] marking "a range hyphen precedes" */
-                for (a = 0; a < nch; a++)
-                    for (b = 0; b < cl[a]; b++) {
-                        sep[s_n] = a > 0 && b == 0;
-                        s[s_n++] = ch[a][b];
-                    }
-                i = j + 1;
-                if (s_n == 0) {
-                    t[nt++].kind = R_NEVER;
-                } else if (s_n == 1 && s[0] == '!') {
-                    t[nt++].kind = R_ANY;
-                } else {
-                    int start = 0;
-
-                    t[nt].kind = R_SET;
-                    if (s[0] == '!')
-                        t[nt].neg = true, start = 1;
-                    for (a = start; a < s_n; a++) {
-                        if (a + 1 < s_n && sep[a + 1]) {
-                            t[nt].lo[t[nt].n] = s[a], t[nt].hi[t[nt].n++] = s[a + 1];
-                            a++;
-                        } else {
-                            t[nt].lo[t[nt].n] = s[a], t[nt].hi[t[nt].n++] = s[a];
-                        }
-                    }
-                    nt++;
-                }
-            }
-        } else {
-            t[nt].kind = R_LIT, t[nt++].cp = c;
-        }
-    }
-    return nt;
-}
-
-static int translate_s5(const uint32_t *pat, int n, struct rtok *t)
-{
-    int i = 0, nt = 0;
-
-    while (i < n) {
-        uint32_t c = pat[i++];
-
-        memset(&t[nt], 0, sizeof(t[nt]));
-        if (c == '*')
-            t[nt++].kind = R_STAR;
-        else if (c == '?')
-            t[nt++].kind = R_ANY;
-        else if (c == '\\' && i < n && (pat[i] == '*' || pat[i] == '?' || pat[i] == '\\'))
-            t[nt].kind = R_LIT, t[nt++].cp = pat[i++];
-        else
-            t[nt].kind = R_LIT, t[nt++].cp = c;
-    }
-    return nt;
-}
-
-static bool rtok_one(const struct rtok *t, uint32_t c)
-{
-    int k;
-    bool in = false;
-
-    switch (t->kind) {
-    case R_ANY: return true;
-    case R_LIT: return t->cp == c;
-    case R_NEVER: return false;
-    case R_SET:
-        for (k = 0; k < t->n; k++)
-            in |= t->lo[k] <= c && c <= t->hi[k];
-        return in != t->neg;
-    default: return false;
-    }
-}
-
-static bool dp_match(const struct rtok *t, int nt, const uint32_t *s, int n)
-{
-    bool dp[64][64];    /* dp[i][j]: t[i..] matches s[j..] */
-    int i, j;
-
-    for (i = nt; i >= 0; i--)
-        for (j = n; j >= 0; j--) {
-            if (i == nt)
-                dp[i][j] = j == n;
-            else if (t[i].kind == R_STAR)
-                dp[i][j] = dp[i + 1][j] || (j < n && dp[i][j + 1]);
-            else
-                dp[i][j] = j < n && rtok_one(&t[i], s[j]) && dp[i + 1][j + 1];
-        }
-    return dp[0][0];
-}
-
 static uint32_t rnd_state = 12345;
 
 static uint32_t rnd(void)
@@ -438,11 +221,12 @@ static void rnd_string(char *out, int max_atoms, bool pattern)
         strncat(out, atoms[rnd() % (unsigned)na], 8);
 }
 
+/* Random patterns over a hostile alphabet agree with the reference (test_plan_wild_ref.h). */
 TEST(wild_matchers_agree_with_reference)
 {
     char p[128], s[128];
-    uint32_t pc[128], sc[128];
-    struct rtok t[64];
+    uint32_t pc[WREF_MAX], sc[WREF_MAX];
+    struct rtok t[WREF_MAX];
     int it, np, ns, nt, bad = 0;
 
     for (it = 0; it < 200000 && bad < 5; it++) {
@@ -450,17 +234,17 @@ TEST(wild_matchers_agree_with_reference)
 
         rnd_string(p, 8, true);
         rnd_string(s, 10, false);
-        np = decode_all(p, pc);
-        ns = decode_all(s, sc);
-        nt = translate_fn(pc, np, t);
-        want = dp_match(t, nt, sc, ns);
+        np = wref_decode(p, strlen(p), pc);
+        ns = wref_decode(s, strlen(s), sc);
+        nt = wref_translate_fn(pc, np, t);
+        want = wref_match(t, nt, sc, ns);
         got = fm(p, s);
         if (want != got) {
             t_fail(__FILE__, __LINE__, "fnmatch(\"%s\", \"%s\") = %d, reference %d", s, p, got, want);
             bad++;
         }
-        nt = translate_s5(pc, np, t);
-        want = dp_match(t, nt, sc, ns);
+        nt = wref_translate_s5(pc, np, t);
+        want = wref_match(t, nt, sc, ns);
         got = wm(p, s);
         if (want != got) {
             t_fail(__FILE__, __LINE__, "wild_match(\"%s\", \"%s\") = %d, reference %d", p, s, got, want);
