@@ -263,6 +263,26 @@ enum s3c_err wild_prefix(const char *pattern, struct buf *out)
     return rc;
 }
 
+enum s3c_err wild_prefix_dir(const char *pattern, struct buf *out)
+{
+    size_t n = wild_prefix_len(pattern), i = 0, base = out->len, keep = out->len;
+    enum s3c_err rc = S3C_OK;
+    char c;
+
+    while (i < n && !rc) {
+        c = prefix_byte(pattern, &i);
+        rc = buf_addc(out, c);
+        if (c == '/')
+            keep = out->len;
+    }
+    if (rc)
+        keep = base;
+    out->len = keep;    /* drop what follows the last '/' */
+    if (out->data)
+        out->data[keep] = '\0';
+    return rc;
+}
+
 bool wild_match(const char *pattern, struct sv s)
 {
     struct subj subj;

@@ -35,7 +35,8 @@
 //   s3://b/dir/*.txt        "dir/"            "dir/*.txt"
 //   s3://b/dir/log-2?.gz    "dir/log-2"       "dir/log-2?.gz"
 //   s3://b/*                ""                "*"
-//   logs/2024-* (local)     walk "logs/", match "logs/" + rel against "logs/2024-*"
+//   logs/2024-* (local)     walk wild_prefix_dir() = "logs/", match "logs/" + rel
+//   *.txt (local)           walk ".", match rel against "*.txt"
 #ifndef S3C_PLAN_WILD_H
 #define S3C_PLAN_WILD_H
 
@@ -62,6 +63,14 @@ size_t wild_prefix_len(const char *pattern);
  * S3C_ENOMEM when 'out' is at its cap.
  */
 enum s3c_err wild_prefix(const char *pattern, struct buf *out);
+
+/*
+ * Append the literal prefix up to and including its last '/' ("" if it has
+ * none), escapes removed: for a local pattern, the directory to walk ("."
+ * when empty) and the text to put before each walked relative path to get
+ * the string to match. S3C_ENOMEM when 'out' is at its cap.
+ */
+enum s3c_err wild_prefix_dir(const char *pattern, struct buf *out);
 
 /*
  * True if 's' (all of it) matches 'pattern'. Runs in O(len(pattern) *

@@ -55,6 +55,31 @@ TEST(wild_has_and_prefix)
     check_prefix("plain/key", "plain/key");
 }
 
+static void check_prefix_dir(const char *pattern, const char *want)
+{
+    struct buf b = BUF_INIT(1024);
+
+    CHECK_INT(wild_prefix_dir(pattern, &b), S3C_OK);
+    CHECK_STR(buf_cstr(&b), want);
+    buf_release(&b);
+}
+
+TEST(wild_prefix_dir_for_local_walks)
+{
+    struct buf small = BUF_INIT(3);
+
+    check_prefix_dir("logs/2024-*", "logs/");
+    check_prefix_dir("/data/x/*.log", "/data/x/");
+    check_prefix_dir("*.txt", "");
+    check_prefix_dir("a?/b/*", "");
+    check_prefix_dir("a\\\\*b/c/*", "");     /* "a\\" then a star: no '/' before it */
+    check_prefix_dir("d\\*/e/f*", "d*/e/");   /* an escaped star is literal */
+    check_prefix_dir("no/wildcard", "no/");
+    CHECK_INT(wild_prefix_dir("abcd/*", &small), S3C_ENOMEM);
+    CHECK_STR(buf_cstr(&small), "");
+    buf_release(&small);
+}
+
 TEST(wild_match_semantics)
 {
     CHECK(wm("dir/*.txt", "dir/a.txt"));
