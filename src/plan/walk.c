@@ -73,6 +73,9 @@ static enum s3c_err entry_error(struct walk *w, struct walk_entry *out, struct s
 {
     static const struct walk_entry init = WALK_ENTRY_INIT;
 
+    /* A directory is named "dir/": its place in key order, before whatever follows its subtree. */
+    if (is_dir && w->rel.len && w->rel.data[w->rel.len - 1] != '/')
+        (void)buf_addc(&w->rel, '/');  /* at the cap: the bare name must do */
     *out = init;
     out->kind = WALK_ERROR;
     out->rel = buf_sv(&w->rel);
@@ -125,7 +128,7 @@ static int level_read(struct walk *w, int fd, struct walk_level *l)
 {
     struct buf block = BUF_INIT(w->o.dir_max_bytes);
     struct walk_name *v = NULL, *nv;
-    size_t n = 0, cap = 0, i, off;
+    size_t n = 0, cap = 0, i, off, len;
     struct dirent *d;
     struct stat st;
     int err = 0, dfd;
@@ -157,6 +160,8 @@ static int level_read(struct walk *w, int fd, struct walk_level *l)
             continue;
         is_dir = d->d_type == DT_DIR;
         skip = false;
+        if (d->d_type == DT_LNK && !w->o.follow_symlinks)
+            continue;   /* --no-follow-symlinks: skipped silently */
         if (d->d_type == DT_UNKNOWN || d->d_type == DT_LNK) {
             if (fstatat(dfd, d->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
                 if (S_ISLNK(st.st_mode)) {
@@ -170,21 +175,28 @@ static int level_read(struct walk *w, int fd, struct walk_level *l)
         }
         if (skip)
             continue;
+        len = strlen(d->d_name);
+        /* The cap counts names and index together. */
+        if (block.len + len + 1 + (n + 1) * sizeof(*v) > w->o.dir_max_bytes) {
+            err = ENOMEM;
+            break;
+        }
         if (n == cap) {
             cap = cap ? 2 * cap : 64;
-            if (cap * sizeof(*v) > w->o.dir_max_bytes || !(nv = realloc(v, cap * sizeof(*v)))) {
+            nv = realloc(v, cap * sizeof(*v));
+            if (!nv) {
                 err = ENOMEM;
                 break;
             }
             v = nv;
         }
         off = block.len;
-        if (buf_add(&block, d->d_name, strlen(d->d_name) + 1) != S3C_OK) {
+        if (buf_add(&block, d->d_name, len + 1) != S3C_OK) {
             err = ENOMEM;
             break;
         }
         v[n].name = (const char *)(uintptr_t)off;   /* an offset until the block stops moving */
-        v[n].len = strlen(d->d_name);
+        v[n].len = len;
         v[n].type = is_dir ? NAME_DIR : NAME_OTHER;
         n++;
     }

@@ -30,9 +30,11 @@
  * What cannot be read comes as WALK_ERROR and the walk goes on: the caller
  * reports it and carries on with the job.
  *
- * A WALK_ERROR whose mode is a directory (S_ISDIR) means that subtree was not
- * listed: a sync must not treat its files as deleted (--delete must skip
- * every key under rel + "/").
+ * A WALK_ERROR for a directory has mode S_IFDIR and rel "dir/" (with the
+ * '/', which is its place in key order): that subtree was not listed, so a
+ * sync must not treat its files as deleted (--delete must skip every key
+ * starting with rel). Every entry, errors included, comes in strictly
+ * increasing byte order of rel.
  *
  * Not thread-safe: one walk, one thread at a time.
  */
@@ -66,8 +68,9 @@ enum walk_kind {
 
 struct walk_entry {
     enum walk_kind kind;
-    struct sv rel;          /* path under the root, '/'-separated, NUL-terminated;
-                               valid until the next walk_next() or walk_close() */
+    struct sv rel;          /* path under the root, '/'-separated, NUL-terminated
+                               ("dir/" for a directory's WALK_ERROR); valid until
+                               the next walk_next() or walk_close() */
     uint64_t size_bytes;    /* WALK_FILE: st_size */
     int64_t mtime_sec;      /* WALK_FILE: modification time */
     long mtime_nsec;

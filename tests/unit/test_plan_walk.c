@@ -81,6 +81,8 @@ static void walk_all(const char *root, const struct walk_opts *o, char *out, siz
     size_t used = 0;
     int guard = 0;
     enum s3c_err rc;
+    char prev[4096] = "";
+    bool first = true;
 
     out[0] = '\0';
     if (!w) {
@@ -89,6 +91,13 @@ static void walk_all(const char *root, const struct walk_opts *o, char *out, siz
     }
     while (guard++ < 10000) {
         rc = walk_next(w, &ent, &e);
+        if (ent.kind != WALK_END) {
+            /* Every entry, errors included, comes in strictly increasing byte order. */
+            if (!first && strcmp(prev, ent.rel.p) >= 0)
+                t_fail(__FILE__, __LINE__, "\"%s\" after \"%s\"", ent.rel.p, prev);
+            snprintf(prev, sizeof(prev), "%s", ent.rel.p);
+            first = false;
+        }
         if (rc) {
             CHECK_INT(ent.kind, WALK_ERROR);
             used += (size_t)snprintf(out + used, size - used, "E:%s:%d%s\n", ent.rel.p, ent.sys_errno,
@@ -245,6 +254,8 @@ TEST(walk_symlinks_followed_skipped_and_looping)
     make_tmp(dir, sizeof(dir));
     mk(dir, "d/f");
     mk(dir, "d/sub/g");
+    mk(dir, "d/sub/up-x");              /* "up-x" < "up/" < "up0" */
+    mk(dir, "d/sub/up0");
     ln(dir, "..", "d/sub/up");          /* loop: up -> d, an ancestor */
     ln(dir, "d", "link-to-d");          /* a link to a directory: walked when following */
     ln(dir, "d/f", "link-to-f");        /* a link to a file */
@@ -254,16 +265,22 @@ TEST(walk_symlinks_followed_skipped_and_looping)
        a path, but is the same directory as link-to-d: a loop all the same. */
     CHECK_STR(got, "d/f\n"
                    "d/sub/g\n"
-                   "E:d/sub/up:40/\n"
+                   "d/sub/up-x\n"
+                   "E:d/sub/up/:40/\n"
+                   "d/sub/up0\n"
                    "E:dangling:2\n"       /* "d/" < "da": '/' is 0x2F */
                    "link-to-d/f\n"
                    "link-to-d/sub/g\n"
-                   "E:link-to-d/sub/up:40/\n"
+                   "link-to-d/sub/up-x\n"
+                   "E:link-to-d/sub/up/:40/\n"
+                   "link-to-d/sub/up0\n"
                    "link-to-f\n");
     nofollow.follow_symlinks = false;
     walk_all(dir, &nofollow, got, sizeof(got));
     CHECK_STR(got, "d/f\n"
-                   "d/sub/g\n");
+                   "d/sub/g\n"
+                   "d/sub/up-x\n"
+                   "d/sub/up0\n");
     rm_tree(dir);
 }
 
@@ -327,10 +344,10 @@ TEST(walk_unreadable_entries_do_not_stop_the_walk)
         waitpid(pid, &status, 0);
         if (WIFEXITED(status) && WEXITSTATUS(status) == 77) {
             printf("note: walk_unreadable_entries_do_not_stop_the_walk skipped (root, and uid 65534 cannot be used here)\n");
-            snprintf(got, sizeof(got), "a\nE:locked:13/\nE:m/noread:13\nz\n");
+            snprintf(got, sizeof(got), "a\nE:locked/:13/\nE:m/noread:13\nz\n");
         }
     }
-    CHECK_STR(got, "a\nE:locked:13/\nE:m/noread:13\nz\n");
+    CHECK_STR(got, "a\nE:locked/:13/\nE:m/noread:13\nz\n");
     snprintf(path, sizeof(path), "%s/locked", dir);
     chmod(path, 0755);
     rm_tree(dir);
@@ -351,7 +368,7 @@ TEST(walk_directory_over_the_cap_is_an_error_entry)
     mk(dir, "small/x");
     o.dir_max_bytes = 4096;     /* the root and "small" fit; "big" does not */
     walk_all(dir, &o, got, sizeof(got));
-    CHECK_STR(got, "a\nE:big:12/\nsmall/x\n");
+    CHECK_STR(got, "a\nE:big/:12/\nsmall/x\n");
     rm_tree(dir);
 }
 
