@@ -393,6 +393,11 @@ enum s3c_err walk_next(struct walk *w, struct walk_entry *out, struct s3c_error 
     return S3C_OK;  /* WALK_END */
 }
 
+bool walk_root_is_dir(const struct walk *w)
+{
+    return !w->single;
+}
+
 void walk_close(struct walk *w)
 {
     if (!w)

@@ -104,6 +104,12 @@ struct walk *walk_open(const char *root, const struct walk_opts *o, struct s3c_e
  */
 enum s3c_err walk_next(struct walk *w, struct walk_entry *out, struct s3c_error *e);
 
+/*
+ * True if the root is a directory (then rel paths are relative to it);
+ * false if it is a single file (or special file), named by its base name.
+ */
+bool walk_root_is_dir(const struct walk *w);
+
 /* Close every directory and free the walk. NULL is a no-op. */
 void walk_close(struct walk *w);
 

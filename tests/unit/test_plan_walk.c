@@ -211,8 +211,11 @@ TEST(walk_entry_fields)
     mk(dir, "sub/twelve.bytes");        /* 16 bytes: the name */
     snprintf(path, sizeof(path), "%s/sub/twelve.bytes", dir);
     stat(path, &st);
+    w = walk_open(path, NULL, &e);
+    CHECK(w != NULL && !walk_root_is_dir(w));
+    walk_close(w);
     w = walk_open(dir, NULL, &e);
-    CHECK(w != NULL);
+    CHECK(w != NULL && walk_root_is_dir(w));
     CHECK_INT(walk_next(w, &ent, &e), S3C_OK);
     CHECK_INT(ent.kind, WALK_FILE);
     CHECK_STR(ent.rel.p, "sub/twelve.bytes");
