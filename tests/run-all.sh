@@ -41,8 +41,26 @@ SERVER_DIRS=()          # dirs of servers to stop with scripts/server-stop.sh
 EMU_PID=""              # the s3emu process, if started
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/s3c-run-all.XXXXXX")
 
+CHILD=""                # the running step: its PID is also its process group
+
+# run_step CMD ARGS...: run CMD in a process group of its own and wait for it.
+# Waiting with the `wait` builtin lets a signal interrupt us at once; the trap
+# then stops the whole step (its group) and the servers.
+run_step() {
+    setsid -w "$@" &
+    CHILD=$!
+    wait "$CHILD"
+    local rc=$?
+    CHILD=""
+    return $rc
+}
+
 cleanup() {
     local d
+    if [ -n "$CHILD" ]; then
+        kill -TERM -- "-$CHILD" 2>/dev/null
+        wait "$CHILD" 2>/dev/null
+    fi
     for d in "${SERVER_DIRS[@]+"${SERVER_DIRS[@]}"}"; do
         scripts/server-stop.sh "$d" || echo "run-all: could not stop the server in $d" >&2
     done
@@ -57,8 +75,8 @@ cleanup() {
     fi
 }
 trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM HUP
+trap 'echo "run-all: interrupted" >&2; exit 130' INT
+trap 'echo "run-all: terminated" >&2; exit 143' TERM HUP
 
 step() { printf '\n== %s  [%d s]\n' "$*" $((SECONDS - T_START)); }
 
@@ -88,8 +106,9 @@ finish() {
 run_unit() {
     local name=$1 bin=$2 out line rc
     out=$WORK/$name.log
-    "$bin" 2>&1 | tee "$out"
-    rc=${PIPESTATUS[0]}
+    run_step "$bin" > "$out" 2>&1
+    rc=$?
+    cat "$out"
     line=$(grep -E '^unit: [0-9]+ passed, [0-9]+ failed' "$out" | tail -n 1)
     if [ -z "$line" ]; then
         record "$name" 0 1 "no summary line, exit $rc"
@@ -126,14 +145,9 @@ run_e2e() {
     local bin=$ROOT/build/s3c
     [ "$S3C_E2E_SAN" = 1 ] && bin=$ROOT/build-san/s3c
     rm -f "$res"
-    # shellcheck disable=SC2086
-    (
-        set -a
-        # shellcheck disable=SC1090
-        . "$env"
-        set +a
-        S3C=$bin E2E_RESULT_FILE=$res tests/e2e/run.sh $E2E_FILTER
-    )
+    # shellcheck disable=SC2016,SC2086
+    run_step env S3C="$bin" E2E_RESULT_FILE="$res" bash -c \
+        'set -a; . "$1"; set +a; shift; exec tests/e2e/run.sh "$@"' _ "$env" $E2E_FILTER
     if [ -s "$res" ]; then
         read -r p f s < "$res"
         record "e2e($store)" "$p" "$f" "$( [ "$s" -gt 0 ] && echo "$s skipped")"
@@ -147,7 +161,7 @@ echo "s3c run-all: $(date -u '+%Y-%m-%d %H:%M:%S') UTC, $(nproc) cores, CI=${CI:
 # ------------------------------------------------------------------ deps --
 if [ "$S3C_SKIP_DEPS" != 1 ]; then
     step "dependencies"
-    if ! scripts/deps.sh; then
+    if ! run_step scripts/deps.sh; then
         record deps 0 1 "scripts/deps.sh failed"
         finish
     fi
@@ -155,7 +169,7 @@ fi
 
 # ----------------------------------------------------------------- build --
 step "build: make -j$JOBS"
-if ! make -j"$JOBS"; then
+if ! run_step make -j"$JOBS"; then
     record build 0 1 "make failed"
     finish
 fi
@@ -166,7 +180,7 @@ run_unit unit build/unit-tests
 
 if [ "$S3C_SAN" = 1 ]; then
     step "ASan+UBSan build: make SAN=1 -j$JOBS"
-    if make SAN=1 -j"$JOBS"; then
+    if run_step make SAN=1 -j"$JOBS"; then
         step "unit tests under ASan+UBSan"
         ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=0:detect_leaks=1} \
         UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1} \
@@ -185,7 +199,7 @@ if [ "$S3C_CEPH" = 1 ]; then
         port=$(free_port) || break
         SERVER_DIRS+=("$ceph_dir")
         t0=$SECONDS
-        if timeout 600 scripts/ceph-rgw-start.sh "$ceph_dir" "$port"; then
+        if run_step scripts/ceph-rgw-start.sh "$ceph_dir" "$port"; then
             echo "ceph: up on port $port in $((SECONDS - t0)) s"
             ceph_ok=1
             break

@@ -43,8 +43,9 @@
 
 # ------------------------------------------------------------ commands --
 
-# s3c ARGS...: the binary under test, with a time limit.
-s3c() { timeout -k 5 "$E2E_CMD_TIMEOUT" "$S3C" "$@"; }
+# s3c ARGS...: the binary under test, with a time limit. (--foreground keeps
+# it in our process group, so stopping the group stops it too.)
+s3c() { timeout --foreground -k 5 "$E2E_CMD_TIMEOUT" "$S3C" "$@"; }
 
 # awsx ARGS...: the AWS CLI v2 against the test store, with the store's keys,
 # whatever the test did to its own environment or ~/.aws. (The Debian
@@ -59,7 +60,7 @@ awsx() {
         export AWS_SECRET_ACCESS_KEY=$S3C_TEST_SECRET_KEY
         export AWS_DEFAULT_REGION=$S3C_TEST_REGION
         export AWS_EC2_METADATA_DISABLED=true AWS_PAGER=
-        exec timeout -k 5 "$E2E_CMD_TIMEOUT" "$AWS_CLI" --endpoint-url "$S3C_TEST_ENDPOINT" "$@"
+        exec timeout --foreground -k 5 "$E2E_CMD_TIMEOUT" "$AWS_CLI" --endpoint-url "$S3C_TEST_ENDPOINT" "$@"
     )
 }
 

@@ -31,6 +31,8 @@ done
 
 E2E_TMP=$(mktemp -d "${TMPDIR:-/tmp}/s3c-e2e.XXXXXX")
 trap '[ "$E2E_KEEP" = 1 ] || rm -rf "$E2E_TMP"' EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM HUP
 mkdir -p "$E2E_TMP/.awsx"
 printf '[default]\ncli_pager =\n' > "$E2E_TMP/.awsx/config"
 : > "$E2E_TMP/.awsx/credentials"
