@@ -13,6 +13,9 @@
 #include "cli/args.h"
 #include "cli/output.h"
 #include "fs/path.h"
+#include "plan/filter.h"
+#include "plan/walk.h"
+#include "plan/wild.h"
 #include "s3/uri.h"
 #include "s3/xml.h"
 #include "xfer/xfer.h"
@@ -58,6 +61,12 @@ struct transfer {
     char *token;
     bool list_started, list_done;
     char *prefix;                   /* listing prefix (ends with '/' or is "") */
+    const char *pattern;            /* wildcard source: keys/paths must match it */
+    struct walk *walk;              /* local source tree */
+    char *walk_root;                /* the directory walked */
+    char *walk_match;               /* text before each rel to match 'pattern' ("dir/") */
+    struct filter filter;           /* --exclude / --include */
+    char *filter_root;
     /* mv: sources to delete, batched. */
     struct s3_delete_object *del;
     char **del_keys;
@@ -325,6 +334,7 @@ static int next_from_list(struct transfer *t, struct xfer_obj **out)
     while (list_more(t)) {
         const struct s3_object *so = &t->page.objects[t->page_i++];
         const char *rel = so->key + strlen(t->prefix);
+        struct sv relv;
         struct buf dst = BUF_INIT(65536), shown_src = BUF_INIT(65536), shown_dst = BUF_INIT(65536);
         struct s3c_error e = S3C_ERROR_INIT;
         struct xfer_obj *o = NULL;
@@ -332,6 +342,14 @@ static int next_from_list(struct transfer *t, struct xfer_obj **out)
 
         /* "dir/" placeholder objects have no file to become. */
         if (t->op == XFER_DOWNLOAD && kl && so->key[kl - 1] == '/')
+            continue;
+        if (t->pattern) {
+            if (!wild_match(t->pattern, (struct sv){ so->key, kl }))
+                continue;
+            relv = wild_relative(t->pattern, (struct sv){ so->key, kl });
+            rel = relv.p;
+        }
+        if (!filter_empty(&t->filter) && !filter_accept(&t->filter, t->filter_root, sv_from(rel)))
             continue;
         buf_addf(&shown_src, "s3://%s/%s", t->su.bucket, so->key);
         if (dst_for(t, rel, &dst, &shown_dst, &e)) {
@@ -659,6 +677,7 @@ enum s3c_err transfer_main(struct cli_ctx *c, const char *verb, int argc, char *
     t->c = c;
     t->verb = verb;
     t->page = (struct s3_list_objects)S3_LIST_OBJECTS_INIT;
+    t->filter = (struct filter)FILTER_INIT;
     memset(&xo, 0, sizeof(xo));
     rc = args_parse(verb, specs, argc, argv, pos, 2, &n_pos, &e);
     if (!rc)
@@ -708,7 +727,40 @@ enum s3c_err transfer_main(struct cli_ctx *c, const char *verb, int argc, char *
     xo.done = on_done;
     xo.done_ctx = t;
 
-    if (t->recursive && t->src_s3) {
+    if (t->filters.n) {
+        struct buf root = BUF_INIT(65536);
+        rc = filter_add_list(&t->filter, t->filters.flag, t->filters.v, (size_t)t->filters.n, &e);
+        if (!rc)
+            rc = filter_root(t->src_arg, t->recursive, &root, &e);
+        t->filter_root = strdup(buf_cstr(&root));
+        buf_release(&root);
+        if (rc) {
+            out_usage_error(&e);
+            goto out;
+        }
+    }
+    if (!t->raw && wild_has(t->src_s3 ? t->su.key : t->src_arg)) {
+        /* A wildcard source: every matching key or file, names relative to the literal prefix. */
+        struct buf pre = BUF_INIT(65536);
+        t->pattern = t->src_s3 ? t->su.key : t->src_arg;
+        if (t->src_s3) {
+            t->kind = SRC_LIST;
+            wild_prefix(t->pattern, &pre);
+            t->prefix = strdup(buf_cstr(&pre));
+            buf_release(&pre);
+            if (!t->prefix) {
+                rc = S3C_ENOMEM;
+                goto out;
+            }
+        } else {
+            t->kind = SRC_WALK;
+            rc = transfer_walk_open(t, &e);
+            if (rc) {
+                out_error(op, &e);
+                goto out;
+            }
+        }
+    } else if (t->recursive && t->src_s3) {
         size_t kl = strlen(t->su.key);
         t->kind = SRC_LIST;
         t->prefix = str_printf("%s%s", t->su.key, kl && t->su.key[kl - 1] != '/' ? "/" : "");
@@ -752,6 +804,14 @@ enum s3c_err transfer_main(struct cli_ctx *c, const char *verb, int argc, char *
             t->n_failed++;
         }
         flush_deletes(t);
+        if (out_opts()->debug) {
+            char line[512];
+            snprintf(line, sizeof(line), "xfer: %" PRIu64 " ok, %" PRIu64 " failed, %" PRIu64 " bytes, %" PRIu64
+                     " requests, %" PRIu64 " retries, peak concurrency %d, %.2f s",
+                     stats.objects_ok, stats.objects_failed, stats.bytes, stats.requests, stats.retries,
+                     stats.peak_concurrency, stats.seconds);
+            out_debug(NULL, line);
+        }
     }
     rc = t->n_failed ? (t->first_error ? t->first_error : S3C_EHTTP) : S3C_OK;
 out:
@@ -760,6 +820,8 @@ out:
         xfer_obj_free(t->one);
     }
     transfer_walk_close(t);
+    filter_release(&t->filter);
+    free(t->filter_root);
     s3_list_objects_release(&t->page);
     free(t->token);
     free(t->prefix);
@@ -775,17 +837,99 @@ out:
 
 static enum s3c_err transfer_walk_open(struct transfer *t, struct s3c_error *e)
 {
-    return s3c_fail(e, S3C_EUSAGE, "%s: --recursive uploads are not wired yet", t->verb);
+    struct walk_opts wo = WALK_OPTS_INIT;
+    struct buf dir = BUF_INIT(65536);
+
+    wo.follow_symlinks = !t->no_follow_symlinks;
+    if (t->pattern) {
+        if (wild_prefix_dir(t->pattern, &dir))
+            return s3c_fail(e, S3C_ENOMEM, "path too long");
+        t->walk_match = strdup(buf_cstr(&dir));
+        t->walk_root = strdup(dir.len ? buf_cstr(&dir) : ".");
+    } else {
+        t->walk_match = strdup("");
+        t->walk_root = strdup(t->src_arg);
+    }
+    buf_release(&dir);
+    if (!t->walk_match || !t->walk_root)
+        return s3c_fail(e, S3C_ENOMEM, "out of memory");
+    t->walk = walk_open(t->walk_root, &wo, e);
+    if (!t->walk)
+        return e->code ? e->code : S3C_EIO;
+    if (!t->pattern && !walk_root_is_dir(t->walk))
+        return s3c_fail(e, S3C_EUSAGE, "%s: %s is not a directory (drop --recursive for one file)", t->verb, t->src_arg);
+    return S3C_OK;
 }
 
 static int transfer_walk_next(struct transfer *t, struct xfer_obj **out)
 {
-    (void)t;
-    (void)out;
-    return 0;
+    for (;;) {
+        struct walk_entry we;
+        struct s3c_error e = S3C_ERROR_INIT;
+        struct buf path = BUF_INIT(65536), match = BUF_INIT(65536);
+        struct buf dst = BUF_INIT(65536), shown_dst = BUF_INIT(65536);
+        struct xfer_obj *o = NULL;
+        struct sv rel;
+        enum s3c_err rc = walk_next(t->walk, &we, &e);
+
+        if (rc) {
+            /* One entry failed (unreadable, loop...): report it, go on with the rest. */
+            char shown[65536];
+            snprintf(shown, sizeof(shown), "%s/%.*s", t->walk_root, (int)we.rel.n, we.rel.p);
+            skip_with_error(t, shown, t->dst_arg, &e);
+            continue;
+        }
+        if (we.kind == WALK_END)
+            return 0;
+        if (we.kind == WALK_SPECIAL) {
+            out_warn("skipping %s/%.*s: not a regular file", t->walk_root, (int)we.rel.n, we.rel.p);
+            continue;
+        }
+        rel = we.rel;
+        if (t->pattern) {
+            buf_adds(&match, t->walk_match);
+            buf_addsv(&match, we.rel);
+            if (!wild_match(t->pattern, buf_sv(&match))) {
+                buf_release(&match);
+                continue;
+            }
+            rel = wild_relative(t->pattern, buf_sv(&match));
+        }
+        if (!filter_empty(&t->filter) && !filter_accept(&t->filter, t->filter_root, rel)) {
+            buf_release(&match);
+            continue;
+        }
+        buf_adds(&path, t->walk_root);
+        if (path.len && path.data[path.len - 1] != '/')
+            buf_addc(&path, '/');
+        buf_addsv(&path, we.rel);
+        {
+            char *relz = sv_dup(rel);
+            if (!relz || dst_for(t, relz, &dst, &shown_dst, &e))
+                skip_with_error(t, buf_cstr(&path), t->dst_arg, &e);
+            else
+                o = obj_make(t, buf_cstr(&path), buf_cstr(&dst), buf_cstr(&path), buf_cstr(&shown_dst));
+            free(relz);
+        }
+        buf_release(&path);
+        buf_release(&match);
+        buf_release(&dst);
+        buf_release(&shown_dst);
+        if (!o)
+            continue;
+        o->size = we.size_bytes;
+        o->size_known = true;
+        o->mtime = we.mtime_sec;
+        ((struct shown *)o->user)->size = we.size_bytes;
+        *out = o;
+        return 1;
+    }
 }
 
 static void transfer_walk_close(struct transfer *t)
 {
-    (void)t;
+    walk_close(t->walk);
+    t->walk = NULL;
+    free(t->walk_root);
+    free(t->walk_match);
 }
