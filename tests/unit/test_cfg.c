@@ -590,3 +590,19 @@ TEST(cfg_rates_like_the_aws_cli)
         if (cfg_parse_rate(sv_from(bad[i]), &v))
             t_fail(__FILE__, __LINE__, "rate \"%s\" was accepted", bad[i]);
 }
+
+TEST(cfg_message_shows_the_default_path_as_written)
+{
+    struct s3c_config c = S3C_CONFIG_INIT;
+    struct s3c_error e = S3C_ERROR_INIT;
+    struct cfg_flags f = CFG_FLAGS_INIT;
+    struct env env = { { NULL }, { "" }, 0 };
+
+    env_add(&env, "HOME", t_fixture("cfg/home-bad"));
+    f.profile = "dev";
+    CHECK_INT(load(&c, &f, &env, &e), S3C_ECONFIG);
+    CHECK_STR(e.msg,
+              "config file ~/.aws/config, profile \"dev\": s3.multipart_chunksize: \"8XB\" is not "
+              "a size");
+    cfg_release(&c);
+}
