@@ -34,11 +34,15 @@ static struct sv strip(struct sv s)
     return s;
 }
 
-/* A value under construction: its lines and where each came from. */
+/* A value under construction. */
 struct value_lines {
-    struct buf text;        /* lines joined with '\n' */
-    bool open;              /* an entry is accepting continuation lines */
+    struct buf text;            /* lines joined with '\n' */
+    bool open;                  /* an entry is accepting continuation lines */
+    bool in_defaults;           /* the entry is in the DEFAULT section */
+    unsigned bad_nested_line;   /* first DEFAULT key with a broken sub-section */
 };
+
+#define BAD_NESTED "a line of this sub-section has no '=' (want \"key = value\")"
 
 static enum s3c_err parse_error(struct s3c_error *e, const char *label, unsigned line,
                                 const char *why)
@@ -147,9 +151,19 @@ static enum s3c_err finish_value(struct ini_entry *en, struct value_lines *v, co
         if (!line.n)
             continue;
         eq = memchr(line.p, '=', line.n);
-        if (!eq)
-            return parse_error(e, label, en->line,
-                               "a line of this sub-section has no '=' (want \"key = value\")");
+        if (!eq) {
+            /*
+             * botocore parses sub-sections only when it reads a section's
+             * options, and DEFAULT's only through another section: keep
+             * the error for the end of the file (see ini_parse()).
+             */
+            en->nested = false;
+            en->n_sub = 0;
+            v->bad_nested_line = v->bad_nested_line ? v->bad_nested_line : en->line;
+            if (!v->in_defaults)
+                return parse_error(e, label, en->line, BAD_NESTED);
+            return S3C_OK;
+        }
         if (en->n_sub == cap) {
             struct ini_pair *p;
             cap = cap ? 2 * cap : 8;
@@ -174,7 +188,7 @@ static enum s3c_err finish_value(struct ini_entry *en, struct value_lines *v, co
 
 enum s3c_err ini_parse(struct ini *ini, struct sv text, const char *label, struct s3c_error *e)
 {
-    struct value_lines v = { BUF_INIT(INI_MAX_BYTES), false };
+    struct value_lines v = { BUF_INIT(INI_MAX_BYTES), false, false, 0 };
     struct ini_section *cur = NULL;
     struct ini_entry *en = NULL;
     size_t indent_level = 0;
@@ -267,6 +281,7 @@ enum s3c_err ini_parse(struct ini *ini, struct sv text, const char *label, struc
                         goto out;
                     }
                 }
+                v.in_defaults = sv_eqs(name, "DEFAULT");
                 continue;
             }
         }
@@ -320,8 +335,11 @@ enum s3c_err ini_parse(struct ini *ini, struct sv text, const char *label, struc
             v.open = true;
         }
     }
-    if (en && v.open)
-        rc = finish_value(en, &v, label, e);
+    if (en && v.open && (rc = finish_value(en, &v, label, e)))
+        goto out;
+    /* A broken DEFAULT sub-section matters once some section inherits it. */
+    if (v.bad_nested_line && ini->n_sections > 1)
+        rc = parse_error(e, label, v.bad_nested_line, BAD_NESTED);
 out:
     /* Set last: growing the section array moves the sections. */
     ini->defaults = section_by_name(ini, SV("DEFAULT"));

@@ -194,14 +194,14 @@ static enum s3c_err path_style(struct sv base, const char *bucket, const char *k
     return S3C_OK;
 }
 
-/* path = base without its trailing '/' + '/' + encoded key */
+/* path = base without its trailing '/' + '/' + encoded key; no key: the base or "/" */
 static enum s3c_err virtual_style(struct sv base, const char *key, struct buf *path)
 {
+    if (!key || !*key)
+        return buf_addsv(path, base.n ? base : SV("/"));
     while (base.n && base.p[base.n - 1] == '/')
         base.n--;
-    if (buf_addsv(path, base) || buf_addc(path, '/'))
-        return S3C_ENOMEM;
-    if (key && *key && s3_uri_encode(sv_from(key), true, path))
+    if (buf_addsv(path, base) || buf_addc(path, '/') || s3_uri_encode(sv_from(key), true, path))
         return S3C_ENOMEM;
     return S3C_OK;
 }
@@ -215,12 +215,11 @@ static enum s3c_err resolve_custom(const struct s3c_config *cfg, const char *buc
 
     if ((rc = s3_url_parse(cfg->endpoint_url, &u, e)))
         return rc;
+    if (cfg->s3.use_accelerate_endpoint.value)
+        return s3c_fail(e, S3C_ECONFIG, "A custom endpoint cannot be combined with S3 Accelerate");
     out->tls = u.tls;
     if (bucket) {
-        /* botocore: accelerate turns path style off; otherwise only "virtual" does. */
-        force_path = cfg->s3.use_accelerate_endpoint.value
-                         ? false
-                         : cfg->s3.addressing_style != CFG_ADDRESSING_VIRTUAL;
+        force_path = cfg->s3.addressing_style != CFG_ADDRESSING_VIRTUAL;
         virt = !force_path && !u.host_is_ip &&
                (s3_bucket_is_virtual_hostable(bucket, false) ||
                 (!u.tls && s3_bucket_is_virtual_hostable(bucket, true)));
@@ -296,7 +295,8 @@ enum s3c_err s3_endpoint_resolve(const struct s3c_config *cfg, const char *bucke
     rc = cfg->endpoint_url ? resolve_custom(cfg, bucket, key, out, e)
                            : resolve_aws(cfg, bucket, key, out, e);
     if (!rc && (buf_adds(&out->url, out->tls ? "https://" : "http://") ||
-                buf_addsv(&out->url, buf_sv(&out->host)) || buf_addsv(&out->url, buf_sv(&out->path))))
+                buf_addsv(&out->url, buf_sv(&out->host)) ||
+                buf_addsv(&out->url, buf_sv(&out->path))))
         rc = S3C_ENOMEM;
     if (rc == S3C_ENOMEM)
         s3c_fail(e, rc, "request URL longer than %d bytes", S3_URL_MAX_BYTES);

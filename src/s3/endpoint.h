@@ -16,9 +16,14 @@
  *                     that cannot be virtual-hosted is an error
  *   custom endpoint_url (http:// or https://, any port, optional base path)
  *     path style under auto (as the CLI does): SCHEME://HOST[:PORT]/BASE/BUCKET/KEY;
- *     addressing_style = virtual (or accelerate) puts a DNS-compatible bucket
- *     in the host, except for IP-address hosts. Dual-stack does not apply.
+ *     addressing_style = virtual puts a DNS-compatible bucket in the host
+ *     (dotted names only over http), never in front of an IP address
+ *     (botocore would for dotted names; that host cannot resolve).
+ *     Dual-stack does not apply; accelerate is an error, as in botocore.
  *   no bucket (ListBuckets): the service root, path "/" (or the base path).
+ *
+ * Default ports (:80 for http, :443 for https) are dropped from the URL and
+ * the Host header alike: curl leaves them out of Host and SigV4 signs Host.
  *
  * Keys are percent-encoded except unreserved characters and '/', so keys
  * with spaces, unicode, '+', '%', '#' or '?' round-trip. The path is sent
@@ -56,15 +61,19 @@ struct s3_target {
  * itself) and 'key' (raw, unencoded; NULL or "" for the bucket itself).
  * 'out' (S3_TARGET_INIT or reused) is overwritten. Fails with S3C_ECONFIG
  * for a bad endpoint_url or an impossible combination (accelerate with a
- * bucket that cannot be virtual-hosted), S3C_EUSAGE for a bucket name that
- * cannot be sent at all (contains '/'), S3C_ENOMEM past the caps.
+ * custom endpoint, or with a bucket that cannot be virtual-hosted),
+ * S3C_EUSAGE for a bucket name that cannot be sent at all (contains '/'),
+ * S3C_ENOMEM past the caps.
  */
 enum s3c_err s3_endpoint_resolve(const struct s3c_config *cfg, const char *bucket,
                                  const char *key, struct s3_target *out, struct s3c_error *e);
 
 void s3_target_release(struct s3_target *t);
 
-/* Append 'in' percent-encoded (upper-case hex), keeping A-Z a-z 0-9 - _ . ~ and, if keep_slash, '/'. */
+/*
+ * Append 'in' percent-encoded (upper-case hex), keeping A-Z a-z 0-9 - _ . ~
+ * and, if keep_slash, '/'.
+ */
 enum s3c_err s3_uri_encode(struct sv in, bool keep_slash, struct buf *out);
 
 /*

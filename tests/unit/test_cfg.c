@@ -488,14 +488,17 @@ TEST(cfg_bad_values_name_file_profile_and_key)
     expect_bad("cfg/bad-values", "default", "max_attempts: \"lots\" is not a positive integer");
     expect_bad("cfg/bad-values", "style",
                "s3.addressing_style: \"sideways\" is not auto, path or virtual");
-    expect_bad("cfg/bad-values", "bool", "s3.use_accelerate_endpoint: \"maybe\" is not true or false");
+    expect_bad("cfg/bad-values", "bool",
+               "s3.use_accelerate_endpoint: \"maybe\" is not true or false");
     expect_bad("cfg/bad-values", "rate",
                "s3.max_bandwidth: \"50MB\" is not a rate (bytes per second, e.g. 50MB/s)");
-    expect_bad("cfg/bad-values", "zero", "s3.max_concurrent_requests: \"0\" must be greater than zero");
+    expect_bad("cfg/bad-values", "zero",
+               "s3.max_concurrent_requests: \"0\" must be greater than zero");
     expect_bad("cfg/bad-values", "retry",
                "retry_mode: \"sometimes\" is not a retry mode (standard, legacy or adaptive)");
     expect_bad("cfg/bad-values", "region", "region: \"not a region\" is not a valid region name");
-    expect_bad("cfg/bad-values", "ep", "endpoint_url: \"ftp://example\" is not an http:// or https:// URL");
+    expect_bad("cfg/bad-values", "ep",
+               "endpoint_url: \"ftp://example\" is not an http:// or https:// URL");
     expect_bad("cfg/bad-values", "flat-s3",
                "s3: \"path\" is not a sub-section (write \"s3 =\" and then indented \"key = "
                "value\" lines)");
@@ -549,7 +552,8 @@ TEST(cfg_sizes_are_powers_of_two)
         { "1GB", 1ull << 30 },     { "1024KB", 1ull << 20 }, { "1TiB", 1ull << 40 },
         { "123", 123 },            { " 8 MB ", 8ull << 20 }, { "2kib", 2048 },
     };
-    static const char *bad[] = { "8XB", "1.5MB", "", "MB", "-1", "8B", "8 M", "99999999999TB", "0x10" };
+    static const char *bad[] = { "8XB", "1.5MB", "", "MB",  "-1",
+                                 "8B",  "8 M",   "99999999999TB", "0x10" };
     uint64_t v;
     size_t i;
 
@@ -585,4 +589,20 @@ TEST(cfg_rates_like_the_aws_cli)
     for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
         if (cfg_parse_rate(sv_from(bad[i]), &v))
             t_fail(__FILE__, __LINE__, "rate \"%s\" was accepted", bad[i]);
+}
+
+TEST(cfg_message_shows_the_default_path_as_written)
+{
+    struct s3c_config c = S3C_CONFIG_INIT;
+    struct s3c_error e = S3C_ERROR_INIT;
+    struct cfg_flags f = CFG_FLAGS_INIT;
+    struct env env = { { NULL }, { "" }, 0 };
+
+    env_add(&env, "HOME", t_fixture("cfg/home-bad"));
+    f.profile = "dev";
+    CHECK_INT(load(&c, &f, &env, &e), S3C_ECONFIG);
+    CHECK_STR(e.msg,
+              "config file ~/.aws/config, profile \"dev\": s3.multipart_chunksize: \"8XB\" is not "
+              "a size");
+    cfg_release(&c);
 }

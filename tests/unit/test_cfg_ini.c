@@ -189,3 +189,16 @@ TEST(ini_kind_name_like_botocore)
     CHECK(!ini_kind_name("services x", "profile", name, sizeof(name)));
     CHECK(!ini_kind_name("profile toolongname", "profile", name, 8));
 }
+
+TEST(ini_broken_default_subsection_matters_only_when_inherited)
+{
+    struct ini ini = INI_INIT;
+    struct s3c_error e = S3C_ERROR_INIT;
+
+    /* botocore parses DEFAULT's sub-sections only through another section. */
+    CHECK_INT(parse(&ini, "[DEFAULT]\ns3 =\n  junk\n", &e), S3C_OK);
+    ini_release(&ini);
+    CHECK_INT(parse(&ini, "[DEFAULT]\ns3 =\n  junk\n[a]\nk = v\n", &e), S3C_EPARSE);
+    CHECK(strstr(e.msg, "config file cfg, line 2: ") == e.msg);
+    ini_release(&ini);
+}

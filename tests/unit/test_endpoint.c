@@ -191,7 +191,7 @@ TEST(endpoint_custom_virtual_hosted)
     c.s3.addressing_style = CFG_ADDRESSING_VIRTUAL;
     EXPECT(&c, "mybucket", "k", "http://mybucket.s3.local:9000/base/k", "mybucket.s3.local:9000",
            "/base/k");
-    EXPECT(&c, "mybucket", NULL, "http://mybucket.s3.local:9000/base/", "", "/base/");
+    EXPECT(&c, "mybucket", NULL, "http://mybucket.s3.local:9000/base", "", "/base");
     /* Dotted names go in the host only over plain http (TLS certificates would not match). */
     EXPECT(&c, "my.bucket", "k", "http://my.bucket.s3.local:9000/base/k", "", "");
     c.endpoint_url = "https://s3.local";
@@ -200,13 +200,10 @@ TEST(endpoint_custom_virtual_hosted)
     /* IP hosts cannot carry a bucket label. */
     c.endpoint_url = "http://127.0.0.1:9000";
     EXPECT(&c, "mybucket", "k", "http://127.0.0.1:9000/mybucket/k", "", "");
-    /* Accelerate turns auto path style off for custom endpoints, as botocore. */
-    c.s3.addressing_style = CFG_ADDRESSING_AUTO;
-    c.s3.use_accelerate_endpoint.value = true;
     c.endpoint_url = "http://s3.local:9000";
-    EXPECT(&c, "mybucket", "k", "http://mybucket.s3.local:9000/k", "", "");
+    EXPECT(&c, "mybucket", NULL, "http://mybucket.s3.local:9000/", "", "/");
     /* Dual-stack never applies to a custom endpoint. */
-    c.s3.use_accelerate_endpoint.value = false;
+    c.s3.addressing_style = CFG_ADDRESSING_AUTO;
     c.s3.use_dualstack_endpoint.value = true;
     EXPECT(&c, "mybucket", "k", "http://s3.local:9000/mybucket/k", "", "");
 }
@@ -229,6 +226,12 @@ TEST(endpoint_bad_urls_and_buckets)
         if (s3_endpoint_resolve(&c, "b1b", "k", &t, &e) != S3C_ECONFIG)
             t_fail(__FILE__, __LINE__, "endpoint \"%s\" was accepted", bad[i]);
     }
+    /* botocore: "A custom endpoint cannot be combined with S3 Accelerate". */
+    c.endpoint_url = "http://127.0.0.1:9000";
+    c.s3.use_accelerate_endpoint.value = true;
+    CHECK_INT(s3_endpoint_resolve(&c, NULL, NULL, &t, &e), S3C_ECONFIG);
+    CHECK_STR(e.msg, "A custom endpoint cannot be combined with S3 Accelerate");
+    c.s3.use_accelerate_endpoint.value = false;
     c.endpoint_url = NULL;
     CHECK_INT(s3_endpoint_resolve(&c, "a/b", "k", &t, &e), S3C_EUSAGE);
     CHECK_STR(e.msg, "bucket name \"a/b\" contains '/'");
@@ -246,7 +249,8 @@ TEST(endpoint_key_encoding_round_trips)
     EXPECT(&c, "b1b", "=&;:@,$!*'()[]", "", "", "/b1b/%3D%26%3B%3A%40%2C%24%21%2A%27%28%29%5B%5D");
     EXPECT(&c, "b1b", "tab\there\nnl", "", "", "/b1b/tab%09here%0Anl");
     c.endpoint_url = NULL;
-    EXPECT(&c, "mybucket", "a b", "https://mybucket.s3.us-east-1.amazonaws.com/a%20b", "", "/a%20b");
+    EXPECT(&c, "mybucket", "a b", "https://mybucket.s3.us-east-1.amazonaws.com/a%20b", "",
+           "/a%20b");
 }
 
 TEST(endpoint_uri_encode_and_bucket_rules)
