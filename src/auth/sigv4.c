@@ -296,18 +296,19 @@ void sigv4_signing_key(const char *secret_key, const struct sigv4_scope *s,
     OPENSSL_cleanse(seed, sizeof(seed));
 }
 
-enum s3c_err sigv4_signature(const struct sigv4_request *r, const char *secret_key,
-                             const struct sigv4_scope *s, char out_hex[2 * SHA256_LEN + 1])
+/* Hex signature of 'r' with a derived key; 'names' (may be NULL) gets the signed headers. */
+static enum s3c_err sign_with_key(const struct sigv4_request *r, const unsigned char key[SHA256_LEN],
+                                  const struct sigv4_scope *s, struct buf *names,
+                                  char out_hex[2 * SHA256_LEN + 1])
 {
     struct buf creq = BUF_INIT(BUF_MAX_DEFAULT), sts = BUF_INIT(BUF_MAX_DEFAULT);
-    unsigned char key[SHA256_LEN], sig[SHA256_LEN];
+    unsigned char sig[SHA256_LEN];
     enum s3c_err rc;
 
-    rc = sigv4_canonical_request(r, &creq, NULL);
+    rc = sigv4_canonical_request(r, &creq, names);
     if (!rc)
         rc = sigv4_string_to_sign(s, buf_sv(&creq), &sts);
     if (!rc) {
-        sigv4_signing_key(secret_key, s, key);
         hash_hmac_sha256(key, SHA256_LEN, sts.data, sts.len, sig);
         str_hex(sig, SHA256_LEN, out_hex);
     }
@@ -316,25 +317,41 @@ enum s3c_err sigv4_signature(const struct sigv4_request *r, const char *secret_k
     return rc;
 }
 
-enum s3c_err sigv4_authorization(const struct sigv4_request *r, const struct sigv4_creds *c,
-                                 const struct sigv4_scope *s, struct buf *out)
+enum s3c_err sigv4_signature(const struct sigv4_request *r, const char *secret_key,
+                             const struct sigv4_scope *s, char out_hex[2 * SHA256_LEN + 1])
 {
-    struct buf creq = BUF_INIT(BUF_MAX_DEFAULT), names = BUF_INIT(BUF_MAX_DEFAULT);
+    unsigned char key[SHA256_LEN];
+
+    sigv4_signing_key(secret_key, s, key);
+    return sign_with_key(r, key, s, NULL, out_hex);
+}
+
+enum s3c_err sigv4_authorization_with_key(const struct sigv4_request *r, const char *access_key,
+                                          const unsigned char signing_key[SHA256_LEN],
+                                          const struct sigv4_scope *s, struct buf *out)
+{
+    struct buf names = BUF_INIT(BUF_MAX_DEFAULT);
     char sig[2 * SHA256_LEN + 1];
     enum s3c_err rc;
 
-    rc = sigv4_canonical_request(r, &creq, &names);
+    rc = sign_with_key(r, signing_key, s, &names, sig);
     if (!rc)
-        rc = sigv4_signature(r, c->secret_key, s, sig);
-    if (!rc)
-        rc = buf_addf(out, SIGV4_ALGO " Credential=%s/", c->access_key);
+        rc = buf_addf(out, SIGV4_ALGO " Credential=%s/", access_key);
     if (!rc)
         rc = add_scope(out, s);
     if (!rc)
         rc = buf_addf(out, ", SignedHeaders=%s, Signature=%s", buf_cstr(&names), sig);
-    buf_release(&creq);
     buf_release(&names);
     return rc;
+}
+
+enum s3c_err sigv4_authorization(const struct sigv4_request *r, const struct sigv4_creds *c,
+                                 const struct sigv4_scope *s, struct buf *out)
+{
+    unsigned char key[SHA256_LEN];
+
+    sigv4_signing_key(c->secret_key, s, key);
+    return sigv4_authorization_with_key(r, c->access_key, key, s, out);
 }
 
 enum s3c_err sigv4_presign(const struct sigv4_request *r, const struct sigv4_creds *c,

@@ -69,6 +69,12 @@ enum s3c_err sigv4_signature(const struct sigv4_request *r, const char *secret_k
 enum s3c_err sigv4_authorization(const struct sigv4_request *r, const struct sigv4_creds *c,
                                  const struct sigv4_scope *s, struct buf *out);
 
+/* The same with a signing key already derived (sigv4_signing_key), so a
+ * client signing many requests a day pays the four HMACs once. */
+enum s3c_err sigv4_authorization_with_key(const struct sigv4_request *r, const char *access_key,
+                                          const unsigned char signing_key[SHA256_LEN],
+                                          const struct sigv4_scope *s, struct buf *out);
+
 /*
  * Presigned URL query auth. Appends to 'out' the full query string to send:
  * the request's own query, plus X-Amz-Algorithm, X-Amz-Credential,

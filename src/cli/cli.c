@@ -4,6 +4,7 @@
  */
 #include "cli/cli.h"
 
+#include <malloc.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -128,6 +129,7 @@ struct store_s3 *cli_s3(struct cli_ctx *c, struct s3c_error *e)
     o.secret_key = c->cfg.secret_key;
     o.session_token = c->cfg.session_token;
     o.no_sign = c->cfg.no_sign_request;
+    o.sign_payload = c->cfg.s3.payload_signing_enabled.value;
     o.max_attempts = (int)c->cfg.max_attempts.value;
     o.http.verify_tls = c->cfg.verify_ssl;
     o.http.ca_bundle = c->cfg.ca_bundle;
@@ -248,6 +250,9 @@ int cli_main(int argc, char **argv)
         return EXIT_OK;
     }
     install_signals();
+    /* Freed buffers stay in the heap: no brk/munmap churn per request. */
+    mallopt(M_TRIM_THRESHOLD, 256 << 20);
+    mallopt(M_MMAP_THRESHOLD, 8 << 20);
     rc = http_global_init(&e);
     if (!rc)
         rc = cfg_load(&ctx.cfg, &flags, environ, &e);

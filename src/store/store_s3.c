@@ -24,6 +24,10 @@ struct store_s3 {
     struct http_loop *loop;
     char region[64];            /* signing region; may be corrected by a region hint */
     long skew_s;                /* server time minus ours, learnt from RequestTimeTooSkewed */
+    /* kSigning depends only on the day, region and service: computed once a day. */
+    char key_day[9];
+    char key_region[64];
+    unsigned char signing_key[SHA256_LEN];
     unsigned rng;               /* jitter state */
 };
 
@@ -138,7 +142,7 @@ enum s3c_err store_s3_prepare(struct store_s3 *s, const struct s3_req *r, struct
         return S3C_OK;
 
     s3_amz_date(time(NULL) + s->skew_s, a->date);
-    if (r->read)
+    if (r->read || (r->object_data && !s->opts.sign_payload))
         str_copy(a->payload_hash, sizeof(a->payload_hash), SIGV4_UNSIGNED_PAYLOAD);
     else if (r->body && r->body_len)
         hash_sha256_hex(r->body, r->body_len, a->payload_hash);
@@ -159,10 +163,15 @@ enum s3c_err store_s3_prepare(struct store_s3 *s, const struct s3_req *r, struct
     {
         const struct sigv4_request sr = { r->method, buf_cstr(&a->target.path), r->query, sh, n,
                                           a->payload_hash };
-        const struct sigv4_creds c = { s->opts.access_key, s->opts.secret_key, s->opts.session_token };
         const struct sigv4_scope sc = { a->date, s->region, "s3" };
 
-        rc = sigv4_authorization(&sr, &c, &sc, &a->auth);
+        if (strncmp(s->key_day, a->date, 8) != 0 || strcmp(s->key_region, s->region) != 0) {
+            sigv4_signing_key(s->opts.secret_key, &sc, s->signing_key);
+            memcpy(s->key_day, a->date, 8);
+            s->key_day[8] = '\0';
+            str_copy(s->key_region, sizeof(s->key_region), s->region);
+        }
+        rc = sigv4_authorization_with_key(&sr, s->opts.access_key, s->signing_key, &sc, &a->auth);
     }
     if (rc)
         return s3c_fail(e, rc, "cannot sign the request");

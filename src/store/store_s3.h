@@ -26,6 +26,7 @@ struct store_s3_opts {
     const char *secret_key;
     const char *session_token;      /* NULL or "" for none */
     bool no_sign;                   /* --no-sign-request: anonymous */
+    bool sign_payload;              /* s3.payload_signing_enabled: SHA-256 of object data too */
     int max_attempts;               /* total tries per request; 0: 3 (standard mode) */
     struct http_loop_opts http;
 };
@@ -44,6 +45,10 @@ struct s3_req {
     ssize_t (*read)(void *ctx, char *dst, size_t n, uint64_t offset);
     void *read_ctx;
     uint64_t read_len;
+    /* Object data (PutObject, UploadPart): integrity comes from Content-MD5
+     * and the ETag check, so the body is sent as UNSIGNED-PAYLOAD unless
+     * payload signing is configured. Small XML bodies are always signed. */
+    bool object_data;
 };
 
 struct store_s3;

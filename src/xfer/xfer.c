@@ -505,6 +505,7 @@ static enum s3c_err req_submit(struct engine *g, struct req *r, struct s3c_error
     }
     if (rc)
         return s3c_fail(e, rc, "out of memory");
+    q.object_data = r->kind == RK_PUT || r->kind == RK_PART;
     rc = store_s3_prepare(g->s3, &q, &r->call, &r->http, e);
     if (rc)
         return rc;
