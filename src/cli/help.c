@@ -27,6 +27,26 @@ static const struct help helps[] = {
     { "head", "s3c head s3://BUCKET[/KEY]",
       "Print an object's metadata (HeadObject) as JSON, with the same field names as\n"
       "`aws s3api head-object`; with no key, check the bucket (HeadBucket).\n" },
+    { "cp", "s3c cp SRC DST [--recursive] [--exclude P] [--include P] [flags]",
+      "Copy local files to S3, S3 objects to local files, or S3 to S3 (server side).\n"
+      "SRC or DST may be '-' (stdin/stdout); '*' and '?' in SRC select many objects.\n"
+      "  --recursive, -r        every file under a directory or key under a prefix\n"
+      "  --exclude/--include P  AWS CLI filters: the last matching one wins\n"
+      "  --flatten              drop the directories of the source names\n"
+      "  --raw                  take SRC literally (no wildcards)\n"
+      "  --dryrun               print what would be done\n"
+      "  --no-overwrite         never replace an object (If-None-Match: *)\n"
+      "  -n, --no-clobber       skip destinations that exist\n"
+      "  --content-type T, --cache-control V, --content-encoding V, --content-disposition V,\n"
+      "  --content-language V, --expires V, --metadata k=v[,k=v], --metadata-directive COPY|REPLACE,\n"
+      "  --storage-class C, --acl A, --sse AES256|aws:kms, --sse-kms-key-id K, --request-payer requester\n"
+      "  --no-guess-mime-type, --follow-symlinks, --no-follow-symlinks\n"
+      "  --concurrency N, --numworkers N   fixed requests in flight (default: adaptive)\n"
+      "  --part-size SIZE       multipart part size (default: from the object size)\n"
+      "  --bwlimit RATE         cap throughput, e.g. 50MB/s\n"
+      "  --expected-size SIZE   size of stdin, to pick the part size\n" },
+    { "mv", "s3c mv SRC DST [--recursive] [flags]",
+      "Like cp, then delete each source once its copy has been verified.\n" },
     { "version", "s3c version", "Print the version.\n" },
     { "help", "s3c help [VERB]", "Print help for every verb, or for one.\n" },
     { NULL, NULL, NULL },
