@@ -1322,7 +1322,9 @@ static void adapt(struct engine *g)
     rate = ((double)g->window_bytes + (double)g->window_reqs * 65536.0) * 1000.0 / (double)dt;
     if (g->opts.concurrency) {
         /* fixed */
-    } else if (g->throttled) {
+    } else if (g->throttled >= 2 && (uint64_t)g->throttled * 20 > g->window_reqs) {
+        /* Throttled on more than 5% of a window's requests: the store asks for less.
+         * (A stray 503 among many successes is retried, not a reason to slow down.) */
         g->cap = g->cap * 3 / 4 > 4 ? g->cap * 3 / 4 : 4;
         g->best_rate = 0;
         g->best_cap = g->cap;
