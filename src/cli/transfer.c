@@ -266,8 +266,63 @@ static void skip_with_error(struct transfer *t, const char *src_shown, const cha
 
     report(t, &sh, t->op, e);
     t->n_failed++;
+    /* A refused object is a failed transfer (exit 1), not a usage error. */
     if (!t->first_error)
-        t->first_error = e->code;
+        t->first_error = e->code == S3C_EUSAGE ? S3C_EPARSE : e->code;
+}
+
+/*
+ * --no-clobber, --if-size-differ, --if-source-newer (s5cmd's semantics): look
+ * at the destination (stat, or HEAD for S3) and say whether to skip 'o'.
+ * A destination that does not exist never causes a skip.
+ */
+static bool skip_by_destination(struct transfer *t, const struct xfer_obj *o)
+{
+    uint64_t dsize = 0;
+    int64_t dmtime = 0;
+    bool exists = false;
+
+    if (!t->no_clobber && !t->if_size_differ && !t->if_source_newer)
+        return false;
+    if (!strcmp(o->dst, "-"))
+        return false;
+    if (t->dst_s3) {
+        struct http_xfer x;
+        struct s3c_error e = S3C_ERROR_INIT;
+        struct sv v;
+
+        memset(&x, 0, sizeof(x));
+        if (!store_s3_head(t->s3, o->dst_bucket, o->dst, &x, &e)) {
+            exists = true;
+            if (http_resp_header(&x.resp, "content-length", &v))
+                sv_to_u64(v, &dsize);
+            if (http_resp_header(&x.resp, "last-modified", &v)) {
+                char tmp[64];
+                struct tm tm;
+                memset(&tm, 0, sizeof(tm));
+                snprintf(tmp, sizeof(tmp), "%.*s", (int)v.n, v.p);
+                if (strptime(tmp, "%a, %d %b %Y %H:%M:%S GMT", &tm))
+                    dmtime = (int64_t)timegm(&tm);
+            }
+        }
+        http_xfer_release(&x);
+    } else {
+        struct stat st;
+        if (stat(o->dst, &st) == 0) {
+            exists = true;
+            dsize = (uint64_t)st.st_size;
+            dmtime = (int64_t)st.st_mtim.tv_sec;
+        }
+    }
+    if (!exists)
+        return false;
+    if (t->no_clobber)
+        return true;
+    if (t->if_size_differ && o->size_known && dsize != o->size)
+        return false;
+    if (t->if_source_newer && o->mtime >= 0 && o->mtime > dmtime)
+        return false;
+    return true;
 }
 
 /* Fetch the next listing page when the current one is used up; false at the end. */
@@ -354,8 +409,6 @@ static int next_from_list(struct transfer *t, struct xfer_obj **out)
         buf_addf(&shown_src, "s3://%s/%s", t->su.bucket, so->key);
         if (dst_for(t, rel, &dst, &shown_dst, &e)) {
             skip_with_error(t, buf_cstr(&shown_src), t->dst_arg, &e);
-        } else if (t->no_clobber && !t->dst_s3 && access(buf_cstr(&dst), F_OK) == 0) {
-            t->n_skipped++;
         } else {
             o = obj_make(t, so->key, buf_cstr(&dst), buf_cstr(&shown_src), buf_cstr(&shown_dst));
         }
@@ -375,10 +428,25 @@ static int next_from_list(struct transfer *t, struct xfer_obj **out)
     return 0;
 }
 
+static int next_obj_raw(struct transfer *t, struct xfer_obj **out);
+
 static int next_obj(void *ctx, struct xfer_obj **out)
 {
     struct transfer *t = ctx;
 
+    while (next_obj_raw(t, out)) {
+        if (!skip_by_destination(t, *out))
+            return 1;
+        t->n_skipped++;
+        shown_free((*out)->user);
+        (*out)->user = NULL;
+        xfer_obj_free(*out);
+    }
+    return 0;
+}
+
+static int next_obj_raw(struct transfer *t, struct xfer_obj **out)
+{
     switch (t->kind) {
     case SRC_ONE:
         if (!t->one)
@@ -563,10 +631,6 @@ static enum s3c_err setup_one(struct transfer *t, struct s3c_error *e)
             buf_adds(&dst, bn);
         }
         buf_adds(&shown_dst, buf_cstr(&dst));
-        if (t->no_clobber && access(buf_cstr(&dst), F_OK) == 0) {
-            t->n_skipped++;
-            goto out;
-        }
     }
     t->one = obj_make(t, t->src_s3 ? t->su.key : t->src_arg, buf_cstr(&dst), buf_cstr(&shown_src),
                       buf_cstr(&shown_dst));
@@ -704,6 +768,7 @@ enum s3c_err transfer_main(struct cli_ctx *c, const char *verb, int argc, char *
         out_usage_error(&e);
         goto out;
     }
+    /* -n is checked before each transfer; If-None-Match: * closes the race for uploads. */
     t->oo.no_overwrite = t->no_overwrite || (t->no_clobber && t->dst_s3);
     t->oo.no_guess_mime = t->no_guess_mime;
     cli_op_name(op, sizeof(op), verb, n_pos, pos);
