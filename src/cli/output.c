@@ -4,8 +4,38 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 static struct out_opts opts;
+static bool status_shown;
+
+bool out_status_enabled(void)
+{
+    return !opts.quiet && !opts.only_errors && !opts.json && isatty(STDERR_FILENO);
+}
+
+/* Erase the status line before printing anything else. */
+static void status_clear(void)
+{
+    if (status_shown) {
+        fputs("\r\033[K", stderr);
+        fflush(stderr);
+        status_shown = false;
+    }
+}
+
+void out_status(const char *text)
+{
+    if (!out_status_enabled())
+        return;
+    status_clear();
+    if (!text)
+        return;
+    fflush(stdout);
+    fprintf(stderr, "%s", text);
+    fflush(stderr);
+    status_shown = true;
+}
 
 void out_init(const struct out_opts *o)
 {
@@ -23,6 +53,7 @@ void out_line(const char *fmt, ...)
 
     if (opts.quiet || opts.only_errors)
         return;
+    status_clear();
     va_start(ap, fmt);
     vfprintf(stdout, fmt, ap);
     va_end(ap);
@@ -36,6 +67,7 @@ void out_text(const char *s)
 
 void out_error(const char *op, const struct s3c_error *e)
 {
+    status_clear();
     fflush(stdout);
     if (e->http_status)
         fprintf(stderr, "s3c: ERROR \"%s\": %s (%ld %s)\n", op, e->msg, e->http_status, e->s3_code);
@@ -53,6 +85,7 @@ void out_warn(const char *fmt, ...)
 {
     va_list ap;
 
+    status_clear();
     fflush(stdout);
     fputs("s3c: warning: ", stderr);
     va_start(ap, fmt);

@@ -29,6 +29,14 @@ void out_line(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Raw text on stdout, never suppressed (ls output, JSON documents). */
 void out_text(const char *s);
 
+/*
+ * The live status line (progress): shown on stderr only when stderr is a
+ * terminal and neither --quiet, --only-show-errors nor --json is on; every
+ * other line printed clears it first. out_status(NULL) clears it for good.
+ */
+void out_status(const char *text);
+bool out_status_enabled(void);
+
 /* One error line on stderr naming the operation 'op' (e.g. "ls s3://b"). */
 void out_error(const char *op, const struct s3c_error *e);
 /* A usage/config error line: "s3c: <msg>" (and a hint to `s3c help`). */

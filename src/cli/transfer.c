@@ -73,6 +73,7 @@ struct transfer {
     size_t n_del;
     /* Results. */
     uint64_t n_ok, n_failed, n_skipped;
+    uint64_t one_size;              /* a single object's size, for an ETA */
     enum s3c_err first_error;
 };
 
@@ -137,6 +138,40 @@ static void report(struct transfer *t, const struct shown *sh, enum xfer_op op,
     if (!strcmp(sh->dst, "-"))
         return; /* stdout carries the data */
     out_line("%s%s: %s to %s", t->dryrun ? "(dryrun) " : "", op_word(op, mv), sh->src, sh->dst);
+}
+
+/* ---- the live status line ------------------------------------------------------------ */
+
+static void human_bytes(double v, char out[32])
+{
+    static const char *units[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB" };
+    int i = 0;
+
+    while (v >= 1024.0 && i < 5) {
+        v /= 1024.0;
+        i++;
+    }
+    snprintf(out, 32, i ? "%.1f %s" : "%.0f %s", v, units[i]);
+}
+
+static void on_progress(void *ctx, const struct xfer_stats *st)
+{
+    struct transfer *t = ctx;
+    char done[32], rate[32], line[256];
+    double secs = st->seconds > 0.001 ? st->seconds : 0.001;
+    int n;
+
+    human_bytes((double)st->bytes_live, done);
+    human_bytes((double)st->bytes_live / secs, rate);
+    n = snprintf(line, sizeof(line), "Completed %" PRIu64 " object(s), %s (%s/s), %d request(s) in flight",
+                 t->n_ok, done, rate, st->inflight);
+    if (t->one_size && t->n_ok == 0 && st->bytes_live <= t->one_size && st->bytes_live > 0) {
+        double eta = (double)(t->one_size - st->bytes_live) / ((double)st->bytes_live / secs);
+        char total[32];
+        human_bytes((double)t->one_size, total);
+        snprintf(line + n, sizeof(line) - (size_t)n, " of %s, ETA %.0f s", total, eta);
+    }
+    out_status(line);
 }
 
 /* ---- mv: delete sources after their copy ----------------------------------------- */
@@ -641,6 +676,7 @@ static enum s3c_err setup_one(struct transfer *t, struct s3c_error *e)
     t->one->stdio = !strcmp(t->src_arg, "-") || !strcmp(t->dst_arg, "-");
     t->one->size = size;
     t->one->size_known = true;
+    t->one_size = size;
     t->one->mtime = mtime;
     t->one->etag = etag;
     etag = NULL;
@@ -791,6 +827,10 @@ enum s3c_err transfer_main(struct cli_ctx *c, const char *verb, int argc, char *
     xo.next_ctx = t;
     xo.done = on_done;
     xo.done_ctx = t;
+    if (!t->no_progress && out_status_enabled()) {
+        xo.progress = on_progress;
+        xo.progress_ctx = t;
+    }
 
     if (t->filters.n) {
         struct buf root = BUF_INIT(65536);
@@ -869,6 +909,7 @@ enum s3c_err transfer_main(struct cli_ctx *c, const char *verb, int argc, char *
             t->n_failed++;
         }
         flush_deletes(t);
+        out_status(NULL);
         if (out_opts()->debug) {
             char line[512];
             snprintf(line, sizeof(line), "xfer: %" PRIu64 " ok, %" PRIu64 " failed, %" PRIu64 " bytes, %" PRIu64

@@ -104,8 +104,14 @@ static size_t on_write(char *p, size_t size, size_t n, void *ctx)
     long status = 0;
 
     curl_easy_getinfo((CURL *)x->priv_easy, CURLINFO_RESPONSE_CODE, &status);
-    if (x->sink && status >= 200 && status < 300)
-        return x->sink(x->sink_ctx, p, len) ? len : 0;
+    if (x->sink && status >= 200 && status < 300) {
+        enum http_sink_verdict v = x->sink(x->sink_ctx, p, len);
+        if (v == HTTP_SINK_PAUSE) {
+            x->priv_paused = true;
+            return CURL_WRITEFUNC_PAUSE;
+        }
+        return v == HTTP_SINK_OK ? len : 0;
+    }
     if (buf_add(&x->resp.body, p, len))
         return 0;
     return len;
@@ -127,6 +133,10 @@ static size_t on_read(char *dst, size_t size, size_t n, void *ctx)
         return 0;
     if (b->read) {
         got = b->read(b->read_ctx, dst, want, b->priv_offset);
+        if (got == HTTP_READ_PAUSE) {
+            x->priv_paused = true;
+            return CURL_READFUNC_PAUSE;
+        }
         if (got <= 0)
             return CURL_READFUNC_ABORT; /* a short source is an error, never a short body */
     } else {
@@ -255,6 +265,7 @@ enum s3c_err http_loop_submit(struct http_loop *l, struct http_xfer *x, struct s
     x->resp.headers.max = HTTP_RESP_HEADERS_MAX_BYTES;
     x->resp.body.max = x->body_max ? x->body_max : HTTP_ERROR_BODY_MAX_BYTES;
     x->body.priv_offset = 0;
+    x->priv_paused = false;
     x->priv_easy = c;
     x->priv_slist = hdrs;
     x->priv_loop = l;
@@ -365,6 +376,19 @@ int http_loop_step(struct http_loop *l, int timeout_ms)
                 finish(l, m->easy_handle, m->data.result);
     }
     return l->running;
+}
+
+void http_loop_resume(struct http_loop *l)
+{
+    struct http_xfer *x, *next;
+
+    for (x = l->all; x; x = next) {
+        next = x->priv_next;
+        if (x->priv_paused) {
+            x->priv_paused = false;
+            curl_easy_pause((CURL *)x->priv_easy, CURLPAUSE_CONT);
+        }
+    }
 }
 
 void http_loop_cancel_all(struct http_loop *l)

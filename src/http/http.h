@@ -28,6 +28,15 @@
 struct http_loop;
 struct http_xfer;
 
+#define HTTP_READ_PAUSE (-2)
+
+/* What a response sink says to a chunk. */
+enum http_sink_verdict {
+    HTTP_SINK_ABORT,    /* fail the transfer */
+    HTTP_SINK_OK,       /* the chunk was taken */
+    HTTP_SINK_PAUSE,    /* not now: the same chunk comes again after http_loop_resume */
+};
+
 struct http_loop_opts {
     bool verify_tls;            /* verify peer and host name (default true) */
     const char *ca_bundle;      /* PEM file, or NULL for the system store */
@@ -50,7 +59,8 @@ struct http_body {
     const void *data;           /* memory body, or NULL */
     size_t len;                 /* its length */
     /* Or a streaming source: fill up to 'n' bytes at 'offset' of the body;
-     * return bytes written, 0 at end, or -1 on error (the transfer fails). */
+     * return bytes written, -1 on error (the transfer fails), or
+     * HTTP_READ_PAUSE to send nothing now (see http_loop_resume). */
     ssize_t (*read)(void *ctx, char *dst, size_t n, uint64_t offset);
     void *read_ctx;
     uint64_t read_len;          /* total length of the streamed body */
@@ -74,8 +84,8 @@ struct http_xfer {
     struct http_header headers[HTTP_MAX_REQ_HEADERS];
     size_t n_headers;
     struct http_body body;
-    /* Called with 2xx response body bytes when set; return false to abort. */
-    bool (*sink)(void *ctx, const char *p, size_t n);
+    /* Called with 2xx response body bytes when set. */
+    enum http_sink_verdict (*sink)(void *ctx, const char *p, size_t n);
     void *sink_ctx;
     size_t body_max;            /* cap on resp.body; 0: HTTP_ERROR_BODY_MAX_BYTES */
     uint64_t max_speed;         /* bytes/s cap for this transfer (send and receive); 0: none */
@@ -91,6 +101,7 @@ struct http_xfer {
     void *priv_slist;
     struct http_loop *priv_loop;
     struct http_xfer *priv_prev, *priv_next;  /* the loop's running list */
+    bool priv_paused;
 };
 
 /* Create a loop; NULL (with 'e' set) on failure. */
@@ -105,6 +116,9 @@ int http_loop_step(struct http_loop *l, int timeout_ms);
 
 /* Run until no transfer is left. */
 void http_loop_run(struct http_loop *l);
+
+/* Let every paused transfer go on (bandwidth tokens came back). */
+void http_loop_resume(struct http_loop *l);
 
 /* Stop every transfer now: each one's done callback runs (status 0,
  * "cancelled") before this returns. */

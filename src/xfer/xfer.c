@@ -129,6 +129,10 @@ struct engine {
     int throttled;                  /* throttling replies in this window */
     int stable_windows;
     int window_peak;                /* most requests in flight during the window */
+    int64_t t0_ms;                  /* start of the run */
+    double bw_tokens;               /* --bwlimit: bytes that may move now */
+    int64_t bw_last_ms;
+    bool bw_paused;                 /* some transfer waits for tokens */
     enum s3c_err first_error;
 };
 
@@ -270,11 +274,44 @@ static void req_put_back(struct engine *g, struct req *r)
     g->free_reqs = r;
 }
 
+/* --bwlimit: a token bucket of bytes; callbacks pause when it is empty. */
+static bool bw_take(struct engine *g, size_t *n)
+{
+    if (!g->opts.bwlimit_bytes_s)
+        return true;
+    if (g->bw_tokens <= 0) {
+        g->bw_paused = true;
+        return false;
+    }
+    if ((double)*n > g->bw_tokens)
+        *n = (size_t)g->bw_tokens > 0 ? (size_t)g->bw_tokens : 1;
+    g->bw_tokens -= (double)*n;
+    return true;
+}
+
+static void bw_refill(struct engine *g, int64_t now)
+{
+    double rate = (double)g->opts.bwlimit_bytes_s, burst = rate / 20 > 65536 ? rate / 20 : 65536;
+
+    if (!g->opts.bwlimit_bytes_s)
+        return;
+    g->bw_tokens += rate * (double)(now - g->bw_last_ms) / 1000.0;
+    if (g->bw_tokens > burst)
+        g->bw_tokens = burst;
+    g->bw_last_ms = now;
+    if (g->bw_paused && g->bw_tokens > 0) {
+        g->bw_paused = false;
+        http_loop_resume(g->loop);
+    }
+}
+
 static ssize_t read_src(void *ctx, char *dst, size_t n, uint64_t offset)
 {
     struct req *r = ctx;
     ssize_t got;
 
+    if (!bw_take(r->eng, &n))
+        return HTTP_READ_PAUSE;
     do
         got = pread(r->os->fd, dst, n, (off_t)(r->off + offset));
     while (got < 0 && errno == EINTR);
@@ -295,17 +332,25 @@ static ssize_t read_src(void *ctx, char *dst, size_t n, uint64_t offset)
         hash_update(r->md5, dst, (size_t)got);
         r->hashed += (uint64_t)got;
     }
+    r->eng->stats.bytes_live += (uint64_t)got;
     return got;
 }
 
-static bool write_dst(void *ctx, const char *p, size_t n)
+static enum http_sink_verdict write_dst(void *ctx, const char *p, size_t n)
 {
     struct req *r = ctx;
+    size_t allowed = n;
 
+    if (r->eng->opts.bwlimit_bytes_s) {
+        /* Writes take the whole chunk or pause: curl hands the same chunk again. */
+        if (!bw_take(r->eng, &allowed))
+            return HTTP_SINK_PAUSE;
+        r->eng->bw_tokens -= (double)(n - allowed);
+    }
     if (r->got + n > r->len) {
         r->local_failed = true;
         s3c_fail(&r->local_err, S3C_EHTTP, "the store sent more bytes than asked for");
-        return false;
+        return HTTP_SINK_ABORT;
     }
     if (r->os->stream) {
         const char *c = p;
@@ -317,7 +362,7 @@ static bool write_dst(void *ctx, const char *p, size_t n)
             if (w <= 0) {
                 r->local_failed = true;
                 s3c_fail_errno(&r->local_err, errno, "cannot write to standard output");
-                return false;
+                return HTTP_SINK_ABORT;
             }
             c += w;
             left -= (size_t)w;
@@ -326,11 +371,12 @@ static bool write_dst(void *ctx, const char *p, size_t n)
         r->os->streamed += n;
     } else if (fs_pwrite_all(r->os->fd, p, n, r->off + r->got, r->os->o->dst, &r->local_err)) {
         r->local_failed = true;
-        return false;
+        return HTTP_SINK_ABORT;
     }
     hash_update(r->md5, p, n);
     r->got += n;
-    return true;
+    r->eng->stats.bytes_live += n;
+    return HTTP_SINK_OK;
 }
 
 static void add_obj_headers(struct req *r, struct s3_req *q, bool for_create)
@@ -408,6 +454,7 @@ static enum s3c_err req_submit(struct engine *g, struct req *r, struct s3c_error
             s3_req_header(&q, "Content-MD5", r->hdr_md5);
             hash_update(r->md5, r->mem.data ? r->mem.data : "", r->mem.len);
             r->hashed = r->mem.len;
+            g->stats.bytes_live += r->mem.len;
         } else {
             q.read = read_src;
             q.read_ctx = r;
@@ -438,6 +485,7 @@ static enum s3c_err req_submit(struct engine *g, struct req *r, struct s3c_error
             s3_req_header(&q, "Content-MD5", r->hdr_md5);
             hash_update(r->md5, r->mem.data, r->mem.len);
             r->hashed = r->mem.len;
+            g->stats.bytes_live += r->mem.len;
         } else if (r->kind == RK_PART) {
             q.read = read_src;
             q.read_ctx = r;
@@ -509,8 +557,8 @@ static enum s3c_err req_submit(struct engine *g, struct req *r, struct s3c_error
     rc = store_s3_prepare(g->s3, &q, &r->call, &r->http, e);
     if (rc)
         return rc;
-    if (g->opts.bwlimit_bytes_s)
-        r->http.max_speed = g->opts.bwlimit_bytes_s / (uint64_t)(g->cap > 0 ? g->cap : 1) + 1;
+    if (g->opts.bwlimit_bytes_s && r->mem.len && (r->kind == RK_PUT || r->kind == RK_PART))
+        g->bw_tokens -= (double)r->mem.len; /* memory bodies do not pass read_src */
     r->http.done = on_http_done;
     r->http.done_ctx = r;
     rc = http_loop_submit(g->loop, &r->http, e);
@@ -1283,7 +1331,11 @@ static void fill(struct engine *g)
     int64_t now = now_ms();
 
     while (g->inflight < g->cap) {
-        struct req *r = due_retry(g, now);
+        struct req *r;
+
+        if (g->opts.bwlimit_bytes_s && g->bw_tokens <= 0)
+            break;
+        r = due_retry(g, now);
         struct xfer_obj *o = NULL;
 
         if (!r && !cancel_requested)
@@ -1319,6 +1371,11 @@ static void adapt(struct engine *g)
 
     if (dt < ADAPT_WINDOW_MS)
         return;
+    if (g->opts.progress) {
+        g->stats.inflight = g->inflight;
+        g->stats.seconds = (double)(now - g->t0_ms) / 1000.0;
+        g->opts.progress(g->opts.progress_ctx, &g->stats);
+    }
     rate = ((double)g->window_bytes + (double)g->window_reqs * 65536.0) * 1000.0 / (double)dt;
     if (g->opts.concurrency) {
         /* fixed */
@@ -1384,6 +1441,9 @@ enum s3c_err xfer_run(struct store_s3 *s, const struct xfer_opts *opts, struct x
     g->cap = opts->concurrency > 0 ? opts->concurrency : START_CONCURRENCY;
     g->best_cap = g->cap;
     g->window_start_ms = t0;
+    g->t0_ms = t0;
+    g->bw_last_ms = t0;
+    g->bw_tokens = 65536;
     g->stats.peak_concurrency = g->cap;
     fs_raise_nofile();
     for (;;) {
@@ -1396,12 +1456,15 @@ enum s3c_err xfer_run(struct store_s3 *s, const struct xfer_opts *opts, struct x
             http_loop_cancel_all(g->loop);
             cancel_all(g);
         }
+        bw_refill(g, now_ms());
         fill(g);
         if (g->inflight > g->window_peak)
             g->window_peak = g->inflight;
         if (g->inflight == 0 && !g->retry && !g->done && !g->active) {
             if (g->source_done || cancelled)
                 break;
+            if (g->opts.bwlimit_bytes_s && g->bw_tokens <= 0)
+                usleep(5000); /* waiting for bandwidth tokens */
             continue;
         }
         now = now_ms();
@@ -1413,6 +1476,8 @@ enum s3c_err xfer_run(struct store_s3 *s, const struct xfer_opts *opts, struct x
                     soonest = r->due_ms;
             wait_ms = soonest <= now ? 0 : (int)(soonest - now < 100 ? soonest - now : 100);
         }
+        if (g->opts.bwlimit_bytes_s && wait_ms > 10)
+            wait_ms = 10; /* come back to refill the bucket */
         if (g->inflight > 0)
             http_loop_step(g->loop, wait_ms > 0 ? wait_ms : 1);
         else if (wait_ms > 0 && !g->done)

@@ -62,6 +62,8 @@ struct xfer_obj {
     struct xfer_obj_state *st;
 };
 
+struct xfer_stats;
+
 /* The source of work: return 1 with *out set, 0 when there is nothing more. */
 typedef int (*xfer_next_fn)(void *ctx, struct xfer_obj **out);
 
@@ -82,11 +84,16 @@ struct xfer_opts {
     void *next_ctx;
     xfer_done_fn done;
     void *done_ctx;
+    /* Called about 4 times a second with the stats so far (may be NULL). */
+    void (*progress)(void *ctx, const struct xfer_stats *now);
+    void *progress_ctx;
 };
 
 struct xfer_stats {
     uint64_t objects_ok, objects_failed;
-    uint64_t bytes;                 /* payload bytes moved */
+    uint64_t bytes;                 /* payload bytes of finished requests */
+    uint64_t bytes_live;            /* payload bytes sent or received so far, retries included */
+    int inflight;                   /* requests in flight now */
     uint64_t requests, retries;
     int peak_concurrency;
     double seconds;
