@@ -910,7 +910,7 @@ static void do_write(struct emu_conn *c)
         if (!c->wr_ready)
             return;
         now = emu_now_ns();
-        bps = (r->slow_bps > 0 && hleft == 0) ? r->slow_bps : conn_bps(c);
+        bps = r->slow_bps > 0 ? r->slow_bps : conn_bps(c);
         allow = pace_allow(&c->pout, bps, now);
         if (allow == 0) {
             timer_set(c, now + pace_wait_ns(&c->pout, bps));

@@ -17,7 +17,6 @@ void emu_xml_esc(struct buf *b, const char *s, size_t n)
         case '<': rep = "&lt;"; break;
         case '>': rep = "&gt;"; break;
         case '"': rep = "&quot;"; break;
-        case '\'': rep = "&apos;"; break;
         case '\r': rep = "&#13;"; break;
         case '\n': rep = "&#10;"; break;
         default: break;
