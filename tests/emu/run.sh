@@ -38,6 +38,13 @@ eq() { if [ "$2" = "$3" ]; then ok "$1"; else bad "$1" "got [$2] want [$3]"; fi;
 # has NAME HAYSTACK NEEDLE
 has() { case "$2" in *"$3"*) ok "$1" ;; *) bad "$1" "[$3] not in [${2:0:300}]" ;; esac; }
 
+# A sanitizer build reports on stderr: any report is a failure.
+check_emu_log() {
+    if grep -qE 'AddressSanitizer|LeakSanitizer|runtime error' "$T/emu.err" 2>/dev/null; then
+        bad "sanitizer report" "$(grep -m3 -E 'ERROR|runtime error' "$T/emu.err")"
+    fi
+}
+
 start_emu() {
     "$EMU" --port 0 "$@" >"$T/emu.out" 2>"$T/emu.err" &
     EMU_PID=$!
@@ -310,15 +317,20 @@ check "rb after deleting versions" aws s3 rb "s3://$B-west"
 check "emulator still alive" kill -0 "$EMU_PID"
 
 # ---- anonymous mode, keys from flags ----
-kill "$EMU_PID"; wait "$EMU_PID" 2>/dev/null
-start_emu --anonymous
+kill "$EMU_PID"; wait "$EMU_PID" 2>/dev/null; check_emu_log
+start_emu --anonymous --dir "$T/emudir"
 eq "anonymous: PUT without auth" "$(curl -s -o /dev/null -w '%{http_code}' -X PUT "$URL/anon")" "200"
-kill "$EMU_PID"; wait "$EMU_PID" 2>/dev/null
+curl -s -X PUT --data-binary @"$D/big.bin" "$URL/anon/big" >/dev/null
+check "--dir: object bytes live in a mapped file" grep -q "$T/emudir/blob-" "/proc/$EMU_PID/maps"
+curl -s -o "$D/dir.back" "$URL/anon/big"
+check "--dir: round trip" cmp "$D/big.bin" "$D/dir.back"
+kill "$EMU_PID"; wait "$EMU_PID" 2>/dev/null; check_emu_log
 start_emu --access-key AKIDEXAMPLE --secret-key wJalrXUtnFEMI --region eu-central-1
 AK=AKIDEXAMPLE SK=wJalrXUtnFEMI REGION=eu-central-1
 eq "keys from flags accepted" "$(s3curl -o /dev/null -w '%{http_code}' -X PUT "$URL/flagkeys")" "200"
 AK=s3emu-access SK=s3emu-secret
 has "default keys refused then" "$(s3curl "$URL/flagkeys?list-type=2")" "InvalidAccessKeyId"
+kill "$EMU_PID"; wait "$EMU_PID" 2>/dev/null; EMU_PID=; check_emu_log
 
 echo "emu: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

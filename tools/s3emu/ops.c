@@ -1335,6 +1335,7 @@ static void op_put(struct emu_server *s, struct emu_conn *c, struct emu_bucket *
     }
     o->size = o->blob->len;
     md5_etag(o->blob->data, (size_t)o->size, o->etag);
+    emu_store_spill(s, o->blob);
     free(o->hdrs);
     o->hdrs = capture_headers(q, o->storage_class);
     o->ck = ck;
@@ -1757,6 +1758,7 @@ static void op_upload_part(struct emu_server *s, struct emu_conn *c, struct emu_
         return;
     }
     md5_etag(p.blob->data, (size_t)p.blob->len, p.etag);
+    emu_store_spill(s, p.blob);
     p.mtime_ms = emu_wall_ms();
     if (!p.ck.algo[0] && u->ck_algo[0]) {
         str_copy(p.ck.algo, sizeof(p.ck.algo), u->ck_algo);
@@ -1943,6 +1945,7 @@ static void op_complete(struct emu_server *s, struct emu_conn *c, struct emu_buc
     }
     o->blob->len = total;
     o->size = total;
+    emu_store_spill(s, o->blob);
     o->n_parts = (uint32_t)cc.n;
     {
         unsigned char d[MD5_LEN];

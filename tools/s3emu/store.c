@@ -2,7 +2,11 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 int64_t emu_wall_ms(void)
 {
@@ -217,5 +221,42 @@ int emu_store_upload_part(struct emu_upload *u, struct emu_part *p)
     memmove(&u->parts[lo + 1], &u->parts[lo], (size_t)(u->n_parts - lo) * sizeof(*p));
     u->parts[lo] = *p;
     u->n_parts++;
+    return 0;
+}
+
+int emu_store_spill(struct emu_server *s, struct emu_blob *b)
+{
+    static unsigned long long seq;
+    char path[1200];
+    uint64_t off = 0;
+    void *map;
+    int fd;
+
+    if (!s->dir[0] || b->mapped || b->len == 0)
+        return 0;
+    snprintf(path, sizeof(path), "%s/blob-%d-%llu", s->dir, (int)getpid(), ++seq);
+    fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (fd < 0)
+        return -1;
+    /* Unlinked at once: the mapping keeps the bytes, and nothing is left behind. */
+    unlink(path);
+    while (off < b->len) {
+        ssize_t n = write(fd, b->data + off, (size_t)(b->len - off));
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            close(fd);
+            return -1;
+        }
+        off += (uint64_t)n;
+    }
+    map = mmap(NULL, (size_t)b->len, PROT_READ, MAP_SHARED, fd, 0);
+    close(fd);
+    if (map == MAP_FAILED)
+        return -1;
+    free(b->data);
+    b->data = map;
+    b->cap = b->len;
+    b->mapped = 1;
     return 0;
 }

@@ -66,6 +66,12 @@ struct emu_bucket {
 };
 
 int64_t emu_wall_ms(void);
+/*
+ * --dir mode: move a blob's bytes to an (unlinked) file under s->dir and map
+ * it, so object data lives in the page cache, not the heap. No-op without
+ * --dir. -1 if the disk write failed (the blob is then unchanged, in memory).
+ */
+int emu_store_spill(struct emu_server *s, struct emu_blob *b);
 void emu_store_blob_free(struct emu_blob *b);
 
 struct emu_bucket *emu_store_bucket(struct emu_server *s, const char *name);
