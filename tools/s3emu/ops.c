@@ -291,12 +291,24 @@ static char *vhost_bucket(const struct emu_req *q)
     return sv_dup((struct sv){ h.p, (size_t)(cut - h.p) });
 }
 
+/* Subresources S3 has and the emulator does not: answered 501, never mistaken for data ops. */
+static const char *const unsupported[] = {
+    "acl", "policy", "tagging", "lifecycle", "cors", "website", "logging", "notification",
+    "replication", "encryption", "object-lock", "retention", "legal-hold", "torrent", "restore",
+    "select", "analytics", "metrics", "inventory", "intelligent-tiering", "ownershipControls",
+    "publicAccessBlock", "accelerate", "requestPayment", "attributes", "policyStatus", "session",
+};
+
 static enum emu_op classify(const struct emu_req *q)
 {
     bool get = sv_eqs(q->method, "GET"), put = sv_eqs(q->method, "PUT");
     bool head = sv_eqs(q->method, "HEAD"), del = sv_eqs(q->method, "DELETE");
     bool post = sv_eqs(q->method, "POST");
+    size_t i;
 
+    for (i = 0; i < sizeof(unsupported) / sizeof(unsupported[0]); i++)
+        if (has_param(q, unsupported[i]))
+            return OP_UNKNOWN;
     if (!q->bucket)
         return get ? OP_LIST_BUCKETS : OP_UNKNOWN;
     if (!q->key) {
@@ -626,10 +638,41 @@ static void obj_headers(struct emu_conn *c, const struct emu_bucket *b, const st
     struct emu_resp *r = &c->resp;
     char t[40];
 
+    static const char *const overrides[][2] = {
+        { "response-content-type", "Content-Type" },
+        { "response-content-language", "Content-Language" },
+        { "response-expires", "Expires" },
+        { "response-cache-control", "Cache-Control" },
+        { "response-content-disposition", "Content-Disposition" },
+        { "response-content-encoding", "Content-Encoding" },
+    };
+    const char *ov[6];
+    const char *line = o->hdrs;
+    size_t i;
+
     http_time(o->mtime_ms, t);
     emu_resp_header(r, "Last-Modified", "%s", t);
     emu_resp_header(r, "ETag", "%s", o->etag);
-    buf_adds(&r->hdrs, o->hdrs);
+    for (i = 0; i < 6; i++)
+        ov[i] = emu_req_param(&c->req, overrides[i][0]);
+    /* Stored headers, minus those a response-* parameter overrides (GET ?response-content-type=...). */
+    while (*line) {
+        const char *eol = strstr(line, "\r\n");
+        size_t len = eol ? (size_t)(eol - line) + 2 : strlen(line);
+        bool skip = false;
+
+        for (i = 0; i < 6; i++) {
+            size_t hl = strlen(overrides[i][1]);
+            if (ov[i] && strncasecmp(line, overrides[i][1], hl) == 0 && line[hl] == ':')
+                skip = true;
+        }
+        if (!skip)
+            buf_add(&r->hdrs, line, len);
+        line += len;
+    }
+    for (i = 0; i < 6; i++)
+        if (ov[i])
+            emu_resp_header(r, overrides[i][1], "%s", ov[i]);
     emu_resp_header(r, "Accept-Ranges", "bytes");
     if (b->versioning != VER_NONE)
         emu_resp_header(r, "x-amz-version-id", "%s", o->vid);
