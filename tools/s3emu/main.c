@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -127,6 +128,14 @@ int main(int argc, char **argv)
         if (!emu_store_bucket(s, buckets[i]))
             emu_store_bucket_create(s, buckets[i], s->region);
     signal(SIGPIPE, SIG_IGN);
+    {
+        /* Benchmarks open thousands of connections: take every descriptor we may. */
+        struct rlimit rl;
+        if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+            rl.rlim_cur = rl.rlim_max;
+            setrlimit(RLIMIT_NOFILE, &rl);
+        }
+    }
     if (emu_net_listen(s))
         return 1;
     printf("ready http://%s:%d\n", s->host, s->port);
