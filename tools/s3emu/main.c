@@ -1,2 +1,144 @@
+/*
+ * s3emu: a fast S3 emulator for tests and benchmarks. See README.md beside
+ * this file for the flags, the admin endpoint and the fault grammar.
+ */
+#include "emu.h"
+
+#include <signal.h>
 #include <stdio.h>
-int main(void) { fprintf(stderr, "s3emu: not yet\n"); return 1; }
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "store.h"
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: s3emu --port N [--host 127.0.0.1] [--access-key K --secret-key S | --anonymous]\n"
+            "             [--region R] [--latency-ms M] [--jitter SIGMA] [--tail-pct P] [--tail-mult X]\n"
+            "             [--bandwidth-mbps B] [--rate-get N] [--rate-put N] [--prefix-depth D]\n"
+            "             [--xregion-ms M] [--min-part-bytes N] [--faults SPEC] [--dir D] [--bucket NAME]...\n"
+            "Prints 'ready http://HOST:PORT' once it accepts connections (--port 0 picks a free port).\n");
+}
+
+static int num_arg(const char *flag, const char *v, double *out)
+{
+    char *end;
+
+    *out = strtod(v, &end);
+    if (!*v || *end || *out < 0) {
+        fprintf(stderr, "s3emu: %s wants a non-negative number, got '%s'\n", flag, v);
+        return -1;
+    }
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    static struct emu_server srv;
+    struct emu_server *s = &srv;
+    const char *buckets[64];
+    int n_buckets = 0, i, port_set = 0;
+    char err[256];
+
+    emu_model_defaults(&s->model);
+    str_copy(s->host, sizeof(s->host), "127.0.0.1");
+    str_copy(s->access_key, sizeof(s->access_key), "s3emu-access");
+    str_copy(s->secret_key, sizeof(s->secret_key), "s3emu-secret");
+    str_copy(s->region, sizeof(s->region), "us-east-1");
+    s->rng = (uint64_t)emu_now_ns() ^ ((uint64_t)getpid() << 32) ^ 0x9E3779B97F4A7C15ull;
+    if (emu_sl_init(&s->buckets) || emu_sl_init(&s->rates)) {
+        fprintf(stderr, "s3emu: out of memory\n");
+        return 1;
+    }
+    for (i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        double d;
+
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            usage(stdout);
+            return 0;
+        }
+        if (!strcmp(a, "--anonymous")) {
+            s->anonymous = true;
+            continue;
+        }
+        if (!v) {
+            fprintf(stderr, "s3emu: %s needs a value\n", a);
+            usage(stderr);
+            return 2;
+        }
+        i++;
+        if (!strcmp(a, "--port")) {
+            if (num_arg(a, v, &d) || d > 65535)
+                return 2;
+            s->port = (int)d;
+            port_set = 1;
+        } else if (!strcmp(a, "--host")) {
+            str_copy(s->host, sizeof(s->host), v);
+        } else if (!strcmp(a, "--access-key")) {
+            str_copy(s->access_key, sizeof(s->access_key), v);
+        } else if (!strcmp(a, "--secret-key")) {
+            str_copy(s->secret_key, sizeof(s->secret_key), v);
+        } else if (!strcmp(a, "--region")) {
+            str_copy(s->region, sizeof(s->region), v);
+        } else if (!strcmp(a, "--dir")) {
+            str_copy(s->dir, sizeof(s->dir), v);
+        } else if (!strcmp(a, "--faults")) {
+            if (emu_model_parse_faults(&s->model, v, err, sizeof(err))) {
+                fprintf(stderr, "s3emu: --faults: %s\n", err);
+                return 2;
+            }
+        } else if (!strcmp(a, "--bucket")) {
+            if (n_buckets < 64)
+                buckets[n_buckets++] = v;
+        } else {
+            char kv[512];
+            const char *k = a + 2;
+
+            if (strncmp(a, "--", 2) != 0 || num_arg(a, v, &d)) {
+                fprintf(stderr, "s3emu: unknown flag %s\n", a);
+                usage(stderr);
+                return 2;
+            }
+            /* Every numeric model flag is also a config key: --latency-ms -> latency_ms. */
+            snprintf(kv, sizeof(kv), "%s=%s", k, v);
+            for (char *p = kv; *p && *p != '='; p++)
+                if (*p == '-')
+                    *p = '_';
+            if (emu_model_configure(s, sv_from(kv), err, sizeof(err))) {
+                fprintf(stderr, "s3emu: unknown flag %s\n", a);
+                usage(stderr);
+                return 2;
+            }
+        }
+    }
+    if (!port_set) {
+        usage(stderr);
+        return 2;
+    }
+    if (s->dir[0] && mkdir(s->dir, 0700) < 0 && access(s->dir, W_OK) < 0) {
+        fprintf(stderr, "s3emu: --dir %s: not a writable directory\n", s->dir);
+        return 2;
+    }
+    for (i = 0; i < n_buckets; i++)
+        if (!emu_store_bucket(s, buckets[i]))
+            emu_store_bucket_create(s, buckets[i], s->region);
+    signal(SIGPIPE, SIG_IGN);
+    {
+        /* Benchmarks open thousands of connections: take every descriptor we may. */
+        struct rlimit rl;
+        if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+            rl.rlim_cur = rl.rlim_max;
+            setrlimit(RLIMIT_NOFILE, &rl);
+        }
+    }
+    if (emu_net_listen(s))
+        return 1;
+    printf("ready http://%s:%d\n", s->host, s->port);
+    fflush(stdout);
+    return emu_net_run(s) ? 1 : 0;
+}

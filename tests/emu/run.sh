@@ -1,0 +1,336 @@
+#!/usr/bin/env bash
+# tests/emu/run.sh: the s3emu suite. Starts build/s3emu on a free loopback
+# port, drives it with the AWS CLI (s3 and s3api), curl (SigV4, presigned,
+# faults, latency) and tests/emu/chunked.py (aws-chunked uploads), and ends
+# with one line: "emu: N passed, N failed". Exit status 0 only if none failed.
+#
+#   tests/emu/run.sh                 uses build/s3emu
+#   S3EMU=build-san/s3emu tests/emu/run.sh
+set -u
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+EMU=${S3EMU:-$ROOT/build/s3emu}
+AWS_BIN=${AWS_BIN:-/usr/bin/aws}
+PY=${PY:-/usr/bin/python3}
+AK=s3emu-access
+SK=s3emu-secret
+T=$(mktemp -d)
+pass=0
+fail=0
+EMU_PID=
+
+cleanup() {
+    [ -n "$EMU_PID" ] && kill "$EMU_PID" 2>/dev/null && wait "$EMU_PID" 2>/dev/null
+    rm -rf "$T"
+}
+trap cleanup EXIT
+
+ok() { pass=$((pass + 1)); echo "ok   ${SECONDS}s $1"; }
+bad() { fail=$((fail + 1)); echo "FAIL ${SECONDS}s $1${2:+ ($2)}"; }
+# not_ CMD...: succeeds when CMD fails
+not_() { ! "$@"; }
+# ge A B / lt A B: float comparisons
+ge() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a >= b) }'; }
+lt() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a < b) }'; }
+# check NAME CMD...: passes when CMD exits 0
+check() { local n=$1; shift; if "$@" >>"$T/log" 2>&1; then ok "$n"; else bad "$n" "see command: $*"; fi; }
+# eq NAME GOT WANT
+eq() { if [ "$2" = "$3" ]; then ok "$1"; else bad "$1" "got [$2] want [$3]"; fi; }
+# has NAME HAYSTACK NEEDLE
+has() { case "$2" in *"$3"*) ok "$1" ;; *) bad "$1" "[$3] not in [${2:0:300}]" ;; esac; }
+
+# A sanitizer build reports on stderr: any report is a failure.
+check_emu_log() {
+    if grep -qE 'AddressSanitizer|LeakSanitizer|runtime error' "$T/emu.err" 2>/dev/null; then
+        bad "sanitizer report" "$(grep -m3 -E 'ERROR|runtime error' "$T/emu.err")"
+    fi
+}
+
+start_emu() {
+    "$EMU" --port 0 "$@" >"$T/emu.out" 2>"$T/emu.err" &
+    EMU_PID=$!
+    for _ in $(seq 1 100); do
+        grep -q '^ready http://' "$T/emu.out" 2>/dev/null && break
+        sleep 0.05
+    done
+    URL=$(sed -n 's/^ready //p' "$T/emu.out")
+    PORT=${URL##*:}
+}
+
+[ -x "$EMU" ] || { echo "no $EMU: run make first"; echo "emu: 0 passed, 1 failed"; exit 1; }
+start_emu
+[ -n "$URL" ] || { echo "s3emu printed no ready line"; cat "$T/emu.err"; echo "emu: 0 passed, 1 failed"; exit 1; }
+ok "ready line: $URL"
+
+# An isolated AWS CLI setup: its own config and credentials files.
+export AWS_CONFIG_FILE=$T/config AWS_SHARED_CREDENTIALS_FILE=$T/credentials
+unset AWS_PROFILE AWS_ACCESS_KEY_ID AWS_SECRET_ACCESS_KEY AWS_SESSION_TOKEN AWS_DEFAULT_REGION AWS_REGION AWS_CA_BUNDLE
+printf '[default]\nregion = us-east-1\n' >"$AWS_CONFIG_FILE"
+printf '[default]\naws_access_key_id = %s\naws_secret_access_key = %s\n' "$AK" "$SK" >"$AWS_SHARED_CREDENTIALS_FILE"
+export AWS_EC2_METADATA_DISABLED=true AWS_PAGER=""
+aws() { "$AWS_BIN" --endpoint-url "$URL" "$@"; }
+s3curl() { curl -s --aws-sigv4 "aws:amz:${REGION:-us-east-1}:s3" --user "$AK:$SK" -H "x-amz-content-sha256: UNSIGNED-PAYLOAD" "$@"; }
+admin() { curl -s -X POST --data-binary "$1" "$URL/_s3emu/config" >/dev/null; }
+stat() { curl -s "$URL/_s3emu/stats" | "$PY" -c 'import json,sys; d=json.load(sys.stdin); print(eval("d" + sys.argv[1]))' "$1"; }
+
+B=emu-test-$$
+D=$T/data
+mkdir -p "$D/up" "$D/down"
+
+# ---- buckets ----
+check "mb" aws s3 mb "s3://$B"
+has "ls lists the bucket" "$(aws s3 ls)" "$B"
+out=$(aws s3 mb "s3://$B" 2>&1)
+has "mb twice: BucketAlreadyOwnedByYou" "$out" "BucketAlreadyOwnedByYou"
+check "head-bucket" aws s3api head-bucket --bucket "$B"
+out=$(aws s3api head-bucket --bucket "nope-$B" 2>&1)
+has "head-bucket missing: 404" "$out" "404"
+eq "get-bucket-location us-east-1" "$(aws s3api get-bucket-location --bucket "$B" --output text)" "None"
+check "mb with LocationConstraint" aws s3api create-bucket --bucket "$B-west" --create-bucket-configuration LocationConstraint=us-west-2
+eq "get-bucket-location us-west-2" "$(aws s3api get-bucket-location --bucket "$B-west" --output text)" "us-west-2"
+
+# ---- objects: cp, sync, rm ----
+echo "hello s3emu" >"$D/small.txt"
+check "cp up" aws s3 cp --only-show-errors "$D/small.txt" "s3://$B/dir/small.txt"
+check "cp down" aws s3 cp --only-show-errors "s3://$B/dir/small.txt" "$D/small.back"
+check "cp round trip" cmp "$D/small.txt" "$D/small.back"
+eq "cp to stdout" "$(aws s3 cp "s3://$B/dir/small.txt" -)" "hello s3emu"
+for i in $(seq 1 40); do head -c $((i * 100)) /dev/urandom >"$D/up/f$i"; done
+mkdir -p "$D/up/sub"; echo nested >"$D/up/sub/n.txt"
+check "sync up" aws s3 sync --only-show-errors "$D/up" "s3://$B/sync/"
+eq "ls --recursive counts 41" "$(aws s3 ls --recursive "s3://$B/sync/" | wc -l)" "41"
+check "sync down" aws s3 sync --only-show-errors "s3://$B/sync/" "$D/down"
+check "sync round trip" diff -r "$D/up" "$D/down"
+eq "sync again copies nothing" "$(aws s3 sync "$D/up" "s3://$B/sync/" | wc -l)" "0"
+rm "$D/up/f1"
+check "sync --delete" aws s3 sync --only-show-errors --delete "$D/up" "s3://$B/sync/"
+eq "sync --delete removed one" "$(aws s3 ls --recursive "s3://$B/sync/" | wc -l)" "40"
+
+# ---- multipart through the CLI (8 MB parts) ----
+head -c 20000000 /dev/urandom >"$D/big.bin"
+check "multipart cp up" aws s3 cp --only-show-errors "$D/big.bin" "s3://$B/big.bin"
+etag=$(aws s3api head-object --bucket "$B" --key big.bin --query ETag --output text)
+has "multipart ETag is md5-of-md5s-3" "$etag" "-3\""
+want=$("$PY" -c '
+import hashlib,sys
+d=open(sys.argv[1],"rb").read(); p=8*1024*1024
+ms=b"".join(hashlib.md5(d[i:i+p]).digest() for i in range(0,len(d),p))
+print("\"%s-%d\"" % (hashlib.md5(ms).hexdigest(), (len(d)+p-1)//p))' "$D/big.bin")
+eq "multipart ETag value" "$etag" "$want"
+check "multipart cp down" aws s3 cp --only-show-errors "s3://$B/big.bin" "$D/big.back"
+check "multipart round trip" cmp "$D/big.bin" "$D/big.back"
+eq "partNumber=2 size" "$(aws s3api head-object --bucket "$B" --key big.bin --part-number 2 --query ContentLength --output text)" "8388608"
+s3curl -o "$D/range" -r 100-199 "$URL/$B/big.bin"
+check "ranged GET bytes" cmp "$D/range" <(tail -c +101 "$D/big.bin" | head -c 100)
+code=$(s3curl -o /dev/null -w '%{http_code}' -r 30000000- "$URL/$B/big.bin")
+eq "unsatisfiable range: 416" "$code" "416"
+
+# ---- listings and pagination ----
+mkdir -p "$D/page"; for i in $(seq -w 1 25); do echo "$i" >"$D/page/k$i"; done
+aws s3 sync --only-show-errors "$D/page" "s3://$B/page/"
+eq "list-objects-v2 paginates (page 7)" "$(aws s3api list-objects-v2 --bucket "$B" --prefix page/ --page-size 7 --query 'length(Contents)')" "25"
+eq "list-objects v1 paginates (page 7)" "$(aws s3api list-objects --bucket "$B" --prefix page/ --page-size 7 --query 'length(Contents)')" "25"
+eq "delimiter: common prefixes" "$(aws s3api list-objects-v2 --bucket "$B" --delimiter / --query 'CommonPrefixes[].Prefix' --output text)" "dir/	page/	sync/"
+eq "start-after" "$(aws s3api list-objects-v2 --bucket "$B" --prefix page/ --start-after page/k20 --query 'length(Contents)')" "5"
+eq "max-items with delimiter pages" "$(aws s3api list-objects-v2 --bucket "$B" --prefix sync/ --delimiter / --page-size 3 --query 'length(Contents)')" "39"
+echo x | aws s3 cp --only-show-errors - "s3://$B/odd/a b+c&d.txt"
+eq "encoding-type=url round trip" "$(aws s3api list-objects-v2 --bucket "$B" --prefix odd/ --query 'Contents[0].Key' --output text)" "odd/a b+c&d.txt"
+has "raw encoding-type=url" "$(s3curl "$URL/$B?encoding-type=url&list-type=2&prefix=odd%2F")" "<Key>odd/a+b%2Bc%26d.txt</Key>"
+
+# ---- copy ----
+check "cp s3 to s3" aws s3 cp --only-show-errors "s3://$B/dir/small.txt" "s3://$B/copy/small.txt"
+eq "copied content" "$(aws s3 cp "s3://$B/copy/small.txt" -)" "hello s3emu"
+check "copy-object REPLACE" aws s3api copy-object --bucket "$B" --key copy/meta.txt --copy-source "$B/dir/small.txt" --metadata-directive REPLACE --metadata color=blue --content-type text/x-test
+eq "REPLACE metadata" "$(aws s3api head-object --bucket "$B" --key copy/meta.txt --query Metadata.color --output text)" "blue"
+eq "REPLACE content-type" "$(aws s3api head-object --bucket "$B" --key copy/meta.txt --query ContentType --output text)" "text/x-test"
+check "copy-object COPY" aws s3api copy-object --bucket "$B" --key copy/meta2.txt --copy-source "$B/copy/meta.txt"
+eq "COPY keeps metadata" "$(aws s3api head-object --bucket "$B" --key copy/meta2.txt --query Metadata.color --output text)" "blue"
+out=$(aws s3api copy-object --bucket "$B" --key copy/meta2.txt --copy-source "$B/copy/meta2.txt" 2>&1)
+has "copy onto itself: InvalidRequest" "$out" "InvalidRequest"
+check "cross-region copy" aws s3api copy-object --bucket "$B-west" --key x.txt --copy-source "$B/dir/small.txt"
+
+# ---- multipart through s3api: part rules, UploadPartCopy, ListParts ----
+head -c 6000000 /dev/urandom >"$D/p1"; head -c 1000 /dev/urandom >"$D/p2"
+uid=$(aws s3api create-multipart-upload --bucket "$B" --key mpu/obj --query UploadId --output text)
+e1=$(aws s3api upload-part --bucket "$B" --key mpu/obj --upload-id "$uid" --part-number 1 --body "$D/p1" --query ETag --output text)
+e2=$(aws s3api upload-part --bucket "$B" --key mpu/obj --upload-id "$uid" --part-number 2 --body "$D/p2" --query ETag --output text)
+eq "list-parts" "$(aws s3api list-parts --bucket "$B" --key mpu/obj --upload-id "$uid" --query 'length(Parts)')" "2"
+has "list-multipart-uploads" "$(aws s3api list-multipart-uploads --bucket "$B" --query 'Uploads[].UploadId' --output text)" "$uid"
+out=$(aws s3api complete-multipart-upload --bucket "$B" --key mpu/obj --upload-id "$uid" --multipart-upload "{\"Parts\":[{\"PartNumber\":2,\"ETag\":$e2},{\"PartNumber\":1,\"ETag\":$e1}]}" 2>&1)
+has "complete out of order: InvalidPartOrder" "$out" "InvalidPartOrder"
+out=$(aws s3api complete-multipart-upload --bucket "$B" --key mpu/obj --upload-id "$uid" --multipart-upload "{\"Parts\":[{\"PartNumber\":1,\"ETag\":\"\\\"00000000000000000000000000000000\\\"\"}]}" 2>&1)
+has "complete wrong ETag: InvalidPart" "$out" "InvalidPart"
+e3=$(aws s3api upload-part-copy --bucket "$B" --key mpu/obj --upload-id "$uid" --part-number 3 --copy-source "$B/big.bin" --copy-source-range bytes=0-5999999 --query CopyPartResult.ETag --output text)
+has "upload-part-copy with range" "$e3" '"'
+out=$(aws s3api complete-multipart-upload --bucket "$B" --key mpu/obj --upload-id "$uid" --multipart-upload "{\"Parts\":[{\"PartNumber\":1,\"ETag\":$e1},{\"PartNumber\":2,\"ETag\":$e2},{\"PartNumber\":3,\"ETag\":$e3}]}" 2>&1)
+has "small middle part: EntityTooSmall" "$out" "EntityTooSmall"
+check "complete 1,3" aws s3api complete-multipart-upload --bucket "$B" --key mpu/obj --upload-id "$uid" --multipart-upload "{\"Parts\":[{\"PartNumber\":1,\"ETag\":$e1},{\"PartNumber\":3,\"ETag\":$e3}]}"
+aws s3 cp --only-show-errors "s3://$B/mpu/obj" "$D/mpu.back"
+check "completed object = part1 + copied range" cmp "$D/mpu.back" <(cat "$D/p1"; head -c 6000000 "$D/big.bin")
+uid=$(aws s3api create-multipart-upload --bucket "$B" --key mpu/aborted --query UploadId --output text)
+check "abort-multipart-upload" aws s3api abort-multipart-upload --bucket "$B" --key mpu/aborted --upload-id "$uid"
+out=$(aws s3api list-parts --bucket "$B" --key mpu/aborted --upload-id "$uid" 2>&1)
+has "aborted upload: NoSuchUpload" "$out" "NoSuchUpload"
+
+# ---- presigned URLs ----
+purl=$(aws s3 presign "s3://$B/dir/small.txt" --expires-in 300)
+eq "presigned GET with curl" "$(curl -s "$purl")" "hello s3emu"
+code=$(curl -s -o /dev/null -w '%{http_code}' "${purl/X-Amz-Signature=/X-Amz-Signature=0}")
+eq "tampered presigned URL: 403" "$code" "403"
+purl=$(aws s3 presign "s3://$B/dir/small.txt" --expires-in 1); sleep 2
+has "expired presigned URL" "$(curl -s "$purl")" "Request has expired"
+
+# ---- auth ----
+has "no auth: AccessDenied" "$(curl -s "$URL/$B/dir/small.txt")" "<Code>AccessDenied</Code>"
+has "wrong secret: SignatureDoesNotMatch" "$(curl -s --aws-sigv4 aws:amz:us-east-1:s3 --user "$AK:wrong" -H 'x-amz-content-sha256: UNSIGNED-PAYLOAD' "$URL/$B/dir/small.txt")" "SignatureDoesNotMatch"
+has "unknown key: InvalidAccessKeyId" "$(curl -s --aws-sigv4 aws:amz:us-east-1:s3 --user "nobody:$SK" -H 'x-amz-content-sha256: UNSIGNED-PAYLOAD' "$URL/$B/dir/small.txt")" "InvalidAccessKeyId"
+out=$(REGION=us-west-2 s3curl "$URL/$B?list-type=2")
+has "wrong region: AuthorizationHeaderMalformed" "$out" "AuthorizationHeaderMalformed"
+has "wrong region: Region hint" "$out" "<Region>us-east-1</Region>"
+eq "CLI with wrong region follows the hint" "$("$AWS_BIN" --endpoint-url "$URL" --region eu-west-1 s3api list-objects-v2 --bucket "$B" --prefix dir/ --query 'length(Contents)')" "1"
+sha=$(printf 'abc' | sha256sum | cut -d' ' -f1)
+code=$(curl -s -o /dev/null -w '%{http_code}' --aws-sigv4 aws:amz:us-east-1:s3 --user "$AK:$SK" -H "x-amz-content-sha256: $sha" -X PUT --data-binary abc "$URL/$B/signed.txt")
+eq "signed payload accepted" "$code" "200"
+has "signed payload mismatch" "$(curl -s --aws-sigv4 aws:amz:us-east-1:s3 --user "$AK:$SK" -H "x-amz-content-sha256: $sha" -X PUT --data-binary abd "$URL/$B/signed.txt")" "XAmzContentSHA256Mismatch"
+has "virtual-hosted addressing" "$(curl -s --aws-sigv4 aws:amz:us-east-1:s3 --user "$AK:$SK" -H 'x-amz-content-sha256: UNSIGNED-PAYLOAD' --resolve "$B.localhost:$PORT:127.0.0.1" "http://$B.localhost:$PORT/dir/small.txt")" "hello s3emu"
+
+# ---- integrity: checksums, Content-MD5, aws-chunked ----
+code=$(s3curl -o /dev/null -w '%{http_code}' -X PUT --data-binary abc -H 'x-amz-checksum-crc32: NSRBwg==' "$URL/$B/ck/crc32")
+eq "x-amz-checksum-crc32 accepted" "$code" "200"
+has "checksum returned with checksum-mode" "$(s3curl -I -H 'x-amz-checksum-mode: ENABLED' "$URL/$B/ck/crc32")" "x-amz-checksum-crc32: NSRBwg=="
+has "wrong crc32: BadDigest" "$(s3curl -X PUT --data-binary abd -H 'x-amz-checksum-crc32: NSRBwg==' "$URL/$B/ck/crc32")" "BadDigest"
+code=$(s3curl -o /dev/null -w '%{http_code}' -X PUT --data-binary 123456789 -H 'x-amz-checksum-crc64nvme: rosUhgp5mIg=' "$URL/$B/ck/crc64")
+eq "x-amz-checksum-crc64nvme accepted" "$code" "200"
+code=$(s3curl -o /dev/null -w '%{http_code}' -X PUT --data-binary 123456789 -H 'x-amz-checksum-crc32c: 4waSgw==' "$URL/$B/ck/crc32c")
+eq "x-amz-checksum-crc32c accepted" "$code" "200"
+md5=$(printf abc | openssl md5 -binary | base64)
+code=$(s3curl -o /dev/null -w '%{http_code}' -X PUT --data-binary abc -H "Content-MD5: $md5" "$URL/$B/ck/md5")
+eq "Content-MD5 accepted" "$code" "200"
+has "wrong Content-MD5: BadDigest" "$(s3curl -X PUT --data-binary abd -H "Content-MD5: $md5" "$URL/$B/ck/md5")" "BadDigest"
+CH=$ROOT/tests/emu/chunked.py
+has "aws-chunked signed chunks" "$("$PY" "$CH" "$URL" "$B" ck/signed signed "$AK" "$SK")" "200"
+has "aws-chunked bad chunk signature: 403" "$("$PY" "$CH" "$URL" "$B" ck/badsig badsig "$AK" "$SK")" "SignatureDoesNotMatch"
+has "aws-chunked unsigned + crc32 trailer" "$("$PY" "$CH" "$URL" "$B" ck/trailer trailer "$AK" "$SK")" "200"
+has "aws-chunked wrong trailer crc: BadDigest" "$("$PY" "$CH" "$URL" "$B" ck/badcrc badcrc "$AK" "$SK")" "BadDigest"
+eq "aws-chunked object size" "$(aws s3api head-object --bucket "$B" --key ck/signed --query ContentLength --output text)" "66560"
+
+# ---- conditional requests ----
+etag=$(aws s3api head-object --bucket "$B" --key dir/small.txt --query ETag --output text)
+eq "If-None-Match hit: 304" "$(s3curl -o /dev/null -w '%{http_code}' -H "If-None-Match: $etag" "$URL/$B/dir/small.txt")" "304"
+eq "If-Match miss: 412" "$(s3curl -o /dev/null -w '%{http_code}' -H 'If-Match: "nope"' "$URL/$B/dir/small.txt")" "412"
+eq "If-Modified-Since future: 304" "$(s3curl -o /dev/null -w '%{http_code}' -H 'If-Modified-Since: Fri, 01 Jan 2100 00:00:00 GMT' "$URL/$B/dir/small.txt")" "304"
+eq "PUT If-None-Match * on existing: 412" "$(s3curl -o /dev/null -w '%{http_code}' -X PUT --data-binary x -H 'If-None-Match: *' "$URL/$B/dir/small.txt")" "412"
+eq "PUT If-None-Match * on new: 200" "$(s3curl -o /dev/null -w '%{http_code}' -X PUT --data-binary x -H 'If-None-Match: *' "$URL/$B/cond/new")" "200"
+eq "PUT If-Match right: 200" "$(s3curl -o /dev/null -w '%{http_code}' -X PUT --data-binary y -H "If-Match: $etag" "$URL/$B/dir/small.txt")" "200"
+
+# ---- versioning ----
+check "put-bucket-versioning" aws s3api put-bucket-versioning --bucket "$B-west" --versioning-configuration Status=Enabled
+eq "get-bucket-versioning" "$(aws s3api get-bucket-versioning --bucket "$B-west" --query Status --output text)" "Enabled"
+echo one >"$D/one"; v1=$(aws s3api put-object --bucket "$B-west" --key v.txt --body "$D/one" --query VersionId --output text)
+echo two >"$D/two"; v2=$(aws s3api put-object --bucket "$B-west" --key v.txt --body "$D/two" --query VersionId --output text)
+eq "two versions" "$(aws s3api list-object-versions --bucket "$B-west" --prefix v.txt --query 'length(Versions)')" "2"
+aws s3api get-object --bucket "$B-west" --key v.txt --version-id "$v1" "$D/v1" >/dev/null
+eq "GET by versionId" "$(cat "$D/v1")" "one"
+dm=$(aws s3api delete-object --bucket "$B-west" --key v.txt --query DeleteMarker --output text)
+eq "DELETE makes a delete marker" "$dm" "True"
+out=$(aws s3api head-object --bucket "$B-west" --key v.txt 2>&1)
+has "HEAD after delete marker: 404" "$out" "404"
+eq "list-object-versions shows the marker" "$(aws s3api list-object-versions --bucket "$B-west" --prefix v.txt --query 'length(DeleteMarkers)')" "1"
+check "DELETE a version" aws s3api delete-object --bucket "$B-west" --key v.txt --version-id "$v2"
+eq "one version left" "$(aws s3api list-object-versions --bucket "$B-west" --prefix v.txt --query 'length(Versions)')" "1"
+
+# ---- DeleteObjects ----
+out=$(aws s3api delete-objects --bucket "$B" --delete '{"Objects":[{"Key":"page/k01"},{"Key":"page/k02"}]}' --query 'length(Deleted)')
+eq "delete-objects verbose" "$out" "2"
+out=$(aws s3api delete-objects --bucket "$B" --delete '{"Objects":[{"Key":"page/k03"}],"Quiet":true}' --output json)
+eq "delete-objects quiet" "$(echo "$out" | grep -c Deleted)" "0"
+eq "after delete-objects" "$(aws s3 ls "s3://$B/page/" | wc -l)" "22"
+
+# ---- faults ----
+admin 'faults=500@op=GetObject,key=dir/*,nth=1'
+has "fault 500 InternalError" "$(s3curl "$URL/$B/dir/small.txt")" "InternalError"
+eq "fault nth=1 fires once" "$(s3curl "$URL/$B/dir/small.txt")" "y"
+eq "stats count the 500" "$(stat '["faults"]["500"]')" "1"
+admin 'faults=503@op=PutObject'
+has "fault 503 SlowDown" "$(s3curl -X PUT --data-binary x "$URL/$B/f/x")" "<Code>SlowDown</Code>"
+admin 'faults=503@op=PutObject,times=2'
+check "CLI retries through two 503s" aws s3 cp --only-show-errors "$D/small.txt" "s3://$B/f/retried.txt"
+admin 'faults=reset@op=GetObject'
+s3curl -o /dev/null "$URL/$B/big.bin"; rc=$?
+check "fault reset: curl fails" test "$rc" -ne 0
+admin 'faults=reset-mid@op=GetObject'
+s3curl -o /dev/null "$URL/$B/big.bin"; rc=$?
+check "fault reset-mid: curl fails" test "$rc" -ne 0
+admin 'faults=truncate@op=GetObject'
+s3curl -o /dev/null "$URL/$B/big.bin"; rc=$?
+eq "fault truncate: curl sees a partial file (18)" "$rc" "18"
+admin 'faults=corrupt@op=GetObject,key=big.bin'
+s3curl -o "$D/corrupt" "$URL/$B/big.bin"
+check "fault corrupt: same size" test "$(stat -c %s "$D/corrupt" 2>/dev/null || wc -c <"$D/corrupt")" = 20000000
+check "fault corrupt: different bytes" not_ cmp -s "$D/corrupt" "$D/big.bin"
+admin 'faults=slow@op=GetObject,rate=200000'
+t=$(s3curl -o /dev/null -w '%{time_total}' -r 0-399999 "$URL/$B/big.bin")
+check "fault slow: 400 KB at 200 KB/s takes >= 1.5 s" ge "$t" 1.5
+admin 'faults=reset-mid@op=PutObject'
+head -c 1000000 /dev/urandom >"$D/mid"
+s3curl -o /dev/null -X PUT --data-binary @"$D/mid" "$URL/$B/f/mid"; rc=$?
+check "fault reset-mid on upload: curl fails" test "$rc" -ne 0
+admin 'faults=500@p=0.5'
+n500=0; for i in $(seq 1 40); do c=$(s3curl -o /dev/null -w '%{http_code}' "$URL/$B/dir/small.txt"); [ "$c" = 500 ] && n500=$((n500 + 1)); done
+check "fault p=0.5: between 5 and 35 of 40" test "$n500" -ge 5 -a "$n500" -le 35
+admin 'faults='
+eq "faults cleared" "$(s3curl -o /dev/null -w '%{http_code}' "$URL/$B/dir/small.txt")" "200"
+has "stats has per-op counters" "$(curl -s "$URL/_s3emu/stats")" '"GetObject":'
+
+# ---- latency, bandwidth, rate limits ----
+admin '{"latency_ms": 200}'
+t=$(s3curl -o /dev/null -w '%{time_starttransfer}' "$URL/$B/dir/small.txt")
+check "latency 200 ms: first byte >= 0.19 s" ge "$t" 0.19
+admin 'latency_ms=0'
+t=$(s3curl -o /dev/null -w '%{time_starttransfer}' "$URL/$B/dir/small.txt")
+check "latency 0: first byte < 0.1 s" lt "$t" 0.1
+admin 'latency_ms=20&tail_pct=50&tail_mult=10'
+slow=0; for i in $(seq 1 20); do t=$(s3curl -o /dev/null -w '%{time_starttransfer}' "$URL/$B/dir/small.txt"); ge "$t" 0.15 && slow=$((slow + 1)); done
+check "tail: some of 20 requests 10x slower" test "$slow" -ge 2 -a "$slow" -le 18
+admin 'latency_ms=0&tail_pct=0'
+admin 'bandwidth_mbps=4'
+t=$(s3curl -o /dev/null -w '%{time_total}' -r 0-7999999 "$URL/$B/big.bin")
+check "bandwidth 4 MB/s: 8 MB takes >= 1.8 s" ge "$t" 1.8
+admin 'bandwidth_mbps=0'
+admin 'rate_get=2'
+n503=0; for i in $(seq 1 30); do c=$(s3curl -o /dev/null -w '%{http_code}' "$URL/$B/dir/small.txt"); [ "$c" = 503 ] && n503=$((n503 + 1)); done
+check "rate limit 2/s: 30 quick GETs see 503s" test "$n503" -ge 5
+check "rate limit counted" test "$(stat '["slowdowns"]')" -ge 5
+admin 'rate_get=0'
+has "bad config is refused" "$(curl -s -X POST --data 'nonsense=1' "$URL/_s3emu/config")" "unknown setting"
+
+# ---- clean up: rm, rb ----
+check "rm --recursive" aws s3 rm --only-show-errors --recursive "s3://$B/"
+eq "bucket empty" "$(aws s3 ls --recursive "s3://$B/" | wc -l)" "0"
+check "rb" aws s3 rb "s3://$B"
+out=$(aws s3 rb "s3://$B-west" 2>&1)
+has "rb non-empty: BucketNotEmpty" "$out" "BucketNotEmpty"
+out=$(aws s3 rb --force "s3://$B-west" 2>&1)
+has "rb --force on a versioned bucket leaves versions (as S3 does)" "$out" "BucketNotEmpty"
+aws s3api list-object-versions --bucket "$B-west" --output json --query '{Objects: [Versions[].{Key: Key, VersionId: VersionId}, DeleteMarkers[].{Key: Key, VersionId: VersionId}][]}' >"$D/versions.json"
+check "delete-objects by version id" aws s3api delete-objects --bucket "$B-west" --delete "file://$D/versions.json"
+check "rb after deleting versions" aws s3 rb "s3://$B-west"
+check "emulator still alive" kill -0 "$EMU_PID"
+
+# ---- anonymous mode, keys from flags ----
+kill "$EMU_PID"; wait "$EMU_PID" 2>/dev/null; check_emu_log
+start_emu --anonymous --dir "$T/emudir"
+eq "anonymous: PUT without auth" "$(curl -s -o /dev/null -w '%{http_code}' -X PUT "$URL/anon")" "200"
+curl -s -X PUT --data-binary @"$D/big.bin" "$URL/anon/big" >/dev/null
+check "--dir: object bytes live in a mapped file" grep -q "$T/emudir/blob-" "/proc/$EMU_PID/maps"
+curl -s -o "$D/dir.back" "$URL/anon/big"
+check "--dir: round trip" cmp "$D/big.bin" "$D/dir.back"
+kill "$EMU_PID"; wait "$EMU_PID" 2>/dev/null; check_emu_log
+start_emu --access-key AKIDEXAMPLE --secret-key wJalrXUtnFEMI --region eu-central-1
+AK=AKIDEXAMPLE SK=wJalrXUtnFEMI REGION=eu-central-1
+eq "keys from flags accepted" "$(s3curl -o /dev/null -w '%{http_code}' -X PUT "$URL/flagkeys")" "200"
+AK=s3emu-access SK=s3emu-secret
+has "default keys refused then" "$(s3curl "$URL/flagkeys?list-type=2")" "InvalidAccessKeyId"
+kill "$EMU_PID"; wait "$EMU_PID" 2>/dev/null; EMU_PID=; check_emu_log
+
+echo "emu: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]

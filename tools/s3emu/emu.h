@@ -1,0 +1,320 @@
+/*
+ * emu: the internals of s3emu, the S3 emulator. One header for the tool's
+ * modules, read in this order:
+ *
+ *   main.c   flags, the ready line, starts the loop
+ *   net.c    epoll loop, connections, HTTP/1.1 parsing (keep-alive,
+ *            pipelining, Content-Length and chunked bodies), timers,
+ *            write/read pacing, response assembly
+ *   ops.c    the S3 operations: classify a request, run it against the store
+ *   store.c  buckets -> ordered keys -> versions; multipart uploads; blobs
+ *   auth.c   SigV4 verification (header, presigned, chunk signatures) over
+ *            src/auth/sigv4.h, and aws-chunked decoding
+ *   model.c  the performance and fault model, stats, the admin endpoint
+ *   xml.c    XML escaping and a small expat walker for request bodies
+ *   sl.c     the skip list every index uses
+ *
+ * Everything runs on the one event-loop thread: nothing here is locked.
+ * Library code conventions apply (enum errors, goto out, capped buffers),
+ * except that the emulator, being a program, may print to stderr.
+ */
+#ifndef S3EMU_EMU_H
+#define S3EMU_EMU_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "base/buf.h"
+#include "base/str.h"
+#include "sl.h"
+
+#define EMU_HDR_MAX_BYTES (64u * 1024)          /* request line + headers */
+#define EMU_MAX_HEADERS 128
+#define EMU_MAX_PARAMS 64
+#define EMU_RBUF_BYTES (128u * 1024)            /* per-connection read buffer */
+#define EMU_XML_BODY_MAX ((uint64_t)4 << 20)    /* bodies we parse as XML */
+#define EMU_OBJECT_MAX ((uint64_t)5 << 30)      /* S3's single PUT limit */
+#define EMU_BODY_MAX (EMU_OBJECT_MAX + ((uint64_t)64 << 20)) /* + aws-chunked framing */
+
+/* ---- blobs: refcounted object bytes, shared by the store and responses ---- */
+
+struct emu_blob {
+    unsigned refs;      /* the blob is freed when this drops to 0 */
+    uint64_t len;       /* bytes of data */
+    uint64_t cap;       /* bytes allocated */
+    char *data;         /* malloc'd (or mmap'd in --dir mode) */
+    int mapped;         /* 1: data is an mmap of a file */
+};
+
+/* New blob with room for 'cap' bytes and one reference; NULL on OOM. */
+struct emu_blob *emu_blob_new(uint64_t cap);
+/* Grow capacity to at least 'need' (doubling, capped by 'max'); -1 on failure. */
+int emu_blob_reserve(struct emu_blob *b, uint64_t need, uint64_t max);
+struct emu_blob *emu_blob_ref(struct emu_blob *b);
+void emu_blob_unref(struct emu_blob *b);   /* NULL is a no-op */
+
+/* ---- operations ---- */
+
+enum emu_op {
+    OP_UNKNOWN = 0,
+    OP_LIST_BUCKETS, OP_CREATE_BUCKET, OP_HEAD_BUCKET, OP_DELETE_BUCKET,
+    OP_GET_BUCKET_LOCATION, OP_GET_BUCKET_VERSIONING, OP_PUT_BUCKET_VERSIONING,
+    OP_LIST_OBJECTS, OP_LIST_OBJECTS_V2, OP_LIST_OBJECT_VERSIONS,
+    OP_PUT_OBJECT, OP_GET_OBJECT, OP_HEAD_OBJECT, OP_DELETE_OBJECT, OP_DELETE_OBJECTS,
+    OP_COPY_OBJECT, OP_CREATE_MPU, OP_UPLOAD_PART, OP_UPLOAD_PART_COPY, OP_COMPLETE_MPU,
+    OP_ABORT_MPU, OP_LIST_PARTS, OP_LIST_MPUS,
+    OP_ADMIN_STATS, OP_ADMIN_CONFIG, OP_ADMIN_RESET,
+    OP_COUNT
+};
+const char *emu_op_name(enum emu_op op);   /* "GetObject", ... */
+bool emu_op_is_write(enum emu_op op);      /* counts against the PUT rate limit */
+
+/* ---- faults ---- */
+
+enum emu_fault_kind {
+    FAULT_NONE = 0,
+    FAULT_500,          /* 500 InternalError, op not run */
+    FAULT_503,          /* 503 SlowDown, op not run */
+    FAULT_RESET,        /* RST before any response byte, op not run */
+    FAULT_RESET_MID,    /* RST halfway through the request or response body */
+    FAULT_TRUNCATE,     /* full Content-Length announced, half the body, then FIN */
+    FAULT_SLOW,         /* body paced at the rule's rate (default 64 KB/s) */
+    FAULT_CORRUPT,      /* one byte of the response body flipped: a wrong checksum */
+    FAULT_DELAY,        /* extra first-byte latency of the rule's ms */
+    FAULT_KIND_COUNT
+};
+const char *emu_fault_name(enum emu_fault_kind k);
+
+/* ---- requests and responses ---- */
+
+struct emu_hdr {
+    struct sv name;     /* points into emu_req.head */
+    struct sv value;    /* trimmed */
+};
+
+struct emu_param {
+    char *name;         /* percent-decoded, NUL-terminated, in emu_req.qbuf */
+    char *value;        /* "" when the parameter had no '=' */
+    bool has_value;
+};
+
+struct emu_req {
+    struct buf head;                    /* copy of request line + headers */
+    struct sv method, target, path_raw, query_raw; /* into head */
+    struct emu_hdr hdrs[EMU_MAX_HEADERS];
+    int n_hdrs;
+    struct buf qbuf;                    /* storage of decoded params */
+    struct emu_param params[EMU_MAX_PARAMS];
+    int n_params;
+    char *qraw;                         /* query_raw as a C string (in qbuf) */
+    char *praw;                         /* path_raw as a C string (in qbuf) */
+
+    uint64_t content_length;            /* when has_cl */
+    bool has_cl, chunked, keep_alive, expect_continue;
+    struct emu_blob *body;              /* body bytes (HTTP framing removed) */
+    uint64_t body_max;                  /* cap for this request's body */
+    /* HTTP chunked decoder state */
+    int ch_state;
+    uint64_t ch_left;
+
+    /* filled by ops at head time */
+    enum emu_op op;
+    char *bucket;                       /* malloc'd, NULL if none */
+    char *key;                          /* malloc'd, decoded, NULL if none */
+    size_t klen;
+    enum emu_fault_kind fault;          /* decided when the head arrived */
+    double fault_arg;                   /* slow: bytes/s; delay: ms */
+    int64_t t_head_ns;                  /* when the head was complete */
+};
+
+struct emu_resp {
+    int status;
+    struct buf hdrs;                    /* extra header lines "Name: v\r\n" */
+    struct buf head;                    /* assembled status line + headers */
+    struct buf body;                    /* owned body (XML, JSON) */
+    struct emu_blob *blob;              /* or a reference to object bytes */
+    const char *bp;                     /* body bytes to send */
+    uint64_t blen;                      /* body bytes to send */
+    uint64_t content_length;            /* announced (differs on HEAD) */
+    bool no_body;                       /* HEAD or 304: announce, send nothing */
+    uint64_t hsent, bsent;
+    bool close;                         /* close after this response */
+    bool reset_now;                     /* RST instead of answering */
+    uint64_t cut_at;                    /* stop the body here (UINT64_MAX: never) */
+    int cut_rst;                        /* at cut_at: 1 RST, 0 FIN */
+    double slow_bps;                    /* body pace override, 0 = none */
+    int64_t delay_ns;                   /* wait before the first byte */
+    char *corrupt_copy;                 /* private copy of a corrupted body */
+};
+
+/* Response builders (ops.c and model.c use these). */
+void emu_resp_header(struct emu_resp *r, const char *name, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Body owned by the response: r->body is sent; sets Content-Type. */
+void emu_resp_xml_body(struct emu_resp *r, int status);
+void emu_resp_json_body(struct emu_resp *r, int status);
+
+/* ---- connections and the server ---- */
+
+struct emu_pace {
+    double tokens;      /* bytes that may move now */
+    int64_t last_ns;    /* last refill */
+};
+
+enum emu_conn_state { CS_HEAD, CS_BODY, CS_WAIT, CS_WRITE, CS_DEAD };
+
+struct emu_conn {
+    int fd;
+    enum emu_conn_state state;
+    char *rb;                   /* read buffer, EMU_RBUF_BYTES */
+    size_t rlen;                /* bytes held in rb */
+    size_t scan;                /* rb prefix known to hold no header end */
+    bool rd_ready, wr_ready;    /* edge-triggered readiness not yet used up */
+    bool peer_closed;
+    struct emu_req req;
+    struct emu_resp resp;
+    struct emu_pace pin, pout;  /* per-connection bandwidth buckets */
+    int64_t due_ns;             /* timer deadline when heap_idx >= 0 */
+    int heap_idx;
+    uint64_t body_seen;         /* raw request body bytes received */
+    struct emu_conn *dead_next; /* graveyard link */
+    struct emu_server *srv;
+};
+
+struct emu_fault_rule {
+    enum emu_fault_kind kind;
+    double prob;                /* fire with this probability (1 if unset) */
+    char op[40];                /* S3 operation name, "" = any */
+    char method[8];             /* "", "GET", ... */
+    char key_glob[256];         /* fnmatch on the key, "" = any */
+    char bucket_glob[64];
+    uint64_t nth;               /* fire only on the nth matching request */
+    uint64_t every;             /* fire on every Nth matching request */
+    uint64_t times;             /* fire at most this many times (0 = no limit) */
+    double arg;                 /* slow: bytes/s; delay: ms */
+    uint64_t matched, fired;    /* counters */
+};
+
+#define EMU_MAX_RULES 32
+
+struct emu_model {
+    double latency_ms;          /* median first-byte latency */
+    double jitter;              /* lognormal sigma around the median (0 = fixed) */
+    double tail_pct;            /* percent of requests that are slow */
+    double tail_mult;           /* ... by this factor */
+    double bandwidth_mbps;      /* per-connection cap, MB/s (10^6 B/s); 0 = none */
+    double rate_get;            /* GET/HEAD per second per prefix; 0 = none */
+    double rate_put;            /* PUT/POST/DELETE/COPY per second per prefix */
+    int prefix_depth;           /* prefix = bucket + key up to this many '/' */
+    double xregion_ms;          /* extra latency of a cross-region copy */
+    double express_latency_ms;  /* directory-bucket profile (reserved) */
+    uint64_t min_part_bytes;    /* EntityTooSmall threshold */
+    struct emu_fault_rule rules[EMU_MAX_RULES];
+    int n_rules;
+    double fault_prob;          /* global probability of a random 500/503 */
+};
+
+struct emu_stats {
+    uint64_t requests, errors, connections, conns_open;
+    uint64_t bytes_in, bytes_out;
+    uint64_t by_op[OP_COUNT];
+    uint64_t faults[FAULT_KIND_COUNT];
+    uint64_t slowdowns;         /* 503 from the rate limiter */
+    uint64_t status[6];         /* 1xx..5xx */
+    uint64_t auth_failures;
+};
+
+struct emu_server {
+    int ep, lfd;
+    char host[64];
+    int port;
+    char access_key[128], secret_key[128];
+    bool anonymous;
+    char region[32];
+    char dir[1024];             /* --dir, "" = memory */
+    struct emu_model model;
+    struct emu_stats stats;
+    struct emu_sl buckets;      /* name -> struct emu_bucket* */
+    struct emu_sl rates;        /* prefix -> struct emu_rate* */
+    /* timers: a min-heap of connections by due_ns */
+    struct emu_conn **heap;
+    int heap_len, heap_cap;
+    struct emu_conn *graveyard;
+    uint64_t req_seq;
+    uint64_t rng;
+    time_t date_sec;
+    char date_hdr[40];          /* cached RFC 1123 date */
+};
+
+int64_t emu_now_ns(void);
+double emu_rand01(struct emu_server *s);
+void emu_random_hex(struct emu_server *s, char *out, size_t n_hex);
+
+/* net.c */
+int emu_net_listen(struct emu_server *s);
+int emu_net_run(struct emu_server *s);
+
+/* ops.c: called by net.c */
+void emu_ops_on_head(struct emu_server *s, struct emu_conn *c);
+void emu_ops_handle(struct emu_server *s, struct emu_conn *c);
+void emu_ops_error(struct emu_server *s, struct emu_conn *c, int status, const char *code,
+                   const char *msg);
+
+/* model.c */
+void emu_model_defaults(struct emu_model *m);
+/* Parse a fault SPEC (see README) into m->rules, replacing them. -1 + msg on error. */
+int emu_model_parse_faults(struct emu_model *m, const char *spec, char *err, size_t errn);
+/* Apply "k=v" settings or a flat JSON object; -1 + msg on error. */
+int emu_model_configure(struct emu_server *s, struct sv body, char *err, size_t errn);
+/* The fault for this request (or FAULT_NONE); counts matches. */
+enum emu_fault_kind emu_model_pick_fault(struct emu_server *s, struct emu_req *q, double *arg);
+/* First-byte delay for one request. */
+int64_t emu_model_latency_ns(struct emu_server *s, struct emu_req *q);
+/* true if the prefix of this request is over its rate (answer 503 SlowDown). */
+bool emu_model_rate_limited(struct emu_server *s, struct emu_req *q);
+void emu_model_stats_json(struct emu_server *s, struct buf *out);
+void emu_model_stats_reset(struct emu_server *s);
+
+/* xml.c */
+void emu_xml_esc(struct buf *b, const char *s, size_t n);
+void emu_xml_elem(struct buf *b, const char *name, const char *s);
+/*
+ * Walk 'body' as XML: 'cb' is called at each element end with its name, its
+ * text (leaf text, trimmed) and its depth (root = 1). 0 ok, -1 malformed.
+ */
+int emu_xml_walk(const char *body, size_t n,
+                 void (*cb)(void *ctx, const char *name, const char *text, int depth), void *ctx);
+
+/* auth.c */
+struct emu_auth_result {
+    int status;                 /* 0 = ok */
+    const char *code;           /* S3 error code */
+    char msg[256];
+    char region_hint[32];       /* AuthorizationHeaderMalformed */
+    bool streaming_signed;      /* STREAMING-AWS4-HMAC-SHA256-PAYLOAD */
+    bool signed_payload;        /* x-amz-content-sha256 is a hex digest */
+    char payload_sha[65];
+    char seed_sig[65];          /* header signature: chunk chain seed */
+    unsigned char signing_key[32];
+    char amz_date[20];
+    char scope_date[10];
+    char scope_region[32];
+};
+/* Verify the signature of 'q' for a request to 'region' (NULL = any). */
+void emu_auth_check(struct emu_server *s, struct emu_req *q, const char *region,
+                    struct emu_auth_result *ar);
+/*
+ * Decode an aws-chunked body in place (b->len shrinks to the payload),
+ * verifying chunk signatures when ar->streaming_signed, and collecting the
+ * trailer lines into 'trailers' ("name:value\n"). 0 ok; -1 with code/msg set.
+ */
+int emu_auth_decode_chunked(struct emu_blob *b, struct emu_auth_result *ar, struct buf *trailers,
+                            const char **code, const char **msg);
+
+/* helpers shared by ops.c and model.c */
+struct sv emu_req_header(const struct emu_req *q, const char *name);
+const char *emu_req_param(const struct emu_req *q, const char *name); /* NULL if absent */
+
+#endif

@@ -1,0 +1,525 @@
+/*
+ * model: how the emulator performs and fails. First-byte latency (median,
+ * lognormal jitter, a slow tail), per-connection bandwidth (applied by
+ * net.c's pacing), per-prefix request-rate limits answered with 503
+ * SlowDown, and fault rules. All of it can change at run time through
+ * POST /_s3emu/config; counters are read with GET /_s3emu/stats.
+ */
+#include "emu.h"
+
+#include <ctype.h>
+#include <fnmatch.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "store.h"
+
+static const char *const op_names[OP_COUNT] = {
+    [OP_UNKNOWN] = "Unknown",
+    [OP_LIST_BUCKETS] = "ListBuckets",
+    [OP_CREATE_BUCKET] = "CreateBucket",
+    [OP_HEAD_BUCKET] = "HeadBucket",
+    [OP_DELETE_BUCKET] = "DeleteBucket",
+    [OP_GET_BUCKET_LOCATION] = "GetBucketLocation",
+    [OP_GET_BUCKET_VERSIONING] = "GetBucketVersioning",
+    [OP_PUT_BUCKET_VERSIONING] = "PutBucketVersioning",
+    [OP_LIST_OBJECTS] = "ListObjects",
+    [OP_LIST_OBJECTS_V2] = "ListObjectsV2",
+    [OP_LIST_OBJECT_VERSIONS] = "ListObjectVersions",
+    [OP_PUT_OBJECT] = "PutObject",
+    [OP_GET_OBJECT] = "GetObject",
+    [OP_HEAD_OBJECT] = "HeadObject",
+    [OP_DELETE_OBJECT] = "DeleteObject",
+    [OP_DELETE_OBJECTS] = "DeleteObjects",
+    [OP_COPY_OBJECT] = "CopyObject",
+    [OP_CREATE_MPU] = "CreateMultipartUpload",
+    [OP_UPLOAD_PART] = "UploadPart",
+    [OP_UPLOAD_PART_COPY] = "UploadPartCopy",
+    [OP_COMPLETE_MPU] = "CompleteMultipartUpload",
+    [OP_ABORT_MPU] = "AbortMultipartUpload",
+    [OP_LIST_PARTS] = "ListParts",
+    [OP_LIST_MPUS] = "ListMultipartUploads",
+    [OP_ADMIN_STATS] = "AdminStats",
+    [OP_ADMIN_CONFIG] = "AdminConfig",
+    [OP_ADMIN_RESET] = "AdminReset",
+};
+
+const char *emu_op_name(enum emu_op op)
+{
+    return op < OP_COUNT && op_names[op] ? op_names[op] : "Unknown";
+}
+
+bool emu_op_is_write(enum emu_op op)
+{
+    switch (op) {
+    case OP_PUT_OBJECT: case OP_DELETE_OBJECT: case OP_DELETE_OBJECTS: case OP_COPY_OBJECT:
+    case OP_CREATE_MPU: case OP_UPLOAD_PART: case OP_UPLOAD_PART_COPY: case OP_COMPLETE_MPU:
+    case OP_ABORT_MPU: case OP_CREATE_BUCKET: case OP_DELETE_BUCKET: case OP_PUT_BUCKET_VERSIONING:
+        return true;
+    default:
+        return false;
+    }
+}
+
+static const char *const fault_names[FAULT_KIND_COUNT] = {
+    [FAULT_NONE] = "none", [FAULT_500] = "500", [FAULT_503] = "503",
+    [FAULT_RESET] = "reset", [FAULT_RESET_MID] = "reset-mid", [FAULT_TRUNCATE] = "truncate",
+    [FAULT_SLOW] = "slow", [FAULT_CORRUPT] = "corrupt", [FAULT_DELAY] = "delay",
+};
+
+const char *emu_fault_name(enum emu_fault_kind k)
+{
+    return k < FAULT_KIND_COUNT ? fault_names[k] : "none";
+}
+
+void emu_model_defaults(struct emu_model *m)
+{
+    memset(m, 0, sizeof(*m));
+    m->tail_mult = 10;
+    m->prefix_depth = 1;
+    m->min_part_bytes = (uint64_t)5 << 20;
+    m->express_latency_ms = 0;
+}
+
+double emu_rand01(struct emu_server *s)
+{
+    uint64_t x = s->rng;
+
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    s->rng = x;
+    return (double)(x >> 11) / 9007199254740992.0;
+}
+
+void emu_random_hex(struct emu_server *s, char *out, size_t n_hex)
+{
+    static const char hex[] = "0123456789abcdef";
+    size_t i;
+
+    for (i = 0; i < n_hex; i++)
+        out[i] = hex[(int)(emu_rand01(s) * 16) & 15];
+    out[n_hex] = 0;
+}
+
+/* ---- fault rules ---- */
+
+static int parse_rule(struct emu_fault_rule *r, char *text, char *err, size_t errn)
+{
+    char *conds = strpbrk(text, "@:");
+    char *kind = text, *tok, *save = NULL;
+    int k;
+
+    memset(r, 0, sizeof(*r));
+    r->prob = 1;
+    if (conds)
+        *conds++ = 0;
+    for (k = 1; k < FAULT_KIND_COUNT; k++)
+        if (strcmp(kind, fault_names[k]) == 0)
+            break;
+    if (k == FAULT_KIND_COUNT) {
+        snprintf(err, errn, "unknown fault kind '%s'", kind);
+        return -1;
+    }
+    r->kind = (enum emu_fault_kind)k;
+    r->arg = r->kind == FAULT_SLOW ? 65536 : r->kind == FAULT_DELAY ? 1000 : 0;
+    for (tok = conds ? strtok_r(conds, ",", &save) : NULL; tok; tok = strtok_r(NULL, ",", &save)) {
+        char *eq = strchr(tok, '=');
+        const char *v;
+
+        if (!eq) {
+            snprintf(err, errn, "fault condition '%s' has no '='", tok);
+            return -1;
+        }
+        *eq = 0;
+        v = eq + 1;
+        if (!strcmp(tok, "p") || !strcmp(tok, "prob"))
+            r->prob = strtod(v, NULL);
+        else if (!strcmp(tok, "op"))
+            str_copy(r->op, sizeof(r->op), v);
+        else if (!strcmp(tok, "method"))
+            str_copy(r->method, sizeof(r->method), v);
+        else if (!strcmp(tok, "key"))
+            str_copy(r->key_glob, sizeof(r->key_glob), v);
+        else if (!strcmp(tok, "bucket"))
+            str_copy(r->bucket_glob, sizeof(r->bucket_glob), v);
+        else if (!strcmp(tok, "nth"))
+            r->nth = strtoull(v, NULL, 10);
+        else if (!strcmp(tok, "every"))
+            r->every = strtoull(v, NULL, 10);
+        else if (!strcmp(tok, "times"))
+            r->times = strtoull(v, NULL, 10);
+        else if (!strcmp(tok, "rate") || !strcmp(tok, "ms"))
+            r->arg = strtod(v, NULL);
+        else {
+            snprintf(err, errn, "unknown fault condition '%s'", tok);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+int emu_model_parse_faults(struct emu_model *m, const char *spec, char *err, size_t errn)
+{
+    struct emu_fault_rule rules[EMU_MAX_RULES];
+    char *copy = strdup(spec ? spec : ""), *tok, *save = NULL;
+    int n = 0, rc = -1;
+
+    if (!copy) {
+        snprintf(err, errn, "out of memory");
+        return -1;
+    }
+    for (tok = strtok_r(copy, "; \t\n", &save); tok; tok = strtok_r(NULL, "; \t\n", &save)) {
+        if (n == EMU_MAX_RULES) {
+            snprintf(err, errn, "more than %d fault rules", EMU_MAX_RULES);
+            goto out;
+        }
+        if (parse_rule(&rules[n], tok, err, errn))
+            goto out;
+        n++;
+    }
+    memcpy(m->rules, rules, (size_t)n * sizeof(rules[0]));
+    m->n_rules = n;
+    rc = 0;
+out:
+    free(copy);
+    return rc;
+}
+
+enum emu_fault_kind emu_model_pick_fault(struct emu_server *s, struct emu_req *q, double *arg)
+{
+    struct emu_model *m = &s->model;
+    int i;
+
+    for (i = 0; i < m->n_rules; i++) {
+        struct emu_fault_rule *r = &m->rules[i];
+
+        if (r->op[0] && strcasecmp(r->op, emu_op_name(q->op)) != 0)
+            continue;
+        if (r->method[0] && !sv_ieqs(q->method, r->method))
+            continue;
+        if (r->key_glob[0] && (!q->key || fnmatch(r->key_glob, q->key, 0) != 0))
+            continue;
+        if (r->bucket_glob[0] && (!q->bucket || fnmatch(r->bucket_glob, q->bucket, 0) != 0))
+            continue;
+        r->matched++;
+        if (r->nth && r->matched != r->nth)
+            continue;
+        if (r->every && r->matched % r->every != 0)
+            continue;
+        if (r->times && r->fired >= r->times)
+            continue;
+        if (r->prob < 1 && emu_rand01(s) >= r->prob)
+            continue;
+        r->fired++;
+        s->stats.faults[r->kind]++;
+        *arg = r->arg;
+        return r->kind;
+    }
+    return FAULT_NONE;
+}
+
+/* ---- latency and rates ---- */
+
+static double gaussian(struct emu_server *s)
+{
+    double u1 = emu_rand01(s), u2 = emu_rand01(s);
+
+    if (u1 < 1e-12)
+        u1 = 1e-12;
+    return sqrt(-2 * log(u1)) * cos(2 * M_PI * u2);
+}
+
+int64_t emu_model_latency_ns(struct emu_server *s, struct emu_req *q)
+{
+    struct emu_model *m = &s->model;
+    double ms = m->latency_ms;
+
+    if (ms > 0 && m->jitter > 0)
+        ms *= exp(m->jitter * gaussian(s));
+    if (ms > 0 && m->tail_pct > 0 && emu_rand01(s) * 100 < m->tail_pct)
+        ms *= m->tail_mult;
+    if (q->fault == FAULT_DELAY)
+        ms += q->fault_arg;
+    return (int64_t)(ms * 1e6);
+}
+
+struct emu_rate {
+    double get_tokens, put_tokens;
+    int64_t last_ns;
+};
+
+bool emu_model_rate_limited(struct emu_server *s, struct emu_req *q)
+{
+    struct emu_model *m = &s->model;
+    bool write = emu_op_is_write(q->op);
+    double rate = write ? m->rate_put : m->rate_get;
+    struct buf pfx = BUF_INIT(2048);
+    struct emu_rate *r;
+    int64_t now;
+    bool limited = false;
+    double *tok;
+
+    if (rate <= 0 || !q->bucket)
+        return false;
+    buf_adds(&pfx, q->bucket);
+    buf_addc(&pfx, '/');
+    if (q->key) {
+        size_t i, n = 0;
+        int depth = 0;
+
+        for (i = 0; i < q->klen && depth < m->prefix_depth; i++)
+            if (q->key[i] == '/') {
+                depth++;
+                n = i + 1;
+            }
+        buf_add(&pfx, q->key, n);
+    }
+    r = emu_sl_get(&s->rates, pfx.data, pfx.len);
+    now = emu_now_ns();
+    if (!r) {
+        r = calloc(1, sizeof(*r));
+        if (!r || emu_sl_put(&s->rates, pfx.data, pfx.len, r, NULL)) {
+            free(r);
+            goto out;
+        }
+        r->get_tokens = m->rate_get;
+        r->put_tokens = m->rate_put;
+        r->last_ns = now;
+    }
+    r->get_tokens += m->rate_get * (double)(now - r->last_ns) / 1e9;
+    r->put_tokens += m->rate_put * (double)(now - r->last_ns) / 1e9;
+    if (r->get_tokens > m->rate_get)
+        r->get_tokens = m->rate_get;
+    if (r->put_tokens > m->rate_put)
+        r->put_tokens = m->rate_put;
+    r->last_ns = now;
+    tok = write ? &r->put_tokens : &r->get_tokens;
+    if (*tok >= 1)
+        *tok -= 1;
+    else
+        limited = true;
+out:
+    buf_release(&pfx);
+    if (limited)
+        s->stats.slowdowns++;
+    return limited;
+}
+
+/* ---- the admin endpoint ---- */
+
+static int set_key(struct emu_server *s, const char *k, const char *v, char *err, size_t errn)
+{
+    struct emu_model *m = &s->model;
+    double d = strtod(v, NULL);
+
+    if (!strcmp(k, "latency_ms") || !strcmp(k, "latency-ms"))
+        m->latency_ms = d;
+    else if (!strcmp(k, "jitter"))
+        m->jitter = d;
+    else if (!strcmp(k, "tail_pct"))
+        m->tail_pct = d;
+    else if (!strcmp(k, "tail_mult"))
+        m->tail_mult = d;
+    else if (!strcmp(k, "bandwidth_mbps") || !strcmp(k, "bandwidth-mbps"))
+        m->bandwidth_mbps = d;
+    else if (!strcmp(k, "rate_get"))
+        m->rate_get = d;
+    else if (!strcmp(k, "rate_put"))
+        m->rate_put = d;
+    else if (!strcmp(k, "prefix_depth"))
+        m->prefix_depth = (int)d;
+    else if (!strcmp(k, "xregion_ms"))
+        m->xregion_ms = d;
+    else if (!strcmp(k, "express_latency_ms"))
+        m->express_latency_ms = d;
+    else if (!strcmp(k, "min_part_bytes"))
+        m->min_part_bytes = (uint64_t)d;
+    else if (!strcmp(k, "faults"))
+        return emu_model_parse_faults(m, v, err, errn);
+    else if (!strcmp(k, "reset_stats")) {
+        if (d != 0)
+            emu_model_stats_reset(s);
+    } else {
+        snprintf(err, errn, "unknown setting '%s'", k);
+        return -1;
+    }
+    return 0;
+}
+
+/* Flat JSON object of strings, numbers and booleans. */
+static int parse_json(struct emu_server *s, const char *p, const char *end, char *err, size_t errn)
+{
+    char key[64], val[4096];
+
+    while (p < end && isspace((unsigned char)*p))
+        p++;
+    if (p == end || *p++ != '{')
+        goto bad;
+    for (;;) {
+        size_t n = 0;
+
+        while (p < end && (isspace((unsigned char)*p) || *p == ','))
+            p++;
+        if (p < end && *p == '}')
+            return 0;
+        if (p == end || *p++ != '"')
+            goto bad;
+        while (p < end && *p != '"' && n + 1 < sizeof(key))
+            key[n++] = *p++;
+        key[n] = 0;
+        if (p == end || *p++ != '"')
+            goto bad;
+        while (p < end && isspace((unsigned char)*p))
+            p++;
+        if (p == end || *p++ != ':')
+            goto bad;
+        while (p < end && isspace((unsigned char)*p))
+            p++;
+        n = 0;
+        if (p < end && *p == '"') {
+            p++;
+            while (p < end && *p != '"' && n + 1 < sizeof(val)) {
+                if (*p == '\\' && p + 1 < end)
+                    p++;
+                val[n++] = *p++;
+            }
+            if (p == end)
+                goto bad;
+            p++;
+        } else {
+            while (p < end && !strchr(",} \t\r\n", *p) && n + 1 < sizeof(val))
+                val[n++] = *p++;
+        }
+        val[n] = 0;
+        if (!strcmp(val, "true"))
+            str_copy(val, sizeof(val), "1");
+        else if (!strcmp(val, "false") || !strcmp(val, "null"))
+            str_copy(val, sizeof(val), "0");
+        if (set_key(s, key, val, err, errn))
+            return -1;
+    }
+bad:
+    snprintf(err, errn, "malformed JSON object");
+    return -1;
+}
+
+int emu_model_configure(struct emu_server *s, struct sv body, char *err, size_t errn)
+{
+    struct sv t = sv_trim(body);
+    char *copy, *tok, *save = NULL;
+    int rc = 0;
+
+    if (t.n && t.p[0] == '{')
+        return parse_json(s, t.p, t.p + t.n, err, errn);
+    copy = sv_dup(t);
+    if (!copy) {
+        snprintf(err, errn, "out of memory");
+        return -1;
+    }
+    for (tok = strtok_r(copy, "&\r\n", &save); tok && !rc; tok = strtok_r(NULL, "&\r\n", &save)) {
+        char *eq = strchr(tok, '=');
+        struct sv k;
+        char *kd;
+
+        if (!eq) {
+            snprintf(err, errn, "setting '%s' has no '='", tok);
+            rc = -1;
+            break;
+        }
+        *eq = 0;
+        k = sv_trim(sv_from(tok));
+        kd = sv_dup(k);
+        rc = kd ? set_key(s, kd, eq + 1, err, errn) : -1;
+        free(kd);
+    }
+    free(copy);
+    return rc;
+}
+
+void emu_model_stats_reset(struct emu_server *s)
+{
+    uint64_t open = s->stats.conns_open;
+    int i;
+
+    memset(&s->stats, 0, sizeof(s->stats));
+    s->stats.conns_open = open;
+    for (i = 0; i < s->model.n_rules; i++)
+        s->model.rules[i].matched = s->model.rules[i].fired = 0;
+}
+
+static void json_str(struct buf *b, const char *v)
+{
+    buf_addc(b, '"');
+    for (; *v; v++) {
+        if (*v == '"' || *v == '\\')
+            buf_addc(b, '\\');
+        if ((unsigned char)*v < 0x20)
+            buf_addf(b, "\\u%04x", *v);
+        else
+            buf_addc(b, *v);
+    }
+    buf_addc(b, '"');
+}
+
+void emu_model_stats_json(struct emu_server *s, struct buf *b)
+{
+    struct emu_stats *st = &s->stats;
+    struct emu_model *m = &s->model;
+    int i, first = 1;
+
+    buf_addf(b, "{\"requests\":%llu,\"errors\":%llu,\"connections\":%llu,\"open_connections\":%llu,"
+                "\"bytes_in\":%llu,\"bytes_out\":%llu,\"slowdowns\":%llu,\"auth_failures\":%llu,",
+             (unsigned long long)st->requests, (unsigned long long)st->errors,
+             (unsigned long long)st->connections, (unsigned long long)st->conns_open,
+             (unsigned long long)st->bytes_in, (unsigned long long)st->bytes_out,
+             (unsigned long long)st->slowdowns, (unsigned long long)st->auth_failures);
+    buf_addf(b, "\"status\":{\"1xx\":%llu,\"2xx\":%llu,\"3xx\":%llu,\"4xx\":%llu,\"5xx\":%llu},",
+             (unsigned long long)st->status[1], (unsigned long long)st->status[2],
+             (unsigned long long)st->status[3], (unsigned long long)st->status[4],
+             (unsigned long long)st->status[5]);
+    buf_adds(b, "\"ops\":{");
+    for (i = 1; i < OP_COUNT; i++) {
+        if (!st->by_op[i])
+            continue;
+        buf_addf(b, "%s\"%s\":%llu", first ? "" : ",", emu_op_name((enum emu_op)i),
+                 (unsigned long long)st->by_op[i]);
+        first = 0;
+    }
+    buf_adds(b, "},\"faults\":{");
+    for (i = 1; i < FAULT_KIND_COUNT; i++)
+        buf_addf(b, "%s\"%s\":%llu", i > 1 ? "," : "", fault_names[i],
+                 (unsigned long long)st->faults[i]);
+    buf_adds(b, "},\"rules\":[");
+    for (i = 0; i < m->n_rules; i++) {
+        struct emu_fault_rule *r = &m->rules[i];
+
+        buf_addf(b, "%s{\"kind\":\"%s\",\"op\":", i ? "," : "", fault_names[r->kind]);
+        json_str(b, r->op);
+        buf_adds(b, ",\"key\":");
+        json_str(b, r->key_glob);
+        buf_addf(b, ",\"p\":%g,\"nth\":%llu,\"matched\":%llu,\"fired\":%llu}", r->prob,
+                 (unsigned long long)r->nth, (unsigned long long)r->matched,
+                 (unsigned long long)r->fired);
+    }
+    buf_addf(b, "],\"model\":{\"latency_ms\":%g,\"jitter\":%g,\"tail_pct\":%g,\"tail_mult\":%g,"
+                "\"bandwidth_mbps\":%g,\"rate_get\":%g,\"rate_put\":%g,\"prefix_depth\":%d,"
+                "\"xregion_ms\":%g,\"express_latency_ms\":%g,\"min_part_bytes\":%llu},",
+             m->latency_ms, m->jitter, m->tail_pct, m->tail_mult, m->bandwidth_mbps, m->rate_get,
+             m->rate_put, m->prefix_depth, m->xregion_ms, m->express_latency_ms,
+             (unsigned long long)m->min_part_bytes);
+    {
+        struct emu_sl_node *n;
+        uint64_t objects = 0, nb = 0;
+
+        for (n = emu_sl_first(&s->buckets); n; n = emu_sl_next(n)) {
+            struct emu_bucket *bk = n->val;
+            objects += bk->keys.count;
+            nb++;
+        }
+        buf_addf(b, "\"buckets\":%llu,\"keys\":%llu}\n", (unsigned long long)nb,
+                 (unsigned long long)objects);
+    }
+}

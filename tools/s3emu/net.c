@@ -1,0 +1,1094 @@
+/*
+ * net: the event loop. One epoll set, edge-triggered, each socket registered
+ * once for both directions; rd_ready/wr_ready remember an edge that has not
+ * yet been used up, so no epoll_ctl is needed per request. A connection is a
+ * small state machine (conn_run): HEAD -> BODY -> [WAIT] -> WRITE -> HEAD,
+ * so requests on one connection are answered in order (pipelining-safe).
+ * Timers (latency, pacing) live in one min-heap of connections; epoll_wait's
+ * timeout is the earliest deadline, so nothing ever sleeps.
+ */
+#include "emu.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+int64_t emu_now_ns(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* ---- blobs ---- */
+
+struct emu_blob *emu_blob_new(uint64_t cap)
+{
+    struct emu_blob *b = calloc(1, sizeof(*b));
+
+    if (!b)
+        return NULL;
+    b->refs = 1;
+    b->cap = cap ? cap : 1;
+    b->data = malloc(b->cap);
+    if (!b->data) {
+        free(b);
+        return NULL;
+    }
+    return b;
+}
+
+int emu_blob_reserve(struct emu_blob *b, uint64_t need, uint64_t max)
+{
+    uint64_t cap = b->cap;
+    char *p;
+
+    if (need <= b->cap)
+        return 0;
+    if (need > max)
+        return -1;
+    while (cap < need)
+        cap = cap * 2 < max ? cap * 2 : max;
+    p = realloc(b->data, cap);
+    if (!p)
+        return -1;
+    b->data = p;
+    b->cap = cap;
+    return 0;
+}
+
+struct emu_blob *emu_blob_ref(struct emu_blob *b)
+{
+    if (b)
+        b->refs++;
+    return b;
+}
+
+void emu_blob_unref(struct emu_blob *b)
+{
+    extern void emu_store_blob_free(struct emu_blob *b);
+
+    if (b && --b->refs == 0)
+        emu_store_blob_free(b);
+}
+
+/* ---- timers ---- */
+
+static void heap_swap(struct emu_server *s, int i, int j)
+{
+    struct emu_conn *t = s->heap[i];
+
+    s->heap[i] = s->heap[j];
+    s->heap[j] = t;
+    s->heap[i]->heap_idx = i;
+    s->heap[j]->heap_idx = j;
+}
+
+static void heap_up(struct emu_server *s, int i)
+{
+    while (i > 0 && s->heap[(i - 1) / 2]->due_ns > s->heap[i]->due_ns) {
+        heap_swap(s, i, (i - 1) / 2);
+        i = (i - 1) / 2;
+    }
+}
+
+static void heap_down(struct emu_server *s, int i)
+{
+    for (;;) {
+        int l = 2 * i + 1, r = l + 1, m = i;
+
+        if (l < s->heap_len && s->heap[l]->due_ns < s->heap[m]->due_ns)
+            m = l;
+        if (r < s->heap_len && s->heap[r]->due_ns < s->heap[m]->due_ns)
+            m = r;
+        if (m == i)
+            return;
+        heap_swap(s, i, m);
+        i = m;
+    }
+}
+
+static void timer_cancel(struct emu_conn *c)
+{
+    struct emu_server *s = c->srv;
+    int i = c->heap_idx;
+
+    if (i < 0)
+        return;
+    c->heap_idx = -1;
+    s->heap_len--;
+    if (i == s->heap_len)
+        return;
+    s->heap[i] = s->heap[s->heap_len];
+    s->heap[i]->heap_idx = i;
+    heap_up(s, i);
+    heap_down(s, s->heap[i]->heap_idx);
+}
+
+static int timer_set(struct emu_conn *c, int64_t due_ns)
+{
+    struct emu_server *s = c->srv;
+
+    timer_cancel(c);
+    if (s->heap_len == s->heap_cap) {
+        int cap = s->heap_cap ? s->heap_cap * 2 : 256;
+        struct emu_conn **h = realloc(s->heap, (size_t)cap * sizeof(*h));
+
+        if (!h)
+            return -1;
+        s->heap = h;
+        s->heap_cap = cap;
+    }
+    c->due_ns = due_ns;
+    c->heap_idx = s->heap_len;
+    s->heap[s->heap_len++] = c;
+    heap_up(s, c->heap_idx);
+    return 0;
+}
+
+/* ---- pacing: a token bucket per direction ---- */
+
+/* Bytes that may move now at 'bps' (0 = unlimited: SIZE_MAX). */
+static size_t pace_allow(struct emu_pace *p, double bps, int64_t now)
+{
+    double burst;
+
+    if (bps <= 0)
+        return SIZE_MAX;
+    burst = bps / 50 > 16384 ? bps / 50 : 16384; /* 20 ms worth, at least 16 KB */
+    if (p->last_ns == 0) {
+        p->tokens = burst;
+    } else {
+        p->tokens += bps * (double)(now - p->last_ns) / 1e9;
+        if (p->tokens > burst)
+            p->tokens = burst;
+    }
+    p->last_ns = now;
+    return p->tokens >= 1 ? (size_t)p->tokens : 0;
+}
+
+static int64_t pace_wait_ns(const struct emu_pace *p, double bps)
+{
+    double want = 4096 - p->tokens;
+    int64_t ns = (int64_t)(want / bps * 1e9);
+
+    return ns < 100000 ? 100000 : ns;
+}
+
+static double conn_bps(const struct emu_conn *c)
+{
+    return c->srv->model.bandwidth_mbps * 1e6;
+}
+
+/* ---- connections ---- */
+
+static void req_release(struct emu_req *q)
+{
+    buf_release(&q->head);
+    buf_release(&q->qbuf);
+    emu_blob_unref(q->body);
+    free(q->bucket);
+    free(q->key);
+    memset(q, 0, sizeof(*q));
+    q->head = (struct buf)BUF_INIT(EMU_HDR_MAX_BYTES);
+    q->qbuf = (struct buf)BUF_INIT(EMU_HDR_MAX_BYTES * 2);
+}
+
+static void resp_release(struct emu_resp *r)
+{
+    buf_release(&r->hdrs);
+    buf_release(&r->head);
+    buf_release(&r->body);
+    emu_blob_unref(r->blob);
+    free(r->corrupt_copy);
+    memset(r, 0, sizeof(*r));
+    r->hdrs = (struct buf)BUF_INIT(EMU_HDR_MAX_BYTES);
+    r->head = (struct buf)BUF_INIT(EMU_HDR_MAX_BYTES * 2);
+    r->body = (struct buf)BUF_INIT(BUF_MAX_DEFAULT * 4);
+    r->cut_at = UINT64_MAX;
+}
+
+static void conn_close(struct emu_conn *c, int rst)
+{
+    struct emu_server *s = c->srv;
+
+    if (c->state == CS_DEAD)
+        return;
+    if (rst) {
+        struct linger lg = { 1, 0 };
+        setsockopt(c->fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
+    }
+    close(c->fd);
+    c->fd = -1;
+    c->state = CS_DEAD;
+    timer_cancel(c);
+    s->stats.conns_open--;
+    c->dead_next = s->graveyard;
+    s->graveyard = c;
+}
+
+static void conn_free(struct emu_conn *c)
+{
+    /* Keep the buffers of a dead connection until the loop is done with it. */
+    req_release(&c->req);
+    buf_release(&c->req.head);
+    buf_release(&c->req.qbuf);
+    resp_release(&c->resp);
+    buf_release(&c->resp.hdrs);
+    buf_release(&c->resp.head);
+    buf_release(&c->resp.body);
+    free(c->rb);
+    free(c);
+}
+
+static struct emu_conn *conn_new(struct emu_server *s, int fd)
+{
+    struct emu_conn *c = calloc(1, sizeof(*c));
+
+    if (!c)
+        return NULL;
+    c->rb = malloc(EMU_RBUF_BYTES);
+    if (!c->rb) {
+        free(c);
+        return NULL;
+    }
+    c->fd = fd;
+    c->srv = s;
+    c->heap_idx = -1;
+    c->state = CS_HEAD;
+    c->wr_ready = true;
+    req_release(&c->req);
+    resp_release(&c->resp);
+    return c;
+}
+
+/* ---- request parsing ---- */
+
+static int hexval(int ch)
+{
+    if (ch >= '0' && ch <= '9')
+        return ch - '0';
+    if (ch >= 'a' && ch <= 'f')
+        return ch - 'a' + 10;
+    if (ch >= 'A' && ch <= 'F')
+        return ch - 'A' + 10;
+    return -1;
+}
+
+/* Percent-decode (and '+' -> ' ' when 'plus') into b, NUL-terminated; returns start. */
+static char *decode_into(struct buf *b, struct sv in, bool plus)
+{
+    size_t start = b->len, i;
+
+    for (i = 0; i < in.n; i++) {
+        char ch = in.p[i];
+
+        if (ch == '%' && i + 2 < in.n + 0 && hexval(in.p[i + 1]) >= 0 && hexval(in.p[i + 2]) >= 0) {
+            ch = (char)(hexval(in.p[i + 1]) * 16 + hexval(in.p[i + 2]));
+            i += 2;
+        } else if (ch == '+' && plus) {
+            ch = ' ';
+        }
+        if (buf_addc(b, ch))
+            return NULL;
+    }
+    if (buf_addc(b, 0))
+        return NULL;
+    return (char *)(uintptr_t)start; /* offset: the buffer may still move */
+}
+
+struct sv emu_req_header(const struct emu_req *q, const char *name)
+{
+    int i;
+
+    for (i = 0; i < q->n_hdrs; i++)
+        if (sv_ieqs(q->hdrs[i].name, name))
+            return q->hdrs[i].value;
+    return (struct sv){ NULL, 0 };
+}
+
+const char *emu_req_param(const struct emu_req *q, const char *name)
+{
+    int i;
+
+    for (i = 0; i < q->n_params; i++)
+        if (strcmp(q->params[i].name, name) == 0)
+            return q->params[i].value;
+    return NULL;
+}
+
+/* Parse the head in c->rb[0..n) (n includes the blank line). 0 ok, else HTTP status. */
+static int parse_head(struct emu_conn *c, size_t n)
+{
+    struct emu_req *q = &c->req;
+    const char *p, *end, *sp1, *sp2, *eol;
+    struct sv te, cl, conn, expect;
+    size_t offs[EMU_MAX_PARAMS][2];
+    int i;
+
+    if (buf_add(&q->head, c->rb, n))
+        return 431;
+    p = q->head.data;
+    end = p + q->head.len;
+    eol = memmem(p, (size_t)(end - p), "\r\n", 2);
+    sp1 = memchr(p, ' ', (size_t)(eol - p));
+    if (!sp1)
+        return 400;
+    sp2 = memchr(sp1 + 1, ' ', (size_t)(eol - sp1 - 1));
+    if (!sp2)
+        return 400;
+    q->method = (struct sv){ p, (size_t)(sp1 - p) };
+    q->target = (struct sv){ sp1 + 1, (size_t)(sp2 - sp1 - 1) };
+    if (!sv_starts((struct sv){ sp2 + 1, (size_t)(eol - sp2 - 1) }, "HTTP/1."))
+        return 505;
+    q->keep_alive = eol[-1] == '1';
+    p = eol + 2;
+    while (p < end && !(p[0] == '\r' && p[1] == '\n')) {
+        const char *colon;
+
+        eol = memmem(p, (size_t)(end - p), "\r\n", 2);
+        if (!eol)
+            return 400;
+        colon = memchr(p, ':', (size_t)(eol - p));
+        if (!colon || colon == p)
+            return 400;
+        if (q->n_hdrs == EMU_MAX_HEADERS)
+            return 431;
+        q->hdrs[q->n_hdrs].name = (struct sv){ p, (size_t)(colon - p) };
+        q->hdrs[q->n_hdrs].value = sv_trim((struct sv){ colon + 1, (size_t)(eol - colon - 1) });
+        q->n_hdrs++;
+        p = eol + 2;
+    }
+
+    /* Target: "/path?query" (or an absolute URI, which we reduce to its path). */
+    {
+        struct sv t = q->target;
+        const char *qm;
+
+        if (sv_starts(t, "http://") || sv_starts(t, "https://")) {
+            const char *sl = memchr(t.p + 8, '/', t.n - 8);
+            t = sl ? (struct sv){ sl, t.n - (size_t)(sl - t.p) } : SV("/");
+        }
+        qm = memchr(t.p, '?', t.n);
+        q->path_raw = (struct sv){ t.p, qm ? (size_t)(qm - t.p) : t.n };
+        q->query_raw = qm ? (struct sv){ qm + 1, t.n - q->path_raw.n - 1 } : SV_NULL;
+    }
+    {
+        /* Offsets first: qbuf may move while it grows. */
+        struct sv qs = q->query_raw;
+        size_t praw_off, qraw_off;
+        int np = 0;
+
+        praw_off = q->qbuf.len;
+        if (buf_addsv(&q->qbuf, q->path_raw) || buf_addc(&q->qbuf, 0))
+            return 431;
+        qraw_off = q->qbuf.len;
+        if (buf_addsv(&q->qbuf, q->query_raw) || buf_addc(&q->qbuf, 0))
+            return 431;
+        while (qs.n) {
+            const char *amp = memchr(qs.p, '&', qs.n);
+            struct sv item = { qs.p, amp ? (size_t)(amp - qs.p) : qs.n };
+            const char *eq = memchr(item.p, '=', item.n);
+            struct sv nm = { item.p, eq ? (size_t)(eq - item.p) : item.n };
+            struct sv val = eq ? (struct sv){ eq + 1, item.n - nm.n - 1 } : SV_NULL;
+
+            qs.p += item.n + (amp ? 1 : 0);
+            qs.n -= item.n + (amp ? 1 : 0);
+            if (!item.n)
+                continue;
+            if (np == EMU_MAX_PARAMS)
+                return 400;
+            offs[np][0] = (size_t)(uintptr_t)decode_into(&q->qbuf, nm, true);
+            offs[np][1] = (size_t)(uintptr_t)decode_into(&q->qbuf, val, true);
+            if (q->qbuf.len == 0)
+                return 431;
+            q->params[np].has_value = eq != NULL;
+            np++;
+        }
+        if (!q->qbuf.data)
+            return 431;
+        for (i = 0; i < np; i++) {
+            q->params[i].name = q->qbuf.data + offs[i][0];
+            q->params[i].value = q->qbuf.data + offs[i][1];
+        }
+        q->n_params = np;
+        q->praw = q->qbuf.data + praw_off;
+        q->qraw = q->qbuf.data + qraw_off;
+    }
+
+    te = emu_req_header(q, "transfer-encoding");
+    cl = emu_req_header(q, "content-length");
+    conn = emu_req_header(q, "connection");
+    expect = emu_req_header(q, "expect");
+    if (te.p && te.n) {
+        if (!sv_ieqs(te, "chunked"))
+            return 501;
+        q->chunked = true;
+    } else if (cl.p) {
+        if (!sv_to_u64(cl, &q->content_length))
+            return 400;
+        q->has_cl = true;
+    }
+    if (conn.p) {
+        if (sv_ieqs(conn, "close"))
+            q->keep_alive = false;
+        else if (sv_ieqs(conn, "keep-alive"))
+            q->keep_alive = true;
+    }
+    q->expect_continue = expect.p && sv_ieqs(expect, "100-continue");
+    return 0;
+}
+
+/* ---- response assembly ---- */
+
+static const char *status_text(int st)
+{
+    switch (st) {
+    case 100: return "Continue";
+    case 200: return "OK";
+    case 204: return "No Content";
+    case 206: return "Partial Content";
+    case 301: return "Moved Permanently";
+    case 304: return "Not Modified";
+    case 400: return "Bad Request";
+    case 403: return "Forbidden";
+    case 404: return "Not Found";
+    case 405: return "Method Not Allowed";
+    case 409: return "Conflict";
+    case 411: return "Length Required";
+    case 412: return "Precondition Failed";
+    case 413: return "Payload Too Large";
+    case 416: return "Requested Range Not Satisfiable";
+    case 431: return "Request Header Fields Too Large";
+    case 500: return "Internal Server Error";
+    case 501: return "Not Implemented";
+    case 503: return "Service Unavailable";
+    case 505: return "HTTP Version Not Supported";
+    default: return "Status";
+    }
+}
+
+void emu_resp_header(struct emu_resp *r, const char *name, const char *fmt, ...)
+{
+    va_list ap;
+    char tmp[4096];
+    int n;
+
+    va_start(ap, fmt);
+    n = vsnprintf(tmp, sizeof(tmp), fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return;
+    buf_addf(&r->hdrs, "%s: %s\r\n", name, tmp);
+}
+
+void emu_resp_xml_body(struct emu_resp *r, int status)
+{
+    r->status = status;
+    emu_resp_header(r, "Content-Type", "application/xml");
+    r->bp = buf_cstr(&r->body);
+    r->blen = r->body.len;
+    r->content_length = r->blen;
+}
+
+void emu_resp_json_body(struct emu_resp *r, int status)
+{
+    r->status = status;
+    emu_resp_header(r, "Content-Type", "application/json");
+    r->bp = buf_cstr(&r->body);
+    r->blen = r->body.len;
+    r->content_length = r->blen;
+}
+
+static void update_date(struct emu_server *s)
+{
+    time_t now = time(NULL);
+    struct tm tm;
+
+    if (now == s->date_sec)
+        return;
+    s->date_sec = now;
+    gmtime_r(&now, &tm);
+    strftime(s->date_hdr, sizeof(s->date_hdr), "%a, %d %b %Y %H:%M:%S GMT", &tm);
+}
+
+static void resp_finish(struct emu_conn *c)
+{
+    struct emu_server *s = c->srv;
+    struct emu_resp *r = &c->resp;
+    char rid[17];
+
+    update_date(s);
+    snprintf(rid, sizeof(rid), "%016llX", (unsigned long long)++s->req_seq);
+    if (!c->req.keep_alive || c->peer_closed)
+        r->close = true;
+    if (r->status < 100 || r->status > 599)
+        r->status = 500;
+    s->stats.status[r->status / 100]++;
+    if (r->status >= 400)
+        s->stats.errors++;
+    buf_addf(&r->head,
+             "HTTP/1.1 %d %s\r\nDate: %s\r\nServer: AmazonS3\r\nx-amz-request-id: %s\r\n"
+             "x-amz-id-2: s3emu/%s\r\n",
+             r->status, status_text(r->status), s->date_hdr, rid, rid);
+    if (r->status != 304 && !(r->status == 204 && r->content_length == 0))
+        buf_addf(&r->head, "Content-Length: %llu\r\n", (unsigned long long)r->content_length);
+    buf_addsv(&r->head, buf_sv(&r->hdrs));
+    if (r->close)
+        buf_adds(&r->head, "Connection: close\r\n");
+    buf_adds(&r->head, "\r\n");
+    if (r->no_body)
+        r->blen = 0;
+    if (r->cut_at != UINT64_MAX && r->cut_at > r->blen)
+        r->cut_at = r->blen;
+}
+
+/* ---- the state machine ---- */
+
+static void start_response(struct emu_conn *c);
+
+/* HTTP chunked decoding from rb into the body blob. 1 done, 0 need more, -1 bad. */
+enum { CH_SIZE, CH_DATA, CH_DATA_END, CH_TRAILER };
+
+static int chunked_step(struct emu_conn *c, size_t *consumed)
+{
+    struct emu_req *q = &c->req;
+    size_t pos = 0;
+
+    while (pos < c->rlen) {
+        char *line = c->rb + pos;
+        char *eol;
+
+        switch (q->ch_state) {
+        case CH_SIZE:
+        case CH_TRAILER:
+        case CH_DATA_END:
+            eol = memmem(line, c->rlen - pos, "\r\n", 2);
+            if (!eol) {
+                if (c->rlen - pos > 8192)
+                    return -1;
+                *consumed = pos;
+                return 0;
+            }
+            if (q->ch_state == CH_DATA_END) {
+                if (eol != line)
+                    return -1;
+                q->ch_state = CH_SIZE;
+            } else if (q->ch_state == CH_TRAILER) {
+                if (eol == line) {
+                    *consumed = pos + 2;
+                    return 1;
+                }
+            } else {
+                uint64_t v = 0;
+                char *h = line;
+                int d;
+
+                if (hexval(*h) < 0)
+                    return -1;
+                while ((d = hexval(*h)) >= 0 && h < eol) {
+                    if (v >> 60)
+                        return -1;
+                    v = v * 16 + (uint64_t)d;
+                    h++;
+                }
+                q->ch_left = v;
+                q->ch_state = v ? CH_DATA : CH_TRAILER;
+                if (v && emu_blob_reserve(q->body, q->body->len + v, q->body_max))
+                    return -1;
+            }
+            pos = (size_t)(eol - c->rb) + 2;
+            break;
+        case CH_DATA: {
+            size_t n = c->rlen - pos;
+
+            if (n > q->ch_left)
+                n = (size_t)q->ch_left;
+            memcpy(q->body->data + q->body->len, line, n);
+            q->body->len += n;
+            q->ch_left -= n;
+            pos += n;
+            if (!q->ch_left)
+                q->ch_state = CH_DATA_END;
+            break;
+        }
+        }
+    }
+    *consumed = pos;
+    return 0;
+}
+
+static void consume(struct emu_conn *c, size_t n)
+{
+    memmove(c->rb, c->rb + n, c->rlen - n);
+    c->rlen -= n;
+}
+
+/* Read (paced): bytes read, 0 if it would block or is paced (timer set), -1 closed. */
+static ssize_t read_some(struct emu_conn *c, char *dst, size_t room)
+{
+    int64_t now;
+    size_t allow;
+    ssize_t n;
+
+    if (!c->rd_ready)
+        return 0;
+    now = emu_now_ns();
+    allow = pace_allow(&c->pin, conn_bps(c), now);
+    if (allow == 0) {
+        timer_set(c, now + pace_wait_ns(&c->pin, conn_bps(c)));
+        return 0;
+    }
+    if (room > allow)
+        room = allow;
+    for (;;) {
+        n = read(c->fd, dst, room);
+        if (n > 0) {
+            if (conn_bps(c) > 0)
+                c->pin.tokens -= (double)n;
+            c->srv->stats.bytes_in += (uint64_t)n;
+            return n;
+        }
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+            c->rd_ready = false;
+            return 0;
+        }
+        c->peer_closed = true;
+        return -1;
+    }
+}
+
+static void fail_head(struct emu_conn *c, int status)
+{
+    const char *code = status == 431 ? "RequestHeaderSectionTooLarge"
+                       : status == 501 ? "NotImplemented"
+                       : status == 505 ? "HttpVersionNotSupported"
+                                       : "BadRequest";
+
+    c->req.keep_alive = false;
+    emu_ops_error(c->srv, c, status, code, "The request could not be parsed.");
+    c->resp.close = true;
+    start_response(c);
+}
+
+static void conn_run(struct emu_conn *c);
+
+static void head_done(struct emu_conn *c, size_t hlen)
+{
+    struct emu_req *q = &c->req;
+    int st;
+
+    c->scan = 0;
+    st = parse_head(c, hlen);
+    consume(c, hlen);
+    if (st) {
+        fail_head(c, st);
+        return;
+    }
+    q->t_head_ns = emu_now_ns();
+    c->body_seen = 0;
+    emu_ops_on_head(c->srv, c);
+    if (c->resp.reset_now) {    /* fault: reset before any answer */
+        conn_close(c, 1);
+        return;
+    }
+    if (!q->body_max)
+        q->body_max = EMU_XML_BODY_MAX;
+    if (q->has_cl && q->content_length > q->body_max) {
+        emu_ops_error(c->srv, c, 400, "EntityTooLarge",
+                      "Your proposed upload exceeds the maximum allowed size");
+        c->resp.close = true;
+        start_response(c);
+        return;
+    }
+    if ((q->has_cl && q->content_length) || q->chunked) {
+        q->body = emu_blob_new(q->has_cl ? q->content_length : 65536);
+        if (!q->body) {
+            emu_ops_error(c->srv, c, 500, "InternalError", "Out of memory.");
+            c->resp.close = true;
+            start_response(c);
+            return;
+        }
+        if (q->expect_continue && c->rlen == 0) {
+            static const char cont[] = "HTTP/1.1 100 Continue\r\n\r\n";
+            ssize_t w = write(c->fd, cont, sizeof(cont) - 1);
+            (void)w; /* a fresh socket buffer takes 25 bytes; if not, the client sends anyway */
+        }
+        c->state = CS_BODY;
+    } else {
+        c->state = CS_WAIT;
+        emu_ops_handle(c->srv, c);
+        start_response(c);
+    }
+}
+
+static void body_done(struct emu_conn *c)
+{
+    emu_ops_handle(c->srv, c);
+    start_response(c);
+}
+
+/* Reset mid-upload: the fault fires once half the body is in. */
+static bool upload_cut(struct emu_conn *c)
+{
+    struct emu_req *q = &c->req;
+
+    if (q->fault != FAULT_RESET_MID || !q->has_cl)
+        return false;
+    if (c->body_seen * 2 >= q->content_length) {
+        conn_close(c, 1);
+        return true;
+    }
+    return false;
+}
+
+static void do_body(struct emu_conn *c)
+{
+    struct emu_req *q = &c->req;
+    struct emu_blob *b = q->body;
+    ssize_t r;
+
+    for (;;) {
+        if (q->has_cl) {
+            uint64_t need = q->content_length - b->len;
+            size_t n = c->rlen < need ? c->rlen : (size_t)need;
+
+            if (n) {
+                memcpy(b->data + b->len, c->rb, n);
+                b->len += n;
+                c->body_seen += n;
+                consume(c, n);
+            }
+            if (upload_cut(c))
+                return;
+            if (b->len == q->content_length) {
+                body_done(c);
+                return;
+            }
+            /* Read straight into the blob: no copy through rb. */
+            r = read_some(c, b->data + b->len, (size_t)(q->content_length - b->len));
+            if (r < 0) {
+                conn_close(c, 0);
+                return;
+            }
+            if (r == 0)
+                return;
+            b->len += (uint64_t)r;
+            c->body_seen += (uint64_t)r;
+        } else {
+            size_t used = 0;
+            int st = chunked_step(c, &used);
+
+            c->body_seen += used;
+            consume(c, used);
+            if (st < 0) {
+                c->req.keep_alive = false;
+                emu_ops_error(c->srv, c, 400, "IncompleteBody", "Malformed chunked encoding.");
+                c->resp.close = true;
+                start_response(c);
+                return;
+            }
+            if (st > 0) {
+                body_done(c);
+                return;
+            }
+            if (c->rlen == EMU_RBUF_BYTES) {
+                fail_head(c, 400);
+                return;
+            }
+            r = read_some(c, c->rb + c->rlen, EMU_RBUF_BYTES - c->rlen);
+            if (r < 0) {
+                conn_close(c, 0);
+                return;
+            }
+            if (r == 0)
+                return;
+            c->rlen += (size_t)r;
+        }
+    }
+}
+
+static void do_head(struct emu_conn *c)
+{
+    ssize_t r;
+
+    for (;;) {
+        /* Tolerate stray CRLFs between requests (RFC 9112 §2.2). */
+        while (c->rlen >= 2 && c->rb[0] == '\r' && c->rb[1] == '\n')
+            consume(c, 2);
+        if (c->rlen) {
+            size_t from = c->scan > 3 ? c->scan - 3 : 0;
+            char *e = memmem(c->rb + from, c->rlen - from, "\r\n\r\n", 4);
+
+            if (e) {
+                head_done(c, (size_t)(e - c->rb) + 4);
+                return;
+            }
+            c->scan = c->rlen;
+            if (c->rlen >= EMU_HDR_MAX_BYTES) {
+                fail_head(c, 431);
+                return;
+            }
+        }
+        r = read_some(c, c->rb + c->rlen, EMU_RBUF_BYTES - c->rlen);
+        if (r < 0) {
+            conn_close(c, 0);
+            return;
+        }
+        if (r == 0)
+            return;
+        c->rlen += (size_t)r;
+    }
+}
+
+static void start_response(struct emu_conn *c)
+{
+    struct emu_resp *r = &c->resp;
+
+    if (r->reset_now) {
+        conn_close(c, 1);
+        return;
+    }
+    resp_finish(c);
+    if (r->delay_ns > 0) {
+        c->state = CS_WAIT;
+        timer_set(c, emu_now_ns() + r->delay_ns);
+        return;
+    }
+    c->state = CS_WRITE;
+}
+
+static void response_done(struct emu_conn *c)
+{
+    bool close_it = c->resp.close;
+
+    req_release(&c->req);
+    resp_release(&c->resp);
+    if (close_it) {
+        shutdown(c->fd, SHUT_WR);
+        conn_close(c, 0);
+        return;
+    }
+    c->state = CS_HEAD;
+}
+
+static void do_write(struct emu_conn *c)
+{
+    struct emu_resp *r = &c->resp;
+
+    for (;;) {
+        uint64_t hleft = r->head.len - r->hsent;
+        uint64_t blimit = r->blen < r->cut_at ? r->blen : r->cut_at;
+        uint64_t bleft = blimit - r->bsent;
+        struct iovec iov[2];
+        int niov = 0;
+        size_t allow;
+        int64_t now;
+        double bps;
+        ssize_t n;
+
+        if (hleft == 0 && bleft == 0) {
+            if (r->cut_at < r->blen) {
+                conn_close(c, r->cut_rst);
+                return;
+            }
+            response_done(c);
+            return;
+        }
+        if (!c->wr_ready)
+            return;
+        now = emu_now_ns();
+        bps = r->slow_bps > 0 ? r->slow_bps : conn_bps(c);
+        allow = pace_allow(&c->pout, bps, now);
+        if (allow == 0) {
+            timer_set(c, now + pace_wait_ns(&c->pout, bps));
+            return;
+        }
+        if (hleft) {
+            iov[niov].iov_base = r->head.data + r->hsent;
+            iov[niov].iov_len = hleft < allow ? (size_t)hleft : allow;
+            allow -= iov[niov].iov_len;
+            niov++;
+        }
+        if (bleft && allow) {
+            iov[niov].iov_base = (char *)r->bp + r->bsent;
+            iov[niov].iov_len = bleft < allow ? (size_t)bleft : allow;
+            niov++;
+        }
+        n = writev(c->fd, iov, niov);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            if (errno == EAGAIN || errno == EWOULDBLOCK) {
+                c->wr_ready = false;
+                return;
+            }
+            conn_close(c, 0);
+            return;
+        }
+        c->srv->stats.bytes_out += (uint64_t)n;
+        if (bps > 0)
+            c->pout.tokens -= (double)n;
+        if ((uint64_t)n <= hleft) {
+            r->hsent += (uint64_t)n;
+        } else {
+            r->hsent += hleft;
+            r->bsent += (uint64_t)n - hleft;
+        }
+    }
+}
+
+static void conn_run(struct emu_conn *c)
+{
+    for (;;) {
+        enum emu_conn_state st = c->state;
+
+        switch (st) {
+        case CS_HEAD:
+            do_head(c);
+            break;
+        case CS_BODY:
+            do_body(c);
+            break;
+        case CS_WAIT:
+            if (c->heap_idx >= 0)
+                return;
+            c->state = CS_WRITE;
+            break;
+        case CS_WRITE:
+            do_write(c);
+            break;
+        case CS_DEAD:
+            return;
+        }
+        if (c->state == st)
+            return; /* blocked: an event or a timer brings us back */
+    }
+}
+
+static char listen_tag;
+
+static void accept_all(struct emu_server *s)
+{
+    for (;;) {
+        int fd = accept4(s->lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+        struct epoll_event ev;
+        struct emu_conn *c;
+        int one = 1;
+
+        if (fd < 0)
+            return; /* EAGAIN, or EMFILE and friends: try again on the next event */
+        setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+        c = conn_new(s, fd);
+        if (!c) {
+            close(fd);
+            continue;
+        }
+        ev.events = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET;
+        ev.data.ptr = c;
+        if (epoll_ctl(s->ep, EPOLL_CTL_ADD, fd, &ev) < 0) {
+            close(fd);
+            conn_free(c);
+            continue;
+        }
+        s->stats.connections++;
+        s->stats.conns_open++;
+    }
+}
+
+int emu_net_listen(struct emu_server *s)
+{
+    struct sockaddr_in sa;
+    socklen_t sl = sizeof(sa);
+    struct epoll_event ev;
+    int one = 1;
+
+    memset(&sa, 0, sizeof(sa));
+    sa.sin_family = AF_INET;
+    sa.sin_port = htons((uint16_t)s->port);
+    if (inet_pton(AF_INET, s->host, &sa.sin_addr) != 1) {
+        fprintf(stderr, "s3emu: --host %s: not an IPv4 address\n", s->host);
+        return -1;
+    }
+    s->lfd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (s->lfd < 0)
+        goto fail;
+    setsockopt(s->lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+    if (bind(s->lfd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || listen(s->lfd, 4096) < 0)
+        goto fail;
+    if (getsockname(s->lfd, (struct sockaddr *)&sa, &sl) < 0)
+        goto fail;
+    s->port = ntohs(sa.sin_port);
+    s->ep = epoll_create1(EPOLL_CLOEXEC);
+    if (s->ep < 0)
+        goto fail;
+    ev.events = EPOLLIN;
+    ev.data.ptr = &listen_tag;
+    if (epoll_ctl(s->ep, EPOLL_CTL_ADD, s->lfd, &ev) < 0)
+        goto fail;
+    return 0;
+fail:
+    fprintf(stderr, "s3emu: listen on %s:%d: %s\n", s->host, s->port, strerror(errno));
+    return -1;
+}
+
+int emu_net_run(struct emu_server *s)
+{
+    struct epoll_event evs[256];
+
+    for (;;) {
+        int timeout = -1, n, i;
+        int64_t now;
+
+        if (s->heap_len) {
+            int64_t d = s->heap[0]->due_ns - emu_now_ns();
+            timeout = d <= 0 ? 0 : (int)((d + 999999) / 1000000);
+        }
+        n = epoll_wait(s->ep, evs, 256, timeout);
+        if (n < 0 && errno != EINTR) {
+            perror("s3emu: epoll_wait");
+            return -1;
+        }
+        for (i = 0; i < n; i++) {
+            struct emu_conn *c = evs[i].data.ptr;
+            uint32_t e = evs[i].events;
+
+            if (evs[i].data.ptr == &listen_tag) {
+                accept_all(s);
+                continue;
+            }
+            if (c->state == CS_DEAD)
+                continue;
+            if (e & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR))
+                c->rd_ready = true;
+            if (e & (EPOLLOUT | EPOLLHUP | EPOLLERR))
+                c->wr_ready = true;
+            conn_run(c);
+        }
+        now = emu_now_ns();
+        while (s->heap_len && s->heap[0]->due_ns <= now) {
+            struct emu_conn *c = s->heap[0];
+
+            timer_cancel(c);
+            conn_run(c);
+        }
+        while (s->graveyard) {
+            struct emu_conn *c = s->graveyard;
+
+            s->graveyard = c->dead_next;
+            conn_free(c);
+        }
+    }
+}

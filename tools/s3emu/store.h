@@ -1,0 +1,104 @@
+/*
+ * store: the emulator's data. Buckets (an ordered map by name) hold an
+ * ordered map of keys; each key holds its versions, newest first (one
+ * version, id "null", when versioning was never enabled). Object bytes are
+ * refcounted blobs, so a GET in flight keeps its bytes alive after an
+ * overwrite, and CopyObject shares bytes instead of copying them.
+ * Multipart uploads live in a second ordered map per bucket, keyed by
+ * key + NUL + upload id, which is ListMultipartUploads' order.
+ */
+#ifndef S3EMU_STORE_H
+#define S3EMU_STORE_H
+
+#include "emu.h"
+
+enum emu_versioning { VER_NONE = 0, VER_ENABLED, VER_SUSPENDED };
+
+struct emu_cksum {
+    char algo[12];      /* "CRC32", "CRC32C", "CRC64NVME", "SHA1", "SHA256"; "" none */
+    char value[96];     /* base64 (composite: "...-N") */
+    char type[16];      /* "FULL_OBJECT" or "COMPOSITE" */
+};
+
+struct emu_obj {
+    struct emu_obj *older;      /* next older version */
+    char vid[40];               /* version id, "null" when unversioned */
+    bool delete_marker;
+    struct emu_blob *blob;      /* NULL for a delete marker */
+    uint64_t size;
+    char etag[48];              /* with the quotes */
+    int64_t mtime_ms;           /* wall clock, ms */
+    char *hdrs;                 /* stored headers "Name: v\r\n..." (malloc'd, never NULL) */
+    char storage_class[24];
+    struct emu_cksum ck;
+    uint32_t n_parts;           /* 0 unless made by CompleteMultipartUpload */
+    uint64_t *part_ends;        /* cumulative end offset of each part */
+};
+
+struct emu_part {
+    int num;
+    struct emu_blob *blob;
+    char etag[48];
+    int64_t mtime_ms;
+    struct emu_cksum ck;
+};
+
+struct emu_upload {
+    char id[40];
+    char *key;                  /* malloc'd */
+    size_t klen;
+    int64_t init_ms;
+    char *hdrs;                 /* headers to give the object */
+    char storage_class[24];
+    char ck_algo[12];           /* x-amz-checksum-algorithm at create */
+    char ck_type[16];           /* x-amz-checksum-type at create */
+    struct emu_part *parts;     /* sorted by num */
+    int n_parts, cap_parts;
+};
+
+struct emu_bucket {
+    char name[64];
+    char region[32];
+    int64_t created_ms;
+    enum emu_versioning versioning;
+    struct emu_sl keys;         /* key -> struct emu_obj* (newest version) */
+    struct emu_sl uploads;      /* key NUL id -> struct emu_upload* */
+};
+
+int64_t emu_wall_ms(void);
+/*
+ * --dir mode: move a blob's bytes to an (unlinked) file under s->dir and map
+ * it, so object data lives in the page cache, not the heap. No-op without
+ * --dir. -1 if the disk write failed (the blob is then unchanged, in memory).
+ */
+int emu_store_spill(struct emu_server *s, struct emu_blob *b);
+void emu_store_blob_free(struct emu_blob *b);
+
+struct emu_bucket *emu_store_bucket(struct emu_server *s, const char *name);
+struct emu_bucket *emu_store_bucket_create(struct emu_server *s, const char *name, const char *region);
+void emu_store_bucket_delete(struct emu_server *s, struct emu_bucket *b);
+bool emu_store_bucket_empty(const struct emu_bucket *b);
+
+struct emu_obj *emu_store_obj_new(void);
+void emu_store_obj_free(struct emu_obj *o);
+
+/* Latest version of key (may be a delete marker), or the version 'vid'. */
+struct emu_obj *emu_store_get(struct emu_bucket *b, const char *key, size_t klen, const char *vid);
+/*
+ * Make 'o' the newest version of key, as the bucket's versioning says:
+ * unversioned and suspended replace the "null" version; enabled adds one.
+ * Takes ownership of 'o' (its vid is set here). 0, or -1 on OOM.
+ */
+int emu_store_put(struct emu_server *s, struct emu_bucket *b, const char *key, size_t klen,
+                  struct emu_obj *o);
+/* Remove version 'vid' of key; returns 1 if removed, 0 if absent. */
+int emu_store_del_version(struct emu_bucket *b, const char *key, size_t klen, const char *vid,
+                          bool *was_marker);
+
+struct emu_upload *emu_store_upload(struct emu_bucket *b, const char *key, size_t klen,
+                                    const char *id);
+void emu_store_upload_free(struct emu_upload *u);
+/* Put (or replace) part 'num'; takes the blob reference. 0 or -1. */
+int emu_store_upload_part(struct emu_upload *u, struct emu_part *p);
+
+#endif
