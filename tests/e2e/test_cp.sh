@@ -82,6 +82,7 @@ _assert_gone() {
 
 # _pipe_up FILE S3URL: `cat FILE | s3c cp - S3URL` (stdin is a pipe, not a file).
 _pipe_up() {
+    # shellcheck disable=SC2002  # a pipe on purpose: not a seekable file
     cat "$1" | s3c cp - "$2"
 }
 
@@ -544,6 +545,7 @@ test_cp_sigint_aborts_multipart_upload() {
     kill -0 "$pid" 2>/dev/null && { kill -9 "$pid"; t_fail "s3c still running 15 s after SIGINT"; }
     wait "$pid"
     rc=$?
+    # shellcheck disable=SC2034  # read by t_fail
     T_LAST="s3c cp --bwlimit 20MB/s big s3://$b/big (SIGINT)" T_RC=$rc
     cp out "$T_DIR/.out"; cp err "$T_DIR/.err"
     [ "$rc" = 130 ] || t_fail "exit $rc after SIGINT, expected 130"
