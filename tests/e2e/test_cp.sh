@@ -599,3 +599,25 @@ test_cp_json_and_quiet() {
     assert_eq "" "$T_OUT" "stdout with --quiet"
     assert_eq "12345" "$(cat dl/a)" "dl/a"
 }
+
+# ------------------------------------------------------------ engine knobs --
+
+test_cp_part_size_and_workers() {
+    local b f sum
+    t_new_bucket b
+    f=$(t_data 20MB 20000000)
+    sum=$(t_sha256 "$f")
+    cp "$f" big
+    # 20 MB in 5 MiB parts: 4 parts, whatever the worker count.
+    assert_ok s3c cp --part-size 5MiB --numworkers 1 big "s3://$b/w1"
+    _assert_multipart "$b" w1 4
+    assert_ok s3c cp --part-size 5MiB --concurrency 64 big "s3://$b/w64"
+    _assert_multipart "$b" w64 4
+    _assert_object_sha256 "$b" w64 "$sum"
+    assert_ok s3c cp --part-size 16MiB "s3://$b/w1" got
+    assert_file_sha256 got "$sum"
+    # Out of range: a usage error before any request.
+    assert_exit 2 s3c cp --part-size 1MiB big "s3://$b/bad"
+    assert_exit 2 s3c cp --numworkers 0 big "s3://$b/bad"
+    _assert_no_key "$b" bad
+}
