@@ -365,3 +365,44 @@ t_run() {
     fi
     [ "$E2E_KEEP" = 1 ] || rm -rf "$dir"
 }
+
+# ------------------------------------------------- files and objects (cp) --
+
+# t_sha256 FILE: print the file's SHA-256 (hex).
+t_sha256() { sha256sum < "$1" | cut -d' ' -f1; }
+
+# t_tree_sums DIR: "SHA256  RELATIVE-PATH" for every file under DIR (hidden
+# ones too, so a leftover temp file shows), sorted by path.
+t_tree_sums() {
+    (cd "$1" && find . -type f -print0 | LC_ALL=C sort -z | xargs -0r sha256sum | sed 's|  \./|  |')
+}
+
+# t_data NAME SIZE: print the path of a file of SIZE random bytes, made once
+# per run in a cache shared by all tests (copy it before changing it).
+t_data() {
+    local dir=$E2E_TMP/.data f tmp
+    f=$dir/$1
+    tmp=$f.$BASHPID
+    mkdir -p "$dir"
+    if [ ! -f "$f" ]; then
+        head -c "$2" /dev/urandom > "$tmp" && mv "$tmp" "$f"
+    fi
+    echo "$f"
+}
+
+# t_head_header BUCKET KEY HEADER: print the value of one response header of a
+# HEAD of s3://BUCKET/KEY (KEY URL-encoded as needed), or nothing.
+t_head_header() {
+    s3curl HEAD "/$1/$2" 2>/dev/null | tr -d '\r' |
+        awk -v h="$3" 'BEGIN { h = tolower(h) ":" } tolower($1) == h { sub(/^[^:]*: ?/, ""); print; exit }'
+}
+
+# t_get BUCKET KEY FILE: download s3://BUCKET/KEY into FILE with curl.
+t_get() {
+    t_cmd s3curl GET "/$1/$2" -o "$3" || t_fail "could not get s3://$1/$2"
+}
+
+# t_mpu_count BUCKET: the number of multipart uploads in progress in BUCKET.
+t_mpu_count() {
+    s3curl GET "/$1?uploads=" | grep -o '<UploadId>' | wc -l
+}
