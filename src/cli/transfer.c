@@ -470,6 +470,22 @@ static int next_obj(void *ctx, struct xfer_obj **out)
     struct transfer *t = ctx;
 
     while (next_obj_raw(t, out)) {
+        struct xfer_obj *o = *out;
+        bool replace = t->oo.metadata_directive && !strcmp(t->oo.metadata_directive, "REPLACE");
+
+        /* An object onto itself: mv would delete it; cp without new metadata is a no-op S3 refuses. */
+        if (o->op == XFER_COPY && !strcmp(o->src_bucket, o->dst_bucket) && !strcmp(o->src, o->dst) &&
+            (!strcmp(t->verb, "mv") || !replace)) {
+            struct s3c_error e = S3C_ERROR_INIT;
+            struct shown *sh = o->user;
+            s3c_fail(&e, S3C_EPARSE, "source and destination are the same object%s",
+                     strcmp(t->verb, "mv") ? " (use --metadata-directive REPLACE to change its metadata)" : "");
+            skip_with_error(t, sh->src, sh->dst, &e);
+            shown_free(sh);
+            o->user = NULL;
+            xfer_obj_free(o);
+            continue;
+        }
         if (!skip_by_destination(t, *out))
             return 1;
         t->n_skipped++;
@@ -877,7 +893,12 @@ enum s3c_err transfer_main(struct cli_ctx *c, const char *verb, int argc, char *
         t->kind = SRC_WALK;
         rc = transfer_walk_open(t, &e);
         if (rc) {
-            out_error(op, &e);
+            if (rc == S3C_ENOTFOUND || rc == S3C_EUSAGE) {
+                rc = S3C_EUSAGE;
+                out_usage_error(&e);
+            } else {
+                out_error(op, &e);
+            }
             goto out;
         }
     } else {

@@ -21,7 +21,7 @@
 #include "base/buf.h"
 #include "base/err.h"
 
-#define HTTP_MAX_REQ_HEADERS 32
+#define HTTP_MAX_REQ_HEADERS 64
 #define HTTP_RESP_HEADERS_MAX_BYTES (64 * 1024)
 #define HTTP_ERROR_BODY_MAX_BYTES (1 << 20)
 

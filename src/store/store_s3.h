@@ -17,7 +17,7 @@
 
 struct s3c_config;
 
-#define S3_REQ_MAX_HEADERS 16
+#define S3_REQ_MAX_HEADERS 48
 
 struct store_s3_opts {
     const struct s3c_config *cfg;   /* endpoint, addressing style; borrowed */

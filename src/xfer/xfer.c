@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -49,6 +50,7 @@ enum req_kind {
     RK_GET,             /* GetObject, whole or a range */
     RK_COPY,            /* CopyObject */
     RK_COPY_PART,       /* UploadPartCopy */
+    RK_HEAD_SRC,        /* HeadObject of a copy's source, for its headers */
 };
 
 enum obj_phase {
@@ -82,6 +84,9 @@ struct xfer_obj_state {
     struct buf pending;             /* stdin: the first part, read before the upload id */
     uint64_t streamed;              /* stdout: bytes written so far */
     struct hash_ctx *stream_md5;    /* stdout: MD5 of the whole object */
+    /* Multipart copy with the COPY directive: the source's headers, which
+     * CreateMultipartUpload must carry (UploadPartCopy copies bytes only). */
+    struct buf src_headers;         /* "name\0value\0" pairs */
     struct xfer_obj_state *next;    /* in the engine's active list */
 };
 
@@ -174,6 +179,7 @@ static void obj_state_free(struct xfer_obj_state *os)
     if (os->fd >= 0 && !os->stream)
         close(os->fd);
     buf_release(&os->pending);
+    buf_release(&os->src_headers);
     hash_free(os->stream_md5);
     buf_release(&os->tmp_path);
     free(os->upload_id);
@@ -466,7 +472,25 @@ static enum s3c_err req_submit(struct engine *g, struct req *r, struct s3c_error
         q.bucket = o->dst_bucket;
         q.key = o->dst;
         q.query = "uploads=";
-        add_obj_headers(r, &q, true);
+        if (o->op == XFER_COPY && !(oo && oo->metadata_directive && !strcmp(oo->metadata_directive, "REPLACE"))) {
+            const char *p = os->src_headers.data, *end = p + os->src_headers.len;
+            while (p && p < end && q.n_headers < S3_REQ_MAX_HEADERS - 8) {
+                const char *v = p + strlen(p) + 1;
+                s3_req_header(&q, p, v);
+                p = v + strlen(v) + 1;
+            }
+            if (oo && oo->storage_class)
+                s3_req_header(&q, "x-amz-storage-class", oo->storage_class);
+            if (oo && oo->acl)
+                s3_req_header(&q, "x-amz-acl", oo->acl);
+        } else {
+            add_obj_headers(r, &q, true);
+        }
+        break;
+    case RK_HEAD_SRC:
+        q.method = "HEAD";
+        q.bucket = o->src_bucket;
+        q.key = o->src;
         break;
     case RK_PART:
     case RK_COPY_PART:
@@ -933,6 +957,44 @@ static void on_get(struct engine *g, struct req *r)
     maybe_finish(g, os);
 }
 
+/* Keep the headers a copy must carry, then start the multipart upload. */
+static void on_head_src(struct engine *g, struct req *r)
+{
+    static const char *keep[] = { "content-type", "cache-control", "content-disposition",
+                                  "content-encoding", "content-language", "expires",
+                                  "x-amz-website-redirect-location", NULL };
+    struct xfer_obj_state *os = r->os;
+    struct s3c_error e = S3C_ERROR_INIT;
+    struct sv name, value;
+    size_t pos = 0;
+    struct req *c;
+    int i;
+
+    buf_reset(&os->src_headers);
+    while (http_resp_next_header(&r->http.resp, &pos, &name, &value)) {
+        bool wanted = name.n > 11 && strncasecmp(name.p, "x-amz-meta-", 11) == 0;
+        for (i = 0; !wanted && keep[i]; i++)
+            wanted = sv_ieqs(name, keep[i]);
+        if (!wanted)
+            continue;
+        buf_addsv(&os->src_headers, name);
+        buf_addc(&os->src_headers, '\0');
+        buf_addsv(&os->src_headers, value);
+        buf_addc(&os->src_headers, '\0');
+    }
+    req_put_back(g, r);
+    os->phase = PH_CREATE;
+    c = req_get(g, os, RK_CREATE);
+    if (!c || req_submit(g, c, &e)) {
+        if (c)
+            req_put_back(g, c);
+        if (!e.code)
+            s3c_fail(&e, S3C_ENOMEM, "out of memory");
+        obj_fail(g, os, &e);
+        maybe_finish(g, os);
+    }
+}
+
 /* Judge one finished exchange. */
 static void req_done(struct engine *g, struct req *r)
 {
@@ -979,6 +1041,7 @@ static void req_done(struct engine *g, struct req *r)
         maybe_finish(g, r->os);
         break;
     case RK_GET: on_get(g, r); break;
+    case RK_HEAD_SRC: on_head_src(g, r); break;
     }
 }
 
@@ -1117,6 +1180,7 @@ static struct req *obj_start(struct engine *g, struct xfer_obj *o)
     g->n_objects++;
 
     os->pending = (struct buf)BUF_INIT(0);
+    os->src_headers = (struct buf)BUF_INIT(64 << 10);
     if (o->stdio)
         return obj_start_stdio(g, os);
     switch (o->op) {
@@ -1169,9 +1233,11 @@ static struct req *obj_start(struct engine *g, struct xfer_obj *o)
     case XFER_COPY:
         os->size = o->size;
         if (wants_multipart(g, os->size)) {
+            bool replace = o->opts && o->opts->metadata_directive &&
+                           !strcmp(o->opts->metadata_directive, "REPLACE");
             plan_parts(g, os);
             os->phase = PH_CREATE;
-            r = req_get(g, os, RK_CREATE);
+            r = req_get(g, os, replace ? RK_CREATE : RK_HEAD_SRC);
             break;
         }
         os->phase = PH_SINGLE;

@@ -468,8 +468,8 @@ test_cp_missing_local_source_exit_2() {
     assert_exit 2 s3c cp no-such-file "s3://$b/x"
     assert_lines 1 "$T_ERR" "stderr"
     assert_contains "$T_ERR" "no-such-file does not exist"
-    # --recursive on a missing directory: a failed run (exit 1), one line.
-    assert_exit 1 s3c cp --recursive no-such-dir "s3://$b/x/"
+    # --recursive on a missing directory: the same usage error (exit 2), one line.
+    assert_exit 2 s3c cp --recursive no-such-dir "s3://$b/x/"
     assert_lines 1 "$T_ERR" "stderr"
     assert_contains "$T_ERR" "no-such-dir"
     assert_eq "" "$(_keys "$b")" "keys"
