@@ -28,9 +28,10 @@
 
 #define SMALL_BODY_MAX ((uint64_t)64 << 10)    /* read whole, send with Content-MD5 */
 #define DEFAULT_THRESHOLD ((uint64_t)8 << 20)
-#define START_CONCURRENCY 32
+#define START_CONCURRENCY 64
 #define DEFAULT_MAX_CONCURRENCY 512
-#define ADAPT_WINDOW_MS 250
+#define ADAPT_WINDOW_MIN_MS 50
+#define ADAPT_WINDOW_MAX_MS 500
 #define REPLY_BODY_MAX ((size_t)4 << 20)
 #define STREAM_PARTS_INFLIGHT 4                 /* stdin parts held in memory at once */
 
@@ -135,6 +136,9 @@ struct engine {
     int stable_windows;
     int window_peak;                /* most requests in flight during the window */
     int64_t t0_ms;                  /* start of the run */
+    int64_t progress_ms;            /* last progress callback */
+    uint64_t window_live_start;     /* bytes_live when the window began */
+    bool slow_start;                /* still doubling the cap */
     double bw_tokens;               /* --bwlimit: bytes that may move now */
     int64_t bw_last_ms;
     bool bw_paused;                 /* some transfer waits for tokens */
@@ -1433,16 +1437,21 @@ static void adapt(struct engine *g)
 {
     int64_t now = now_ms(), dt = now - g->window_start_ms;
     int max = g->opts.max_concurrency ? g->opts.max_concurrency : DEFAULT_MAX_CONCURRENCY;
+    uint64_t bytes = g->stats.bytes_live - g->window_live_start;
     double rate;
+    int next;
 
-    if (dt < ADAPT_WINDOW_MS)
+    /* A window ends once every request in flight could have finished once
+     * (so small-object runs adapt within tens of ms), or after 500 ms. */
+    if (dt < ADAPT_WINDOW_MIN_MS || (g->window_reqs < (uint64_t)g->cap && dt < ADAPT_WINDOW_MAX_MS))
         return;
-    if (g->opts.progress) {
+    if (g->opts.progress && now - g->progress_ms >= 250) {
+        g->progress_ms = now;
         g->stats.inflight = g->inflight;
         g->stats.seconds = (double)(now - g->t0_ms) / 1000.0;
         g->opts.progress(g->opts.progress_ctx, &g->stats);
     }
-    rate = ((double)g->window_bytes + (double)g->window_reqs * 65536.0) * 1000.0 / (double)dt;
+    rate = ((double)bytes + (double)g->window_reqs * 65536.0) * 1000.0 / (double)dt;
     if (g->opts.concurrency) {
         /* fixed */
     } else if (g->throttled >= 2 && (uint64_t)g->throttled * 20 > g->window_reqs) {
@@ -1451,23 +1460,32 @@ static void adapt(struct engine *g)
         g->cap = g->cap * 3 / 4 > 4 ? g->cap * 3 / 4 : 4;
         g->best_rate = 0;
         g->best_cap = g->cap;
+        g->slow_start = false;
     } else if (g->window_peak >= g->cap * 9 / 10) {
         if (rate > g->best_rate * 1.05) {
+            /* Slow start doubles while it pays 10%; then steps of a quarter. */
+            bool doubling = g->slow_start && rate > g->best_rate * 1.10;
             g->best_rate = rate;
             g->best_cap = g->cap;
-            g->cap = g->cap * 3 / 2 < max ? g->cap * 3 / 2 : max;
+            next = doubling ? g->cap * 2 : g->cap + g->cap / 4 + 1;
+            g->cap = next < max ? next : max;
             g->stable_windows = 0;
+            if (!doubling)
+                g->slow_start = false;
         } else if (rate < g->best_rate * 0.8 && g->cap > g->best_cap) {
             g->cap = g->best_cap;
-        } else if (++g->stable_windows >= 8) {
+            g->slow_start = false;
+        } else if (++g->stable_windows >= 16) {
             /* Probe now and then: the best point moves as the workload does. */
             g->stable_windows = 0;
             g->best_rate *= 0.9;
+            g->slow_start = false;
         }
     }
     if (g->cap > g->stats.peak_concurrency)
         g->stats.peak_concurrency = g->cap;
     g->window_start_ms = now;
+    g->window_live_start = g->stats.bytes_live;
     g->window_bytes = g->window_reqs = 0;
     g->window_peak = g->inflight;
     g->throttled = 0;
@@ -1509,6 +1527,7 @@ enum s3c_err xfer_run(struct store_s3 *s, const struct xfer_opts *opts, struct x
     g->window_start_ms = t0;
     g->t0_ms = t0;
     g->bw_last_ms = t0;
+    g->slow_start = true;
     g->bw_tokens = 65536;
     g->stats.peak_concurrency = g->cap;
     fs_raise_nofile();
