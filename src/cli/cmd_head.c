@@ -57,15 +57,17 @@ static char *svdup_tmp(struct sv v, char *buf, size_t n)
 /* "Wed, 12 Oct 2009 17:50:00 GMT" -> "2009-10-12T17:50:00+00:00", as the AWS CLI prints it. */
 static void iso_time(struct sv http_date, char out[64])
 {
-    char tmp[64];
+    int64_t epoch;
+    time_t t;
     struct tm tm;
 
-    memset(&tm, 0, sizeof(tm));
-    svdup_tmp(http_date, tmp, sizeof(tmp));
-    if (strptime(tmp, "%a, %d %b %Y %H:%M:%S GMT", &tm))
-        strftime(out, 64, "%Y-%m-%dT%H:%M:%S+00:00", &tm);
-    else
-        snprintf(out, 64, "%s", tmp);
+    if (!http_date_parse(http_date, &epoch)) {
+        snprintf(out, 64, "%.*s", (int)(http_date.n < 63 ? http_date.n : 63), http_date.p);
+        return;
+    }
+    t = (time_t)epoch;
+    gmtime_r(&t, &tm);
+    strftime(out, 64, "%Y-%m-%dT%H:%M:%S+00:00", &tm);
 }
 
 static void print_object(const struct http_resp *r)

@@ -331,14 +331,8 @@ static bool skip_by_destination(struct transfer *t, const struct xfer_obj *o)
             exists = true;
             if (http_resp_header(&x.resp, "content-length", &v))
                 sv_to_u64(v, &dsize);
-            if (http_resp_header(&x.resp, "last-modified", &v)) {
-                char tmp[64];
-                struct tm tm;
-                memset(&tm, 0, sizeof(tm));
-                snprintf(tmp, sizeof(tmp), "%.*s", (int)v.n, v.p);
-                if (strptime(tmp, "%a, %d %b %Y %H:%M:%S GMT", &tm))
-                    dmtime = (int64_t)timegm(&tm);
-            }
+            if (http_resp_header(&x.resp, "last-modified", &v))
+                http_date_parse(v, &dmtime);
         }
         http_xfer_release(&x);
     } else {
@@ -629,14 +623,8 @@ static enum s3c_err setup_one(struct transfer *t, struct s3c_error *e)
             sv_to_u64(v, &size);
         if (http_resp_header(&x.resp, "etag", &v))
             etag = sv_dup(v);
-        if (http_resp_header(&x.resp, "last-modified", &v)) {
-            char tmp[64];
-            struct tm tm;
-            memset(&tm, 0, sizeof(tm));
-            snprintf(tmp, sizeof(tmp), "%.*s", (int)v.n, v.p);
-            if (strptime(tmp, "%a, %d %b %Y %H:%M:%S GMT", &tm))
-                mtime = (int64_t)timegm(&tm);
-        }
+        if (http_resp_header(&x.resp, "last-modified", &v))
+            http_date_parse(v, &mtime);
         src_name = t->su.key;
         buf_addf(&shown_src, "s3://%s/%s", t->su.bucket, t->su.key);
     } else if (!strcmp(t->src_arg, "-")) {

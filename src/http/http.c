@@ -458,6 +458,22 @@ bool http_resp_header(const struct http_resp *r, const char *name, struct sv *va
     return false;
 }
 
+bool http_date_parse(struct sv s, int64_t *epoch)
+{
+    char tmp[64];
+    struct tm tm;
+
+    if (s.n >= sizeof(tmp))
+        return false;
+    memcpy(tmp, s.p, s.n);
+    tmp[s.n] = '\0';
+    memset(&tm, 0, sizeof(tm));
+    if (!strptime(tmp, "%a, %d %b %Y %H:%M:%S GMT", &tm))
+        return false;
+    *epoch = (int64_t)timegm(&tm);
+    return true;
+}
+
 void http_xfer_release(struct http_xfer *x)
 {
     buf_release(&x->resp.headers);

@@ -140,6 +140,9 @@ bool http_resp_header(const struct http_resp *r, const char *name, struct sv *va
  */
 bool http_resp_next_header(const struct http_resp *r, size_t *pos, struct sv *name, struct sv *value);
 
+/* Parse an HTTP date ("Wed, 12 Oct 2009 17:50:00 GMT") into seconds since 1970. */
+bool http_date_parse(struct sv s, int64_t *epoch);
+
 /* Release what the response holds; the xfer may be reused after this. */
 void http_xfer_release(struct http_xfer *x);
 

@@ -307,16 +307,10 @@ static void sleep_ms(long ms)
 static void learn_skew(struct store_s3 *s, const struct http_xfer *x)
 {
     struct sv d;
-    struct tm tm;
-    char tmp[64];
+    int64_t server;
 
-    if (!http_resp_header(&x->resp, "date", &d) || d.n >= sizeof(tmp))
-        return;
-    memcpy(tmp, d.p, d.n);
-    tmp[d.n] = '\0';
-    memset(&tm, 0, sizeof(tm));
-    if (strptime(tmp, "%a, %d %b %Y %H:%M:%S GMT", &tm))
-        s->skew_s = (long)(timegm(&tm) - time(NULL));
+    if (http_resp_header(&x->resp, "date", &d) && http_date_parse(d, &server))
+        s->skew_s = (long)(server - (int64_t)time(NULL));
 }
 
 enum store_s3_verdict store_s3_judge(struct store_s3 *s, const struct http_xfer *x, int attempt,
