@@ -827,6 +827,8 @@ enum s3c_err transfer_main(struct cli_ctx *c, const char *verb, int argc, char *
         xo.bwlimit_bytes_s = c->cfg.s3.max_bandwidth.value;
     xo.max_queue = c->cfg.s3.max_queue_size.set ? (int)c->cfg.s3.max_queue_size.value : 0;
     xo.verify = true;
+    /* request_checksum_calculation = when_required: only what S3 demands (Content-MD5). */
+    xo.flexible_checksums = c->cfg.request_checksum_calculation != CFG_WHEN_REQUIRED;
     xo.next = next_obj;
     xo.next_ctx = t;
     xo.done = on_done;

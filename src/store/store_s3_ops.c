@@ -77,6 +77,9 @@ enum s3c_err store_s3_head(struct store_s3 *s, const char *bucket, const char *k
 {
     struct s3_req r = { .method = "HEAD", .bucket = bucket, .key = key };
 
+    /* Ask for the stored checksums too (stores without them ignore this). */
+    if (key)
+        s3_req_header(&r, "x-amz-checksum-mode", "ENABLED");
     return store_s3_send(s, &r, x, e);
 }
 

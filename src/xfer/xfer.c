@@ -21,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/crc.h"
 #include "base/hash.h"
 #include "base/str.h"
 #include "s3/xml.h"
@@ -106,7 +107,8 @@ struct req {
     uint64_t got;                   /* download bytes written */
     struct buf mem;                 /* small upload body / request XML */
     struct buf query;
-    char hdr_md5[32];
+    char hdr_md5[32];               /* Content-MD5 of a memory body */
+    char hdr_crc64[24];             /* x-amz-checksum-crc64nvme of a memory body, or "" */
     char hdr_range[80];
     struct buf hdr_copy_src;
     struct s3c_error local_err;     /* a local failure during the exchange (disk full...) */
@@ -265,7 +267,7 @@ static struct req *req_get(struct engine *g, struct xfer_obj_state *os, enum req
     buf_reset(&r->mem);
     buf_reset(&r->query);
     buf_reset(&r->hdr_copy_src);
-    r->hdr_md5[0] = r->hdr_range[0] = '\0';
+    r->hdr_md5[0] = r->hdr_range[0] = r->hdr_crc64[0] = '\0';
     s3c_error_clear(&r->local_err);
     os->reqs++;
     return r;
@@ -462,6 +464,8 @@ static enum s3c_err req_submit(struct engine *g, struct req *r, struct s3c_error
             q.body = r->mem.data;
             q.body_len = r->mem.len;
             s3_req_header(&q, "Content-MD5", r->hdr_md5);
+            if (r->hdr_crc64[0])
+                s3_req_header(&q, "x-amz-checksum-crc64nvme", r->hdr_crc64);
             hash_update(r->md5, r->mem.data ? r->mem.data : "", r->mem.len);
             r->hashed = r->mem.len;
             g->stats.bytes_live += r->mem.len;
@@ -1078,6 +1082,29 @@ static bool wants_multipart(struct engine *g, uint64_t size)
 }
 
 /*
+ * Digests of a body held in memory, computed once: Content-MD5 (every store
+ * verifies it) and, for whole objects, the CRC64NVME flexible checksum that
+ * S3 verifies and stores (stores without flexible checksums ignore it).
+ */
+static void mem_digests(struct engine *g, struct req *r, bool whole_object)
+{
+    unsigned char md5[MD5_LEN];
+    struct buf b64 = BUF_INIT(64);
+    const char *p = r->mem.data ? r->mem.data : "";
+
+    hash_md5(p, r->mem.len, md5);
+    base64_encode(md5, MD5_LEN, &b64);
+    str_copy(r->hdr_md5, sizeof(r->hdr_md5), buf_cstr(&b64));
+    r->hdr_crc64[0] = '\0';
+    if (whole_object && g->opts.flexible_checksums) {
+        buf_reset(&b64);
+        crc_b64_64(crc_crc64nvme_update(0, p, r->mem.len), &b64);
+        str_copy(r->hdr_crc64, sizeof(r->hdr_crc64), buf_cstr(&b64));
+    }
+    buf_release(&b64);
+}
+
+/*
  * stdin -> S3: read the first part; if stdin ends within it, one PUT from
  * memory, else a multipart upload whose parts are read as they are sent.
  * S3 -> stdout: one GET written in order (a retry resumes where it stopped).
@@ -1125,8 +1152,6 @@ static struct req *obj_start_stdio(struct engine *g, struct xfer_obj_state *os)
     os->pending.len = (size_t)got;
     if (got < os->part_size) {
         /* All of stdin fits one part: a single PUT from memory. */
-        unsigned char md5[MD5_LEN];
-        struct buf b64 = BUF_INIT(64);
 
         r = req_get(g, os, RK_PUT);
         if (!r) {
@@ -1138,10 +1163,7 @@ static struct req *obj_start_stdio(struct engine *g, struct xfer_obj_state *os)
         os->pending = (struct buf)BUF_INIT(0);
         r->len = got;
         os->size = got;
-        hash_md5(r->mem.data ? r->mem.data : "", r->mem.len, md5);
-        base64_encode(md5, MD5_LEN, &b64);
-        str_copy(r->hdr_md5, sizeof(r->hdr_md5), buf_cstr(&b64));
-        buf_release(&b64);
+        mem_digests(g, r, true);
         os->phase = PH_SINGLE;
         return r;
     }
@@ -1203,8 +1225,6 @@ static struct req *obj_start(struct engine *g, struct xfer_obj *o)
             break;
         r->len = os->size;
         if (os->size <= SMALL_BODY_MAX) {
-            unsigned char md5[MD5_LEN];
-            struct buf b64 = BUF_INIT(64);
 
             if (buf_grow(&r->mem, (size_t)os->size)) {
                 s3c_fail(&e, S3C_ENOMEM, "out of memory");
@@ -1213,10 +1233,7 @@ static struct req *obj_start(struct engine *g, struct xfer_obj *o)
             if (fs_pread_all(os->fd, r->mem.data, (size_t)os->size, 0, o->src, &e))
                 goto fail_req;
             r->mem.len = (size_t)os->size;
-            hash_md5(r->mem.data, r->mem.len, md5);
-            base64_encode(md5, MD5_LEN, &b64);
-            str_copy(r->hdr_md5, sizeof(r->hdr_md5), buf_cstr(&b64));
-            buf_release(&b64);
+            mem_digests(g, r, true);
         }
         break;
     case XFER_DOWNLOAD:
@@ -1275,8 +1292,6 @@ fail:
 static struct req *next_stream_part(struct engine *g, struct xfer_obj_state *os)
 {
     struct s3c_error e = S3C_ERROR_INIT;
-    unsigned char md5[MD5_LEN];
-    struct buf b64 = BUF_INIT(64);
     struct req *r;
     size_t got = 0;
 
@@ -1336,10 +1351,7 @@ static struct req *next_stream_part(struct engine *g, struct xfer_obj_state *os)
     r->off = (uint64_t)(r->part - 1) * os->part_size;
     r->len = got;
     os->size += got;
-    hash_md5(r->mem.data, got, md5);
-    base64_encode(md5, MD5_LEN, &b64);
-    str_copy(r->hdr_md5, sizeof(r->hdr_md5), buf_cstr(&b64));
-    buf_release(&b64);
+    mem_digests(g, r, false);
     if (os->eof) {
         active_remove(g, os);
         os->n_parts = r->part;

@@ -80,6 +80,7 @@ struct xfer_opts {
     uint64_t bwlimit_bytes_s;       /* 0: none */
     uint64_t expected_size;         /* stdin uploads: expected bytes, to pick the part size */
     bool verify;                    /* check MD5/ETag and checksums (default true) */
+    bool flexible_checksums;        /* send x-amz-checksum-crc64nvme where the body is known up front */
     xfer_next_fn next;
     void *next_ctx;
     xfer_done_fn done;
