@@ -193,6 +193,10 @@ eq "signed payload accepted" "$code" "200"
 has "signed payload mismatch" "$(curl -s --aws-sigv4 aws:amz:us-east-1:s3 --user "$AK:$SK" -H "x-amz-content-sha256: $sha" -X PUT --data-binary abd "$URL/$B/signed.txt")" "XAmzContentSHA256Mismatch"
 has "virtual-hosted addressing" "$(curl -s --aws-sigv4 aws:amz:us-east-1:s3 --user "$AK:$SK" -H 'x-amz-content-sha256: UNSIGNED-PAYLOAD' --resolve "$B.localhost:$PORT:127.0.0.1" "http://$B.localhost:$PORT/dir/small.txt")" "hello s3emu"
 
+out=$(s3curl -X PUT -H 'Expect: 100-continue' --data-binary @"$D/big.bin" -w ' %{http_code} %{size_upload}' "$URL/nope-$B/k")
+has "Expect: 100-continue refused before the body" "$out" "NoSuchBucket</Code>"
+has "... and no body bytes were sent" "$out" " 404 0"
+
 # ---- integrity: checksums, Content-MD5, aws-chunked ----
 code=$(s3curl -o /dev/null -w '%{http_code}' -X PUT --data-binary abc -H 'x-amz-checksum-crc32: NSRBwg==' "$URL/$B/ck/crc32")
 eq "x-amz-checksum-crc32 accepted" "$code" "200"

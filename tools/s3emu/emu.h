@@ -259,6 +259,12 @@ int emu_net_run(struct emu_server *s);
 /* ops.c: called by net.c */
 void emu_ops_on_head(struct emu_server *s, struct emu_conn *c);
 void emu_ops_handle(struct emu_server *s, struct emu_conn *c);
+/*
+ * Before "100 Continue": the checks that need no body (signature, bucket,
+ * upload). true if c->resp now holds the error to send instead of reading
+ * the body, as S3 answers an Expect: 100-continue request it will refuse.
+ */
+bool emu_ops_precheck(struct emu_server *s, struct emu_conn *c);
 void emu_ops_error(struct emu_server *s, struct emu_conn *c, int status, const char *code,
                    const char *msg);
 

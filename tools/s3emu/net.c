@@ -723,6 +723,14 @@ static void head_done(struct emu_conn *c, size_t hlen)
         }
         if (q->expect_continue && c->rlen == 0) {
             static const char cont[] = "HTTP/1.1 100 Continue\r\n\r\n";
+
+            if (emu_ops_precheck(c->srv, c)) {
+                /* Refused before the body: answer and close, the body never comes. */
+                c->req.keep_alive = false;
+                c->resp.close = true;
+                start_response(c);
+                return;
+            }
             ssize_t w = write(c->fd, cont, sizeof(cont) - 1);
             (void)w; /* a fresh socket buffer takes 25 bytes; if not, the client sends anyway */
         }

@@ -2303,6 +2303,35 @@ static void apply_fault(struct emu_server *s, struct emu_conn *c)
     }
 }
 
+bool emu_ops_precheck(struct emu_server *s, struct emu_conn *c)
+{
+    struct emu_req *q = &c->req;
+    struct emu_bucket *b = q->bucket ? emu_store_bucket(s, q->bucket) : NULL;
+    struct emu_auth_result ar;
+
+    if (q->op >= OP_ADMIN_STATS || q->fault != FAULT_NONE)
+        return false; /* faults play out on the full request */
+    emu_auth_check(s, q, (b && q->op != OP_CREATE_BUCKET) ? b->region : NULL, &ar);
+    if (ar.status) {
+        struct buf x = BUF_INIT(256);
+        if (ar.region_hint[0])
+            emu_xml_elem(&x, "Region", ar.region_hint);
+        error_x(s, c, ar.status, ar.code, ar.msg, buf_cstr(&x));
+        buf_release(&x);
+        return true;
+    }
+    if (needs_bucket(q->op) && !b) {
+        no_such_bucket(s, c);
+        return true;
+    }
+    if ((q->op == OP_UPLOAD_PART) && !emu_store_upload(b, q->key, q->klen, emu_req_param(q, "uploadId") ?
+                                                        emu_req_param(q, "uploadId") : "")) {
+        no_such_upload(s, c);
+        return true;
+    }
+    return false;
+}
+
 void emu_ops_handle(struct emu_server *s, struct emu_conn *c)
 {
     struct emu_req *q = &c->req;
