@@ -197,6 +197,19 @@ out=$(s3curl -X PUT -H 'Expect: 100-continue' --data-binary @"$D/big.bin" -w ' %
 has "Expect: 100-continue refused before the body" "$out" "NoSuchBucket</Code>"
 has "... and no body bytes were sent" "$out" " 404 0"
 
+# ---- canned ACLs: what an unsigned request may do ----
+check "create-bucket --acl public-read" aws s3api create-bucket --bucket "$B-pub" --acl public-read
+echo pub >"$D/pub.txt"
+check "put a private object in it" aws s3 cp --only-show-errors "$D/pub.txt" "s3://$B-pub/priv.txt"
+has "ls --no-sign-request on a public-read bucket" "$(aws s3 ls "s3://$B-pub" --no-sign-request)" "priv.txt"
+has "ls --no-sign-request on a private bucket: AccessDenied" "$(aws s3 ls "s3://$B" --no-sign-request 2>&1)" "AccessDenied"
+eq "unsigned GET of a private object: 403" "$(curl -s -o /dev/null -w '%{http_code}' "$URL/$B-pub/priv.txt")" "403"
+check "put-object-acl public-read" aws s3api put-object-acl --bucket "$B-pub" --key priv.txt --acl public-read
+eq "unsigned GET of a public-read object" "$(curl -s "$URL/$B-pub/priv.txt")" "pub"
+eq "get-object-acl shows the AllUsers READ grant" "$(aws s3api get-object-acl --bucket "$B-pub" --key priv.txt --query 'Grants[].Permission' --output text)" "FULL_CONTROL	READ"
+eq "unsigned PUT into a public-read bucket: 403" "$(curl -s -o /dev/null -w '%{http_code}' -X PUT --data x "$URL/$B-pub/anon")" "403"
+check "rb the public bucket" aws s3 rb --force "s3://$B-pub"
+
 # ---- integrity: checksums, Content-MD5, aws-chunked ----
 code=$(s3curl -o /dev/null -w '%{http_code}' -X PUT --data-binary abc -H 'x-amz-checksum-crc32: NSRBwg==' "$URL/$B/ck/crc32")
 eq "x-amz-checksum-crc32 accepted" "$code" "200"

@@ -204,6 +204,7 @@ void emu_auth_check(struct emu_server *s, struct emu_req *q, const char *region,
              "supported. Please use AWS4-HMAC-SHA256.");
         goto out;
     } else {
+        ar->unsigned_request = true;
         fail(ar, 403, "AccessDenied", "Access Denied");
         goto out;
     }

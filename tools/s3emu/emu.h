@@ -65,6 +65,7 @@ enum emu_op {
     OP_PUT_OBJECT, OP_GET_OBJECT, OP_HEAD_OBJECT, OP_DELETE_OBJECT, OP_DELETE_OBJECTS,
     OP_COPY_OBJECT, OP_CREATE_MPU, OP_UPLOAD_PART, OP_UPLOAD_PART_COPY, OP_COMPLETE_MPU,
     OP_ABORT_MPU, OP_LIST_PARTS, OP_LIST_MPUS,
+    OP_GET_BUCKET_ACL, OP_PUT_BUCKET_ACL, OP_GET_OBJECT_ACL, OP_PUT_OBJECT_ACL,
     OP_ADMIN_STATS, OP_ADMIN_CONFIG, OP_ADMIN_RESET,
     OP_COUNT
 };
@@ -301,6 +302,7 @@ struct emu_auth_result {
     char region_hint[32];       /* AuthorizationHeaderMalformed */
     bool streaming_signed;      /* STREAMING-AWS4-HMAC-SHA256-PAYLOAD */
     bool signed_payload;        /* x-amz-content-sha256 is a hex digest */
+    bool unsigned_request;      /* no signature at all: canned ACLs may still allow it */
     char payload_sha[65];
     char seed_sig[65];          /* header signature: chunk chain seed */
     unsigned char signing_key[32];

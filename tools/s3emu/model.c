@@ -41,6 +41,10 @@ static const char *const op_names[OP_COUNT] = {
     [OP_ABORT_MPU] = "AbortMultipartUpload",
     [OP_LIST_PARTS] = "ListParts",
     [OP_LIST_MPUS] = "ListMultipartUploads",
+    [OP_GET_BUCKET_ACL] = "GetBucketAcl",
+    [OP_PUT_BUCKET_ACL] = "PutBucketAcl",
+    [OP_GET_OBJECT_ACL] = "GetObjectAcl",
+    [OP_PUT_OBJECT_ACL] = "PutObjectAcl",
     [OP_ADMIN_STATS] = "AdminStats",
     [OP_ADMIN_CONFIG] = "AdminConfig",
     [OP_ADMIN_RESET] = "AdminReset",
@@ -57,6 +61,7 @@ bool emu_op_is_write(enum emu_op op)
     case OP_PUT_OBJECT: case OP_DELETE_OBJECT: case OP_DELETE_OBJECTS: case OP_COPY_OBJECT:
     case OP_CREATE_MPU: case OP_UPLOAD_PART: case OP_UPLOAD_PART_COPY: case OP_COMPLETE_MPU:
     case OP_ABORT_MPU: case OP_CREATE_BUCKET: case OP_DELETE_BUCKET: case OP_PUT_BUCKET_VERSIONING:
+    case OP_PUT_BUCKET_ACL: case OP_PUT_OBJECT_ACL:
         return true;
     default:
         return false;

@@ -293,7 +293,7 @@ static char *vhost_bucket(const struct emu_req *q)
 
 /* Subresources S3 has and the emulator does not: answered 501, never mistaken for data ops. */
 static const char *const unsupported[] = {
-    "acl", "policy", "tagging", "lifecycle", "cors", "website", "logging", "notification",
+    "policy", "tagging", "lifecycle", "cors", "website", "logging", "notification",
     "replication", "encryption", "object-lock", "retention", "legal-hold", "torrent", "restore",
     "select", "analytics", "metrics", "inventory", "intelligent-tiering", "ownershipControls",
     "publicAccessBlock", "accelerate", "requestPayment", "attributes", "policyStatus", "session",
@@ -311,6 +311,11 @@ static enum emu_op classify(const struct emu_req *q)
             return OP_UNKNOWN;
     if (!q->bucket)
         return get ? OP_LIST_BUCKETS : OP_UNKNOWN;
+    if (has_param(q, "acl") && (get || put)) {
+        if (!q->key)
+            return get ? OP_GET_BUCKET_ACL : OP_PUT_BUCKET_ACL;
+        return get ? OP_GET_OBJECT_ACL : OP_PUT_OBJECT_ACL;
+    }
     if (!q->key) {
         if (put)
             return has_param(q, "versioning") ? OP_PUT_BUCKET_VERSIONING : OP_CREATE_BUCKET;
@@ -686,6 +691,103 @@ static void obj_headers(struct emu_conn *c, const struct emu_bucket *b, const st
     }
 }
 
+
+/* ---- canned ACLs ---- */
+
+static const char *const canned_acls[] = {
+    "private", "public-read", "public-read-write", "authenticated-read", "aws-exec-read",
+    "bucket-owner-read", "bucket-owner-full-control", "log-delivery-write",
+};
+
+/*
+ * The x-amz-acl of the request into 'out' ("private" when absent).
+ * false (answered 400) for an unknown canned ACL.
+ */
+static bool request_acl(struct emu_server *s, struct emu_conn *c, char out[32])
+{
+    struct sv v = emu_req_header(&c->req, "x-amz-acl");
+    size_t i;
+
+    str_copy(out, 32, "private");
+    if (!v.p)
+        return true;
+    for (i = 0; i < sizeof(canned_acls) / sizeof(canned_acls[0]); i++) {
+        if (sv_eqs(v, canned_acls[i])) {
+            str_copy(out, 32, canned_acls[i]);
+            return true;
+        }
+    }
+    error_x(s, c, 400, "InvalidArgument", "The canned ACL you provided is not valid.", NULL);
+    return false;
+}
+
+static void acl_xml(struct buf *x, const char *acl)
+{
+    static const char grantee_user[] =
+        "<Grantee xmlns:xsi=\"http://www.w3.org/2001/XMLSchema-instance\" xsi:type=\"CanonicalUser\">"
+        "<ID>" OWNER_ID "</ID><DisplayName>" OWNER_NAME "</DisplayName></Grantee>";
+    static const char all_users[] =
+        "<Grantee xmlns:xsi=\"http://www.w3.org/2001/XMLSchema-instance\" xsi:type=\"Group\">"
+        "<URI>http://acs.amazonaws.com/groups/global/AllUsers</URI></Grantee>";
+
+    xml_open(x, "AccessControlPolicy");
+    owner_xml(x, "Owner");
+    buf_addf(x, "<AccessControlList><Grant>%s<Permission>FULL_CONTROL</Permission></Grant>", grantee_user);
+    if (!strcmp(acl, "public-read") || !strcmp(acl, "public-read-write"))
+        buf_addf(x, "<Grant>%s<Permission>READ</Permission></Grant>", all_users);
+    if (!strcmp(acl, "public-read-write"))
+        buf_addf(x, "<Grant>%s<Permission>WRITE</Permission></Grant>", all_users);
+    buf_adds(x, "</AccessControlList></AccessControlPolicy>");
+}
+
+/* PUT ?acl: a canned ACL header, or a grant list (AllUsers READ/WRITE is all we model). */
+static void op_put_acl(struct emu_server *s, struct emu_conn *c, char acl[32])
+{
+    struct emu_req *q = &c->req;
+    char v[32];
+
+    if (emu_req_header(q, "x-amz-acl").p) {
+        if (!request_acl(s, c, v))
+            return;
+    } else if (q->body && q->body->len) {
+        const char *d = q->body->data;
+        size_t n = (size_t)q->body->len;
+        bool all = memmem(d, n, "AllUsers", 8) != NULL;
+        str_copy(v, sizeof(v), !all ? "private"
+                 : memmem(d, n, "<Permission>WRITE</Permission>", 30) ? "public-read-write" : "public-read");
+    } else {
+        error_x(s, c, 400, "MissingSecurityHeader", "Your request was missing a required header",
+                "<MissingHeaderName>x-amz-acl</MissingHeaderName>");
+        return;
+    }
+    str_copy(acl, 32, v);
+    ok_empty(c, 200);
+}
+
+/* May an unsigned request do this, given the canned ACLs of the bucket and the object? */
+static bool public_allows(struct emu_bucket *b, struct emu_req *q)
+{
+    bool bucket_read = !strcmp(b->acl, "public-read") || !strcmp(b->acl, "public-read-write");
+    bool bucket_write = !strcmp(b->acl, "public-read-write");
+
+    switch (q->op) {
+    case OP_HEAD_BUCKET: case OP_LIST_OBJECTS: case OP_LIST_OBJECTS_V2: case OP_LIST_OBJECT_VERSIONS:
+    case OP_GET_BUCKET_LOCATION: case OP_LIST_MPUS:
+        return bucket_read;
+    case OP_GET_OBJECT: case OP_HEAD_OBJECT: {
+        struct emu_obj *o = emu_store_get(b, q->key, q->klen, emu_req_param(q, "versionId"));
+        if (!o || o->delete_marker)
+            return bucket_read; /* S3 answers 404 to those who may list, 403 to others */
+        return !strcmp(o->acl, "public-read") || !strcmp(o->acl, "public-read-write");
+    }
+    case OP_PUT_OBJECT: case OP_DELETE_OBJECT: case OP_DELETE_OBJECTS: case OP_CREATE_MPU:
+    case OP_UPLOAD_PART: case OP_COMPLETE_MPU: case OP_ABORT_MPU:
+        return bucket_write;
+    default:
+        return false;
+    }
+}
+
 /* ---- bucket operations ---- */
 
 static bool valid_bucket_name(const char *n)
@@ -744,6 +846,8 @@ static void op_create_bucket(struct emu_server *s, struct emu_conn *c, struct em
 {
     struct emu_req *q = &c->req;
     struct loc_ctx l = { "", false };
+    struct emu_bucket *nb;
+    char acl[32];
 
     if (q->body && q->body->len &&
         (emu_xml_walk(q->body->data, (size_t)q->body->len, loc_cb, &l) || l.bad)) {
@@ -768,10 +872,14 @@ static void op_create_bucket(struct emu_server *s, struct emu_conn *c, struct em
                    "Your previous request to create the named bucket succeeded and you already own it.");
         return;
     }
-    if (!emu_store_bucket_create(s, q->bucket, l.loc[0] ? l.loc : "us-east-1")) {
+    if (!request_acl(s, c, acl))
+        return;
+    nb = emu_store_bucket_create(s, q->bucket, l.loc[0] ? l.loc : s->region);
+    if (!nb) {
         error_x(s, c, 500, "InternalError", "Out of memory.", NULL);
         return;
     }
+    str_copy(nb->acl, sizeof(nb->acl), acl);
     emu_resp_header(&c->resp, "Location", "/%s", q->bucket);
     ok_empty(c, 200);
 }
@@ -1364,7 +1472,9 @@ static void op_put(struct emu_server *s, struct emu_conn *c, struct emu_bucket *
     struct emu_cksum ck;
     struct emu_obj *o;
 
-    if (put_preconditions(s, c, b) || check_payload(s, c, ar, &ck))
+    char acl[32];
+
+    if (!request_acl(s, c, acl) || put_preconditions(s, c, b) || check_payload(s, c, ar, &ck))
         return;
     if (q->body && q->body->len > EMU_OBJECT_MAX) {
         err_key(s, c, 400, "EntityTooLarge", "Your proposed upload exceeds the maximum allowed size");
@@ -1382,6 +1492,7 @@ static void op_put(struct emu_server *s, struct emu_conn *c, struct emu_bucket *
     free(o->hdrs);
     o->hdrs = capture_headers(q, o->storage_class);
     o->ck = ck;
+    str_copy(o->acl, sizeof(o->acl), acl);
     if (emu_store_put(s, b, q->key, q->klen, o)) {
         error_x(s, c, 500, "InternalError", "Out of memory.", NULL);
         return;
@@ -1588,7 +1699,7 @@ static void op_copy(struct emu_server *s, struct emu_conn *c, struct emu_bucket 
     struct sv cka = emu_req_header(q, "x-amz-checksum-algorithm");
     struct sv scl = emu_req_header(q, "x-amz-storage-class");
     struct emu_bucket *sb = NULL;
-    char *skey = NULL, t[48], xn[32];
+    char *skey = NULL, t[48], xn[32], acl[32];
     size_t sklen = 0;
     struct emu_obj *so, *o;
     bool replace = dir.p && sv_ieqs(dir, "REPLACE");
@@ -1613,13 +1724,14 @@ static void op_copy(struct emu_server *s, struct emu_conn *c, struct emu_bucket 
                 "allowable size for a copy source: 5368709120", NULL);
         goto out;
     }
-    if (put_preconditions(s, c, b))
+    if (put_preconditions(s, c, b) || !request_acl(s, c, acl))
         goto out;
     o = emu_store_obj_new();
     if (!o) {
         error_x(s, c, 500, "InternalError", "Out of memory.", NULL);
         goto out;
     }
+    str_copy(o->acl, sizeof(o->acl), acl);
     o->blob = emu_blob_ref(so->blob); /* shared bytes: a copy costs no copy */
     o->size = so->size;
     if (so->n_parts)
@@ -1694,6 +1806,10 @@ static void op_create_mpu(struct emu_server *s, struct emu_conn *c, struct emu_b
 
     if (!u)
         goto oom;
+    if (!request_acl(s, c, u->acl)) {
+        emu_store_upload_free(u);
+        return;
+    }
     str_copy(u->storage_class, sizeof(u->storage_class), "STANDARD");
     emu_random_hex(s, u->id, 32);
     u->key = malloc(q->klen + 1);
@@ -2013,6 +2129,7 @@ static void op_complete(struct emu_server *s, struct emu_conn *c, struct emu_buc
     o->hdrs = u->hdrs;
     u->hdrs = NULL;
     memcpy(o->storage_class, u->storage_class, sizeof(o->storage_class));
+    memcpy(o->acl, u->acl, sizeof(o->acl));
     if (emu_store_put(s, b, q->key, q->klen, o)) {
         o = NULL;
         goto oom;
@@ -2312,6 +2429,10 @@ bool emu_ops_precheck(struct emu_server *s, struct emu_conn *c)
     if (q->op >= OP_ADMIN_STATS || q->fault != FAULT_NONE)
         return false; /* faults play out on the full request */
     emu_auth_check(s, q, (b && q->op != OP_CREATE_BUCKET) ? b->region : NULL, &ar);
+    if (ar.status && ar.unsigned_request && b && public_allows(b, q)) {
+        s->stats.auth_failures--;
+        ar.status = 0;
+    }
     if (ar.status) {
         struct buf x = BUF_INIT(256);
         if (ar.region_hint[0])
@@ -2358,6 +2479,10 @@ void emu_ops_handle(struct emu_server *s, struct emu_conn *c)
     if (q->bucket)
         b = emu_store_bucket(s, q->bucket);
     emu_auth_check(s, q, (b && q->op != OP_CREATE_BUCKET) ? b->region : NULL, &ar);
+    if (ar.status && ar.unsigned_request && b && public_allows(b, q)) {
+        s->stats.auth_failures--;
+        memset(&ar, 0, sizeof(ar));
+    }
     if (ar.status) {
         struct buf x = BUF_INIT(256);
         if (ar.region_hint[0]) {
@@ -2415,6 +2540,24 @@ void emu_ops_handle(struct emu_server *s, struct emu_conn *c)
     case OP_ABORT_MPU: op_abort(s, c, b); break;
     case OP_LIST_PARTS: op_list_parts(s, c, b); break;
     case OP_LIST_MPUS: op_list_mpus(s, c, b); break;
+    case OP_GET_BUCKET_ACL:
+        acl_xml(&r->body, b->acl);
+        ok_xml(c);
+        break;
+    case OP_PUT_BUCKET_ACL: op_put_acl(s, c, b->acl); break;
+    case OP_GET_OBJECT_ACL:
+    case OP_PUT_OBJECT_ACL: {
+        struct emu_obj *o = find_obj(s, c, b, q->key, q->klen, emu_req_param(q, "versionId"));
+        if (!o)
+            break;
+        if (q->op == OP_PUT_OBJECT_ACL) {
+            op_put_acl(s, c, o->acl);
+        } else {
+            acl_xml(&r->body, o->acl);
+            ok_xml(c);
+        }
+        break;
+    }
     default:
         error_x(s, c, 501, "NotImplemented", "Not implemented.", NULL);
     }

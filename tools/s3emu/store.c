@@ -38,6 +38,7 @@ struct emu_bucket *emu_store_bucket_create(struct emu_server *s, const char *nam
         return NULL;
     str_copy(b->name, sizeof(b->name), name);
     str_copy(b->region, sizeof(b->region), region);
+    str_copy(b->acl, sizeof(b->acl), "private");
     b->created_ms = emu_wall_ms();
     if (emu_sl_init(&b->keys) || emu_sl_init(&b->uploads) ||
         emu_sl_put(&s->buckets, name, strlen(name), b, NULL)) {
@@ -89,6 +90,7 @@ struct emu_obj *emu_store_obj_new(void)
         return NULL;
     }
     str_copy(o->storage_class, sizeof(o->storage_class), "STANDARD");
+    str_copy(o->acl, sizeof(o->acl), "private");
     o->mtime_ms = emu_wall_ms();
     return o;
 }

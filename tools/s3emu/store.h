@@ -30,6 +30,7 @@ struct emu_obj {
     int64_t mtime_ms;           /* wall clock, ms */
     char *hdrs;                 /* stored headers "Name: v\r\n..." (malloc'd, never NULL) */
     char storage_class[24];
+    char acl[32];               /* canned ACL */
     struct emu_cksum ck;
     uint32_t n_parts;           /* 0 unless made by CompleteMultipartUpload */
     uint64_t *part_ends;        /* cumulative end offset of each part */
@@ -52,6 +53,7 @@ struct emu_upload {
     char storage_class[24];
     char ck_algo[12];           /* x-amz-checksum-algorithm at create */
     char ck_type[16];           /* x-amz-checksum-type at create */
+    char acl[32];               /* x-amz-acl at create */
     struct emu_part *parts;     /* sorted by num */
     int n_parts, cap_parts;
 };
@@ -61,6 +63,7 @@ struct emu_bucket {
     char region[32];
     int64_t created_ms;
     enum emu_versioning versioning;
+    char acl[32];               /* canned ACL: "private", "public-read", ... */
     struct emu_sl keys;         /* key -> struct emu_obj* (newest version) */
     struct emu_sl uploads;      /* key NUL id -> struct emu_upload* */
 };
