@@ -147,6 +147,12 @@ eq "COPY keeps metadata" "$(aws s3api head-object --bucket "$B" --key copy/meta2
 out=$(aws s3api copy-object --bucket "$B" --key copy/meta2.txt --copy-source "$B/copy/meta2.txt" 2>&1)
 has "copy onto itself: InvalidRequest" "$out" "InvalidRequest"
 check "cross-region copy" aws s3api copy-object --bucket "$B-west" --key x.txt --copy-source "$B/dir/small.txt"
+admin 'xregion_ms=400'
+t=$(REGION=us-west-2 s3curl -o /dev/null -w '%{time_starttransfer}' -X PUT -H "x-amz-copy-source: /$B/dir/small.txt" "$URL/$B-west/x2.txt")
+check "cross-region copy costs xregion_ms (400 ms)" ge "$t" 0.39
+t=$(s3curl -o /dev/null -w '%{time_starttransfer}' -X PUT -H "x-amz-copy-source: /$B/dir/small.txt" "$URL/$B/x3.txt")
+check "same-region copy does not" lt "$t" 0.39
+admin 'xregion_ms=0'
 
 # ---- multipart through s3api: part rules, UploadPartCopy, ListParts ----
 head -c 6000000 /dev/urandom >"$D/p1"; head -c 1000 /dev/urandom >"$D/p2"
