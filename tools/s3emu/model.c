@@ -140,6 +140,15 @@ static int parse_rule(struct emu_fault_rule *r, char *text, char *err, size_t er
         }
         *eq = 0;
         v = eq + 1;
+        if (strcmp(tok, "op") && strcmp(tok, "method") && strcmp(tok, "key") && strcmp(tok, "bucket")) {
+            char *end;
+            double d = strtod(v, &end);
+
+            if (!*v || *end || d < 0 || ((!strcmp(tok, "p") || !strcmp(tok, "prob")) && d > 1)) {
+                snprintf(err, errn, "fault condition %s=%s: not a valid number", tok, v);
+                return -1;
+            }
+        }
         if (!strcmp(tok, "p") || !strcmp(tok, "prob"))
             r->prob = strtod(v, NULL);
         else if (!strcmp(tok, "op"))

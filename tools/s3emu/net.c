@@ -285,26 +285,30 @@ static int hexval(int ch)
     return -1;
 }
 
-/* Percent-decode (and '+' -> ' ' when 'plus') into b, NUL-terminated; returns start. */
-static char *decode_into(struct buf *b, struct sv in, bool plus)
+/*
+ * Percent-decode (and '+' -> ' ' when 'plus') onto the end of b, NUL-terminated.
+ * Returns the offset of the decoded string in b (b may move as it grows),
+ * or (size_t)-1 when b's cap is reached.
+ */
+static size_t decode_into(struct buf *b, struct sv in, bool plus)
 {
     size_t start = b->len, i;
 
     for (i = 0; i < in.n; i++) {
         char ch = in.p[i];
 
-        if (ch == '%' && i + 2 < in.n + 0 && hexval(in.p[i + 1]) >= 0 && hexval(in.p[i + 2]) >= 0) {
+        if (ch == '%' && i + 2 < in.n && hexval(in.p[i + 1]) >= 0 && hexval(in.p[i + 2]) >= 0) {
             ch = (char)(hexval(in.p[i + 1]) * 16 + hexval(in.p[i + 2]));
             i += 2;
         } else if (ch == '+' && plus) {
             ch = ' ';
         }
         if (buf_addc(b, ch))
-            return NULL;
+            return (size_t)-1;
     }
     if (buf_addc(b, 0))
-        return NULL;
-    return (char *)(uintptr_t)start; /* offset: the buffer may still move */
+        return (size_t)-1;
+    return start;
 }
 
 struct sv emu_req_header(const struct emu_req *q, const char *name)
@@ -408,9 +412,9 @@ static int parse_head(struct emu_conn *c, size_t n)
                 continue;
             if (np == EMU_MAX_PARAMS)
                 return 400;
-            offs[np][0] = (size_t)(uintptr_t)decode_into(&q->qbuf, nm, true);
-            offs[np][1] = (size_t)(uintptr_t)decode_into(&q->qbuf, val, true);
-            if (q->qbuf.len == 0)
+            offs[np][0] = decode_into(&q->qbuf, nm, true);
+            offs[np][1] = decode_into(&q->qbuf, val, true);
+            if (offs[np][0] == (size_t)-1 || offs[np][1] == (size_t)-1)
                 return 431;
             q->params[np].has_value = eq != NULL;
             np++;
