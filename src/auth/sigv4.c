@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/pct.h"
 #include "base/str.h"
 
 #include <openssl/crypto.h>
@@ -17,47 +18,15 @@
 #define SIGV4_MAX_HEADERS 64
 #define SIGV4_MAX_PARAMS 128
 
-static bool is_unreserved(unsigned char c)
-{
-    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
-           c == '-' || c == '_' || c == '.' || c == '~';
-}
 
-enum s3c_err sigv4_uri_encode(struct sv in, int keep_slash, struct buf *out)
-{
-    static const char hex[] = "0123456789ABCDEF";
-    size_t i;
 
-    for (i = 0; i < in.n; i++) {
-        unsigned char c = (unsigned char)in.p[i];
-        char esc[3];
-
-        if (is_unreserved(c) || (keep_slash && c == '/')) {
-            if (buf_addc(out, (char)c))
-                return S3C_ENOMEM;
-            continue;
-        }
-        esc[0] = '%';
-        esc[1] = hex[c >> 4];
-        esc[2] = hex[c & 15];
-        if (buf_add(out, esc, 3))
-            return S3C_ENOMEM;
-    }
-    return S3C_OK;
-}
-
-static int hexval(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
 
 /* Percent-decode then re-encode, so "a/b", "a%2Fb" and "a%2fb" sign alike. */
+enum s3c_err sigv4_uri_encode(struct sv in, int keep_slash, struct buf *out)
+{
+    return pct_encode(in, keep_slash != 0, out);
+}
+
 static enum s3c_err reencode(struct sv in, struct buf *out)
 {
     struct buf raw = BUF_INIT(in.n + 1);
@@ -67,8 +36,8 @@ static enum s3c_err reencode(struct sv in, struct buf *out)
     for (i = 0; i < in.n && !rc; i++) {
         int hi, lo;
 
-        if (in.p[i] == '%' && i + 2 < in.n && (hi = hexval(in.p[i + 1])) >= 0 &&
-            (lo = hexval(in.p[i + 2])) >= 0) {
+        if (in.p[i] == '%' && i + 2 < in.n && (hi = pct_hexval(in.p[i + 1])) >= 0 &&
+            (lo = pct_hexval(in.p[i + 2])) >= 0) {
             rc = buf_addc(&raw, (char)(hi * 16 + lo));
             i += 2;
         } else {

@@ -5,6 +5,8 @@
  */
 #include "s3/endpoint.h"
 
+#include "base/pct.h"
+
 #include <string.h>
 #include <strings.h>
 
@@ -13,29 +15,9 @@ static bool is_digit(char c)
     return c >= '0' && c <= '9';
 }
 
-static bool is_unreserved(unsigned char c)
-{
-    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || is_digit((char)c) || c == '-' ||
-           c == '_' || c == '.' || c == '~';
-}
-
 enum s3c_err s3_uri_encode(struct sv in, bool keep_slash, struct buf *out)
 {
-    static const char hex[] = "0123456789ABCDEF";
-    size_t i;
-
-    for (i = 0; i < in.n; i++) {
-        unsigned char c = (unsigned char)in.p[i];
-        if (is_unreserved(c) || (keep_slash && c == '/')) {
-            if (buf_addc(out, (char)c))
-                return S3C_ENOMEM;
-        } else {
-            char esc[3] = { '%', hex[c >> 4], hex[c & 15] };
-            if (buf_add(out, esc, 3))
-                return S3C_ENOMEM;
-        }
-    }
-    return S3C_OK;
+    return pct_encode(in, keep_slash, out);
 }
 
 /* Four dot-separated runs of 1-3 digits, as botocore's IPV4_RE sees an address. */

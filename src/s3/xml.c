@@ -4,6 +4,7 @@
  * current element and, inside a repeating element, the entry being filled.
  */
 #include "s3/xml.h"
+#include "base/pct.h"
 
 #include <expat.h>
 #include <limits.h>
@@ -176,16 +177,6 @@ bool s3_xml_time_parse(struct sv s, int64_t *epoch)
     return true;
 }
 
-static int hexval(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
 
 /*
  * Form-decode 's' in place ('+' is a space, %XX a byte), as S3's
@@ -200,7 +191,7 @@ static bool url_decode_inplace(char *s)
         if (*r == '+') {
             *w++ = ' ';
         } else if (*r == '%') {
-            int hi = hexval(r[1]), lo = hi < 0 ? -1 : hexval(r[2]);
+            int hi = pct_hexval(r[1]), lo = hi < 0 ? -1 : pct_hexval(r[2]);
 
             if (hi < 0 || lo < 0 || (hi | lo) == 0)
                 return false;
