@@ -62,6 +62,26 @@ enum s3c_err fs_mkdir_parents(const char *path, struct s3c_error *e)
     return rc;
 }
 
+/* The directory whose parents were made last: most files share it, so
+ * mkdir and stat run once per directory rather than once per file. */
+static __thread char last_dir[4096];
+
+/* mkdir -p of dst's directory, unless it is the one made last time. */
+static enum s3c_err parents_of(const char *dst, size_t dir_len, struct s3c_error *e)
+{
+    enum s3c_err rc;
+
+    if (dir_len < sizeof(last_dir) && dir_len && strncmp(last_dir, dst, dir_len) == 0 &&
+        last_dir[dir_len] == '\0')
+        return S3C_OK;
+    rc = fs_mkdir_parents(dst, e);
+    if (!rc && dir_len < sizeof(last_dir)) {
+        memcpy(last_dir, dst, dir_len);
+        last_dir[dir_len] = '\0';
+    }
+    return rc;
+}
+
 enum s3c_err fs_tmp_create(const char *dst, uint64_t size, int *fd, struct buf *tmp_path,
                            struct s3c_error *e)
 {
@@ -72,7 +92,7 @@ enum s3c_err fs_tmp_create(const char *dst, uint64_t size, int *fd, struct buf *
     enum s3c_err rc;
     int f, tries;
 
-    rc = fs_mkdir_parents(dst, e);
+    rc = parents_of(dst, dir_len, e);
     if (rc)
         return rc;
     for (tries = 0; tries < 16; tries++) {
@@ -85,12 +105,21 @@ enum s3c_err fs_tmp_create(const char *dst, uint64_t size, int *fd, struct buf *
         f = open(buf_cstr(tmp_path), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
         if (f >= 0)
             break;
+        if (errno == ENOENT && tries == 0) {
+            /* The directory went away since we made it: make it again. */
+            last_dir[0] = '\0';
+            if ((rc = parents_of(dst, dir_len, e)))
+                return rc;
+            continue;
+        }
         if (errno != EEXIST)
             return s3c_fail_errno(e, errno, "cannot create %s", buf_cstr(tmp_path));
     }
     if (f < 0)
         return s3c_fail(e, S3C_EIO, "cannot create a temp file for %s", dst);
-    if (size > 0) {
+    /* Reserve space for large files (a full disk fails now, not halfway);
+     * small ones are one write anyway. */
+    if (size >= ((uint64_t)1 << 20)) {
         int r = posix_fallocate(f, 0, (off_t)size);
         if (r == ENOSPC || r == EFBIG) {
             close(f);
