@@ -717,6 +717,26 @@ static void head_done(struct emu_conn *c, size_t hlen)
         start_response(c);
         return;
     }
+    /*
+     * Expect: 100-continue gets a 100 whenever we will read on, even when the
+     * body is already here or empty: S3 does so, and botocore depends on it
+     * (after a final answer without a 100 it reuses that status line for the
+     * next request on the connection).
+     */
+    if (q->expect_continue) {
+        static const char cont[] = "HTTP/1.1 100 Continue\r\n\r\n";
+        ssize_t w;
+
+        if (emu_ops_precheck(c->srv, c)) {
+            /* Refused before the body: answer and close, the body never comes. */
+            c->req.keep_alive = false;
+            c->resp.close = true;
+            start_response(c);
+            return;
+        }
+        w = write(c->fd, cont, sizeof(cont) - 1);
+        (void)w; /* a socket with nothing in flight takes 25 bytes; if not, the client goes on anyway */
+    }
     if ((q->has_cl && q->content_length) || q->chunked) {
         q->body = emu_blob_new(q->has_cl ? q->content_length : 65536);
         if (!q->body) {
@@ -724,19 +744,6 @@ static void head_done(struct emu_conn *c, size_t hlen)
             c->resp.close = true;
             start_response(c);
             return;
-        }
-        if (q->expect_continue && c->rlen == 0) {
-            static const char cont[] = "HTTP/1.1 100 Continue\r\n\r\n";
-
-            if (emu_ops_precheck(c->srv, c)) {
-                /* Refused before the body: answer and close, the body never comes. */
-                c->req.keep_alive = false;
-                c->resp.close = true;
-                start_response(c);
-                return;
-            }
-            ssize_t w = write(c->fd, cont, sizeof(cont) - 1);
-            (void)w; /* a fresh socket buffer takes 25 bytes; if not, the client sends anyway */
         }
         c->state = CS_BODY;
     } else {
