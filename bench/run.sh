@@ -26,6 +26,9 @@
 #   BENCH_LATENCY_MS=20      emulator first-byte latency
 #   BENCH_BANDWIDTH_MBPS=90  emulator per-connection cap, MB/s (10^6 B/s) each way
 #   BENCH_KEEP=1             keep the scratch directory (logs of every run)
+#   BENCH_PRIOR_CSV=FILE     also report the rows of an earlier run's CSV for the
+#                            workload/direction cells this run does not measure
+#                            (to redo some cells after a failure); the report says so
 #   S3C, S3EMU, AWS, RCLONE  binaries (default: build/s3c and build/s3emu of
 #                            this tree, /usr/bin/aws, rclone on PATH)
 #
@@ -225,7 +228,7 @@ PY
 }
 
 tree_count_bytes() { # DIR -> "files bytes" (regular files only)
-    find "$1" -type f -printf '%s\n' | awk '{ n++; b += $1 } END { printf "%d %d\n", n, b }'
+    find "$1" -type f -printf '%s\n' | awk '{ n++; b += $1 } END { printf "%d %.0f\n", n, b }'
 }
 
 # verify_up COUNT TOTAL -> "" if the prefix holds COUNT objects of TOTAL bytes
@@ -356,6 +359,37 @@ END_UTC=$(date -u '+%Y-%m-%d %H:%M:%S')
 
 mkdir -p "$OUT"
 MD="$OUT/$DAY-$TAG.md"
+PRIOR_NOTE=""
+if [ -n "${BENCH_PRIOR_CSV:-}" ]; then
+    # keep the earlier rows of every workload/direction this run did not measure
+    "$PY" - "$BENCH_PRIOR_CSV" "$CSV" >"$WORK/merged.csv" <<'PY'
+import csv, sys
+prior = list(csv.DictReader(open(sys.argv[1], newline="")))
+new = list(csv.DictReader(open(sys.argv[2], newline="")))
+fields = list(csv.DictReader(open(sys.argv[2], newline="")).fieldnames)
+done = {(r["workload"], r["direction"]) for r in new}
+w = csv.DictWriter(sys.stdout, fieldnames=fields, lineterminator="\n")
+w.writeheader()
+kept = [r for r in prior if (r["workload"], r["direction"]) not in done]
+# the earlier run's cells first, in their order, then this run's
+for r in kept + new:
+    w.writerow({k: r.get(k, "") for k in fields})
+PY
+    PRIOR_NOTE=$("$PY" - "$BENCH_PRIOR_CSV" "$CSV" <<'PY'
+import csv, sys
+prior = list(csv.DictReader(open(sys.argv[1], newline="")))
+new = list(csv.DictReader(open(sys.argv[2], newline="")))
+done = {(r["workload"], r["direction"]) for r in new}
+cells = []
+for r in prior:
+    k = (r["workload"].replace("_", " "), r["direction"])
+    if (r["workload"], r["direction"]) not in done and k not in cells:
+        cells.append(k)
+print(", ".join("%s %s" % c for c in cells))
+PY
+)
+    cp "$WORK/merged.csv" "$CSV"
+fi
 cp "$CSV" "$OUT/$DAY-$TAG.csv"
 
 {
@@ -363,6 +397,11 @@ cp "$CSV" "$OUT/$DAY-$TAG.csv"
     echo
     echo "Produced by \`bench/run.sh\`$( [ "$QUICK" = 1 ] && echo ' (BENCH_QUICK=1)'), $START_UTC to $END_UTC UTC."
     echo "Raw numbers: [\`$DAY-$TAG.csv\`]($DAY-$TAG.csv)."
+    if [ -n "$PRIOR_NOTE" ]; then
+        echo
+        echo "Merged: the cells $PRIOR_NOTE come from an earlier run (\`BENCH_PRIOR_CSV\`, same harness,"
+        echo "same machine and day; its load is in the CSV's \`load1\` column). ${BENCH_PRIOR_NOTE:-}"
+    fi
     echo
     echo "## Machine"
     echo
@@ -410,7 +449,7 @@ cp "$CSV" "$OUT/$DAY-$TAG.csv"
     echo
     echo '```'
     for tool in $TOOLS; do
-        for dir in $DIRECTIONS; do
+        for dir in up down; do
             printf '%-9s %-4s %s\n' "$tool" "$dir" "$(tool_cmd_text "$tool" "$dir")"
         done
     done
