@@ -84,6 +84,11 @@ if [ "${PEERS:-0}" = 1 ]; then
     echo "|---|---|---|---|---|---|"
     peer "aws s3 sync up (defaults)" /usr/bin/aws --endpoint-url "$URL" s3 sync "$T/src" s3://bench/aws/
     peer "aws s3 sync down (defaults)" /usr/bin/aws --endpoint-url "$URL" s3 sync s3://bench/aws/ "$T/dst"
+    S3C_BIN=${S3C:-$ROOT/build/s3c}
+    if [ -x "$S3C_BIN" ]; then
+        peer "s3c cp -r up (defaults)" "$S3C_BIN" --endpoint-url "$URL" cp -r --quiet "$T/src" s3://bench/s3c/
+        peer "s3c cp -r down (defaults)" "$S3C_BIN" --endpoint-url "$URL" cp -r --quiet s3://bench/s3c/ "$T/dst3"
+    fi
     if command -v rclone >/dev/null; then
         export RCLONE_CONFIG_EMU_TYPE=s3 RCLONE_CONFIG_EMU_PROVIDER=Other RCLONE_CONFIG_EMU_ENDPOINT="$URL" \
                RCLONE_CONFIG_EMU_FORCE_PATH_STYLE=true RCLONE_CONFIG_EMU_ACCESS_KEY_ID=x RCLONE_CONFIG_EMU_SECRET_ACCESS_KEY=x
