@@ -81,6 +81,11 @@ void hash_final(struct hash_ctx *h, unsigned char *out)
     EVP_DigestInit_ex(h->md, h->type, NULL);
 }
 
+void hash_reset(struct hash_ctx *h)
+{
+    EVP_DigestInit_ex(h->md, h->type, NULL);
+}
+
 void hash_free(struct hash_ctx *h)
 {
     if (!h)

@@ -27,6 +27,8 @@ struct hash_ctx *hash_md5_new(void);
 void hash_update(struct hash_ctx *h, const void *p, size_t n);
 /* Writes the digest (32 or 16 bytes) and resets the context for reuse. */
 void hash_final(struct hash_ctx *h, unsigned char *out);
+/* Start over, as if just created (for a retry that re-reads from the start). */
+void hash_reset(struct hash_ctx *h);
 void hash_free(struct hash_ctx *h);       /* NULL is a no-op */
 
 /* SHA-256 of the empty string, hex: the payload hash of a bodiless request. */

@@ -9,18 +9,32 @@
 #include "s3/uri.h"
 #include "s3/xml.h"
 
-/* Parse the one s3://BUCKET argument of mb/rb; a key is a usage error. */
-static enum s3c_err bucket_arg(const char *verb, int n_pos, const char **pos, struct s3_uri *u,
-                               struct s3c_error *e)
+/*
+ * The command line of mb and rb: flags from 'specs', then one s3://BUCKET
+ * (a key is a usage error). Prints the usage error itself; fills 'op' with
+ * the operation's name for later error lines.
+ */
+static enum s3c_err bucket_args(const char *verb, const struct arg_spec *specs, int argc, char **argv,
+                                struct s3_uri *u, char *op, size_t op_size)
 {
+    struct s3c_error e = S3C_ERROR_INIT;
+    const char *pos[1];
+    int n_pos = 0;
     enum s3c_err rc;
 
-    if (n_pos != 1)
-        return s3c_fail(e, S3C_EUSAGE, "%s: expected one argument, s3://BUCKET", verb);
-    rc = s3_uri_parse(pos[0], u, e);
+    rc = args_parse(verb, specs, argc, argv, pos, 1, &n_pos, &e);
+    if (!rc && n_pos != 1)
+        rc = s3c_fail(&e, S3C_EUSAGE, "%s: expected one argument, s3://BUCKET", verb);
+    if (!rc)
+        rc = s3_uri_parse(pos[0], u, &e);
     if (!rc && (!u->bucket[0] || u->key[0]))
-        rc = s3c_fail(e, S3C_EUSAGE, "%s: \"%s\" must name a bucket only (s3://BUCKET)", verb, pos[0]);
-    return rc;
+        rc = s3c_fail(&e, S3C_EUSAGE, "%s: \"%s\" must name a bucket only (s3://BUCKET)", verb, pos[0]);
+    if (rc) {
+        out_usage_error(&e);
+        return rc;
+    }
+    cli_op_name(op, op_size, verb, n_pos, pos);
+    return S3C_OK;
 }
 
 enum s3c_err cmd_mb(struct cli_ctx *c, int argc, char **argv)
@@ -28,20 +42,13 @@ enum s3c_err cmd_mb(struct cli_ctx *c, int argc, char **argv)
     const struct arg_spec specs[] = { { NULL, NULL, 0, NULL } };
     struct s3_uri u = S3_URI_INIT;
     struct s3c_error e = S3C_ERROR_INIT;
-    const char *pos[1];
     struct store_s3 *s;
     char op[1024];
-    int n_pos;
     enum s3c_err rc;
 
-    rc = args_parse("mb", specs, argc, argv, pos, 1, &n_pos, &e);
-    if (!rc)
-        rc = bucket_arg("mb", n_pos, pos, &u, &e);
-    if (rc) {
-        out_usage_error(&e);
+    rc = bucket_args("mb", specs, argc, argv, &u, op, sizeof(op));
+    if (rc)
         goto out;
-    }
-    cli_op_name(op, sizeof(op), "mb", n_pos, pos);
     s = cli_s3(c, &e);
     rc = s ? store_s3_create_bucket(s, u.bucket, store_s3_region(s), &e) : e.code;
     if (rc)
@@ -114,20 +121,13 @@ enum s3c_err cmd_rb(struct cli_ctx *c, int argc, char **argv)
     const struct arg_spec specs[] = { { "--force", NULL, ARG_BOOL, &force }, { NULL, NULL, 0, NULL } };
     struct s3_uri u = S3_URI_INIT;
     struct s3c_error e = S3C_ERROR_INIT;
-    const char *pos[1];
     struct store_s3 *s;
     char op[1024];
-    int n_pos;
     enum s3c_err rc;
 
-    rc = args_parse("rb", specs, argc, argv, pos, 1, &n_pos, &e);
-    if (!rc)
-        rc = bucket_arg("rb", n_pos, pos, &u, &e);
-    if (rc) {
-        out_usage_error(&e);
+    rc = bucket_args("rb", specs, argc, argv, &u, op, sizeof(op));
+    if (rc)
         goto out;
-    }
-    cli_op_name(op, sizeof(op), "rb", n_pos, pos);
     s = cli_s3(c, &e);
     if (!s) {
         rc = e.code;

@@ -291,10 +291,6 @@ enum s3c_err http_loop_submit(struct http_loop *l, struct http_xfer *x, struct s
     curl_easy_setopt(c, CURLOPT_WRITEDATA, x);
     curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
     curl_easy_setopt(c, CURLOPT_PATH_AS_IS, 1L); /* keys like "a/../b" go as they are */
-    if (x->max_speed) {
-        curl_easy_setopt(c, CURLOPT_MAX_SEND_SPEED_LARGE, (curl_off_t)x->max_speed);
-        curl_easy_setopt(c, CURLOPT_MAX_RECV_SPEED_LARGE, (curl_off_t)x->max_speed);
-    }
     if (strcmp(x->method, "HEAD") == 0) {
         curl_easy_setopt(c, CURLOPT_NOBODY, 1L);
     } else if (strcmp(x->method, "PUT") == 0 || (has_body && strcmp(x->method, "GET") != 0)) {

@@ -88,7 +88,6 @@ struct http_xfer {
     enum http_sink_verdict (*sink)(void *ctx, const char *p, size_t n);
     void *sink_ctx;
     size_t body_max;            /* cap on resp.body; 0: HTTP_ERROR_BODY_MAX_BYTES */
-    uint64_t max_speed;         /* bytes/s cap for this transfer (send and receive); 0: none */
     /* Completion, exactly once per successful submit. */
     void (*done)(struct http_xfer *x, void *ctx);
     void *done_ctx;

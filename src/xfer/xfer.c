@@ -131,7 +131,7 @@ struct engine {
     int n_objects;                  /* started and not finished */
     /* Adaptive concurrency: throughput of the last window at the last cap. */
     int64_t window_start_ms;
-    uint64_t window_bytes, window_reqs;
+    uint64_t window_reqs;           /* requests finished in the window */
     double best_rate;
     int best_cap;
     int throttled;                  /* throttling replies in this window */
@@ -276,8 +276,6 @@ static struct req *req_get(struct engine *g, struct xfer_obj_state *os, enum req
 static void req_put_back(struct engine *g, struct req *r)
 {
     r->os->reqs--;
-    hash_free(r->md5);
-    r->md5 = NULL;
     http_xfer_release(&r->http);
     memset(&r->http, 0, sizeof(r->http));
     if (r->mem.cap > (1u << 20))
@@ -337,7 +335,7 @@ static ssize_t read_src(void *ctx, char *dst, size_t n, uint64_t offset)
     }
     /* Hash in order; a rewind (curl resending) restarts the hash. */
     if (offset == 0 && r->hashed) {
-        hash_final(r->md5, (unsigned char[MD5_LEN]){ 0 });
+        hash_reset(r->md5);
         r->hashed = 0;
     }
     if (offset == r->hashed) {
@@ -407,24 +405,24 @@ static void add_obj_headers(struct req *r, struct s3_req *q, bool for_create)
     } else if (oo->content_type) {
         s3_req_header(q, "Content-Type", oo->content_type);
     }
-    if (oo->cache_control)
-        s3_req_header(q, "Cache-Control", oo->cache_control);
-    if (oo->content_encoding)
-        s3_req_header(q, "Content-Encoding", oo->content_encoding);
-    if (oo->content_disposition)
-        s3_req_header(q, "Content-Disposition", oo->content_disposition);
-    if (oo->content_language)
-        s3_req_header(q, "Content-Language", oo->content_language);
-    if (oo->expires)
-        s3_req_header(q, "Expires", oo->expires);
-    if (oo->storage_class)
-        s3_req_header(q, "x-amz-storage-class", oo->storage_class);
-    if (oo->acl)
-        s3_req_header(q, "x-amz-acl", oo->acl);
-    if (oo->sse)
-        s3_req_header(q, "x-amz-server-side-encryption", oo->sse);
-    if (oo->sse_kms_key_id)
-        s3_req_header(q, "x-amz-server-side-encryption-aws-kms-key-id", oo->sse_kms_key_id);
+    {
+        const struct {
+            const char *name, *value;
+        } std[] = {
+            { "Cache-Control", oo->cache_control },
+            { "Content-Encoding", oo->content_encoding },
+            { "Content-Disposition", oo->content_disposition },
+            { "Content-Language", oo->content_language },
+            { "Expires", oo->expires },
+            { "x-amz-storage-class", oo->storage_class },
+            { "x-amz-acl", oo->acl },
+            { "x-amz-server-side-encryption", oo->sse },
+            { "x-amz-server-side-encryption-aws-kms-key-id", oo->sse_kms_key_id },
+        };
+        for (i = 0; i < (int)(sizeof(std) / sizeof(std[0])); i++)
+            if (std[i].value)
+                s3_req_header(q, std[i].name, std[i].value);
+    }
     for (i = 0; i < oo->n_metadata && q->n_headers < S3_REQ_MAX_HEADERS - 4; i++)
         s3_req_header(q, oo->metadata[i][0], oo->metadata[i][1]);
     if (oo->no_overwrite && !for_create)
@@ -445,8 +443,13 @@ static enum s3c_err req_submit(struct engine *g, struct req *r, struct s3c_error
 
     memset(&q, 0, sizeof(q));
     buf_reset(&r->query);
-    hash_free(r->md5);
-    r->md5 = hash_md5_new();
+    /* One MD5 context per request slot, reset for each exchange. */
+    if (!r->md5)
+        r->md5 = hash_md5_new();
+    else
+        hash_reset(r->md5);
+    if (!r->md5)
+        return s3c_fail(e, S3C_ENOMEM, "out of memory");
     r->hashed = r->got = 0;
     r->local_failed = false;
     memset(&r->http, 0, sizeof(r->http));
@@ -825,7 +828,6 @@ static void on_part(struct engine *g, struct req *r)
         memcpy(os->md5s[r->part - 1], md5, MD5_LEN);
         g->stats.bytes += r->len;
     }
-    g->window_bytes += r->len;
     os->parts_done++;
     req_put_back(g, r);
     if (os->failed) {
@@ -913,7 +915,6 @@ static void on_single(struct engine *g, struct req *r)
     }
     if (r->kind == RK_PUT)
         g->stats.bytes += r->len;
-    g->window_bytes += r->len;
     os->phase = PH_END;
     req_put_back(g, r);
     maybe_finish(g, os);
@@ -951,7 +952,6 @@ static void on_get(struct engine *g, struct req *r)
         }
     }
     g->stats.bytes += r->len;
-    g->window_bytes += r->len;
     if (os->n_parts) {
         os->parts_done++;
         req_put_back(g, r);
@@ -1498,7 +1498,7 @@ static void adapt(struct engine *g)
         g->stats.peak_concurrency = g->cap;
     g->window_start_ms = now;
     g->window_live_start = g->stats.bytes_live;
-    g->window_bytes = g->window_reqs = 0;
+    g->window_reqs = 0;
     g->window_peak = g->inflight;
     g->throttled = 0;
 }
@@ -1594,6 +1594,7 @@ enum s3c_err xfer_run(struct store_s3 *s, const struct xfer_opts *opts, struct x
         struct req *r = g->free_reqs;
         g->free_reqs = r->next;
         store_s3_call_release(&r->call);
+        hash_free(r->md5);
         buf_release(&r->mem);
         buf_release(&r->query);
         buf_release(&r->hdr_copy_src);
