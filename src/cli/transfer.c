@@ -105,6 +105,7 @@ static const char *op_word(enum xfer_op op, bool mv)
     case XFER_UPLOAD: return mv ? "move" : "upload";
     case XFER_DOWNLOAD: return mv ? "move" : "download";
     case XFER_COPY: return mv ? "move" : "copy";
+    case XFER_DELETE: return "delete";
     }
     return "copy";
 }

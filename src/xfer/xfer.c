@@ -177,6 +177,7 @@ void xfer_obj_free(struct xfer_obj *o)
     free(o->dst);
     free(o->dst_bucket);
     free(o->etag);
+    free(o->version_id);
     free(o);
 }
 
@@ -1271,6 +1272,9 @@ static struct req *obj_start(struct engine *g, struct xfer_obj *o)
             }
         }
         break;
+    case XFER_DELETE:
+        s3c_fail(&e, S3C_EUSAGE, "delete: not supported by this engine yet");
+        goto fail;
     }
     if (!r) {
         s3c_fail(&e, S3C_ENOMEM, "out of memory");

@@ -21,6 +21,7 @@ enum xfer_op {
     XFER_UPLOAD,    /* local file -> S3 object */
     XFER_DOWNLOAD,  /* S3 object -> local file */
     XFER_COPY,      /* S3 object -> S3 object, server side */
+    XFER_DELETE,    /* delete src_bucket/src (version_id when set); batched into DeleteObjects */
 };
 
 /* Per-object options shared by every object of a command (borrowed). */
@@ -56,7 +57,9 @@ struct xfer_obj {
     char *etag;                     /* source ETag when known, quotes included */
     bool stdio;                     /* source is stdin (upload) or destination stdout (download) */
     const struct xfer_obj_opts *opts;
+    char *version_id;               /* XFER_DELETE: the version to delete; NULL: the current one */
     void *user;                     /* caller's, untouched */
+    void *owner;                    /* caller's, untouched: the job an object belongs to (run) */
 
     /* Engine-private. */
     struct xfer_obj_state *st;
@@ -64,7 +67,15 @@ struct xfer_obj {
 
 struct xfer_stats;
 
-/* The source of work: return 1 with *out set, 0 when there is nothing more. */
+/* What a source of work answers. */
+enum {
+    XFER_NEXT_END = 0,              /* nothing more, ever */
+    XFER_NEXT_ONE = 1,              /* *out is set */
+    XFER_NEXT_WAIT = 2,             /* nothing now; ask again after the next object is done
+                                       (if nothing is in flight then, that is the end) */
+};
+
+/* The source of work: one of XFER_NEXT_*. */
 typedef int (*xfer_next_fn)(void *ctx, struct xfer_obj **out);
 
 /* Called once per object when it is done; 'e' is NULL on success. The

@@ -1,0 +1,109 @@
+/*
+ * job: one command line's work on the transfer engine. cp, mv, rm and sync
+ * each build a job from their arguments; job_run() runs one job alone, and
+ * `run FILE` runs many jobs on one engine, so that their objects share the
+ * in-flight cap and their deletes share DeleteObjects batches.
+ *
+ * A job is a stream of engine objects (struct xfer_obj) plus the results of
+ * those objects. The engine calls next() when it has room and done() when an
+ * object ends; every call is on the engine's thread, never re-entered. Each
+ * object a job yields carries the job in o->owner (set by the driver), so
+ * one engine can route results of many jobs.
+ *
+ * Lifecycle:
+ *   xxx_job_new(c, verb, argc, argv, &job, &e)  parse flags and ends; usage errors
+ *                                               come back as S3C_EUSAGE in 'e'
+ *   job_run(c, job)    or    run: many jobs, one engine
+ *   job->ops->finish(job, engine_rc)            flush, last lines; the job's result
+ *   job->ops->free(job)
+ */
+#ifndef S3C_CLI_JOB_H
+#define S3C_CLI_JOB_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "cli/cmd.h"
+#include "xfer/xfer.h"
+
+struct job;
+
+struct job_ops {
+    /* Next object for the engine: XFER_NEXT_ONE with *out set, XFER_NEXT_END when
+     * the job has no more, XFER_NEXT_WAIT when more may come once one of the
+     * job's objects in flight is done (mv's source deletes). */
+    int (*next)(struct job *j, struct xfer_obj **out);
+    /* One of this job's objects finished; 'e' NULL on success. The engine
+     * frees the object after this returns. */
+    void (*done)(struct job *j, const struct xfer_obj *o, const struct s3c_error *e);
+    /* Prepare (first use of the store, the first listing page): called once
+     * before the engine runs; an error here fails the job (already reported). */
+    enum s3c_err (*start)(struct job *j);
+    /* The engine drained (engine_rc: S3C_ECANCEL when interrupted): print what
+     * is left and return the job's result. */
+    enum s3c_err (*finish)(struct job *j, enum s3c_err engine_rc);
+    void (*free)(struct job *j);
+};
+
+/* Engine knobs a command line may set; zero means "from the configuration, else adaptive". */
+struct job_knobs {
+    int concurrency;
+    uint64_t part_size;
+    uint64_t bwlimit_bytes_s;
+    uint64_t expected_size;
+    bool no_progress;
+    bool stat;                      /* --stat: a summary table at the end */
+};
+
+/* What every job counts, for --stat and the exit code. */
+struct job_counts {
+    uint64_t ok, failed, skipped;
+    uint64_t bytes;
+    enum s3c_err first_error;
+};
+
+struct job {
+    const struct job_ops *ops;
+    const char *verb;               /* "cp", "mv", "rm", "sync" */
+    struct cli_ctx *c;
+    struct job_knobs knobs;
+    struct job_counts n;
+    bool dryrun;                    /* next() prints "(dryrun) ..." and yields nothing */
+};
+
+/* The flags of struct job_knobs as args_parse specs: append them to a verb's table.
+ * JOB_KNOB_SPECS(k, raw) where 'raw' is a struct job_knob_args. */
+struct job_knob_args {
+    const char *numworkers, *concurrency, *part_size, *bwlimit, *expected_size;
+    bool no_progress, stat;
+};
+#define JOB_KNOB_SPECS(a)                                               \
+    { "--numworkers", NULL, ARG_STR, &(a)->numworkers },                \
+    { "--concurrency", NULL, ARG_STR, &(a)->concurrency },              \
+    { "--part-size", NULL, ARG_STR, &(a)->part_size },                  \
+    { "--bwlimit", NULL, ARG_STR, &(a)->bwlimit },                      \
+    { "--expected-size", NULL, ARG_STR, &(a)->expected_size },          \
+    { "--no-progress", NULL, ARG_BOOL, &(a)->no_progress },             \
+    { "--stat", NULL, ARG_BOOL, &(a)->stat }
+
+/* Check and convert the parsed knob flags into j->knobs (S3C_EUSAGE with a message naming the verb). */
+enum s3c_err job_knobs_parse(struct job *j, const struct job_knob_args *a, struct s3c_error *e);
+
+/* The engine options for 'j' (configuration, then the job's knobs); next/done/progress left for the driver. */
+void job_engine_opts(const struct job *j, struct xfer_opts *xo);
+
+/* Run one job to completion on its own engine: start, engine, finish, --stat. */
+enum s3c_err job_run(struct job *j);
+
+/* Account one finished object into j->n (failed when e != NULL). */
+void job_count(struct job *j, uint64_t bytes, const struct s3c_error *e);
+
+/* The job constructors. */
+enum s3c_err cp_job_new(struct cli_ctx *c, const char *verb, int argc, char **argv,
+                        struct job **out, struct s3c_error *e);   /* cp and mv */
+enum s3c_err rm_job_new(struct cli_ctx *c, const char *verb, int argc, char **argv,
+                        struct job **out, struct s3c_error *e);
+enum s3c_err sync_job_new(struct cli_ctx *c, const char *verb, int argc, char **argv,
+                          struct job **out, struct s3c_error *e);
+
+#endif
