@@ -19,6 +19,7 @@
 #   S3C_E2E_SAN=1     run the e2e suites with build-san/s3c (implies S3C_SAN=1)
 #   S3C_CEPH=0        skip the Ceph store (and its e2e run)
 #   S3C_S3EMU=0       skip the s3emu store
+#   S3C_FAULTS=0      skip the fault campaign (tests/faults/run.sh)
 #   S3C_KEEP=1        keep the work dir (server logs) after the run
 #   JOBS=N            make -jN (default: number of cores)
 #   E2E_FILTER='re'   run only the e2e tests whose names match
@@ -29,7 +30,7 @@ cd "$ROOT" || exit 1
 exec </dev/null
 
 : "${S3C_SKIP_DEPS:=0}" "${S3C_SAN:=1}" "${S3C_E2E_SAN:=0}" "${S3C_CEPH:=1}"
-: "${S3C_S3EMU:=1}" "${S3C_KEEP:=0}" "${E2E_FILTER:=}"
+: "${S3C_S3EMU:=1}" "${S3C_KEEP:=0}" "${E2E_FILTER:=}" "${S3C_FAULTS:=1}"
 : "${JOBS:=$(nproc 2>/dev/null || echo 2)}"
 [ "$S3C_E2E_SAN" = 1 ] && S3C_SAN=1
 
@@ -153,6 +154,28 @@ run_e2e() {
         record "e2e($store)" "$p" "$f" "$( [ "$s" -gt 0 ] && echo "$s skipped")"
     else
         record "e2e($store)" 0 1 "the suite did not finish"
+    fi
+}
+
+# run_counted NAME CMD...: run a suite that ends with "NAME: N passed, N
+# failed"; show its failures and summary (every check is in its log), record it.
+run_counted() {
+    local name=$1 log=$WORK/$1.log line p f rc
+    shift
+    run_step "$@" > "$log" 2>&1
+    rc=$?
+    grep -vE '^ok ' "$log"
+    line=$(grep -E "^$name: [0-9]+ passed, [0-9]+ failed" "$log" | tail -n 1)
+    if [ -z "$line" ]; then
+        record "$name" 0 1 "no summary line, exit $rc"
+        return
+    fi
+    p=$(sed -E 's/^[^:]*: ([0-9]+) passed, ([0-9]+) failed.*/\1/' <<<"$line")
+    f=$(sed -E 's/^[^:]*: ([0-9]+) passed, ([0-9]+) failed.*/\2/' <<<"$line")
+    if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
+        record "$name" "$p" 1 "exit $rc"
+    else
+        record "$name" "$p" "$f"
     fi
 }
 
@@ -282,6 +305,15 @@ if [ "$S3C_S3EMU" = 1 ] && [ -x tests/emu/run.sh ]; then
     else
         record "emu-suite" 0 1 "no summary line"
     fi
+fi
+
+# --------------------------------------------------------- the fault campaign --
+# tests/faults/run.sh starts its own build/s3emu with faults on, moves 5,000
+# files up, down, S3 to S3 and with mv, and checks every byte with a reader of
+# its own; then faults that never clear must end in exit 1 naming each object.
+if [ "$S3C_FAULTS" = 1 ]; then
+    step "fault campaign"
+    run_counted faults tests/faults/run.sh
 fi
 
 finish

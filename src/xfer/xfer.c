@@ -53,6 +53,7 @@ enum req_kind {
     RK_COPY,            /* CopyObject */
     RK_COPY_PART,       /* UploadPartCopy */
     RK_HEAD_SRC,        /* HeadObject of a copy's source, for its headers */
+    RK_HEAD_DST,        /* HeadObject of the destination: did a lost Complete land? */
 };
 
 enum obj_phase {
@@ -504,6 +505,11 @@ static enum s3c_err req_submit(struct engine *g, struct req *r, struct s3c_error
         q.bucket = o->src_bucket;
         q.key = o->src;
         break;
+    case RK_HEAD_DST:
+        q.method = "HEAD";
+        q.bucket = o->dst_bucket;
+        q.key = o->dst;
+        break;
     case RK_PART:
     case RK_COPY_PART:
         q.method = "PUT";
@@ -894,6 +900,82 @@ static void on_complete(struct engine *g, struct req *r)
     maybe_finish(g, os);
 }
 
+static int nibble(char c)
+{
+    return c <= '9' ? c - '0' : c - 'a' + 10; /* etag_is_md5 let only 0-9a-f through */
+}
+
+/* The ETag a completed multipart object has, md5(part MD5s)-N, from the part
+ * ETags the store returned; false when one is not a plain MD5 (SSE-KMS...). */
+static bool multipart_etag(const struct xfer_obj_state *os, char want[80])
+{
+    struct hash_ctx *h = hash_md5_new();
+    unsigned char d[MD5_LEN];
+    char hex[33];
+    uint32_t i, j;
+
+    if (!h)
+        return false;
+    for (i = 0; i < os->n_parts; i++) {
+        if (!etag_is_md5(sv_from(os->etags[i]), hex))
+            break;
+        for (j = 0; j < MD5_LEN; j++)
+            d[j] = (unsigned char)(nibble(hex[2 * j]) << 4 | nibble(hex[2 * j + 1]));
+        hash_update(h, d, MD5_LEN);
+    }
+    hash_final(h, d);
+    hash_free(h);
+    if (i < os->n_parts)
+        return false;
+    str_hex(d, MD5_LEN, hex);
+    snprintf(want, 80, "%s-%" PRIu32, hex, os->n_parts);
+    return true;
+}
+
+/* A retried Complete found no upload: the first try may have completed it and
+ * lost its answer (a reset or a cut body). The object is ours if it carries
+ * the ETag our parts make; HEAD it to see. */
+static void check_lost_complete(struct engine *g, struct req *r, const struct s3c_error *e)
+{
+    struct xfer_obj_state *os = r->os;
+    struct s3c_error he = S3C_ERROR_INIT;
+    char want[80];
+    struct req *h;
+
+    req_put_back(g, r);
+    h = multipart_etag(os, want) ? req_get(g, os, RK_HEAD_DST) : NULL;
+    if (!h || req_submit(g, h, &he)) {
+        if (h)
+            req_put_back(g, h);
+        obj_fail(g, os, e);
+        maybe_finish(g, os);
+    }
+}
+
+static void on_head_dst(struct engine *g, struct req *r)
+{
+    struct xfer_obj_state *os = r->os;
+    struct s3c_error e = S3C_ERROR_INIT;
+    char want[80] = "";
+    struct sv etag = SV_NULL;
+
+    if (http_resp_header(&r->http.resp, "etag", &etag) && etag.n >= 2 && etag.p[0] == '"') {
+        etag.p++;
+        etag.n -= 2;
+    }
+    req_put_back(g, r);
+    if (multipart_etag(os, want) && sv_eqs(etag, want)) {
+        os->phase = PH_END; /* it landed */
+    } else {
+        s3c_fail(&e, S3C_EHTTP, "CompleteMultipartUpload was retried and the upload is gone, "
+                                "but the object is not the one its parts make (ETag %.*s, want %s)",
+                 (int)etag.n, etag.p ? etag.p : "", want);
+        str_copy(e.s3_code, sizeof(e.s3_code), "NoSuchUpload");
+        obj_fail(g, os, &e);
+    }
+    maybe_finish(g, os);
+}
+
 static void on_single(struct engine *g, struct req *r)
 {
     struct xfer_obj_state *os = r->os;
@@ -1034,6 +1116,15 @@ static void req_done(struct engine *g, struct req *r)
             g->throttled++;
         if (free_retry)
             r->attempt--;
+        if (r->kind == RK_COMPLETE && r->attempt > 0 && !strcmp(e.s3_code, "NoSuchUpload")) {
+            check_lost_complete(g, r, &e);
+            return;
+        }
+        if (r->kind == RK_HEAD_DST && v == STORE_S3_FAIL) {
+            struct s3c_error he = e;
+            s3c_fail(&e, he.code, "CompleteMultipartUpload was retried and the upload is gone, "
+                                  "and no object took its place (HEAD: %s)", he.msg);
+        }
         req_fail(g, r, &e, v == STORE_S3_RETRY, backoff);
         return;
     }
@@ -1051,6 +1142,7 @@ static void req_done(struct engine *g, struct req *r)
         break;
     case RK_GET: on_get(g, r); break;
     case RK_HEAD_SRC: on_head_src(g, r); break;
+    case RK_HEAD_DST: on_head_dst(g, r); break;
     }
 }
 
