@@ -9,9 +9,10 @@
 # Steps: scripts/deps.sh; make; unit tests; ASan+UBSan build and unit tests
 # under it; a throw-away Ceph RADOS Gateway on a free loopback port; the e2e
 # suite (tests/e2e/run.sh) against it; the same suite against build/s3emu once
-# the emulator answers. Every server it starts is stopped by PID on every way
-# out. The last line is the sum over all suites, "N passed, N failed"; the exit
-# status is non-zero when anything failed.
+# the emulator answers; the fault campaign (tests/faults/run.sh). Every server
+# it starts is stopped by PID on every way out. The last line is the sum over
+# all suites, "N passed, N failed"; the exit status is non-zero when anything
+# failed.
 #
 # Knobs (environment):
 #   S3C_SKIP_DEPS=1   do not run scripts/deps.sh
