@@ -75,12 +75,20 @@ static void line_failed(struct run *r, enum s3c_err rc)
         r->first_error = rc == S3C_EUSAGE || rc == S3C_ECONFIG ? S3C_EPARSE : rc;
 }
 
+/* Error lines name the file and line they come from: "s3c: cmds:12: ...". */
+static void set_origin(struct run *r, unsigned long line)
+{
+    static char where[512];
+
+    snprintf(where, sizeof(where), "%s:%lu: ", r->name, line);
+    out_set_origin(where);
+}
+
 static void line_error(struct run *r, unsigned long line, const struct s3c_error *e)
 {
-    char op[512];
-
-    snprintf(op, sizeof(op), "run %s:%lu", r->name, line);
-    out_error(op, e);
+    set_origin(r, line);
+    out_usage_error(e);
+    out_set_origin(NULL);
     line_failed(r, e->code);
 }
 
@@ -97,7 +105,9 @@ static void job_close(struct run *r, struct run_job *rj)
         }
     if (r->cur == rj)
         r->cur = NULL;
+    set_origin(r, rj->line);
     rc = rj->job->ops->finish(rj->job, r->cancelled ? S3C_ECANCEL : S3C_OK);
+    out_set_origin(NULL);
     job_counts_add(&r->total, &rj->job->n);
     if (rc)
         line_failed(r, rc);
@@ -202,6 +212,7 @@ static struct run_job *open_next_job(struct run *r)
             free(rj);
             continue;
         }
+        set_origin(r, rj->line);
         rc = rj->job->ops->start ? rj->job->ops->start(rj->job) : S3C_OK;
         rj->next_live = r->live;
         r->live = rj;
@@ -217,9 +228,21 @@ static struct run_job *open_next_job(struct run *r)
             job_close(r, rj);
             continue;
         }
+        out_set_origin(NULL);
         return rj;
     }
     return NULL;
+}
+
+/* The job's next(), with its error lines naming its line. */
+static int job_next_of(struct run *r, struct run_job *rj, struct xfer_obj **out)
+{
+    int n;
+
+    set_origin(r, rj->line);
+    n = rj->job->ops->next(rj->job, out);
+    out_set_origin(NULL);
+    return n;
 }
 
 static int run_next(void *ctx, struct xfer_obj **out)
@@ -233,7 +256,7 @@ static int run_next(void *ctx, struct xfer_obj **out)
         nx = rj->next_live;
         if (!rj->waiting)
             continue;
-        switch (rj->job->ops->next(rj->job, out)) {
+        switch (job_next_of(r, rj, out)) {
         case XFER_NEXT_ONE:
             (*out)->owner = rj;
             rj->inflight++;
@@ -251,7 +274,7 @@ static int run_next(void *ctx, struct xfer_obj **out)
         if (!r->cur && !(r->cur = open_next_job(r)))
             return any_wait ? XFER_NEXT_WAIT : XFER_NEXT_END;
         rj = r->cur;
-        switch (rj->job->ops->next(rj->job, out)) {
+        switch (job_next_of(r, rj, out)) {
         case XFER_NEXT_ONE:
             (*out)->owner = rj;
             rj->inflight++;
@@ -273,8 +296,9 @@ static void run_done(void *ctx, const struct xfer_obj *o, const struct s3c_error
 {
     struct run_job *rj = o->owner;
 
-    (void)ctx;
+    set_origin(ctx, rj->line);
     rj->job->ops->done(rj->job, o, e);
+    out_set_origin(NULL);
     rj->inflight--;
     /* Closing frees the job: done later, from next() or the end of the engine,
      * since the engine still holds 'o' (whose options live in the job). */
@@ -345,10 +369,14 @@ static enum s3c_err run_file(struct run *r, struct job *knobs)
             if (!fn || !strcmp(r->barrier[0], "run")) {
                 s3c_fail(&e, S3C_EUSAGE, "\"%s\" cannot run in a run file", r->barrier[0]);
                 line_error(r, r->barrier_line, &e);
-            } else if ((rc = fn(r->c, r->barrier_argc - 1, r->barrier + 1))) {
-                line_failed(r, rc);
             } else {
-                r->lines_ok++;
+                set_origin(r, r->barrier_line);
+                rc = fn(r->c, r->barrier_argc - 1, r->barrier + 1);
+                out_set_origin(NULL);
+                if (rc)
+                    line_failed(r, rc);
+                else
+                    r->lines_ok++;
             }
             buf_release(&r->barrier_words);
             r->barrier = NULL;
