@@ -44,7 +44,14 @@ static const struct help helps[] = {
       "  --concurrency N, --numworkers N   fixed requests in flight (default: adaptive)\n"
       "  --part-size SIZE       multipart part size (default: from the object size)\n"
       "  --bwlimit RATE         cap throughput, e.g. 50MB/s\n"
-      "  --expected-size SIZE   size of stdin, to pick the part size\n" },
+      "  --expected-size SIZE   size of stdin, to pick the part size\n"
+      "  --no-progress          no live progress line\n"
+      "  --stat                 a summary table at the end: per operation, total, errors, bytes\n" },
+    { "run", "s3c run FILE|- [--concurrency N] [--stat]",
+      "Execute one s3c command a line (FILE, or - for standard input), in this process.\n"
+      "Lines are split like shell words (quotes, backslashes, # comments), with no expansion.\n"
+      "cp, mv, rm and sync lines run in parallel on one engine; any other verb waits for\n"
+      "the lines before it to finish. A failed line is named by its number; exit code 1.\n" },
     { "mv", "s3c mv SRC DST [--recursive] [flags]",
       "Like cp, then delete each source once its copy has been verified.\n" },
     { "version", "s3c version", "Print the version.\n" },
