@@ -154,6 +154,7 @@ struct engine {
     struct req *free_reqs;          /* reusable */
     int inflight;
     int cap;                        /* requests in flight allowed now */
+    int fd_cap;                     /* most requests in flight the open-files limit allows */
     bool source_done;
     int n_objects;                  /* started and not finished */
     /* Adaptive concurrency: throughput of the last window at the last cap. */
@@ -588,6 +589,10 @@ static enum s3c_err req_submit(struct engine *g, struct req *r, struct s3c_error
     r->local_failed = false;
     memset(&r->http, 0, sizeof(r->http));
     r->http.body_max = REPLY_BODY_MAX;
+    /* An interrupt stops every request but these: a Create may have made its
+     * upload already (let it answer, so the upload can be aborted: see
+     * abort_late_upload), and an Abort is the clean-up itself. */
+    r->http.keep_on_cancel = r->kind == RK_CREATE || r->kind == RK_ABORT;
     if (oo && oo->request_payer)
         s3_req_header(&q, "x-amz-request-payer", oo->request_payer);
 
@@ -804,7 +809,7 @@ static void req_fail(struct engine *g, struct req *r, const struct s3c_error *e,
 {
     struct xfer_obj_state *os = r->os;
 
-    if (retryable && !cancel_requested && (!os->failed || r->kind == RK_ABORT) &&
+    if (retryable && (!cancel_requested || r->kind == RK_ABORT) && (!os->failed || r->kind == RK_ABORT) &&
         r->attempt + 1 < store_s3_max_attempts(g->s3)) {
         r->attempt++;
         g->stats.retries++;
@@ -889,6 +894,30 @@ static enum s3c_err start_parts(struct engine *g, struct xfer_obj_state *os, str
     os->next = g->active;
     g->active = os;
     return S3C_OK;
+}
+
+/* A Create that answered after its object failed or the run was
+ * interrupted: the upload exists at the store, so abort it now that its id
+ * is known. False if there is no upload to abort. */
+static bool abort_late_upload(struct engine *g, struct req *r)
+{
+    struct xfer_obj_state *os = r->os;
+    struct s3_initiate_multipart im = S3_INITIATE_MULTIPART_INIT;
+    struct s3c_error e = S3C_ERROR_INIT;
+
+    if (os->upload_id || r->http.resp.status < 200 || r->http.resp.status >= 300 ||
+        s3_parse_initiate_multipart(buf_sv(&r->http.resp.body), &im, NULL) || !im.upload_id[0]) {
+        s3_initiate_multipart_release(&im);
+        return false;
+    }
+    os->upload_id = strdup(im.upload_id);
+    s3_initiate_multipart_release(&im);
+    req_put_back(g, r);
+    s3c_fail(&e, S3C_ECANCEL, "interrupted");
+    os->phase = PH_CREATE; /* not ended yet: obj_fail sends the abort */
+    obj_fail(g, os, &e);
+    maybe_finish(g, os);
+    return true;
 }
 
 static void on_create(struct engine *g, struct req *r)
@@ -1440,6 +1469,8 @@ static void req_done(struct engine *g, struct req *r)
     bool free_retry = false;
 
     g->window_reqs++;
+    if (r->kind == RK_CREATE && (r->os->failed || cancel_requested) && abort_late_upload(g, r))
+        return;
     if (r->os->failed && r->kind != RK_ABORT) {
         /* The object failed meanwhile: this request's outcome no longer matters. */
         req_put_back(g, r);
@@ -1879,6 +1910,10 @@ static void fill(struct engine *g)
         if (!r) {
             if (g->source_done || cancel_requested)
                 break;
+            /* Each started object may hold a file open, even while it waits
+             * to retry: start no more than the open-files limit allows. */
+            if (g->n_objects >= g->fd_cap)
+                break;
             if (!g->opts.next(g->opts.next_ctx, &o)) {
                 g->source_done = true;
                 break;
@@ -1907,6 +1942,8 @@ static void adapt(struct engine *g)
     double rate;
     int next;
 
+    if (max > g->fd_cap)
+        max = g->fd_cap;
     /* A window ends once every request in flight could have finished once
      * (so small-object runs adapt within tens of ms), or after 500 ms. */
     if (dt < ADAPT_WINDOW_MIN_MS || (g->window_reqs < (uint64_t)g->cap && dt < ADAPT_WINDOW_MAX_MS))
@@ -1962,7 +1999,7 @@ static void adapt(struct engine *g)
 static void cancel_all(struct engine *g)
 {
     struct s3c_error e = S3C_ERROR_INIT;
-    struct req *r;
+    struct req *r, **pp;
 
     s3c_fail(&e, S3C_ECANCEL, "interrupted");
     while (g->active) {
@@ -1970,8 +2007,12 @@ static void cancel_all(struct engine *g)
         obj_fail(g, os, &e);
         maybe_finish(g, os);
     }
-    while ((r = g->retry)) {
-        g->retry = r->next;
+    for (pp = &g->retry; (r = *pp);) {
+        if (r->kind == RK_ABORT) {
+            pp = &r->next; /* aborts still run: they are the clean-up */
+            continue;
+        }
+        *pp = r->next;
         req_fail(g, r, &e, false, 0);
     }
 }
@@ -1988,7 +2029,14 @@ enum s3c_err xfer_run(struct store_s3 *s, const struct xfer_opts *opts, struct x
     g->s3 = s;
     g->loop = store_s3_loop(s);
     g->opts = *opts;
+    /* A request in flight holds a socket and often a file: keep them inside
+     * the open-files limit (raised to the hard limit first), with room to spare. */
+    g->fd_cap = (int)((fs_raise_nofile() - 64) / 2);
+    if (g->fd_cap < 4)
+        g->fd_cap = 4;
     g->cap = opts->concurrency > 0 ? opts->concurrency : START_CONCURRENCY;
+    if (g->cap > g->fd_cap)
+        g->cap = g->fd_cap;
     g->best_cap = g->cap;
     g->window_start_ms = t0;
     g->t0_ms = t0;
@@ -1996,7 +2044,6 @@ enum s3c_err xfer_run(struct store_s3 *s, const struct xfer_opts *opts, struct x
     g->slow_start = true;
     g->bw_tokens = 65536;
     g->stats.peak_concurrency = g->cap;
-    fs_raise_nofile();
     for (;;) {
         struct req *done;
         int64_t now;
