@@ -20,7 +20,9 @@
 #   S3C_E2E_SAN=1     run the e2e suites with build-san/s3c (implies S3C_SAN=1)
 #   S3C_CEPH=0        skip the Ceph store (and its e2e run)
 #   S3C_S3EMU=0       skip the s3emu store
-#   S3C_FAULTS=0      skip the fault campaign (tests/faults/run.sh)
+#   S3C_FAULTS=0      skip the fault campaign (tests/faults/run.sh), and its
+#                     short pass with the ASan+UBSan build
+#   S3C_FUZZ=0        skip the libFuzzer runs (tests/fuzz/run.sh; FUZZ_SECONDS each)
 #   S3C_KEEP=1        keep the work dir (server logs) after the run
 #   JOBS=N            make -jN (default: number of cores)
 #   E2E_FILTER='re'   run only the e2e tests whose names match
@@ -31,7 +33,7 @@ cd "$ROOT" || exit 1
 exec </dev/null
 
 : "${S3C_SKIP_DEPS:=0}" "${S3C_SAN:=1}" "${S3C_E2E_SAN:=0}" "${S3C_CEPH:=1}"
-: "${S3C_S3EMU:=1}" "${S3C_KEEP:=0}" "${E2E_FILTER:=}" "${S3C_FAULTS:=1}"
+: "${S3C_S3EMU:=1}" "${S3C_KEEP:=0}" "${E2E_FILTER:=}" "${S3C_FAULTS:=1}" "${S3C_FUZZ:=1}"
 : "${JOBS:=$(nproc 2>/dev/null || echo 2)}"
 [ "$S3C_E2E_SAN" = 1 ] && S3C_SAN=1
 
@@ -185,7 +187,9 @@ echo "s3c run-all: $(date -u '+%Y-%m-%d %H:%M:%S') UTC, $(nproc) cores, CI=${CI:
 # ------------------------------------------------------------------ deps --
 if [ "$S3C_SKIP_DEPS" != 1 ]; then
     step "dependencies"
-    if ! run_step scripts/deps.sh; then
+    deps_args=()
+    [ "$S3C_FUZZ" = 1 ] && deps_args=(--fuzz)
+    if ! run_step scripts/deps.sh "${deps_args[@]+"${deps_args[@]}"}"; then
         record deps 0 1 "scripts/deps.sh failed"
         finish
     fi
@@ -315,6 +319,23 @@ fi
 if [ "$S3C_FAULTS" = 1 ]; then
     step "fault campaign"
     run_counted faults tests/faults/run.sh
+    # The same with the sanitizer build on a small tree (a sanitizer report
+    # on stderr fails it): cp and mv up, down and S3 to S3 under faults.
+    if [ "$S3C_SAN" = 1 ] && [ -x build-san/s3c ]; then
+        step "fault campaign, ASan+UBSan build, 300 files"
+        ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=0:detect_leaks=1} \
+        UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1} \
+        S3C=$ROOT/build-san/s3c FAULT_FILES=300 FAULT_NAME=faults-san run_counted faults-san tests/faults/run.sh
+    fi
+fi
+
+# ----------------------------------------------------------------- fuzzing --
+# tests/fuzz/run.sh: each libFuzzer target (XML replies, wildcards, s3:// and
+# URLs and local paths, the config files, SigV4) for FUZZ_SECONDS from its
+# committed corpus; any crash, leak or timeout fails it.
+if [ "$S3C_FUZZ" = 1 ]; then
+    step "libFuzzer targets, ${FUZZ_SECONDS:-20} s each"
+    JOBS=$JOBS run_counted fuzz tests/fuzz/run.sh
 fi
 
 finish

@@ -24,8 +24,9 @@
 # upload left open.
 #
 # Starts its own emulator (FAULT_PORT, default 0 = any free port) and stops it
-# by PID on the way out. Last line: "faults: N passed, N failed"; exit 0 only
-# if none failed.
+# by PID on the way out. Last line: "faults: N passed, N failed" (FAULT_NAME
+# instead of "faults" when set); exit 0 only if none failed. A sanitizer
+# build's report on stderr fails the run.
 #
 # Knobs: S3C, S3EMU (binaries), FAULT_FILES (5000), FAULT_SEED (1),
 # FAULT_PORT (0), FAULT_KEEP=1 (keep the work dir), FAULT_CMD_TIMEOUT (180 s
@@ -36,7 +37,7 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 HERE=$ROOT/tests/faults
 : "${S3C:=$ROOT/build/s3c}" "${S3EMU:=$ROOT/build/s3emu}"
 : "${FAULT_FILES:=5000}" "${FAULT_SEED:=1}" "${FAULT_PORT:=0}" "${FAULT_KEEP:=0}"
-: "${FAULT_CMD_TIMEOUT:=180}"
+: "${FAULT_CMD_TIMEOUT:=180}" "${FAULT_NAME:=faults}"
 PY=${PY:-python3}
 
 W=$(mktemp -d "${TMPDIR:-/tmp}/s3c-faults.XXXXXX")
@@ -61,7 +62,7 @@ bad() {
     printf 'FAIL %4ss  %s\n' "$SECONDS" "$1"
     [ $# -lt 2 ] || printf '%s\n' "$2" | head -n 20 | sed 's/^/        | /'
 }
-finish() { echo "faults: $PASS passed, $FAIL failed"; [ "$FAIL" = 0 ]; exit; }
+finish() { echo "$FAULT_NAME: $PASS passed, $FAIL failed"; [ "$FAIL" = 0 ]; exit; }
 
 # ---------------------------------------------------------------- emulator --
 AK=faultsaccesskey00001
