@@ -30,6 +30,9 @@ static const struct verb verbs[] = {
     { "head", cmd_head },
     { "cp", cmd_cp },
     { "mv", cmd_mv },
+    { "cat", cmd_cat },
+    { "pipe", cmd_pipe },
+    { "presign", cmd_presign },
     { NULL, NULL },
 };
 

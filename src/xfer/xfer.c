@@ -496,6 +496,7 @@ static enum s3c_err req_submit(struct engine *g, struct req *r, struct s3c_error
         return s3c_fail(e, S3C_ENOMEM, "out of memory");
     r->hashed = r->got = 0;
     r->local_failed = false;
+    http_xfer_release(&r->http); /* a retry's previous reply */
     memset(&r->http, 0, sizeof(r->http));
     r->http.body_max = REPLY_BODY_MAX;
     if (oo && oo->request_payer)
