@@ -33,8 +33,19 @@ static const struct verb verbs[] = {
     { "cat", cmd_cat },
     { "pipe", cmd_pipe },
     { "presign", cmd_presign },
+    { "run", cmd_run },
     { NULL, NULL },
 };
+
+cli_verb_fn cli_verb(const char *name)
+{
+    const struct verb *v;
+
+    for (v = verbs; v->name; v++)
+        if (!strcmp(v->name, name))
+            return v->run;
+    return NULL;
+}
 
 struct global_flag {
     const char *name;
