@@ -47,6 +47,11 @@ static const struct help helps[] = {
       "  --expected-size SIZE   size of stdin, to pick the part size\n"
       "  --no-progress          no live progress line\n"
       "  --stat                 a summary table at the end: per operation, total, errors, bytes\n" },
+    { "run", "s3c run FILE|- [--concurrency N] [--stat]",
+      "Execute one s3c command a line (FILE, or - for standard input), in this process.\n"
+      "Lines are split like shell words (quotes, backslashes, # comments), with no expansion.\n"
+      "cp, mv, rm and sync lines run in parallel on one engine; any other verb waits for\n"
+      "the lines before it to finish. A failed line is named by its number; exit code 1.\n" },
     { "mv", "s3c mv SRC DST [--recursive] [flags]",
       "Like cp, then delete each source once its copy has been verified.\n" },
     { "sync", "s3c sync SRC DST [--delete] [--size-only] [--exact-timestamps] [flags]",

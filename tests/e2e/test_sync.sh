@@ -491,3 +491,16 @@ test_sync_usage_and_missing_ends() {
     assert_exit 1 s3c sync "s3://$b-missing/p" dl
     [ ! -e dl ] || t_fail "dl made for a missing bucket"
 }
+
+test_sync_lines_in_run() {
+    local b
+    t_new_bucket b
+    _sy_tree tree
+    printf 'sync tree s3://%s/r\nsync --delete tree "s3://%s/r 2"\n' "$b" "$b" > cmds
+    assert_ok s3c run cmds
+    assert_lines 12 "$T_OUT" "upload lines of both lines"
+    assert_contains "$T_OUT" "upload: tree/a/b to s3://$b/r 2/a/b"
+    assert_eq "$(_sy_files tree)" "$(_sy_keys "$b" r/)" "keys of the first line"
+    assert_ok s3c run cmds
+    assert_eq "" "$T_OUT" "both no-ops"
+}
