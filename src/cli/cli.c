@@ -33,6 +33,7 @@ static const struct verb verbs[] = {
     { "cat", cmd_cat },
     { "pipe", cmd_pipe },
     { "presign", cmd_presign },
+    { "sync", cmd_sync },
     { "run", cmd_run },
     { NULL, NULL },
 };
