@@ -1024,7 +1024,7 @@ static void req_done(struct engine *g, struct req *r)
         req_fail(g, r, &e, false, 0);
         return;
     }
-    v = store_s3_judge(g->s3, &r->http, r->attempt, &backoff, &free_retry, &e);
+    v = store_s3_judge(g->s3, &r->call, &r->http, r->attempt, &backoff, &free_retry, &e);
     if (v != STORE_S3_OK) {
         if (r->kind == RK_GET && r->local_failed) {
             req_fail(g, r, &r->local_err, false, 0);
