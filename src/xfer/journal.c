@@ -95,7 +95,7 @@ enum s3c_err journal_upload_save(const char *dir, const struct journal_upload *j
         return s3c_fail_errno(e, errno, "cannot create the state directory %s", dir);
     if (buf_adds(&b, JOURNAL_MAGIC "\n") || add_field(&b, "bucket", j->bucket) || add_field(&b, "key", j->key) ||
         add_field(&b, "upload_id", j->upload_id) || add_field(&b, "source", j->source) ||
-        buf_addf(&b, "size %" PRIu64 "\nmtime_ns %" PRId64 "\npart_size %" PRIu64 "\n", j->size, j->mtime_ns,
+        buf_addf(&b, "size %" PRIu64 "\nmtime_s %" PRId64 "\npart_size %" PRIu64 "\n", j->size, j->mtime_s,
                  j->part_size)) {
         buf_release(&b);
         return s3c_fail(e, S3C_ENOMEM, "journal record too long");
@@ -176,8 +176,8 @@ int journal_upload_load(const char *dir, const char *bucket, const char *key, st
             dst = &out->source;
         else if (!strcmp(line, "size"))
             out->size = strtoull(sp, NULL, 10);
-        else if (!strcmp(line, "mtime_ns"))
-            out->mtime_ns = strtoll(sp, NULL, 10);
+        else if (!strcmp(line, "mtime_s"))
+            out->mtime_s = strtoll(sp, NULL, 10);
         else if (!strcmp(line, "part_size"))
             out->part_size = strtoull(sp, NULL, 10);
         else

@@ -26,7 +26,7 @@ struct journal_upload {
     char *upload_id;
     char *source;           /* the local path, as given */
     uint64_t size;
-    int64_t mtime_ns;
+    int64_t mtime_s;
     uint64_t part_size;
 };
 
