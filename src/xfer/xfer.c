@@ -177,7 +177,16 @@ struct engine {
     bool bw_paused;                 /* some transfer waits for tokens */
     enum s3c_err first_error;
     bool no_part_number;            /* the store ignores ?partNumber= (Ceph 16) */
+    bool any_ok;                    /* some request of the run succeeded */
+    bool stop;                      /* a run-wide error: start nothing more (see run_wide_error) */
+    struct s3c_error stop_err;      /* that error, as reported for the object that met it */
 };
+
+/* SIGINT/SIGTERM, or a run-wide error: finish what is in flight as cancelled. */
+static bool stopping(const struct engine *g)
+{
+    return cancel_requested || g->stop;
+}
 
 static int64_t now_ms(void)
 {
@@ -814,7 +823,7 @@ static void req_fail(struct engine *g, struct req *r, const struct s3c_error *e,
 {
     struct xfer_obj_state *os = r->os;
 
-    if (retryable && !cancel_requested && (!os->failed || r->kind == RK_ABORT) &&
+    if (retryable && !stopping(g) && (!os->failed || r->kind == RK_ABORT) &&
         r->attempt + 1 < store_s3_max_attempts(g->s3)) {
         r->attempt++;
         g->stats.retries++;
@@ -1305,7 +1314,7 @@ static void on_get(struct engine *g, struct req *r)
 /* A mismatch over the whole object: download all of it again, or fail it. */
 static void dl_again(struct engine *g, struct xfer_obj_state *os, const struct s3c_error *e)
 {
-    if (cancel_requested || ++os->attempts >= store_s3_max_attempts(g->s3)) {
+    if (stopping(g) || ++os->attempts >= store_s3_max_attempts(g->s3)) {
         obj_fail(g, os, e);
         return;
     }
@@ -1535,6 +1544,62 @@ static void on_head_src(struct engine *g, struct req *r)
     }
 }
 
+static const char *req_op_name(enum req_kind k)
+{
+    switch (k) {
+    case RK_PUT: return "PutObject";
+    case RK_CREATE: return "CreateMultipartUpload";
+    case RK_PART: return "UploadPart";
+    case RK_COMPLETE: return "CompleteMultipartUpload";
+    case RK_ABORT: return "AbortMultipartUpload";
+    case RK_GET: return "GetObject";
+    case RK_COPY: return "CopyObject";
+    case RK_COPY_PART: return "UploadPartCopy";
+    case RK_HEAD_SRC:
+    case RK_HEAD_INFO:
+    case RK_HEAD_PART1: return "HeadObject";
+    }
+    return "request";
+}
+
+/*
+ * Answers that no other object of the run can get past: the bucket does not
+ * exist, or the credentials are wrong. AccessDenied counts too while nothing
+ * has succeeded yet (then it is the key or the bucket, not one object's policy).
+ */
+static bool run_wide_error(const struct engine *g, const struct s3c_error *e)
+{
+    return !strcmp(e->s3_code, "NoSuchBucket") || !strcmp(e->s3_code, "InvalidAccessKeyId") ||
+           !strcmp(e->s3_code, "SignatureDoesNotMatch") ||
+           (!g->any_ok && (!strcmp(e->s3_code, "AccessDenied") || !strcmp(e->s3_code, "Forbidden")));
+}
+
+/* Stop the run after 'e' (rewritten to name the operation and the bucket): the
+ * object that met it fails with it, everything else ends as cancelled (not
+ * reported), nothing new starts, multipart uploads are aborted. */
+static void stop_run(struct engine *g, struct req *r, struct s3c_error *e)
+{
+    const struct xfer_obj *o = r->os->o;
+    char msg[sizeof(e->msg)];
+    size_t n = strlen(e->msg);
+    bool reads = r->kind == RK_GET || r->kind == RK_HEAD_INFO || r->kind == RK_HEAD_PART1 ||
+                 r->kind == RK_HEAD_SRC;
+
+    if (g->stop)
+        return;
+    if (n && e->msg[n - 1] == '.')
+        e->msg[n - 1] = '\0';
+    if (o->op == XFER_COPY && !reads)
+        snprintf(msg, sizeof(msg), "%s from s3://%s to s3://%s: %.300s; stopped, nothing more was tried",
+                 req_op_name(r->kind), o->src_bucket, o->dst_bucket, e->msg);
+    else
+        snprintf(msg, sizeof(msg), "%s in s3://%s: %.300s; stopped, nothing more was tried", req_op_name(r->kind),
+                 reads ? o->src_bucket : o->dst_bucket, e->msg);
+    str_copy(e->msg, sizeof(e->msg), msg);
+    g->stop = true;
+    g->stop_err = *e;
+}
+
 /* Judge one finished exchange. */
 static void req_done(struct engine *g, struct req *r)
 {
@@ -1550,8 +1615,8 @@ static void req_done(struct engine *g, struct req *r)
         maybe_finish(g, r->os);
         return;
     }
-    if (cancel_requested && r->kind != RK_ABORT) {
-        s3c_fail(&e, S3C_ECANCEL, "interrupted");
+    if (stopping(g) && r->kind != RK_ABORT) {
+        s3c_fail(&e, S3C_ECANCEL, "%s", cancel_requested ? "interrupted" : "stopped");
         req_fail(g, r, &e, false, 0);
         return;
     }
@@ -1561,10 +1626,14 @@ static void req_done(struct engine *g, struct req *r)
         on_head_part1(g, r, false);
         return;
     }
-    if (v == STORE_S3_FAIL && r->kind == RK_LIST_PARTS && e.http_status == 404) {
+    if (v == STORE_S3_FAIL && r->kind == RK_LIST_PARTS && !strcmp(e.s3_code, "NoSuchUpload")) {
         resume_restart(g, r);
         return;
     }
+    if (v == STORE_S3_FAIL && r->kind != RK_ABORT && run_wide_error(g, &e))
+        stop_run(g, r, &e);
+    if (v == STORE_S3_OK)
+        g->any_ok = true;
     if (v != STORE_S3_OK) {
         if (r->kind == RK_GET && r->local_failed) {
             req_fail(g, r, &r->local_err, false, 0);
@@ -1982,10 +2051,10 @@ static void fill(struct engine *g)
         r = due_retry(g, now);
         struct xfer_obj *o = NULL;
 
-        if (!r && !cancel_requested)
+        if (!r && !stopping(g))
             r = next_part(g);
         if (!r) {
-            if (g->source_done || cancel_requested)
+            if (g->source_done || stopping(g))
                 break;
             if (!g->opts.next(g->opts.next_ctx, &o)) {
                 g->source_done = true;
@@ -2072,7 +2141,7 @@ static void cancel_all(struct engine *g)
     struct s3c_error e = S3C_ERROR_INIT;
     struct req *r;
 
-    s3c_fail(&e, S3C_ECANCEL, "interrupted");
+    s3c_fail(&e, S3C_ECANCEL, "%s", cancel_requested ? "interrupted" : "stopped");
     while (g->active) {
         struct xfer_obj_state *os = g->active;
         obj_fail(g, os, &e);
@@ -2110,7 +2179,7 @@ enum s3c_err xfer_run(struct store_s3 *s, const struct xfer_opts *opts, struct x
         int64_t now;
         int wait_ms = 100;
 
-        if (cancel_requested && !cancelled) {
+        if (stopping(g) && !cancelled) {
             cancelled = true;
             http_loop_cancel_all(g->loop);
             cancel_all(g);
@@ -2151,7 +2220,7 @@ enum s3c_err xfer_run(struct store_s3 *s, const struct xfer_opts *opts, struct x
     g->stats.seconds = (double)(now_ms() - t0) / 1000.0;
     if (stats)
         *stats = g->stats;
-    rc = cancelled ? S3C_ECANCEL : g->first_error;
+    rc = cancel_requested ? S3C_ECANCEL : g->stop ? g->stop_err.code : g->first_error;
     while (g->free_reqs) {
         struct req *r = g->free_reqs;
         g->free_reqs = r->next;

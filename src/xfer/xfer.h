@@ -117,6 +117,14 @@ struct xfer_stats {
  * Run every object from opts->next to completion on store 's'. Returns
  * S3C_OK when all succeeded; otherwise the code of a failure (each failed
  * object was reported to opts->done). 'stats' may be NULL.
+ *
+ * A run-wide error (NoSuchBucket, InvalidAccessKeyId, SignatureDoesNotMatch,
+ * and AccessDenied before any request succeeded) stops the run: the object
+ * that met it is reported with it (the message names the S3 operation and
+ * the bucket), every other object in flight ends with S3C_ECANCEL (callers
+ * print nothing for those), multipart uploads are aborted, temp files
+ * removed, next() is not called again, and the error's code is returned.
+ * SIGINT (xfer_cancel) does the same and returns S3C_ECANCEL.
  */
 enum s3c_err xfer_run(struct store_s3 *s, const struct xfer_opts *opts, struct xfer_stats *stats);
 
