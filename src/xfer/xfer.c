@@ -1558,6 +1558,7 @@ static const char *req_op_name(enum req_kind k)
     case RK_HEAD_SRC:
     case RK_HEAD_INFO:
     case RK_HEAD_PART1: return "HeadObject";
+    case RK_LIST_PARTS: return "ListParts";
     }
     return "request";
 }
