@@ -135,6 +135,18 @@ void xfer_obj_free(struct xfer_obj *o);
 /* The part size the engine picks for an object of 'size' bytes (>= 8 MiB, <= 10,000 parts, <= 5 GiB). */
 uint64_t xfer_part_size(uint64_t size, uint64_t configured);
 
+/* Parts of a stream (stdin or stdout) held in memory at once for parts of 'part' bytes:
+ * 64 MiB worth, at least 2 and at most 16. */
+uint32_t xfer_window_parts(uint64_t part);
+
+/* The range size for an object of 'size' bytes written to stdout ('configured': the
+ * configured part size, 0 for none); 'size' or more means one GET. */
+uint64_t xfer_stdout_part_size(uint64_t size, uint64_t configured);
+
+/* The size of part 'n' (1-based) of a stdin upload whose parts start at 'base' bytes;
+ * with 'grow' (no --expected-size) they double every 2,000 parts, four times at most. */
+uint64_t xfer_stream_part_size(uint64_t base, uint32_t n, bool grow);
+
 /* The part count N of a multipart ETag "hex-N" (quotes allowed), with the hex
  * in 'hex'; 0 when the ETag has another form. */
 uint32_t xfer_etag_parts(const char *etag, char hex[33]);
