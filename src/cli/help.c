@@ -46,7 +46,9 @@ static const struct help helps[] = {
       "  --bwlimit RATE         cap throughput, e.g. 50MB/s\n"
       "  --expected-size SIZE   size of stdin, to pick the part size\n"
       "  --no-progress          no live progress line\n"
-      "  --stat                 a summary table at the end: per operation, total, errors, bytes\n" },
+      "  --stat                 a summary table at the end: per operation, total, errors, bytes\n"
+      "  --resume               continue multipart uploads a killed run left (journaled in\n"
+      "                         $S3C_STATE_DIR, else ~/.local/state/s3c; parts checked by MD5)\n" },
     { "run", "s3c run FILE|- [--concurrency N] [--stat]",
       "Execute one s3c command a line (FILE, or - for standard input), in this process.\n"
       "Lines are split like shell words (quotes, backslashes, # comments), with no expansion.\n"

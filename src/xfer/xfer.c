@@ -28,6 +28,7 @@
 #include "base/str.h"
 #include "s3/xml.h"
 #include "store/store_fs.h"
+#include "xfer/journal.h"
 
 #define SMALL_BODY_MAX ((uint64_t)64 << 10)    /* read whole, send with Content-MD5 */
 #define DEFAULT_THRESHOLD ((uint64_t)8 << 20)
@@ -56,6 +57,7 @@ enum req_kind {
     RK_HEAD_SRC,        /* HeadObject of a copy's source, for its headers */
     RK_HEAD_INFO,       /* HeadObject before a ranged download: size, ETag, stored checksum */
     RK_HEAD_PART1,      /* HeadObject ?partNumber=1: the part size of a multipart object */
+    RK_LIST_PARTS,      /* ListParts of a journaled upload (--resume) */
 };
 
 enum obj_phase {
@@ -96,6 +98,9 @@ struct xfer_obj_state {
     uint32_t n_parts;               /* 0: single request */
     uint32_t next_part;             /* next part number to start, 1-based */
     uint32_t parts_done;
+    uint8_t *have;                  /* --resume: parts already in the store, checked; NULL */
+    int64_t src_mtime;              /* upload source's mtime (journal) */
+    uint32_t list_marker;           /* --resume: ListParts page marker */
     int reqs;                       /* requests in flight or waiting to retry */
     char *upload_id;
     char (*etags)[72];              /* per part, as the store returned them */
@@ -347,6 +352,7 @@ static void obj_state_free(struct xfer_obj_state *os)
     free(os->part_crcs);
     buf_release(&os->tmp_path);
     free(os->upload_id);
+    free(os->have);
     free(os->etags);
     free(os->md5s);
     free(os);
@@ -752,6 +758,16 @@ static enum s3c_err req_submit(struct engine *g, struct req *r, struct s3c_error
         rc = s3_query_add(&r->query, "uploadId", os->upload_id);
         q.query = buf_cstr(&r->query);
         break;
+    case RK_LIST_PARTS:
+        q.method = "GET";
+        q.bucket = o->dst_bucket;
+        q.key = o->dst;
+        snprintf(num, sizeof(num), "%" PRIu32, os->list_marker);
+        rc = s3_query_add(&r->query, "part-number-marker", num);
+        if (!rc)
+            rc = s3_query_add(&r->query, "uploadId", os->upload_id);
+        q.query = buf_cstr(&r->query);
+        break;
     case RK_GET:
         q.method = "GET";
         q.bucket = o->src_bucket;
@@ -937,8 +953,10 @@ static enum s3c_err start_parts(struct engine *g, struct xfer_obj_state *os, str
 {
     size_t room = os->stream ? S3_MAX_PARTS : os->n_parts;
 
-    os->etags = calloc(room, sizeof(*os->etags));
-    os->md5s = calloc(room, sizeof(*os->md5s));
+    if (!os->etags)
+        os->etags = calloc(room, sizeof(*os->etags));
+    if (!os->md5s)
+        os->md5s = calloc(room, sizeof(*os->md5s));
     if (!os->etags || !os->md5s)
         return s3c_fail(e, S3C_ENOMEM, "out of memory");
     os->phase = PH_PARTS;
@@ -947,6 +965,9 @@ static enum s3c_err start_parts(struct engine *g, struct xfer_obj_state *os, str
     g->active = os;
     return S3C_OK;
 }
+
+static void journal_save(struct engine *g, struct xfer_obj_state *os);
+static void submit_or_fail(struct engine *g, struct req *r);
 
 static void on_create(struct engine *g, struct req *r)
 {
@@ -964,6 +985,8 @@ static void on_create(struct engine *g, struct req *r)
     os->upload_id = strdup(im.upload_id);
     s3_initiate_multipart_release(&im);
     req_put_back(g, r);
+    if (os->upload_id)
+        journal_save(g, os);
     if (!os->upload_id || start_parts(g, os, &e)) {
         if (!e.code)
             s3c_fail(&e, S3C_ENOMEM, "out of memory");
@@ -1047,6 +1070,168 @@ static void on_part(struct engine *g, struct req *r)
     maybe_finish(g, os);
 }
 
+/* ---- --resume: journaled multipart uploads ------------------------------------------ */
+
+/* The source's absolute path: what the journal keys a resume on. */
+static bool source_path(const struct xfer_obj_state *os, char out[4096])
+{
+    return realpath(os->o->src, out) != NULL;
+}
+
+/* Journal a new multipart upload of a local file, for a later --resume (best effort). */
+static void journal_save(struct engine *g, struct xfer_obj_state *os)
+{
+    struct s3c_error e = S3C_ERROR_INIT;
+    struct journal_upload j;
+    char src[4096];
+
+    if (!g->opts.state_dir || os->o->op != XFER_UPLOAD || os->stream || !source_path(os, src))
+        return;
+    j.bucket = os->o->dst_bucket;
+    j.key = os->o->dst;
+    j.upload_id = os->upload_id;
+    j.source = src;
+    j.size = os->size;
+    j.mtime_s = os->src_mtime;
+    j.part_size = os->part_size;
+    (void)journal_upload_save(g->opts.state_dir, &j, &e); /* no journal: no resume, nothing worse */
+}
+
+/* The upload completed or was aborted: nothing to resume. */
+static void journal_drop(struct engine *g, struct xfer_obj_state *os)
+{
+    if (g->opts.state_dir && os->o->op == XFER_UPLOAD && !os->stream && os->upload_id)
+        journal_upload_remove(g->opts.state_dir, os->o->dst_bucket, os->o->dst);
+}
+
+/* --resume: a journaled upload of this very file (same path, size, mtime, part size)? */
+static bool resume_find(struct engine *g, struct xfer_obj_state *os)
+{
+    struct s3c_error e = S3C_ERROR_INIT;
+    struct journal_upload j;
+    char src[4096];
+    bool ok;
+
+    if (!g->opts.resume || !g->opts.state_dir || !source_path(os, src) ||
+        journal_upload_load(g->opts.state_dir, os->o->dst_bucket, os->o->dst, &j, &e) != 1)
+        return false;
+    ok = !strcmp(j.source, src) && j.size == os->size && j.mtime_s == os->src_mtime &&
+         j.part_size == os->part_size;
+    if (ok) {
+        os->upload_id = strdup(j.upload_id);
+        os->have = calloc(os->n_parts, 1);
+        os->etags = calloc(os->n_parts, sizeof(*os->etags));
+        os->md5s = calloc(os->n_parts, sizeof(*os->md5s));
+        ok = os->upload_id && os->have && os->etags && os->md5s;
+    }
+    journal_upload_release(&j);
+    return ok;
+}
+
+/* A part the store already has counts only if its ETag is the MD5 of our bytes at that place. */
+static void resume_check_part(struct xfer_obj_state *os, const struct s3_part *p)
+{
+    unsigned char d[MD5_LEN], chunk[1 << 16];
+    char hex[33], want[33];
+    struct hash_ctx *h;
+    uint64_t off, len, at;
+    uint32_t n = p->number;
+
+    if (n < 1 || n > os->n_parts || os->have[n - 1] || !p->etag ||
+        !etag_is_md5(sv_from(p->etag), want) || strlen(p->etag) >= sizeof(os->etags[0]))
+        return;
+    off = (uint64_t)(n - 1) * os->part_size;
+    len = n == os->n_parts ? os->size - off : os->part_size;
+    if (p->size != len || !(h = hash_md5_new()))
+        return;
+    for (at = 0; at < len;) {
+        size_t want_n = len - at < sizeof(chunk) ? (size_t)(len - at) : sizeof(chunk);
+        ssize_t got = pread(os->fd, chunk, want_n, (off_t)(off + at));
+        if (got <= 0) {
+            hash_free(h);
+            return;     /* unreadable: send it again, and fail there if need be */
+        }
+        hash_update(h, chunk, (size_t)got);
+        at += (uint64_t)got;
+    }
+    hash_final(h, d);
+    hash_free(h);
+    str_hex(d, MD5_LEN, hex);
+    if (strcasecmp(hex, want))
+        return;
+    os->have[n - 1] = 1;
+    str_copy(os->etags[n - 1], sizeof(os->etags[0]), p->etag);
+    memcpy(os->md5s[n - 1], d, MD5_LEN);
+    os->parts_done++;
+}
+
+static void on_list_parts(struct engine *g, struct req *r)
+{
+    struct xfer_obj_state *os = r->os;
+    struct s3_list_parts lp = S3_LIST_PARTS_INIT;
+    struct s3c_error e = S3C_ERROR_INIT;
+    size_t i;
+
+    if (s3_parse_list_parts(buf_sv(&r->http.resp.body), &lp, &e)) {
+        s3_list_parts_release(&lp);
+        req_fail(g, r, &e, true, 0);
+        return;
+    }
+    for (i = 0; i < lp.n_parts; i++)
+        resume_check_part(os, &lp.parts[i]);
+    req_put_back(g, r);
+    if (lp.is_truncated && lp.next_part_number_marker > os->list_marker &&
+        lp.next_part_number_marker < S3_MAX_PARTS) {
+        struct req *nr = req_get(g, os, RK_LIST_PARTS);
+        os->list_marker = (uint32_t)lp.next_part_number_marker;
+        s3_list_parts_release(&lp);
+        if (!nr) {
+            s3c_fail(&e, S3C_ENOMEM, "out of memory");
+            obj_fail(g, os, &e);
+        } else {
+            submit_or_fail(g, nr);
+        }
+        maybe_finish(g, os);
+        return;
+    }
+    s3_list_parts_release(&lp);
+    if (start_parts(g, os, &e)) {
+        obj_fail(g, os, &e);
+    } else if (os->parts_done == os->n_parts) {
+        active_remove(g, os);
+        send_complete(g, os);
+    }
+    maybe_finish(g, os);
+}
+
+/* The journaled upload is gone (completed or aborted elsewhere): start afresh. */
+static void resume_restart(struct engine *g, struct req *r)
+{
+    struct xfer_obj_state *os = r->os;
+    struct req *nr;
+
+    journal_drop(g, os);
+    free(os->upload_id);
+    free(os->have);
+    free(os->etags);
+    free(os->md5s);
+    os->upload_id = NULL;
+    os->have = NULL;
+    os->etags = NULL;
+    os->md5s = NULL;
+    os->parts_done = 0;
+    req_put_back(g, r);
+    nr = req_get(g, os, RK_CREATE);
+    if (!nr) {
+        struct s3c_error e = S3C_ERROR_INIT;
+        s3c_fail(&e, S3C_ENOMEM, "out of memory");
+        obj_fail(g, os, &e);
+    } else {
+        submit_or_fail(g, nr);
+    }
+    maybe_finish(g, os);
+}
+
 static void on_complete(struct engine *g, struct req *r)
 {
     struct xfer_obj_state *os = r->os;
@@ -1096,6 +1281,7 @@ static void on_complete(struct engine *g, struct req *r)
         }
         s3_complete_multipart_release(&cm);
     }
+    journal_drop(g, os);
     os->phase = PH_END;
     req_put_back(g, r);
     maybe_finish(g, os);
@@ -1530,6 +1716,7 @@ static const char *req_op_name(enum req_kind k)
     case RK_HEAD_SRC:
     case RK_HEAD_INFO:
     case RK_HEAD_PART1: return "HeadObject";
+    case RK_LIST_PARTS: return "ListParts";
     }
     return "request";
 }
@@ -1592,10 +1779,14 @@ static void req_done(struct engine *g, struct req *r)
         req_fail(g, r, &e, false, 0);
         return;
     }
-    v = store_s3_judge(g->s3, &r->http, r->attempt, &backoff, &free_retry, &e);
+    v = store_s3_judge(g->s3, &r->call, &r->http, r->attempt, &backoff, &free_retry, &e);
     if (v == STORE_S3_FAIL && r->kind == RK_HEAD_PART1 && e.http_status >= 400 && e.http_status < 500) {
         /* The store refuses ?partNumber=: verify as if it ignored it. */
         on_head_part1(g, r, false);
+        return;
+    }
+    if (v == STORE_S3_FAIL && r->kind == RK_LIST_PARTS && !strcmp(e.s3_code, "NoSuchUpload")) {
+        resume_restart(g, r);
         return;
     }
     if (v == STORE_S3_FAIL && r->kind != RK_ABORT && run_wide_error(g, &e))
@@ -1622,10 +1813,12 @@ static void req_done(struct engine *g, struct req *r)
     case RK_COPY_PART: on_part(g, r); break;
     case RK_COMPLETE: on_complete(g, r); break;
     case RK_ABORT:
+        journal_drop(g, r->os);
         r->os->phase = PH_END;
         req_put_back(g, r);
         maybe_finish(g, r->os);
         break;
+    case RK_LIST_PARTS: on_list_parts(g, r); break;
     case RK_GET: on_get(g, r); break;
     case RK_HEAD_SRC: on_head_src(g, r); break;
     case RK_HEAD_INFO: on_head_info(g, r); break;
@@ -1862,10 +2055,11 @@ static struct req *obj_start(struct engine *g, struct xfer_obj *o)
     case XFER_UPLOAD:
         if (fs_open_read(o->src, &os->fd, &os->size, &mtime, &e))
             goto fail;
+        os->src_mtime = mtime;
         if (wants_multipart(g, os->size)) {
             plan_parts(g, os);
             os->phase = PH_CREATE;
-            r = req_get(g, os, RK_CREATE);
+            r = req_get(g, os, resume_find(g, os) ? RK_LIST_PARTS : RK_CREATE);
             break;
         }
         os->phase = PH_SINGLE;
@@ -2016,6 +2210,13 @@ static struct req *next_part(struct engine *g)
         return NULL;
     if (os->stream && !os->win)
         return next_stream_part(g, os);
+    /* --resume: parts the store already has are not sent again. */
+    while (os->have && os->next_part <= os->n_parts && os->have[os->next_part - 1])
+        os->next_part++;
+    if (os->next_part > os->n_parts) {
+        active_remove(g, os);
+        return next_part(g);
+    }
     if (os->win && os->next_part >= os->win_head + os->win_k)
         return NULL; /* stdout's window is full: the head part has to go out first */
     n = os->next_part++;
