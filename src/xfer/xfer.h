@@ -92,6 +92,8 @@ struct xfer_opts {
     uint64_t expected_size;         /* stdin uploads: expected bytes, to pick the part size */
     bool verify;                    /* check MD5/ETag and checksums (default true) */
     bool flexible_checksums;        /* send x-amz-checksum-crc64nvme where the body is known up front */
+    const char *state_dir;          /* journal multipart uploads here (xfer/journal.h); NULL: none */
+    bool resume;                    /* continue journaled uploads of unchanged files (ListParts) */
     xfer_next_fn next;
     void *next_ctx;
     xfer_done_fn done;
@@ -115,6 +117,14 @@ struct xfer_stats {
  * Run every object from opts->next to completion on store 's'. Returns
  * S3C_OK when all succeeded; otherwise the code of a failure (each failed
  * object was reported to opts->done). 'stats' may be NULL.
+ *
+ * A run-wide error (NoSuchBucket, InvalidAccessKeyId, SignatureDoesNotMatch,
+ * and AccessDenied before any request succeeded) stops the run: the object
+ * that met it is reported with it (the message names the S3 operation and
+ * the bucket), every other object in flight ends with S3C_ECANCEL (callers
+ * print nothing for those), multipart uploads are aborted, temp files
+ * removed, next() is not called again, and the error's code is returned.
+ * SIGINT (xfer_cancel) does the same and returns S3C_ECANCEL.
  */
 enum s3c_err xfer_run(struct store_s3 *s, const struct xfer_opts *opts, struct xfer_stats *stats);
 
@@ -124,6 +134,18 @@ void xfer_obj_free(struct xfer_obj *o);
 
 /* The part size the engine picks for an object of 'size' bytes (>= 8 MiB, <= 10,000 parts, <= 5 GiB). */
 uint64_t xfer_part_size(uint64_t size, uint64_t configured);
+
+/* Parts of a stream (stdin or stdout) held in memory at once for parts of 'part' bytes:
+ * 64 MiB worth, at least 2 and at most 16. */
+uint32_t xfer_window_parts(uint64_t part);
+
+/* The range size for an object of 'size' bytes written to stdout ('configured': the
+ * configured part size, 0 for none); 'size' or more means one GET. */
+uint64_t xfer_stdout_part_size(uint64_t size, uint64_t configured);
+
+/* The size of part 'n' (1-based) of a stdin upload whose parts start at 'base' bytes;
+ * with 'grow' (no --expected-size) they double every 2,000 parts, four times at most. */
+uint64_t xfer_stream_part_size(uint64_t base, uint32_t n, bool grow);
 
 /* The part count N of a multipart ETag "hex-N" (quotes allowed), with the hex
  * in 'hex'; 0 when the ETag has another form. */
