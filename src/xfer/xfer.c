@@ -1380,20 +1380,24 @@ static void on_head_dst(struct engine *g, struct req *r)
     struct s3c_error e = S3C_ERROR_INIT;
     char want[80] = "";
     struct sv etag = SV_NULL;
+    bool ours;
 
     if (http_resp_header(&r->http.resp, "etag", &etag) && etag.n >= 2 && etag.p[0] == '"') {
         etag.p++;
         etag.n -= 2;
     }
-    req_put_back(g, r);
-    if (multipart_etag(os, want) && sv_eqs(etag, want)) {
-        journal_drop(g, os);
-        os->phase = PH_END; /* it landed */
-    } else {
+    ours = multipart_etag(os, want) && sv_eqs(etag, want);
+    if (!ours) {
         s3c_fail(&e, S3C_EHTTP, "CompleteMultipartUpload was retried and the upload is gone, "
                                 "but the object is not the one its parts make (ETag %.*s, want %s)",
                  (int)etag.n, etag.p ? etag.p : "", want);
         str_copy(e.s3_code, sizeof(e.s3_code), "NoSuchUpload");
+    }
+    req_put_back(g, r); /* 'etag' points into its reply: done with it now */
+    if (ours) {
+        journal_drop(g, os);
+        os->phase = PH_END; /* it landed */
+    } else {
         obj_fail(g, os, &e);
     }
     maybe_finish(g, os);
