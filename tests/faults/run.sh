@@ -7,11 +7,13 @@
 #
 # Part 1, faults that clear: with, at once, 2% 503 SlowDown, 1% 500, 0.5%
 # connection resets halfway through a body, 0.2% truncated bodies, a 1% slow
-# tail (first byte 100x later) and 0.5% slow bodies, plus one of each lost or
-# broken answer on the listings and multipart calls, s3c must move a tree of
+# tail (first byte 100x later), 0.5% slow bodies and 0.2% downloads with a
+# byte flipped, plus one of each lost or broken answer on the listings and
+# multipart calls, s3c must move a tree of
 # FAULT_FILES mixed files (tests/faults/mktree.py: mostly small, some empty,
 # some just above the 8 MiB multipart threshold, two of about 20 MB) up, down,
-# S3 to S3, and move it again, each with exit 0 and no error line. After each
+# S3 to S3, move it again, then change it and sync it up, down and S3 to S3
+# (--delete), each with exit 0 and no error line. After each
 # step the faults are switched off and tests/faults/s3check.py (Python's own
 # SigV4 and HTTP) reads every object back: the sha256 of every file and object
 # must equal the source tree's, with no key or file more or less (a leftover
@@ -108,7 +110,7 @@ MIX+=";truncate@op=ListObjectsV2,nth=2;reset-mid@op=ListObjectsV2,nth=3;500@op=L
 MIX+=";reset-mid@op=UploadPart,nth=3;truncate@op=CompleteMultipartUpload,nth=2"
 MIX+=";reset-mid@op=CompleteMultipartUpload,nth=5;truncate@op=UploadPartCopy,nth=4"
 MIX+=";reset-mid@op=GetObject,nth=50;truncate@op=GetObject,nth=90;reset-mid@op=DeleteObjects,nth=2"
-MIX+=";reset-mid@p=0.005;truncate@p=0.002;slow@p=0.005,rate=2000000"
+MIX+=";reset-mid@p=0.005;truncate@p=0.002;slow@p=0.005,rate=2000000;corrupt@op=GetObject,p=0.002"
 faults_on() { emu "reset_stats=1&latency_ms=2&tail_pct=1&tail_mult=100&faults=$MIX"; }
 faults_off() { emu "latency_ms=0&tail_pct=0&faults="; }
 
@@ -216,6 +218,51 @@ grep -E '  d01/' "$W/src.sums" | sed 's|  d01/|  |' >"$W/want-d01.sums"
 same_sums "mv -r down: local tree" "$W/want-d01.sums" "$W/move-down.sums"
 n=$("$PY" "$HERE/s3check.py" keys fault-move t/d01/ | wc -l)
 if [ "$n" = 0 ]; then ok "mv -r down: sources deleted"; else bad "mv -r down: $n sources left"; fi
+
+# sync: the source changes (every 100th file rewritten with another size,
+# every 100th gone, 50 new), then sync --delete up, the same again (a no-op:
+# nothing but listings), down into the first download, and S3 to S3 into the
+# moved tree (which lost d01/ to mv -r down).
+"$PY" - "$SRC" <<'PY' || bad "changing the source tree"
+import os, random, sys
+root = sys.argv[1]
+files = sorted(os.path.join(d, f) for d, _, fs in os.walk(root) for f in fs)
+rng = random.Random(7)
+for i, path in enumerate(files):
+    if i % 100 == 0:
+        with open(path, "ab") as f:
+            f.write(rng.randbytes(1 + i % 777))
+    elif i % 100 == 1:
+        os.remove(path)
+os.makedirs(os.path.join(root, "new"), exist_ok=True)
+for i in range(50):
+    with open(os.path.join(root, "new", "n%02d" % i), "wb") as f:
+        f.write(rng.randbytes(i * 97))
+PY
+tree_sums "$SRC" >"$W/src.sums"
+
+faults_on
+run sync-up sync --delete --quiet "$SRC" s3://fault-up/t/
+expect_clean "sync --delete up"
+check_bucket "sync --delete up" fault-up t/
+
+faults_on
+run sync-noop sync --delete --quiet "$SRC" s3://fault-up/t/
+expect_clean "sync up again"
+n=$(stats | jq '[.ops | to_entries[] | select(.key | test("Put|Upload|Copy|Delete|Complete")) | .value] | add // 0')
+if [ "$n" = 0 ]; then ok "sync up again: nothing sent but listings"; else bad "sync up again: $n writes" "$(stats | jq -c .ops)"; fi
+
+faults_on
+run sync-down sync --delete --quiet s3://fault-up/t/ "$W/down"
+expect_clean "sync --delete down"
+faults_off
+tree_sums "$W/down" >"$W/down.sums"
+same_sums "sync --delete down: local tree" "$W/src.sums" "$W/down.sums"
+
+faults_on
+run sync-s3 sync --delete --quiet s3://fault-up/t/ s3://fault-move/t/
+expect_clean "sync --delete S3 to S3"
+check_bucket "sync --delete S3 to S3" fault-move t/
 
 # ---------------------------------------------- part 2: faults that never clear --
 # A small tree of its own: 40 small files and 2 multipart ones.
