@@ -25,6 +25,7 @@ struct verb {
 
 static const struct verb verbs[] = {
     { "ls", cmd_ls },
+    { "du", cmd_du },
     { "mb", cmd_mb },
     { "rb", cmd_rb },
     { "head", cmd_head },
