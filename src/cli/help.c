@@ -44,7 +44,9 @@ static const struct help helps[] = {
       "  --concurrency N, --numworkers N   fixed requests in flight (default: adaptive)\n"
       "  --part-size SIZE       multipart part size (default: from the object size)\n"
       "  --bwlimit RATE         cap throughput, e.g. 50MB/s\n"
-      "  --expected-size SIZE   size of stdin, to pick the part size\n" },
+      "  --expected-size SIZE   size of stdin, to pick the part size\n"
+      "  --no-progress          no live progress line\n"
+      "  --stat                 a summary table at the end: per operation, total, errors, bytes\n" },
     { "mv", "s3c mv SRC DST [--recursive] [flags]",
       "Like cp, then delete each source once its copy has been verified.\n" },
     { "version", "s3c version", "Print the version.\n" },
