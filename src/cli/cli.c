@@ -30,6 +30,7 @@ static const struct verb verbs[] = {
     { "head", cmd_head },
     { "cp", cmd_cp },
     { "mv", cmd_mv },
+    { "rm", cmd_rm },
     { NULL, NULL },
 };
 

@@ -27,6 +27,7 @@ enum s3c_err cmd_ls(struct cli_ctx *c, int argc, char **argv);
 enum s3c_err cmd_mb(struct cli_ctx *c, int argc, char **argv);
 enum s3c_err cmd_rb(struct cli_ctx *c, int argc, char **argv);
 enum s3c_err cmd_head(struct cli_ctx *c, int argc, char **argv);
+enum s3c_err cmd_rm(struct cli_ctx *c, int argc, char **argv);
 
 /* The AWS CLI's human_readable_size(): "1 Byte", "512 Bytes", "1.5 KiB", "2.0 GiB". */
 void cli_human_size(uint64_t v, char out[32]);

@@ -49,6 +49,19 @@ static const struct help helps[] = {
       "  --stat                 a summary table at the end: per operation, total, errors, bytes\n" },
     { "mv", "s3c mv SRC DST [--recursive] [flags]",
       "Like cp, then delete each source once its copy has been verified.\n" },
+    { "rm", "s3c rm s3://BUCKET/KEY... [--recursive] [--exclude P] [--include P] [--dryrun]",
+      "Delete objects: one key, every key under a prefix (--recursive), or every key an\n"
+      "s5cmd wildcard matches ('*' and '?', which cross '/'). Several arguments may be\n"
+      "given. Deletes go 1,000 keys to a DeleteObjects request, several in flight.\n"
+      "Deleting a key that does not exist succeeds, as on S3.\n"
+      "  --recursive, -r        every key under s3://BUCKET/PREFIX/ (the whole bucket for s3://BUCKET)\n"
+      "  --exclude/--include P  AWS CLI filters: the last matching one wins\n"
+      "  --raw                  take the key literally (no wildcards)\n"
+      "  --dryrun               print what would be deleted, delete nothing\n"
+      "  --version-id V         delete that version of one object\n"
+      "  --request-payer requester\n"
+      "  --concurrency N, --numworkers N   fixed requests in flight (default: adaptive)\n"
+      "Each key that fails is one error line; any failure exits 1.\n" },
     { "version", "s3c version", "Print the version.\n" },
     { "help", "s3c help [VERB]", "Print help for every verb, or for one.\n" },
     { NULL, NULL, NULL },

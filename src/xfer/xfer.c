@@ -1250,7 +1250,7 @@ static void del_key_error(struct s3c_error *e, const struct s3_delete_error *de)
     const char *code = de->code && de->code[0] ? de->code : "InternalError";
     enum s3c_err c = !strcmp(code, "AccessDenied") ? S3C_EAUTH : S3C_EHTTP;
 
-    if (de->message && de->message[0])
+    if (de->message && de->message[0] && strcmp(de->message, code) != 0)
         s3c_fail(e, c, "%s (%s)", de->message, code);
     else
         s3c_fail(e, c, "%s", code);
