@@ -31,8 +31,20 @@ static const struct verb verbs[] = {
     { "cp", cmd_cp },
     { "mv", cmd_mv },
     { "rm", cmd_rm },
+    { "sync", cmd_sync },
+    { "run", cmd_run },
     { NULL, NULL },
 };
+
+cli_verb_fn cli_verb(const char *name)
+{
+    const struct verb *v;
+
+    for (v = verbs; v->name; v++)
+        if (!strcmp(v->name, name))
+            return v->run;
+    return NULL;
+}
 
 struct global_flag {
     const char *name;

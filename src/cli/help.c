@@ -47,6 +47,11 @@ static const struct help helps[] = {
       "  --expected-size SIZE   size of stdin, to pick the part size\n"
       "  --no-progress          no live progress line\n"
       "  --stat                 a summary table at the end: per operation, total, errors, bytes\n" },
+    { "run", "s3c run FILE|- [--concurrency N] [--stat]",
+      "Execute one s3c command a line (FILE, or - for standard input), in this process.\n"
+      "Lines are split like shell words (quotes, backslashes, # comments), with no expansion.\n"
+      "cp, mv, rm and sync lines run in parallel on one engine; any other verb waits for\n"
+      "the lines before it to finish. A failed line is named by its number; exit code 1.\n" },
     { "mv", "s3c mv SRC DST [--recursive] [flags]",
       "Like cp, then delete each source once its copy has been verified.\n" },
     { "rm", "s3c rm s3://BUCKET/KEY... [--recursive] [--exclude P] [--include P] [--dryrun]",
@@ -62,6 +67,21 @@ static const struct help helps[] = {
       "  --request-payer requester\n"
       "  --concurrency N, --numworkers N   fixed requests in flight (default: adaptive)\n"
       "Each key that fails is one error line; any failure exits 1.\n" },
+    { "sync", "s3c sync SRC DST [--delete] [--size-only] [--exact-timestamps] [flags]",
+      "Make DST hold what SRC holds: local dir -> S3 prefix, S3 -> local dir, or S3 -> S3,\n"
+      "as `aws s3 sync` does. A file or object is copied when it is missing at DST, its\n"
+      "size differs, or (uploads and copies) the source is newer; downloads copy when the\n"
+      "local file is newer than the object, and set its mtime to the object's, so a second\n"
+      "sync of unchanged data copies nothing and sends only the listings.\n"
+      "  --delete               delete what DST has and SRC has not (never what --exclude\n"
+      "                         keeps out, nor what SRC could not read)\n"
+      "  --size-only            only a size difference copies\n"
+      "  --exact-timestamps     downloads: copy same-sized files unless the times are equal\n"
+      "  --exclude/--include P  AWS CLI filters, applied to both ends: the last match wins\n"
+      "  --dryrun               print what would be done\n"
+      "  --follow-symlinks (default), --no-follow-symlinks\n"
+      "  and cp's --content-type ... --metadata, --storage-class, --acl, --sse ... flags,\n"
+      "  --concurrency N, --part-size SIZE, --bwlimit RATE, --no-progress, --stat\n" },
     { "version", "s3c version", "Print the version.\n" },
     { "help", "s3c help [VERB]", "Print help for every verb, or for one.\n" },
     { NULL, NULL, NULL },

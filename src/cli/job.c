@@ -72,7 +72,8 @@ void job_count(struct job *j, int op, uint64_t bytes, const struct s3c_error *e)
     if (e) {
         c->failed++;
         j->n.failed++;
-        if (!j->n.first_error)
+        /* A real error beats the cancellations it caused (a run-wide error stops the rest). */
+        if (!j->n.first_error || (j->n.first_error == S3C_ECANCEL && e->code != S3C_ECANCEL))
             j->n.first_error = e->code == S3C_OK ? S3C_EHTTP : e->code;
         return;
     }

@@ -160,7 +160,7 @@ static int on_seek(void *ctx, curl_off_t offset, int origin)
 static bool is_secret_header(const char *name)
 {
     return strcasecmp(name, "authorization") == 0 || strcasecmp(name, "x-amz-security-token") == 0 ||
-           strncasecmp(name, "x-amz-server-side-encryption-customer-key", 41) == 0;
+           strcasestr(name, "server-side-encryption-customer-key") != NULL; /* SSE-C keys, copy source too */
 }
 
 static void debugf(struct http_loop *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

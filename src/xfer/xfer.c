@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,16 +60,29 @@ enum req_kind {
     RK_HEAD_SRC,        /* HeadObject of a copy's source, for its headers */
     RK_DELETE,          /* DeleteObjects of a batch (struct del_send) */
     RK_DELETE_ONE,      /* DeleteObject of one key that XML cannot carry */
+    RK_HEAD_INFO,       /* HeadObject before a ranged download: size, ETag, stored checksum */
+    RK_HEAD_PART1,      /* HeadObject ?partNumber=1: the part size of a multipart object */
 };
 
 enum obj_phase {
     PH_SINGLE,          /* one request */
+    PH_PROBE,           /* ranged download: learning how to verify it (HEADs) */
     PH_CREATE,          /* waiting for the upload id */
     PH_PARTS,           /* parts being sent */
     PH_COMPLETE,        /* CompleteMultipartUpload in flight */
     PH_ABORT,           /* failed; aborting the multipart upload */
     PH_END,             /* no more requests: finish when none is in flight */
 };
+
+/* How a ranged download is checked once every part is in. */
+enum dl_check {
+    DL_SIZE,            /* by size only: the store gives no way (said in --debug) */
+    DL_CRC,             /* the store's full-object CRC, combined from per-part CRCs */
+    DL_PARTS,           /* md5 of the part MD5s against the "hex-N" ETag; ranges = the upload's parts */
+};
+
+/* The stored full-object checksums a download can be checked against. */
+enum ck_algo { CK_CRC64NVME, CK_CRC32C, CK_CRC32 };
 
 struct xfer_obj_state {
     struct xfer_obj *o;
@@ -95,6 +109,17 @@ struct xfer_obj_state {
     /* Multipart copy with the COPY directive: the source's headers, which
      * CreateMultipartUpload must carry (UploadPartCopy copies bytes only). */
     struct buf src_headers;         /* "name\0value\0" pairs */
+    /* Ranged downloads: the check of the whole (md5s above hold DL_PARTS digests). */
+    enum dl_check check;
+    enum ck_algo ck_algo;           /* DL_CRC */
+    uint64_t ck_want;               /* DL_CRC: the store's value */
+    uint64_t *part_crcs;            /* DL_CRC: per part, combined at the end */
+    char etag_hex[33];              /* DL_PARTS: the ETag's md5 of part md5s */
+    uint32_t etag_parts;            /* DL_PARTS: the ETag's part count */
+    bool layout_guessed;            /* DL_PARTS: the store did not say its part size */
+    bool have_prev;                 /* prev_digest holds the previous download's */
+    unsigned char prev_digest[MD5_LEN];
+    int attempts;                   /* whole-object downloads after a mismatch */
     struct xfer_obj_state *next;    /* in the engine's active list */
 };
 
@@ -111,6 +136,7 @@ struct req {
     struct hash_ctx *md5;           /* of the bytes sent or received */
     uint64_t hashed;                /* bytes fed to md5 so far (in order) */
     uint64_t got;                   /* download bytes written */
+    uint64_t crc;                   /* DL_CRC: CRC of the bytes written */
     struct buf mem;                 /* small upload body / request XML */
     struct buf query;
     char hdr_md5[32];               /* Content-MD5 of a memory body */
@@ -156,7 +182,17 @@ struct engine {
     int del_sending;                /* batches in flight or waiting to retry */
     int n_deletes;                  /* delete objects started and not finished */
     bool source_wait;               /* the source said WAIT: ask again after the next done */
+    bool no_part_number;            /* the store ignores ?partNumber= (Ceph 16) */
+    bool any_ok;                    /* some request of the run succeeded */
+    bool stop;                      /* a run-wide error: start nothing more (see run_wide_error) */
+    struct s3c_error stop_err;      /* that error, as reported for the object that met it */
 };
+
+/* SIGINT/SIGTERM, or a run-wide error: finish what is in flight as cancelled. */
+static bool stopping(const struct engine *g)
+{
+    return cancel_requested || g->stop;
+}
 
 static int64_t now_ms(void)
 {
@@ -164,6 +200,103 @@ static int64_t now_ms(void)
 
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void xdebug(struct engine *g, const struct xfer_obj *o, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void xdebug(struct engine *g, const struct xfer_obj *o, const char *fmt, ...)
+{
+    char msg[1024];
+    va_list ap;
+
+    if (!store_s3_debug_on(g->s3))
+        return;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    store_s3_debugf(g->s3, "xfer: s3://%s/%s: %s", o->src_bucket ? o->src_bucket : o->dst_bucket,
+                    o->src_bucket ? o->src : o->dst, msg);
+}
+
+/* ---- stored checksums -------------------------------------------------------- */
+
+static const char *ck_name(enum ck_algo a)
+{
+    return a == CK_CRC64NVME ? "CRC64NVME" : a == CK_CRC32C ? "CRC32C" : "CRC32";
+}
+
+static uint64_t ck_update(enum ck_algo a, uint64_t crc, const void *p, size_t n)
+{
+    switch (a) {
+    case CK_CRC64NVME: return crc_crc64nvme_update(crc, p, n);
+    case CK_CRC32C: return crc_crc32c_update((uint32_t)crc, p, n);
+    case CK_CRC32: return crc_crc32_update((uint32_t)crc, p, n);
+    }
+    return 0;
+}
+
+static uint64_t ck_combine(enum ck_algo a, uint64_t x, uint64_t y, uint64_t len_y)
+{
+    switch (a) {
+    case CK_CRC64NVME: return crc_crc64nvme_combine(x, y, len_y);
+    case CK_CRC32C: return crc_crc32c_combine((uint32_t)x, (uint32_t)y, len_y);
+    case CK_CRC32: return crc_crc32_combine((uint32_t)x, (uint32_t)y, len_y);
+    }
+    return 0;
+}
+
+/* S3's wire form of a value (base64 of its big-endian bytes) into 'out'. */
+static void ck_b64(enum ck_algo a, uint64_t v, char out[24])
+{
+    struct buf b = BUF_INIT(32);
+
+    if (a == CK_CRC64NVME)
+        crc_b64_64(v, &b);
+    else
+        crc_b64_32((uint32_t)v, &b);
+    str_copy(out, 24, buf_cstr(&b));
+    buf_release(&b);
+}
+
+/*
+ * The full-object checksum a reply with x-amz-checksum-mode: ENABLED carries,
+ * if any: CRC64NVME, CRC32C or CRC32 of type FULL_OBJECT (COMPOSITE values,
+ * "...-N", are checksums of part checksums: not usable over our own ranges).
+ */
+static bool stored_checksum(const struct http_resp *resp, enum ck_algo *algo, uint64_t *value)
+{
+    static const struct {
+        const char *header;
+        enum ck_algo algo;
+        size_t bytes;
+    } known[] = {
+        { "x-amz-checksum-crc64nvme", CK_CRC64NVME, 8 },
+        { "x-amz-checksum-crc32c", CK_CRC32C, 4 },
+        { "x-amz-checksum-crc32", CK_CRC32, 4 },
+    };
+    struct sv type, v;
+    size_t i, j;
+
+    if (http_resp_header(resp, "x-amz-checksum-type", &type) && !sv_ieqs(type, "FULL_OBJECT"))
+        return false;
+    for (i = 0; i < sizeof(known) / sizeof(known[0]); i++) {
+        struct buf raw = BUF_INIT(64);
+        bool ok;
+
+        if (!http_resp_header(resp, known[i].header, &v) || memchr(v.p, '-', v.n))
+            continue;
+        ok = !base64_decode(v, &raw) && raw.len == known[i].bytes;
+        if (ok) {
+            *algo = known[i].algo;
+            *value = 0;
+            for (j = 0; j < raw.len; j++)
+                *value = *value << 8 | (unsigned char)raw.data[j];
+        }
+        buf_release(&raw);
+        if (ok)
+            return true;
+    }
+    return false;
 }
 
 /* ---- objects ---------------------------------------------------------------- */
@@ -199,6 +332,7 @@ static void obj_state_free(struct xfer_obj_state *os)
     buf_release(&os->pending);
     buf_release(&os->src_headers);
     hash_free(os->stream_md5);
+    free(os->part_crcs);
     buf_release(&os->tmp_path);
     free(os->upload_id);
     free(os->etags);
@@ -399,6 +533,8 @@ static enum http_sink_verdict write_dst(void *ctx, const char *p, size_t n)
         return HTTP_SINK_ABORT;
     }
     hash_update(r->md5, p, n);
+    if (r->os->check == DL_CRC)
+        r->crc = ck_update(r->os->ck_algo, r->crc, p, n);
     r->got += n;
     r->eng->stats.bytes_live += n;
     return HTTP_SINK_OK;
@@ -446,6 +582,11 @@ static void add_obj_headers(struct req *r, struct s3_req *q, bool for_create)
 
 /* Describe request 'r' as an S3 request and hand it to the loop. */
 static void on_http_done(struct http_xfer *x, void *ctx);
+static void dl_verify(struct engine *g, struct xfer_obj_state *os);
+static void on_head_info(struct engine *g, struct req *r);
+static void on_head_part1(struct engine *g, struct req *r, bool ok);
+static void submit_or_fail(struct engine *g, struct req *r);
+static void plan_parts(struct engine *g, struct xfer_obj_state *os);
 
 static enum s3c_err req_submit(struct engine *g, struct req *r, struct s3c_error *e)
 {
@@ -465,7 +606,7 @@ static enum s3c_err req_submit(struct engine *g, struct req *r, struct s3c_error
         hash_reset(r->md5);
     if (!r->md5)
         return s3c_fail(e, S3C_ENOMEM, "out of memory");
-    r->hashed = r->got = 0;
+    r->hashed = r->got = r->crc = 0;
     r->local_failed = false;
     memset(&r->http, 0, sizeof(r->http));
     r->http.body_max = REPLY_BODY_MAX;
@@ -517,6 +658,18 @@ static enum s3c_err req_submit(struct engine *g, struct req *r, struct s3c_error
         q.method = "HEAD";
         q.bucket = o->src_bucket;
         q.key = o->src;
+        break;
+    case RK_HEAD_INFO:
+    case RK_HEAD_PART1:
+        q.method = "HEAD";
+        q.bucket = o->src_bucket;
+        q.key = o->src;
+        if (r->kind == RK_HEAD_PART1)
+            q.query = "partNumber=1";
+        else
+            s3_req_header(&q, "x-amz-checksum-mode", "ENABLED");
+        if (o->etag && o->etag[0])
+            s3_req_header(&q, "If-Match", o->etag);
         break;
     case RK_PART:
     case RK_COPY_PART:
@@ -690,7 +843,7 @@ static void req_fail(struct engine *g, struct req *r, const struct s3c_error *e,
 {
     struct xfer_obj_state *os = r->os;
 
-    if (retryable && !cancel_requested && (!os->failed || r->kind == RK_ABORT) &&
+    if (retryable && !stopping(g) && (!os->failed || r->kind == RK_ABORT) &&
         r->attempt + 1 < store_s3_max_attempts(g->s3)) {
         r->attempt++;
         g->stats.retries++;
@@ -994,16 +1147,217 @@ static void on_get(struct engine *g, struct req *r)
     }
     g->stats.bytes += r->len;
     if (os->n_parts) {
+        if (os->check == DL_PARTS)
+            memcpy(os->md5s[r->part - 1], md5, MD5_LEN);
+        else if (os->check == DL_CRC)
+            os->part_crcs[r->part - 1] = r->crc;
         os->parts_done++;
         req_put_back(g, r);
         if (os->parts_done == os->n_parts && !os->failed)
-            os->phase = PH_END;
+            dl_verify(g, os);
         maybe_finish(g, os);
         return;
     }
     os->phase = PH_END;
     req_put_back(g, r);
     maybe_finish(g, os);
+}
+
+/* ---- ranged downloads: verifying the whole ------------------------------------- */
+
+/* A mismatch over the whole object: download all of it again, or fail it. */
+static void dl_again(struct engine *g, struct xfer_obj_state *os, const struct s3c_error *e)
+{
+    if (stopping(g) || ++os->attempts >= store_s3_max_attempts(g->s3)) {
+        obj_fail(g, os, e);
+        return;
+    }
+    xdebug(g, os->o, "%s; downloading it again", e->msg);
+    g->stats.retries++;
+    g->stats.bytes -= g->stats.bytes >= os->size ? os->size : g->stats.bytes;
+    os->parts_done = 0;
+    os->next_part = 1;
+    os->phase = PH_PARTS;
+    os->next = g->active;
+    g->active = os;
+}
+
+/* Every part is in: check the whole against what the store holds, then end,
+ * download again, or fail. */
+static void dl_verify(struct engine *g, struct xfer_obj_state *os)
+{
+    struct s3c_error e = S3C_ERROR_INIT;
+    char want[64], got[64];
+    uint32_t i;
+
+    if (os->check == DL_CRC) {
+        uint64_t crc = os->part_crcs[0];
+
+        for (i = 1; i < os->n_parts; i++)
+            crc = ck_combine(os->ck_algo, crc, os->part_crcs[i],
+                             i + 1 == os->n_parts ? os->size - (uint64_t)i * os->part_size : os->part_size);
+        ck_b64(os->ck_algo, crc, got);
+        ck_b64(os->ck_algo, os->ck_want, want);
+        if (crc == os->ck_want) {
+            xdebug(g, os->o, "verified: %s %s of %" PRIu32 " ranges matches the stored checksum",
+                   ck_name(os->ck_algo), got, os->n_parts);
+            os->phase = PH_END;
+            return;
+        }
+        s3c_fail(&e, S3C_EHTTP, "downloaded bytes have %s %s, the store's checksum is %s",
+                 ck_name(os->ck_algo), got, want);
+        dl_again(g, os, &e);
+        return;
+    }
+    if (os->check == DL_PARTS) {
+        struct hash_ctx *h = hash_md5_new();
+        unsigned char d[MD5_LEN];
+
+        if (!h) {
+            s3c_fail(&e, S3C_ENOMEM, "out of memory");
+            obj_fail(g, os, &e);
+            return;
+        }
+        hash_update(h, os->md5s, (size_t)os->n_parts * MD5_LEN);
+        hash_final(h, d);
+        hash_free(h);
+        str_hex(d, MD5_LEN, got);
+        if (!strcmp(got, os->etag_hex)) {
+            xdebug(g, os->o, "verified: md5 of %" PRIu32 " part MD5s (parts of %" PRIu64 " bytes%s) matches the ETag",
+                   os->n_parts, os->part_size, os->layout_guessed ? ", size guessed" : "");
+            os->phase = PH_END;
+            return;
+        }
+        if (os->layout_guessed && os->have_prev && !memcmp(d, os->prev_digest, MD5_LEN)) {
+            /* Two downloads agree byte for byte, part by part: the guess was wrong, not the bytes. */
+            xdebug(g, os->o, "not verified: the store does not say its part size and parts of %" PRIu64
+                   " bytes do not give its ETag; two downloads gave identical bytes", os->part_size);
+            os->phase = PH_END;
+            return;
+        }
+        memcpy(os->prev_digest, d, MD5_LEN);
+        os->have_prev = true;
+        s3c_fail(&e, S3C_EHTTP, "downloaded bytes give ETag %s-%" PRIu32 ", the store's is %s-%" PRIu32 "%s", got,
+                 os->n_parts, os->etag_hex, os->etag_parts,
+                 os->layout_guessed ? " (its part size was guessed)" : "");
+        dl_again(g, os, &e);
+        return;
+    }
+    os->phase = PH_END;
+}
+
+/* The ranges are planned: allocate what the check needs and start the parts. */
+static void dl_start(struct engine *g, struct xfer_obj_state *os)
+{
+    struct s3c_error e = S3C_ERROR_INIT;
+
+    if (os->check == DL_CRC && !(os->part_crcs = calloc(os->n_parts, sizeof(*os->part_crcs))))
+        s3c_fail(&e, S3C_ENOMEM, "out of memory");
+    if (e.code || start_parts(g, os, &e)) {
+        obj_fail(g, os, &e);
+        maybe_finish(g, os);
+    }
+}
+
+/* Ranges of our own size, checked by size only; 'why' goes to --debug. */
+static void dl_size_only(struct engine *g, struct xfer_obj_state *os, const char *why)
+{
+    xdebug(g, os->o, "checked by size only: %s", why);
+    os->check = DL_SIZE;
+    plan_parts(g, os);
+}
+
+/* The store does not say the part size: take the likeliest that makes the
+ * ETag's part count (a wrong guess costs a second download, see dl_verify). */
+static void dl_guess_layout(struct engine *g, struct xfer_obj_state *os)
+{
+    uint64_t p;
+
+    if (xfer_part_size_guesses(os->size, os->etag_parts, g->opts.part_size, &p, 1) != 1) {
+        dl_size_only(g, os, "the store does not say its part size, and no usual one makes the ETag's part count");
+        return;
+    }
+    os->check = DL_PARTS;
+    os->layout_guessed = true;
+    os->part_size = p;
+    os->n_parts = os->etag_parts;
+}
+
+/* HEAD with x-amz-checksum-mode: ENABLED answered: pick the check and the ranges. */
+static void on_head_info(struct engine *g, struct req *r)
+{
+    struct xfer_obj_state *os = r->os;
+    struct xfer_obj *o = os->o;
+    const struct http_resp *resp = &r->http.resp;
+    struct s3c_error e = S3C_ERROR_INIT;
+    struct sv v;
+    uint64_t len = 0;
+    char etag[80] = "", hex[33];
+
+    if (http_resp_header(resp, "etag", &v) && v.n < sizeof(etag)) {
+        memcpy(etag, v.p, v.n);
+        etag[v.n] = '\0';
+    }
+    if (!http_resp_header(resp, "content-length", &v) || !sv_to_u64(v, &len) || len != os->size) {
+        s3c_fail(&e, S3C_EHTTP, "the object changed since it was listed: %" PRIu64 " bytes, now %" PRIu64,
+                 os->size, len);
+        req_fail(g, r, &e, false, 0);
+        return;
+    }
+    if (!o->etag && etag[0])
+        o->etag = strdup(etag); /* every range then asks for this version (If-Match) */
+    if (stored_checksum(resp, &os->ck_algo, &os->ck_want)) {
+        os->check = DL_CRC;
+        plan_parts(g, os);
+    } else if ((os->etag_parts = xfer_etag_parts(etag, os->etag_hex)) && !sse_hides_md5(resp)) {
+        if (!g->no_part_number) {
+            struct req *p1;
+
+            req_put_back(g, r);
+            p1 = req_get(g, os, RK_HEAD_PART1);
+            if (p1)
+                submit_or_fail(g, p1);
+            else
+                dl_size_only(g, os, "out of memory");
+            if (p1)
+                return;
+            dl_start(g, os);
+            return;
+        }
+        dl_guess_layout(g, os);
+    } else {
+        dl_size_only(g, os, sse_hides_md5(resp) ? "encrypted with a key whose ETag is not an MD5, and no stored checksum"
+                            : etag_is_md5(sv_from(etag), hex) ? "a single-part ETag cannot check ranged GETs, and no stored checksum"
+                            : "no stored checksum and no MD5 ETag");
+    }
+    req_put_back(g, r);
+    dl_start(g, os);
+}
+
+/* HEAD ?partNumber=1 answered ('ok'), or refused: the upload's part size, if the store says it. */
+static void on_head_part1(struct engine *g, struct req *r, bool ok)
+{
+    struct xfer_obj_state *os = r->os;
+    const struct http_resp *resp = &r->http.resp;
+    uint64_t count = 0, p = 0;
+    struct sv v;
+    bool counted = ok && http_resp_header(resp, "x-amz-mp-parts-count", &v) && sv_to_u64(v, &count);
+
+    if (counted && count == os->etag_parts && http_resp_header(resp, "content-length", &v) &&
+        sv_to_u64(v, &p) && xfer_parts_fit(os->size, os->etag_parts, p)) {
+        os->check = DL_PARTS;
+        os->part_size = p;
+        os->n_parts = os->etag_parts;
+    } else if (counted) {
+        dl_size_only(g, os, "its parts are not all of one size");
+    } else {
+        if (!g->no_part_number)
+            xdebug(g, os->o, "the store ignores ?partNumber=: part sizes will be guessed from the ETag");
+        g->no_part_number = true;
+        dl_guess_layout(g, os);
+    }
+    req_put_back(g, r);
+    dl_start(g, os);
 }
 
 /* Keep the headers a copy must carry, then start the multipart upload. */
@@ -1044,6 +1398,64 @@ static void on_head_src(struct engine *g, struct req *r)
     }
 }
 
+static const char *req_op_name(enum req_kind k)
+{
+    switch (k) {
+    case RK_PUT: return "PutObject";
+    case RK_CREATE: return "CreateMultipartUpload";
+    case RK_PART: return "UploadPart";
+    case RK_COMPLETE: return "CompleteMultipartUpload";
+    case RK_ABORT: return "AbortMultipartUpload";
+    case RK_GET: return "GetObject";
+    case RK_COPY: return "CopyObject";
+    case RK_COPY_PART: return "UploadPartCopy";
+    case RK_HEAD_SRC:
+    case RK_HEAD_INFO:
+    case RK_HEAD_PART1: return "HeadObject";
+    case RK_DELETE: return "DeleteObjects";
+    case RK_DELETE_ONE: return "DeleteObject";
+    }
+    return "request";
+}
+
+/*
+ * Answers that no other object of the run can get past: the bucket does not
+ * exist, or the credentials are wrong. AccessDenied counts too while nothing
+ * has succeeded yet (then it is the key or the bucket, not one object's policy).
+ */
+static bool run_wide_error(const struct engine *g, const struct s3c_error *e)
+{
+    return !strcmp(e->s3_code, "NoSuchBucket") || !strcmp(e->s3_code, "InvalidAccessKeyId") ||
+           !strcmp(e->s3_code, "SignatureDoesNotMatch") ||
+           (!g->any_ok && (!strcmp(e->s3_code, "AccessDenied") || !strcmp(e->s3_code, "Forbidden")));
+}
+
+/* Stop the run after 'e' (rewritten to name the operation and the bucket): the
+ * object that met it fails with it, everything else ends as cancelled (not
+ * reported), nothing new starts, multipart uploads are aborted. */
+static void stop_run(struct engine *g, struct req *r, struct s3c_error *e)
+{
+    const struct xfer_obj *o = r->os->o;
+    char msg[sizeof(e->msg)];
+    size_t n = strlen(e->msg);
+    bool reads = r->kind == RK_GET || r->kind == RK_HEAD_INFO || r->kind == RK_HEAD_PART1 ||
+                 r->kind == RK_HEAD_SRC;
+
+    if (g->stop)
+        return;
+    if (n && e->msg[n - 1] == '.')
+        e->msg[n - 1] = '\0';
+    if (o->op == XFER_COPY && !reads)
+        snprintf(msg, sizeof(msg), "%s from s3://%s to s3://%s: %.300s; stopped, nothing more was tried",
+                 req_op_name(r->kind), o->src_bucket, o->dst_bucket, e->msg);
+    else
+        snprintf(msg, sizeof(msg), "%s in s3://%s: %.300s; stopped, nothing more was tried", req_op_name(r->kind),
+                 reads || o->op == XFER_DELETE ? o->src_bucket : o->dst_bucket, e->msg);
+    str_copy(e->msg, sizeof(e->msg), msg);
+    g->stop = true;
+    g->stop_err = *e;
+}
+
 /* Judge one finished exchange. */
 static void req_done(struct engine *g, struct req *r)
 {
@@ -1059,12 +1471,21 @@ static void req_done(struct engine *g, struct req *r)
         maybe_finish(g, r->os);
         return;
     }
-    if (cancel_requested && r->kind != RK_ABORT) {
-        s3c_fail(&e, S3C_ECANCEL, "interrupted");
+    if (stopping(g) && r->kind != RK_ABORT) {
+        s3c_fail(&e, S3C_ECANCEL, "%s", cancel_requested ? "interrupted" : "stopped");
         req_fail(g, r, &e, false, 0);
         return;
     }
     v = store_s3_judge(g->s3, &r->http, r->attempt, &backoff, &free_retry, &e);
+    if (v == STORE_S3_FAIL && r->kind == RK_HEAD_PART1 && e.http_status >= 400 && e.http_status < 500) {
+        /* The store refuses ?partNumber=: verify as if it ignored it. */
+        on_head_part1(g, r, false);
+        return;
+    }
+    if (v == STORE_S3_FAIL && r->kind != RK_ABORT && run_wide_error(g, &e))
+        stop_run(g, r, &e);
+    if (v == STORE_S3_OK)
+        g->any_ok = true;
     if (v != STORE_S3_OK) {
         if (r->kind == RK_GET && r->local_failed) {
             req_fail(g, r, &r->local_err, false, 0);
@@ -1093,6 +1514,8 @@ static void req_done(struct engine *g, struct req *r)
     case RK_HEAD_SRC: on_head_src(g, r); break;
     case RK_DELETE: on_delete_batch(g, r); break;
     case RK_DELETE_ONE: on_single(g, r); break;
+    case RK_HEAD_INFO: on_head_info(g, r); break;
+    case RK_HEAD_PART1: on_head_part1(g, r, true); break;
     }
 }
 
@@ -1257,17 +1680,24 @@ static void del_key_error(struct s3c_error *e, const struct s3_delete_error *de)
     str_copy(e->s3_code, sizeof(e->s3_code), code);
 }
 
-/* Finish every object of 'b': all with 'all' when set, else by their per-key result. Frees 'b'. */
+/*
+ * Finish every object of 'b': all with 'all' when set, else by their per-key
+ * result. Frees 'b'. A run-wide error (the bucket is gone...) is the first
+ * key's; the others end as cancelled, as the rest of a stopped run does.
+ */
 static void del_batch_finish(struct engine *g, struct xfer_del_batch *b, const struct s3c_error *all)
 {
+    struct s3c_error stopped = S3C_ERROR_INIT;
     size_t i;
 
+    if (all && g->stop && all->code != S3C_ECANCEL)
+        s3c_fail(&stopped, S3C_ECANCEL, "stopped");
     for (i = 0; i < b->n; i++) {
         struct xfer_obj_state *os = b->items[i].ctx;
 
         if (all) {
             os->failed = true;
-            os->err = *all;
+            os->err = i > 0 && stopped.code ? stopped : *all;
         } else if (b->items[i].err) {
             os->failed = true;
             del_key_error(&os->err, b->items[i].err);
@@ -1469,6 +1899,12 @@ static struct req *obj_start(struct engine *g, struct xfer_obj *o)
         os->size = o->size;
         if (fs_tmp_create(o->dst, os->size, &os->fd, &os->tmp_path, &e))
             goto fail;
+        if (wants_multipart(g, os->size) && g->opts.verify) {
+            /* Ranged: first learn how the whole can be checked (on_head_info). */
+            os->phase = PH_PROBE;
+            r = req_get(g, os, RK_HEAD_INFO);
+            break;
+        }
         if (wants_multipart(g, os->size)) {
             plan_parts(g, os);
             if (start_parts(g, os, &e))
@@ -1656,13 +2092,13 @@ static void fill(struct engine *g)
         r = due_retry(g, now);
         struct xfer_obj *o = NULL;
 
-        if (!r && !cancel_requested)
+        if (!r && !stopping(g))
             r = next_part(g);
-        if (!r && !cancel_requested)
+        if (!r && !stopping(g))
             r = del_next_batch(g);
         if (!r) {
             /* A closed batch waiting for room holds the source back: memory stays bounded. */
-            if (g->source_done || g->source_wait || cancel_requested || g->del.ready)
+            if (g->source_done || g->source_wait || stopping(g) || g->del.ready)
                 break;
             switch (g->opts.next(g->opts.next_ctx, &o)) {
             case XFER_NEXT_ONE:
@@ -1755,7 +2191,7 @@ static void cancel_all(struct engine *g)
     struct s3c_error e = S3C_ERROR_INIT;
     struct req *r;
 
-    s3c_fail(&e, S3C_ECANCEL, "interrupted");
+    s3c_fail(&e, S3C_ECANCEL, "%s", cancel_requested ? "interrupted" : "stopped");
     del_cancel(g, &e);
     while (g->active) {
         struct xfer_obj_state *os = g->active;
@@ -1795,7 +2231,7 @@ enum s3c_err xfer_run(struct store_s3 *s, const struct xfer_opts *opts, struct x
         int64_t now;
         int wait_ms = 100;
 
-        if (cancel_requested && !cancelled) {
+        if (stopping(g) && !cancelled) {
             cancelled = true;
             http_loop_cancel_all(g->loop);
             cancel_all(g);
@@ -1837,7 +2273,7 @@ enum s3c_err xfer_run(struct store_s3 *s, const struct xfer_opts *opts, struct x
     g->stats.seconds = (double)(now_ms() - t0) / 1000.0;
     if (stats)
         *stats = g->stats;
-    rc = cancelled ? S3C_ECANCEL : g->first_error;
+    rc = cancel_requested ? S3C_ECANCEL : g->stop ? g->stop_err.code : g->first_error;
     while (g->free_reqs) {
         struct req *r = g->free_reqs;
         g->free_reqs = r->next;
