@@ -12,18 +12,46 @@ struct help {
 };
 
 static const struct help helps[] = {
-    { "ls", "s3c ls [s3://BUCKET[/PREFIX]] [--recursive] [--human-readable] [--summarize]",
+    { "ls", "s3c ls [s3://BUCKET[/PREFIX|/PATTERN]] [--recursive] [--human-readable] [--summarize] [flags]",
       "List buckets, or the objects and common prefixes (PRE lines) under a prefix,\n"
       "as `aws s3 ls` prints them. --json prints one JSON object per line.\n"
       "  --recursive, -r     list every key under the prefix, with its full name\n"
-      "  --human-readable    sizes in KiB, MiB, GiB...\n"
+      "  --human-readable, --humanize, -H   sizes in KiB, MiB, GiB...\n"
       "  --summarize         print Total Objects and Total Size at the end\n"
-      "  --page-size N       keys per ListObjectsV2 request (default 1000)\n"
-      "Exits 1 when a prefix matches nothing.\n" },
+      "  --etag, -e          an ETag column (s5cmd)\n"
+      "  --storage-class, -s a storage class column (s5cmd)\n"
+      "  --all-versions      every version and delete marker (ListObjectVersions): a\n"
+      "                      version id column, DELETE in the size column of a delete\n"
+      "                      marker, each key's newest first; --summarize counts versions\n"
+      "  --exclude/--include P  AWS CLI filters on the names under the prefix\n"
+      "  --page-size N       keys per list request (default 1000)\n"
+      "Columns: DATE TIME [CLASS] [ETAG] SIZE [VERSION-ID] NAME; the extra ones appear\n"
+      "only when asked for, so the default output is the AWS CLI's.\n"
+      "A PATTERN with s5cmd wildcards ('*' and '?' cross '/', \\* a literal star)\n"
+      "lists every matching key under its literal prefix, named relative to the\n"
+      "pattern's directory (full names with --recursive): ls 's3://b/logs/2024-*/*.gz'.\n"
+      "On a versioned bucket, plain ls shows current objects only (a delete marker\n"
+      "hides its key), as the AWS CLI does.\n"
+      "Exits 1 when a prefix or pattern matches nothing.\n" },
+    { "du", "s3c du s3://BUCKET[/PREFIX|/PATTERN] [--humanize] [--group] [--all-versions] [flags]",
+      "Total objects and bytes under a prefix or wildcard pattern, as s5cmd's du\n"
+      "prints them (\"N bytes in N objects: s3://...\"). Every key under the prefix\n"
+      "counts, however deep. --json prints the totals as JSON lines.\n"
+      "  --humanize, -H, --human-readable   sizes as s5cmd writes them (1.5K, 2.0G)\n"
+      "  --group, -g         one line per storage class\n"
+      "  --all-versions      count every version (delete markers hold no bytes: not counted)\n"
+      "  --exclude/--include P  AWS CLI filters on the names under the prefix\n"
+      "  --page-size N       keys per list request (default 1000)\n" },
     { "mb", "s3c mb s3://BUCKET",
       "Create a bucket in the configured region (LocationConstraint outside us-east-1).\n" },
     { "rb", "s3c rb s3://BUCKET [--force]",
-      "Remove an empty bucket. --force first deletes every object in it.\n" },
+      "Remove an empty bucket. --force first deletes everything in it. On a versioned\n"
+      "bucket that means every version and delete marker too: a plain delete there\n"
+      "only adds a delete marker, so the AWS CLI's rb --force deletes the current\n"
+      "objects, leaves their history and then fails with BucketNotEmpty. Whoever\n"
+      "says --force wants the bucket gone, and a removed bucket keeps no history\n"
+      "anyway, so s3c removes it all. Stores without ListObjectVersions get the plain\n"
+      "deletes.\n" },
     { "head", "s3c head s3://BUCKET[/KEY]",
       "Print an object's metadata (HeadObject) as JSON, with the same field names as\n"
       "`aws s3api head-object`; with no key, check the bucket (HeadBucket).\n" },
@@ -46,7 +74,9 @@ static const struct help helps[] = {
       "  --bwlimit RATE         cap throughput, e.g. 50MB/s\n"
       "  --expected-size SIZE   size of stdin, to pick the part size\n"
       "  --no-progress          no live progress line\n"
-      "  --stat                 a summary table at the end: per operation, total, errors, bytes\n" },
+      "  --stat                 a summary table at the end: per operation, total, errors, bytes\n"
+      "  --resume               continue multipart uploads a killed run left (journaled in\n"
+      "                         $S3C_STATE_DIR, else ~/.local/state/s3c; parts checked by MD5)\n" },
     { "run", "s3c run FILE|- [--concurrency N] [--stat]",
       "Execute one s3c command a line (FILE, or - for standard input), in this process.\n"
       "Lines are split like shell words (quotes, backslashes, # comments), with no expansion.\n"
@@ -67,6 +97,34 @@ static const struct help helps[] = {
       "  --request-payer requester\n"
       "  --concurrency N, --numworkers N   fixed requests in flight (default: adaptive)\n"
       "Each key that fails is one error line; any failure exits 1.\n" },
+    { "cat", "s3c cat s3://BUCKET/KEY [--raw] [--part-size SIZE] [--concurrency N]",
+      "Write an object to stdout: ranged GETs in parallel, written in order, with at\n"
+      "most 64 MiB in memory (8 ranges of 8 MiB; small objects in smaller ranges).\n"
+      "A single-part object is checked against its ETag (MD5); a multipart one by the\n"
+      "length of every range, each asked If-Match its ETag. A reader that stops early\n"
+      "(s3c cat ... | head) ends it quietly with exit 0, as s5cmd (the AWS CLI says\n"
+      "\"[Errno 32] Broken pipe\" and exits 1). Same as `s3c cp s3://BUCKET/KEY -`.\n"
+      "  --raw                  a key with * or ? taken literally (else refused)\n"
+      "  --part-size SIZE       range size (capped at 32 MiB), --concurrency N, --numworkers N,\n"
+      "  --bwlimit RATE, --request-payer requester, --no-progress\n" },
+    { "pipe", "s3c pipe s3://BUCKET/KEY [--expected-size SIZE] [object flags]",
+      "Upload stdin as one object: a PUT when it ends within the first part, else a\n"
+      "multipart upload, parts sent in parallel from at most 64 MiB of part buffers\n"
+      "(8 of 8 MiB). With --expected-size the part size fits that size in 10,000\n"
+      "parts; without it parts start at 8 MiB (or --part-size) and double every 2,000\n"
+      "parts, up to 16 times the start, so stdin may be up to 62,000 start-size parts\n"
+      "(484 GiB at 8 MiB). Same as `s3c cp - s3://BUCKET/KEY`.\n"
+      "  --content-type T, --cache-control V, --content-encoding V, --content-disposition V,\n"
+      "  --content-language V, --expires V, --metadata k=v[,k=v], --storage-class C, --acl A,\n"
+      "  --sse AES256|aws:kms, --sse-kms-key-id K, --request-payer requester,\n"
+      "  --no-guess-mime-type, --no-overwrite, -n/--no-clobber, --raw (accepted, as s5cmd's)\n"
+      "  --expected-size SIZE, --part-size SIZE, --concurrency N, --numworkers N,\n"
+      "  --bwlimit RATE, --no-progress, --stat\n" },
+    { "presign", "s3c presign s3://BUCKET/KEY [--expires-in SECONDS]",
+      "Print a presigned GET URL for the object (no request is sent), as\n"
+      "`aws s3 presign`: the configured endpoint, addressing style and region;\n"
+      "X-Amz-Security-Token when the credentials have a session token.\n"
+      "  --expires-in SECONDS   1 to 604800 (7 days); default 3600\n" },
     { "sync", "s3c sync SRC DST [--delete] [--size-only] [--exact-timestamps] [flags]",
       "Make DST hold what SRC holds: local dir -> S3 prefix, S3 -> local dir, or S3 -> S3,\n"
       "as `aws s3 sync` does. A file or object is copied when it is missing at DST, its\n"

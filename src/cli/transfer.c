@@ -12,6 +12,7 @@
 
 #include "cli/args.h"
 #include "cli/job.h"
+#include "cli/objopts.h"
 #include "cli/output.h"
 #include "fs/path.h"
 #include "plan/filter.h"
@@ -46,8 +47,8 @@ struct transfer {
     bool mv;
     /* Flags. */
     bool recursive, no_overwrite, no_clobber, if_size_differ, if_source_newer;
-    bool flatten, raw, follow_symlinks, no_follow_symlinks, no_guess_mime;
-    const char *metadata;
+    bool flatten, raw, follow_symlinks, no_follow_symlinks;
+    struct objopts_args oa;         /* --metadata & co., and the storage of what they become */
     struct job_knob_args knob_args;
     struct arg_list filters;
     int n_pos;
@@ -73,8 +74,6 @@ struct transfer {
     struct s3_delete_object *del;
     char **del_keys;
     size_t n_del;
-    /* --metadata, parsed. */
-    char meta[32][2][512];
 };
 
 static void shown_free(struct shown *s)
@@ -445,60 +444,6 @@ static int next_obj_raw(struct transfer *t, struct xfer_obj **out)
 
 /* ---- setting up ------------------------------------------------------------------- */
 
-static enum s3c_err parse_metadata(struct transfer *t, struct s3c_error *e)
-{
-    /* --metadata k1=v1,k2=v2 (the AWS CLI's shorthand) or a JSON object {"k":"v"}. */
-    char (*store)[2][512] = t->meta;
-    const char *p = t->metadata;
-    int n = 0;
-
-    if (!p)
-        return S3C_OK;
-    while (*p == ' ' || *p == '{')
-        p++;
-    while (*p && *p != '}') {
-        char k[256], v[512];
-        size_t kl = 0, vl = 0;
-        bool q;
-
-        while (*p == ' ' || *p == ',')
-            p++;
-        if (!*p || *p == '}')
-            break;
-        q = *p == '"';
-        if (q)
-            p++;
-        while (*p && (q ? *p != '"' : (*p != '=' && *p != ':')) && kl < sizeof(k) - 1)
-            k[kl++] = *p++;
-        if (q && *p == '"')
-            p++;
-        while (*p == ' ')
-            p++;
-        if (*p != '=' && *p != ':')
-            return s3c_fail(e, S3C_EUSAGE, "%s: --metadata must be KEY=VALUE[,KEY=VALUE] or {\"KEY\":\"VALUE\"}", t->base.verb);
-        p++;
-        while (*p == ' ')
-            p++;
-        q = *p == '"';
-        if (q)
-            p++;
-        while (*p && (q ? *p != '"' : (*p != ',' && *p != '}')) && vl < sizeof(v) - 1)
-            v[vl++] = *p++;
-        if (q && *p == '"')
-            p++;
-        k[kl] = v[vl] = '\0';
-        if (!kl || n == 32)
-            return s3c_fail(e, S3C_EUSAGE, "%s: bad or too many --metadata entries", t->base.verb);
-        snprintf(store[n][0], sizeof(store[n][0]), "x-amz-meta-%s", k);
-        snprintf(store[n][1], sizeof(store[n][1]), "%s", v);
-        t->oo.metadata[n][0] = store[n][0];
-        t->oo.metadata[n][1] = store[n][1];
-        n++;
-    }
-    t->oo.n_metadata = n;
-    return S3C_OK;
-}
-
 static bool is_dir(const char *p)
 {
     struct stat st;
@@ -786,22 +731,9 @@ enum s3c_err cp_job_new(struct cli_ctx *c, const char *verb, int argc, char **ar
         { "--raw", NULL, ARG_BOOL, &t->raw },
         { "--follow-symlinks", NULL, ARG_BOOL, &t->follow_symlinks },
         { "--no-follow-symlinks", NULL, ARG_BOOL, &t->no_follow_symlinks },
-        { "--no-guess-mime-type", NULL, ARG_BOOL, &t->no_guess_mime },
         { "--exclude", NULL, ARG_STR_LIST, &t->filters },
         { "--include", NULL, ARG_STR_LIST, &t->filters },
-        { "--content-type", NULL, ARG_STR, &t->oo.content_type },
-        { "--cache-control", NULL, ARG_STR, &t->oo.cache_control },
-        { "--content-encoding", NULL, ARG_STR, &t->oo.content_encoding },
-        { "--content-disposition", NULL, ARG_STR, &t->oo.content_disposition },
-        { "--content-language", NULL, ARG_STR, &t->oo.content_language },
-        { "--expires", NULL, ARG_STR, &t->oo.expires },
-        { "--storage-class", NULL, ARG_STR, &t->oo.storage_class },
-        { "--acl", NULL, ARG_STR, &t->oo.acl },
-        { "--sse", NULL, ARG_STR, &t->oo.sse },
-        { "--sse-kms-key-id", NULL, ARG_STR, &t->oo.sse_kms_key_id },
-        { "--request-payer", NULL, ARG_STR, &t->oo.request_payer },
-        { "--metadata-directive", NULL, ARG_STR, &t->oo.metadata_directive },
-        { "--metadata", NULL, ARG_STR, &t->metadata },
+        OBJOPTS_SPECS(&t->oo, &t->oa),
         JOB_KNOB_SPECS(&t->knob_args),
         { NULL, NULL, 0, NULL },
     };
@@ -820,19 +752,15 @@ enum s3c_err cp_job_new(struct cli_ctx *c, const char *verb, int argc, char **ar
     if (!rc)
         rc = setup_ends(t, t->n_pos, t->pos, e);
     if (!rc)
-        rc = parse_metadata(t, e);
+        rc = objopts_parse(verb, &t->oa, &t->oo, e);
     if (!rc)
         rc = job_knobs_parse(&t->base, &t->knob_args, e);
-    if (!rc && t->oo.metadata_directive && strcmp(t->oo.metadata_directive, "COPY") &&
-        strcmp(t->oo.metadata_directive, "REPLACE"))
-        rc = s3c_fail(e, S3C_EUSAGE, "%s: --metadata-directive must be COPY or REPLACE", verb);
     if (rc) {
         job_free(&t->base);
         return rc;
     }
     /* -n is checked before each transfer; If-None-Match: * closes the race for uploads. */
     t->oo.no_overwrite = t->no_overwrite || (t->no_clobber && t->dst_s3);
-    t->oo.no_guess_mime = t->no_guess_mime;
     *out = &t->base;
     return S3C_OK;
 }
