@@ -7,7 +7,7 @@
 int main(int argc, char **argv)
 {
     char p[4096];
-    int d, f, n = argc > 2 ? atoi(argv[2]) : 1000;
+    int d, f, n = argc > 2 ? (int)strtol(argv[2], NULL, 10) : 1000;
     mkdir(argv[1], 0755);
     for (d = 0; d < n; d++) {
         snprintf(p, sizeof(p), "%s/d%03d", argv[1], d);
