@@ -11,6 +11,8 @@
  * (STAR stands for '*', which cannot sit in this comment.)
  * --exclude/--include filter every argument (the AWS CLI's rules and roots,
  * as cp applies them). Several arguments may be given, in any mix.
+ * --all-versions lists versions instead (ListObjectVersions) and deletes
+ * each version and delete marker of the keys selected, as s5cmd does.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +21,7 @@
 #include "cli/args.h"
 #include "cli/cmd.h"
 #include "cli/job.h"
+#include "cli/listing.h"
 #include "cli/output.h"
 #include "plan/filter.h"
 #include "plan/lister.h"
@@ -29,13 +32,14 @@
 enum rm_kind {
     RM_ONE,         /* one literal key */
     RM_LIST,        /* every listed key under a prefix (matching a pattern, if any) */
+    RM_VERSIONS,    /* --all-versions: every version and delete marker of what is selected */
 };
 
 struct rm {
     struct job base;                /* verb "rm"; counts; knobs */
     struct store_s3 *s3;
     /* Flags. */
-    bool recursive, raw;
+    bool recursive, raw, all_versions;
     const char *version_id;
     struct job_knob_args knob_args;
     struct arg_list filters;
@@ -55,6 +59,10 @@ struct rm {
     struct lister lister;
     bool lister_open;
     bool one_given;                 /* RM_ONE: its object was yielded */
+    struct listing versions;        /* RM_VERSIONS */
+    struct buf vprefix;             /* the versions listing's prefix (a wildcard's literal part) */
+    bool versions_open;
+    bool versions_exact;            /* one key without --recursive: its versions only */
 };
 
 /* ---- result lines ------------------------------------------------------------------- */
@@ -119,7 +127,7 @@ static void arg_failed(struct rm *r, const struct s3c_error *e)
 
 /* ---- the stream of objects ---------------------------------------------------------- */
 
-static struct xfer_obj *obj_make(struct rm *r, const char *key)
+static struct xfer_obj *obj_make(struct rm *r, const char *key, const char *version_id)
 {
     struct xfer_obj *o = xfer_obj_new(XFER_DELETE);
     size_t n;
@@ -135,9 +143,9 @@ static struct xfer_obj *obj_make(struct rm *r, const char *key)
     o->src = strdup(key);
     o->src_bucket = strdup(r->u.bucket);
     o->opts = &r->oo;
-    if (r->version_id)
-        o->version_id = strdup(r->version_id);
-    if (!shown || !o->src || !o->src_bucket || (r->version_id && !o->version_id)) {
+    if (version_id)
+        o->version_id = strdup(version_id);
+    if (!shown || !o->src || !o->src_bucket || (version_id && !o->version_id)) {
         free(o->user);
         xfer_obj_free(o);
         return NULL;
@@ -150,6 +158,10 @@ static void arg_close(struct rm *r)
     if (r->lister_open)
         lister_close(&r->lister);
     r->lister_open = false;
+    if (r->versions_open)
+        listing_close(&r->versions);
+    r->versions_open = false;
+    buf_release(&r->vprefix);
     s3_uri_release(&r->u);
     free(r->prefix);
     free(r->filter_root);
@@ -157,6 +169,79 @@ static void arg_close(struct rm *r)
     r->pattern = NULL;
     r->open = false;
     r->one_given = false;
+}
+
+/* Does 'key', listed or given, pass the filters? 'rel' is its name below the argument. */
+static bool accepted(const struct rm *r, struct sv rel)
+{
+    return filter_empty(&r->filter) || filter_accept(&r->filter, r->filter_root, rel);
+}
+
+/*
+ * --all-versions: list the versions of what the argument selects. One key
+ * without --recursive lists its key as a prefix and keeps that key only
+ * (filtered by its name, as a single object is); a prefix or a wildcard
+ * goes through the listing's own pattern and filters, as cp's names do.
+ */
+static enum s3c_err versions_open(struct rm *r, struct buf *b, struct s3c_error *e)
+{
+    struct listing_opts lo = { .bucket = r->u.bucket, .versions = true };
+    bool wild = !r->raw && wild_has(r->u.key);
+    enum s3c_err rc = S3C_OK;
+
+    r->kind = RM_VERSIONS;
+    r->vprefix = (struct buf)BUF_INIT(65536);
+    r->versions_exact = !wild && !r->recursive;
+    if (wild) {
+        rc = listing_set_key(&lo, r->u.key, &r->vprefix, e);
+    } else {
+        size_t kl = strlen(r->u.key);
+        if (buf_adds(&r->vprefix, r->u.key) ||
+            (r->recursive && kl && r->u.key[kl - 1] != '/' && buf_addc(&r->vprefix, '/')))
+            rc = s3c_fail(e, S3C_ENOMEM, "key too long");
+        lo.prefix = buf_cstr(&r->vprefix);
+    }
+    if (!rc && !filter_empty(&r->filter)) {
+        rc = filter_root(r->args[r->cur], r->recursive && !wild, b, e);
+        if (!rc && !(r->filter_root = strdup(buf_cstr(b))))
+            rc = s3c_fail(e, S3C_ENOMEM, "out of memory");
+        if (!rc && !r->versions_exact) {
+            lo.filter = &r->filter;
+            lo.filter_root = r->filter_root;
+        }
+    }
+    if (rc)
+        return rc;
+    listing_open(&r->versions, r->s3, &lo);
+    r->versions_open = true;
+    return S3C_OK;
+}
+
+/* The next version or delete marker of the open --all-versions argument: 1 with *out, 0 at the end. */
+static int versions_next(struct rm *r, struct xfer_obj **out)
+{
+    const struct listing_entry *en;
+    struct s3c_error e = S3C_ERROR_INIT;
+    int got;
+
+    while ((got = listing_next(&r->versions, &en, &e)) == 1) {
+        if (en->kind == LISTING_PREFIX)
+            continue;
+        if (r->versions_exact) {
+            const char *slash = strrchr(en->key, '/');
+            if (strcmp(en->key, r->u.key) != 0 || !accepted(r, sv_from(slash ? slash + 1 : en->key)))
+                continue;
+        }
+        *out = obj_make(r, en->key, en->version_id[0] ? en->version_id : "null");
+        if (*out)
+            return 1;
+        s3c_fail(&e, S3C_ENOMEM, "out of memory");
+        got = -1;
+        break;
+    }
+    if (got < 0)
+        arg_failed(r, &e);
+    return 0;
 }
 
 /* Start expanding argument r->cur. Errors are reported (and counted) here. */
@@ -171,6 +256,13 @@ static enum s3c_err arg_open(struct rm *r)
     if (rc)
         goto fail;
     r->open = true;
+    if (r->all_versions) {
+        rc = versions_open(r, &b, &e);
+        if (rc)
+            goto fail;
+        buf_release(&b);
+        return S3C_OK;
+    }
     if (!r->raw && wild_has(r->u.key)) {
         r->kind = RM_LIST;
         r->pattern = r->u.key;
@@ -217,12 +309,6 @@ fail:
     return rc;
 }
 
-/* Does 'key', listed or given, pass the filters? 'rel' is its name below the argument. */
-static bool accepted(const struct rm *r, struct sv rel)
-{
-    return filter_empty(&r->filter) || filter_accept(&r->filter, r->filter_root, rel);
-}
-
 /* The next object of the open argument: 1 with *out, 0 when it has no more. */
 static int arg_next(struct rm *r, struct xfer_obj **out)
 {
@@ -230,6 +316,8 @@ static int arg_next(struct rm *r, struct xfer_obj **out)
     struct s3c_error e = S3C_ERROR_INIT;
     int got;
 
+    if (r->kind == RM_VERSIONS)
+        return versions_next(r, out);
     if (r->kind == RM_ONE) {
         const char *slash = strrchr(r->u.key, '/');
         if (r->one_given)
@@ -237,7 +325,7 @@ static int arg_next(struct rm *r, struct xfer_obj **out)
         r->one_given = true;
         if (!accepted(r, sv_from(slash ? slash + 1 : r->u.key)))
             return 0;
-        *out = obj_make(r, r->u.key);
+        *out = obj_make(r, r->u.key, r->version_id);
         if (!*out) {
             s3c_fail(&e, S3C_ENOMEM, "out of memory");
             arg_failed(r, &e);
@@ -256,7 +344,7 @@ static int arg_next(struct rm *r, struct xfer_obj **out)
         }
         if (!accepted(r, rel))
             continue;
-        *out = obj_make(r, so->key);
+        *out = obj_make(r, so->key, NULL);
         if (*out)
             return 1;
         s3c_fail(&e, S3C_ENOMEM, "out of memory");
@@ -371,6 +459,7 @@ static enum s3c_err rm_parse(struct rm *r, int argc, char **argv, struct s3c_err
         { "--dryrun", NULL, ARG_BOOL, &dryrun },
         { "--raw", NULL, ARG_BOOL, &r->raw },
         { "--version-id", NULL, ARG_STR, &r->version_id },
+        { "--all-versions", NULL, ARG_BOOL, &r->all_versions },
         { "--request-payer", NULL, ARG_STR, &r->oo.request_payer },
         { "--exclude", NULL, ARG_STR_LIST, &r->filters },
         { "--include", NULL, ARG_STR_LIST, &r->filters },
@@ -383,6 +472,8 @@ static enum s3c_err rm_parse(struct rm *r, int argc, char **argv, struct s3c_err
     r->base.dryrun = dryrun;
     if (!rc && r->version_id && !r->version_id[0])
         rc = s3c_fail(e, S3C_EUSAGE, "rm: --version-id needs a version id");
+    if (!rc && r->version_id && r->all_versions)
+        rc = s3c_fail(e, S3C_EUSAGE, "rm: --version-id and --all-versions do not go together");
     if (!rc)
         rc = check_args(r, e);
     if (!rc)

@@ -292,6 +292,47 @@ test_rm_version_id() {
         "versions and markers left"
 }
 
+# _rm_versions BUCKET: "KEY VERSION-OR-MARKER" lines of every version and delete marker, sorted.
+_rm_versions() {
+    awsx s3api list-object-versions --bucket "$1" --output json >"$T_DIR/.versions" ||
+        t_fail "list-object-versions failed"
+    jq -r '((.Versions // [])[] | "\(.Key) v"), ((.DeleteMarkers // [])[] | "\(.Key) m")' \
+        <"$T_DIR/.versions" 2>/dev/null | LC_ALL=C sort
+}
+
+test_rm_all_versions() {
+    local b
+    t_new_bucket b
+    t_put_text "$b" old x                       # before versioning: version "null"
+    assert_ok awsx s3api put-bucket-versioning --bucket "$b" --versioning-configuration Status=Enabled
+    t_put_text "$b" k one
+    t_put_text "$b" k two
+    t_cmd s3curl DELETE "/$b/k" || t_fail "delete marker"
+    t_put_text "$b" k2 x                        # shares k's text, not its key
+    t_put_text "$b" d/a one
+    t_put_text "$b" d/a two
+    t_put_text "$b" d/b.log x
+    t_put_text "$b" d/c.txt x
+    assert_eq "$(printf '%s\n' 'd/a v' 'd/a v' 'd/b.log v' 'd/c.txt v' 'k m' 'k v' 'k v' 'k2 v' 'old v')" \
+        "$(_rm_versions "$b")" "versions seeded"
+
+    # One key: its two versions and its delete marker, not k2's.
+    assert_ok s3c rm --all-versions "s3://$b/k"
+    assert_lines 3 "$T_OUT" "delete lines"
+    assert_match "$T_OUT" "^delete: s3://$b/k \(version [^ ]+\)\$"
+    # A prefix, filtered: d/b.log stays.
+    assert_ok s3c rm --all-versions -r "s3://$b/d" --exclude '*.log'
+    assert_lines 3 "$T_OUT" "delete lines"
+    assert_not_contains "$T_OUT" "d/b.log"
+    # A wildcard; the pre-versioning object goes as version "null".
+    assert_ok s3c rm --all-versions "s3://$b/ol?"
+    assert_eq "delete: s3://$b/old (version null)" "$T_OUT"
+    assert_eq "$(printf '%s\n' 'd/b.log v' 'k2 v')" "$(_rm_versions "$b")" "versions left"
+    assert_exit 2 s3c rm --all-versions --version-id v1 "s3://$b/k2"
+    assert_ok s3c rm --all-versions -r "s3://$b"
+    assert_eq "" "$(_rm_versions "$b")" "versions left"
+}
+
 test_rm_usage_errors() {
     local b
     t_bucket b
