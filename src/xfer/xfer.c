@@ -118,6 +118,8 @@ struct xfer_obj_state {
     bool eof;                       /* stdin: all of it has been read */
     bool grow;                      /* stdin: no expected size, so parts grow (xfer_stream_part_size) */
     struct buf pending;             /* stdin: the next part, filled as stdin gives it */
+    struct buf spare[16];           /* stdin: buffers of parts sent, for the next parts (no fresh pages) */
+    int n_spare;
     uint64_t streamed;              /* stdout: bytes written so far */
     struct hash_ctx *stream_md5;    /* stdout: MD5 of the whole object */
     bool reader_gone;               /* stdout: its reader closed it (EPIPE): end quietly */
@@ -162,6 +164,8 @@ struct req {
     struct buf mem;                 /* small upload body / request XML */
     struct buf query;
     char hdr_md5[32];               /* Content-MD5 of a memory body */
+    unsigned char mem_md5[MD5_LEN]; /* the same, raw (mem_digests) */
+    bool sent_mem;                  /* this exchange sent 'mem': its MD5 is mem_md5 */
     char hdr_crc64[24];             /* x-amz-checksum-crc64nvme of a memory body, or "" */
     char hdr_range[80];
     struct buf hdr_copy_src;
@@ -358,6 +362,8 @@ static void obj_state_free(struct xfer_obj_state *os)
         free(os->win[i].data);
     free(os->win);
     buf_release(&os->pending);
+    while (os->n_spare > 0)
+        buf_release(&os->spare[--os->n_spare]);
     buf_release(&os->src_headers);
     hash_free(os->stream_md5);
     free(os->part_crcs);
@@ -659,6 +665,7 @@ static enum s3c_err req_submit(struct engine *g, struct req *r, struct s3c_error
     if (!r->md5)
         return s3c_fail(e, S3C_ENOMEM, "out of memory");
     r->hashed = r->got = r->crc = 0;
+    r->sent_mem = false;
     r->local_failed = false;
     http_xfer_release(&r->http); /* a retry's previous reply */
     memset(&r->http, 0, sizeof(r->http));
@@ -678,7 +685,7 @@ static enum s3c_err req_submit(struct engine *g, struct req *r, struct s3c_error
             s3_req_header(&q, "Content-MD5", r->hdr_md5);
             if (r->hdr_crc64[0])
                 s3_req_header(&q, "x-amz-checksum-crc64nvme", r->hdr_crc64);
-            hash_update(r->md5, r->mem.data ? r->mem.data : "", r->mem.len);
+            r->sent_mem = true;
             r->hashed = r->mem.len;
             g->stats.bytes_live += r->mem.len;
         } else {
@@ -739,7 +746,7 @@ static enum s3c_err req_submit(struct engine *g, struct req *r, struct s3c_error
             q.body = r->mem.data;
             q.body_len = r->mem.len;
             s3_req_header(&q, "Content-MD5", r->hdr_md5);
-            hash_update(r->md5, r->mem.data, r->mem.len);
+            r->sent_mem = true;
             r->hashed = r->mem.len;
             g->stats.bytes_live += r->mem.len;
         } else if (r->kind == RK_PART) {
@@ -975,7 +982,10 @@ static bool verify_sent(struct engine *g, struct req *r, unsigned char md5[MD5_L
     struct sv etag;
     char want[33], got[33];
 
-    hash_final(r->md5, md5);
+    if (r->sent_mem)
+        memcpy(md5, r->mem_md5, MD5_LEN); /* hashed once, for Content-MD5 */
+    else
+        hash_final(r->md5, md5);
     if (!g->opts.verify || r->hashed != r->len)
         return true;
     if (!http_resp_header(&r->http.resp, "etag", &etag) || !etag_is_md5(etag, got) ||
@@ -1100,6 +1110,11 @@ static void on_part(struct engine *g, struct req *r)
         g->stats.bytes += r->len;
     }
     os->parts_done++;
+    if (os->stream && r->mem.cap > (1u << 20) && os->n_spare < (int)(sizeof(os->spare) / sizeof(os->spare[0]))) {
+        /* Keep the part's buffer for a later part: it counts as the part it was. */
+        os->spare[os->n_spare++] = r->mem;
+        r->mem = (struct buf)BUF_INIT((size_t)SMALL_BODY_MAX + (1 << 20));
+    }
     req_put_back(g, r);
     if (os->failed) {
         maybe_finish(g, os);
@@ -1910,6 +1925,7 @@ static void mem_digests(struct engine *g, struct req *r, bool whole_object)
     const char *p = r->mem.data ? r->mem.data : "";
 
     hash_md5(p, r->mem.len, md5);
+    memcpy(r->mem_md5, md5, MD5_LEN);
     base64_encode(md5, MD5_LEN, &b64);
     str_copy(r->hdr_md5, sizeof(r->hdr_md5), buf_cstr(&b64));
     r->hdr_crc64[0] = '\0';
@@ -1936,6 +1952,16 @@ static void mem_digests(struct engine *g, struct req *r, bool whole_object)
  */
 static enum s3c_err stdin_fill(struct xfer_obj_state *os, uint64_t want, bool block, struct s3c_error *e)
 {
+    while (!os->pending.data && os->n_spare > 0) {
+        struct buf b = os->spare[--os->n_spare];
+        if (b.cap > want) {
+            os->pending = b;
+            os->pending.len = 0;
+            os->pending.max = (size_t)want + 1;
+        } else {
+            buf_release(&b); /* parts grew past it */
+        }
+    }
     if (!os->pending.data) {
         os->pending = (struct buf)BUF_INIT((size_t)want + 1);
         if (buf_grow(&os->pending, (size_t)want))
