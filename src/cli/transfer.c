@@ -594,7 +594,8 @@ static enum s3c_err setup_ends(struct transfer *t, int n_pos, const char **pos, 
     t->dst_s3 = s3_uri_is(pos[1]);
     if (!t->src_s3 && !t->dst_s3)
         return s3c_fail(e, S3C_EUSAGE, "%s: at least one of the paths must be s3://", t->base.verb);
-    if ((!strcmp(pos[0], "-") || !strcmp(pos[1], "-")) && (t->recursive || t->mv))
+    if ((!strcmp(pos[0], "-") || !strcmp(pos[1], "-")) &&
+        (t->recursive || t->mv || (!t->raw && wild_has(pos[0]))))
         return s3c_fail(e, S3C_EUSAGE, "%s: \"-\" (standard input or output) works with a single object only", t->base.verb);
     if (t->src_s3 && (rc = s3_uri_parse(pos[0], &t->su, e)))
         return rc;
