@@ -74,6 +74,57 @@ uint64_t crc_crc64nvme_update(uint64_t crc, const void *p, size_t n)
     return ~crc;
 }
 
+/*
+ * Combining, for reflected CRCs of width 'w' whose initial value and final
+ * xor are all ones (CRC32, CRC32C, CRC64NVME): crc(A||B) is crc(A) times
+ * x^(8*len(B)) modulo the polynomial, plus crc(B). The conditioning cancels
+ * out, so finished values combine directly (zlib's multmodp/x2nmodp).
+ * Polynomials are bit-reversed: the top bit of a word is x^0.
+ */
+static uint64_t gf_mulmod(uint64_t a, uint64_t b, uint64_t poly, int w)
+{
+    uint64_t m = (uint64_t)1 << (w - 1), p = 0;
+
+    while (a) {
+        if (a & m) {
+            p ^= b;
+            a ^= m;
+        }
+        m >>= 1;
+        b = (b & 1) ? (b >> 1) ^ poly : b >> 1;
+    }
+    return p;
+}
+
+static uint64_t crc_combine(uint64_t a, uint64_t b, uint64_t len_b, uint64_t poly, int w)
+{
+    uint64_t shift = (uint64_t)1 << (w - 1);           /* x^0 */
+    uint64_t sq = (uint64_t)1 << (w - 1 - 8);          /* x^8: one byte */
+
+    /* x^(8*len_b) by squaring: sq runs through x^(8*2^k). */
+    for (; len_b; len_b >>= 1) {
+        if (len_b & 1)
+            shift = gf_mulmod(sq, shift, poly, w);
+        sq = gf_mulmod(sq, sq, poly, w);
+    }
+    return gf_mulmod(shift, a, poly, w) ^ b;
+}
+
+uint32_t crc_crc32_combine(uint32_t crc_a, uint32_t crc_b, uint64_t len_b)
+{
+    return (uint32_t)crc_combine(crc_a, crc_b, len_b, 0xEDB88320u, 32);
+}
+
+uint32_t crc_crc32c_combine(uint32_t crc_a, uint32_t crc_b, uint64_t len_b)
+{
+    return (uint32_t)crc_combine(crc_a, crc_b, len_b, 0x82F63B78u, 32);
+}
+
+uint64_t crc_crc64nvme_combine(uint64_t crc_a, uint64_t crc_b, uint64_t len_b)
+{
+    return crc_combine(crc_a, crc_b, len_b, CRC64NVME_POLY, 64);
+}
+
 enum s3c_err crc_b64_32(uint32_t crc, struct buf *out)
 {
     unsigned char be[4] = { crc >> 24, crc >> 16, crc >> 8, crc };

@@ -22,6 +22,15 @@ uint32_t crc_crc32c_update(uint32_t crc, const void *p, size_t n);
 uint64_t crc_crc64nvme_update(uint64_t crc, const void *p, size_t n);
 
 /*
+ * The CRC of A followed by B, from crc(A), crc(B) and B's length, as zlib's
+ * crc32_combine(): pieces hashed out of order (download parts that finish in
+ * any order) give the whole object's CRC without a second pass. O(log len_b).
+ */
+uint32_t crc_crc32_combine(uint32_t crc_a, uint32_t crc_b, uint64_t len_b);
+uint32_t crc_crc32c_combine(uint32_t crc_a, uint32_t crc_b, uint64_t len_b);
+uint64_t crc_crc64nvme_combine(uint64_t crc_a, uint64_t crc_b, uint64_t len_b);
+
+/*
  * S3's wire form of a checksum (x-amz-checksum-crc32 and friends): standard
  * base64 of the big-endian bytes, e.g. CRC32("123456789") -> "y/Q5Jg==".
  * Appends to 'out'.

@@ -30,8 +30,23 @@ static const struct verb verbs[] = {
     { "head", cmd_head },
     { "cp", cmd_cp },
     { "mv", cmd_mv },
+    { "cat", cmd_cat },
+    { "pipe", cmd_pipe },
+    { "presign", cmd_presign },
+    { "sync", cmd_sync },
+    { "run", cmd_run },
     { NULL, NULL },
 };
+
+cli_verb_fn cli_verb(const char *name)
+{
+    const struct verb *v;
+
+    for (v = verbs; v->name; v++)
+        if (!strcmp(v->name, name))
+            return v->run;
+    return NULL;
+}
 
 struct global_flag {
     const char *name;

@@ -27,6 +27,15 @@ enum s3c_err cmd_ls(struct cli_ctx *c, int argc, char **argv);
 enum s3c_err cmd_mb(struct cli_ctx *c, int argc, char **argv);
 enum s3c_err cmd_rb(struct cli_ctx *c, int argc, char **argv);
 enum s3c_err cmd_head(struct cli_ctx *c, int argc, char **argv);
+enum s3c_err cmd_cat(struct cli_ctx *c, int argc, char **argv);
+enum s3c_err cmd_pipe(struct cli_ctx *c, int argc, char **argv);
+enum s3c_err cmd_presign(struct cli_ctx *c, int argc, char **argv);
+enum s3c_err cmd_sync(struct cli_ctx *c, int argc, char **argv);
+enum s3c_err cmd_run(struct cli_ctx *c, int argc, char **argv);
+
+/* A verb's entry point by name (run's barrier lines); NULL if unknown. */
+typedef enum s3c_err (*cli_verb_fn)(struct cli_ctx *c, int argc, char **argv);
+cli_verb_fn cli_verb(const char *name);
 
 /* The AWS CLI's human_readable_size(): "1 Byte", "512 Bytes", "1.5 KiB", "2.0 GiB". */
 void cli_human_size(uint64_t v, char out[32]);

@@ -55,8 +55,14 @@ struct job_knobs {
     bool stat;                      /* --stat: a summary table at the end */
 };
 
-/* What every job counts, for --stat and the exit code. */
+/* What every job counts, for --stat and the exit code: per operation
+ * (indexed by enum xfer_op; a move counts under its own row). */
+enum { JOB_OP_MOVE = XFER_DELETE + 1, JOB_N_OPS };
+struct job_op_counts {
+    uint64_t ok, failed, bytes;
+};
 struct job_counts {
+    struct job_op_counts op[JOB_N_OPS];
     uint64_t ok, failed, skipped;
     uint64_t bytes;
     enum s3c_err first_error;
@@ -68,7 +74,8 @@ struct job {
     struct cli_ctx *c;
     struct job_knobs knobs;
     struct job_counts n;
-    bool dryrun;                    /* next() prints "(dryrun) ..." and yields nothing */
+    bool dryrun;                    /* --dryrun: see job_dryrun() */
+    uint64_t one_size;              /* a single object's size, for the progress line's ETA */
 };
 
 /* The flags of struct job_knobs as args_parse specs: append them to a verb's table.
@@ -92,11 +99,31 @@ enum s3c_err job_knobs_parse(struct job *j, const struct job_knob_args *a, struc
 /* The engine options for 'j' (configuration, then the job's knobs); next/done/progress left for the driver. */
 void job_engine_opts(const struct job *j, struct xfer_opts *xo);
 
-/* Run one job to completion on its own engine: start, engine, finish, --stat. */
+/* A dry run: every object next() yields goes straight to done(o, NULL), which
+ * prints its "(dryrun) ..." line and neither counts nor deletes anything. */
+void job_dryrun(struct job *j);
+
+/* Run one job to completion on its own engine: start, engine (or job_dryrun), finish, --stat. */
 enum s3c_err job_run(struct job *j);
 
-/* Account one finished object into j->n (failed when e != NULL). */
-void job_count(struct job *j, uint64_t bytes, const struct s3c_error *e);
+/* Account one finished object of operation 'op' (enum xfer_op or JOB_OP_MOVE)
+ * into j->n: failed when e != NULL (first_error keeps the first code). */
+void job_count(struct job *j, int op, uint64_t bytes, const struct s3c_error *e);
+/* Account one object skipped on purpose (-n, --no-overwrite, unchanged in sync). */
+void job_skip(struct job *j);
+/* Add 'from' into 'to' (run's totals). */
+void job_counts_add(struct job_counts *to, const struct job_counts *from);
+/* The job's result from its counts: S3C_OK, or the first failure's code. */
+enum s3c_err job_result(const struct job *j);
+
+/* The --stat summary table (or one JSON line with --json), on stdout. */
+void job_print_stat(const struct job_counts *n);
+
+/* The live status line for an engine's stats ('ok' objects done; one_size: ETA for one object). */
+void job_progress_line(const struct xfer_stats *st, uint64_t ok, uint64_t one_size);
+
+/* After the engine: the line for an interrupted run, and --debug's engine summary. */
+void job_engine_report(enum s3c_err engine_rc, const struct xfer_stats *st);
 
 /* The job constructors. */
 enum s3c_err cp_job_new(struct cli_ctx *c, const char *verb, int argc, char **argv,

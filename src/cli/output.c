@@ -65,20 +65,27 @@ void out_text(const char *s)
     fputs(s, stdout);
 }
 
+static const char *origin = "";
+
+void out_set_origin(const char *where)
+{
+    origin = where ? where : "";
+}
+
 void out_error(const char *op, const struct s3c_error *e)
 {
     status_clear();
     fflush(stdout);
     if (e->http_status)
-        fprintf(stderr, "s3c: ERROR \"%s\": %s (%ld %s)\n", op, e->msg, e->http_status, e->s3_code);
+        fprintf(stderr, "s3c: %sERROR \"%s\": %s (%ld %s)\n", origin, op, e->msg, e->http_status, e->s3_code);
     else
-        fprintf(stderr, "s3c: ERROR \"%s\": %s\n", op, e->msg);
+        fprintf(stderr, "s3c: %sERROR \"%s\": %s\n", origin, op, e->msg);
 }
 
 void out_usage_error(const struct s3c_error *e)
 {
     fflush(stdout);
-    fprintf(stderr, "s3c: %s\n", e->msg);
+    fprintf(stderr, "s3c: %s%s\n", origin, e->msg);
 }
 
 void out_warn(const char *fmt, ...)
@@ -87,7 +94,7 @@ void out_warn(const char *fmt, ...)
 
     status_clear();
     fflush(stdout);
-    fputs("s3c: warning: ", stderr);
+    fprintf(stderr, "s3c: %swarning: ", origin);
     va_start(ap, fmt);
     vfprintf(stderr, fmt, ap);
     va_end(ap);

@@ -41,6 +41,9 @@ bool out_status_enabled(void);
 void out_error(const char *op, const struct s3c_error *e);
 /* A usage/config error line: "s3c: <msg>" (and a hint to `s3c help`). */
 void out_usage_error(const struct s3c_error *e);
+/* Where the lines that follow come from, put before them ("cmds:12: " in a
+ * run file; NULL or "" for none). Borrowed: must outlive its use. */
+void out_set_origin(const char *where);
 /* A warning line on stderr. */
 void out_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* --debug trace sink (matches http_loop_opts.debug). */

@@ -11,9 +11,11 @@
 #include <unistd.h>
 
 #include "cli/args.h"
+#include "cli/job.h"
 #include "cli/output.h"
 #include "fs/path.h"
 #include "plan/filter.h"
+#include "plan/lister.h"
 #include "plan/walk.h"
 #include "plan/wild.h"
 #include "s3/uri.h"
@@ -39,14 +41,17 @@ static int transfer_walk_next(struct transfer *t, struct xfer_obj **out);
 static void transfer_walk_close(struct transfer *t);
 
 struct transfer {
-    struct cli_ctx *c;
-    const char *verb;               /* "cp" or "mv" */
+    struct job base;                /* verb "cp" or "mv"; counts; knobs */
     struct store_s3 *s3;
+    bool mv;
     /* Flags. */
-    bool recursive, dryrun, no_overwrite, no_clobber, if_size_differ, if_source_newer;
-    bool flatten, raw, follow_symlinks, no_follow_symlinks, no_guess_mime, no_progress;
-    const char *numworkers, *concurrency, *part_size, *bwlimit, *metadata, *expected_size;
+    bool recursive, no_overwrite, no_clobber, if_size_differ, if_source_newer;
+    bool flatten, raw, follow_symlinks, no_follow_symlinks, no_guess_mime;
+    const char *metadata;
+    struct job_knob_args knob_args;
     struct arg_list filters;
+    int n_pos;
+    const char *pos[2];
     struct xfer_obj_opts oo;
     /* The two ends. */
     const char *src_arg, *dst_arg;
@@ -56,10 +61,7 @@ struct transfer {
     /* The stream of objects. */
     enum src_kind kind;
     struct xfer_obj *one;
-    struct s3_list_objects page;
-    size_t page_i;
-    char *token;
-    bool list_started, list_done;
+    struct lister lister;
     char *prefix;                   /* listing prefix (ends with '/' or is "") */
     const char *pattern;            /* wildcard source: keys/paths must match it */
     struct walk *walk;              /* local source tree */
@@ -71,10 +73,8 @@ struct transfer {
     struct s3_delete_object *del;
     char **del_keys;
     size_t n_del;
-    /* Results. */
-    uint64_t n_ok, n_failed, n_skipped;
-    uint64_t one_size;              /* a single object's size, for an ETA */
-    enum s3c_err first_error;
+    /* --metadata, parsed. */
+    char meta[32][2][512];
 };
 
 static void shown_free(struct shown *s)
@@ -113,7 +113,7 @@ static const char *op_word(enum xfer_op op, bool mv)
 static void report(struct transfer *t, const struct shown *sh, enum xfer_op op,
                    const struct s3c_error *e)
 {
-    bool mv = !strcmp(t->verb, "mv");
+    bool mv = t->mv;
 
     if (out_opts()->json) {
         struct json j = JSON_INIT;
@@ -132,47 +132,13 @@ static void report(struct transfer *t, const struct shown *sh, enum xfer_op op,
     }
     if (e) {
         char op_line[8192];
-        snprintf(op_line, sizeof(op_line), "%s %s %s", t->verb, sh->src, sh->dst);
+        snprintf(op_line, sizeof(op_line), "%s %s %s", t->base.verb, sh->src, sh->dst);
         out_error(op_line, e);
         return;
     }
     if (!strcmp(sh->dst, "-"))
         return; /* stdout carries the data */
-    out_line("%s%s: %s to %s", t->dryrun ? "(dryrun) " : "", op_word(op, mv), sh->src, sh->dst);
-}
-
-/* ---- the live status line ------------------------------------------------------------ */
-
-static void human_bytes(double v, char out[32])
-{
-    static const char *units[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB" };
-    int i = 0;
-
-    while (v >= 1024.0 && i < 5) {
-        v /= 1024.0;
-        i++;
-    }
-    snprintf(out, 32, i ? "%.1f %s" : "%.0f %s", v, units[i]);
-}
-
-static void on_progress(void *ctx, const struct xfer_stats *st)
-{
-    struct transfer *t = ctx;
-    char done[32], rate[32], line[256];
-    double secs = st->seconds > 0.001 ? st->seconds : 0.001;
-    int n;
-
-    human_bytes((double)st->bytes_live, done);
-    human_bytes((double)st->bytes_live / secs, rate);
-    n = snprintf(line, sizeof(line), "Completed %" PRIu64 " object(s), %s (%s/s), %d request(s) in flight",
-                 t->n_ok, done, rate, st->inflight);
-    if (t->one_size && t->n_ok == 0 && st->bytes_live <= t->one_size && st->bytes_live > 0) {
-        double eta = (double)(t->one_size - st->bytes_live) / ((double)st->bytes_live / secs);
-        char total[32];
-        human_bytes((double)t->one_size, total);
-        snprintf(line + n, sizeof(line) - (size_t)n, " of %s, ETA %.0f s", total, eta);
-    }
-    out_status(line);
+    out_line("%s%s: %s to %s", t->base.dryrun ? "(dryrun) " : "", op_word(op, mv), sh->src, sh->dst);
 }
 
 /* ---- mv: delete sources after their copy ----------------------------------------- */
@@ -189,8 +155,8 @@ static void flush_deletes(struct transfer *t)
         char op[1024];
         snprintf(op, sizeof(op), "mv: delete %zu sources in s3://%s", t->n_del, t->su.bucket);
         out_error(op, &e);
-        t->n_failed += t->n_del;
-        t->first_error = e.code;
+        for (i = 0; i < t->n_del; i++)
+            job_count(&t->base, XFER_DELETE, 0, &e);
     } else {
         for (i = 0; i < res.n_errors; i++) {
             struct s3c_error de = S3C_ERROR_INIT;
@@ -201,8 +167,7 @@ static void flush_deletes(struct transfer *t)
             de.http_status = 200;
             s3c_fail(&de, S3C_EHTTP, "%s", res.errors[i].message[0] ? res.errors[i].message : "delete failed");
             out_error(op, &de);
-            t->n_failed++;
-            t->first_error = S3C_EHTTP;
+            job_count(&t->base, XFER_DELETE, 0, &de);
         }
     }
     for (i = 0; i < t->n_del; i++)
@@ -220,8 +185,7 @@ static void delete_source(struct transfer *t, const struct xfer_obj *o, const st
             s3c_fail_errno(&e, errno, "cannot remove %s after moving it", sh->src);
             snprintf(op, sizeof(op), "mv %s %s", sh->src, sh->dst);
             out_error(op, &e);
-            t->n_failed++;
-            t->first_error = S3C_EIO;
+            job_count(&t->base, XFER_DELETE, 0, &e);
         }
         return;
     }
@@ -234,33 +198,27 @@ static void delete_source(struct transfer *t, const struct xfer_obj *o, const st
         flush_deletes(t);
 }
 
-static void on_done(void *ctx, const struct xfer_obj *o, const struct s3c_error *e)
+static void on_done(struct job *j, const struct xfer_obj *o, const struct s3c_error *e)
 {
-    struct transfer *t = ctx;
+    struct transfer *t = (struct transfer *)j;
     struct shown *sh = o->user;
 
+    if (j->dryrun) {
+        report(t, sh, o->op, NULL);
+        shown_free(sh);
+        return;
+    }
     /* --no-overwrite / -n: an existing destination is a skip, not a failure. */
     if (e && e->http_status == 412 && (t->no_overwrite || t->no_clobber)) {
-        t->n_skipped++;
+        job_skip(j);
         shown_free(sh);
         return;
     }
-    if (e && e->code == S3C_ECANCEL) {
-        t->n_failed++;
-        t->first_error = S3C_ECANCEL;
-        shown_free(sh);
-        return;
-    }
-    report(t, sh, o->op, e);
-    if (e) {
-        t->n_failed++;
-        if (!t->first_error)
-            t->first_error = e->code;
-    } else {
-        t->n_ok++;
-        if (!strcmp(t->verb, "mv"))
-            delete_source(t, o, sh);
-    }
+    if (!(e && e->code == S3C_ECANCEL))
+        report(t, sh, o->op, e);
+    job_count(j, t->mv ? JOB_OP_MOVE : (int)o->op, sh->size, e);
+    if (!e && t->mv)
+        delete_source(t, o, sh);
     shown_free(sh);
 }
 
@@ -300,11 +258,13 @@ static void skip_with_error(struct transfer *t, const char *src_shown, const cha
 {
     struct shown sh = { (char *)src_shown, (char *)dst_shown, 0 };
 
+    struct s3c_error fe = *e;
+
     report(t, &sh, t->op, e);
-    t->n_failed++;
     /* A refused object is a failed transfer (exit 1), not a usage error. */
-    if (!t->first_error)
-        t->first_error = e->code == S3C_EUSAGE ? S3C_EPARSE : e->code;
+    if (fe.code == S3C_EUSAGE)
+        fe.code = S3C_EPARSE;
+    job_count(&t->base, t->mv ? JOB_OP_MOVE : (int)t->op, 0, &fe);
 }
 
 /*
@@ -355,40 +315,6 @@ static bool skip_by_destination(struct transfer *t, const struct xfer_obj *o)
     return true;
 }
 
-/* Fetch the next listing page when the current one is used up; false at the end. */
-static bool list_more(struct transfer *t)
-{
-    struct store_s3_list_args a = { t->su.bucket, t->prefix, NULL, t->token, NULL, 0 };
-    struct s3c_error e = S3C_ERROR_INIT;
-
-    if (t->list_started && t->page_i < t->page.n_objects)
-        return true;
-    while (!t->list_done) {
-        if (store_s3_list_objects(t->s3, &a, &t->page, &e)) {
-            char op[4096];
-            snprintf(op, sizeof(op), "%s %s", t->verb, t->src_arg);
-            out_error(op, &e);
-            t->n_failed++;
-            t->first_error = e.code;
-            t->list_done = true;
-            return false;
-        }
-        t->list_started = true;
-        t->page_i = 0;
-        free(t->token);
-        t->token = NULL;
-        if (t->page.is_truncated && t->page.next_continuation_token[0]) {
-            t->token = strdup(t->page.next_continuation_token);
-            a.token = t->token;
-        } else {
-            t->list_done = true;
-        }
-        if (t->page.n_objects)
-            return true;
-    }
-    return false;
-}
-
 /* The destination key or path of 'rel' under the destination argument. */
 static enum s3c_err dst_for(struct transfer *t, const char *rel, struct buf *dst, struct buf *shown,
                             struct s3c_error *e)
@@ -416,8 +342,11 @@ static enum s3c_err dst_for(struct transfer *t, const char *rel, struct buf *dst
 
 static int next_from_list(struct transfer *t, struct xfer_obj **out)
 {
-    while (list_more(t)) {
-        const struct s3_object *so = &t->page.objects[t->page_i++];
+    const struct s3_object *so;
+    struct s3c_error le = S3C_ERROR_INIT;
+    int r;
+
+    while ((r = lister_next(&t->lister, &so, &le)) == 1) {
         const char *rel = so->key + strlen(t->prefix);
         struct sv relv;
         struct buf dst = BUF_INIT(65536), shown_src = BUF_INIT(65536), shown_dst = BUF_INIT(65536);
@@ -455,6 +384,12 @@ static int next_from_list(struct transfer *t, struct xfer_obj **out)
         *out = o;
         return 1;
     }
+    if (r < 0) {
+        char op[4096];
+        snprintf(op, sizeof(op), "%s %s", t->base.verb, t->src_arg);
+        out_error(op, &le);
+        job_count(&t->base, t->mv ? JOB_OP_MOVE : (int)t->op, 0, &le);
+    }
     return 0;
 }
 
@@ -470,11 +405,11 @@ static int next_obj(void *ctx, struct xfer_obj **out)
 
         /* An object onto itself: mv would delete it; cp without new metadata is a no-op S3 refuses. */
         if (o->op == XFER_COPY && !strcmp(o->src_bucket, o->dst_bucket) && !strcmp(o->src, o->dst) &&
-            (!strcmp(t->verb, "mv") || !replace)) {
+            (t->mv || !replace)) {
             struct s3c_error e = S3C_ERROR_INIT;
             struct shown *sh = o->user;
             s3c_fail(&e, S3C_EPARSE, "source and destination are the same object%s",
-                     strcmp(t->verb, "mv") ? " (use --metadata-directive REPLACE to change its metadata)" : "");
+                     !t->mv ? " (use --metadata-directive REPLACE to change its metadata)" : "");
             skip_with_error(t, sh->src, sh->dst, &e);
             shown_free(sh);
             o->user = NULL;
@@ -483,7 +418,7 @@ static int next_obj(void *ctx, struct xfer_obj **out)
         }
         if (!skip_by_destination(t, *out))
             return 1;
-        t->n_skipped++;
+        job_skip(&t->base);
         shown_free((*out)->user);
         (*out)->user = NULL;
         xfer_obj_free(*out);
@@ -513,7 +448,7 @@ static int next_obj_raw(struct transfer *t, struct xfer_obj **out)
 static enum s3c_err parse_metadata(struct transfer *t, struct s3c_error *e)
 {
     /* --metadata k1=v1,k2=v2 (the AWS CLI's shorthand) or a JSON object {"k":"v"}. */
-    static char store[32][2][512];
+    char (*store)[2][512] = t->meta;
     const char *p = t->metadata;
     int n = 0;
 
@@ -540,7 +475,7 @@ static enum s3c_err parse_metadata(struct transfer *t, struct s3c_error *e)
         while (*p == ' ')
             p++;
         if (*p != '=' && *p != ':')
-            return s3c_fail(e, S3C_EUSAGE, "%s: --metadata must be KEY=VALUE[,KEY=VALUE] or {\"KEY\":\"VALUE\"}", t->verb);
+            return s3c_fail(e, S3C_EUSAGE, "%s: --metadata must be KEY=VALUE[,KEY=VALUE] or {\"KEY\":\"VALUE\"}", t->base.verb);
         p++;
         while (*p == ' ')
             p++;
@@ -553,7 +488,7 @@ static enum s3c_err parse_metadata(struct transfer *t, struct s3c_error *e)
             p++;
         k[kl] = v[vl] = '\0';
         if (!kl || n == 32)
-            return s3c_fail(e, S3C_EUSAGE, "%s: bad or too many --metadata entries", t->verb);
+            return s3c_fail(e, S3C_EUSAGE, "%s: bad or too many --metadata entries", t->base.verb);
         snprintf(store[n][0], sizeof(store[n][0]), "x-amz-meta-%s", k);
         snprintf(store[n][1], sizeof(store[n][1]), "%s", v);
         t->oo.metadata[n][0] = store[n][0];
@@ -561,22 +496,6 @@ static enum s3c_err parse_metadata(struct transfer *t, struct s3c_error *e)
         n++;
     }
     t->oo.n_metadata = n;
-    return S3C_OK;
-}
-
-static enum s3c_err parse_count(const char *verb, const char *flag, const char *s, int max, int *out,
-                                struct s3c_error *e)
-{
-    char *end;
-    long v;
-
-    if (!s)
-        return S3C_OK;
-    errno = 0;
-    v = strtol(s, &end, 10);
-    if (errno || *end || v < 1 || v > max)
-        return s3c_fail(e, S3C_EUSAGE, "%s: %s must be a number from 1 to %d, not \"%s\"", verb, flag, max, s);
-    *out = (int)v;
     return S3C_OK;
 }
 
@@ -614,7 +533,7 @@ static enum s3c_err setup_one(struct transfer *t, struct s3c_error *e)
     if (t->src_s3) {
         struct sv v;
         if (!t->su.key[0] || ends_with_slash(t->su.key)) {
-            rc = s3c_fail(e, S3C_EUSAGE, "%s: \"%s\" names no object (use --recursive for a prefix)", t->verb, t->src_arg);
+            rc = s3c_fail(e, S3C_EUSAGE, "%s: \"%s\" names no object (use --recursive for a prefix)", t->base.verb, t->src_arg);
             goto out;
         }
         rc = store_s3_head(t->s3, t->su.bucket, t->su.key, &x, e);
@@ -630,7 +549,7 @@ static enum s3c_err setup_one(struct transfer *t, struct s3c_error *e)
         buf_addf(&shown_src, "s3://%s/%s", t->su.bucket, t->su.key);
     } else if (!strcmp(t->src_arg, "-")) {
         if (!t->du.key[0] || ends_with_slash(t->du.key)) {
-            rc = s3c_fail(e, S3C_EUSAGE, "%s: uploading standard input needs a full key, not \"%s\"", t->verb, t->dst_arg);
+            rc = s3c_fail(e, S3C_EUSAGE, "%s: uploading standard input needs a full key, not \"%s\"", t->base.verb, t->dst_arg);
             goto out;
         }
         src_name = "-";
@@ -638,11 +557,11 @@ static enum s3c_err setup_one(struct transfer *t, struct s3c_error *e)
     } else {
         struct stat st;
         if (stat(t->src_arg, &st) != 0) {
-            rc = s3c_fail(e, S3C_EUSAGE, "%s: the user-provided path %s does not exist", t->verb, t->src_arg);
+            rc = s3c_fail(e, S3C_EUSAGE, "%s: the user-provided path %s does not exist", t->base.verb, t->src_arg);
             goto out;
         }
         if (S_ISDIR(st.st_mode)) {
-            rc = s3c_fail(e, S3C_EUSAGE, "%s: %s is a directory (use --recursive)", t->verb, t->src_arg);
+            rc = s3c_fail(e, S3C_EUSAGE, "%s: %s is a directory (use --recursive)", t->base.verb, t->src_arg);
             goto out;
         }
         size = (uint64_t)st.st_size;
@@ -681,7 +600,7 @@ static enum s3c_err setup_one(struct transfer *t, struct s3c_error *e)
     t->one->stdio = !strcmp(t->src_arg, "-") || !strcmp(t->dst_arg, "-");
     t->one->size = size;
     t->one->size_known = true;
-    t->one_size = size;
+    t->base.one_size = size;
     t->one->mtime = mtime;
     t->one->etag = etag;
     etag = NULL;
@@ -700,43 +619,165 @@ static enum s3c_err setup_ends(struct transfer *t, int n_pos, const char **pos, 
     enum s3c_err rc;
 
     if (n_pos != 2)
-        return s3c_fail(e, S3C_EUSAGE, "%s: expected a source and a destination", t->verb);
+        return s3c_fail(e, S3C_EUSAGE, "%s: expected a source and a destination", t->base.verb);
     t->src_arg = pos[0];
     t->dst_arg = pos[1];
     t->src_s3 = s3_uri_is(pos[0]);
     t->dst_s3 = s3_uri_is(pos[1]);
     if (!t->src_s3 && !t->dst_s3)
-        return s3c_fail(e, S3C_EUSAGE, "%s: at least one of the paths must be s3://", t->verb);
-    if ((!strcmp(pos[0], "-") || !strcmp(pos[1], "-")) && (t->recursive || !strcmp(t->verb, "mv")))
-        return s3c_fail(e, S3C_EUSAGE, "%s: \"-\" (standard input or output) works with a single object only", t->verb);
+        return s3c_fail(e, S3C_EUSAGE, "%s: at least one of the paths must be s3://", t->base.verb);
+    if ((!strcmp(pos[0], "-") || !strcmp(pos[1], "-")) && (t->recursive || t->mv))
+        return s3c_fail(e, S3C_EUSAGE, "%s: \"-\" (standard input or output) works with a single object only", t->base.verb);
     if (t->src_s3 && (rc = s3_uri_parse(pos[0], &t->su, e)))
         return rc;
     if (t->dst_s3 && (rc = s3_uri_parse(pos[1], &t->du, e)))
         return rc;
     if ((t->src_s3 && !t->su.bucket[0]) || (t->dst_s3 && !t->du.bucket[0]))
-        return s3c_fail(e, S3C_EUSAGE, "%s: an S3 path must name a bucket", t->verb);
+        return s3c_fail(e, S3C_EUSAGE, "%s: an S3 path must name a bucket", t->base.verb);
     t->op = t->src_s3 && t->dst_s3 ? XFER_COPY : t->src_s3 ? XFER_DOWNLOAD : XFER_UPLOAD;
     return S3C_OK;
 }
 
-static void dryrun_all(struct transfer *t)
-{
-    struct xfer_obj *o;
+/* ---- the job ----------------------------------------------------------------------- */
 
-    while (next_obj(t, &o)) {
-        report(t, o->user, o->op, NULL);
-        shown_free(o->user);
-        o->user = NULL;
-        xfer_obj_free(o);
-    }
+static int job_next(struct job *j, struct xfer_obj **out)
+{
+    return next_obj((struct transfer *)j, out) ? XFER_NEXT_ONE : XFER_NEXT_END;
 }
 
-enum s3c_err transfer_main(struct cli_ctx *c, const char *verb, int argc, char **argv)
+/* Pick the source of objects: one object, an S3 listing or a local walk. Errors are reported here. */
+static enum s3c_err job_start(struct job *j)
+{
+    struct transfer *t = (struct transfer *)j;
+    struct s3c_error e = S3C_ERROR_INIT;
+    char op[4096];
+    enum s3c_err rc = S3C_OK;
+
+    cli_op_name(op, sizeof(op), j->verb, t->n_pos, t->pos);
+    t->s3 = cli_s3(j->c, &e);
+    if (!t->s3) {
+        out_error(op, &e);
+        return e.code;
+    }
+    if (t->filters.n) {
+        struct buf root = BUF_INIT(65536);
+        rc = filter_add_list(&t->filter, t->filters.flag, t->filters.v, (size_t)t->filters.n, &e);
+        if (!rc)
+            rc = filter_root(t->src_arg, t->recursive, &root, &e);
+        t->filter_root = strdup(buf_cstr(&root));
+        buf_release(&root);
+        if (rc) {
+            out_usage_error(&e);
+            return rc;
+        }
+    }
+    if (!t->raw && wild_has(t->src_s3 ? t->su.key : t->src_arg)) {
+        /* A wildcard source: every matching key or file, names relative to the literal prefix. */
+        struct buf pre = BUF_INIT(65536);
+        t->pattern = t->src_s3 ? t->su.key : t->src_arg;
+        if (t->src_s3) {
+            t->kind = SRC_LIST;
+            wild_prefix(t->pattern, &pre);
+            t->prefix = strdup(buf_cstr(&pre));
+            buf_release(&pre);
+            if (!t->prefix)
+                return S3C_ENOMEM;
+        } else {
+            t->kind = SRC_WALK;
+            rc = transfer_walk_open(t, &e);
+            if (rc) {
+                out_error(op, &e);
+                return rc;
+            }
+        }
+    } else if (t->recursive && t->src_s3) {
+        size_t kl = strlen(t->su.key);
+        t->kind = SRC_LIST;
+        t->prefix = str_printf("%s%s", t->su.key, kl && t->su.key[kl - 1] != '/' ? "/" : "");
+        if (!t->prefix)
+            return S3C_ENOMEM;
+    } else if (t->recursive) {
+        t->kind = SRC_WALK;
+        rc = transfer_walk_open(t, &e);
+        if (rc) {
+            if (rc == S3C_ENOTFOUND || rc == S3C_EUSAGE) {
+                rc = S3C_EUSAGE;
+                out_usage_error(&e);
+            } else {
+                out_error(op, &e);
+            }
+            return rc;
+        }
+    } else {
+        t->kind = SRC_ONE;
+        rc = setup_one(t, &e);
+        if (rc) {
+            if (rc == S3C_EUSAGE)
+                out_usage_error(&e);
+            else
+                out_error(op, &e);
+            return rc;
+        }
+    }
+    if (t->kind == SRC_LIST && (rc = lister_open(&t->lister, t->s3, t->su.bucket, t->prefix, &e))) {
+        out_error(op, &e);
+        return rc;
+    }
+    if (t->mv && t->src_s3) {
+        t->del = calloc(S3_DELETE_MAX_KEYS, sizeof(*t->del));
+        t->del_keys = calloc(S3_DELETE_MAX_KEYS, sizeof(*t->del_keys));
+        if (!t->del || !t->del_keys)
+            return S3C_ENOMEM;
+    }
+    return S3C_OK;
+}
+
+static enum s3c_err job_finish(struct job *j, enum s3c_err engine_rc)
+{
+    struct transfer *t = (struct transfer *)j;
+
+    if (engine_rc == S3C_ECANCEL) {
+        struct s3c_error e = S3C_ERROR_INIT;
+        s3c_fail(&e, S3C_ECANCEL, "interrupted");
+        job_count(j, t->mv ? JOB_OP_MOVE : (int)t->op, 0, &e);
+        j->n.first_error = S3C_ECANCEL;
+    }
+    flush_deletes(t);
+    return job_result(j);
+}
+
+static void job_free(struct job *j)
+{
+    struct transfer *t = (struct transfer *)j;
+
+    if (!t)
+        return;
+    if (t->one) {
+        shown_free(t->one->user);
+        xfer_obj_free(t->one);
+    }
+    transfer_walk_close(t);
+    filter_release(&t->filter);
+    free(t->filter_root);
+    lister_close(&t->lister);
+    free(t->prefix);
+    free(t->del);
+    free(t->del_keys);
+    s3_uri_release(&t->su);
+    s3_uri_release(&t->du);
+    free(t);
+}
+
+static const struct job_ops transfer_ops = { job_next, on_done, job_start, job_finish, job_free };
+
+enum s3c_err cp_job_new(struct cli_ctx *c, const char *verb, int argc, char **argv, struct job **out,
+                        struct s3c_error *e)
 {
     struct transfer *t = calloc(1, sizeof(*t));
+    bool dryrun = false;
     const struct arg_spec specs[] = {
         { "--recursive", "-r", ARG_BOOL, &t->recursive },
-        { "--dryrun", NULL, ARG_BOOL, &t->dryrun },
+        { "--dryrun", NULL, ARG_BOOL, &dryrun },
         { "--no-overwrite", NULL, ARG_BOOL, &t->no_overwrite },
         { "--no-clobber", "-n", ARG_BOOL, &t->no_clobber },
         { "--if-size-differ", NULL, ARG_BOOL, &t->if_size_differ },
@@ -746,7 +787,6 @@ enum s3c_err transfer_main(struct cli_ctx *c, const char *verb, int argc, char *
         { "--follow-symlinks", NULL, ARG_BOOL, &t->follow_symlinks },
         { "--no-follow-symlinks", NULL, ARG_BOOL, &t->no_follow_symlinks },
         { "--no-guess-mime-type", NULL, ARG_BOOL, &t->no_guess_mime },
-        { "--no-progress", NULL, ARG_BOOL, &t->no_progress },
         { "--exclude", NULL, ARG_STR_LIST, &t->filters },
         { "--include", NULL, ARG_STR_LIST, &t->filters },
         { "--content-type", NULL, ARG_STR, &t->oo.content_type },
@@ -762,193 +802,65 @@ enum s3c_err transfer_main(struct cli_ctx *c, const char *verb, int argc, char *
         { "--request-payer", NULL, ARG_STR, &t->oo.request_payer },
         { "--metadata-directive", NULL, ARG_STR, &t->oo.metadata_directive },
         { "--metadata", NULL, ARG_STR, &t->metadata },
-        { "--numworkers", NULL, ARG_STR, &t->numworkers },
-        { "--concurrency", NULL, ARG_STR, &t->concurrency },
-        { "--part-size", NULL, ARG_STR, &t->part_size },
-        { "--bwlimit", NULL, ARG_STR, &t->bwlimit },
-        { "--expected-size", NULL, ARG_STR, &t->expected_size },
+        JOB_KNOB_SPECS(&t->knob_args),
         { NULL, NULL, 0, NULL },
     };
-    struct xfer_opts xo;
-    struct xfer_stats stats;
-    struct s3c_error e = S3C_ERROR_INIT;
-    const char *pos[2];
-    char op[4096];
-    int n_pos = 0, conc = 0;
     enum s3c_err rc;
 
+    *out = NULL;
     if (!t)
-        return S3C_ENOMEM;
-    t->c = c;
-    t->verb = verb;
-    t->page = (struct s3_list_objects)S3_LIST_OBJECTS_INIT;
+        return s3c_fail(e, S3C_ENOMEM, "out of memory");
+    t->base.ops = &transfer_ops;
+    t->base.c = c;
+    t->base.verb = verb;
+    t->mv = !strcmp(verb, "mv");
     t->filter = (struct filter)FILTER_INIT;
-    memset(&xo, 0, sizeof(xo));
-    rc = args_parse(verb, specs, argc, argv, pos, 2, &n_pos, &e);
+    rc = args_parse(verb, specs, argc, argv, t->pos, 2, &t->n_pos, e);
+    t->base.dryrun = dryrun;
     if (!rc)
-        rc = setup_ends(t, n_pos, pos, &e);
+        rc = setup_ends(t, t->n_pos, t->pos, e);
     if (!rc)
-        rc = parse_metadata(t, &e);
+        rc = parse_metadata(t, e);
     if (!rc)
-        rc = parse_count(verb, "--numworkers", t->numworkers, 100000, &conc, &e);
-    if (!rc)
-        rc = parse_count(verb, "--concurrency", t->concurrency, 100000, &conc, &e);
-    if (!rc && t->part_size) {
-        if (!cfg_parse_size(sv_from(t->part_size), &xo.part_size) || xo.part_size < ((uint64_t)5 << 20) ||
-            xo.part_size > ((uint64_t)5 << 30))
-            rc = s3c_fail(&e, S3C_EUSAGE, "%s: --part-size must be a size from 5MiB to 5GiB, not \"%s\"", verb, t->part_size);
-    }
-    if (!rc && t->expected_size && !cfg_parse_size(sv_from(t->expected_size), &xo.expected_size))
-        rc = s3c_fail(&e, S3C_EUSAGE, "%s: --expected-size must be a size, not \"%s\"", verb, t->expected_size);
-    if (!rc && t->bwlimit && (!cfg_parse_rate(sv_from(t->bwlimit), &xo.bwlimit_bytes_s) || !xo.bwlimit_bytes_s))
-        rc = s3c_fail(&e, S3C_EUSAGE, "%s: --bwlimit must be a rate like 50MB/s, not \"%s\"", verb, t->bwlimit);
+        rc = job_knobs_parse(&t->base, &t->knob_args, e);
     if (!rc && t->oo.metadata_directive && strcmp(t->oo.metadata_directive, "COPY") &&
         strcmp(t->oo.metadata_directive, "REPLACE"))
-        rc = s3c_fail(&e, S3C_EUSAGE, "%s: --metadata-directive must be COPY or REPLACE", verb);
+        rc = s3c_fail(e, S3C_EUSAGE, "%s: --metadata-directive must be COPY or REPLACE", verb);
     if (rc) {
-        out_usage_error(&e);
-        goto out;
+        job_free(&t->base);
+        return rc;
     }
     /* -n is checked before each transfer; If-None-Match: * closes the race for uploads. */
     t->oo.no_overwrite = t->no_overwrite || (t->no_clobber && t->dst_s3);
     t->oo.no_guess_mime = t->no_guess_mime;
-    cli_op_name(op, sizeof(op), verb, n_pos, pos);
-    t->s3 = cli_s3(c, &e);
-    if (!t->s3) {
-        out_error(op, &e);
-        rc = e.code;
-        goto out;
-    }
-    /* Configuration, then flags: the engine's knobs. */
-    xo.concurrency = conc ? conc : c->cfg.s3.max_concurrent_requests.set ? (int)c->cfg.s3.max_concurrent_requests.value : 0;
-    if (!xo.part_size && c->cfg.s3.multipart_chunksize.set)
-        xo.part_size = c->cfg.s3.multipart_chunksize.value;
-    xo.multipart_threshold = c->cfg.s3.multipart_threshold.set ? c->cfg.s3.multipart_threshold.value : 0;
-    if (!xo.bwlimit_bytes_s && c->cfg.s3.max_bandwidth.set)
-        xo.bwlimit_bytes_s = c->cfg.s3.max_bandwidth.value;
-    xo.max_queue = c->cfg.s3.max_queue_size.set ? (int)c->cfg.s3.max_queue_size.value : 0;
-    xo.verify = true;
-    /* request_checksum_calculation = when_required: only what S3 demands (Content-MD5). */
-    xo.flexible_checksums = c->cfg.request_checksum_calculation != CFG_WHEN_REQUIRED;
-    xo.next = next_obj;
-    xo.next_ctx = t;
-    xo.done = on_done;
-    xo.done_ctx = t;
-    if (!t->no_progress && out_status_enabled()) {
-        xo.progress = on_progress;
-        xo.progress_ctx = t;
-    }
+    *out = &t->base;
+    return S3C_OK;
+}
 
-    if (t->filters.n) {
-        struct buf root = BUF_INIT(65536);
-        rc = filter_add_list(&t->filter, t->filters.flag, t->filters.v, (size_t)t->filters.n, &e);
-        if (!rc)
-            rc = filter_root(t->src_arg, t->recursive, &root, &e);
-        t->filter_root = strdup(buf_cstr(&root));
-        buf_release(&root);
-        if (rc) {
-            out_usage_error(&e);
-            goto out;
-        }
+/* cp and mv alone: build the job, run it on its own engine. */
+static enum s3c_err transfer_main(struct cli_ctx *c, const char *verb, int argc, char **argv)
+{
+    struct s3c_error e = S3C_ERROR_INIT;
+    struct job *j;
+    enum s3c_err rc = cp_job_new(c, verb, argc, argv, &j, &e);
+
+    if (rc) {
+        out_usage_error(&e);
+        return rc;
     }
-    if (!t->raw && wild_has(t->src_s3 ? t->su.key : t->src_arg)) {
-        /* A wildcard source: every matching key or file, names relative to the literal prefix. */
-        struct buf pre = BUF_INIT(65536);
-        t->pattern = t->src_s3 ? t->su.key : t->src_arg;
-        if (t->src_s3) {
-            t->kind = SRC_LIST;
-            wild_prefix(t->pattern, &pre);
-            t->prefix = strdup(buf_cstr(&pre));
-            buf_release(&pre);
-            if (!t->prefix) {
-                rc = S3C_ENOMEM;
-                goto out;
-            }
-        } else {
-            t->kind = SRC_WALK;
-            rc = transfer_walk_open(t, &e);
-            if (rc) {
-                out_error(op, &e);
-                goto out;
-            }
-        }
-    } else if (t->recursive && t->src_s3) {
-        size_t kl = strlen(t->su.key);
-        t->kind = SRC_LIST;
-        t->prefix = str_printf("%s%s", t->su.key, kl && t->su.key[kl - 1] != '/' ? "/" : "");
-        if (!t->prefix) {
-            rc = S3C_ENOMEM;
-            goto out;
-        }
-    } else if (t->recursive) {
-        t->kind = SRC_WALK;
-        rc = transfer_walk_open(t, &e);
-        if (rc) {
-            if (rc == S3C_ENOTFOUND || rc == S3C_EUSAGE) {
-                rc = S3C_EUSAGE;
-                out_usage_error(&e);
-            } else {
-                out_error(op, &e);
-            }
-            goto out;
-        }
-    } else {
-        t->kind = SRC_ONE;
-        rc = setup_one(t, &e);
-        if (rc) {
-            if (rc == S3C_EUSAGE)
-                out_usage_error(&e);
-            else
-                out_error(op, &e);
-            goto out;
-        }
-    }
-    if (!strcmp(verb, "mv") && t->src_s3) {
-        t->del = calloc(S3_DELETE_MAX_KEYS, sizeof(*t->del));
-        t->del_keys = calloc(S3_DELETE_MAX_KEYS, sizeof(*t->del_keys));
-        if (!t->del || !t->del_keys) {
-            rc = S3C_ENOMEM;
-            goto out;
-        }
-    }
-    if (t->dryrun) {
-        dryrun_all(t);
-    } else {
-        if (xfer_run(t->s3, &xo, &stats) == S3C_ECANCEL) {
-            s3c_fail(&e, S3C_ECANCEL, "interrupted: stopped, multipart uploads aborted, partial files removed");
-            out_usage_error(&e);
-            t->first_error = S3C_ECANCEL;
-            t->n_failed++;
-        }
-        flush_deletes(t);
-        out_status(NULL);
-        if (out_opts()->debug) {
-            char line[512];
-            snprintf(line, sizeof(line), "xfer: %" PRIu64 " ok, %" PRIu64 " failed, %" PRIu64 " bytes, %" PRIu64
-                     " requests, %" PRIu64 " retries, peak concurrency %d, %.2f s",
-                     stats.objects_ok, stats.objects_failed, stats.bytes, stats.requests, stats.retries,
-                     stats.peak_concurrency, stats.seconds);
-            out_debug(NULL, line);
-        }
-    }
-    rc = t->n_failed ? (t->first_error ? t->first_error : S3C_EHTTP) : S3C_OK;
-out:
-    if (t->one) {
-        shown_free(t->one->user);
-        xfer_obj_free(t->one);
-    }
-    transfer_walk_close(t);
-    filter_release(&t->filter);
-    free(t->filter_root);
-    s3_list_objects_release(&t->page);
-    free(t->token);
-    free(t->prefix);
-    free(t->del);
-    free(t->del_keys);
-    s3_uri_release(&t->su);
-    s3_uri_release(&t->du);
-    free(t);
+    rc = job_run(j);
+    j->ops->free(j);
     return rc;
+}
+
+enum s3c_err cmd_cp(struct cli_ctx *c, int argc, char **argv)
+{
+    return transfer_main(c, "cp", argc, argv);
+}
+
+enum s3c_err cmd_mv(struct cli_ctx *c, int argc, char **argv)
+{
+    return transfer_main(c, "mv", argc, argv);
 }
 
 /* ---- local trees (plan/walk) ------------------------------------------------------- */
@@ -975,7 +887,7 @@ static enum s3c_err transfer_walk_open(struct transfer *t, struct s3c_error *e)
     if (!t->walk)
         return e->code ? e->code : S3C_EIO;
     if (!t->pattern && !walk_root_is_dir(t->walk))
-        return s3c_fail(e, S3C_EUSAGE, "%s: %s is not a directory (drop --recursive for one file)", t->verb, t->src_arg);
+        return s3c_fail(e, S3C_EUSAGE, "%s: %s is not a directory (drop --recursive for one file)", t->base.verb, t->src_arg);
     return S3C_OK;
 }
 

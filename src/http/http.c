@@ -160,7 +160,7 @@ static int on_seek(void *ctx, curl_off_t offset, int origin)
 static bool is_secret_header(const char *name)
 {
     return strcasecmp(name, "authorization") == 0 || strcasecmp(name, "x-amz-security-token") == 0 ||
-           strncasecmp(name, "x-amz-server-side-encryption-customer-key", 41) == 0;
+           strcasestr(name, "server-side-encryption-customer-key") != NULL; /* SSE-C keys, copy source too */
 }
 
 static void debugf(struct http_loop *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -357,6 +357,12 @@ static void finish(struct http_loop *l, CURL *c, CURLcode code)
 
 int http_loop_step(struct http_loop *l, int timeout_ms)
 {
+    return http_loop_step_fd(l, timeout_ms, -1);
+}
+
+int http_loop_step_fd(struct http_loop *l, int timeout_ms, int fd)
+{
+    struct curl_waitfd w = { .fd = fd, .events = CURL_WAIT_POLLIN, .revents = 0 };
     CURLMsg *m;
     int still = 0, left;
 
@@ -365,7 +371,7 @@ int http_loop_step(struct http_loop *l, int timeout_ms)
         if (m->msg == CURLMSG_DONE)
             finish(l, m->easy_handle, m->data.result);
     if (l->running > 0 && timeout_ms > 0) {
-        curl_multi_poll(l->multi, NULL, 0, timeout_ms, NULL);
+        curl_multi_poll(l->multi, fd >= 0 ? &w : NULL, fd >= 0 ? 1 : 0, timeout_ms, NULL);
         curl_multi_perform(l->multi, &still);
         while ((m = curl_multi_info_read(l->multi, &left)))
             if (m->msg == CURLMSG_DONE)

@@ -6,6 +6,7 @@
 #include "store/store_s3.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -375,4 +376,57 @@ enum s3c_err store_s3_send(struct store_s3 *s, const struct s3_req *r, struct ht
 const char *store_s3_region(const struct store_s3 *s)
 {
     return s->region;
+}
+
+bool store_s3_debug_on(const struct store_s3 *s)
+{
+    return s->opts.http.debug != NULL;
+}
+
+void store_s3_debugf(struct store_s3 *s, const char *fmt, ...)
+{
+    char line[2048];
+    va_list ap;
+
+    if (!s->opts.http.debug)
+        return;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof(line), fmt, ap);
+    va_end(ap);
+    s->opts.http.debug(s->opts.http.debug_ctx, line);
+}
+
+enum s3c_err s3_sse_c_init(struct s3_sse_c *k, const char *algorithm, const char *key, struct s3c_error *e)
+{
+    struct buf b = BUF_INIT(64);
+    unsigned char md5[MD5_LEN];
+    size_t n = key ? strlen(key) : 0;
+
+    memset(k, 0, sizeof(*k));
+    if (algorithm && algorithm[0] && strcmp(algorithm, "AES256") != 0)
+        return s3c_fail(e, S3C_EUSAGE, "SSE-C: the algorithm must be AES256, not \"%s\"", algorithm);
+    if (n != 32)
+        return s3c_fail(e, S3C_EUSAGE, "SSE-C: the key must be 32 bytes (256 bits), not %zu", n);
+    str_copy(k->algorithm, sizeof(k->algorithm), "AES256");
+    base64_encode(key, n, &b);
+    str_copy(k->key_b64, sizeof(k->key_b64), buf_cstr(&b));
+    buf_reset(&b);
+    hash_md5(key, n, md5);
+    base64_encode(md5, MD5_LEN, &b);
+    str_copy(k->key_md5_b64, sizeof(k->key_md5_b64), buf_cstr(&b));
+    buf_release(&b);
+    return S3C_OK;
+}
+
+void s3_req_sse_c(struct s3_req *r, const struct s3_sse_c *k, bool copy_source)
+{
+    if (copy_source) {
+        s3_req_header(r, "x-amz-copy-source-server-side-encryption-customer-algorithm", k->algorithm);
+        s3_req_header(r, "x-amz-copy-source-server-side-encryption-customer-key", k->key_b64);
+        s3_req_header(r, "x-amz-copy-source-server-side-encryption-customer-key-MD5", k->key_md5_b64);
+    } else {
+        s3_req_header(r, "x-amz-server-side-encryption-customer-algorithm", k->algorithm);
+        s3_req_header(r, "x-amz-server-side-encryption-customer-key", k->key_b64);
+        s3_req_header(r, "x-amz-server-side-encryption-customer-key-MD5", k->key_md5_b64);
+    }
 }

@@ -162,6 +162,27 @@ enum s3c_err store_s3_delete_objects(struct store_s3 *s, const char *bucket,
                                      const struct s3_delete_object *objs, size_t n, bool quiet,
                                      struct s3_delete_result *out, struct s3c_error *e);
 
+/* A --debug line through the store's debug sink; nothing when --debug is off. */
+void store_s3_debugf(struct store_s3 *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+bool store_s3_debug_on(const struct store_s3 *s);
+
+/* SSE-C: a customer-provided key as the three headers S3 wants with every
+ * request that writes or reads the object (the AWS CLI's --sse-c/--sse-c-key). */
+struct s3_sse_c {
+    char algorithm[16];             /* "AES256" */
+    char key_b64[48];               /* base64 of the 32 key bytes */
+    char key_md5_b64[28];           /* base64 of their MD5 */
+};
+
+/* Encode 'key' (32 raw bytes, as given on the command line) for 'algorithm'
+ * (NULL: AES256). S3C_EUSAGE when the algorithm or the key length is wrong. */
+enum s3c_err s3_sse_c_init(struct s3_sse_c *k, const char *algorithm, const char *key, struct s3c_error *e);
+
+/* Add the key's headers to 'r': x-amz-server-side-encryption-customer-*, or with
+ * 'copy_source' the x-amz-copy-source-server-side-encryption-customer-* of a
+ * copy's source. 'k' is borrowed until the request is prepared. */
+void s3_req_sse_c(struct s3_req *r, const struct s3_sse_c *k, bool copy_source);
+
 /* The signing region now in use (after any region hint). */
 const char *store_s3_region(const struct store_s3 *s);
 

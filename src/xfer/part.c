@@ -8,6 +8,12 @@
 #define PART_MIN (8 * MIB)
 #define PART_MAX ((uint64_t)5 << 30)
 #define PARTS_MAX 10000
+#define WINDOW_BYTES (64 * MIB)     /* a stream's parts held in memory at once */
+#define WINDOW_PARTS_MAX 16
+#define STDOUT_PART_MIN MIB
+#define STDOUT_PARTS_WANTED 8       /* small objects: parts small enough for this many in parallel */
+#define GROW_EVERY_PARTS 2000
+#define GROW_DOUBLINGS_MAX 4
 
 uint64_t xfer_part_size(uint64_t size, uint64_t configured)
 {
@@ -24,6 +30,120 @@ uint64_t xfer_part_size(uint64_t size, uint64_t configured)
     if (p > PART_MAX)
         p = PART_MAX;
     return p;
+}
+
+uint32_t xfer_window_parts(uint64_t part)
+{
+    uint64_t k = part ? WINDOW_BYTES / part : WINDOW_PARTS_MAX;
+
+    return k < 2 ? 2 : k > WINDOW_PARTS_MAX ? WINDOW_PARTS_MAX : (uint32_t)k;
+}
+
+/*
+ * Ranged GETs need not match the parts the object was uploaded with, so the
+ * range size serves memory and parallelism only: the configured part size
+ * (8 MiB by default) capped to half the window, and for small objects ranges
+ * small enough that several run at once.
+ */
+uint64_t xfer_stdout_part_size(uint64_t size, uint64_t configured)
+{
+    uint64_t p = configured ? configured : PART_MIN, small;
+
+    if (p > WINDOW_BYTES / 2)
+        p = WINDOW_BYTES / 2;
+    if (size / p < STDOUT_PARTS_WANTED) {
+        small = (size + STDOUT_PARTS_WANTED - 1) / STDOUT_PARTS_WANTED;
+        small = (small + MIB - 1) / MIB * MIB;
+        p = small < STDOUT_PART_MIN ? STDOUT_PART_MIN : small < p ? small : p;
+    }
+    return p;
+}
+
+/*
+ * S3 takes parts of different sizes, so a stream of unknown length can start
+ * small (little memory, early parallelism) and double its part size every
+ * 2,000 parts, four times: 10,000 parts then hold 62,000 base parts
+ * (484 GiB at 8 MiB) instead of 10,000.
+ */
+uint64_t xfer_stream_part_size(uint64_t base, uint32_t n, bool grow)
+{
+    uint32_t doublings = grow && n > 0 ? (n - 1) / GROW_EVERY_PARTS : 0;
+    uint64_t p;
+
+    if (doublings > GROW_DOUBLINGS_MAX)
+        doublings = GROW_DOUBLINGS_MAX;
+    p = base << doublings;
+    return p > PART_MAX ? PART_MAX : p;
+}
+
+uint32_t xfer_etag_parts(const char *etag, char hex[33])
+{
+    size_t n = etag ? strlen(etag) : 0, i;
+    uint64_t parts = 0;
+
+    if (n >= 2 && etag[0] == '"' && etag[n - 1] == '"') {
+        etag++;
+        n -= 2;
+    }
+    if (n < 34 || etag[32] != '-' || n > 32 + 1 + 5)
+        return 0;
+    for (i = 0; i < 32; i++) {
+        char c = etag[i];
+        if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f')))
+            return 0;
+        hex[i] = c;
+    }
+    hex[32] = '\0';
+    for (i = 33; i < n; i++) {
+        if (etag[i] < '0' || etag[i] > '9')
+            return 0;
+        parts = parts * 10 + (uint64_t)(etag[i] - '0');
+    }
+    return parts >= 1 && parts <= PARTS_MAX ? (uint32_t)parts : 0;
+}
+
+bool xfer_parts_fit(uint64_t size, uint32_t n, uint64_t part_size)
+{
+    if (n == 0 || part_size == 0)
+        return false;
+    /* (n-1) whole parts leave something for the last, which is no bigger than one. */
+    return (uint64_t)(n - 1) * part_size < size && size <= (uint64_t)n * part_size;
+}
+
+static int guess_add(uint64_t size, uint32_t n, uint64_t p, uint64_t *out, int k, int max)
+{
+    int i;
+
+    if (k >= max || !xfer_parts_fit(size, n, p))
+        return k;
+    for (i = 0; i < k; i++)
+        if (out[i] == p)
+            return k;
+    out[k] = p;
+    return k + 1;
+}
+
+int xfer_part_size_guesses(uint64_t size, uint32_t n, uint64_t configured, uint64_t *out, int max)
+{
+    /* Defaults of common clients: AWS CLI and boto3 8 MiB, Go/Java SDKs and
+     * rclone 5 MiB, mc 16 MiB, s3cmd 15 MiB, s5cmd 50 MiB, and round sizes
+     * people configure. Adjusters double them to stay under 10,000 parts. */
+    static const uint64_t common_mib[] = { 8, 5, 16, 15, 50, 64, 100, 128, 256, 512, 1024 };
+    size_t i;
+    int k = 0;
+
+    if (n == 1)
+        return guess_add(size, n, size, out, 0, max);  /* one part: the whole object */
+    if (configured)
+        k = guess_add(size, n, xfer_part_size(size, configured), out, k, max);
+    k = guess_add(size, n, xfer_part_size(size, 0), out, k, max);
+    for (i = 0; i < sizeof(common_mib) / sizeof(common_mib[0]); i++) {
+        uint64_t p = common_mib[i] * MIB;
+        while (p * PARTS_MAX < size && p < PART_MAX)
+            p *= 2;
+        k = guess_add(size, n, p, out, k, max);
+    }
+    return k;
 }
 
 static const struct {

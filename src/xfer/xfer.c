@@ -13,7 +13,9 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <poll.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,7 +36,6 @@
 #define ADAPT_WINDOW_MIN_MS 50
 #define ADAPT_WINDOW_MAX_MS 500
 #define REPLY_BODY_MAX ((size_t)4 << 20)
-#define STREAM_PARTS_INFLIGHT 4                 /* stdin parts held in memory at once */
 
 static volatile sig_atomic_t cancel_requested;
 
@@ -53,16 +54,37 @@ enum req_kind {
     RK_COPY,            /* CopyObject */
     RK_COPY_PART,       /* UploadPartCopy */
     RK_HEAD_SRC,        /* HeadObject of a copy's source, for its headers */
+    RK_HEAD_INFO,       /* HeadObject before a ranged download: size, ETag, stored checksum */
+    RK_HEAD_PART1,      /* HeadObject ?partNumber=1: the part size of a multipart object */
 };
 
 enum obj_phase {
     PH_SINGLE,          /* one request */
+    PH_PROBE,           /* ranged download: learning how to verify it (HEADs) */
     PH_CREATE,          /* waiting for the upload id */
     PH_PARTS,           /* parts being sent */
     PH_COMPLETE,        /* CompleteMultipartUpload in flight */
     PH_ABORT,           /* failed; aborting the multipart upload */
     PH_END,             /* no more requests: finish when none is in flight */
 };
+
+/* One part of a stdout object in memory (allocated once, at the part size). */
+struct win_slot {
+    char *data;
+    uint64_t len;
+    uint64_t crc;                   /* DL_CRC: the stored checksum's CRC of these bytes */
+    bool full;                      /* holds a whole part, not yet written */
+};
+
+/* How a ranged download is checked once every part is in. */
+enum dl_check {
+    DL_SIZE,            /* by size only: the store gives no way (said in --debug) */
+    DL_CRC,             /* the store's full-object CRC, combined from per-part CRCs */
+    DL_PARTS,           /* md5 of the part MD5s against the "hex-N" ETag; ranges = the upload's parts */
+};
+
+/* The stored full-object checksums a download can be checked against. */
+enum ck_algo { CK_CRC64NVME, CK_CRC32C, CK_CRC32 };
 
 struct xfer_obj_state {
     struct xfer_obj *o;
@@ -83,12 +105,32 @@ struct xfer_obj_state {
     /* stdin/stdout objects: read or written in order, never seeked. */
     bool stream;
     bool eof;                       /* stdin: all of it has been read */
-    struct buf pending;             /* stdin: the first part, read before the upload id */
+    bool grow;                      /* stdin: no expected size, so parts grow (xfer_stream_part_size) */
+    struct buf pending;             /* stdin: the next part, filled as stdin gives it */
     uint64_t streamed;              /* stdout: bytes written so far */
     struct hash_ctx *stream_md5;    /* stdout: MD5 of the whole object */
+    bool reader_gone;               /* stdout: its reader closed it (EPIPE): end quietly */
+    /* stdout in ranges: part n lands in win[(n - 1) % win_k] and is written
+     * once every part before it has been; memory is win_k parts. */
+    struct win_slot *win;
+    uint32_t win_k;
+    uint32_t win_head;              /* the next part to write, 1-based */
+    bool md5_hidden;                /* a reply named SSE-KMS or SSE-C: the ETag is no MD5 */
+    uint64_t stream_crc;            /* DL_CRC: of the bytes written so far */
     /* Multipart copy with the COPY directive: the source's headers, which
      * CreateMultipartUpload must carry (UploadPartCopy copies bytes only). */
     struct buf src_headers;         /* "name\0value\0" pairs */
+    /* Ranged downloads: the check of the whole (md5s above hold DL_PARTS digests). */
+    enum dl_check check;
+    enum ck_algo ck_algo;           /* DL_CRC */
+    uint64_t ck_want;               /* DL_CRC: the store's value */
+    uint64_t *part_crcs;            /* DL_CRC: per part, combined at the end */
+    char etag_hex[33];              /* DL_PARTS: the ETag's md5 of part md5s */
+    uint32_t etag_parts;            /* DL_PARTS: the ETag's part count */
+    bool layout_guessed;            /* DL_PARTS: the store did not say its part size */
+    bool have_prev;                 /* prev_digest holds the previous download's */
+    unsigned char prev_digest[MD5_LEN];
+    int attempts;                   /* whole-object downloads after a mismatch */
     struct xfer_obj_state *next;    /* in the engine's active list */
 };
 
@@ -105,6 +147,7 @@ struct req {
     struct hash_ctx *md5;           /* of the bytes sent or received */
     uint64_t hashed;                /* bytes fed to md5 so far (in order) */
     uint64_t got;                   /* download bytes written */
+    uint64_t crc;                   /* DL_CRC: CRC of the bytes written */
     struct buf mem;                 /* small upload body / request XML */
     struct buf query;
     char hdr_md5[32];               /* Content-MD5 of a memory body */
@@ -144,8 +187,19 @@ struct engine {
     double bw_tokens;               /* --bwlimit: bytes that may move now */
     int64_t bw_last_ms;
     bool bw_paused;                 /* some transfer waits for tokens */
+    bool stdin_wait;                /* a stdin part waits for more input: wake on stdin too */
     enum s3c_err first_error;
+    bool no_part_number;            /* the store ignores ?partNumber= (Ceph 16) */
+    bool any_ok;                    /* some request of the run succeeded */
+    bool stop;                      /* a run-wide error: start nothing more (see run_wide_error) */
+    struct s3c_error stop_err;      /* that error, as reported for the object that met it */
 };
+
+/* SIGINT/SIGTERM, or a run-wide error: finish what is in flight as cancelled. */
+static bool stopping(const struct engine *g)
+{
+    return cancel_requested || g->stop;
+}
 
 static int64_t now_ms(void)
 {
@@ -153,6 +207,103 @@ static int64_t now_ms(void)
 
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void xdebug(struct engine *g, const struct xfer_obj *o, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void xdebug(struct engine *g, const struct xfer_obj *o, const char *fmt, ...)
+{
+    char msg[1024];
+    va_list ap;
+
+    if (!store_s3_debug_on(g->s3))
+        return;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    store_s3_debugf(g->s3, "xfer: s3://%s/%s: %s", o->src_bucket ? o->src_bucket : o->dst_bucket,
+                    o->src_bucket ? o->src : o->dst, msg);
+}
+
+/* ---- stored checksums -------------------------------------------------------- */
+
+static const char *ck_name(enum ck_algo a)
+{
+    return a == CK_CRC64NVME ? "CRC64NVME" : a == CK_CRC32C ? "CRC32C" : "CRC32";
+}
+
+static uint64_t ck_update(enum ck_algo a, uint64_t crc, const void *p, size_t n)
+{
+    switch (a) {
+    case CK_CRC64NVME: return crc_crc64nvme_update(crc, p, n);
+    case CK_CRC32C: return crc_crc32c_update((uint32_t)crc, p, n);
+    case CK_CRC32: return crc_crc32_update((uint32_t)crc, p, n);
+    }
+    return 0;
+}
+
+static uint64_t ck_combine(enum ck_algo a, uint64_t x, uint64_t y, uint64_t len_y)
+{
+    switch (a) {
+    case CK_CRC64NVME: return crc_crc64nvme_combine(x, y, len_y);
+    case CK_CRC32C: return crc_crc32c_combine((uint32_t)x, (uint32_t)y, len_y);
+    case CK_CRC32: return crc_crc32_combine((uint32_t)x, (uint32_t)y, len_y);
+    }
+    return 0;
+}
+
+/* S3's wire form of a value (base64 of its big-endian bytes) into 'out'. */
+static void ck_b64(enum ck_algo a, uint64_t v, char out[24])
+{
+    struct buf b = BUF_INIT(32);
+
+    if (a == CK_CRC64NVME)
+        crc_b64_64(v, &b);
+    else
+        crc_b64_32((uint32_t)v, &b);
+    str_copy(out, 24, buf_cstr(&b));
+    buf_release(&b);
+}
+
+/*
+ * The full-object checksum a reply with x-amz-checksum-mode: ENABLED carries,
+ * if any: CRC64NVME, CRC32C or CRC32 of type FULL_OBJECT (COMPOSITE values,
+ * "...-N", are checksums of part checksums: not usable over our own ranges).
+ */
+static bool stored_checksum(const struct http_resp *resp, enum ck_algo *algo, uint64_t *value)
+{
+    static const struct {
+        const char *header;
+        enum ck_algo algo;
+        size_t bytes;
+    } known[] = {
+        { "x-amz-checksum-crc64nvme", CK_CRC64NVME, 8 },
+        { "x-amz-checksum-crc32c", CK_CRC32C, 4 },
+        { "x-amz-checksum-crc32", CK_CRC32, 4 },
+    };
+    struct sv type, v;
+    size_t i, j;
+
+    if (http_resp_header(resp, "x-amz-checksum-type", &type) && !sv_ieqs(type, "FULL_OBJECT"))
+        return false;
+    for (i = 0; i < sizeof(known) / sizeof(known[0]); i++) {
+        struct buf raw = BUF_INIT(64);
+        bool ok;
+
+        if (!http_resp_header(resp, known[i].header, &v) || memchr(v.p, '-', v.n))
+            continue;
+        ok = !base64_decode(v, &raw) && raw.len == known[i].bytes;
+        if (ok) {
+            *algo = known[i].algo;
+            *value = 0;
+            for (j = 0; j < raw.len; j++)
+                *value = *value << 8 | (unsigned char)raw.data[j];
+        }
+        buf_release(&raw);
+        if (ok)
+            return true;
+    }
+    return false;
 }
 
 /* ---- objects ---------------------------------------------------------------- */
@@ -183,11 +334,17 @@ void xfer_obj_free(struct xfer_obj *o)
 
 static void obj_state_free(struct xfer_obj_state *os)
 {
+    uint32_t i;
+
     if (os->fd >= 0 && !os->stream)
         close(os->fd);
+    for (i = 0; os->win && i < os->win_k; i++)
+        free(os->win[i].data);
+    free(os->win);
     buf_release(&os->pending);
     buf_release(&os->src_headers);
     hash_free(os->stream_md5);
+    free(os->part_crcs);
     buf_release(&os->tmp_path);
     free(os->upload_id);
     free(os->etags);
@@ -200,6 +357,11 @@ static void obj_finish(struct engine *g, struct xfer_obj_state *os)
 {
     struct xfer_obj *o = os->o;
 
+    if (os->failed && os->reader_gone) {
+        /* stdout's reader left (`s3c cat k | head`): it took what it wanted;
+         * not a failure of ours (exit 0, as s5cmd). */
+        os->failed = false;
+    }
     if (os->stream) {
         /* stdin/stdout: no file of ours to keep or remove. */
     } else if (!os->failed && o->op == XFER_DOWNLOAD) {
@@ -347,11 +509,33 @@ static ssize_t read_src(void *ctx, char *dst, size_t n, uint64_t offset)
     return got;
 }
 
+/* Write all of 'p' to stdout. EPIPE (the reader left, as `| head` does) is
+ * remembered: the object then ends quietly. */
+static bool stdout_write(struct xfer_obj_state *os, const char *p, size_t n, struct s3c_error *e)
+{
+    while (n) {
+        ssize_t w = write(os->fd, p, n);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0) {
+            if (w < 0 && errno == EPIPE)
+                os->reader_gone = true;
+            s3c_fail_errno(e, w < 0 ? errno : EIO, "cannot write to standard output");
+            return false;
+        }
+        p += w;
+        n -= (size_t)w;
+    }
+    return true;
+}
+
 static enum http_sink_verdict write_dst(void *ctx, const char *p, size_t n)
 {
     struct req *r = ctx;
     size_t allowed = n;
 
+    if (r->os->stream && r->os->failed)
+        return HTTP_SINK_ABORT; /* stdout closed or the object failed: stop fetching */
     if (r->eng->opts.bwlimit_bytes_s) {
         /* Writes take the whole chunk or pause: curl hands the same chunk again. */
         if (!bw_take(r->eng, &allowed))
@@ -363,20 +547,15 @@ static enum http_sink_verdict write_dst(void *ctx, const char *p, size_t n)
         s3c_fail(&r->local_err, S3C_EHTTP, "the store sent more bytes than asked for");
         return HTTP_SINK_ABORT;
     }
-    if (r->os->stream) {
-        const char *c = p;
-        size_t left = n;
-        while (left) {
-            ssize_t w = write(r->os->fd, c, left);
-            if (w < 0 && errno == EINTR)
-                continue;
-            if (w <= 0) {
-                r->local_failed = true;
-                s3c_fail_errno(&r->local_err, errno, "cannot write to standard output");
-                return HTTP_SINK_ABORT;
-            }
-            c += w;
-            left -= (size_t)w;
+    if (r->os->win) {
+        /* Within the slot: r->got + n <= r->len <= part size, checked above. */
+        struct win_slot *slot = &r->os->win[(r->part - 1) % r->os->win_k];
+        memcpy(slot->data + r->got, p, n);
+        slot->len = r->got + n;
+    } else if (r->os->stream) {
+        if (!stdout_write(r->os, p, n, &r->local_err)) {
+            r->local_failed = true;
+            return HTTP_SINK_ABORT;
         }
         hash_update(r->os->stream_md5, p, n);
         r->os->streamed += n;
@@ -385,6 +564,8 @@ static enum http_sink_verdict write_dst(void *ctx, const char *p, size_t n)
         return HTTP_SINK_ABORT;
     }
     hash_update(r->md5, p, n);
+    if (r->os->check == DL_CRC)
+        r->crc = ck_update(r->os->ck_algo, r->crc, p, n);
     r->got += n;
     r->eng->stats.bytes_live += n;
     return HTTP_SINK_OK;
@@ -432,6 +613,11 @@ static void add_obj_headers(struct req *r, struct s3_req *q, bool for_create)
 
 /* Describe request 'r' as an S3 request and hand it to the loop. */
 static void on_http_done(struct http_xfer *x, void *ctx);
+static void dl_verify(struct engine *g, struct xfer_obj_state *os);
+static void on_head_info(struct engine *g, struct req *r);
+static void on_head_part1(struct engine *g, struct req *r, bool ok);
+static void submit_or_fail(struct engine *g, struct req *r);
+static void plan_parts(struct engine *g, struct xfer_obj_state *os);
 
 static enum s3c_err req_submit(struct engine *g, struct req *r, struct s3c_error *e)
 {
@@ -451,8 +637,9 @@ static enum s3c_err req_submit(struct engine *g, struct req *r, struct s3c_error
         hash_reset(r->md5);
     if (!r->md5)
         return s3c_fail(e, S3C_ENOMEM, "out of memory");
-    r->hashed = r->got = 0;
+    r->hashed = r->got = r->crc = 0;
     r->local_failed = false;
+    http_xfer_release(&r->http); /* a retry's previous reply */
     memset(&r->http, 0, sizeof(r->http));
     r->http.body_max = REPLY_BODY_MAX;
     if (oo && oo->request_payer)
@@ -503,6 +690,18 @@ static enum s3c_err req_submit(struct engine *g, struct req *r, struct s3c_error
         q.method = "HEAD";
         q.bucket = o->src_bucket;
         q.key = o->src;
+        break;
+    case RK_HEAD_INFO:
+    case RK_HEAD_PART1:
+        q.method = "HEAD";
+        q.bucket = o->src_bucket;
+        q.key = o->src;
+        if (r->kind == RK_HEAD_PART1)
+            q.query = "partNumber=1";
+        else
+            s3_req_header(&q, "x-amz-checksum-mode", "ENABLED");
+        if (o->etag && o->etag[0])
+            s3_req_header(&q, "If-Match", o->etag);
         break;
     case RK_PART:
     case RK_COPY_PART:
@@ -556,7 +755,14 @@ static enum s3c_err req_submit(struct engine *g, struct req *r, struct s3c_error
         q.method = "GET";
         q.bucket = o->src_bucket;
         q.key = o->src;
-        if (os->stream && os->streamed) {
+        if (os->win) {
+            /* A retry fetches its range again from the start, into the same slot. */
+            struct win_slot *slot = &os->win[(r->part - 1) % os->win_k];
+            if (!slot->data && !(slot->data = malloc((size_t)os->part_size)))
+                return s3c_fail(e, S3C_ENOMEM, "out of memory for a part of the object");
+            slot->len = 0;
+        }
+        if (os->stream && !os->win && os->streamed) {
             /* stdout: a retry resumes after the bytes already written. */
             r->off = os->streamed;
             r->len = os->size - os->streamed;
@@ -654,7 +860,7 @@ static void req_fail(struct engine *g, struct req *r, const struct s3c_error *e,
 {
     struct xfer_obj_state *os = r->os;
 
-    if (retryable && !cancel_requested && (!os->failed || r->kind == RK_ABORT) &&
+    if (retryable && !stopping(g) && (!os->failed || r->kind == RK_ABORT) &&
         r->attempt + 1 < store_s3_max_attempts(g->s3)) {
         r->attempt++;
         g->stats.retries++;
@@ -921,6 +1127,82 @@ static void on_single(struct engine *g, struct req *r)
     maybe_finish(g, os);
 }
 
+/*
+ * All of a stdout object is out: check it against the stored full-object
+ * checksum (DL_CRC, learnt by the probe), else against its ETag when that is
+ * an MD5. Otherwise only lengths were checked: each range's, each asked
+ * If-Match the ETag, written in order. Bytes on stdout cannot be taken back:
+ * a mismatch fails the object (exit 1), it is not downloaded again.
+ */
+static bool stdout_verify(struct engine *g, struct xfer_obj_state *os, struct s3c_error *e)
+{
+    unsigned char md5[MD5_LEN];
+    char want[33], got[33];
+
+    if (os->check == DL_CRC) {
+        ck_b64(os->ck_algo, os->stream_crc, got);
+        ck_b64(os->ck_algo, os->ck_want, want);
+        if (os->stream_crc != os->ck_want) {
+            s3c_fail(e, S3C_EHTTP, "downloaded bytes have %s %s, the store's checksum is %s",
+                     ck_name(os->ck_algo), got, want);
+            return false;
+        }
+        xdebug(g, os->o, "verified: %s %s of %" PRIu32 " ranges matches the stored checksum",
+               ck_name(os->ck_algo), got, os->n_parts);
+        return true;
+    }
+    if (!os->stream_md5 || os->md5_hidden)
+        return true;
+    hash_final(os->stream_md5, md5);
+    etag_is_md5(sv_from(os->o->etag), got); /* it is: stream_md5 exists only then */
+    str_hex(md5, MD5_LEN, want);
+    if (strcmp(want, got) != 0) {
+        s3c_fail(e, S3C_EHTTP, "downloaded bytes have MD5 %s, the store's ETag is %s", want, got);
+        return false;
+    }
+    return true;
+}
+
+/* A range for stdout is in: write every whole part from the head on, in order. */
+static void on_stdout_part(struct engine *g, struct req *r)
+{
+    struct xfer_obj_state *os = r->os;
+    struct s3c_error e = S3C_ERROR_INIT;
+
+    if (sse_hides_md5(&r->http.resp))
+        os->md5_hidden = true;
+    os->win[(r->part - 1) % os->win_k].full = true;
+    os->win[(r->part - 1) % os->win_k].crc = r->crc; /* write_dst's, for DL_CRC */
+    g->stats.bytes += r->len;
+    os->parts_done++;
+    req_put_back(g, r);
+    while (os->win_head <= os->n_parts && os->win[(os->win_head - 1) % os->win_k].full) {
+        struct win_slot *slot = &os->win[(os->win_head - 1) % os->win_k];
+
+        if (!stdout_write(os, slot->data, slot->len, &e)) {
+            obj_fail(g, os, &e);
+            maybe_finish(g, os);
+            return;
+        }
+        if (os->stream_md5)
+            hash_update(os->stream_md5, slot->data, slot->len);
+        if (os->check == DL_CRC)
+            os->stream_crc = os->streamed ? ck_combine(os->ck_algo, os->stream_crc, slot->crc, slot->len)
+                                          : slot->crc;
+        os->streamed += slot->len;
+        slot->len = 0;
+        slot->full = false;
+        os->win_head++;
+    }
+    if (os->win_head > os->n_parts) {
+        if (stdout_verify(g, os, &e))
+            os->phase = PH_END;
+        else
+            obj_fail(g, os, &e);
+    }
+    maybe_finish(g, os);
+}
+
 static void on_get(struct engine *g, struct req *r)
 {
     struct xfer_obj_state *os = r->os;
@@ -940,6 +1222,10 @@ static void on_get(struct engine *g, struct req *r)
         req_fail(g, r, &e, true, 0);
         return;
     }
+    if (os->win) {
+        on_stdout_part(g, r);
+        return;
+    }
     hash_final(os->stream ? os->stream_md5 : r->md5, md5);
     /* A whole-object GET of a non-multipart object: its ETag is the MD5 of the bytes. */
     if (g->opts.verify && os->n_parts == 0 && http_resp_header(&r->http.resp, "etag", &etag) &&
@@ -954,16 +1240,241 @@ static void on_get(struct engine *g, struct req *r)
     }
     g->stats.bytes += r->len;
     if (os->n_parts) {
+        if (os->check == DL_PARTS)
+            memcpy(os->md5s[r->part - 1], md5, MD5_LEN);
+        else if (os->check == DL_CRC)
+            os->part_crcs[r->part - 1] = r->crc;
         os->parts_done++;
         req_put_back(g, r);
         if (os->parts_done == os->n_parts && !os->failed)
-            os->phase = PH_END;
+            dl_verify(g, os);
         maybe_finish(g, os);
         return;
     }
     os->phase = PH_END;
     req_put_back(g, r);
     maybe_finish(g, os);
+}
+
+/* ---- ranged downloads: verifying the whole ------------------------------------- */
+
+/* A mismatch over the whole object: download all of it again, or fail it. */
+static void dl_again(struct engine *g, struct xfer_obj_state *os, const struct s3c_error *e)
+{
+    if (stopping(g) || ++os->attempts >= store_s3_max_attempts(g->s3)) {
+        obj_fail(g, os, e);
+        return;
+    }
+    xdebug(g, os->o, "%s; downloading it again", e->msg);
+    g->stats.retries++;
+    g->stats.bytes -= g->stats.bytes >= os->size ? os->size : g->stats.bytes;
+    os->parts_done = 0;
+    os->next_part = 1;
+    os->phase = PH_PARTS;
+    os->next = g->active;
+    g->active = os;
+}
+
+/* Every part is in: check the whole against what the store holds, then end,
+ * download again, or fail. */
+static void dl_verify(struct engine *g, struct xfer_obj_state *os)
+{
+    struct s3c_error e = S3C_ERROR_INIT;
+    char want[64], got[64];
+    uint32_t i;
+
+    if (os->check == DL_CRC) {
+        uint64_t crc = os->part_crcs[0];
+
+        for (i = 1; i < os->n_parts; i++)
+            crc = ck_combine(os->ck_algo, crc, os->part_crcs[i],
+                             i + 1 == os->n_parts ? os->size - (uint64_t)i * os->part_size : os->part_size);
+        ck_b64(os->ck_algo, crc, got);
+        ck_b64(os->ck_algo, os->ck_want, want);
+        if (crc == os->ck_want) {
+            xdebug(g, os->o, "verified: %s %s of %" PRIu32 " ranges matches the stored checksum",
+                   ck_name(os->ck_algo), got, os->n_parts);
+            os->phase = PH_END;
+            return;
+        }
+        s3c_fail(&e, S3C_EHTTP, "downloaded bytes have %s %s, the store's checksum is %s",
+                 ck_name(os->ck_algo), got, want);
+        dl_again(g, os, &e);
+        return;
+    }
+    if (os->check == DL_PARTS) {
+        struct hash_ctx *h = hash_md5_new();
+        unsigned char d[MD5_LEN];
+
+        if (!h) {
+            s3c_fail(&e, S3C_ENOMEM, "out of memory");
+            obj_fail(g, os, &e);
+            return;
+        }
+        hash_update(h, os->md5s, (size_t)os->n_parts * MD5_LEN);
+        hash_final(h, d);
+        hash_free(h);
+        str_hex(d, MD5_LEN, got);
+        if (!strcmp(got, os->etag_hex)) {
+            xdebug(g, os->o, "verified: md5 of %" PRIu32 " part MD5s (parts of %" PRIu64 " bytes%s) matches the ETag",
+                   os->n_parts, os->part_size, os->layout_guessed ? ", size guessed" : "");
+            os->phase = PH_END;
+            return;
+        }
+        if (os->layout_guessed && os->have_prev && !memcmp(d, os->prev_digest, MD5_LEN)) {
+            /* Two downloads agree byte for byte, part by part: the guess was wrong, not the bytes. */
+            xdebug(g, os->o, "not verified: the store does not say its part size and parts of %" PRIu64
+                   " bytes do not give its ETag; two downloads gave identical bytes", os->part_size);
+            os->phase = PH_END;
+            return;
+        }
+        memcpy(os->prev_digest, d, MD5_LEN);
+        os->have_prev = true;
+        s3c_fail(&e, S3C_EHTTP, "downloaded bytes give ETag %s-%" PRIu32 ", the store's is %s-%" PRIu32 "%s", got,
+                 os->n_parts, os->etag_hex, os->etag_parts,
+                 os->layout_guessed ? " (its part size was guessed)" : "");
+        dl_again(g, os, &e);
+        return;
+    }
+    os->phase = PH_END;
+}
+
+/* The ranges are planned: allocate what the check needs and start the parts. */
+static void dl_start(struct engine *g, struct xfer_obj_state *os)
+{
+    struct s3c_error e = S3C_ERROR_INIT;
+
+    if (os->check == DL_CRC && !(os->part_crcs = calloc(os->n_parts, sizeof(*os->part_crcs))))
+        s3c_fail(&e, S3C_ENOMEM, "out of memory");
+    if (e.code || start_parts(g, os, &e)) {
+        obj_fail(g, os, &e);
+        maybe_finish(g, os);
+    }
+}
+
+/* Ranges of our own size, checked by size only; 'why' goes to --debug. */
+static void dl_size_only(struct engine *g, struct xfer_obj_state *os, const char *why)
+{
+    xdebug(g, os->o, "checked by size only: %s", why);
+    os->check = DL_SIZE;
+    plan_parts(g, os);
+}
+
+/* The store does not say the part size: take the likeliest that makes the
+ * ETag's part count (a wrong guess costs a second download, see dl_verify). */
+static void dl_guess_layout(struct engine *g, struct xfer_obj_state *os)
+{
+    uint64_t p;
+
+    if (xfer_part_size_guesses(os->size, os->etag_parts, g->opts.part_size, &p, 1) != 1) {
+        dl_size_only(g, os, "the store does not say its part size, and no usual one makes the ETag's part count");
+        return;
+    }
+    os->check = DL_PARTS;
+    os->layout_guessed = true;
+    os->part_size = p;
+    os->n_parts = os->etag_parts;
+}
+
+/* HEAD with x-amz-checksum-mode: ENABLED answered: pick the check and the ranges. */
+static enum s3c_err stdout_start_parts(struct engine *g, struct xfer_obj_state *os, struct s3c_error *e);
+
+/* stdout, probed: a stored full-object checksum checks the stream (ranges of our
+ * own size, combined in order); without one, lengths do. Then the ranges start. */
+static void stdout_probed(struct engine *g, struct req *r)
+{
+    struct xfer_obj_state *os = r->os;
+    struct s3c_error e = S3C_ERROR_INIT;
+
+    if (stored_checksum(&r->http.resp, &os->ck_algo, &os->ck_want))
+        os->check = DL_CRC;
+    else
+        xdebug(g, os->o, "checked by the length of every range: a multipart ETag and no stored checksum");
+    req_put_back(g, r);
+    if (stdout_start_parts(g, os, &e)) {
+        obj_fail(g, os, &e);
+        maybe_finish(g, os);
+    }
+}
+
+static void on_head_info(struct engine *g, struct req *r)
+{
+    struct xfer_obj_state *os = r->os;
+    struct xfer_obj *o = os->o;
+    const struct http_resp *resp = &r->http.resp;
+    struct s3c_error e = S3C_ERROR_INIT;
+    struct sv v;
+    uint64_t len = 0;
+    char etag[80] = "", hex[33];
+
+    if (http_resp_header(resp, "etag", &v) && v.n < sizeof(etag)) {
+        memcpy(etag, v.p, v.n);
+        etag[v.n] = '\0';
+    }
+    if (!http_resp_header(resp, "content-length", &v) || !sv_to_u64(v, &len) || len != os->size) {
+        s3c_fail(&e, S3C_EHTTP, "the object changed since it was listed: %" PRIu64 " bytes, now %" PRIu64,
+                 os->size, len);
+        req_fail(g, r, &e, false, 0);
+        return;
+    }
+    if (!o->etag && etag[0])
+        o->etag = strdup(etag); /* every range then asks for this version (If-Match) */
+    if (os->stream) {
+        stdout_probed(g, r);
+        return;
+    }
+    if (stored_checksum(resp, &os->ck_algo, &os->ck_want)) {
+        os->check = DL_CRC;
+        plan_parts(g, os);
+    } else if ((os->etag_parts = xfer_etag_parts(etag, os->etag_hex)) && !sse_hides_md5(resp)) {
+        if (!g->no_part_number) {
+            struct req *p1;
+
+            req_put_back(g, r);
+            p1 = req_get(g, os, RK_HEAD_PART1);
+            if (p1)
+                submit_or_fail(g, p1);
+            else
+                dl_size_only(g, os, "out of memory");
+            if (p1)
+                return;
+            dl_start(g, os);
+            return;
+        }
+        dl_guess_layout(g, os);
+    } else {
+        dl_size_only(g, os, sse_hides_md5(resp) ? "encrypted with a key whose ETag is not an MD5, and no stored checksum"
+                            : etag_is_md5(sv_from(etag), hex) ? "a single-part ETag cannot check ranged GETs, and no stored checksum"
+                            : "no stored checksum and no MD5 ETag");
+    }
+    req_put_back(g, r);
+    dl_start(g, os);
+}
+
+/* HEAD ?partNumber=1 answered ('ok'), or refused: the upload's part size, if the store says it. */
+static void on_head_part1(struct engine *g, struct req *r, bool ok)
+{
+    struct xfer_obj_state *os = r->os;
+    const struct http_resp *resp = &r->http.resp;
+    uint64_t count = 0, p = 0;
+    struct sv v;
+    bool counted = ok && http_resp_header(resp, "x-amz-mp-parts-count", &v) && sv_to_u64(v, &count);
+
+    if (counted && count == os->etag_parts && http_resp_header(resp, "content-length", &v) &&
+        sv_to_u64(v, &p) && xfer_parts_fit(os->size, os->etag_parts, p)) {
+        os->check = DL_PARTS;
+        os->part_size = p;
+        os->n_parts = os->etag_parts;
+    } else if (counted) {
+        dl_size_only(g, os, "its parts are not all of one size");
+    } else {
+        if (!g->no_part_number)
+            xdebug(g, os->o, "the store ignores ?partNumber=: part sizes will be guessed from the ETag");
+        g->no_part_number = true;
+        dl_guess_layout(g, os);
+    }
+    req_put_back(g, r);
+    dl_start(g, os);
 }
 
 /* Keep the headers a copy must carry, then start the multipart upload. */
@@ -1004,6 +1515,62 @@ static void on_head_src(struct engine *g, struct req *r)
     }
 }
 
+static const char *req_op_name(enum req_kind k)
+{
+    switch (k) {
+    case RK_PUT: return "PutObject";
+    case RK_CREATE: return "CreateMultipartUpload";
+    case RK_PART: return "UploadPart";
+    case RK_COMPLETE: return "CompleteMultipartUpload";
+    case RK_ABORT: return "AbortMultipartUpload";
+    case RK_GET: return "GetObject";
+    case RK_COPY: return "CopyObject";
+    case RK_COPY_PART: return "UploadPartCopy";
+    case RK_HEAD_SRC:
+    case RK_HEAD_INFO:
+    case RK_HEAD_PART1: return "HeadObject";
+    }
+    return "request";
+}
+
+/*
+ * Answers that no other object of the run can get past: the bucket does not
+ * exist, or the credentials are wrong. AccessDenied counts too while nothing
+ * has succeeded yet (then it is the key or the bucket, not one object's policy).
+ */
+static bool run_wide_error(const struct engine *g, const struct s3c_error *e)
+{
+    return !strcmp(e->s3_code, "NoSuchBucket") || !strcmp(e->s3_code, "InvalidAccessKeyId") ||
+           !strcmp(e->s3_code, "SignatureDoesNotMatch") ||
+           (!g->any_ok && (!strcmp(e->s3_code, "AccessDenied") || !strcmp(e->s3_code, "Forbidden")));
+}
+
+/* Stop the run after 'e' (rewritten to name the operation and the bucket): the
+ * object that met it fails with it, everything else ends as cancelled (not
+ * reported), nothing new starts, multipart uploads are aborted. */
+static void stop_run(struct engine *g, struct req *r, struct s3c_error *e)
+{
+    const struct xfer_obj *o = r->os->o;
+    char msg[sizeof(e->msg)];
+    size_t n = strlen(e->msg);
+    bool reads = r->kind == RK_GET || r->kind == RK_HEAD_INFO || r->kind == RK_HEAD_PART1 ||
+                 r->kind == RK_HEAD_SRC;
+
+    if (g->stop)
+        return;
+    if (n && e->msg[n - 1] == '.')
+        e->msg[n - 1] = '\0';
+    if (o->op == XFER_COPY && !reads)
+        snprintf(msg, sizeof(msg), "%s from s3://%s to s3://%s: %.300s; stopped, nothing more was tried",
+                 req_op_name(r->kind), o->src_bucket, o->dst_bucket, e->msg);
+    else
+        snprintf(msg, sizeof(msg), "%s in s3://%s: %.300s; stopped, nothing more was tried", req_op_name(r->kind),
+                 reads ? o->src_bucket : o->dst_bucket, e->msg);
+    str_copy(e->msg, sizeof(e->msg), msg);
+    g->stop = true;
+    g->stop_err = *e;
+}
+
 /* Judge one finished exchange. */
 static void req_done(struct engine *g, struct req *r)
 {
@@ -1019,12 +1586,21 @@ static void req_done(struct engine *g, struct req *r)
         maybe_finish(g, r->os);
         return;
     }
-    if (cancel_requested && r->kind != RK_ABORT) {
-        s3c_fail(&e, S3C_ECANCEL, "interrupted");
+    if (stopping(g) && r->kind != RK_ABORT) {
+        s3c_fail(&e, S3C_ECANCEL, "%s", cancel_requested ? "interrupted" : "stopped");
         req_fail(g, r, &e, false, 0);
         return;
     }
     v = store_s3_judge(g->s3, &r->http, r->attempt, &backoff, &free_retry, &e);
+    if (v == STORE_S3_FAIL && r->kind == RK_HEAD_PART1 && e.http_status >= 400 && e.http_status < 500) {
+        /* The store refuses ?partNumber=: verify as if it ignored it. */
+        on_head_part1(g, r, false);
+        return;
+    }
+    if (v == STORE_S3_FAIL && r->kind != RK_ABORT && run_wide_error(g, &e))
+        stop_run(g, r, &e);
+    if (v == STORE_S3_OK)
+        g->any_ok = true;
     if (v != STORE_S3_OK) {
         if (r->kind == RK_GET && r->local_failed) {
             req_fail(g, r, &r->local_err, false, 0);
@@ -1051,6 +1627,8 @@ static void req_done(struct engine *g, struct req *r)
         break;
     case RK_GET: on_get(g, r); break;
     case RK_HEAD_SRC: on_head_src(g, r); break;
+    case RK_HEAD_INFO: on_head_info(g, r); break;
+    case RK_HEAD_PART1: on_head_part1(g, r, true); break;
     }
 }
 
@@ -1108,19 +1686,100 @@ static void mem_digests(struct engine *g, struct req *r, bool whole_object)
 /*
  * stdin -> S3: read the first part; if stdin ends within it, one PUT from
  * memory, else a multipart upload whose parts are read as they are sent.
- * S3 -> stdout: one GET written in order (a retry resumes where it stopped).
+ * S3 -> stdout: ranged GETs in parallel into a window of part buffers, written
+ * in order (stdout_start_parts); an object of one range: one GET written as it
+ * comes (a retry resumes where it stopped).
  */
+/*
+ * Read stdin into os->pending until it holds 'want' bytes or stdin ends
+ * (os->eof). Without 'block', only what is there now: parts in flight keep
+ * moving while a slow producer writes (poll, not O_NONBLOCK, which would
+ * change the file for every process that shares it).
+ */
+static enum s3c_err stdin_fill(struct xfer_obj_state *os, uint64_t want, bool block, struct s3c_error *e)
+{
+    if (!os->pending.data) {
+        os->pending = (struct buf)BUF_INIT((size_t)want + 1);
+        if (buf_grow(&os->pending, (size_t)want))
+            return s3c_fail(e, S3C_ENOMEM, "out of memory for a part of standard input");
+    }
+    while (os->pending.len < want && !os->eof) {
+        struct pollfd p = { .fd = os->fd, .events = POLLIN };
+        int ready = poll(&p, 1, block ? -1 : 0);
+        ssize_t n;
+
+        if (cancel_requested)
+            return s3c_fail(e, S3C_ECANCEL, "interrupted");
+        if (ready < 0 && errno == EINTR)
+            continue;
+        if (ready == 0)
+            break;
+        n = read(os->fd, os->pending.data + os->pending.len, (size_t)(want - os->pending.len));
+        if (n < 0 && (errno == EINTR || errno == EAGAIN))
+            continue;
+        if (n < 0)
+            return s3c_fail_errno(e, errno, "cannot read standard input");
+        if (n == 0)
+            os->eof = true;
+        os->pending.len += (size_t)n;
+    }
+    return S3C_OK;
+}
+
+static enum s3c_err stdout_start_parts(struct engine *g, struct xfer_obj_state *os, struct s3c_error *e)
+{
+    uint64_t n = (os->size + os->part_size - 1) / os->part_size;
+    char hex[33];
+
+    if (n > UINT32_MAX)
+        return s3c_fail(e, S3C_EINTERNAL, "object too large for standard output");
+    os->n_parts = (uint32_t)n;
+    os->win_k = xfer_window_parts(os->part_size);
+    if (os->win_k > os->n_parts)
+        os->win_k = os->n_parts;
+    os->win = calloc(os->win_k, sizeof(*os->win));
+    if (!os->win)
+        return s3c_fail(e, S3C_ENOMEM, "out of memory");
+    /* The MD5 of the whole stream is worth its CPU only when the ETag is one. */
+    if (g->opts.verify && os->o->etag && etag_is_md5(sv_from(os->o->etag), hex) &&
+        !(os->stream_md5 = hash_md5_new()))
+        return s3c_fail(e, S3C_ENOMEM, "out of memory");
+    os->phase = PH_PARTS;
+    os->next_part = 1;
+    os->win_head = 1;
+    os->next = g->active;
+    g->active = os;
+    return S3C_OK;
+}
+
 static struct req *obj_start_stdio(struct engine *g, struct xfer_obj_state *os)
 {
     struct xfer_obj *o = os->o;
     struct s3c_error e = S3C_ERROR_INIT;
     struct req *r = NULL;
     uint64_t got = 0;
+    char hex[33];
 
     os->stream = true;
     if (o->op == XFER_DOWNLOAD) {
         os->fd = STDOUT_FILENO;
         os->size = o->size;
+        os->part_size = xfer_stdout_part_size(os->size, g->opts.part_size);
+        if (os->size > os->part_size && g->opts.verify && !(o->etag && etag_is_md5(sv_from(o->etag), hex))) {
+            /* A multipart ETag checks no ranges: ask for a stored checksum first (stdout_probed). */
+            os->phase = PH_PROBE;
+            r = req_get(g, os, RK_HEAD_INFO);
+            if (!r) {
+                s3c_fail(&e, S3C_ENOMEM, "out of memory");
+                goto fail;
+            }
+            return r;
+        }
+        if (os->size > os->part_size) {
+            if (stdout_start_parts(g, os, &e))
+                goto fail;
+            return NULL;
+        }
         os->stream_md5 = hash_md5_new();
         r = os->stream_md5 ? req_get(g, os, RK_GET) : NULL;
         if (!r) {
@@ -1132,25 +1791,13 @@ static struct req *obj_start_stdio(struct engine *g, struct xfer_obj_state *os)
         return r;
     }
     os->fd = STDIN_FILENO;
+    /* An expected size fixes the part size (10,000 parts hold it); without
+     * one, parts start at the default and grow. */
     os->part_size = xfer_part_size(g->opts.expected_size, g->opts.part_size);
-    os->pending = (struct buf)BUF_INIT((size_t)os->part_size + 1);
-    if (buf_grow(&os->pending, (size_t)os->part_size)) {
-        s3c_fail(&e, S3C_ENOMEM, "out of memory for a part of standard input");
+    os->grow = g->opts.expected_size == 0;
+    if (stdin_fill(os, os->part_size, true, &e))
         goto fail;
-    }
-    while (got < os->part_size) {
-        ssize_t n = read(os->fd, os->pending.data + got, (size_t)(os->part_size - got));
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0) {
-            s3c_fail_errno(&e, errno, "cannot read standard input");
-            goto fail;
-        }
-        if (n == 0)
-            break;
-        got += (uint64_t)n;
-    }
-    os->pending.len = (size_t)got;
+    got = os->pending.len;
     if (got < os->part_size) {
         /* All of stdin fits one part: a single PUT from memory. */
 
@@ -1241,6 +1888,12 @@ static struct req *obj_start(struct engine *g, struct xfer_obj *o)
         os->size = o->size;
         if (fs_tmp_create(o->dst, os->size, &os->fd, &os->tmp_path, &e))
             goto fail;
+        if (wants_multipart(g, os->size) && g->opts.verify) {
+            /* Ranged: first learn how the whole can be checked (on_head_info). */
+            os->phase = PH_PROBE;
+            r = req_get(g, os, RK_HEAD_INFO);
+            break;
+        }
         if (wants_multipart(g, os->size)) {
             plan_parts(g, os);
             if (start_parts(g, os, &e))
@@ -1291,68 +1944,57 @@ fail:
     return NULL;
 }
 
-/* The next part of an object on the active list, or NULL. */
-/* Read the next chunk of stdin into a part request; NULL at the end (or on error). */
+/*
+ * The next part of stdin as a part request; NULL when there is none yet (its
+ * bytes are still coming, or the window of parts in memory is full), at the
+ * end, or on error. Memory: the window plus the part being filled.
+ */
 static struct req *next_stream_part(struct engine *g, struct xfer_obj_state *os)
 {
     struct s3c_error e = S3C_ERROR_INIT;
+    uint64_t want = xfer_stream_part_size(os->part_size, os->next_part, os->grow);
     struct req *r;
-    size_t got = 0;
+    size_t got;
 
-    if (os->reqs >= STREAM_PARTS_INFLIGHT)
-        return NULL;
     if (os->next_part > S3_MAX_PARTS) {
-        s3c_fail(&e, S3C_EUSAGE, "standard input is larger than 10,000 parts of %" PRIu64
-                 " bytes: give --expected-size", os->part_size);
+        if (os->grow)
+            s3c_fail(&e, S3C_EUSAGE, "standard input is larger than 10,000 parts hold (%" PRIu64
+                     " bytes growing to %" PRIu64 "): give --expected-size", os->part_size,
+                     xfer_stream_part_size(os->part_size, S3_MAX_PARTS, true));
+        else
+            s3c_fail(&e, S3C_EUSAGE, "standard input is larger than --expected-size said: 10,000 "
+                     "parts of %" PRIu64 " bytes are full", os->part_size);
         obj_fail(g, os, &e);
         return NULL;
     }
-    r = req_get(g, os, RK_PART);
-    if (!r)
-        return NULL;
-    r->mem.max = (size_t)os->part_size + 1;
-    if (os->pending.len) {
-        buf_release(&r->mem);
-        r->mem = os->pending;
-        os->pending = (struct buf)BUF_INIT(0);
-        got = r->mem.len;
-    } else if (buf_grow(&r->mem, (size_t)os->part_size)) {
-        s3c_fail(&e, S3C_ENOMEM, "out of memory for a part of standard input");
-    } else {
-        while (got < os->part_size) {
-            ssize_t n = read(os->fd, r->mem.data + got, (size_t)(os->part_size - got));
-            if (n < 0 && errno == EINTR)
-                continue;
-            if (n < 0) {
-                s3c_fail_errno(&e, errno, "cannot read standard input");
-                break;
-            }
-            if (n == 0) {
-                os->eof = true;
-                break;
-            }
-            got += (size_t)n;
-        }
-        r->mem.len = got;
-    }
-    if (e.code) {
-        req_put_back(g, r);
+    /* Block on stdin only when nothing of ours is in flight to stall. */
+    if (stdin_fill(os, want, os->reqs == 0, &e)) {
         obj_fail(g, os, &e);
         return NULL;
     }
-    if (got < os->part_size)
-        os->eof = true;
+    if (os->pending.len < want && !os->eof) {
+        g->stdin_wait = true;
+        return NULL;
+    }
+    if (os->reqs >= (int)xfer_window_parts(want))
+        return NULL;
+    got = os->pending.len;
     if (got == 0) {
         /* The previous part was the last. */
-        req_put_back(g, r);
         active_remove(g, os);
         os->n_parts = os->next_part - 1;
         if (os->parts_done == os->n_parts && !os->failed)
             send_complete(g, os);
         return NULL;
     }
+    r = req_get(g, os, RK_PART);
+    if (!r)
+        return NULL;
+    buf_release(&r->mem);
+    r->mem = os->pending;
+    os->pending = (struct buf)BUF_INIT(0);
     r->part = os->next_part++;
-    r->off = (uint64_t)(r->part - 1) * os->part_size;
+    r->off = os->size;
     r->len = got;
     os->size += got;
     mem_digests(g, r, false);
@@ -1371,8 +2013,10 @@ static struct req *next_part(struct engine *g)
 
     if (!os)
         return NULL;
-    if (os->stream)
+    if (os->stream && !os->win)
         return next_stream_part(g, os);
+    if (os->win && os->next_part >= os->win_head + os->win_k)
+        return NULL; /* stdout's window is full: the head part has to go out first */
     n = os->next_part++;
     if (os->next_part > os->n_parts)
         active_remove(g, os);
@@ -1424,10 +2068,10 @@ static void fill(struct engine *g)
         r = due_retry(g, now);
         struct xfer_obj *o = NULL;
 
-        if (!r && !cancel_requested)
+        if (!r && !stopping(g))
             r = next_part(g);
         if (!r) {
-            if (g->source_done || cancel_requested)
+            if (g->source_done || stopping(g))
                 break;
             if (!g->opts.next(g->opts.next_ctx, &o)) {
                 g->source_done = true;
@@ -1514,7 +2158,7 @@ static void cancel_all(struct engine *g)
     struct s3c_error e = S3C_ERROR_INIT;
     struct req *r;
 
-    s3c_fail(&e, S3C_ECANCEL, "interrupted");
+    s3c_fail(&e, S3C_ECANCEL, "%s", cancel_requested ? "interrupted" : "stopped");
     while (g->active) {
         struct xfer_obj_state *os = g->active;
         obj_fail(g, os, &e);
@@ -1552,12 +2196,13 @@ enum s3c_err xfer_run(struct store_s3 *s, const struct xfer_opts *opts, struct x
         int64_t now;
         int wait_ms = 100;
 
-        if (cancel_requested && !cancelled) {
+        if (stopping(g) && !cancelled) {
             cancelled = true;
             http_loop_cancel_all(g->loop);
             cancel_all(g);
         }
         bw_refill(g, now_ms());
+        g->stdin_wait = false;
         fill(g);
         if (g->inflight > g->window_peak)
             g->window_peak = g->inflight;
@@ -1580,7 +2225,7 @@ enum s3c_err xfer_run(struct store_s3 *s, const struct xfer_opts *opts, struct x
         if (g->opts.bwlimit_bytes_s && wait_ms > 10)
             wait_ms = 10; /* come back to refill the bucket */
         if (g->inflight > 0)
-            http_loop_step(g->loop, wait_ms > 0 ? wait_ms : 1);
+            http_loop_step_fd(g->loop, wait_ms > 0 ? wait_ms : 1, g->stdin_wait ? STDIN_FILENO : -1);
         else if (wait_ms > 0 && !g->done)
             usleep((useconds_t)wait_ms * 1000);
         while ((done = g->done)) {
@@ -1593,7 +2238,7 @@ enum s3c_err xfer_run(struct store_s3 *s, const struct xfer_opts *opts, struct x
     g->stats.seconds = (double)(now_ms() - t0) / 1000.0;
     if (stats)
         *stats = g->stats;
-    rc = cancelled ? S3C_ECANCEL : g->first_error;
+    rc = cancel_requested ? S3C_ECANCEL : g->stop ? g->stop_err.code : g->first_error;
     while (g->free_reqs) {
         struct req *r = g->free_reqs;
         g->free_reqs = r->next;

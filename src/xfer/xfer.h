@@ -115,6 +115,14 @@ struct xfer_stats {
  * Run every object from opts->next to completion on store 's'. Returns
  * S3C_OK when all succeeded; otherwise the code of a failure (each failed
  * object was reported to opts->done). 'stats' may be NULL.
+ *
+ * A run-wide error (NoSuchBucket, InvalidAccessKeyId, SignatureDoesNotMatch,
+ * and AccessDenied before any request succeeded) stops the run: the object
+ * that met it is reported with it (the message names the S3 operation and
+ * the bucket), every other object in flight ends with S3C_ECANCEL (callers
+ * print nothing for those), multipart uploads are aborted, temp files
+ * removed, next() is not called again, and the error's code is returned.
+ * SIGINT (xfer_cancel) does the same and returns S3C_ECANCEL.
  */
 enum s3c_err xfer_run(struct store_s3 *s, const struct xfer_opts *opts, struct xfer_stats *stats);
 
@@ -124,6 +132,35 @@ void xfer_obj_free(struct xfer_obj *o);
 
 /* The part size the engine picks for an object of 'size' bytes (>= 8 MiB, <= 10,000 parts, <= 5 GiB). */
 uint64_t xfer_part_size(uint64_t size, uint64_t configured);
+
+/* Parts of a stream (stdin or stdout) held in memory at once for parts of 'part' bytes:
+ * 64 MiB worth, at least 2 and at most 16. */
+uint32_t xfer_window_parts(uint64_t part);
+
+/* The range size for an object of 'size' bytes written to stdout ('configured': the
+ * configured part size, 0 for none); 'size' or more means one GET. */
+uint64_t xfer_stdout_part_size(uint64_t size, uint64_t configured);
+
+/* The size of part 'n' (1-based) of a stdin upload whose parts start at 'base' bytes;
+ * with 'grow' (no --expected-size) they double every 2,000 parts, four times at most. */
+uint64_t xfer_stream_part_size(uint64_t base, uint32_t n, bool grow);
+
+/* The part count N of a multipart ETag "hex-N" (quotes allowed), with the hex
+ * in 'hex'; 0 when the ETag has another form. */
+uint32_t xfer_etag_parts(const char *etag, char hex[33]);
+
+/* Whether 'n' parts of 'part_size' bytes, the last one shorter or equal, make 'size' bytes. */
+bool xfer_parts_fit(uint64_t size, uint32_t n, uint64_t part_size);
+
+/*
+ * Part sizes that an uploader may have used for an object of 'size' bytes in
+ * 'n' parts, most likely first: 'configured', s3c's own choice, then the
+ * common client defaults (8 MiB, 5, 16, 15, 50, 64, 100, 128 MiB...) and their
+ * doublings. Only sizes that fit (xfer_parts_fit) are written, each once, at
+ * most 'max'; returns how many. For stores that do not say an object's part
+ * size (no ?partNumber=), so that the md5-of-md5s ETag can still be checked.
+ */
+int xfer_part_size_guesses(uint64_t size, uint32_t n, uint64_t configured, uint64_t *out, int max);
 
 /* Content-Type for a file name from its extension; "binary/octet-stream" when unknown. */
 const char *xfer_guess_mime(const char *name);

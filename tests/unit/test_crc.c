@@ -52,3 +52,62 @@ TEST(crc_s3_base64_forms)
     CHECK_STR(buf_cstr(&b), "rosUhgp5mIg=");
     buf_release(&b);
 }
+
+/* crc(A||B) from crc(A), crc(B), len(B): every split of a buffer, empty ends included. */
+TEST(crc_combine_any_split)
+{
+    static unsigned char data[3000];
+    size_t i, cut;
+    int bad = 0;
+
+    for (i = 0; i < sizeof(data); i++)
+        data[i] = (unsigned char)(i * 2654435761u >> 13);
+    for (cut = 0; cut <= sizeof(data); cut += (cut < 20 ? 1 : 97)) {
+        size_t nb = sizeof(data) - cut;
+        if (crc_crc32_combine(crc_crc32_update(0, data, cut), crc_crc32_update(0, data + cut, nb), nb) !=
+            crc_crc32_update(0, data, sizeof(data)))
+            bad++;
+        if (crc_crc32c_combine(crc_crc32c_update(0, data, cut), crc_crc32c_update(0, data + cut, nb), nb) !=
+            crc_crc32c_update(0, data, sizeof(data)))
+            bad++;
+        if (crc_crc64nvme_combine(crc_crc64nvme_update(0, data, cut),
+                                  crc_crc64nvme_update(0, data + cut, nb), nb) !=
+            crc_crc64nvme_update(0, data, sizeof(data)))
+            bad++;
+    }
+    CHECK_INT(bad, 0);
+    /* The catalogue string in two pieces. */
+    CHECK(crc_crc64nvme_combine(crc_crc64nvme_update(0, "1234", 4), crc_crc64nvme_update(0, "56789", 5), 5) ==
+          0xAE8B14860A799888ull);
+    CHECK(crc_crc32_combine(crc_crc32_update(0, "12345678", 8), crc_crc32_update(0, "9", 1), 1) == 0xCBF43926u);
+}
+
+/* Parts far apart: a 5 GiB piece of zeros, whose CRC is built by combining too. */
+TEST(crc_combine_large_lengths)
+{
+    static unsigned char zeros[1 << 16];
+    uint64_t z64 = crc_crc64nvme_update(0, zeros, sizeof(zeros)), big = z64, ref;
+    uint32_t z32 = crc_crc32c_update(0, zeros, sizeof(zeros)), big32 = z32;
+    uint64_t len = sizeof(zeros);
+    int i;
+
+    /* Doubling: crc(Z^2n) = combine(crc(Z^n), crc(Z^n), n). */
+    for (i = 0; i < 16; i++) {
+        big = crc_crc64nvme_combine(big, big, len);
+        big32 = crc_crc32c_combine(big32, big32, len);
+        len *= 2;
+    }
+    /* 4 GiB of zeros, the other way: one piece at a time. */
+    ref = 0;
+    {
+        uint32_t ref32 = 0;
+        uint64_t k;
+        for (k = 0; k < ((uint64_t)1 << 16); k++) {
+            ref = crc_crc64nvme_combine(ref, z64, sizeof(zeros));
+            ref32 = crc_crc32c_combine(ref32, z32, sizeof(zeros));
+        }
+        CHECK(ref32 == big32);
+    }
+    CHECK(ref == big);
+    CHECK(len == ((uint64_t)1 << 32));
+}

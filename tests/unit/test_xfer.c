@@ -25,3 +25,87 @@ TEST(mime_from_extension)
     CHECK_STR(xfer_guess_mime("dir.v2/noext"), "binary/octet-stream");
     CHECK_STR(xfer_guess_mime("trailingdot."), "binary/octet-stream");
 }
+
+TEST(stream_windows_and_part_sizes)
+{
+    const uint64_t MiB = 1 << 20;
+    uint64_t total = 0;
+    uint32_t n;
+
+    /* 64 MiB of parts in memory, 2 to 16 of them. */
+    CHECK_INT(xfer_window_parts(8 * MiB), 8);
+    CHECK_INT(xfer_window_parts(1 * MiB), 16);
+    CHECK_INT(xfer_window_parts(128 * MiB), 2);
+    /* stdout: the configured part, at most half the window; small objects in 8 ranges of >= 1 MiB. */
+    CHECK_INT(xfer_stdout_part_size(200 * MiB, 0), 8 * MiB);
+    CHECK_INT(xfer_stdout_part_size(1024 * MiB, (uint64_t)1 << 30), 32 * MiB);
+    CHECK_INT(xfer_stdout_part_size(20 * MiB, 0), 3 * MiB);
+    CHECK_INT(xfer_stdout_part_size(1500 * 1024, 0), 1 * MiB);
+    CHECK(xfer_stdout_part_size(1, 0) >= 1);
+    CHECK(xfer_stdout_part_size(0, 0) >= 1);
+    /* stdin: fixed with an expected size, else doubling every 2,000 parts, four times. */
+    CHECK_INT(xfer_stream_part_size(8 * MiB, 10000, false), 8 * MiB);
+    CHECK_INT(xfer_stream_part_size(8 * MiB, 2000, true), 8 * MiB);
+    CHECK_INT(xfer_stream_part_size(8 * MiB, 2001, true), 16 * MiB);
+    CHECK_INT(xfer_stream_part_size(8 * MiB, 10000, true), 128 * MiB);
+    CHECK_INT(xfer_stream_part_size((uint64_t)1 << 30, 10000, true), (uint64_t)5 << 30);
+    for (n = 1; n <= 10000; n++)
+        total += xfer_stream_part_size(8 * MiB, n, true);
+    CHECK_INT(total, 62000 * 8 * MiB); /* 484 GiB without --expected-size */
+}
+
+TEST(etag_parts_forms)
+{
+    char hex[33];
+
+    CHECK_INT(xfer_etag_parts("\"3d49302ed5501c903b897b026e31c3c2-3\"", hex), 3);
+    CHECK_STR(hex, "3d49302ed5501c903b897b026e31c3c2");
+    CHECK_INT(xfer_etag_parts("3d49302ed5501c903b897b026e31c3c2-10000", hex), 10000);
+    CHECK_INT(xfer_etag_parts("3d49302ed5501c903b897b026e31c3c2-10001", hex), 0);
+    CHECK_INT(xfer_etag_parts("\"3d49302ed5501c903b897b026e31c3c2\"", hex), 0);   /* single part */
+    CHECK_INT(xfer_etag_parts("3d49302ed5501c903b897b026e31c3c2-", hex), 0);
+    CHECK_INT(xfer_etag_parts("3d49302ed5501c903b897b026e31c3c2-0", hex), 0);
+    CHECK_INT(xfer_etag_parts("3D49302ED5501C903B897B026E31C3C2-2", hex), 0);     /* S3 writes lower case */
+    CHECK_INT(xfer_etag_parts("3d49302ed5501c903b897b026e31c3c2-2x", hex), 0);
+    CHECK_INT(xfer_etag_parts(NULL, hex), 0);
+}
+
+TEST(part_size_guesses_fit_the_count)
+{
+    const uint64_t MiB = 1 << 20;
+    uint64_t g[16];
+    int n, i;
+
+    CHECK(xfer_parts_fit(20000000, 3, 8 * MiB));
+    CHECK(!xfer_parts_fit(20000000, 3, 5 * MiB));      /* 4 parts */
+    CHECK(!xfer_parts_fit(16 * MiB, 3, 8 * MiB));      /* exactly 2 parts */
+    CHECK(xfer_parts_fit(16 * MiB, 2, 8 * MiB));
+    CHECK(!xfer_parts_fit(16 * MiB, 0, 8 * MiB));
+    /* The AWS CLI's 8 MiB first. */
+    n = xfer_part_size_guesses(20000000, 3, 0, g, 16);
+    CHECK(n >= 1);
+    CHECK_INT(g[0], 8 * MiB);
+    for (i = 0; i < n; i++)
+        CHECK(xfer_parts_fit(20000000, 3, g[i]));
+    /* A configured part size comes first when it fits. */
+    n = xfer_part_size_guesses(100 * MiB, 7, 16 * MiB, g, 16);
+    CHECK(n >= 1);
+    CHECK_INT(g[0], 16 * MiB);
+    /* rclone's 5 MiB. */
+    n = xfer_part_size_guesses(12 * MiB, 3, 0, g, 16);
+    CHECK(n >= 1);
+    CHECK_INT(g[0], 5 * MiB);
+    /* s5cmd's 50 MiB; the AWS CLI's 8 MiB doubled to 16 MiB for an object over 78 GiB. */
+    n = xfer_part_size_guesses(120 * MiB, 3, 0, g, 16);
+    CHECK(n >= 1);
+    CHECK_INT(g[0], 50 * MiB);
+    n = xfer_part_size_guesses(90000 * MiB, 5625, 0, g, 16);
+    CHECK(n >= 1);
+    CHECK_INT(g[0], 16 * MiB);
+    /* One part is the whole object; no size of the list fits 3 parts of 10 MiB + 1 byte each. */
+    n = xfer_part_size_guesses(123456789, 1, 0, g, 16);
+    CHECK_INT(n, 1);
+    CHECK_INT(g[0], 123456789);
+    CHECK_INT(xfer_part_size_guesses(55 * MiB, 5, 0, g, 16), 0);  /* 11 MiB parts: nobody's default */
+    CHECK_INT(xfer_part_size_guesses(20000000, 3, 0, g, 0), 0);
+}

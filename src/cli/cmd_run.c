@@ -1,0 +1,446 @@
+/*
+ * run FILE|-: one s3c command a line, executed in this process. Lines that
+ * move or delete objects (cp, mv, rm, sync) become jobs on ONE engine, so
+ * their objects share the in-flight cap and their deletes share batches;
+ * they run in parallel, in no promised order (as s5cmd's run). Any other
+ * verb (mb, rb, ls, head, ...) is a barrier: the jobs before it finish,
+ * then it runs, then the lines after it start. Lines are read as the engine
+ * asks for work, and a job is freed once its last object is done, so memory
+ * stays flat however long the file.
+ *
+ * The exit code is the whole file's: 0 when every line succeeded, 1 when
+ * any failed (a line that does not parse is a failed line, reported with
+ * its number), 130 when interrupted.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/args.h"
+#include "cli/job.h"
+#include "cli/output.h"
+#include "cli/words.h"
+
+#define RUN_LINE_MAX (1 << 20)
+
+typedef enum s3c_err (*job_new_fn)(struct cli_ctx *c, const char *verb, int argc, char **argv,
+                                   struct job **out, struct s3c_error *e);
+
+static const struct {
+    const char *verb;
+    job_new_fn make;
+} job_verbs[] = {
+    { "cp", cp_job_new },
+    { "mv", cp_job_new },
+    { "sync", sync_job_new },
+    { NULL, NULL },
+};
+
+/* A job of the file, with the words it points into. */
+struct run_job {
+    struct job *job;
+    struct buf words;
+    uint64_t inflight;      /* objects yielded, not yet done */
+    bool ended;             /* next() said END */
+    bool waiting;           /* next() said WAIT: ask again after a done */
+    unsigned long line;
+    struct run_job *next_live;
+};
+
+struct run {
+    struct cli_ctx *c;
+    FILE *in;
+    const char *name;       /* the file's name, for error lines */
+    unsigned long line;
+    char *linebuf;
+    size_t linecap;
+    bool eof;
+    char **barrier;         /* a non-job line waiting for the engine to drain */
+    int barrier_argc;
+    struct buf barrier_words;
+    unsigned long barrier_line;
+    struct run_job *cur;    /* the job being read for objects */
+    struct run_job *live;   /* every job not yet finished (cur included) */
+    struct job_counts total;
+    uint64_t lines_ok, lines_failed;
+    enum s3c_err first_error;
+    bool cancelled;
+};
+
+static void line_failed(struct run *r, enum s3c_err rc)
+{
+    r->lines_failed++;
+    if (!r->first_error)
+        r->first_error = rc == S3C_EUSAGE || rc == S3C_ECONFIG ? S3C_EPARSE : rc;
+}
+
+/* Error lines name the file and line they come from: "s3c: cmds:12: ...". */
+static void set_origin(struct run *r, unsigned long line)
+{
+    static char where[512];
+
+    snprintf(where, sizeof(where), "%s:%lu: ", r->name, line);
+    out_set_origin(where);
+}
+
+static void line_error(struct run *r, unsigned long line, const struct s3c_error *e)
+{
+    set_origin(r, line);
+    out_usage_error(e);
+    out_set_origin(NULL);
+    line_failed(r, e->code);
+}
+
+/* Finish and free a job whose objects are all done. */
+static void job_close(struct run *r, struct run_job *rj)
+{
+    struct run_job **pp;
+    enum s3c_err rc;
+
+    for (pp = &r->live; *pp; pp = &(*pp)->next_live)
+        if (*pp == rj) {
+            *pp = rj->next_live;
+            break;
+        }
+    if (r->cur == rj)
+        r->cur = NULL;
+    set_origin(r, rj->line);
+    rc = rj->job->ops->finish(rj->job, r->cancelled ? S3C_ECANCEL : S3C_OK);
+    out_set_origin(NULL);
+    job_counts_add(&r->total, &rj->job->n);
+    if (rc)
+        line_failed(r, rc);
+    else
+        r->lines_ok++;
+    rj->job->ops->free(rj->job);
+    buf_release(&rj->words);
+    free(rj);
+}
+
+static void close_if_done(struct run *r, struct run_job *rj)
+{
+    if (rj->ended && !rj->inflight)
+        job_close(r, rj);
+}
+
+/* Read the next non-blank line into words; 0 at EOF. */
+static int read_line(struct run *r, struct buf *words, char **argv, int *argc)
+{
+    for (;;) {
+        struct s3c_error e = S3C_ERROR_INIT;
+        ssize_t n = getline(&r->linebuf, &r->linecap, r->in);
+
+        if (n < 0) {
+            if (ferror(r->in)) {
+                s3c_fail_errno(&e, errno, "cannot read %s", r->name);
+                line_error(r, r->line, &e);
+            }
+            r->eof = true;
+            return 0;
+        }
+        r->line++;
+        if (n > RUN_LINE_MAX) {
+            s3c_fail(&e, S3C_EUSAGE, "line longer than %d bytes", RUN_LINE_MAX);
+            line_error(r, r->line, &e);
+            continue;
+        }
+        while (n && (r->linebuf[n - 1] == '\n' || r->linebuf[n - 1] == '\r'))
+            r->linebuf[--n] = '\0';
+        if (words_split(r->linebuf, words, argv, argc, &e)) {
+            line_error(r, r->line, &e);
+            continue;
+        }
+        if (*argc)
+            return 1;
+    }
+}
+
+static job_new_fn job_maker(const char *verb)
+{
+    int i;
+
+    for (i = 0; job_verbs[i].verb; i++)
+        if (!strcmp(job_verbs[i].verb, verb))
+            return job_verbs[i].make;
+    return NULL;
+}
+
+/*
+ * Start the job of the next line. Returns the job, or NULL when the file
+ * ended or a barrier line is waiting (r->barrier set). Dry-run jobs and
+ * lines that fail to start are dealt with here and never reach the engine.
+ */
+static struct run_job *open_next_job(struct run *r)
+{
+    static char *argv[WORDS_MAX];
+
+    while (!r->eof && !r->barrier) {
+        struct run_job *rj = calloc(1, sizeof(*rj));
+        struct s3c_error e = S3C_ERROR_INIT;
+        job_new_fn make;
+        int argc = 0;
+        enum s3c_err rc;
+
+        if (!rj) {
+            s3c_fail(&e, S3C_ENOMEM, "out of memory");
+            line_error(r, r->line, &e);
+            r->eof = true;
+            return NULL;
+        }
+        rj->words = (struct buf)BUF_INIT(2 * RUN_LINE_MAX);
+        if (!read_line(r, &rj->words, argv, &argc)) {
+            buf_release(&rj->words);
+            free(rj);
+            return NULL;
+        }
+        rj->line = r->line;
+        make = job_maker(argv[0]);
+        if (!make) {
+            /* A barrier: keep its words until the engine has drained. */
+            r->barrier_words = rj->words;
+            r->barrier = argv;
+            r->barrier_argc = argc;
+            r->barrier_line = r->line;
+            free(rj);
+            return NULL;
+        }
+        rc = make(r->c, argv[0], argc - 1, argv + 1, &rj->job, &e);
+        if (rc) {
+            line_error(r, rj->line, &e);
+            buf_release(&rj->words);
+            free(rj);
+            continue;
+        }
+        set_origin(r, rj->line);
+        rc = rj->job->ops->start ? rj->job->ops->start(rj->job) : S3C_OK;
+        rj->next_live = r->live;
+        r->live = rj;
+        if (rc || rj->job->dryrun) {
+            if (!rc)
+                job_dryrun(rj->job);
+            rj->ended = true;
+            if (rc) {
+                /* start() reported it; the job's result is the failure. */
+                rj->job->n.failed++;
+                rj->job->n.first_error = rc;
+            }
+            job_close(r, rj);
+            continue;
+        }
+        out_set_origin(NULL);
+        return rj;
+    }
+    return NULL;
+}
+
+/* The job's next(), with its error lines naming its line. */
+static int job_next_of(struct run *r, struct run_job *rj, struct xfer_obj **out)
+{
+    int n;
+
+    set_origin(r, rj->line);
+    n = rj->job->ops->next(rj->job, out);
+    out_set_origin(NULL);
+    return n;
+}
+
+static int run_next(void *ctx, struct xfer_obj **out)
+{
+    struct run *r = ctx;
+    struct run_job *rj, *nx;
+    bool any_wait = false;
+
+    /* Jobs that said WAIT may have work now that something finished. */
+    for (rj = r->live; rj; rj = nx) {
+        nx = rj->next_live;
+        if (!rj->waiting)
+            continue;
+        switch (job_next_of(r, rj, out)) {
+        case XFER_NEXT_ONE:
+            (*out)->owner = rj;
+            rj->inflight++;
+            return XFER_NEXT_ONE;
+        case XFER_NEXT_WAIT:
+            any_wait = true;
+            break;
+        default:
+            rj->waiting = false;
+            rj->ended = true;
+            close_if_done(r, rj);
+        }
+    }
+    for (;;) {
+        if (!r->cur && !(r->cur = open_next_job(r)))
+            return any_wait ? XFER_NEXT_WAIT : XFER_NEXT_END;
+        rj = r->cur;
+        switch (job_next_of(r, rj, out)) {
+        case XFER_NEXT_ONE:
+            (*out)->owner = rj;
+            rj->inflight++;
+            return XFER_NEXT_ONE;
+        case XFER_NEXT_WAIT:
+            rj->waiting = true;
+            any_wait = true;
+            r->cur = NULL;
+            break;
+        default:
+            rj->ended = true;
+            r->cur = NULL;
+            close_if_done(r, rj);
+        }
+    }
+}
+
+static void run_done(void *ctx, const struct xfer_obj *o, const struct s3c_error *e)
+{
+    struct run_job *rj = o->owner;
+
+    set_origin(ctx, rj->line);
+    rj->job->ops->done(rj->job, o, e);
+    out_set_origin(NULL);
+    rj->inflight--;
+    /* Closing frees the job: done later, from next() or the end of the engine,
+     * since the engine still holds 'o' (whose options live in the job). */
+}
+
+static void run_progress(void *ctx, const struct xfer_stats *st)
+{
+    struct run *r = ctx;
+    uint64_t ok = r->total.ok;
+    struct run_job *rj;
+
+    for (rj = r->live; rj; rj = rj->next_live)
+        ok += rj->job->n.ok;
+    job_progress_line(st, ok, 0);
+}
+
+/* Close every job that has ended with nothing in flight (after a drain: all of them). */
+static void close_finished(struct run *r)
+{
+    struct run_job *rj, *nx;
+
+    for (rj = r->live; rj; rj = nx) {
+        nx = rj->next_live;
+        if (r->cancelled || !rj->inflight) {
+            rj->ended = true;
+            rj->inflight = 0;
+            job_close(r, rj);
+        }
+    }
+}
+
+static enum s3c_err run_file(struct run *r, struct job *knobs)
+{
+    struct xfer_opts xo;
+    struct xfer_stats st;
+    struct s3c_error e = S3C_ERROR_INIT;
+    struct store_s3 *s3 = cli_s3(r->c, &e);
+
+    if (!s3) {
+        out_error("run", &e);
+        return e.code;
+    }
+    while (!r->cancelled) {
+        enum s3c_err erc;
+
+        job_engine_opts(knobs, &xo);
+        xo.next = run_next;
+        xo.next_ctx = r;
+        xo.done = run_done;
+        xo.done_ctx = r;
+        if (!knobs->knobs.no_progress && out_status_enabled()) {
+            xo.progress = run_progress;
+            xo.progress_ctx = r;
+        }
+        memset(&st, 0, sizeof(st));
+        erc = xfer_run(s3, &xo, &st);
+        job_engine_report(erc, &st);
+        if (erc == S3C_ECANCEL)
+            r->cancelled = true;
+        close_finished(r);
+        if (r->cancelled || !r->barrier)
+            break;
+        /* The barrier line runs alone, now that everything before it is done. */
+        {
+            cli_verb_fn fn = cli_verb(r->barrier[0]);
+            enum s3c_err rc;
+
+            if (!fn || !strcmp(r->barrier[0], "run")) {
+                s3c_fail(&e, S3C_EUSAGE, "\"%s\" cannot run in a run file", r->barrier[0]);
+                line_error(r, r->barrier_line, &e);
+            } else {
+                set_origin(r, r->barrier_line);
+                rc = fn(r->c, r->barrier_argc - 1, r->barrier + 1);
+                out_set_origin(NULL);
+                if (rc)
+                    line_failed(r, rc);
+                else
+                    r->lines_ok++;
+            }
+            buf_release(&r->barrier_words);
+            r->barrier = NULL;
+        }
+    }
+    return S3C_OK;
+}
+
+enum s3c_err cmd_run(struct cli_ctx *c, int argc, char **argv)
+{
+    struct run r;
+    struct job knobs;
+    struct job_knob_args ka;
+    const struct arg_spec specs[] = {
+        JOB_KNOB_SPECS(&ka),
+        { NULL, NULL, 0, NULL },
+    };
+    struct s3c_error e = S3C_ERROR_INIT;
+    const char *pos[1];
+    int n_pos = 0;
+    enum s3c_err rc;
+
+    memset(&r, 0, sizeof(r));
+    memset(&knobs, 0, sizeof(knobs));
+    memset(&ka, 0, sizeof(ka));
+    knobs.c = c;
+    knobs.verb = "run";
+    rc = args_parse("run", specs, argc, argv, pos, 1, &n_pos, &e);
+    if (!rc && n_pos != 1)
+        rc = s3c_fail(&e, S3C_EUSAGE, "run: expected one FILE, or - for standard input");
+    if (!rc)
+        rc = job_knobs_parse(&knobs, &ka, &e);
+    if (rc) {
+        out_usage_error(&e);
+        return rc;
+    }
+    r.c = c;
+    r.name = strcmp(pos[0], "-") ? pos[0] : "-";
+    r.in = strcmp(pos[0], "-") ? fopen(pos[0], "r") : stdin;
+    if (!r.in) {
+        s3c_fail_errno(&e, errno, "run: cannot open %s", pos[0]);
+        out_usage_error(&e);
+        return S3C_EUSAGE;
+    }
+    rc = run_file(&r, &knobs);
+    if (r.in != stdin)
+        fclose(r.in);
+    free(r.linebuf);
+    buf_release(&r.barrier_words);
+    if (rc)
+        return rc;
+    if (knobs.knobs.stat)
+        job_print_stat(&r.total);
+    if (out_opts()->json) {
+        struct json j = JSON_INIT;
+        json_str(&j, "operation", "run");
+        json_u64(&j, "lines_ok", r.lines_ok);
+        json_u64(&j, "lines_failed", r.lines_failed);
+        json_end(&j);
+    } else if (r.lines_failed) {
+        out_warn("run %s: %" PRIu64 " line(s) failed, %" PRIu64 " succeeded", r.name, r.lines_failed, r.lines_ok);
+    }
+    if (r.cancelled)
+        return S3C_ECANCEL;
+    return r.lines_failed ? (r.first_error ? r.first_error : S3C_EHTTP) : S3C_OK;
+}

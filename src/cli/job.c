@@ -1,0 +1,284 @@
+#include "cli/job.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/args.h"
+#include "cli/output.h"
+
+static enum s3c_err parse_count(const char *verb, const char *flag, const char *s, int max, int *out,
+                                struct s3c_error *e)
+{
+    char *end;
+    long v;
+
+    if (!s)
+        return S3C_OK;
+    v = strtol(s, &end, 10);
+    if (end == s || *end || v < 1 || v > max)
+        return s3c_fail(e, S3C_EUSAGE, "%s: %s must be a whole number from 1 to %d, not \"%s\"", verb, flag, max, s);
+    *out = (int)v;
+    return S3C_OK;
+}
+
+enum s3c_err job_knobs_parse(struct job *j, const struct job_knob_args *a, struct s3c_error *e)
+{
+    struct job_knobs *k = &j->knobs;
+    const char *verb = j->verb;
+
+    k->no_progress = a->no_progress;
+    k->stat = a->stat;
+    if (parse_count(verb, "--numworkers", a->numworkers, 100000, &k->concurrency, e) ||
+        parse_count(verb, "--concurrency", a->concurrency, 100000, &k->concurrency, e))
+        return e->code;
+    if (a->part_size && (!cfg_parse_size(sv_from(a->part_size), &k->part_size) ||
+                         k->part_size < ((uint64_t)5 << 20) || k->part_size > ((uint64_t)5 << 30)))
+        return s3c_fail(e, S3C_EUSAGE, "%s: --part-size must be a size from 5MiB to 5GiB, not \"%s\"", verb,
+                        a->part_size);
+    if (a->expected_size && !cfg_parse_size(sv_from(a->expected_size), &k->expected_size))
+        return s3c_fail(e, S3C_EUSAGE, "%s: --expected-size must be a size, not \"%s\"", verb, a->expected_size);
+    if (a->bwlimit && (!cfg_parse_rate(sv_from(a->bwlimit), &k->bwlimit_bytes_s) || !k->bwlimit_bytes_s))
+        return s3c_fail(e, S3C_EUSAGE, "%s: --bwlimit must be a rate like 50MB/s, not \"%s\"", verb, a->bwlimit);
+    return S3C_OK;
+}
+
+void job_engine_opts(const struct job *j, struct xfer_opts *xo)
+{
+    const struct s3c_config *cfg = &j->c->cfg;
+    const struct job_knobs *k = &j->knobs;
+
+    memset(xo, 0, sizeof(*xo));
+    /* Configuration, then flags. */
+    xo->concurrency = k->concurrency                         ? k->concurrency
+                      : cfg->s3.max_concurrent_requests.set ? (int)cfg->s3.max_concurrent_requests.value
+                                                             : 0;
+    xo->part_size = k->part_size ? k->part_size : cfg->s3.multipart_chunksize.set ? cfg->s3.multipart_chunksize.value : 0;
+    xo->multipart_threshold = cfg->s3.multipart_threshold.set ? cfg->s3.multipart_threshold.value : 0;
+    xo->bwlimit_bytes_s = k->bwlimit_bytes_s ? k->bwlimit_bytes_s
+                          : cfg->s3.max_bandwidth.set ? cfg->s3.max_bandwidth.value : 0;
+    xo->max_queue = cfg->s3.max_queue_size.set ? (int)cfg->s3.max_queue_size.value : 0;
+    xo->expected_size = k->expected_size;
+    xo->verify = true;
+    /* request_checksum_calculation = when_required: only what S3 demands (Content-MD5). */
+    xo->flexible_checksums = cfg->request_checksum_calculation != CFG_WHEN_REQUIRED;
+}
+
+void job_count(struct job *j, int op, uint64_t bytes, const struct s3c_error *e)
+{
+    struct job_op_counts *c = &j->n.op[op >= 0 && op < JOB_N_OPS ? op : XFER_COPY];
+
+    if (e) {
+        c->failed++;
+        j->n.failed++;
+        /* A real error beats the cancellations it caused (a run-wide error stops the rest). */
+        if (!j->n.first_error || (j->n.first_error == S3C_ECANCEL && e->code != S3C_ECANCEL))
+            j->n.first_error = e->code == S3C_OK ? S3C_EHTTP : e->code;
+        return;
+    }
+    c->ok++;
+    c->bytes += bytes;
+    j->n.ok++;
+    j->n.bytes += bytes;
+}
+
+void job_skip(struct job *j)
+{
+    j->n.skipped++;
+}
+
+void job_counts_add(struct job_counts *to, const struct job_counts *from)
+{
+    int i;
+
+    for (i = 0; i < JOB_N_OPS; i++) {
+        to->op[i].ok += from->op[i].ok;
+        to->op[i].failed += from->op[i].failed;
+        to->op[i].bytes += from->op[i].bytes;
+    }
+    to->ok += from->ok;
+    to->failed += from->failed;
+    to->skipped += from->skipped;
+    to->bytes += from->bytes;
+    if (!to->first_error)
+        to->first_error = from->first_error;
+}
+
+enum s3c_err job_result(const struct job *j)
+{
+    if (!j->n.failed)
+        return S3C_OK;
+    return j->n.first_error ? j->n.first_error : S3C_EHTTP;
+}
+
+static const char *const op_names[JOB_N_OPS] = { "upload", "download", "copy", "delete", "move" };
+
+void job_print_stat(const struct job_counts *n)
+{
+    char line[256];
+    int i;
+
+    if (out_opts()->json) {
+        struct json j = JSON_INIT;
+        struct buf rows = BUF_INIT(1 << 16);
+        buf_addc(&rows, '[');
+        for (i = 0; i < JOB_N_OPS; i++) {
+            struct json r = JSON_INIT;
+            if (!n->op[i].ok && !n->op[i].failed)
+                continue;
+            json_str(&r, "operation", op_names[i]);
+            json_u64(&r, "total", n->op[i].ok + n->op[i].failed);
+            json_u64(&r, "success", n->op[i].ok);
+            json_u64(&r, "error", n->op[i].failed);
+            json_u64(&r, "bytes", n->op[i].bytes);
+            if (rows.len > 1)
+                buf_addc(&rows, ',');
+            json_end_into(&r, &rows);
+        }
+        buf_addc(&rows, ']');
+        json_raw(&j, "stat", buf_cstr(&rows));
+        json_u64(&j, "skipped", n->skipped);
+        json_end(&j);
+        buf_release(&rows);
+        return;
+    }
+    snprintf(line, sizeof(line), "\n%-10s %10s %10s %10s %16s\n", "Operation", "Total", "Error", "Success", "Bytes");
+    out_text(line);
+    for (i = 0; i < JOB_N_OPS; i++) {
+        if (!n->op[i].ok && !n->op[i].failed)
+            continue;
+        snprintf(line, sizeof(line), "%-10s %10" PRIu64 " %10" PRIu64 " %10" PRIu64 " %16" PRIu64 "\n", op_names[i],
+                 n->op[i].ok + n->op[i].failed, n->op[i].failed, n->op[i].ok, n->op[i].bytes);
+        out_text(line);
+    }
+    if (n->skipped) {
+        snprintf(line, sizeof(line), "%-10s %10" PRIu64 " %10d %10" PRIu64 " %16d\n", "skip", n->skipped, 0,
+                 n->skipped, 0);
+        out_text(line);
+    }
+}
+
+static void human_bytes(double v, char out[32])
+{
+    static const char *units[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB" };
+    int i = 0;
+
+    while (v >= 1024.0 && i < 5) {
+        v /= 1024.0;
+        i++;
+    }
+    snprintf(out, 32, i ? "%.1f %s" : "%.0f %s", v, units[i]);
+}
+
+void job_progress_line(const struct xfer_stats *st, uint64_t ok, uint64_t one_size)
+{
+    char done[32], rate[32], line[256];
+    double secs = st->seconds > 0.001 ? st->seconds : 0.001;
+    int n;
+
+    human_bytes((double)st->bytes_live, done);
+    human_bytes((double)st->bytes_live / secs, rate);
+    n = snprintf(line, sizeof(line), "Completed %" PRIu64 " object(s), %s (%s/s), %d request(s) in flight", ok,
+                 done, rate, st->inflight);
+    if (one_size && ok == 0 && st->bytes_live <= one_size && st->bytes_live > 0) {
+        double eta = (double)(one_size - st->bytes_live) / ((double)st->bytes_live / secs);
+        char total[32];
+        human_bytes((double)one_size, total);
+        snprintf(line + n, sizeof(line) - (size_t)n, " of %s, ETA %.0f s", total, eta);
+    }
+    out_status(line);
+}
+
+void job_engine_report(enum s3c_err engine_rc, const struct xfer_stats *st)
+{
+    out_status(NULL);
+    if (engine_rc == S3C_ECANCEL) {
+        struct s3c_error e = S3C_ERROR_INIT;
+        s3c_fail(&e, S3C_ECANCEL, "interrupted: stopped, multipart uploads aborted, partial files removed");
+        out_usage_error(&e);
+    }
+    if (out_opts()->debug) {
+        char line[512];
+        snprintf(line, sizeof(line), "xfer: %" PRIu64 " ok, %" PRIu64 " failed, %" PRIu64 " bytes, %" PRIu64
+                 " requests, %" PRIu64 " retries, peak concurrency %d, %.2f s",
+                 st->objects_ok, st->objects_failed, st->bytes, st->requests, st->retries, st->peak_concurrency,
+                 st->seconds);
+        out_debug(NULL, line);
+    }
+}
+
+/* ---- one job on its own engine ------------------------------------------------------ */
+
+void job_dryrun(struct job *j)
+{
+    struct xfer_obj *o;
+
+    while (j->ops->next(j, &o) == XFER_NEXT_ONE) {
+        o->owner = j;
+        j->ops->done(j, o, NULL);
+        xfer_obj_free(o);
+    }
+}
+
+static int one_next(void *ctx, struct xfer_obj **out)
+{
+    struct job *j = ctx;
+    int r = j->ops->next(j, out);
+
+    if (r == XFER_NEXT_ONE)
+        (*out)->owner = j;
+    return r;
+}
+
+static void one_done(void *ctx, const struct xfer_obj *o, const struct s3c_error *e)
+{
+    struct job *j = ctx;
+
+    j->ops->done(j, o, e);
+}
+
+static void one_progress(void *ctx, const struct xfer_stats *st)
+{
+    struct job *j = ctx;
+
+    job_progress_line(st, j->n.ok, j->one_size);
+}
+
+enum s3c_err job_run(struct job *j)
+{
+    struct xfer_opts xo;
+    struct xfer_stats st;
+    enum s3c_err rc, erc = S3C_OK;
+
+    rc = j->ops->start ? j->ops->start(j) : S3C_OK;
+    if (rc)
+        return rc;
+    if (!j->dryrun) {
+        struct s3c_error e = S3C_ERROR_INIT;
+        struct store_s3 *s3 = cli_s3(j->c, &e);
+
+        if (!s3) {
+            out_error(j->verb, &e);
+            return e.code;
+        }
+        job_engine_opts(j, &xo);
+        xo.next = one_next;
+        xo.next_ctx = j;
+        xo.done = one_done;
+        xo.done_ctx = j;
+        if (!j->knobs.no_progress && out_status_enabled()) {
+            xo.progress = one_progress;
+            xo.progress_ctx = j;
+        }
+        memset(&st, 0, sizeof(st));
+        erc = xfer_run(s3, &xo, &st);
+        job_engine_report(erc, &st);
+    } else {
+        job_dryrun(j);
+    }
+    rc = j->ops->finish(j, erc);
+    if (j->knobs.stat)
+        job_print_stat(&j->n);
+    return rc;
+}

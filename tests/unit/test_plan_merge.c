@@ -1,0 +1,434 @@
+#include "t.h"
+
+#include <stdlib.h>
+
+#include "plan/merge.h"
+#include "plan/xsort.h"
+
+/* ---- a side from an array ------------------------------------------------------------ */
+
+struct vec {
+    const struct merge_entry *v;
+    size_t n, i;
+    size_t fail_at;     /* fail instead of yielding entry fail_at (0: never) */
+};
+
+static int vec_next(void *ctx, struct merge_entry *out, struct s3c_error *e)
+{
+    struct vec *s = ctx;
+
+    if (s->fail_at && s->i + 1 == s->fail_at)
+        return s3c_fail(e, S3C_EHTTP, "listing page failed"), -1;
+    if (s->i >= s->n)
+        return 0;
+    *out = s->v[s->i++];
+    return 1;
+}
+
+#define F(rel, size, mtime) { MERGE_FILE, SV(rel), (size), (mtime), SV_NULL }
+#define P(rel) { MERGE_PROTECT, SV(rel), 0, 0, SV_NULL }
+#define N(a) (sizeof(a) / sizeof((a)[0]))
+
+/*
+ * Run a merge to its end (or failure) and describe it, one decision a line:
+ *   "copy R new|size|time", "skip R", "delete R", "keep R" or "keep R protected",
+ * then "end" or "error: MSG".
+ */
+static void run_merge(const struct merge_opts *o, struct vec *src, struct vec *dst, char *out, size_t size)
+{
+    static const char *why[] = { "", " new", " size", " time", " protected" };
+    struct merge m;
+    size_t used = 0;
+    int guard = 0;
+
+    out[0] = '\0';
+    merge_init(&m, o, vec_next, src, vec_next, dst);
+    while (guard++ < 100000) {
+        struct merge_action a;
+        struct s3c_error e = S3C_ERROR_INIT;
+        enum s3c_err rc = merge_next(&m, &a, &e);
+
+        if (rc) {
+            used += (size_t)snprintf(out + used, size - used, "error: %s\n", e.msg);
+            /* A failed merge stays failed. */
+            CHECK_INT(merge_next(&m, &a, &e), rc);
+            break;
+        }
+        switch (a.act) {
+        case MERGE_END:
+            used += (size_t)snprintf(out + used, size - used, "end\n");
+            CHECK_INT(merge_next(&m, &a, &e), S3C_OK);
+            CHECK_INT(a.act, MERGE_END);
+            merge_release(&m);
+            return;
+        case MERGE_COPY_IT:
+            CHECK(a.src != NULL);
+            used += (size_t)snprintf(out + used, size - used, "copy %s%s\n", a.src->rel.p, why[a.why]);
+            break;
+        case MERGE_SKIP:
+            CHECK(a.src && a.dst);
+            used += (size_t)snprintf(out + used, size - used, "skip %s\n", a.src->rel.p);
+            break;
+        case MERGE_DELETE:
+            CHECK(a.dst != NULL && a.src == NULL);
+            used += (size_t)snprintf(out + used, size - used, "delete %s\n", a.dst->rel.p);
+            break;
+        case MERGE_KEEP:
+            CHECK(a.dst != NULL);
+            used += (size_t)snprintf(out + used, size - used, "keep %s%s\n", a.dst->rel.p, why[a.why]);
+            break;
+        }
+    }
+    merge_release(&m);
+}
+
+/* ---- byte order ------------------------------------------------------------------------- */
+
+static int sv_qcmp(const void *a, const void *b)
+{
+    return merge_cmp(*(const struct sv *)a, *(const struct sv *)b);
+}
+
+TEST(merge_cmp_is_s3_byte_order)
+{
+    /* S3 lists UTF-8 keys by their bytes, unsigned: '-' 0x2D < '.' 0x2E < '/' 0x2F < '0' 0x30,
+     * and every multi-byte character (lead byte >= 0xC2) after all of ASCII. */
+    struct sv v[] = { SV("z"), SV("a0"), SV("\xc3\xa9t\xc3\xa9"), SV("a/b"), SV("a.b"), SV(""),
+                      SV("a-b"), SV("a"), SV("\xe2\x82\xac"), SV("a/"), SV("A"), SV("a b"), SV("\x7f") };
+    const char *want[] = { "", "A", "a", "a b", "a-b", "a.b", "a/", "a/b", "a0", "z", "\x7f",
+                           "\xc3\xa9t\xc3\xa9", "\xe2\x82\xac" };
+    size_t i;
+
+    qsort(v, N(v), sizeof(v[0]), sv_qcmp);
+    for (i = 0; i < N(v); i++) {
+        char got[32];
+        snprintf(got, sizeof(got), "%.*s", (int)v[i].n, v[i].p);
+        CHECK_STR(got, want[i]);
+    }
+    CHECK(merge_cmp(SV("a"), SV("a")) == 0);
+    CHECK(merge_cmp(SV("a"), SV("ab")) < 0);
+    CHECK(merge_cmp(SV("ab"), SV("a")) > 0);
+    CHECK(merge_cmp(SV("\xff"), SV("\x01")) > 0);
+}
+
+/* ---- the strategies ------------------------------------------------------------------ */
+
+static int decide(enum merge_dir dir, bool size_only, bool exact, uint64_t ss, int64_t st, uint64_t ds,
+                  int64_t dt)
+{
+    struct merge_opts o = { dir, size_only, exact, false };
+    struct merge_entry s = F("k", ss, st), d = F("k", ds, dt);
+    enum merge_why why;
+    bool copy = merge_should_copy(&o, &s, &d, &why);
+
+    CHECK_INT(copy, why != MERGE_WHY_NONE);
+    return copy ? (int)why : 0;
+}
+
+TEST(merge_strategy_size_and_last_modified)
+{
+    /* Uploads and copies: a size difference, or a strictly newer source. */
+    CHECK_INT(decide(MERGE_UPLOAD, false, false, 5, 100, 5, 100), 0);
+    CHECK_INT(decide(MERGE_UPLOAD, false, false, 5, 101, 5, 100), MERGE_WHY_TIME);
+    CHECK_INT(decide(MERGE_UPLOAD, false, false, 5, 100, 5, 101), 0);
+    CHECK_INT(decide(MERGE_UPLOAD, false, false, 5, 100, 6, 200), MERGE_WHY_SIZE);
+    CHECK_INT(decide(MERGE_COPY, false, false, 5, 101, 5, 100), MERGE_WHY_TIME);
+    CHECK_INT(decide(MERGE_COPY, false, false, 5, 99, 5, 100), 0);
+    CHECK_INT(decide(MERGE_COPY, false, false, 0, 99, 1, 100), MERGE_WHY_SIZE);
+    /* Downloads, as the AWS CLI does them: the object being newer than the
+     * local file is NOT a reason (a download stamps LastModified on the file);
+     * the local file being newer is. */
+    CHECK_INT(decide(MERGE_DOWNLOAD, false, false, 5, 101, 5, 100), 0);
+    CHECK_INT(decide(MERGE_DOWNLOAD, false, false, 5, 100, 5, 100), 0);
+    CHECK_INT(decide(MERGE_DOWNLOAD, false, false, 5, 100, 5, 101), MERGE_WHY_TIME);
+    CHECK_INT(decide(MERGE_DOWNLOAD, false, false, 5, 100, 4, 100), MERGE_WHY_SIZE);
+}
+
+TEST(merge_strategy_size_only_and_exact_timestamps)
+{
+    CHECK_INT(decide(MERGE_UPLOAD, true, false, 5, 900, 5, 100), 0);
+    CHECK_INT(decide(MERGE_DOWNLOAD, true, false, 5, 100, 5, 900), 0);
+    CHECK_INT(decide(MERGE_COPY, true, false, 5, 100, 7, 100), MERGE_WHY_SIZE);
+    /* --exact-timestamps: downloads copy on any time difference... */
+    CHECK_INT(decide(MERGE_DOWNLOAD, false, true, 5, 101, 5, 100), MERGE_WHY_TIME);
+    CHECK_INT(decide(MERGE_DOWNLOAD, false, true, 5, 100, 5, 101), MERGE_WHY_TIME);
+    CHECK_INT(decide(MERGE_DOWNLOAD, false, true, 5, 100, 5, 100), 0);
+    /* ...and changes nothing for uploads and copies. */
+    CHECK_INT(decide(MERGE_UPLOAD, false, true, 5, 100, 5, 101), 0);
+    CHECK_INT(decide(MERGE_COPY, false, true, 5, 101, 5, 100), MERGE_WHY_TIME);
+    /* --size-only wins over --exact-timestamps. */
+    CHECK_INT(decide(MERGE_DOWNLOAD, true, true, 5, 100, 5, 101), 0);
+}
+
+/* ---- the merge ---------------------------------------------------------------------- */
+
+TEST(merge_every_decision)
+{
+    const struct merge_entry src[] = { F("a", 1, 100), F("a-b", 2, 100), F("a.b", 3, 100), F("a/b", 4, 200),
+                                       F("a0", 5, 100), F("new", 6, 100) };
+    const struct merge_entry dst[] = { F("a", 1, 150), F("a.b", 9, 150), F("a/b", 4, 150), F("a/c", 1, 1),
+                                       F("a0", 5, 100), F("zz", 1, 1) };
+    struct merge_opts o = { MERGE_UPLOAD, false, false, true };
+    struct vec s = { src, N(src), 0, 0 }, d = { dst, N(dst), 0, 0 };
+    char out[4096];
+
+    run_merge(&o, &s, &d, out, sizeof(out));
+    CHECK_STR(out, "skip a\n"
+                   "copy a-b new\n"
+                   "copy a.b size\n"
+                   "copy a/b time\n"
+                   "delete a/c\n"
+                   "skip a0\n"
+                   "copy new new\n"
+                   "delete zz\n"
+                   "end\n");
+}
+
+TEST(merge_without_delete_keeps)
+{
+    const struct merge_entry src[] = { F("b", 1, 1) };
+    const struct merge_entry dst[] = { F("a", 1, 1), F("b", 1, 1), F("c", 1, 1) };
+    struct merge_opts o = { MERGE_DOWNLOAD, false, false, false };
+    struct vec s = { src, N(src), 0, 0 }, d = { dst, N(dst), 0, 0 };
+    char out[1024];
+
+    run_merge(&o, &s, &d, out, sizeof(out));
+    CHECK_STR(out, "keep a\nskip b\nkeep c\nend\n");
+}
+
+TEST(merge_empty_sides)
+{
+    const struct merge_entry one[] = { F("x", 1, 1), F("y", 1, 1) };
+    struct merge_opts o = { MERGE_COPY, false, false, true };
+    struct vec s = { NULL, 0, 0, 0 }, d = { NULL, 0, 0, 0 };
+    char out[1024];
+
+    run_merge(&o, &s, &d, out, sizeof(out));
+    CHECK_STR(out, "end\n");
+    s = (struct vec){ one, N(one), 0, 0 };
+    d = (struct vec){ NULL, 0, 0, 0 };
+    run_merge(&o, &s, &d, out, sizeof(out));
+    CHECK_STR(out, "copy x new\ncopy y new\nend\n");
+    s = (struct vec){ NULL, 0, 0, 0 };
+    d = (struct vec){ one, N(one), 0, 0 };
+    run_merge(&o, &s, &d, out, sizeof(out));
+    CHECK_STR(out, "delete x\ndelete y\nend\n");
+}
+
+TEST(merge_unreadable_directory_protects_its_subtree)
+{
+    /* The walk could not read "dir/": nothing under it may be deleted, but
+     * "dir0", "dir-x" and "dirty" (outside it) still are. */
+    const struct merge_entry src[] = { F("a", 1, 1), P("dir/"), F("e", 1, 1) };
+    const struct merge_entry dst[] = { F("dir", 1, 1), F("dir-x", 1, 1), F("dir/", 0, 1), F("dir/a", 1, 1),
+                                       F("dir/b/c", 1, 1), F("dir0", 1, 1), F("dirty", 1, 1) };
+    struct merge_opts o = { MERGE_UPLOAD, false, false, true };
+    struct vec s = { src, N(src), 0, 0 }, d = { dst, N(dst), 0, 0 };
+    char out[4096];
+
+    run_merge(&o, &s, &d, out, sizeof(out));
+    CHECK_STR(out, "copy a new\n"
+                   "delete dir\n"
+                   "delete dir-x\n"
+                   "keep dir/ protected\n"
+                   "keep dir/a protected\n"
+                   "keep dir/b/c protected\n"
+                   "delete dir0\n"
+                   "delete dirty\n"
+                   "copy e new\n"
+                   "end\n");
+}
+
+TEST(merge_unreadable_file_protects_itself_only)
+{
+    const struct merge_entry src[] = { P("x") };
+    const struct merge_entry dst[] = { F("x", 1, 1), F("x/y", 1, 1), F("xy", 1, 1) };
+    struct merge_opts o = { MERGE_UPLOAD, false, false, true };
+    struct vec s = { src, N(src), 0, 0 }, d = { dst, N(dst), 0, 0 };
+    char out[1024];
+
+    run_merge(&o, &s, &d, out, sizeof(out));
+    CHECK_STR(out, "keep x protected\ndelete x/y\ndelete xy\nend\n");
+}
+
+TEST(merge_destination_protect_entries_count_as_absent)
+{
+    const struct merge_entry src[] = { F("d/a", 1, 1) };
+    const struct merge_entry dst[] = { P("d/"), F("e", 1, 1) };
+    struct merge_opts o = { MERGE_DOWNLOAD, false, false, true };
+    struct vec s = { src, N(src), 0, 0 }, d = { dst, N(dst), 0, 0 };
+    char out[1024];
+
+    run_merge(&o, &s, &d, out, sizeof(out));
+    CHECK_STR(out, "copy d/a new\ndelete e\nend\n");
+}
+
+TEST(merge_unicode_and_shell_hostile_names)
+{
+    const struct merge_entry src[] = { F("a b", 1, 1), F("a#b", 1, 1), F("a%20b", 1, 1), F("a+b", 1, 1),
+                                       F("caf\xc3\xa9", 1, 1), F("\xe6\x97\xa5\xe6\x9c\xac", 2, 1) };
+    const struct merge_entry dst[] = { F("a b", 1, 1), F("a+b", 1, 1), F("cafe", 1, 1),
+                                       F("caf\xc3\xa9", 1, 1), F("\xe6\x97\xa5\xe6\x9c\xac", 1, 1) };
+    struct merge_opts o = { MERGE_COPY, false, false, true };
+    struct vec s = { src, N(src), 0, 0 }, d = { dst, N(dst), 0, 0 };
+    char out[4096];
+
+    run_merge(&o, &s, &d, out, sizeof(out));
+    CHECK_STR(out, "skip a b\n"
+                   "copy a#b new\n"
+                   "copy a%20b new\n"
+                   "skip a+b\n"
+                   "delete cafe\n"
+                   "skip caf\xc3\xa9\n"
+                   "copy \xe6\x97\xa5\xe6\x9c\xac size\n"
+                   "end\n");
+}
+
+TEST(merge_refuses_unsorted_side_before_deleting)
+{
+    /* The destination lists "c" before "a": without the check the merge would
+     * copy "a" as missing and then delete it. It must stop at "a" instead. */
+    const struct merge_entry src[] = { F("a", 1, 1), F("c", 1, 1) };
+    const struct merge_entry dst[] = { F("c", 1, 1), F("a", 1, 1) };
+    const struct merge_entry dup[] = { F("a", 1, 1), F("a", 1, 1) };
+    struct merge_opts o = { MERGE_UPLOAD, false, false, true };
+    struct vec s = { src, N(src), 0, 0 }, d = { dst, N(dst), 0, 0 };
+    char out[1024];
+
+    run_merge(&o, &s, &d, out, sizeof(out));
+    CHECK_STR(out, "copy a new\nskip c\nerror: the destination listing is not in key order (\"a\" after \"c\")\n");
+    CHECK(!strstr(out, "delete"));
+    /* Duplicates are out of order too. */
+    s = (struct vec){ dup, N(dup), 0, 0 };
+    d = (struct vec){ NULL, 0, 0, 0 };
+    run_merge(&o, &s, &d, out, sizeof(out));
+    CHECK_STR(out, "copy a new\nerror: the source listing is not in key order (\"a\" after \"a\")\n");
+}
+
+TEST(merge_side_failure_ends_merge)
+{
+    const struct merge_entry src[] = { F("a", 1, 1), F("b", 1, 1) };
+    const struct merge_entry dst[] = { F("a", 1, 1), F("b", 1, 1), F("c", 1, 1) };
+    struct merge_opts o = { MERGE_UPLOAD, false, false, true };
+    struct vec s = { src, N(src), 0, 0 }, d = { dst, N(dst), 0, 2 };
+    char out[1024];
+
+    /* The destination's second page fails: no delete may follow, whatever the source holds. */
+    run_merge(&o, &s, &d, out, sizeof(out));
+    CHECK_STR(out, "skip a\nerror: listing page failed\n");
+}
+
+/* ---- the external sort -------------------------------------------------------------- */
+
+/* Entries "k<number>" with size = number and etag "e<number>", added in a scrambled order. */
+static void xsort_check(size_t count, size_t budget, uint64_t want_runs_min, uint64_t want_runs_max)
+{
+    struct s3c_error e = S3C_ERROR_INIT;
+    struct xsort *s = xsort_new(budget, NULL, &e);
+    char prev[32] = "";
+    size_t i, n = 0;
+    struct merge_entry en;
+    int r;
+
+    CHECK(s != NULL);
+    if (!s)
+        return;
+    for (i = 0; i < count; i++) {
+        size_t k = (i * 7919) % count;     /* a permutation: 7919 is prime, count is not a multiple */
+        char name[32], etag[32];
+        struct merge_entry in = F("", 0, 0);
+        snprintf(name, sizeof(name), "k%06zu", k);
+        snprintf(etag, sizeof(etag), "e%zu", k);
+        in.rel = sv_from(name);
+        in.etag = sv_from(etag);
+        in.size = k;
+        in.mtime = -(int64_t)k;
+        in.kind = k % 5 ? MERGE_FILE : MERGE_PROTECT;
+        CHECK_INT(xsort_add(s, &in, &e), S3C_OK);
+    }
+    while ((r = xsort_next(s, &en, &e)) == 1) {
+        char want[32], want_etag[32];
+        snprintf(want, sizeof(want), "k%06zu", n);
+        snprintf(want_etag, sizeof(want_etag), "e%zu", n);
+        CHECK_STR(en.rel.p, want);
+        CHECK_STR(en.etag.p, want_etag);
+        CHECK_INT(en.size, n);
+        CHECK_INT(en.mtime, -(int64_t)n);
+        CHECK_INT(en.kind, n % 5 ? MERGE_FILE : MERGE_PROTECT);
+        CHECK(strcmp(prev, en.rel.p) < 0);
+        snprintf(prev, sizeof(prev), "%s", en.rel.p);
+        n++;
+    }
+    CHECK_INT(r, 0);
+    CHECK_INT(n, count);
+    CHECK_INT(xsort_next(s, &en, &e), 0);
+    CHECK(xsort_runs(s) >= want_runs_min);
+    CHECK(xsort_runs(s) <= want_runs_max);
+    xsort_free(s);
+}
+
+TEST(xsort_in_memory)
+{
+    xsort_check(1000, 0, 0, 0);
+    xsort_check(1, 0, 0, 0);
+}
+
+TEST(xsort_tiny_budget_spills_and_merges_in_passes)
+{
+    /* ~50-byte records, 1 KiB budget: about 20 per run, so 5000 entries make
+     * ~250 runs, more than XSORT_FANIN: merged in passes. */
+    xsort_check(5000, 1024, XSORT_FANIN + 1, 5000);
+    /* A budget smaller than one record still sorts (one record a run). */
+    xsort_check(100, 1, 100, 100);
+    /* Just over the fan-in. */
+    xsort_check(400, 400, 2, 400);
+}
+
+TEST(xsort_empty)
+{
+    struct s3c_error e = S3C_ERROR_INIT;
+    struct xsort *s = xsort_new(64, NULL, &e);
+    struct merge_entry en;
+
+    CHECK_INT(xsort_next(s, &en, &e), 0);
+    CHECK_INT(xsort_runs(s), 0);
+    xsort_free(s);
+    xsort_free(NULL);
+}
+
+TEST(xsort_feeds_merge)
+{
+    /* An unsorted destination (as S3 Express lists) sorted on disk, then merged. */
+    const struct merge_entry src[] = { F("a", 1, 5), F("b/c", 2, 5), F("d", 3, 5) };
+    const struct merge_entry dst[] = { F("z", 1, 1), F("d", 3, 9), F("a", 1, 9), F("b-c", 1, 1) };
+    struct merge_opts o = { MERGE_UPLOAD, false, false, true };
+    struct vec s = { src, N(src), 0, 0 }, d = { dst, N(dst), 0, 0 };
+    struct s3c_error e = S3C_ERROR_INIT;
+    struct xsort *x = xsort_new(40, NULL, &e);
+    struct merge m;
+    struct merge_action a;
+    char out[1024];
+    size_t used = 0;
+
+    CHECK_INT(xsort_add_all(x, vec_next, &d, &e), S3C_OK);
+    merge_init(&m, &o, vec_next, &s, xsort_next, x);
+    while (merge_next(&m, &a, &e) == S3C_OK && a.act != MERGE_END)
+        used += (size_t)snprintf(out + used, sizeof(out) - used, "%d %s\n", a.act,
+                                 a.src ? a.src->rel.p : a.dst->rel.p);
+    CHECK_STR(out, "2 a\n3 b-c\n1 b/c\n2 d\n3 z\n");
+    CHECK(xsort_runs(x) >= 2);
+    merge_release(&m);
+    xsort_free(x);
+}
+
+TEST(xsort_add_all_passes_failure)
+{
+    const struct merge_entry dst[] = { F("a", 1, 1), F("b", 1, 1) };
+    struct vec d = { dst, N(dst), 0, 2 };
+    struct s3c_error e = S3C_ERROR_INIT;
+    struct xsort *x = xsort_new(0, NULL, &e);
+
+    CHECK_INT(xsort_add_all(x, vec_next, &d, &e), S3C_EHTTP);
+    CHECK_STR(e.msg, "listing page failed");
+    xsort_free(x);
+}
