@@ -676,6 +676,7 @@ static void head_done(struct emu_conn *c, size_t hlen)
     int st;
 
     c->scan = 0;
+    c->dig.done = 0; /* digests describe one body: never the last request's */
     q->id = atomic_fetch_add_explicit(&c->srv->req_seq, 1, memory_order_relaxed) + 1;
     st = parse_head(c, hlen);
     consume(c, hlen);
