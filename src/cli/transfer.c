@@ -12,6 +12,7 @@
 
 #include "cli/args.h"
 #include "cli/job.h"
+#include "cli/objopts.h"
 #include "cli/output.h"
 #include "fs/path.h"
 #include "plan/filter.h"
@@ -46,8 +47,8 @@ struct transfer {
     bool mv;
     /* Flags. */
     bool recursive, no_overwrite, no_clobber, if_size_differ, if_source_newer;
-    bool flatten, raw, follow_symlinks, no_follow_symlinks, no_guess_mime;
-    const char *metadata;
+    bool flatten, raw, follow_symlinks, no_follow_symlinks;
+    struct objopts_args oa;         /* --metadata & co., and the storage of what they become */
     struct job_knob_args knob_args;
     struct arg_list filters;
     int n_pos;
@@ -69,12 +70,9 @@ struct transfer {
     char *walk_match;               /* text before each rel to match 'pattern' ("dir/") */
     struct filter filter;           /* --exclude / --include */
     char *filter_root;
-    /* mv: sources to delete, batched. */
-    struct s3_delete_object *del;
-    char **del_keys;
-    size_t n_del;
-    /* --metadata, parsed. */
-    char meta[32][2][512];
+    struct pending_del *dels;       /* mv: sources to delete, not yet yielded */
+    uint64_t inflight;              /* objects yielded, not yet done */
+    bool source_done;
 };
 
 static void shown_free(struct shown *s)
@@ -143,41 +141,21 @@ static void report(struct transfer *t, const struct shown *sh, enum xfer_op op,
 
 /* ---- mv: delete sources after their copy ----------------------------------------- */
 
-static void flush_deletes(struct transfer *t)
-{
-    struct s3_delete_result res = S3_DELETE_RESULT_INIT;
-    struct s3c_error e = S3C_ERROR_INIT;
-    size_t i;
-
-    if (!t->n_del)
-        return;
-    if (store_s3_delete_objects(t->s3, t->su.bucket, t->del, t->n_del, true, &res, &e)) {
-        char op[1024];
-        snprintf(op, sizeof(op), "mv: delete %zu sources in s3://%s", t->n_del, t->su.bucket);
-        out_error(op, &e);
-        for (i = 0; i < t->n_del; i++)
-            job_count(&t->base, XFER_DELETE, 0, &e);
-    } else {
-        for (i = 0; i < res.n_errors; i++) {
-            struct s3c_error de = S3C_ERROR_INIT;
-            char op[4096];
-
-            snprintf(op, sizeof(op), "mv: delete s3://%s/%s", t->su.bucket, res.errors[i].key);
-            str_copy(de.s3_code, sizeof(de.s3_code), res.errors[i].code);
-            de.http_status = 200;
-            s3c_fail(&de, S3C_EHTTP, "%s", res.errors[i].message[0] ? res.errors[i].message : "delete failed");
-            out_error(op, &de);
-            job_count(&t->base, XFER_DELETE, 0, &de);
-        }
-    }
-    for (i = 0; i < t->n_del; i++)
-        free(t->del_keys[i]);
-    t->n_del = 0;
-    s3_delete_result_release(&res);
-}
+/*
+ * A verified copy's S3 source becomes an XFER_DELETE object for the engine,
+ * which batches deletes 1,000 keys a DeleteObjects request (across every job
+ * of a run). Until the listing is done and every copy has answered, next()
+ * says XFER_NEXT_WAIT rather than END, since a done copy may still add one.
+ */
+struct pending_del {
+    char *key;
+    struct pending_del *next;
+};
 
 static void delete_source(struct transfer *t, const struct xfer_obj *o, const struct shown *sh)
 {
+    struct pending_del *d;
+
     if (o->op == XFER_UPLOAD) {
         if (unlink(o->src) != 0) {
             struct s3c_error e = S3C_ERROR_INIT;
@@ -189,13 +167,52 @@ static void delete_source(struct transfer *t, const struct xfer_obj *o, const st
         }
         return;
     }
-    t->del_keys[t->n_del] = strdup(o->src);
-    t->del[t->n_del].key = t->del_keys[t->n_del];
-    t->del[t->n_del].version_id = NULL;
-    if (t->del_keys[t->n_del])
-        t->n_del++;
-    if (t->n_del == S3_DELETE_MAX_KEYS)
-        flush_deletes(t);
+    d = calloc(1, sizeof(*d));
+    if (d && (d->key = strdup(o->src))) {
+        d->next = t->dels;
+        t->dels = d;
+        return;
+    }
+    free(d);
+    {
+        struct s3c_error e = S3C_ERROR_INIT;
+        s3c_fail(&e, S3C_ENOMEM, "out of memory: s3://%s/%s was copied but not deleted", t->su.bucket, o->src);
+        out_error("mv", &e);
+        job_count(&t->base, XFER_DELETE, 0, &e);
+    }
+}
+
+/* The next source delete as an engine object, or NULL. */
+static struct xfer_obj *next_delete(struct transfer *t)
+{
+    struct pending_del *d = t->dels;
+    struct xfer_obj *o;
+
+    if (!d || !(o = xfer_obj_new(XFER_DELETE)))
+        return NULL;
+    o->src_bucket = strdup(t->su.bucket);
+    if (!o->src_bucket) {
+        xfer_obj_free(o);
+        return NULL;
+    }
+    o->src = d->key;
+    t->dels = d->next;
+    free(d);
+    return o;
+}
+
+/* A source delete answered: only failures are news (the move line is out). */
+static void delete_done(struct transfer *t, const struct xfer_obj *o, const struct s3c_error *e)
+{
+    char op[4096];
+
+    if (!e)
+        return;
+    if (e->code != S3C_ECANCEL) {
+        snprintf(op, sizeof(op), "mv: delete s3://%s/%s", o->src_bucket, o->src);
+        out_error(op, e);
+    }
+    job_count(&t->base, XFER_DELETE, 0, e);
 }
 
 static void on_done(struct job *j, const struct xfer_obj *o, const struct s3c_error *e)
@@ -203,6 +220,11 @@ static void on_done(struct job *j, const struct xfer_obj *o, const struct s3c_er
     struct transfer *t = (struct transfer *)j;
     struct shown *sh = o->user;
 
+    t->inflight--;
+    if (o->op == XFER_DELETE) {
+        delete_done(t, o, e);
+        return;
+    }
     if (j->dryrun) {
         report(t, sh, o->op, NULL);
         shown_free(sh);
@@ -445,60 +467,6 @@ static int next_obj_raw(struct transfer *t, struct xfer_obj **out)
 
 /* ---- setting up ------------------------------------------------------------------- */
 
-static enum s3c_err parse_metadata(struct transfer *t, struct s3c_error *e)
-{
-    /* --metadata k1=v1,k2=v2 (the AWS CLI's shorthand) or a JSON object {"k":"v"}. */
-    char (*store)[2][512] = t->meta;
-    const char *p = t->metadata;
-    int n = 0;
-
-    if (!p)
-        return S3C_OK;
-    while (*p == ' ' || *p == '{')
-        p++;
-    while (*p && *p != '}') {
-        char k[256], v[512];
-        size_t kl = 0, vl = 0;
-        bool q;
-
-        while (*p == ' ' || *p == ',')
-            p++;
-        if (!*p || *p == '}')
-            break;
-        q = *p == '"';
-        if (q)
-            p++;
-        while (*p && (q ? *p != '"' : (*p != '=' && *p != ':')) && kl < sizeof(k) - 1)
-            k[kl++] = *p++;
-        if (q && *p == '"')
-            p++;
-        while (*p == ' ')
-            p++;
-        if (*p != '=' && *p != ':')
-            return s3c_fail(e, S3C_EUSAGE, "%s: --metadata must be KEY=VALUE[,KEY=VALUE] or {\"KEY\":\"VALUE\"}", t->base.verb);
-        p++;
-        while (*p == ' ')
-            p++;
-        q = *p == '"';
-        if (q)
-            p++;
-        while (*p && (q ? *p != '"' : (*p != ',' && *p != '}')) && vl < sizeof(v) - 1)
-            v[vl++] = *p++;
-        if (q && *p == '"')
-            p++;
-        k[kl] = v[vl] = '\0';
-        if (!kl || n == 32)
-            return s3c_fail(e, S3C_EUSAGE, "%s: bad or too many --metadata entries", t->base.verb);
-        snprintf(store[n][0], sizeof(store[n][0]), "x-amz-meta-%s", k);
-        snprintf(store[n][1], sizeof(store[n][1]), "%s", v);
-        t->oo.metadata[n][0] = store[n][0];
-        t->oo.metadata[n][1] = store[n][1];
-        n++;
-    }
-    t->oo.n_metadata = n;
-    return S3C_OK;
-}
-
 static bool is_dir(const char *p)
 {
     struct stat st;
@@ -626,7 +594,8 @@ static enum s3c_err setup_ends(struct transfer *t, int n_pos, const char **pos, 
     t->dst_s3 = s3_uri_is(pos[1]);
     if (!t->src_s3 && !t->dst_s3)
         return s3c_fail(e, S3C_EUSAGE, "%s: at least one of the paths must be s3://", t->base.verb);
-    if ((!strcmp(pos[0], "-") || !strcmp(pos[1], "-")) && (t->recursive || t->mv))
+    if ((!strcmp(pos[0], "-") || !strcmp(pos[1], "-")) &&
+        (t->recursive || t->mv || (!t->raw && wild_has(pos[0]))))
         return s3c_fail(e, S3C_EUSAGE, "%s: \"-\" (standard input or output) works with a single object only", t->base.verb);
     if (t->src_s3 && (rc = s3_uri_parse(pos[0], &t->su, e)))
         return rc;
@@ -642,7 +611,15 @@ static enum s3c_err setup_ends(struct transfer *t, int n_pos, const char **pos, 
 
 static int job_next(struct job *j, struct xfer_obj **out)
 {
-    return next_obj((struct transfer *)j, out) ? XFER_NEXT_ONE : XFER_NEXT_END;
+    struct transfer *t = (struct transfer *)j;
+
+    if ((*out = next_delete(t)) || (!t->source_done && next_obj(t, out))) {
+        t->inflight++;
+        return XFER_NEXT_ONE;
+    }
+    t->source_done = true;
+    /* mv: a copy still in flight may yet need its source deleted. */
+    return t->mv && t->src_s3 && t->inflight ? XFER_NEXT_WAIT : XFER_NEXT_END;
 }
 
 /* Pick the source of objects: one object, an S3 listing or a local walk. Errors are reported here. */
@@ -723,12 +700,6 @@ static enum s3c_err job_start(struct job *j)
         out_error(op, &e);
         return rc;
     }
-    if (t->mv && t->src_s3) {
-        t->del = calloc(S3_DELETE_MAX_KEYS, sizeof(*t->del));
-        t->del_keys = calloc(S3_DELETE_MAX_KEYS, sizeof(*t->del_keys));
-        if (!t->del || !t->del_keys)
-            return S3C_ENOMEM;
-    }
     return S3C_OK;
 }
 
@@ -742,7 +713,6 @@ static enum s3c_err job_finish(struct job *j, enum s3c_err engine_rc)
         job_count(j, t->mv ? JOB_OP_MOVE : (int)t->op, 0, &e);
         j->n.first_error = S3C_ECANCEL;
     }
-    flush_deletes(t);
     return job_result(j);
 }
 
@@ -761,8 +731,12 @@ static void job_free(struct job *j)
     free(t->filter_root);
     lister_close(&t->lister);
     free(t->prefix);
-    free(t->del);
-    free(t->del_keys);
+    while (t->dels) {
+        struct pending_del *d = t->dels;
+        t->dels = d->next;
+        free(d->key);
+        free(d);
+    }
     s3_uri_release(&t->su);
     s3_uri_release(&t->du);
     free(t);
@@ -786,22 +760,9 @@ enum s3c_err cp_job_new(struct cli_ctx *c, const char *verb, int argc, char **ar
         { "--raw", NULL, ARG_BOOL, &t->raw },
         { "--follow-symlinks", NULL, ARG_BOOL, &t->follow_symlinks },
         { "--no-follow-symlinks", NULL, ARG_BOOL, &t->no_follow_symlinks },
-        { "--no-guess-mime-type", NULL, ARG_BOOL, &t->no_guess_mime },
         { "--exclude", NULL, ARG_STR_LIST, &t->filters },
         { "--include", NULL, ARG_STR_LIST, &t->filters },
-        { "--content-type", NULL, ARG_STR, &t->oo.content_type },
-        { "--cache-control", NULL, ARG_STR, &t->oo.cache_control },
-        { "--content-encoding", NULL, ARG_STR, &t->oo.content_encoding },
-        { "--content-disposition", NULL, ARG_STR, &t->oo.content_disposition },
-        { "--content-language", NULL, ARG_STR, &t->oo.content_language },
-        { "--expires", NULL, ARG_STR, &t->oo.expires },
-        { "--storage-class", NULL, ARG_STR, &t->oo.storage_class },
-        { "--acl", NULL, ARG_STR, &t->oo.acl },
-        { "--sse", NULL, ARG_STR, &t->oo.sse },
-        { "--sse-kms-key-id", NULL, ARG_STR, &t->oo.sse_kms_key_id },
-        { "--request-payer", NULL, ARG_STR, &t->oo.request_payer },
-        { "--metadata-directive", NULL, ARG_STR, &t->oo.metadata_directive },
-        { "--metadata", NULL, ARG_STR, &t->metadata },
+        OBJOPTS_SPECS(&t->oo, &t->oa),
         JOB_KNOB_SPECS(&t->knob_args),
         { NULL, NULL, 0, NULL },
     };
@@ -820,19 +781,15 @@ enum s3c_err cp_job_new(struct cli_ctx *c, const char *verb, int argc, char **ar
     if (!rc)
         rc = setup_ends(t, t->n_pos, t->pos, e);
     if (!rc)
-        rc = parse_metadata(t, e);
+        rc = objopts_parse(verb, &t->oa, &t->oo, e);
     if (!rc)
         rc = job_knobs_parse(&t->base, &t->knob_args, e);
-    if (!rc && t->oo.metadata_directive && strcmp(t->oo.metadata_directive, "COPY") &&
-        strcmp(t->oo.metadata_directive, "REPLACE"))
-        rc = s3c_fail(e, S3C_EUSAGE, "%s: --metadata-directive must be COPY or REPLACE", verb);
     if (rc) {
         job_free(&t->base);
         return rc;
     }
     /* -n is checked before each transfer; If-None-Match: * closes the race for uploads. */
     t->oo.no_overwrite = t->no_overwrite || (t->no_clobber && t->dst_s3);
-    t->oo.no_guess_mime = t->no_guess_mime;
     *out = &t->base;
     return S3C_OK;
 }

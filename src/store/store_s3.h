@@ -63,9 +63,11 @@ struct store_s3_call {
     struct buf auth;
     char date[17];
     char payload_hash[2 * SHA256_LEN + 1];
+    char bucket[64];                /* the request's bucket ("" for the service) */
+    char region[64];                /* the region it was signed for */
 };
 
-#define STORE_S3_CALL_INIT { S3_TARGET_INIT, BUF_INIT(32768), BUF_INIT(4096), "", "" }
+#define STORE_S3_CALL_INIT { S3_TARGET_INIT, BUF_INIT(32768), BUF_INIT(4096), "", "", "", "" }
 
 void store_s3_call_release(struct store_s3_call *c);
 
@@ -89,11 +91,13 @@ enum store_s3_verdict {
 
 /*
  * Judge a finished exchange: the reply's status, an S3 error body, network
- * failures. 'attempt' counts from 0. Learns region hints and clock skew
- * for later requests. A region hint asks for an immediate retry (backoff 0)
+ * failures ('c': the call it was prepared with). 'attempt' counts from 0.
+ * Learns region hints (per bucket: buckets of one run may live in several
+ * regions) and clock skew for later requests. A region hint asks for an immediate retry (backoff 0)
  * that does not count as an attempt: *free_retry is set then.
  */
-enum store_s3_verdict store_s3_judge(struct store_s3 *s, const struct http_xfer *x, int attempt,
+enum store_s3_verdict store_s3_judge(struct store_s3 *s, const struct store_s3_call *c,
+                                     const struct http_xfer *x, int attempt,
                                      long *backoff_ms, bool *free_retry, struct s3c_error *e);
 
 /* Max attempts in effect (config max_attempts, default 3). */
@@ -127,6 +131,7 @@ void s3_amz_date(time_t t, char out[17]);
 
 struct s3_list_buckets;
 struct s3_list_objects;
+struct s3_list_versions;
 struct s3_delete_result;
 struct s3_delete_object;
 
@@ -145,6 +150,23 @@ struct store_s3_list_args {
 };
 enum s3c_err store_s3_list_objects(struct store_s3 *s, const struct store_s3_list_args *a,
                                    struct s3_list_objects *out, struct s3c_error *e);
+
+/*
+ * ListObjectVersions with encoding-type=url: one page of versions and
+ * delete markers in key order (newest first within a key). NULL or ""
+ * leaves a parameter out. The next page starts at the reply's
+ * next_key_marker and next_version_id_marker.
+ */
+struct store_s3_list_versions_args {
+    const char *bucket;
+    const char *prefix;
+    const char *delimiter;
+    const char *key_marker;         /* next_key_marker of the previous page */
+    const char *version_id_marker;  /* next_version_id_marker of the previous page */
+    int max_keys;                   /* 0: server default (1000) */
+};
+enum s3c_err store_s3_list_object_versions(struct store_s3 *s, const struct store_s3_list_versions_args *a,
+                                           struct s3_list_versions *out, struct s3c_error *e);
 
 /* HeadObject (key set) or HeadBucket (key NULL); the reply headers are in x->resp. */
 enum s3c_err store_s3_head(struct store_s3 *s, const char *bucket, const char *key,

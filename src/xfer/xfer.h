@@ -92,6 +92,8 @@ struct xfer_opts {
     uint64_t expected_size;         /* stdin uploads: expected bytes, to pick the part size */
     bool verify;                    /* check MD5/ETag and checksums (default true) */
     bool flexible_checksums;        /* send x-amz-checksum-crc64nvme where the body is known up front */
+    const char *state_dir;          /* journal multipart uploads here (xfer/journal.h); NULL: none */
+    bool resume;                    /* continue journaled uploads of unchanged files (ListParts) */
     xfer_next_fn next;
     void *next_ctx;
     xfer_done_fn done;

@@ -313,6 +313,14 @@ admin 'faults=reset-mid@op=PutObject'
 head -c 1000000 /dev/urandom >"$D/mid"
 s3curl -o /dev/null -X PUT --data-binary @"$D/mid" "$URL/$B/f/mid"; rc=$?
 check "fault reset-mid on upload: curl fails" test "$rc" -ne 0
+admin 'faults=deny@op=PutObject,key=f/denied'
+has "fault deny: 403 AccessDenied" "$(s3curl -X PUT --data-binary x "$URL/$B/f/denied")" "<Code>AccessDenied</Code>"
+# In DeleteObjects a deny rule with key= refuses each matching key alone, as a bucket policy would.
+admin 'faults=deny@op=DeleteObjects,key=page/k1*'
+out=$(aws s3api delete-objects --bucket "$B" --delete '{"Objects":[{"Key":"page/k04"},{"Key":"page/k10"},{"Key":"page/k11"}],"Quiet":true}' --output json)
+eq "fault deny per key: the matching keys fail" "$(echo "$out" | "$PY" -c 'import json,sys; print(" ".join(e["Key"] + ":" + e["Code"] for e in json.load(sys.stdin)["Errors"]))')" "page/k10:AccessDenied page/k11:AccessDenied"
+eq "fault deny per key: the others go, the denied stay" "$(aws s3 ls "s3://$B/page/" | grep -c -E ' k(04|10|11)$')" "2"
+eq "stats count the PUT's and the two keys' denials" "$(stat '["faults"]["deny"]')" "3"
 admin 'faults=500@p=0.5'
 n500=0; for i in $(seq 1 40); do c=$(s3curl -o /dev/null -w '%{http_code}' "$URL/$B/dir/small.txt"); [ "$c" = 500 ] && n500=$((n500 + 1)); done
 check "fault p=0.5: between 5 and 35 of 40" test "$n500" -ge 5 -a "$n500" -le 35

@@ -124,6 +124,7 @@ enum emu_fault_kind {
     FAULT_SLOW,         /* body paced at the rule's rate (default 64 KB/s) */
     FAULT_CORRUPT,      /* one byte of the response body flipped: a wrong checksum */
     FAULT_DELAY,        /* extra first-byte latency of the rule's ms */
+    FAULT_DENY,         /* 403 AccessDenied, op not run; DeleteObjects: per key (key= rules) */
     FAULT_KIND_COUNT
 };
 const char *emu_fault_name(enum emu_fault_kind k);
@@ -378,6 +379,8 @@ int emu_model_parse_faults(struct emu_model *m, const char *spec, char *err, siz
 int emu_model_configure(struct emu_server *s, struct sv body, char *err, size_t errn);
 /* The fault for this request (or FAULT_NONE); counts matches. */
 enum emu_fault_kind emu_model_pick_fault(struct emu_server *s, struct emu_req *q, double *arg);
+/* DeleteObjects: does a `deny` rule with key= refuse this one key (as a bucket policy would)? */
+bool emu_model_deny_key(struct emu_server *s, struct emu_req *q, const char *key);
 /* First-byte delay for one request. */
 int64_t emu_model_latency_ns(struct emu_server *s, struct emu_req *q);
 /* true if the prefix of this request is over its rate (answer 503 SlowDown). */

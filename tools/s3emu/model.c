@@ -74,6 +74,7 @@ static const char *const fault_names[FAULT_KIND_COUNT] = {
     [FAULT_NONE] = "none", [FAULT_500] = "500", [FAULT_503] = "503",
     [FAULT_RESET] = "reset", [FAULT_RESET_MID] = "reset-mid", [FAULT_TRUNCATE] = "truncate",
     [FAULT_SLOW] = "slow", [FAULT_CORRUPT] = "corrupt", [FAULT_DELAY] = "delay",
+    [FAULT_DENY] = "deny",
 };
 
 const char *emu_fault_name(enum emu_fault_kind k)
@@ -269,6 +270,37 @@ out:
     return rc;
 }
 
+/* Does rule 'r' apply to request 'q' with key 'key' (NULL: none)? Counts nothing. */
+static bool rule_matches(const struct emu_fault_rule *r, const struct emu_req *q, const char *key)
+{
+    if (r->op[0] && strcasecmp(r->op, emu_op_name(q->op)) != 0)
+        return false;
+    if (r->method[0] && !sv_ieqs(q->method, r->method))
+        return false;
+    if (r->key_glob[0] && (!key || fnmatch(r->key_glob, key, 0) != 0))
+        return false;
+    if (r->bucket_glob[0] && (!q->bucket || fnmatch(r->bucket_glob, q->bucket, 0) != 0))
+        return false;
+    return true;
+}
+
+/* A rule matched: count it, and say whether it fires (nth, every, times, p). model_lock held. */
+static bool rule_fires(struct emu_server *s, struct emu_fault_rule *r)
+{
+    r->matched++;
+    if (r->nth && r->matched != r->nth)
+        return false;
+    if (r->every && r->matched % r->every != 0)
+        return false;
+    if (r->times && r->fired >= r->times)
+        return false;
+    if (r->prob < 1 && emu_rand01(s) >= r->prob)
+        return false;
+    r->fired++;
+    EMU_STAT(s, faults[r->kind], 1);
+    return true;
+}
+
 enum emu_fault_kind emu_model_pick_fault(struct emu_server *s, struct emu_req *q, double *arg)
 {
     struct emu_model *m = &s->model;
@@ -279,31 +311,31 @@ enum emu_fault_kind emu_model_pick_fault(struct emu_server *s, struct emu_req *q
     for (i = 0; i < m->n_rules; i++) {
         struct emu_fault_rule *r = &m->rules[i];
 
-        if (r->op[0] && strcasecmp(r->op, emu_op_name(q->op)) != 0)
+        if (!rule_matches(r, q, q->key) || !rule_fires(s, r))
             continue;
-        if (r->method[0] && !sv_ieqs(q->method, r->method))
-            continue;
-        if (r->key_glob[0] && (!q->key || fnmatch(r->key_glob, q->key, 0) != 0))
-            continue;
-        if (r->bucket_glob[0] && (!q->bucket || fnmatch(r->bucket_glob, q->bucket, 0) != 0))
-            continue;
-        r->matched++;
-        if (r->nth && r->matched != r->nth)
-            continue;
-        if (r->every && r->matched % r->every != 0)
-            continue;
-        if (r->times && r->fired >= r->times)
-            continue;
-        if (r->prob < 1 && emu_rand01(s) >= r->prob)
-            continue;
-        r->fired++;
-        EMU_STAT(s, faults[r->kind], 1);
         *arg = r->arg;
         kind = r->kind;
         break;
     }
     pthread_mutex_unlock(&s->model_lock);
     return kind;
+}
+
+bool emu_model_deny_key(struct emu_server *s, struct emu_req *q, const char *key)
+{
+    struct emu_model *m = &s->model;
+    bool deny = false;
+    int i;
+
+    pthread_mutex_lock(&s->model_lock);
+    for (i = 0; i < m->n_rules && !deny; i++) {
+        struct emu_fault_rule *r = &m->rules[i];
+
+        if (r->kind == FAULT_DENY && r->key_glob[0] && rule_matches(r, q, key) && rule_fires(s, r))
+            deny = true;
+    }
+    pthread_mutex_unlock(&s->model_lock);
+    return deny;
 }
 
 /* ---- latency and rates ---- */

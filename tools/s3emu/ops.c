@@ -1661,6 +1661,12 @@ static void op_delete_objects(struct emu_server *s, struct emu_conn *c, struct e
             buf_adds(x, "<Code>InvalidArgument</Code><Message>Invalid key</Message></Error>");
             continue;
         }
+        if (emu_model_deny_key(s, q, d->keys[i])) {
+            buf_adds(x, "<Error>");
+            xml_key(x, "Key", d->keys[i], kl, false);
+            buf_adds(x, "<Code>AccessDenied</Code><Message>Access Denied</Message></Error>");
+            continue;
+        }
         op_delete(s, c, b, d->keys[i], kl, d->vids[i], &mv, &marker);
         if (!d->quiet) {
             buf_adds(x, "<Deleted>");
@@ -2576,6 +2582,10 @@ void emu_ops_handle(struct emu_server *s, struct emu_conn *c)
     }
     if (q->fault == FAULT_503) {
         error_x(s, c, 503, "SlowDown", "Please reduce your request rate.", NULL);
+        goto model;
+    }
+    if (q->fault == FAULT_DENY) {
+        error_x(s, c, 403, "AccessDenied", "Access Denied", NULL);
         goto model;
     }
     if (emu_model_rate_limited(s, q)) {
