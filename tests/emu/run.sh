@@ -391,9 +391,9 @@ eq "populate: bytes are zeros" "$(curl -s "$URL/pop/p/000000007" | od -An -tx1 |
 curl -s -X POST "$URL/_s3emu/populate?bucket=pop&prefix=p/&count=10&start=2500" >/dev/null
 pages=0 keys=0 tok=
 while :; do
-    curl -s "$URL/pop?list-type=2${tok:+&continuation-token=$tok}" >"$D/page"
-    pages=$((pages + 1)); keys=$((keys + $(grep -o '<Key>' "$D/page" | wc -l)))
-    tok=$(sed -n 's/.*<NextContinuationToken>\([^<]*\)<.*/\1/p' "$D/page" | sed 's/=/%3D/g; s/+/%2B/g; s#/#%2F#g')
+    curl -s "$URL/pop?list-type=2${tok:+&continuation-token=$tok}" >"$D/pop.xml"
+    pages=$((pages + 1)); keys=$((keys + $(grep -o '<Key>' "$D/pop.xml" | wc -l)))
+    tok=$(sed -n 's/.*<NextContinuationToken>\([^<]*\)<.*/\1/p' "$D/pop.xml" | sed 's/=/%3D/g; s/+/%2B/g; s#/#%2F#g')
     [ -n "$tok" ] && [ "$pages" -lt 10 ] || break
 done
 eq "populate: 2510 keys in 3 pages of 1000" "$pages $keys" "3 2510"
