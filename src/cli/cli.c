@@ -31,6 +31,7 @@ static const struct verb verbs[] = {
     { "head", cmd_head },
     { "cp", cmd_cp },
     { "mv", cmd_mv },
+    { "rm", cmd_rm },
     { "cat", cmd_cat },
     { "pipe", cmd_pipe },
     { "presign", cmd_presign },

@@ -84,6 +84,20 @@ static const struct help helps[] = {
       "the lines before it to finish. A failed line is named by its number; exit code 1.\n" },
     { "mv", "s3c mv SRC DST [--recursive] [flags]",
       "Like cp, then delete each source once its copy has been verified.\n" },
+    { "rm", "s3c rm s3://BUCKET/KEY... [--recursive] [--exclude P] [--include P] [--dryrun] [--all-versions]",
+      "Delete objects: one key, every key under a prefix (--recursive), or every key an\n"
+      "s5cmd wildcard matches ('*' and '?', which cross '/'). Several arguments may be\n"
+      "given. Deletes go 1,000 keys to a DeleteObjects request, several in flight.\n"
+      "Deleting a key that does not exist succeeds, as on S3.\n"
+      "  --recursive, -r        every key under s3://BUCKET/PREFIX/ (the whole bucket for s3://BUCKET)\n"
+      "  --exclude/--include P  AWS CLI filters: the last matching one wins\n"
+      "  --raw                  take the key literally (no wildcards)\n"
+      "  --dryrun               print what would be deleted, delete nothing\n"
+      "  --version-id V         delete that version of one object\n"
+      "  --all-versions         delete every version and delete marker of the keys selected\n"
+      "  --request-payer requester\n"
+      "  --concurrency N, --numworkers N   fixed requests in flight (default: adaptive)\n"
+      "Each key that fails is one error line; any failure exits 1.\n" },
     { "cat", "s3c cat s3://BUCKET/KEY [--raw] [--part-size SIZE] [--concurrency N]",
       "Write an object to stdout: ranged GETs in parallel, written in order, with at\n"
       "most 64 MiB in memory (8 ranges of 8 MiB; small objects in smaller ranges).\n"
