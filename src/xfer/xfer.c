@@ -1961,7 +1961,8 @@ static void req_done(struct engine *g, struct req *r)
         on_head_part1(g, r, false);
         return;
     }
-    if (v == STORE_S3_FAIL && r->kind == RK_LIST_PARTS && !strcmp(e.s3_code, "NoSuchUpload")) {
+    /* The upload is gone: S3 says NoSuchUpload, Ceph 16 NoSuchKey. */
+    if (v == STORE_S3_FAIL && r->kind == RK_LIST_PARTS && e.http_status == 404 && strcmp(e.s3_code, "NoSuchBucket")) {
         resume_restart(g, r);
         return;
     }
