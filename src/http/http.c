@@ -391,6 +391,11 @@ int http_loop_step_fd(struct http_loop *l, int timeout_ms, int fd)
     return l->running;
 }
 
+void http_loop_wakeup(struct http_loop *l)
+{
+    curl_multi_wakeup(l->multi);
+}
+
 void http_loop_resume(struct http_loop *l)
 {
     struct http_xfer *x, *next;

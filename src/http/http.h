@@ -125,6 +125,9 @@ void http_loop_run(struct http_loop *l);
 /* Let every paused transfer go on (bandwidth tokens came back). */
 void http_loop_resume(struct http_loop *l);
 
+/* Make a wait in http_loop_step*() return now. The one call safe from another thread. */
+void http_loop_wakeup(struct http_loop *l);
+
 /* Stop every transfer now, but those marked keep_on_cancel: each stopped
  * one's done callback runs (status 0, "cancelled") before this returns. */
 void http_loop_cancel_all(struct http_loop *l);

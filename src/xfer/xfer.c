@@ -30,8 +30,11 @@
 #include "store/store_fs.h"
 #include "xfer/del.h"
 #include "xfer/journal.h"
+#include "xfer/land.h"
 
 #define SMALL_BODY_MAX ((uint64_t)64 << 10)    /* read whole, send with Content-MD5 */
+#define LAND_THREADS 4                          /* workers creating small downloaded files */
+#define LAND_BACKLOG_MAX 256                    /* small bodies waiting for them (16 MiB) */
 #define DEFAULT_THRESHOLD ((uint64_t)8 << 20)
 #define START_CONCURRENCY 64
 #define DEFAULT_MAX_CONCURRENCY 512
@@ -74,6 +77,7 @@ enum obj_phase {
     PH_PARTS,           /* parts being sent */
     PH_COMPLETE,        /* CompleteMultipartUpload in flight */
     PH_ABORT,           /* failed; aborting the multipart upload */
+    PH_LAND,            /* small download: a worker puts it on disk */
     PH_END,             /* no more requests: finish when none is in flight */
 };
 
@@ -124,6 +128,8 @@ struct xfer_obj_state {
     uint64_t streamed;              /* stdout: bytes written so far */
     struct hash_ctx *stream_md5;    /* stdout: MD5 of the whole object */
     bool reader_gone;               /* stdout: its reader closed it (EPIPE): end quietly */
+    bool small_dl;                  /* a small download: body in memory, landed by a worker */
+    struct land_job land;           /* small_dl: the write to disk, once verified */
     /* stdout in ranges: part n lands in win[(n - 1) % win_k] and is written
      * once every part before it has been; memory is win_k parts. */
     struct win_slot *win;
@@ -184,6 +190,8 @@ struct engine {
     struct req *done;               /* finished exchanges, to judge */
     struct req *retry;              /* waiting for their backoff */
     struct req *free_reqs;          /* reusable */
+    struct land *land;              /* workers that put small downloads on disk; NULL */
+    int landing;                    /* small downloads queued to them */
     int inflight;
     int cap;                        /* requests in flight allowed now */
     int fd_cap;                     /* most requests in flight the open-files limit allows */
@@ -370,6 +378,7 @@ static void obj_state_free(struct xfer_obj_state *os)
     hash_free(os->stream_md5);
     free(os->part_crcs);
     buf_release(&os->tmp_path);
+    buf_release(&os->land.body);
     free(os->upload_id);
     free(os->have);
     free(os->etags);
@@ -387,8 +396,9 @@ static void obj_finish(struct engine *g, struct xfer_obj_state *os)
          * not a failure of ours (exit 0, as s5cmd). */
         os->failed = false;
     }
-    if (os->stream) {
-        /* stdin/stdout: no file of ours to keep or remove. */
+    if (os->stream || os->small_dl) {
+        /* stdin/stdout, or a small download a worker landed (or never began):
+         * no file of ours to keep or remove. */
     } else if (!os->failed && o->op == XFER_DOWNLOAD) {
         enum s3c_err rc = fs_tmp_commit(os->fd, buf_cstr(&os->tmp_path), o->dst, o->mtime, &os->err);
         os->fd = -1;
@@ -587,6 +597,14 @@ static enum http_sink_verdict write_dst(void *ctx, const char *p, size_t n)
         }
         hash_update(r->os->stream_md5, p, n);
         r->os->streamed += n;
+    } else if (r->os->small_dl) {
+        if (r->got == 0)
+            buf_reset(&r->mem); /* a retry starts again */
+        if (buf_add(&r->mem, p, n)) {
+            r->local_failed = true;
+            s3c_fail(&r->local_err, S3C_ENOMEM, "out of memory");
+            return HTTP_SINK_ABORT;
+        }
     } else if (fs_pwrite_all(r->os->fd, p, n, r->off + r->got, r->os->o->dst, &r->local_err)) {
         r->local_failed = true;
         return HTTP_SINK_ABORT;
@@ -1561,6 +1579,51 @@ static void on_stdout_part(struct engine *g, struct req *r)
     maybe_finish(g, os);
 }
 
+/* ---- small downloads: landed by workers ----------------------------------------- */
+
+static void wake_loop(void *loop) { http_loop_wakeup(loop); }
+
+/* Hand a verified small body to a worker; the object ends when it is on disk. */
+static void land_start(struct engine *g, struct xfer_obj_state *os, struct buf *body)
+{
+    struct land_job *j = &os->land;
+
+    /* The request's buffer goes with the job; the request gets a fresh one. */
+    j->body = *body;
+    *body = (struct buf)BUF_INIT((size_t)SMALL_BODY_MAX + (1 << 20));
+    j->dst = os->o->dst;
+    j->mtime = os->o->mtime;
+    j->ctx = os;
+    os->phase = PH_LAND;
+    if (!land_submit(g->land, j)) {
+        s3c_fail(&os->err, S3C_ENOMEM, "cannot start a thread to write %s", os->o->dst);
+        os->failed = true;
+        os->phase = PH_END;
+        maybe_finish(g, os);
+        return;
+    }
+    g->landing++;
+}
+
+/* Small downloads the workers finished: they end now. */
+static void land_reap(struct engine *g)
+{
+    struct land_job *j;
+
+    while (g->land && (j = land_take(g->land))) {
+        struct xfer_obj_state *os = j->ctx;
+
+        g->landing--;
+        buf_release(&j->body);
+        if (j->err.code) {
+            os->err = j->err;
+            os->failed = true;
+        }
+        os->phase = PH_END;
+        maybe_finish(g, os);
+    }
+}
+
 static void on_get(struct engine *g, struct req *r)
 {
     struct xfer_obj_state *os = r->os;
@@ -1607,6 +1670,11 @@ static void on_get(struct engine *g, struct req *r)
         if (os->parts_done == os->n_parts && !os->failed)
             dl_verify(g, os);
         maybe_finish(g, os);
+        return;
+    }
+    if (os->small_dl) {
+        land_start(g, os, &r->mem);
+        req_put_back(g, r);
         return;
     }
     os->phase = PH_END;
@@ -2474,6 +2542,16 @@ static struct req *obj_start(struct engine *g, struct xfer_obj *o)
         break;
     case XFER_DOWNLOAD:
         os->size = o->size;
+        if (os->size <= SMALL_BODY_MAX && !wants_multipart(g, os->size) &&
+            (g->land || (g->land = land_new(LAND_THREADS, wake_loop, g->loop)))) {
+            /* Received into memory; a worker creates the file (land.h). */
+            os->small_dl = true;
+            os->phase = PH_SINGLE;
+            r = req_get(g, os, RK_GET);
+            if (r)
+                r->len = os->size;
+            break;
+        }
         if (fs_tmp_create(o->dst, os->size, &os->fd, &os->tmp_path, &e))
             goto fail;
         if (wants_multipart(g, os->size) && g->opts.verify) {
@@ -2679,6 +2757,9 @@ static void fill(struct engine *g)
              * to retry: start no more than the open-files limit allows. */
             if (g->n_objects >= g->fd_cap)
                 break;
+            /* Bodies waiting for a worker are memory: bound them. */
+            if (g->landing >= LAND_BACKLOG_MAX)
+                break;
             switch (g->opts.next(g->opts.next_ctx, &o)) {
             case XFER_NEXT_ONE:
                 break;
@@ -2832,7 +2913,8 @@ enum s3c_err xfer_run(struct store_s3 *s, const struct xfer_opts *opts, struct x
         fill(g);
         if (g->inflight > g->window_peak)
             g->window_peak = g->inflight;
-        if (g->inflight == 0 && !g->retry && !g->done && !g->active && xfer_del_idle(&g->del)) {
+        if (g->inflight == 0 && !g->retry && !g->done && !g->active && xfer_del_idle(&g->del) &&
+            !g->landing) {
             /* A source that waits with nothing in flight has nothing left to wait for. */
             if (g->source_done || g->source_wait || cancelled)
                 break;
@@ -2853,8 +2935,11 @@ enum s3c_err xfer_run(struct store_s3 *s, const struct xfer_opts *opts, struct x
             wait_ms = 10; /* come back to refill the bucket */
         if (g->inflight > 0)
             http_loop_step_fd(g->loop, wait_ms > 0 ? wait_ms : 1, g->stdin_wait ? STDIN_FILENO : -1);
+        else if (g->landing > 0 && !g->done)
+            land_wait(g->land, wait_ms > 0 ? wait_ms : 1);
         else if (wait_ms > 0 && !g->done)
             usleep((useconds_t)wait_ms * 1000);
+        land_reap(g);
         while ((done = g->done)) {
             g->done = done->next;
             done->next = NULL;
@@ -2862,6 +2947,7 @@ enum s3c_err xfer_run(struct store_s3 *s, const struct xfer_opts *opts, struct x
         }
         adapt(g);
     }
+    land_free(g->land);
     g->stats.seconds = (double)(now_ms() - t0) / 1000.0;
     if (stats)
         *stats = g->stats;
