@@ -305,7 +305,22 @@ run_cell() {
     echo "$wl,$count,$bytes,$dir,$tool,$rep,$status,$wall,$user,$sys,$cpu,$rss,$req,$conns,$emu_cpu,$load,${why//,/;}" >>"$CSV"
     note "$(printf '%-14s %-4s %-9s rep %s: %-7s wall %6ss cpu %6ss rss %7s KB  req %6s conns %4s emu-cpu %5ss %s' \
         "$wl" "$dir" "$tool" "$rep" "$status" "$wall" "$cpu" "$rss" "$req" "$conns" "$emu_cpu" "$why")"
-    if [ "$dir" = down ]; then rm -rf "$dst"; fi
+    if [ "$dir" = down ]; then retire "$dst" "$count"; fi
+}
+
+# retire DIR COUNT: a finished download directory goes. One of many files is
+# only renamed aside here, and deleted with the others after the workload:
+# on ext4 without a journal (these machines' disks) each file created within
+# a minute of thousands being deleted costs ~250 us of kernel time (the inode
+# allocator skips recently deleted inodes: recently_deleted()), so deleting
+# run N's tree just before run N+1 would time that rm, not the tool.
+retire() {
+    if [ "$2" -ge 1000 ]; then
+        mkdir -p "$WORK/old"
+        mv "$1" "$WORK/old/$(date +%s%N)"
+    else
+        rm -rf "$1"
+    fi
 }
 
 human() { # bytes -> "8 KiB", "1 GiB"
@@ -350,6 +365,7 @@ for w in $WORKLOADS; do
             done
         done
     done
+    rm -rf "$WORK/old" # the retired downloads (see retire)
 done
 
 LOAD_END=$(cut -d' ' -f1-3 /proc/loadavg)
