@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# tests/tsan/run.sh — the engine's threads under ThreadSanitizer.
+#
+# The engine is one event loop plus the workers that put small downloads on
+# disk (src/xfer/land.c). This builds s3c with TSan (`make SAN=thread`, into
+# build-tsan/), starts its own s3emu, and runs the e2e tests that drive those
+# workers hardest: trees of small files down and up, sync down, a full disk,
+# and interrupts while files are landing. A race report makes s3c exit 66
+# (TSAN_OPTIONS below), which fails the test that ran it.
+#
+# Closes with "tsan: N passed, N failed". Exit 0 only when nothing failed.
+set -uo pipefail
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+ROOT=$(cd "$HERE/../.." && pwd)
+cd "$ROOT" || exit 2
+
+make -s SAN=thread -j2 build-tsan/s3c >/dev/null || { echo "tsan: build failed" >&2; exit 1; }
+[ -x build/s3emu ] || make -s -j2 build/s3emu >/dev/null || { echo "tsan: no build/s3emu" >&2; exit 1; }
+
+WORK=$(mktemp -d)
+EMU_PID=""
+cleanup() {
+    [ -n "$EMU_PID" ] && kill "$EMU_PID" 2>/dev/null && wait "$EMU_PID" 2>/dev/null
+    rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+build/s3emu --port 0 --access-key tsanaccesskey0001 --secret-key tsan/secret/key/0001 \
+    > "$WORK/emu.out" 2> "$WORK/emu.err" &
+EMU_PID=$!
+url=""
+for ((i = 0; i < 100; i++)); do
+    url=$(sed -nE 's/^ready (http:\/\/[^ ]+).*/\1/p' "$WORK/emu.out" | head -n 1)
+    [ -n "$url" ] && break
+    sleep 0.1
+done
+[ -n "$url" ] || { echo "tsan: s3emu did not start" >&2; exit 1; }
+
+export S3C="$ROOT/build-tsan/s3c"
+export S3C_TEST_STORE=s3emu S3C_TEST_ENDPOINT=$url S3C_TEST_REGION=us-east-1
+export S3C_TEST_ACCESS_KEY=tsanaccesskey0001 S3C_TEST_SECRET_KEY=tsan/secret/key/0001
+export TSAN_OPTIONS="halt_on_error=1 exitcode=66 second_deadlock_stack=1 ${TSAN_OPTIONS:-}"
+export E2E_RESULT_FILE=$WORK/result
+tests/e2e/run.sh 'test_cp_tree_round_trip_mixed_sizes$' 'test_sync_down_mtime_round_trip$' \
+    'test_limits_full_disk' 'test_interrupt_sigterm_recursive_download' 'test_interrupt_kill9_sync_down' \
+    'test_mv_s3_to_local_removes_source$' 'test_cp_download_refuses_escaping_keys$'
+rc=$?
+read -r passed failed _ < "$WORK/result" 2>/dev/null || { passed=0; failed=1; }
+echo "tsan: $passed passed, $failed failed"
+exit $rc
