@@ -53,6 +53,8 @@ struct transfer {
     int n_pos;
     const char *pos[2];
     struct xfer_obj_opts oo;
+    struct s3_sse_c ssec_own, ssec_src_own;
+    const struct s3_sse_c *ssec, *ssec_src;  /* SSE-C keys for this file's own HEADs, or NULL */
     /* The two ends. */
     const char *src_arg, *dst_arg;
     bool src_s3, dst_s3;
@@ -288,7 +290,7 @@ static bool skip_by_destination(struct transfer *t, const struct xfer_obj *o)
         struct sv v;
 
         memset(&x, 0, sizeof(x));
-        if (!store_s3_head(t->s3, o->dst_bucket, o->dst, &x, &e)) {
+        if (!store_s3_head_sse_c(t->s3, o->dst_bucket, o->dst, t->ssec, &x, &e)) {
             exists = true;
             if (http_resp_header(&x.resp, "content-length", &v))
                 sv_to_u64(v, &dsize);
@@ -445,6 +447,29 @@ static int next_obj_raw(struct transfer *t, struct xfer_obj **out)
 
 /* ---- setting up ------------------------------------------------------------------- */
 
+/* --sse-c/--sse-c-key and the copy-source pair: a key of 32 bytes for AES256. */
+static enum s3c_err check_sse_c(struct transfer *t, struct s3c_error *e)
+{
+    const char *v = t->base.verb;
+    struct s3c_error why = S3C_ERROR_INIT;
+
+    if (t->oo.sse_c && !t->oo.sse_c_key)
+        return s3c_fail(e, S3C_EUSAGE, "%s: --sse-c needs --sse-c-key", v);
+    if (t->oo.sse_c_copy_source && !t->oo.sse_c_copy_source_key)
+        return s3c_fail(e, S3C_EUSAGE, "%s: --sse-c-copy-source needs --sse-c-copy-source-key", v);
+    if (t->oo.sse_c_key) {
+        if (s3_sse_c_init(&t->ssec_own, t->oo.sse_c, t->oo.sse_c_key, &why))
+            return s3c_fail(e, S3C_EUSAGE, "%s: --sse-c/--sse-c-key: %s", v, why.msg);
+        t->ssec = &t->ssec_own;
+    }
+    if (t->oo.sse_c_copy_source_key) {
+        if (s3_sse_c_init(&t->ssec_src_own, t->oo.sse_c_copy_source, t->oo.sse_c_copy_source_key, &why))
+            return s3c_fail(e, S3C_EUSAGE, "%s: --sse-c-copy-source/--sse-c-copy-source-key: %s", v, why.msg);
+        t->ssec_src = &t->ssec_src_own;
+    }
+    return S3C_OK;
+}
+
 static enum s3c_err parse_metadata(struct transfer *t, struct s3c_error *e)
 {
     /* --metadata k1=v1,k2=v2 (the AWS CLI's shorthand) or a JSON object {"k":"v"}. */
@@ -536,7 +561,7 @@ static enum s3c_err setup_one(struct transfer *t, struct s3c_error *e)
             rc = s3c_fail(e, S3C_EUSAGE, "%s: \"%s\" names no object (use --recursive for a prefix)", t->base.verb, t->src_arg);
             goto out;
         }
-        rc = store_s3_head(t->s3, t->su.bucket, t->su.key, &x, e);
+        rc = store_s3_head_sse_c(t->s3, t->su.bucket, t->su.key, t->dst_s3 ? t->ssec_src : t->ssec, &x, e);
         if (rc)
             goto out;
         if (http_resp_header(&x.resp, "content-length", &v))
@@ -799,6 +824,10 @@ enum s3c_err cp_job_new(struct cli_ctx *c, const char *verb, int argc, char **ar
         { "--acl", NULL, ARG_STR, &t->oo.acl },
         { "--sse", NULL, ARG_STR, &t->oo.sse },
         { "--sse-kms-key-id", NULL, ARG_STR, &t->oo.sse_kms_key_id },
+        { "--sse-c", NULL, ARG_STR, &t->oo.sse_c },
+        { "--sse-c-key", NULL, ARG_STR, &t->oo.sse_c_key },
+        { "--sse-c-copy-source", NULL, ARG_STR, &t->oo.sse_c_copy_source },
+        { "--sse-c-copy-source-key", NULL, ARG_STR, &t->oo.sse_c_copy_source_key },
         { "--request-payer", NULL, ARG_STR, &t->oo.request_payer },
         { "--metadata-directive", NULL, ARG_STR, &t->oo.metadata_directive },
         { "--metadata", NULL, ARG_STR, &t->metadata },
@@ -823,6 +852,8 @@ enum s3c_err cp_job_new(struct cli_ctx *c, const char *verb, int argc, char **ar
         rc = parse_metadata(t, e);
     if (!rc)
         rc = job_knobs_parse(&t->base, &t->knob_args, e);
+    if (!rc)
+        rc = check_sse_c(t, e);
     if (!rc && t->oo.metadata_directive && strcmp(t->oo.metadata_directive, "COPY") &&
         strcmp(t->oo.metadata_directive, "REPLACE"))
         rc = s3c_fail(e, S3C_EUSAGE, "%s: --metadata-directive must be COPY or REPLACE", verb);

@@ -404,9 +404,9 @@ enum s3c_err s3_sse_c_init(struct s3_sse_c *k, const char *algorithm, const char
 
     memset(k, 0, sizeof(*k));
     if (algorithm && algorithm[0] && strcmp(algorithm, "AES256") != 0)
-        return s3c_fail(e, S3C_EUSAGE, "SSE-C: the algorithm must be AES256, not \"%s\"", algorithm);
+        return s3c_fail(e, S3C_EUSAGE, "the SSE-C algorithm must be AES256, not \"%s\"", algorithm);
     if (n != 32)
-        return s3c_fail(e, S3C_EUSAGE, "SSE-C: the key must be 32 bytes (256 bits), not %zu", n);
+        return s3c_fail(e, S3C_EUSAGE, "an SSE-C key must be 32 bytes (256 bits), not %zu", n);
     str_copy(k->algorithm, sizeof(k->algorithm), "AES256");
     base64_encode(key, n, &b);
     str_copy(k->key_b64, sizeof(k->key_b64), buf_cstr(&b));

@@ -150,6 +150,11 @@ enum s3c_err store_s3_list_objects(struct store_s3 *s, const struct store_s3_lis
 enum s3c_err store_s3_head(struct store_s3 *s, const char *bucket, const char *key,
                            struct http_xfer *x, struct s3c_error *e);
 
+/* HeadObject of an object written with an SSE-C key ('k' NULL: none). */
+struct s3_sse_c;
+enum s3c_err store_s3_head_sse_c(struct store_s3 *s, const char *bucket, const char *key,
+                                 const struct s3_sse_c *k, struct http_xfer *x, struct s3c_error *e);
+
 /* CreateBucket in 'region' (LocationConstraint unless us-east-1). */
 enum s3c_err store_s3_create_bucket(struct store_s3 *s, const char *bucket, const char *region,
                                     struct s3c_error *e);

@@ -137,6 +137,7 @@ struct req {
     char hdr_crc64[24];             /* x-amz-checksum-crc64nvme of a memory body, or "" */
     char hdr_range[80];
     struct buf hdr_copy_src;
+    struct s3_sse_c ssec, ssec_src; /* SSE-C headers of the object and of a copy's source */
     struct s3c_error local_err;     /* a local failure during the exchange (disk full...) */
     bool local_failed;
     struct req *next;               /* done list or retry list */
@@ -566,6 +567,46 @@ static void add_obj_headers(struct req *r, struct s3_req *q, bool for_create)
         s3_req_header(q, "If-None-Match", "*");
 }
 
+/*
+ * SSE-C: the object's key goes with every request that writes or reads its
+ * bytes (S3 wants it on parts, and s3transfer sends it on Complete too); a
+ * copy's source key goes as x-amz-copy-source-..., or plain on the HEAD of
+ * that source.
+ */
+static enum s3c_err add_sse_c(struct req *r, struct s3_req *q, const struct xfer_obj_opts *oo,
+                              struct s3c_error *e)
+{
+    bool copy = r->os->o->op == XFER_COPY, own, src;
+    enum s3c_err rc;
+
+    switch (r->kind) {
+    case RK_PUT: case RK_CREATE: case RK_PART: case RK_COMPLETE: case RK_GET:
+    case RK_HEAD_INFO: case RK_HEAD_PART1:
+        own = true, src = false;
+        break;
+    case RK_COPY: case RK_COPY_PART:
+        own = src = true;
+        break;
+    case RK_HEAD_SRC:
+        own = false, src = true;
+        break;
+    default:
+        own = src = false;
+        break;
+    }
+    if (own && oo->sse_c_key) {
+        if ((rc = s3_sse_c_init(&r->ssec, oo->sse_c, oo->sse_c_key, e)))
+            return rc;
+        s3_req_sse_c(q, &r->ssec, false);
+    }
+    if (src && copy && oo->sse_c_copy_source_key) {
+        if ((rc = s3_sse_c_init(&r->ssec_src, oo->sse_c_copy_source, oo->sse_c_copy_source_key, e)))
+            return rc;
+        s3_req_sse_c(q, &r->ssec_src, r->kind != RK_HEAD_SRC);
+    }
+    return S3C_OK;
+}
+
 /* Describe request 'r' as an S3 request and hand it to the loop. */
 static void on_http_done(struct http_xfer *x, void *ctx);
 static void dl_verify(struct engine *g, struct xfer_obj_state *os);
@@ -742,6 +783,8 @@ static enum s3c_err req_submit(struct engine *g, struct req *r, struct s3c_error
     }
     if (rc)
         return s3c_fail(e, rc, "out of memory");
+    if (oo && (rc = add_sse_c(r, &q, oo, e)))
+        return rc;
     q.object_data = r->kind == RK_PUT || r->kind == RK_PART;
     rc = store_s3_prepare(g->s3, &q, &r->call, &r->http, e);
     if (rc)
