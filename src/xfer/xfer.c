@@ -65,6 +65,7 @@ enum obj_phase {
     PH_PARTS,           /* parts being sent */
     PH_COMPLETE,        /* CompleteMultipartUpload in flight */
     PH_ABORT,           /* failed; aborting the multipart upload */
+    PH_VERIFY,          /* ranged download: every part in, the in-order MD5 still catching up */
     PH_END,             /* no more requests: finish when none is in flight */
 };
 
@@ -73,7 +74,11 @@ enum dl_check {
     DL_SIZE,            /* by size only: the store gives no way (said in --debug) */
     DL_CRC,             /* the store's full-object CRC, combined from per-part CRCs */
     DL_PARTS,           /* md5 of the part MD5s against the "hex-N" ETag; ranges = the upload's parts */
+    DL_SEQ,             /* MD5 of the whole, in order, against a single-part ETag */
 };
+
+#define SEQ_BUF_BYTES ((size_t)256 << 10)
+#define SEQ_TURN_BYTES ((uint64_t)16 << 20)    /* re-read at most this much per loop turn */
 
 /* The stored full-object checksums a download can be checked against. */
 enum ck_algo { CK_CRC64NVME, CK_CRC32C, CK_CRC32 };
@@ -114,6 +119,14 @@ struct xfer_obj_state {
     bool have_prev;                 /* prev_digest holds the previous download's */
     unsigned char prev_digest[MD5_LEN];
     int attempts;                   /* whole-object downloads after a mismatch */
+    /* DL_SEQ: the MD5 of the whole in key order: fed live by the range at the
+     * frontier, else re-read from the temp file once the parts there are in. */
+    struct hash_ctx *seq_md5;
+    uint64_t seq_off;               /* bytes hashed so far */
+    uint64_t seq_reread;            /* of which re-read from the file */
+    unsigned char *part_in;         /* per part: 1 when all its bytes are on disk */
+    bool seq_queued;                /* on the engine's seq_work list */
+    struct xfer_obj_state *seq_next;
     struct xfer_obj_state *next;    /* in the engine's active list */
 };
 
@@ -173,6 +186,8 @@ struct engine {
     bool bw_paused;                 /* some transfer waits for tokens */
     enum s3c_err first_error;
     bool no_part_number;            /* the store ignores ?partNumber= (Ceph 16) */
+    struct xfer_obj_state *seq_work; /* DL_SEQ objects with parts on disk not yet hashed */
+    char *seq_buf;                  /* SEQ_BUF_BYTES, for those re-reads */
     bool any_ok;                    /* some request of the run succeeded */
     bool stop;                      /* a run-wide error: start nothing more (see run_wide_error) */
     struct s3c_error stop_err;      /* that error, as reported for the object that met it */
@@ -323,11 +338,38 @@ static void obj_state_free(struct xfer_obj_state *os)
     buf_release(&os->src_headers);
     hash_free(os->stream_md5);
     free(os->part_crcs);
+    hash_free(os->seq_md5);
+    free(os->part_in);
     buf_release(&os->tmp_path);
     free(os->upload_id);
     free(os->etags);
     free(os->md5s);
     free(os);
+}
+
+static void seq_remove(struct engine *g, struct xfer_obj_state *os)
+{
+    struct xfer_obj_state **pp;
+
+    if (!os->seq_queued)
+        return;
+    for (pp = &g->seq_work; *pp; pp = &(*pp)->seq_next) {
+        if (*pp == os) {
+            *pp = os->seq_next;
+            break;
+        }
+    }
+    os->seq_next = NULL;
+    os->seq_queued = false;
+}
+
+static void seq_queue(struct engine *g, struct xfer_obj_state *os)
+{
+    if (os->seq_queued)
+        return;
+    os->seq_queued = true;
+    os->seq_next = g->seq_work;
+    g->seq_work = os;
 }
 
 /* The only place an object ends: temp files go or get their name, the caller hears. */
@@ -353,6 +395,7 @@ static void obj_finish(struct engine *g, struct xfer_obj_state *os)
     } else {
         g->stats.objects_ok++;
     }
+    seq_remove(g, os);
     g->n_objects--;
     if (g->opts.done)
         g->opts.done(g->opts.done_ctx, o, os->failed ? &os->err : NULL);
@@ -519,9 +562,15 @@ static enum http_sink_verdict write_dst(void *ctx, const char *p, size_t n)
         r->local_failed = true;
         return HTTP_SINK_ABORT;
     }
-    hash_update(r->md5, p, n);
+    /* Per-request MD5: what a whole GET or an upload part is checked by; ranges need it only as parts. */
+    if (!r->os->n_parts || r->os->check == DL_PARTS)
+        hash_update(r->md5, p, n);
     if (r->os->check == DL_CRC)
         r->crc = ck_update(r->os->ck_algo, r->crc, p, n);
+    else if (r->os->check == DL_SEQ && r->off + r->got == r->os->seq_off) {
+        hash_update(r->os->seq_md5, p, n); /* this range is at the frontier: no re-read */
+        r->os->seq_off += n;
+    }
     r->got += n;
     r->eng->stats.bytes_live += n;
     return HTTP_SINK_OK;
@@ -614,6 +663,10 @@ static void on_head_info(struct engine *g, struct req *r);
 static void on_head_part1(struct engine *g, struct req *r, bool ok);
 static void submit_or_fail(struct engine *g, struct req *r);
 static void plan_parts(struct engine *g, struct xfer_obj_state *os);
+static bool small_multipart(const struct xfer_obj *o);
+static const char *req_op_name(enum req_kind k);
+static void obj_fail(struct engine *g, struct xfer_obj_state *os, const struct s3c_error *e);
+static void maybe_finish(struct engine *g, struct xfer_obj_state *os);
 
 static enum s3c_err req_submit(struct engine *g, struct req *r, struct s3c_error *e)
 {
@@ -856,6 +909,7 @@ static void req_fail(struct engine *g, struct req *r, const struct s3c_error *e,
         g->stats.retries++;
         if (backoff_ms <= 0)
             backoff_ms = 50L << (r->attempt > 6 ? 6 : r->attempt);
+        xdebug(g, os->o, "%s: %s; try %d in %ld ms", req_op_name(r->kind), e->msg, r->attempt + 1, backoff_ms);
         r->due_ms = now_ms() + backoff_ms;
         r->next = g->retry;
         g->retry = r;
@@ -891,6 +945,21 @@ static bool etag_is_md5(struct sv etag, char hex_out[33])
         hex_out[i] = c;
     }
     hex_out[32] = '\0';
+    return true;
+}
+
+/* A "hex-1" ETag: its hex in 'hex_out', and 'md5' (of the bytes) becomes the MD5 of itself. */
+static bool etag_one_part(struct sv etag, char hex_out[33], unsigned char md5[MD5_LEN])
+{
+    char e[48];
+
+    if (etag.n >= sizeof(e))
+        return false;
+    memcpy(e, etag.p, etag.n);
+    e[etag.n] = '\0';
+    if (xfer_etag_parts(e, hex_out) != 1)
+        return false;
+    hash_md5(md5, MD5_LEN, md5);
     return true;
 }
 
@@ -1137,9 +1206,10 @@ static void on_get(struct engine *g, struct req *r)
         return;
     }
     hash_final(os->stream ? os->stream_md5 : r->md5, md5);
-    /* A whole-object GET of a non-multipart object: its ETag is the MD5 of the bytes. */
+    /* A whole-object GET: a single-part ETag is the MD5 of the bytes, a
+     * one-part multipart ETag ("hex-1") the MD5 of that MD5. */
     if (g->opts.verify && os->n_parts == 0 && http_resp_header(&r->http.resp, "etag", &etag) &&
-        etag_is_md5(etag, got) && !sse_hides_md5(&r->http.resp)) {
+        !sse_hides_md5(&r->http.resp) && (etag_is_md5(etag, got) || etag_one_part(etag, got, md5))) {
         str_hex(md5, MD5_LEN, want);
         if (strcmp(want, got) != 0) {
             s3c_fail(&e, S3C_EHTTP, "downloaded bytes have MD5 %s, the store's ETag is %s", want, got);
@@ -1154,6 +1224,11 @@ static void on_get(struct engine *g, struct req *r)
             memcpy(os->md5s[r->part - 1], md5, MD5_LEN);
         else if (os->check == DL_CRC)
             os->part_crcs[r->part - 1] = r->crc;
+        else if (os->check == DL_SEQ) {
+            os->part_in[r->part - 1] = 1;
+            if (os->seq_off < os->size)
+                seq_queue(g, os);
+        }
         os->parts_done++;
         req_put_back(g, r);
         if (os->parts_done == os->n_parts && !os->failed)
@@ -1183,6 +1258,12 @@ static void dl_again(struct engine *g, struct xfer_obj_state *os, const struct s
     os->phase = PH_PARTS;
     os->next = g->active;
     g->active = os;
+    if (os->check == DL_SEQ) {
+        seq_remove(g, os);
+        hash_reset(os->seq_md5);
+        os->seq_off = os->seq_reread = 0;
+        memset(os->part_in, 0, os->n_parts);
+    }
 }
 
 /* Every part is in: check the whole against what the store holds, then end,
@@ -1209,6 +1290,26 @@ static void dl_verify(struct engine *g, struct xfer_obj_state *os)
         }
         s3c_fail(&e, S3C_EHTTP, "downloaded bytes have %s %s, the store's checksum is %s",
                  ck_name(os->ck_algo), got, want);
+        dl_again(g, os, &e);
+        return;
+    }
+    if (os->check == DL_SEQ) {
+        unsigned char d[MD5_LEN];
+
+        if (os->seq_off < os->size) {
+            os->phase = PH_VERIFY; /* dl_seq_work comes back once all is hashed */
+            seq_queue(g, os);
+            return;
+        }
+        hash_final(os->seq_md5, d);
+        str_hex(d, MD5_LEN, got);
+        if (!strcmp(got, os->etag_hex)) {
+            xdebug(g, os->o, "verified: MD5 of the whole (%" PRIu32 " ranges, %" PRIu64 " of %" PRIu64
+                   " bytes re-read in order from the file) matches the ETag", os->n_parts, os->seq_reread, os->size);
+            os->phase = PH_END;
+            return;
+        }
+        s3c_fail(&e, S3C_EHTTP, "downloaded bytes have MD5 %s, the store's ETag is %s", got, os->etag_hex);
         dl_again(g, os, &e);
         return;
     }
@@ -1249,12 +1350,60 @@ static void dl_verify(struct engine *g, struct xfer_obj_state *os)
     os->phase = PH_END;
 }
 
+/*
+ * DL_SEQ: hash, in key order, bytes that are on disk but were not at the
+ * frontier when they came (at most SEQ_TURN_BYTES a loop turn, so the loop
+ * keeps serving transfers). An object whose parts are all in and whose
+ * bytes are all hashed gets its verdict.
+ */
+static void dl_seq_work(struct engine *g)
+{
+    uint64_t budget = SEQ_TURN_BYTES;
+
+    while (g->seq_work && budget) {
+        struct xfer_obj_state *os = g->seq_work;
+        struct s3c_error e = S3C_ERROR_INIT;
+
+        while (os->seq_off < os->size && budget) {
+            uint64_t k = os->seq_off / os->part_size;
+            uint64_t end = (k + 1) * os->part_size < os->size ? (k + 1) * os->part_size : os->size;
+            size_t n = (size_t)(end - os->seq_off);
+
+            if (!os->part_in[k])
+                break;
+            if (n > SEQ_BUF_BYTES)
+                n = SEQ_BUF_BYTES;
+            if (n > budget)
+                n = (size_t)budget;
+            if (fs_pread_all(os->fd, g->seq_buf, n, os->seq_off, os->o->dst, &e))
+                break;
+            hash_update(os->seq_md5, g->seq_buf, n);
+            os->seq_off += n;
+            os->seq_reread += n;
+            budget -= n;
+        }
+        if (!budget && !e.code)
+            break; /* more next turn */
+        seq_remove(g, os);
+        if (e.code) {
+            obj_fail(g, os, &e);
+            maybe_finish(g, os);
+        } else if (os->phase == PH_VERIFY) {
+            dl_verify(g, os);
+            maybe_finish(g, os);
+        }
+    }
+}
+
 /* The ranges are planned: allocate what the check needs and start the parts. */
 static void dl_start(struct engine *g, struct xfer_obj_state *os)
 {
     struct s3c_error e = S3C_ERROR_INIT;
 
     if (os->check == DL_CRC && !(os->part_crcs = calloc(os->n_parts, sizeof(*os->part_crcs))))
+        s3c_fail(&e, S3C_ENOMEM, "out of memory");
+    if (os->check == DL_SEQ && (!(os->seq_md5 = hash_md5_new()) || !(os->part_in = calloc(os->n_parts, 1)) ||
+                                (!g->seq_buf && !(g->seq_buf = malloc(SEQ_BUF_BYTES)))))
         s3c_fail(&e, S3C_ENOMEM, "out of memory");
     if (e.code || start_parts(g, os, &e)) {
         obj_fail(g, os, &e);
@@ -1328,9 +1477,12 @@ static void on_head_info(struct engine *g, struct req *r)
             return;
         }
         dl_guess_layout(g, os);
+    } else if (!sse_hides_md5(resp) && etag_is_md5(sv_from(etag), hex)) {
+        os->check = DL_SEQ;
+        memcpy(os->etag_hex, hex, sizeof(hex));
+        plan_parts(g, os);
     } else {
         dl_size_only(g, os, sse_hides_md5(resp) ? "encrypted with a key whose ETag is not an MD5, and no stored checksum"
-                            : etag_is_md5(sv_from(etag), hex) ? "a single-part ETag cannot check ranged GETs, and no stored checksum"
                             : "no stored checksum and no MD5 ETag");
     }
     req_put_back(g, r);
@@ -1539,6 +1691,15 @@ static void plan_parts(struct engine *g, struct xfer_obj_state *os)
     os->n_parts = (uint32_t)((os->size + os->part_size - 1) / os->part_size);
 }
 
+/* An object below the threshold uploaded in several parts: downloaded part by
+ * part, so that its md5-of-md5s ETag can be checked. */
+static bool small_multipart(const struct xfer_obj *o)
+{
+    char hex[33];
+
+    return o->size > 0 && xfer_etag_parts(o->etag, hex) > 1;
+}
+
 static bool wants_multipart(struct engine *g, uint64_t size)
 {
     uint64_t threshold = g->opts.multipart_threshold ? g->opts.multipart_threshold : DEFAULT_THRESHOLD;
@@ -1705,7 +1866,7 @@ static struct req *obj_start(struct engine *g, struct xfer_obj *o)
         os->size = o->size;
         if (fs_tmp_create(o->dst, os->size, &os->fd, &os->tmp_path, &e))
             goto fail;
-        if (wants_multipart(g, os->size) && g->opts.verify) {
+        if (g->opts.verify && (wants_multipart(g, os->size) || small_multipart(o))) {
             /* Ranged: first learn how the whole can be checked (on_head_info). */
             os->phase = PH_PROBE;
             r = req_get(g, os, RK_HEAD_INFO);
@@ -1985,6 +2146,12 @@ static void cancel_all(struct engine *g)
     struct req *r;
 
     s3c_fail(&e, S3C_ECANCEL, "%s", cancel_requested ? "interrupted" : "stopped");
+    while (g->seq_work) {
+        struct xfer_obj_state *os = g->seq_work;
+        seq_remove(g, os);
+        obj_fail(g, os, &e);
+        maybe_finish(g, os);
+    }
     while (g->active) {
         struct xfer_obj_state *os = g->active;
         obj_fail(g, os, &e);
@@ -2031,7 +2198,7 @@ enum s3c_err xfer_run(struct store_s3 *s, const struct xfer_opts *opts, struct x
         fill(g);
         if (g->inflight > g->window_peak)
             g->window_peak = g->inflight;
-        if (g->inflight == 0 && !g->retry && !g->done && !g->active) {
+        if (g->inflight == 0 && !g->retry && !g->done && !g->active && !g->seq_work) {
             if (g->source_done || cancelled)
                 break;
             if (g->opts.bwlimit_bytes_s && g->bw_tokens <= 0)
@@ -2049,8 +2216,10 @@ enum s3c_err xfer_run(struct store_s3 *s, const struct xfer_opts *opts, struct x
         }
         if (g->opts.bwlimit_bytes_s && wait_ms > 10)
             wait_ms = 10; /* come back to refill the bucket */
+        if (g->seq_work)
+            wait_ms = 0; /* bytes to hash: only look at the network */
         if (g->inflight > 0)
-            http_loop_step(g->loop, wait_ms > 0 ? wait_ms : 1);
+            http_loop_step(g->loop, wait_ms > 0 || g->seq_work ? wait_ms : 1);
         else if (wait_ms > 0 && !g->done)
             usleep((useconds_t)wait_ms * 1000);
         while ((done = g->done)) {
@@ -2058,6 +2227,7 @@ enum s3c_err xfer_run(struct store_s3 *s, const struct xfer_opts *opts, struct x
             done->next = NULL;
             req_done(g, done);
         }
+        dl_seq_work(g);
         adapt(g);
     }
     g->stats.seconds = (double)(now_ms() - t0) / 1000.0;
@@ -2074,6 +2244,7 @@ enum s3c_err xfer_run(struct store_s3 *s, const struct xfer_opts *opts, struct x
         buf_release(&r->hdr_copy_src);
         free(r);
     }
+    free(g->seq_buf);
     free(g);
     return rc;
 }
