@@ -30,6 +30,10 @@ static const struct verb verbs[] = {
     { "head", cmd_head },
     { "cp", cmd_cp },
     { "mv", cmd_mv },
+    { "cat", cmd_cat },
+    { "pipe", cmd_pipe },
+    { "presign", cmd_presign },
+    { "sync", cmd_sync },
     { "run", cmd_run },
     { NULL, NULL },
 };

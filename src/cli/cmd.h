@@ -27,6 +27,10 @@ enum s3c_err cmd_ls(struct cli_ctx *c, int argc, char **argv);
 enum s3c_err cmd_mb(struct cli_ctx *c, int argc, char **argv);
 enum s3c_err cmd_rb(struct cli_ctx *c, int argc, char **argv);
 enum s3c_err cmd_head(struct cli_ctx *c, int argc, char **argv);
+enum s3c_err cmd_cat(struct cli_ctx *c, int argc, char **argv);
+enum s3c_err cmd_pipe(struct cli_ctx *c, int argc, char **argv);
+enum s3c_err cmd_presign(struct cli_ctx *c, int argc, char **argv);
+enum s3c_err cmd_sync(struct cli_ctx *c, int argc, char **argv);
 enum s3c_err cmd_run(struct cli_ctx *c, int argc, char **argv);
 
 /* A verb's entry point by name (run's barrier lines); NULL if unknown. */

@@ -34,6 +34,7 @@ static const struct {
 } job_verbs[] = {
     { "cp", cp_job_new },
     { "mv", cp_job_new },
+    { "sync", sync_job_new },
     { NULL, NULL },
 };
 

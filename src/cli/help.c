@@ -48,7 +48,9 @@ static const struct help helps[] = {
       "  --bwlimit RATE         cap throughput, e.g. 50MB/s\n"
       "  --expected-size SIZE   size of stdin, to pick the part size\n"
       "  --no-progress          no live progress line\n"
-      "  --stat                 a summary table at the end: per operation, total, errors, bytes\n" },
+      "  --stat                 a summary table at the end: per operation, total, errors, bytes\n"
+      "  --resume               continue multipart uploads a killed run left (journaled in\n"
+      "                         $S3C_STATE_DIR, else ~/.local/state/s3c; parts checked by MD5)\n" },
     { "run", "s3c run FILE|- [--concurrency N] [--stat]",
       "Execute one s3c command a line (FILE, or - for standard input), in this process.\n"
       "Lines are split like shell words (quotes, backslashes, # comments), with no expansion.\n"
@@ -56,6 +58,49 @@ static const struct help helps[] = {
       "the lines before it to finish. A failed line is named by its number; exit code 1.\n" },
     { "mv", "s3c mv SRC DST [--recursive] [flags]",
       "Like cp, then delete each source once its copy has been verified.\n" },
+    { "cat", "s3c cat s3://BUCKET/KEY [--raw] [--part-size SIZE] [--concurrency N]",
+      "Write an object to stdout: ranged GETs in parallel, written in order, with at\n"
+      "most 64 MiB in memory (8 ranges of 8 MiB; small objects in smaller ranges).\n"
+      "A single-part object is checked against its ETag (MD5); a multipart one by the\n"
+      "length of every range, each asked If-Match its ETag. A reader that stops early\n"
+      "(s3c cat ... | head) ends it quietly with exit 0, as s5cmd (the AWS CLI says\n"
+      "\"[Errno 32] Broken pipe\" and exits 1). Same as `s3c cp s3://BUCKET/KEY -`.\n"
+      "  --raw                  a key with * or ? taken literally (else refused)\n"
+      "  --part-size SIZE       range size (capped at 32 MiB), --concurrency N, --numworkers N,\n"
+      "  --bwlimit RATE, --request-payer requester, --no-progress\n" },
+    { "pipe", "s3c pipe s3://BUCKET/KEY [--expected-size SIZE] [object flags]",
+      "Upload stdin as one object: a PUT when it ends within the first part, else a\n"
+      "multipart upload, parts sent in parallel from at most 64 MiB of part buffers\n"
+      "(8 of 8 MiB). With --expected-size the part size fits that size in 10,000\n"
+      "parts; without it parts start at 8 MiB (or --part-size) and double every 2,000\n"
+      "parts, up to 16 times the start, so stdin may be up to 62,000 start-size parts\n"
+      "(484 GiB at 8 MiB). Same as `s3c cp - s3://BUCKET/KEY`.\n"
+      "  --content-type T, --cache-control V, --content-encoding V, --content-disposition V,\n"
+      "  --content-language V, --expires V, --metadata k=v[,k=v], --storage-class C, --acl A,\n"
+      "  --sse AES256|aws:kms, --sse-kms-key-id K, --request-payer requester,\n"
+      "  --no-guess-mime-type, --no-overwrite, -n/--no-clobber, --raw (accepted, as s5cmd's)\n"
+      "  --expected-size SIZE, --part-size SIZE, --concurrency N, --numworkers N,\n"
+      "  --bwlimit RATE, --no-progress, --stat\n" },
+    { "presign", "s3c presign s3://BUCKET/KEY [--expires-in SECONDS]",
+      "Print a presigned GET URL for the object (no request is sent), as\n"
+      "`aws s3 presign`: the configured endpoint, addressing style and region;\n"
+      "X-Amz-Security-Token when the credentials have a session token.\n"
+      "  --expires-in SECONDS   1 to 604800 (7 days); default 3600\n" },
+    { "sync", "s3c sync SRC DST [--delete] [--size-only] [--exact-timestamps] [flags]",
+      "Make DST hold what SRC holds: local dir -> S3 prefix, S3 -> local dir, or S3 -> S3,\n"
+      "as `aws s3 sync` does. A file or object is copied when it is missing at DST, its\n"
+      "size differs, or (uploads and copies) the source is newer; downloads copy when the\n"
+      "local file is newer than the object, and set its mtime to the object's, so a second\n"
+      "sync of unchanged data copies nothing and sends only the listings.\n"
+      "  --delete               delete what DST has and SRC has not (never what --exclude\n"
+      "                         keeps out, nor what SRC could not read)\n"
+      "  --size-only            only a size difference copies\n"
+      "  --exact-timestamps     downloads: copy same-sized files unless the times are equal\n"
+      "  --exclude/--include P  AWS CLI filters, applied to both ends: the last match wins\n"
+      "  --dryrun               print what would be done\n"
+      "  --follow-symlinks (default), --no-follow-symlinks\n"
+      "  and cp's --content-type ... --metadata, --storage-class, --acl, --sse ... flags,\n"
+      "  --concurrency N, --part-size SIZE, --bwlimit RATE, --no-progress, --stat\n" },
     { "version", "s3c version", "Print the version.\n" },
     { "help", "s3c help [VERB]", "Print help for every verb, or for one.\n" },
     { NULL, NULL, NULL },

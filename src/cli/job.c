@@ -7,6 +7,7 @@
 
 #include "cli/args.h"
 #include "cli/output.h"
+#include "xfer/journal.h"
 
 static enum s3c_err parse_count(const char *verb, const char *flag, const char *s, int max, int *out,
                                 struct s3c_error *e)
@@ -30,6 +31,7 @@ enum s3c_err job_knobs_parse(struct job *j, const struct job_knob_args *a, struc
 
     k->no_progress = a->no_progress;
     k->stat = a->stat;
+    k->resume = a->resume;
     if (parse_count(verb, "--numworkers", a->numworkers, 100000, &k->concurrency, e) ||
         parse_count(verb, "--concurrency", a->concurrency, 100000, &k->concurrency, e))
         return e->code;
@@ -42,6 +44,23 @@ enum s3c_err job_knobs_parse(struct job *j, const struct job_knob_args *a, struc
     if (a->bwlimit && (!cfg_parse_rate(sv_from(a->bwlimit), &k->bwlimit_bytes_s) || !k->bwlimit_bytes_s))
         return s3c_fail(e, S3C_EUSAGE, "%s: --bwlimit must be a rate like 50MB/s, not \"%s\"", verb, a->bwlimit);
     return S3C_OK;
+}
+
+extern char **environ;
+
+/* Where multipart uploads are journaled for --resume; NULL when no directory can be named. */
+static const char *state_dir(void)
+{
+    static struct buf dir = BUF_INIT(4096);
+    static bool done;
+    struct s3c_error e = S3C_ERROR_INIT;
+
+    if (!done) {
+        done = true;
+        if (journal_dir(environ, &dir, &e))
+            buf_release(&dir);
+    }
+    return dir.len ? buf_cstr(&dir) : NULL;
 }
 
 void job_engine_opts(const struct job *j, struct xfer_opts *xo)
@@ -63,6 +82,8 @@ void job_engine_opts(const struct job *j, struct xfer_opts *xo)
     xo->verify = true;
     /* request_checksum_calculation = when_required: only what S3 demands (Content-MD5). */
     xo->flexible_checksums = cfg->request_checksum_calculation != CFG_WHEN_REQUIRED;
+    xo->state_dir = state_dir();
+    xo->resume = k->resume;
 }
 
 void job_count(struct job *j, int op, uint64_t bytes, const struct s3c_error *e)

@@ -53,6 +53,7 @@ struct job_knobs {
     uint64_t expected_size;
     bool no_progress;
     bool stat;                      /* --stat: a summary table at the end */
+    bool resume;                    /* --resume: continue journaled multipart uploads */
 };
 
 /* What every job counts, for --stat and the exit code: per operation
@@ -82,7 +83,7 @@ struct job {
  * JOB_KNOB_SPECS(k, raw) where 'raw' is a struct job_knob_args. */
 struct job_knob_args {
     const char *numworkers, *concurrency, *part_size, *bwlimit, *expected_size;
-    bool no_progress, stat;
+    bool no_progress, stat, resume;
 };
 #define JOB_KNOB_SPECS(a)                                               \
     { "--numworkers", NULL, ARG_STR, &(a)->numworkers },                \
@@ -91,7 +92,8 @@ struct job_knob_args {
     { "--bwlimit", NULL, ARG_STR, &(a)->bwlimit },                      \
     { "--expected-size", NULL, ARG_STR, &(a)->expected_size },          \
     { "--no-progress", NULL, ARG_BOOL, &(a)->no_progress },             \
-    { "--stat", NULL, ARG_BOOL, &(a)->stat }
+    { "--stat", NULL, ARG_BOOL, &(a)->stat },                           \
+    { "--resume", NULL, ARG_BOOL, &(a)->resume }
 
 /* Check and convert the parsed knob flags into j->knobs (S3C_EUSAGE with a message naming the verb). */
 enum s3c_err job_knobs_parse(struct job *j, const struct job_knob_args *a, struct s3c_error *e);

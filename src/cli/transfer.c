@@ -12,6 +12,7 @@
 
 #include "cli/args.h"
 #include "cli/job.h"
+#include "cli/objopts.h"
 #include "cli/output.h"
 #include "fs/path.h"
 #include "plan/filter.h"
@@ -46,15 +47,13 @@ struct transfer {
     bool mv;
     /* Flags. */
     bool recursive, no_overwrite, no_clobber, if_size_differ, if_source_newer;
-    bool flatten, raw, follow_symlinks, no_follow_symlinks, no_guess_mime;
-    const char *metadata;
+    bool flatten, raw, follow_symlinks, no_follow_symlinks;
+    struct objopts_args oa;         /* --metadata & co., and the storage of what they become */
     struct job_knob_args knob_args;
     struct arg_list filters;
     int n_pos;
     const char *pos[2];
     struct xfer_obj_opts oo;
-    struct s3_sse_c ssec_own, ssec_src_own;
-    const struct s3_sse_c *ssec, *ssec_src;  /* SSE-C keys for this file's own HEADs, or NULL */
     /* The two ends. */
     const char *src_arg, *dst_arg;
     bool src_s3, dst_s3;
@@ -75,8 +74,6 @@ struct transfer {
     struct s3_delete_object *del;
     char **del_keys;
     size_t n_del;
-    /* --metadata, parsed. */
-    char meta[32][2][512];
 };
 
 static void shown_free(struct shown *s)
@@ -290,7 +287,7 @@ static bool skip_by_destination(struct transfer *t, const struct xfer_obj *o)
         struct sv v;
 
         memset(&x, 0, sizeof(x));
-        if (!store_s3_head_sse_c(t->s3, o->dst_bucket, o->dst, t->ssec, &x, &e)) {
+        if (!store_s3_head_sse_c(t->s3, o->dst_bucket, o->dst, t->oa.ssec, &x, &e)) {
             exists = true;
             if (http_resp_header(&x.resp, "content-length", &v))
                 sv_to_u64(v, &dsize);
@@ -447,83 +444,6 @@ static int next_obj_raw(struct transfer *t, struct xfer_obj **out)
 
 /* ---- setting up ------------------------------------------------------------------- */
 
-/* --sse-c/--sse-c-key and the copy-source pair: a key of 32 bytes for AES256. */
-static enum s3c_err check_sse_c(struct transfer *t, struct s3c_error *e)
-{
-    const char *v = t->base.verb;
-    struct s3c_error why = S3C_ERROR_INIT;
-
-    if (t->oo.sse_c && !t->oo.sse_c_key)
-        return s3c_fail(e, S3C_EUSAGE, "%s: --sse-c needs --sse-c-key", v);
-    if (t->oo.sse_c_copy_source && !t->oo.sse_c_copy_source_key)
-        return s3c_fail(e, S3C_EUSAGE, "%s: --sse-c-copy-source needs --sse-c-copy-source-key", v);
-    if (t->oo.sse_c_key) {
-        if (s3_sse_c_init(&t->ssec_own, t->oo.sse_c, t->oo.sse_c_key, &why))
-            return s3c_fail(e, S3C_EUSAGE, "%s: --sse-c/--sse-c-key: %s", v, why.msg);
-        t->ssec = &t->ssec_own;
-    }
-    if (t->oo.sse_c_copy_source_key) {
-        if (s3_sse_c_init(&t->ssec_src_own, t->oo.sse_c_copy_source, t->oo.sse_c_copy_source_key, &why))
-            return s3c_fail(e, S3C_EUSAGE, "%s: --sse-c-copy-source/--sse-c-copy-source-key: %s", v, why.msg);
-        t->ssec_src = &t->ssec_src_own;
-    }
-    return S3C_OK;
-}
-
-static enum s3c_err parse_metadata(struct transfer *t, struct s3c_error *e)
-{
-    /* --metadata k1=v1,k2=v2 (the AWS CLI's shorthand) or a JSON object {"k":"v"}. */
-    char (*store)[2][512] = t->meta;
-    const char *p = t->metadata;
-    int n = 0;
-
-    if (!p)
-        return S3C_OK;
-    while (*p == ' ' || *p == '{')
-        p++;
-    while (*p && *p != '}') {
-        char k[256], v[512];
-        size_t kl = 0, vl = 0;
-        bool q;
-
-        while (*p == ' ' || *p == ',')
-            p++;
-        if (!*p || *p == '}')
-            break;
-        q = *p == '"';
-        if (q)
-            p++;
-        while (*p && (q ? *p != '"' : (*p != '=' && *p != ':')) && kl < sizeof(k) - 1)
-            k[kl++] = *p++;
-        if (q && *p == '"')
-            p++;
-        while (*p == ' ')
-            p++;
-        if (*p != '=' && *p != ':')
-            return s3c_fail(e, S3C_EUSAGE, "%s: --metadata must be KEY=VALUE[,KEY=VALUE] or {\"KEY\":\"VALUE\"}", t->base.verb);
-        p++;
-        while (*p == ' ')
-            p++;
-        q = *p == '"';
-        if (q)
-            p++;
-        while (*p && (q ? *p != '"' : (*p != ',' && *p != '}')) && vl < sizeof(v) - 1)
-            v[vl++] = *p++;
-        if (q && *p == '"')
-            p++;
-        k[kl] = v[vl] = '\0';
-        if (!kl || n == 32)
-            return s3c_fail(e, S3C_EUSAGE, "%s: bad or too many --metadata entries", t->base.verb);
-        snprintf(store[n][0], sizeof(store[n][0]), "x-amz-meta-%s", k);
-        snprintf(store[n][1], sizeof(store[n][1]), "%s", v);
-        t->oo.metadata[n][0] = store[n][0];
-        t->oo.metadata[n][1] = store[n][1];
-        n++;
-    }
-    t->oo.n_metadata = n;
-    return S3C_OK;
-}
-
 static bool is_dir(const char *p)
 {
     struct stat st;
@@ -561,7 +481,7 @@ static enum s3c_err setup_one(struct transfer *t, struct s3c_error *e)
             rc = s3c_fail(e, S3C_EUSAGE, "%s: \"%s\" names no object (use --recursive for a prefix)", t->base.verb, t->src_arg);
             goto out;
         }
-        rc = store_s3_head_sse_c(t->s3, t->su.bucket, t->su.key, t->dst_s3 ? t->ssec_src : t->ssec, &x, e);
+        rc = store_s3_head_sse_c(t->s3, t->su.bucket, t->su.key, t->dst_s3 ? t->oa.ssec_src : t->oa.ssec, &x, e);
         if (rc)
             goto out;
         if (http_resp_header(&x.resp, "content-length", &v))
@@ -811,26 +731,9 @@ enum s3c_err cp_job_new(struct cli_ctx *c, const char *verb, int argc, char **ar
         { "--raw", NULL, ARG_BOOL, &t->raw },
         { "--follow-symlinks", NULL, ARG_BOOL, &t->follow_symlinks },
         { "--no-follow-symlinks", NULL, ARG_BOOL, &t->no_follow_symlinks },
-        { "--no-guess-mime-type", NULL, ARG_BOOL, &t->no_guess_mime },
         { "--exclude", NULL, ARG_STR_LIST, &t->filters },
         { "--include", NULL, ARG_STR_LIST, &t->filters },
-        { "--content-type", NULL, ARG_STR, &t->oo.content_type },
-        { "--cache-control", NULL, ARG_STR, &t->oo.cache_control },
-        { "--content-encoding", NULL, ARG_STR, &t->oo.content_encoding },
-        { "--content-disposition", NULL, ARG_STR, &t->oo.content_disposition },
-        { "--content-language", NULL, ARG_STR, &t->oo.content_language },
-        { "--expires", NULL, ARG_STR, &t->oo.expires },
-        { "--storage-class", NULL, ARG_STR, &t->oo.storage_class },
-        { "--acl", NULL, ARG_STR, &t->oo.acl },
-        { "--sse", NULL, ARG_STR, &t->oo.sse },
-        { "--sse-kms-key-id", NULL, ARG_STR, &t->oo.sse_kms_key_id },
-        { "--sse-c", NULL, ARG_STR, &t->oo.sse_c },
-        { "--sse-c-key", NULL, ARG_STR, &t->oo.sse_c_key },
-        { "--sse-c-copy-source", NULL, ARG_STR, &t->oo.sse_c_copy_source },
-        { "--sse-c-copy-source-key", NULL, ARG_STR, &t->oo.sse_c_copy_source_key },
-        { "--request-payer", NULL, ARG_STR, &t->oo.request_payer },
-        { "--metadata-directive", NULL, ARG_STR, &t->oo.metadata_directive },
-        { "--metadata", NULL, ARG_STR, &t->metadata },
+        OBJOPTS_SPECS(&t->oo, &t->oa),
         JOB_KNOB_SPECS(&t->knob_args),
         { NULL, NULL, 0, NULL },
     };
@@ -849,21 +752,15 @@ enum s3c_err cp_job_new(struct cli_ctx *c, const char *verb, int argc, char **ar
     if (!rc)
         rc = setup_ends(t, t->n_pos, t->pos, e);
     if (!rc)
-        rc = parse_metadata(t, e);
+        rc = objopts_parse(verb, &t->oa, &t->oo, e);
     if (!rc)
         rc = job_knobs_parse(&t->base, &t->knob_args, e);
-    if (!rc)
-        rc = check_sse_c(t, e);
-    if (!rc && t->oo.metadata_directive && strcmp(t->oo.metadata_directive, "COPY") &&
-        strcmp(t->oo.metadata_directive, "REPLACE"))
-        rc = s3c_fail(e, S3C_EUSAGE, "%s: --metadata-directive must be COPY or REPLACE", verb);
     if (rc) {
         job_free(&t->base);
         return rc;
     }
     /* -n is checked before each transfer; If-None-Match: * closes the race for uploads. */
     t->oo.no_overwrite = t->no_overwrite || (t->no_clobber && t->dst_s3);
-    t->oo.no_guess_mime = t->no_guess_mime;
     *out = &t->base;
     return S3C_OK;
 }

@@ -357,6 +357,12 @@ static void finish(struct http_loop *l, CURL *c, CURLcode code)
 
 int http_loop_step(struct http_loop *l, int timeout_ms)
 {
+    return http_loop_step_fd(l, timeout_ms, -1);
+}
+
+int http_loop_step_fd(struct http_loop *l, int timeout_ms, int fd)
+{
+    struct curl_waitfd w = { .fd = fd, .events = CURL_WAIT_POLLIN, .revents = 0 };
     CURLMsg *m;
     int still = 0, left;
 
@@ -365,7 +371,7 @@ int http_loop_step(struct http_loop *l, int timeout_ms)
         if (m->msg == CURLMSG_DONE)
             finish(l, m->easy_handle, m->data.result);
     if (l->running > 0 && timeout_ms > 0) {
-        curl_multi_poll(l->multi, NULL, 0, timeout_ms, NULL);
+        curl_multi_poll(l->multi, fd >= 0 ? &w : NULL, fd >= 0 ? 1 : 0, timeout_ms, NULL);
         curl_multi_perform(l->multi, &still);
         while ((m = curl_multi_info_read(l->multi, &left)))
             if (m->msg == CURLMSG_DONE)

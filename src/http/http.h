@@ -113,6 +113,10 @@ enum s3c_err http_loop_submit(struct http_loop *l, struct http_xfer *x, struct s
 /* Move every transfer forward, waiting at most timeout_ms; returns transfers still running. */
 int http_loop_step(struct http_loop *l, int timeout_ms);
 
+/* The same, and also return once 'fd' is readable (-1: none), for a caller
+ * that reads a stream between steps (stdin). */
+int http_loop_step_fd(struct http_loop *l, int timeout_ms, int fd);
+
 /* Run until no transfer is left. */
 void http_loop_run(struct http_loop *l);
 

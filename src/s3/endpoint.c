@@ -222,10 +222,11 @@ static enum s3c_err resolve_custom(const struct s3c_config *cfg, const char *buc
     return rc;
 }
 
-static enum s3c_err resolve_aws(const struct s3c_config *cfg, const char *bucket,
+static enum s3c_err resolve_aws(const struct s3c_config *cfg, const char *region, const char *bucket,
                                 const char *key, struct s3_target *out, struct s3c_error *e)
 {
-    const char *region = cfg->region && *cfg->region ? cfg->region : CFG_DEFAULT_REGION;
+    if (!region || !*region)
+        region = cfg->region && *cfg->region ? cfg->region : CFG_DEFAULT_REGION;
     bool dualstack = cfg->s3.use_dualstack_endpoint.value;
     bool accelerate = cfg->s3.use_accelerate_endpoint.value && bucket;
     bool virt = false;
@@ -263,6 +264,12 @@ static enum s3c_err resolve_aws(const struct s3c_config *cfg, const char *bucket
 enum s3c_err s3_endpoint_resolve(const struct s3c_config *cfg, const char *bucket,
                                  const char *key, struct s3_target *out, struct s3c_error *e)
 {
+    return s3_endpoint_resolve_in(cfg, NULL, bucket, key, out, e);
+}
+
+enum s3c_err s3_endpoint_resolve_in(const struct s3c_config *cfg, const char *region, const char *bucket,
+                                    const char *key, struct s3_target *out, struct s3c_error *e)
+{
     enum s3c_err rc;
 
     buf_reset(&out->url);
@@ -275,7 +282,7 @@ enum s3c_err s3_endpoint_resolve(const struct s3c_config *cfg, const char *bucke
         return s3c_fail(e, S3C_EUSAGE, "bucket name \"%.100s\" contains '/'", bucket);
 
     rc = cfg->endpoint_url ? resolve_custom(cfg, bucket, key, out, e)
-                           : resolve_aws(cfg, bucket, key, out, e);
+                           : resolve_aws(cfg, region, bucket, key, out, e);
     if (!rc && (buf_adds(&out->url, out->tls ? "https://" : "http://") ||
                 buf_addsv(&out->url, buf_sv(&out->host)) ||
                 buf_addsv(&out->url, buf_sv(&out->path))))

@@ -67,6 +67,10 @@ struct s3_target {
  */
 enum s3c_err s3_endpoint_resolve(const struct s3c_config *cfg, const char *bucket,
                                  const char *key, struct s3_target *out, struct s3c_error *e);
+/* The same, for a bucket known to live in 'region' (NULL: the configured
+ * one): AWS endpoints then name that region. */
+enum s3c_err s3_endpoint_resolve_in(const struct s3c_config *cfg, const char *region, const char *bucket,
+                                    const char *key, struct s3_target *out, struct s3c_error *e);
 
 void s3_target_release(struct s3_target *t);
 

@@ -23,12 +23,23 @@
 struct store_s3 {
     struct store_s3_opts opts;
     struct http_loop *loop;
-    char region[64];            /* signing region; may be corrected by a region hint */
+    char region[64];            /* signing region of the service and of buckets not in 'buckets' */
+    /* Buckets whose region a hint taught us (a copy between regions signs
+     * for two); replaced round robin past the size. */
+    struct {
+        char bucket[64];
+        char region[64];
+    } buckets[16];
+    unsigned n_buckets;
     long skew_s;                /* server time minus ours, learnt from RequestTimeTooSkewed */
-    /* kSigning depends only on the day, region and service: computed once a day. */
-    char key_day[9];
-    char key_region[64];
-    unsigned char signing_key[SHA256_LEN];
+    /* kSigning depends only on the day, region and service: computed once a
+     * day per region (a few regions at most in one run). */
+    struct {
+        char day[9];
+        char region[64];
+        unsigned char key[SHA256_LEN];
+    } keys[4];
+    unsigned n_keys;
     unsigned rng;               /* jitter state */
 };
 
@@ -51,6 +62,51 @@ struct store_s3 *store_s3_new(const struct store_s3_opts *opts, struct s3c_error
         return NULL;
     }
     return s;
+}
+
+/* The region to sign a request to 'bucket' for. */
+static const char *bucket_region(const struct store_s3 *s, const char *bucket)
+{
+    unsigned i, n = s->n_buckets < 16 ? s->n_buckets : 16;
+
+    if (bucket && *bucket)
+        for (i = 0; i < n; i++)
+            if (!strcmp(s->buckets[i].bucket, bucket))
+                return s->buckets[i].region;
+    return s->region;
+}
+
+static void learn_region(struct store_s3 *s, const char *bucket, const char *region)
+{
+    unsigned i, n = s->n_buckets < 16 ? s->n_buckets : 16;
+
+    if (!bucket || !*bucket || strlen(bucket) >= sizeof(s->buckets[0].bucket)) {
+        str_copy(s->region, sizeof(s->region), region);
+        return;
+    }
+    for (i = 0; i < n; i++)
+        if (!strcmp(s->buckets[i].bucket, bucket))
+            break;
+    if (i == n)
+        i = s->n_buckets++ % 16;
+    str_copy(s->buckets[i].bucket, sizeof(s->buckets[i].bucket), bucket);
+    str_copy(s->buckets[i].region, sizeof(s->buckets[i].region), region);
+}
+
+/* kSigning for (day, region), from the cache or computed. */
+static const unsigned char *signing_key(struct store_s3 *s, const struct sigv4_scope *sc)
+{
+    unsigned i, n = s->n_keys < 4 ? s->n_keys : 4;
+
+    for (i = 0; i < n; i++)
+        if (!strncmp(s->keys[i].day, sc->amz_date, 8) && !strcmp(s->keys[i].region, sc->region))
+            return s->keys[i].key;
+    i = s->n_keys++ % 4;
+    sigv4_signing_key(s->opts.secret_key, sc, s->keys[i].key);
+    memcpy(s->keys[i].day, sc->amz_date, 8);
+    s->keys[i].day[8] = '\0';
+    str_copy(s->keys[i].region, sizeof(s->keys[i].region), sc->region);
+    return s->keys[i].key;
 }
 
 void store_s3_free(struct store_s3 *s)
@@ -118,9 +174,14 @@ enum s3c_err store_s3_prepare(struct store_s3 *s, const struct s3_req *r, struct
     size_t n = 0, i;
     enum s3c_err rc;
 
+    const char *region = bucket_region(s, r->bucket);
+
     buf_reset(&a->url);
     buf_reset(&a->auth);
-    rc = s3_endpoint_resolve(s->opts.cfg, r->bucket, r->key, &a->target, e);
+    str_copy(a->bucket, sizeof(a->bucket), r->bucket && strlen(r->bucket) < sizeof(a->bucket) ? r->bucket : "");
+    str_copy(a->region, sizeof(a->region), region);
+    rc = s3_endpoint_resolve_in(s->opts.cfg, region == s->region ? NULL : region, r->bucket, r->key,
+                                &a->target, e);
     if (rc)
         return rc;
     rc = buf_addsv(&a->url, buf_sv(&a->target.url));
@@ -164,15 +225,9 @@ enum s3c_err store_s3_prepare(struct store_s3 *s, const struct s3_req *r, struct
     {
         const struct sigv4_request sr = { r->method, buf_cstr(&a->target.path), r->query, sh, n,
                                           a->payload_hash };
-        const struct sigv4_scope sc = { a->date, s->region, "s3" };
+        const struct sigv4_scope sc = { a->date, region, "s3" };
 
-        if (strncmp(s->key_day, a->date, 8) != 0 || strcmp(s->key_region, s->region) != 0) {
-            sigv4_signing_key(s->opts.secret_key, &sc, s->signing_key);
-            memcpy(s->key_day, a->date, 8);
-            s->key_day[8] = '\0';
-            str_copy(s->key_region, sizeof(s->key_region), s->region);
-        }
-        rc = sigv4_authorization_with_key(&sr, s->opts.access_key, s->signing_key, &sc, &a->auth);
+        rc = sigv4_authorization_with_key(&sr, s->opts.access_key, signing_key(s, &sc), &sc, &a->auth);
     }
     if (rc)
         return s3c_fail(e, rc, "cannot sign the request");
@@ -314,7 +369,8 @@ static void learn_skew(struct store_s3 *s, const struct http_xfer *x)
         s->skew_s = (long)(server - (int64_t)time(NULL));
 }
 
-enum store_s3_verdict store_s3_judge(struct store_s3 *s, const struct http_xfer *x, int attempt,
+enum store_s3_verdict store_s3_judge(struct store_s3 *s, const struct store_s3_call *c,
+                                     const struct http_xfer *x, int attempt,
                                      long *backoff_ms, bool *free_retry, struct s3c_error *e)
 {
     char region[64] = "";
@@ -326,10 +382,11 @@ enum store_s3_verdict store_s3_judge(struct store_s3 *s, const struct http_xfer 
         return STORE_S3_OK;
     s3c_error_clear(e);
     rc = reply_error(x, region, e);
-    /* Signed for the wrong region: S3 names the right one; follow it once. */
-    if (region[0] && strcmp(region, s->region) != 0 &&
+    /* Signed for the wrong region: S3 names the right one; follow it (every
+     * request signed before the first hint arrived needs the retry too). */
+    if (region[0] && strcmp(region, c->region) != 0 &&
         (e->http_status == 301 || e->http_status == 400 || e->http_status == 403)) {
-        str_copy(s->region, sizeof(s->region), region);
+        learn_region(s, c->bucket, region);
         *free_retry = true;
         return STORE_S3_RETRY;
     }
@@ -359,7 +416,7 @@ enum s3c_err store_s3_send(struct store_s3 *s, const struct s3_req *r, struct ht
             rc = http_do(s->loop, x, e);
         if (rc)
             break;
-        v = store_s3_judge(s, x, attempt, &wait_ms, &free_retry, e);
+        v = store_s3_judge(s, &c, x, attempt, &wait_ms, &free_retry, e);
         if (v != STORE_S3_RETRY)
             break;
         if (free_retry && free_retries++ < 2)

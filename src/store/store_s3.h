@@ -63,9 +63,11 @@ struct store_s3_call {
     struct buf auth;
     char date[17];
     char payload_hash[2 * SHA256_LEN + 1];
+    char bucket[64];                /* the request's bucket ("" for the service) */
+    char region[64];                /* the region it was signed for */
 };
 
-#define STORE_S3_CALL_INIT { S3_TARGET_INIT, BUF_INIT(32768), BUF_INIT(4096), "", "" }
+#define STORE_S3_CALL_INIT { S3_TARGET_INIT, BUF_INIT(32768), BUF_INIT(4096), "", "", "", "" }
 
 void store_s3_call_release(struct store_s3_call *c);
 
@@ -89,11 +91,13 @@ enum store_s3_verdict {
 
 /*
  * Judge a finished exchange: the reply's status, an S3 error body, network
- * failures. 'attempt' counts from 0. Learns region hints and clock skew
- * for later requests. A region hint asks for an immediate retry (backoff 0)
+ * failures ('c': the call it was prepared with). 'attempt' counts from 0.
+ * Learns region hints (per bucket: buckets of one run may live in several
+ * regions) and clock skew for later requests. A region hint asks for an immediate retry (backoff 0)
  * that does not count as an attempt: *free_retry is set then.
  */
-enum store_s3_verdict store_s3_judge(struct store_s3 *s, const struct http_xfer *x, int attempt,
+enum store_s3_verdict store_s3_judge(struct store_s3 *s, const struct store_s3_call *c,
+                                     const struct http_xfer *x, int attempt,
                                      long *backoff_ms, bool *free_retry, struct s3c_error *e);
 
 /* Max attempts in effect (config max_attempts, default 3). */

@@ -8,6 +8,12 @@
 #define PART_MIN (8 * MIB)
 #define PART_MAX ((uint64_t)5 << 30)
 #define PARTS_MAX 10000
+#define WINDOW_BYTES (64 * MIB)     /* a stream's parts held in memory at once */
+#define WINDOW_PARTS_MAX 16
+#define STDOUT_PART_MIN MIB
+#define STDOUT_PARTS_WANTED 8       /* small objects: parts small enough for this many in parallel */
+#define GROW_EVERY_PARTS 2000
+#define GROW_DOUBLINGS_MAX 4
 
 uint64_t xfer_part_size(uint64_t size, uint64_t configured)
 {
@@ -24,6 +30,50 @@ uint64_t xfer_part_size(uint64_t size, uint64_t configured)
     if (p > PART_MAX)
         p = PART_MAX;
     return p;
+}
+
+uint32_t xfer_window_parts(uint64_t part)
+{
+    uint64_t k = part ? WINDOW_BYTES / part : WINDOW_PARTS_MAX;
+
+    return k < 2 ? 2 : k > WINDOW_PARTS_MAX ? WINDOW_PARTS_MAX : (uint32_t)k;
+}
+
+/*
+ * Ranged GETs need not match the parts the object was uploaded with, so the
+ * range size serves memory and parallelism only: the configured part size
+ * (8 MiB by default) capped to half the window, and for small objects ranges
+ * small enough that several run at once.
+ */
+uint64_t xfer_stdout_part_size(uint64_t size, uint64_t configured)
+{
+    uint64_t p = configured ? configured : PART_MIN, small;
+
+    if (p > WINDOW_BYTES / 2)
+        p = WINDOW_BYTES / 2;
+    if (size / p < STDOUT_PARTS_WANTED) {
+        small = (size + STDOUT_PARTS_WANTED - 1) / STDOUT_PARTS_WANTED;
+        small = (small + MIB - 1) / MIB * MIB;
+        p = small < STDOUT_PART_MIN ? STDOUT_PART_MIN : small < p ? small : p;
+    }
+    return p;
+}
+
+/*
+ * S3 takes parts of different sizes, so a stream of unknown length can start
+ * small (little memory, early parallelism) and double its part size every
+ * 2,000 parts, four times: 10,000 parts then hold 62,000 base parts
+ * (484 GiB at 8 MiB) instead of 10,000.
+ */
+uint64_t xfer_stream_part_size(uint64_t base, uint32_t n, bool grow)
+{
+    uint32_t doublings = grow && n > 0 ? (n - 1) / GROW_EVERY_PARTS : 0;
+    uint64_t p;
+
+    if (doublings > GROW_DOUBLINGS_MAX)
+        doublings = GROW_DOUBLINGS_MAX;
+    p = base << doublings;
+    return p > PART_MAX ? PART_MAX : p;
 }
 
 uint32_t xfer_etag_parts(const char *etag, char hex[33])

@@ -13,6 +13,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -27,6 +28,7 @@
 #include "base/str.h"
 #include "s3/xml.h"
 #include "store/store_fs.h"
+#include "xfer/journal.h"
 
 #define SMALL_BODY_MAX ((uint64_t)64 << 10)    /* read whole, send with Content-MD5 */
 #define DEFAULT_THRESHOLD ((uint64_t)8 << 20)
@@ -35,7 +37,6 @@
 #define ADAPT_WINDOW_MIN_MS 50
 #define ADAPT_WINDOW_MAX_MS 500
 #define REPLY_BODY_MAX ((size_t)4 << 20)
-#define STREAM_PARTS_INFLIGHT 4                 /* stdin parts held in memory at once */
 
 static volatile sig_atomic_t cancel_requested;
 
@@ -56,6 +57,7 @@ enum req_kind {
     RK_HEAD_SRC,        /* HeadObject of a copy's source, for its headers */
     RK_HEAD_INFO,       /* HeadObject before a ranged download: size, ETag, stored checksum */
     RK_HEAD_PART1,      /* HeadObject ?partNumber=1: the part size of a multipart object */
+    RK_LIST_PARTS,      /* ListParts of a journaled upload (--resume) */
 };
 
 enum obj_phase {
@@ -67,6 +69,14 @@ enum obj_phase {
     PH_ABORT,           /* failed; aborting the multipart upload */
     PH_VERIFY,          /* ranged download: every part in, the in-order MD5 still catching up */
     PH_END,             /* no more requests: finish when none is in flight */
+};
+
+/* One part of a stdout object in memory (allocated once, at the part size). */
+struct win_slot {
+    char *data;
+    uint64_t len;
+    uint64_t crc;                   /* DL_CRC: the stored checksum's CRC of these bytes */
+    bool full;                      /* holds a whole part, not yet written */
 };
 
 /* How a ranged download is checked once every part is in. */
@@ -93,6 +103,9 @@ struct xfer_obj_state {
     uint32_t n_parts;               /* 0: single request */
     uint32_t next_part;             /* next part number to start, 1-based */
     uint32_t parts_done;
+    uint8_t *have;                  /* --resume: parts already in the store, checked; NULL */
+    int64_t src_mtime;              /* upload source's mtime (journal) */
+    uint32_t list_marker;           /* --resume: ListParts page marker */
     int reqs;                       /* requests in flight or waiting to retry */
     char *upload_id;
     char (*etags)[72];              /* per part, as the store returned them */
@@ -102,9 +115,18 @@ struct xfer_obj_state {
     /* stdin/stdout objects: read or written in order, never seeked. */
     bool stream;
     bool eof;                       /* stdin: all of it has been read */
-    struct buf pending;             /* stdin: the first part, read before the upload id */
+    bool grow;                      /* stdin: no expected size, so parts grow (xfer_stream_part_size) */
+    struct buf pending;             /* stdin: the next part, filled as stdin gives it */
     uint64_t streamed;              /* stdout: bytes written so far */
     struct hash_ctx *stream_md5;    /* stdout: MD5 of the whole object */
+    bool reader_gone;               /* stdout: its reader closed it (EPIPE): end quietly */
+    /* stdout in ranges: part n lands in win[(n - 1) % win_k] and is written
+     * once every part before it has been; memory is win_k parts. */
+    struct win_slot *win;
+    uint32_t win_k;
+    uint32_t win_head;              /* the next part to write, 1-based */
+    bool md5_hidden;                /* a reply named SSE-KMS or SSE-C: the ETag is no MD5 */
+    uint64_t stream_crc;            /* DL_CRC: of the bytes written so far */
     /* Multipart copy with the COPY directive: the source's headers, which
      * CreateMultipartUpload must carry (UploadPartCopy copies bytes only). */
     struct buf src_headers;         /* "name\0value\0" pairs */
@@ -184,6 +206,7 @@ struct engine {
     double bw_tokens;               /* --bwlimit: bytes that may move now */
     int64_t bw_last_ms;
     bool bw_paused;                 /* some transfer waits for tokens */
+    bool stdin_wait;                /* a stdin part waits for more input: wake on stdin too */
     enum s3c_err first_error;
     bool no_part_number;            /* the store ignores ?partNumber= (Ceph 16) */
     struct xfer_obj_state *seq_work; /* DL_SEQ objects with parts on disk not yet hashed */
@@ -332,8 +355,13 @@ void xfer_obj_free(struct xfer_obj *o)
 
 static void obj_state_free(struct xfer_obj_state *os)
 {
+    uint32_t i;
+
     if (os->fd >= 0 && !os->stream)
         close(os->fd);
+    for (i = 0; os->win && i < os->win_k; i++)
+        free(os->win[i].data);
+    free(os->win);
     buf_release(&os->pending);
     buf_release(&os->src_headers);
     hash_free(os->stream_md5);
@@ -342,6 +370,7 @@ static void obj_state_free(struct xfer_obj_state *os)
     free(os->part_in);
     buf_release(&os->tmp_path);
     free(os->upload_id);
+    free(os->have);
     free(os->etags);
     free(os->md5s);
     free(os);
@@ -377,6 +406,11 @@ static void obj_finish(struct engine *g, struct xfer_obj_state *os)
 {
     struct xfer_obj *o = os->o;
 
+    if (os->failed && os->reader_gone) {
+        /* stdout's reader left (`s3c cat k | head`): it took what it wanted;
+         * not a failure of ours (exit 0, as s5cmd). */
+        os->failed = false;
+    }
     if (os->stream) {
         /* stdin/stdout: no file of ours to keep or remove. */
     } else if (!os->failed && o->op == XFER_DOWNLOAD) {
@@ -525,11 +559,33 @@ static ssize_t read_src(void *ctx, char *dst, size_t n, uint64_t offset)
     return got;
 }
 
+/* Write all of 'p' to stdout. EPIPE (the reader left, as `| head` does) is
+ * remembered: the object then ends quietly. */
+static bool stdout_write(struct xfer_obj_state *os, const char *p, size_t n, struct s3c_error *e)
+{
+    while (n) {
+        ssize_t w = write(os->fd, p, n);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0) {
+            if (w < 0 && errno == EPIPE)
+                os->reader_gone = true;
+            s3c_fail_errno(e, w < 0 ? errno : EIO, "cannot write to standard output");
+            return false;
+        }
+        p += w;
+        n -= (size_t)w;
+    }
+    return true;
+}
+
 static enum http_sink_verdict write_dst(void *ctx, const char *p, size_t n)
 {
     struct req *r = ctx;
     size_t allowed = n;
 
+    if (r->os->stream && r->os->failed)
+        return HTTP_SINK_ABORT; /* stdout closed or the object failed: stop fetching */
     if (r->eng->opts.bwlimit_bytes_s) {
         /* Writes take the whole chunk or pause: curl hands the same chunk again. */
         if (!bw_take(r->eng, &allowed))
@@ -541,20 +597,15 @@ static enum http_sink_verdict write_dst(void *ctx, const char *p, size_t n)
         s3c_fail(&r->local_err, S3C_EHTTP, "the store sent more bytes than asked for");
         return HTTP_SINK_ABORT;
     }
-    if (r->os->stream) {
-        const char *c = p;
-        size_t left = n;
-        while (left) {
-            ssize_t w = write(r->os->fd, c, left);
-            if (w < 0 && errno == EINTR)
-                continue;
-            if (w <= 0) {
-                r->local_failed = true;
-                s3c_fail_errno(&r->local_err, errno, "cannot write to standard output");
-                return HTTP_SINK_ABORT;
-            }
-            c += w;
-            left -= (size_t)w;
+    if (r->os->win) {
+        /* Within the slot: r->got + n <= r->len <= part size, checked above. */
+        struct win_slot *slot = &r->os->win[(r->part - 1) % r->os->win_k];
+        memcpy(slot->data + r->got, p, n);
+        slot->len = r->got + n;
+    } else if (r->os->stream) {
+        if (!stdout_write(r->os, p, n, &r->local_err)) {
+            r->local_failed = true;
+            return HTTP_SINK_ABORT;
         }
         hash_update(r->os->stream_md5, p, n);
         r->os->streamed += n;
@@ -688,6 +739,7 @@ static enum s3c_err req_submit(struct engine *g, struct req *r, struct s3c_error
         return s3c_fail(e, S3C_ENOMEM, "out of memory");
     r->hashed = r->got = r->crc = 0;
     r->local_failed = false;
+    http_xfer_release(&r->http); /* a retry's previous reply */
     memset(&r->http, 0, sizeof(r->http));
     r->http.body_max = REPLY_BODY_MAX;
     if (oo && oo->request_payer)
@@ -799,11 +851,28 @@ static enum s3c_err req_submit(struct engine *g, struct req *r, struct s3c_error
         rc = s3_query_add(&r->query, "uploadId", os->upload_id);
         q.query = buf_cstr(&r->query);
         break;
+    case RK_LIST_PARTS:
+        q.method = "GET";
+        q.bucket = o->dst_bucket;
+        q.key = o->dst;
+        snprintf(num, sizeof(num), "%" PRIu32, os->list_marker);
+        rc = s3_query_add(&r->query, "part-number-marker", num);
+        if (!rc)
+            rc = s3_query_add(&r->query, "uploadId", os->upload_id);
+        q.query = buf_cstr(&r->query);
+        break;
     case RK_GET:
         q.method = "GET";
         q.bucket = o->src_bucket;
         q.key = o->src;
-        if (os->stream && os->streamed) {
+        if (os->win) {
+            /* A retry fetches its range again from the start, into the same slot. */
+            struct win_slot *slot = &os->win[(r->part - 1) % os->win_k];
+            if (!slot->data && !(slot->data = malloc((size_t)os->part_size)))
+                return s3c_fail(e, S3C_ENOMEM, "out of memory for a part of the object");
+            slot->len = 0;
+        }
+        if (os->stream && !os->win && os->streamed) {
             /* stdout: a retry resumes after the bytes already written. */
             r->off = os->streamed;
             r->len = os->size - os->streamed;
@@ -995,8 +1064,10 @@ static enum s3c_err start_parts(struct engine *g, struct xfer_obj_state *os, str
 {
     size_t room = os->stream ? S3_MAX_PARTS : os->n_parts;
 
-    os->etags = calloc(room, sizeof(*os->etags));
-    os->md5s = calloc(room, sizeof(*os->md5s));
+    if (!os->etags)
+        os->etags = calloc(room, sizeof(*os->etags));
+    if (!os->md5s)
+        os->md5s = calloc(room, sizeof(*os->md5s));
     if (!os->etags || !os->md5s)
         return s3c_fail(e, S3C_ENOMEM, "out of memory");
     os->phase = PH_PARTS;
@@ -1005,6 +1076,9 @@ static enum s3c_err start_parts(struct engine *g, struct xfer_obj_state *os, str
     g->active = os;
     return S3C_OK;
 }
+
+static void journal_save(struct engine *g, struct xfer_obj_state *os);
+static void submit_or_fail(struct engine *g, struct req *r);
 
 static void on_create(struct engine *g, struct req *r)
 {
@@ -1022,6 +1096,8 @@ static void on_create(struct engine *g, struct req *r)
     os->upload_id = strdup(im.upload_id);
     s3_initiate_multipart_release(&im);
     req_put_back(g, r);
+    if (os->upload_id)
+        journal_save(g, os);
     if (!os->upload_id || start_parts(g, os, &e)) {
         if (!e.code)
             s3c_fail(&e, S3C_ENOMEM, "out of memory");
@@ -1105,6 +1181,168 @@ static void on_part(struct engine *g, struct req *r)
     maybe_finish(g, os);
 }
 
+/* ---- --resume: journaled multipart uploads ------------------------------------------ */
+
+/* The source's absolute path: what the journal keys a resume on. */
+static bool source_path(const struct xfer_obj_state *os, char out[4096])
+{
+    return realpath(os->o->src, out) != NULL;
+}
+
+/* Journal a new multipart upload of a local file, for a later --resume (best effort). */
+static void journal_save(struct engine *g, struct xfer_obj_state *os)
+{
+    struct s3c_error e = S3C_ERROR_INIT;
+    struct journal_upload j;
+    char src[4096];
+
+    if (!g->opts.state_dir || os->o->op != XFER_UPLOAD || os->stream || !source_path(os, src))
+        return;
+    j.bucket = os->o->dst_bucket;
+    j.key = os->o->dst;
+    j.upload_id = os->upload_id;
+    j.source = src;
+    j.size = os->size;
+    j.mtime_s = os->src_mtime;
+    j.part_size = os->part_size;
+    (void)journal_upload_save(g->opts.state_dir, &j, &e); /* no journal: no resume, nothing worse */
+}
+
+/* The upload completed or was aborted: nothing to resume. */
+static void journal_drop(struct engine *g, struct xfer_obj_state *os)
+{
+    if (g->opts.state_dir && os->o->op == XFER_UPLOAD && !os->stream && os->upload_id)
+        journal_upload_remove(g->opts.state_dir, os->o->dst_bucket, os->o->dst);
+}
+
+/* --resume: a journaled upload of this very file (same path, size, mtime, part size)? */
+static bool resume_find(struct engine *g, struct xfer_obj_state *os)
+{
+    struct s3c_error e = S3C_ERROR_INIT;
+    struct journal_upload j;
+    char src[4096];
+    bool ok;
+
+    if (!g->opts.resume || !g->opts.state_dir || !source_path(os, src) ||
+        journal_upload_load(g->opts.state_dir, os->o->dst_bucket, os->o->dst, &j, &e) != 1)
+        return false;
+    ok = !strcmp(j.source, src) && j.size == os->size && j.mtime_s == os->src_mtime &&
+         j.part_size == os->part_size;
+    if (ok) {
+        os->upload_id = strdup(j.upload_id);
+        os->have = calloc(os->n_parts, 1);
+        os->etags = calloc(os->n_parts, sizeof(*os->etags));
+        os->md5s = calloc(os->n_parts, sizeof(*os->md5s));
+        ok = os->upload_id && os->have && os->etags && os->md5s;
+    }
+    journal_upload_release(&j);
+    return ok;
+}
+
+/* A part the store already has counts only if its ETag is the MD5 of our bytes at that place. */
+static void resume_check_part(struct xfer_obj_state *os, const struct s3_part *p)
+{
+    unsigned char d[MD5_LEN], chunk[1 << 16];
+    char hex[33], want[33];
+    struct hash_ctx *h;
+    uint64_t off, len, at;
+    uint32_t n = p->number;
+
+    if (n < 1 || n > os->n_parts || os->have[n - 1] || !p->etag ||
+        !etag_is_md5(sv_from(p->etag), want) || strlen(p->etag) >= sizeof(os->etags[0]))
+        return;
+    off = (uint64_t)(n - 1) * os->part_size;
+    len = n == os->n_parts ? os->size - off : os->part_size;
+    if (p->size != len || !(h = hash_md5_new()))
+        return;
+    for (at = 0; at < len;) {
+        size_t want_n = len - at < sizeof(chunk) ? (size_t)(len - at) : sizeof(chunk);
+        ssize_t got = pread(os->fd, chunk, want_n, (off_t)(off + at));
+        if (got <= 0) {
+            hash_free(h);
+            return;     /* unreadable: send it again, and fail there if need be */
+        }
+        hash_update(h, chunk, (size_t)got);
+        at += (uint64_t)got;
+    }
+    hash_final(h, d);
+    hash_free(h);
+    str_hex(d, MD5_LEN, hex);
+    if (strcasecmp(hex, want))
+        return;
+    os->have[n - 1] = 1;
+    str_copy(os->etags[n - 1], sizeof(os->etags[0]), p->etag);
+    memcpy(os->md5s[n - 1], d, MD5_LEN);
+    os->parts_done++;
+}
+
+static void on_list_parts(struct engine *g, struct req *r)
+{
+    struct xfer_obj_state *os = r->os;
+    struct s3_list_parts lp = S3_LIST_PARTS_INIT;
+    struct s3c_error e = S3C_ERROR_INIT;
+    size_t i;
+
+    if (s3_parse_list_parts(buf_sv(&r->http.resp.body), &lp, &e)) {
+        s3_list_parts_release(&lp);
+        req_fail(g, r, &e, true, 0);
+        return;
+    }
+    for (i = 0; i < lp.n_parts; i++)
+        resume_check_part(os, &lp.parts[i]);
+    req_put_back(g, r);
+    if (lp.is_truncated && lp.next_part_number_marker > os->list_marker &&
+        lp.next_part_number_marker < S3_MAX_PARTS) {
+        struct req *nr = req_get(g, os, RK_LIST_PARTS);
+        os->list_marker = (uint32_t)lp.next_part_number_marker;
+        s3_list_parts_release(&lp);
+        if (!nr) {
+            s3c_fail(&e, S3C_ENOMEM, "out of memory");
+            obj_fail(g, os, &e);
+        } else {
+            submit_or_fail(g, nr);
+        }
+        maybe_finish(g, os);
+        return;
+    }
+    s3_list_parts_release(&lp);
+    if (start_parts(g, os, &e)) {
+        obj_fail(g, os, &e);
+    } else if (os->parts_done == os->n_parts) {
+        active_remove(g, os);
+        send_complete(g, os);
+    }
+    maybe_finish(g, os);
+}
+
+/* The journaled upload is gone (completed or aborted elsewhere): start afresh. */
+static void resume_restart(struct engine *g, struct req *r)
+{
+    struct xfer_obj_state *os = r->os;
+    struct req *nr;
+
+    journal_drop(g, os);
+    free(os->upload_id);
+    free(os->have);
+    free(os->etags);
+    free(os->md5s);
+    os->upload_id = NULL;
+    os->have = NULL;
+    os->etags = NULL;
+    os->md5s = NULL;
+    os->parts_done = 0;
+    req_put_back(g, r);
+    nr = req_get(g, os, RK_CREATE);
+    if (!nr) {
+        struct s3c_error e = S3C_ERROR_INIT;
+        s3c_fail(&e, S3C_ENOMEM, "out of memory");
+        obj_fail(g, os, &e);
+    } else {
+        submit_or_fail(g, nr);
+    }
+    maybe_finish(g, os);
+}
+
 static void on_complete(struct engine *g, struct req *r)
 {
     struct xfer_obj_state *os = r->os;
@@ -1154,6 +1392,7 @@ static void on_complete(struct engine *g, struct req *r)
         }
         s3_complete_multipart_release(&cm);
     }
+    journal_drop(g, os);
     os->phase = PH_END;
     req_put_back(g, r);
     maybe_finish(g, os);
@@ -1186,6 +1425,82 @@ static void on_single(struct engine *g, struct req *r)
     maybe_finish(g, os);
 }
 
+/*
+ * All of a stdout object is out: check it against the stored full-object
+ * checksum (DL_CRC, learnt by the probe), else against its ETag when that is
+ * an MD5. Otherwise only lengths were checked: each range's, each asked
+ * If-Match the ETag, written in order. Bytes on stdout cannot be taken back:
+ * a mismatch fails the object (exit 1), it is not downloaded again.
+ */
+static bool stdout_verify(struct engine *g, struct xfer_obj_state *os, struct s3c_error *e)
+{
+    unsigned char md5[MD5_LEN];
+    char want[33], got[33];
+
+    if (os->check == DL_CRC) {
+        ck_b64(os->ck_algo, os->stream_crc, got);
+        ck_b64(os->ck_algo, os->ck_want, want);
+        if (os->stream_crc != os->ck_want) {
+            s3c_fail(e, S3C_EHTTP, "downloaded bytes have %s %s, the store's checksum is %s",
+                     ck_name(os->ck_algo), got, want);
+            return false;
+        }
+        xdebug(g, os->o, "verified: %s %s of %" PRIu32 " ranges matches the stored checksum",
+               ck_name(os->ck_algo), got, os->n_parts);
+        return true;
+    }
+    if (!os->stream_md5 || os->md5_hidden)
+        return true;
+    hash_final(os->stream_md5, md5);
+    etag_is_md5(sv_from(os->o->etag), got); /* it is: stream_md5 exists only then */
+    str_hex(md5, MD5_LEN, want);
+    if (strcmp(want, got) != 0) {
+        s3c_fail(e, S3C_EHTTP, "downloaded bytes have MD5 %s, the store's ETag is %s", want, got);
+        return false;
+    }
+    return true;
+}
+
+/* A range for stdout is in: write every whole part from the head on, in order. */
+static void on_stdout_part(struct engine *g, struct req *r)
+{
+    struct xfer_obj_state *os = r->os;
+    struct s3c_error e = S3C_ERROR_INIT;
+
+    if (sse_hides_md5(&r->http.resp))
+        os->md5_hidden = true;
+    os->win[(r->part - 1) % os->win_k].full = true;
+    os->win[(r->part - 1) % os->win_k].crc = r->crc; /* write_dst's, for DL_CRC */
+    g->stats.bytes += r->len;
+    os->parts_done++;
+    req_put_back(g, r);
+    while (os->win_head <= os->n_parts && os->win[(os->win_head - 1) % os->win_k].full) {
+        struct win_slot *slot = &os->win[(os->win_head - 1) % os->win_k];
+
+        if (!stdout_write(os, slot->data, slot->len, &e)) {
+            obj_fail(g, os, &e);
+            maybe_finish(g, os);
+            return;
+        }
+        if (os->stream_md5)
+            hash_update(os->stream_md5, slot->data, slot->len);
+        if (os->check == DL_CRC)
+            os->stream_crc = os->streamed ? ck_combine(os->ck_algo, os->stream_crc, slot->crc, slot->len)
+                                          : slot->crc;
+        os->streamed += slot->len;
+        slot->len = 0;
+        slot->full = false;
+        os->win_head++;
+    }
+    if (os->win_head > os->n_parts) {
+        if (stdout_verify(g, os, &e))
+            os->phase = PH_END;
+        else
+            obj_fail(g, os, &e);
+    }
+    maybe_finish(g, os);
+}
+
 static void on_get(struct engine *g, struct req *r)
 {
     struct xfer_obj_state *os = r->os;
@@ -1203,6 +1518,10 @@ static void on_get(struct engine *g, struct req *r)
     if (r->got != r->len) {
         s3c_fail(&e, S3C_EHTTP, "short body: got %" PRIu64 " of %" PRIu64 " bytes", r->got, r->len);
         req_fail(g, r, &e, true, 0);
+        return;
+    }
+    if (os->win) {
+        on_stdout_part(g, r);
         return;
     }
     hash_final(os->stream ? os->stream_md5 : r->md5, md5);
@@ -1436,6 +1755,26 @@ static void dl_guess_layout(struct engine *g, struct xfer_obj_state *os)
 }
 
 /* HEAD with x-amz-checksum-mode: ENABLED answered: pick the check and the ranges. */
+static enum s3c_err stdout_start_parts(struct engine *g, struct xfer_obj_state *os, struct s3c_error *e);
+
+/* stdout, probed: a stored full-object checksum checks the stream (ranges of our
+ * own size, combined in order); without one, lengths do. Then the ranges start. */
+static void stdout_probed(struct engine *g, struct req *r)
+{
+    struct xfer_obj_state *os = r->os;
+    struct s3c_error e = S3C_ERROR_INIT;
+
+    if (stored_checksum(&r->http.resp, &os->ck_algo, &os->ck_want))
+        os->check = DL_CRC;
+    else
+        xdebug(g, os->o, "checked by the length of every range: a multipart ETag and no stored checksum");
+    req_put_back(g, r);
+    if (stdout_start_parts(g, os, &e)) {
+        obj_fail(g, os, &e);
+        maybe_finish(g, os);
+    }
+}
+
 static void on_head_info(struct engine *g, struct req *r)
 {
     struct xfer_obj_state *os = r->os;
@@ -1458,6 +1797,10 @@ static void on_head_info(struct engine *g, struct req *r)
     }
     if (!o->etag && etag[0])
         o->etag = strdup(etag); /* every range then asks for this version (If-Match) */
+    if (os->stream) {
+        stdout_probed(g, r);
+        return;
+    }
     if (stored_checksum(resp, &os->ck_algo, &os->ck_want)) {
         os->check = DL_CRC;
         plan_parts(g, os);
@@ -1567,6 +1910,7 @@ static const char *req_op_name(enum req_kind k)
     case RK_HEAD_SRC:
     case RK_HEAD_INFO:
     case RK_HEAD_PART1: return "HeadObject";
+    case RK_LIST_PARTS: return "ListParts";
     }
     return "request";
 }
@@ -1629,10 +1973,14 @@ static void req_done(struct engine *g, struct req *r)
         req_fail(g, r, &e, false, 0);
         return;
     }
-    v = store_s3_judge(g->s3, &r->http, r->attempt, &backoff, &free_retry, &e);
+    v = store_s3_judge(g->s3, &r->call, &r->http, r->attempt, &backoff, &free_retry, &e);
     if (v == STORE_S3_FAIL && r->kind == RK_HEAD_PART1 && e.http_status >= 400 && e.http_status < 500) {
         /* The store refuses ?partNumber=: verify as if it ignored it. */
         on_head_part1(g, r, false);
+        return;
+    }
+    if (v == STORE_S3_FAIL && r->kind == RK_LIST_PARTS && !strcmp(e.s3_code, "NoSuchUpload")) {
+        resume_restart(g, r);
         return;
     }
     if (v == STORE_S3_FAIL && r->kind != RK_ABORT && run_wide_error(g, &e))
@@ -1659,10 +2007,12 @@ static void req_done(struct engine *g, struct req *r)
     case RK_COPY_PART: on_part(g, r); break;
     case RK_COMPLETE: on_complete(g, r); break;
     case RK_ABORT:
+        journal_drop(g, r->os);
         r->os->phase = PH_END;
         req_put_back(g, r);
         maybe_finish(g, r->os);
         break;
+    case RK_LIST_PARTS: on_list_parts(g, r); break;
     case RK_GET: on_get(g, r); break;
     case RK_HEAD_SRC: on_head_src(g, r); break;
     case RK_HEAD_INFO: on_head_info(g, r); break;
@@ -1733,19 +2083,100 @@ static void mem_digests(struct engine *g, struct req *r, bool whole_object)
 /*
  * stdin -> S3: read the first part; if stdin ends within it, one PUT from
  * memory, else a multipart upload whose parts are read as they are sent.
- * S3 -> stdout: one GET written in order (a retry resumes where it stopped).
+ * S3 -> stdout: ranged GETs in parallel into a window of part buffers, written
+ * in order (stdout_start_parts); an object of one range: one GET written as it
+ * comes (a retry resumes where it stopped).
  */
+/*
+ * Read stdin into os->pending until it holds 'want' bytes or stdin ends
+ * (os->eof). Without 'block', only what is there now: parts in flight keep
+ * moving while a slow producer writes (poll, not O_NONBLOCK, which would
+ * change the file for every process that shares it).
+ */
+static enum s3c_err stdin_fill(struct xfer_obj_state *os, uint64_t want, bool block, struct s3c_error *e)
+{
+    if (!os->pending.data) {
+        os->pending = (struct buf)BUF_INIT((size_t)want + 1);
+        if (buf_grow(&os->pending, (size_t)want))
+            return s3c_fail(e, S3C_ENOMEM, "out of memory for a part of standard input");
+    }
+    while (os->pending.len < want && !os->eof) {
+        struct pollfd p = { .fd = os->fd, .events = POLLIN };
+        int ready = poll(&p, 1, block ? -1 : 0);
+        ssize_t n;
+
+        if (cancel_requested)
+            return s3c_fail(e, S3C_ECANCEL, "interrupted");
+        if (ready < 0 && errno == EINTR)
+            continue;
+        if (ready == 0)
+            break;
+        n = read(os->fd, os->pending.data + os->pending.len, (size_t)(want - os->pending.len));
+        if (n < 0 && (errno == EINTR || errno == EAGAIN))
+            continue;
+        if (n < 0)
+            return s3c_fail_errno(e, errno, "cannot read standard input");
+        if (n == 0)
+            os->eof = true;
+        os->pending.len += (size_t)n;
+    }
+    return S3C_OK;
+}
+
+static enum s3c_err stdout_start_parts(struct engine *g, struct xfer_obj_state *os, struct s3c_error *e)
+{
+    uint64_t n = (os->size + os->part_size - 1) / os->part_size;
+    char hex[33];
+
+    if (n > UINT32_MAX)
+        return s3c_fail(e, S3C_EINTERNAL, "object too large for standard output");
+    os->n_parts = (uint32_t)n;
+    os->win_k = xfer_window_parts(os->part_size);
+    if (os->win_k > os->n_parts)
+        os->win_k = os->n_parts;
+    os->win = calloc(os->win_k, sizeof(*os->win));
+    if (!os->win)
+        return s3c_fail(e, S3C_ENOMEM, "out of memory");
+    /* The MD5 of the whole stream is worth its CPU only when the ETag is one. */
+    if (g->opts.verify && os->o->etag && etag_is_md5(sv_from(os->o->etag), hex) &&
+        !(os->stream_md5 = hash_md5_new()))
+        return s3c_fail(e, S3C_ENOMEM, "out of memory");
+    os->phase = PH_PARTS;
+    os->next_part = 1;
+    os->win_head = 1;
+    os->next = g->active;
+    g->active = os;
+    return S3C_OK;
+}
+
 static struct req *obj_start_stdio(struct engine *g, struct xfer_obj_state *os)
 {
     struct xfer_obj *o = os->o;
     struct s3c_error e = S3C_ERROR_INIT;
     struct req *r = NULL;
     uint64_t got = 0;
+    char hex[33];
 
     os->stream = true;
     if (o->op == XFER_DOWNLOAD) {
         os->fd = STDOUT_FILENO;
         os->size = o->size;
+        os->part_size = xfer_stdout_part_size(os->size, g->opts.part_size);
+        if (os->size > os->part_size && g->opts.verify && !(o->etag && etag_is_md5(sv_from(o->etag), hex))) {
+            /* A multipart ETag checks no ranges: ask for a stored checksum first (stdout_probed). */
+            os->phase = PH_PROBE;
+            r = req_get(g, os, RK_HEAD_INFO);
+            if (!r) {
+                s3c_fail(&e, S3C_ENOMEM, "out of memory");
+                goto fail;
+            }
+            return r;
+        }
+        if (os->size > os->part_size) {
+            if (stdout_start_parts(g, os, &e))
+                goto fail;
+            return NULL;
+        }
         os->stream_md5 = hash_md5_new();
         r = os->stream_md5 ? req_get(g, os, RK_GET) : NULL;
         if (!r) {
@@ -1757,25 +2188,13 @@ static struct req *obj_start_stdio(struct engine *g, struct xfer_obj_state *os)
         return r;
     }
     os->fd = STDIN_FILENO;
+    /* An expected size fixes the part size (10,000 parts hold it); without
+     * one, parts start at the default and grow. */
     os->part_size = xfer_part_size(g->opts.expected_size, g->opts.part_size);
-    os->pending = (struct buf)BUF_INIT((size_t)os->part_size + 1);
-    if (buf_grow(&os->pending, (size_t)os->part_size)) {
-        s3c_fail(&e, S3C_ENOMEM, "out of memory for a part of standard input");
+    os->grow = g->opts.expected_size == 0;
+    if (stdin_fill(os, os->part_size, true, &e))
         goto fail;
-    }
-    while (got < os->part_size) {
-        ssize_t n = read(os->fd, os->pending.data + got, (size_t)(os->part_size - got));
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0) {
-            s3c_fail_errno(&e, errno, "cannot read standard input");
-            goto fail;
-        }
-        if (n == 0)
-            break;
-        got += (uint64_t)n;
-    }
-    os->pending.len = (size_t)got;
+    got = os->pending.len;
     if (got < os->part_size) {
         /* All of stdin fits one part: a single PUT from memory. */
 
@@ -1839,10 +2258,11 @@ static struct req *obj_start(struct engine *g, struct xfer_obj *o)
     case XFER_UPLOAD:
         if (fs_open_read(o->src, &os->fd, &os->size, &mtime, &e))
             goto fail;
+        os->src_mtime = mtime;
         if (wants_multipart(g, os->size)) {
             plan_parts(g, os);
             os->phase = PH_CREATE;
-            r = req_get(g, os, RK_CREATE);
+            r = req_get(g, os, resume_find(g, os) ? RK_LIST_PARTS : RK_CREATE);
             break;
         }
         os->phase = PH_SINGLE;
@@ -1922,68 +2342,57 @@ fail:
     return NULL;
 }
 
-/* The next part of an object on the active list, or NULL. */
-/* Read the next chunk of stdin into a part request; NULL at the end (or on error). */
+/*
+ * The next part of stdin as a part request; NULL when there is none yet (its
+ * bytes are still coming, or the window of parts in memory is full), at the
+ * end, or on error. Memory: the window plus the part being filled.
+ */
 static struct req *next_stream_part(struct engine *g, struct xfer_obj_state *os)
 {
     struct s3c_error e = S3C_ERROR_INIT;
+    uint64_t want = xfer_stream_part_size(os->part_size, os->next_part, os->grow);
     struct req *r;
-    size_t got = 0;
+    size_t got;
 
-    if (os->reqs >= STREAM_PARTS_INFLIGHT)
-        return NULL;
     if (os->next_part > S3_MAX_PARTS) {
-        s3c_fail(&e, S3C_EUSAGE, "standard input is larger than 10,000 parts of %" PRIu64
-                 " bytes: give --expected-size", os->part_size);
+        if (os->grow)
+            s3c_fail(&e, S3C_EUSAGE, "standard input is larger than 10,000 parts hold (%" PRIu64
+                     " bytes growing to %" PRIu64 "): give --expected-size", os->part_size,
+                     xfer_stream_part_size(os->part_size, S3_MAX_PARTS, true));
+        else
+            s3c_fail(&e, S3C_EUSAGE, "standard input is larger than --expected-size said: 10,000 "
+                     "parts of %" PRIu64 " bytes are full", os->part_size);
         obj_fail(g, os, &e);
         return NULL;
     }
-    r = req_get(g, os, RK_PART);
-    if (!r)
-        return NULL;
-    r->mem.max = (size_t)os->part_size + 1;
-    if (os->pending.len) {
-        buf_release(&r->mem);
-        r->mem = os->pending;
-        os->pending = (struct buf)BUF_INIT(0);
-        got = r->mem.len;
-    } else if (buf_grow(&r->mem, (size_t)os->part_size)) {
-        s3c_fail(&e, S3C_ENOMEM, "out of memory for a part of standard input");
-    } else {
-        while (got < os->part_size) {
-            ssize_t n = read(os->fd, r->mem.data + got, (size_t)(os->part_size - got));
-            if (n < 0 && errno == EINTR)
-                continue;
-            if (n < 0) {
-                s3c_fail_errno(&e, errno, "cannot read standard input");
-                break;
-            }
-            if (n == 0) {
-                os->eof = true;
-                break;
-            }
-            got += (size_t)n;
-        }
-        r->mem.len = got;
-    }
-    if (e.code) {
-        req_put_back(g, r);
+    /* Block on stdin only when nothing of ours is in flight to stall. */
+    if (stdin_fill(os, want, os->reqs == 0, &e)) {
         obj_fail(g, os, &e);
         return NULL;
     }
-    if (got < os->part_size)
-        os->eof = true;
+    if (os->pending.len < want && !os->eof) {
+        g->stdin_wait = true;
+        return NULL;
+    }
+    if (os->reqs >= (int)xfer_window_parts(want))
+        return NULL;
+    got = os->pending.len;
     if (got == 0) {
         /* The previous part was the last. */
-        req_put_back(g, r);
         active_remove(g, os);
         os->n_parts = os->next_part - 1;
         if (os->parts_done == os->n_parts && !os->failed)
             send_complete(g, os);
         return NULL;
     }
+    r = req_get(g, os, RK_PART);
+    if (!r)
+        return NULL;
+    buf_release(&r->mem);
+    r->mem = os->pending;
+    os->pending = (struct buf)BUF_INIT(0);
     r->part = os->next_part++;
-    r->off = (uint64_t)(r->part - 1) * os->part_size;
+    r->off = os->size;
     r->len = got;
     os->size += got;
     mem_digests(g, r, false);
@@ -2002,8 +2411,17 @@ static struct req *next_part(struct engine *g)
 
     if (!os)
         return NULL;
-    if (os->stream)
+    if (os->stream && !os->win)
         return next_stream_part(g, os);
+    /* --resume: parts the store already has are not sent again. */
+    while (os->have && os->next_part <= os->n_parts && os->have[os->next_part - 1])
+        os->next_part++;
+    if (os->next_part > os->n_parts) {
+        active_remove(g, os);
+        return next_part(g);
+    }
+    if (os->win && os->next_part >= os->win_head + os->win_k)
+        return NULL; /* stdout's window is full: the head part has to go out first */
     n = os->next_part++;
     if (os->next_part > os->n_parts)
         active_remove(g, os);
@@ -2195,6 +2613,7 @@ enum s3c_err xfer_run(struct store_s3 *s, const struct xfer_opts *opts, struct x
             cancel_all(g);
         }
         bw_refill(g, now_ms());
+        g->stdin_wait = false;
         fill(g);
         if (g->inflight > g->window_peak)
             g->window_peak = g->inflight;
@@ -2219,7 +2638,7 @@ enum s3c_err xfer_run(struct store_s3 *s, const struct xfer_opts *opts, struct x
         if (g->seq_work)
             wait_ms = 0; /* bytes to hash: only look at the network */
         if (g->inflight > 0)
-            http_loop_step(g->loop, wait_ms > 0 || g->seq_work ? wait_ms : 1);
+            http_loop_step_fd(g->loop, wait_ms > 0 || g->seq_work ? wait_ms : 1, g->stdin_wait ? STDIN_FILENO : -1);
         else if (wait_ms > 0 && !g->done)
             usleep((useconds_t)wait_ms * 1000);
         while ((done = g->done)) {

@@ -99,6 +99,8 @@ struct xfer_opts {
     uint64_t expected_size;         /* stdin uploads: expected bytes, to pick the part size */
     bool verify;                    /* check MD5/ETag and checksums (default true) */
     bool flexible_checksums;        /* send x-amz-checksum-crc64nvme where the body is known up front */
+    const char *state_dir;          /* journal multipart uploads here (xfer/journal.h); NULL: none */
+    bool resume;                    /* continue journaled uploads of unchanged files (ListParts) */
     xfer_next_fn next;
     void *next_ctx;
     xfer_done_fn done;
@@ -139,6 +141,18 @@ void xfer_obj_free(struct xfer_obj *o);
 
 /* The part size the engine picks for an object of 'size' bytes (>= 8 MiB, <= 10,000 parts, <= 5 GiB). */
 uint64_t xfer_part_size(uint64_t size, uint64_t configured);
+
+/* Parts of a stream (stdin or stdout) held in memory at once for parts of 'part' bytes:
+ * 64 MiB worth, at least 2 and at most 16. */
+uint32_t xfer_window_parts(uint64_t part);
+
+/* The range size for an object of 'size' bytes written to stdout ('configured': the
+ * configured part size, 0 for none); 'size' or more means one GET. */
+uint64_t xfer_stdout_part_size(uint64_t size, uint64_t configured);
+
+/* The size of part 'n' (1-based) of a stdin upload whose parts start at 'base' bytes;
+ * with 'grow' (no --expected-size) they double every 2,000 parts, four times at most. */
+uint64_t xfer_stream_part_size(uint64_t base, uint32_t n, bool grow);
 
 /* The part count N of a multipart ETag "hex-N" (quotes allowed), with the hex
  * in 'hex'; 0 when the ETag has another form. */

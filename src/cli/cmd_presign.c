@@ -1,0 +1,123 @@
+/*
+ * presign s3://BUCKET/KEY [--expires-in SECONDS]: a presigned GET URL, as
+ * `aws s3 presign` prints it. No request is sent: the URL is the endpoint
+ * the configuration resolves to (custom endpoint, path or virtual style,
+ * region), signed with SigV4 query authentication for the configured
+ * region, carrying X-Amz-Security-Token when the credentials have a session
+ * token. The signature appears only in the URL on stdout, never in --debug.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "auth/sigv4.h"
+#include "cli/args.h"
+#include "cli/cmd.h"
+#include "cli/output.h"
+#include "s3/endpoint.h"
+#include "s3/uri.h"
+#include "store/store_s3.h"
+
+#define PRESIGN_DEFAULT_S 3600L
+#define PRESIGN_MAX_S 604800L   /* 7 days: SigV4's limit */
+
+static enum s3c_err parse_expires(const char *s, long *out, struct s3c_error *e)
+{
+    char *end;
+    long v;
+
+    *out = PRESIGN_DEFAULT_S;
+    if (!s)
+        return S3C_OK;
+    errno = 0;
+    v = strtol(s, &end, 10);
+    if (errno || end == s || *end || v < 1 || v > PRESIGN_MAX_S)
+        return s3c_fail(e, S3C_EUSAGE,
+                        "presign: --expires-in must be from 1 to 604800 seconds (7 days), not \"%s\"", s);
+    *out = v;
+    return S3C_OK;
+}
+
+/* The URL for 'u' valid 'expires_s' seconds from now, into 'out'. */
+static enum s3c_err presign_url(const struct s3c_config *cfg, const struct s3_uri *u, long expires_s,
+                                struct buf *out, struct s3c_error *e)
+{
+    struct s3_target t = S3_TARGET_INIT;
+    struct buf query = BUF_INIT(S3_URL_MAX_BYTES);
+    char date[17];
+    enum s3c_err rc = s3_endpoint_resolve(cfg, u->bucket, u->key, &t, e);
+
+    if (!rc) {
+        const struct sigv4_header host = { "host", buf_cstr(&t.host) };
+        const struct sigv4_request r = { "GET", buf_cstr(&t.path), NULL, &host, 1, SIGV4_UNSIGNED_PAYLOAD };
+        const struct sigv4_creds cr = { cfg->access_key, cfg->secret_key, cfg->session_token };
+        const struct sigv4_scope sc = { date, cfg->region, "s3" };
+
+        s3_amz_date(time(NULL), date);
+        rc = sigv4_presign(&r, &cr, &sc, expires_s, &query);
+        if (!rc)
+            rc = buf_addf(out, "%s?%s", buf_cstr(&t.url), buf_cstr(&query));
+        if (rc)
+            rc = s3c_fail(e, rc, "presign: the URL is too long");
+    }
+    buf_release(&query);
+    s3_target_release(&t);
+    return rc;
+}
+
+enum s3c_err cmd_presign(struct cli_ctx *c, int argc, char **argv)
+{
+    const char *expires = NULL, *pos[1];
+    const struct arg_spec specs[] = {
+        { "--expires-in", NULL, ARG_STR, &expires },
+        { NULL, NULL, 0, NULL },
+    };
+    struct s3c_error e = S3C_ERROR_INIT;
+    struct s3_uri u = S3_URI_INIT;
+    struct buf url = BUF_INIT(2 * S3_URL_MAX_BYTES);
+    long expires_s = 0;
+    int n_pos = 0;
+    enum s3c_err rc = args_parse("presign", specs, argc, argv, pos, 1, &n_pos, &e);
+
+    if (!rc && (n_pos != 1 || !s3_uri_is(pos[0])))
+        rc = s3c_fail(&e, S3C_EUSAGE, "presign: expected one s3://BUCKET/KEY");
+    if (!rc)
+        rc = parse_expires(expires, &expires_s, &e);
+    if (!rc)
+        rc = s3_uri_parse(pos[0], &u, &e);
+    if (!rc && (!u.bucket[0] || !u.key[0]))
+        rc = s3c_fail(&e, S3C_EUSAGE, "presign: \"%s\" names no object (expected s3://BUCKET/KEY)", pos[0]);
+    if (rc) {
+        out_usage_error(&e);
+        goto out;
+    }
+    if (c->cfg.no_sign_request || !c->cfg.access_key || !c->cfg.secret_key) {
+        rc = s3c_fail(&e, S3C_EAUTH, "presign: a presigned URL needs credentials (set AWS_ACCESS_KEY_ID "
+                                     "and AWS_SECRET_ACCESS_KEY, or configure a profile)");
+        out_usage_error(&e);
+        goto out;
+    }
+    rc = presign_url(&c->cfg, &u, expires_s, &url, &e);
+    if (rc) {
+        char op[4096];
+        cli_op_name(op, sizeof(op), "presign", n_pos, pos);
+        out_error(op, &e);
+        goto out;
+    }
+    if (out_opts()->json) {
+        struct json j = JSON_INIT;
+        json_str(&j, "url", buf_cstr(&url));
+        json_u64(&j, "expires_in", (uint64_t)expires_s);
+        json_end(&j);
+    } else {
+        /* The URL is the output (as ls's listing): --quiet does not hide it. */
+        buf_addc(&url, '\n');
+        out_text(buf_cstr(&url));
+    }
+out:
+    buf_release(&url);
+    s3_uri_release(&u);
+    return rc;
+}

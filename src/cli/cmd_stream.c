@@ -1,0 +1,157 @@
+/*
+ * cat and pipe: one object to stdout, stdin to one object. Each is `cp` with
+ * '-' on one side, run as a cp job (so flags, result lines and errors are
+ * cp's); this file only narrows the flags to those that mean something for
+ * the verb and checks its single argument. The engine does the streaming:
+ * parallel ranged GETs written in order for stdout, a multipart upload with
+ * a bounded window of part buffers for stdin (xfer.c).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/args.h"
+#include "cli/cmd.h"
+#include "cli/job.h"
+#include "cli/output.h"
+#include "plan/wild.h"
+#include "s3/uri.h"
+
+#define STREAM_ARGS_MAX 256
+
+/* The engine knobs both verbs take (all but --stat for cat, which prints nothing else). */
+struct stream_knobs {
+    const char *numworkers, *concurrency, *part_size, *bwlimit, *expected_size;
+    bool no_progress, stat;
+};
+
+/* One s3://BUCKET/KEY naming an object, or a usage error naming 'verb'. */
+static enum s3c_err check_object(const char *verb, const char *arg, bool wild_ok, struct s3c_error *e)
+{
+    struct s3_uri u = S3_URI_INIT;
+    size_t n;
+    enum s3c_err rc;
+
+    if (!s3_uri_is(arg))
+        return s3c_fail(e, S3C_EUSAGE, "%s: expected s3://BUCKET/KEY, not \"%s\"", verb, arg);
+    rc = s3_uri_parse(arg, &u, e);
+    if (rc)
+        return rc;
+    n = strlen(u.key);
+    if (!u.bucket[0] || !n || u.key[n - 1] == '/')
+        rc = s3c_fail(e, S3C_EUSAGE, "%s: \"%s\" names no object (expected s3://BUCKET/KEY)", verb, arg);
+    else if (!wild_ok && wild_has(u.key))
+        rc = s3c_fail(e, S3C_EUSAGE, "%s: \"%s\" has wildcards: name one object (--raw takes it literally)",
+                      verb, arg);
+    s3_uri_release(&u);
+    return rc;
+}
+
+/* Run `cp` as 'verb' with argv: pre[] + the verb's own argv + post[]. */
+static enum s3c_err run_as_cp(struct cli_ctx *c, const char *verb, int argc, char **argv,
+                              const char *pre, const char *post)
+{
+    char *args[STREAM_ARGS_MAX + 2];
+    struct s3c_error e = S3C_ERROR_INIT;
+    struct job *j = NULL;
+    enum s3c_err rc;
+    int n = 0, i;
+
+    if (argc > STREAM_ARGS_MAX) {
+        s3c_fail(&e, S3C_EUSAGE, "%s: too many arguments", verb);
+        out_usage_error(&e);
+        return e.code;
+    }
+    if (pre)
+        args[n++] = (char *)pre;
+    for (i = 0; i < argc; i++)
+        args[n++] = argv[i];
+    if (post)
+        args[n++] = (char *)post;
+    rc = cp_job_new(c, verb, n, args, &j, &e);
+    if (rc) {
+        out_usage_error(&e);
+        return rc;
+    }
+    rc = job_run(j);
+    j->ops->free(j);
+    return rc;
+}
+
+/* cat s3://B/K: `cp --raw s3://B/K -`. */
+enum s3c_err cmd_cat(struct cli_ctx *c, int argc, char **argv)
+{
+    struct stream_knobs k = { 0 };
+    const char *request_payer = NULL, *pos[1];
+    bool raw = false;
+    const struct arg_spec specs[] = {
+        { "--raw", NULL, ARG_BOOL, &raw },
+        { "--request-payer", NULL, ARG_STR, &request_payer },
+        { "--numworkers", NULL, ARG_STR, &k.numworkers },
+        { "--concurrency", NULL, ARG_STR, &k.concurrency },
+        { "--part-size", NULL, ARG_STR, &k.part_size },
+        { "--bwlimit", NULL, ARG_STR, &k.bwlimit },
+        { "--no-progress", NULL, ARG_BOOL, &k.no_progress },
+        { NULL, NULL, 0, NULL },
+    };
+    struct s3c_error e = S3C_ERROR_INIT;
+    int n_pos = 0;
+    enum s3c_err rc = args_parse("cat", specs, argc, argv, pos, 1, &n_pos, &e);
+
+    if (!rc && n_pos != 1)
+        rc = s3c_fail(&e, S3C_EUSAGE, "cat: expected one s3://BUCKET/KEY");
+    if (!rc)
+        rc = check_object("cat", pos[0], raw, &e);
+    if (rc) {
+        out_usage_error(&e);
+        return rc;
+    }
+    /* "-" last: after a "--" in argv it is still a positional argument. */
+    return run_as_cp(c, "cat", argc, argv, "--raw", "-");
+}
+
+/* pipe s3://B/K: `cp - s3://B/K`, with cp's object flags (as s5cmd's pipe). */
+enum s3c_err cmd_pipe(struct cli_ctx *c, int argc, char **argv)
+{
+    struct stream_knobs k = { 0 };
+    const char *s[12] = { 0 }, *pos[1];
+    bool b[5] = { 0 };
+    const struct arg_spec specs[] = {
+        { "--content-type", NULL, ARG_STR, &s[0] },
+        { "--cache-control", NULL, ARG_STR, &s[1] },
+        { "--content-encoding", NULL, ARG_STR, &s[2] },
+        { "--content-disposition", NULL, ARG_STR, &s[3] },
+        { "--content-language", NULL, ARG_STR, &s[4] },
+        { "--expires", NULL, ARG_STR, &s[5] },
+        { "--storage-class", NULL, ARG_STR, &s[6] },
+        { "--acl", NULL, ARG_STR, &s[7] },
+        { "--sse", NULL, ARG_STR, &s[8] },
+        { "--sse-kms-key-id", NULL, ARG_STR, &s[9] },
+        { "--request-payer", NULL, ARG_STR, &s[10] },
+        { "--metadata", NULL, ARG_STR, &s[11] },
+        { "--no-guess-mime-type", NULL, ARG_BOOL, &b[0] },
+        { "--no-overwrite", NULL, ARG_BOOL, &b[1] },
+        { "--no-clobber", "-n", ARG_BOOL, &b[2] },
+        { "--raw", NULL, ARG_BOOL, &b[3] }, /* s5cmd's; a destination key is always literal */
+        { "--numworkers", NULL, ARG_STR, &k.numworkers },
+        { "--concurrency", NULL, ARG_STR, &k.concurrency },
+        { "--part-size", NULL, ARG_STR, &k.part_size },
+        { "--bwlimit", NULL, ARG_STR, &k.bwlimit },
+        { "--expected-size", NULL, ARG_STR, &k.expected_size },
+        { "--no-progress", NULL, ARG_BOOL, &k.no_progress },
+        { "--stat", NULL, ARG_BOOL, &k.stat },
+        { NULL, NULL, 0, NULL },
+    };
+    struct s3c_error e = S3C_ERROR_INIT;
+    int n_pos = 0;
+    enum s3c_err rc = args_parse("pipe", specs, argc, argv, pos, 1, &n_pos, &e);
+
+    if (!rc && n_pos != 1)
+        rc = s3c_fail(&e, S3C_EUSAGE, "pipe: expected one s3://BUCKET/KEY");
+    if (!rc)
+        rc = check_object("pipe", pos[0], true, &e);
+    if (rc) {
+        out_usage_error(&e);
+        return rc;
+    }
+    return run_as_cp(c, "pipe", argc, argv, "-", NULL);
+}

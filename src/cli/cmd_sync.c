@@ -1,0 +1,842 @@
+/*
+ * sync: make a destination (a local directory or an S3 prefix) hold what
+ * the source holds, as `aws s3 sync` does, in all three directions
+ * (local -> S3, S3 -> local, S3 -> S3).
+ *
+ * Each end is a sorted stream of entries (a local walk, plan/walk.h, or an
+ * S3 listing, plan/lister.h); plan/merge.h merges the two and decides per
+ * key: copy (missing, other size, or newer by the AWS CLI's rules), skip,
+ * or, with --delete, delete. Copies become engine objects; so the job (see
+ * cli/job.h) never holds more than a listing page, a directory level and
+ * the engine's queue, whatever the size of the trees. A side that does not
+ * come sorted (an S3 Express directory bucket, "--x-s3") goes through an
+ * external sort first (plan/xsort.h). S3C_SYNC_SORT_BUDGET=BYTES in the
+ * environment sends every side through the external sort with that memory
+ * budget: a test hook, so the path runs against stores that list sorted.
+ *
+ * Filters apply to both ends, so what --exclude protects is neither copied
+ * nor deleted. What the source walk cannot read (a file, or a directory
+ * and everything under it) is reported and never deleted at the
+ * destination.
+ *
+ * Result lines are the AWS CLI's: "upload: ./a to s3://b/a", "download:
+ * s3://b/a to a", "copy: s3://b/a to s3://c/a", "delete: s3://c/x",
+ * "delete: ./x", each after "(dryrun) " with --dryrun. Local paths are
+ * shown relative to the working directory, as the CLI shows them.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/args.h"
+#include "cli/cmd.h"
+#include "cli/job.h"
+#include "cli/objopts.h"
+#include "cli/output.h"
+#include "fs/path.h"
+#include "plan/filter.h"
+#include "plan/lister.h"
+#include "plan/merge.h"
+#include "plan/walk.h"
+#include "plan/xsort.h"
+#include "s3/uri.h"
+#include "s3/xml.h"
+
+#define NAME_MAX_BYTES 65536    /* a shown name or a path built from a rel */
+
+enum side_kind {
+    SIDE_EMPTY,     /* a local destination that does not exist yet */
+    SIDE_WALK,      /* a local directory */
+    SIDE_LIST,      /* an S3 prefix */
+};
+
+struct sync;
+
+/* One end of the sync, as a merge_next_fn. */
+struct side {
+    struct sync *s;
+    bool is_src;
+    bool s3;
+    enum side_kind kind;
+    const char *arg;            /* as given on the command line */
+    char *bucket;               /* S3 */
+    char *root;                 /* S3: the listing prefix ("" or ending in '/'); local: the directory */
+    char *shown_root;           /* what result lines put before a rel: "s3://b/p/", "dir/" or "" */
+    char *filter_root;          /* the AWS CLI's filter root for this end */
+    struct walk *walk;
+    struct lister lister;
+    bool listing;
+    struct xsort *sorted;       /* not NULL: the merge reads this instead */
+};
+
+/* Names for result lines, owned by the object (xfer_obj.user). */
+struct shown {
+    char *src;
+    char *dst;
+    uint64_t size;
+};
+
+struct sync {
+    struct job base;            /* verb "sync"; counts; knobs */
+    /* Flags. */
+    bool size_only, exact_timestamps, delete, follow_symlinks, no_follow_symlinks;
+    struct job_knob_args knob_args;
+    struct objopts_args oa;
+    struct xfer_obj_opts oo;
+    struct arg_list filters;
+    int n_pos;
+    const char *pos[2];
+    /* The two ends. */
+    struct s3_uri su, du;
+    enum xfer_op op;
+    struct store_s3 *s3;
+    struct side src, dst;
+    struct filter filter;
+    struct merge m;
+    bool merging, ended;
+    char op_name[4096];         /* "sync SRC DST", for error lines */
+    /* Deletes of S3 keys, batched (see delete_remote). */
+    struct s3_delete_object *del;
+    char **del_keys;
+    size_t n_del;
+};
+
+/* ---- names and result lines --------------------------------------------------------- */
+
+static void shown_free(struct shown *sh)
+{
+    if (!sh)
+        return;
+    free(sh->src);
+    free(sh->dst);
+    free(sh);
+}
+
+/*
+ * The AWS CLI's relative_path(): 'abs' (absolute, normalised) relative to
+ * the working directory, "." for the directory itself. Into 'out'.
+ */
+static enum s3c_err rel_to_cwd(const char *abs, struct buf *out, struct s3c_error *e)
+{
+    char cwd[PATH_MAX];
+    const char *a = abs, *c = cwd;
+    size_t common_c = 0;
+    bool first = true;
+
+    if (!getcwd(cwd, sizeof(cwd)))
+        return s3c_fail_errno(e, errno, "cannot read the working directory");
+    /* Walk both paths component by component while they agree. */
+    for (;;) {
+        const char *ae, *ce;
+        while (*a == '/')
+            a++;
+        while (*c == '/')
+            c++;
+        ae = a + strcspn(a, "/");
+        ce = c + strcspn(c, "/");
+        if (ae == a || ce == c || ae - a != ce - c || memcmp(a, c, (size_t)(ae - a)) != 0)
+            break;
+        a = ae;
+        c = ce;
+        common_c = (size_t)(c - cwd);
+    }
+    /* One ".." per component of the working directory left over. */
+    for (c = cwd + common_c; *c;) {
+        while (*c == '/')
+            c++;
+        if (!*c)
+            break;
+        c += strcspn(c, "/");
+        if (buf_adds(out, first ? ".." : "/.."))
+            return s3c_fail(e, S3C_ENOMEM, "path too long");
+        first = false;
+    }
+    while (*a == '/')
+        a++;
+    if (*a && ((!first && buf_addc(out, '/')) || buf_adds(out, a)))
+        return s3c_fail(e, S3C_ENOMEM, "path too long");
+    if (!out->len && buf_addc(out, '.'))
+        return s3c_fail(e, S3C_ENOMEM, "path too long");
+    return S3C_OK;
+}
+
+/* What a result line shows for 'rel' at this end (the CLI's "./a" for a file right in the working directory). */
+static enum s3c_err shown_name(const struct side *sd, struct sv rel, struct buf *out)
+{
+    if (!sd->s3 && !sd->shown_root[0] && !memchr(rel.p, '/', rel.n) && buf_adds(out, "./"))
+        return S3C_ENOMEM;
+    if (buf_adds(out, sd->shown_root) || buf_addsv(out, rel))
+        return S3C_ENOMEM;
+    return S3C_OK;
+}
+
+/* The S3 key or local path of 'rel' at this end. */
+static enum s3c_err path_of(const struct side *sd, struct sv rel, struct buf *out, struct s3c_error *e)
+{
+    if (sd->s3) {
+        if (buf_adds(out, sd->root) || buf_addsv(out, rel))
+            return s3c_fail(e, S3C_ENOMEM, "key too long");
+        return S3C_OK;
+    }
+    /* Names from S3 may try to leave the directory ("../x"): refused here. */
+    return path_join_safe(sd->root, rel, out, e);
+}
+
+static const char *op_word(enum xfer_op op)
+{
+    switch (op) {
+    case XFER_UPLOAD: return "upload";
+    case XFER_DOWNLOAD: return "download";
+    case XFER_COPY: return "copy";
+    case XFER_DELETE: return "delete";
+    }
+    return "copy";
+}
+
+/* One result line (or JSON object, or error line); 'dst' NULL for a delete. */
+static void report(struct sync *s, enum xfer_op op, const char *src, const char *dst, uint64_t size,
+                   const struct s3c_error *e)
+{
+    if (out_opts()->json) {
+        struct json j = JSON_INIT;
+        json_str(&j, "operation", op_word(op));
+        json_bool(&j, "success", e == NULL);
+        if (s->base.dryrun)
+            json_bool(&j, "dryrun", true);
+        json_str(&j, "source", src);
+        if (dst)
+            json_str(&j, "destination", dst);
+        if (op != XFER_DELETE)
+            json_u64(&j, "size", size);
+        if (e) {
+            json_str(&j, "error", e->msg);
+            if (e->s3_code[0])
+                json_str(&j, "error_code", e->s3_code);
+        }
+        json_end(&j);
+        return;
+    }
+    if (e) {
+        char line[8192];
+        snprintf(line, sizeof(line), "%s %s%s%s", op_word(op), src, dst ? " " : "", dst ? dst : "");
+        out_error(line, e);
+        return;
+    }
+    if (dst)
+        out_line("%s%s: %s to %s", s->base.dryrun ? "(dryrun) " : "", op_word(op), src, dst);
+    else
+        out_line("%s%s: %s", s->base.dryrun ? "(dryrun) " : "", op_word(op), src);
+}
+
+/* A failure that belongs to no object ('op': "sync SRC DST" for a listing, "upload ./x" for an unreadable file): one line, counted. */
+static void fail_line(struct sync *s, const char *op, const struct s3c_error *e)
+{
+    if (out_opts()->json) {
+        struct json j = JSON_INIT;
+        json_str(&j, "operation", op);
+        json_bool(&j, "success", false);
+        json_str(&j, "error", e->msg);
+        if (e->s3_code[0])
+            json_str(&j, "error_code", e->s3_code);
+        json_end(&j);
+    } else {
+        out_error(op, e);
+    }
+    job_count(&s->base, (int)s->op, 0, e);
+}
+
+/* ---- the two ends as entry streams ------------------------------------------------ */
+
+static int walk_side_next(struct side *sd, struct merge_entry *out)
+{
+    for (;;) {
+        struct walk_entry we;
+        struct s3c_error we_e = S3C_ERROR_INIT;
+        enum s3c_err rc = walk_next(sd->walk, &we, &we_e);
+        struct buf name = BUF_INIT(NAME_MAX_BYTES);
+
+        if (rc || we.kind == WALK_SPECIAL) {
+            if (rc && sd->is_src) {
+                buf_adds(&name, op_word(sd->s->op));
+                buf_addc(&name, ' ');
+            }
+            shown_name(sd, we.rel, &name);
+            if (rc && sd->is_src)
+                fail_line(sd->s, buf_cstr(&name), &we_e);
+            else if (rc)
+                out_warn("skipping %s: %s", buf_cstr(&name), we_e.msg);
+            else
+                out_warn("skipping %s: not a regular file", buf_cstr(&name));
+            buf_release(&name);
+            if (!sd->is_src)
+                continue;   /* what the destination cannot read counts as absent */
+            /* Never delete what the source has but could not read. */
+            memset(out, 0, sizeof(*out));
+            out->kind = MERGE_PROTECT;
+            out->rel = we.rel;
+            return 1;
+        }
+        if (we.kind == WALK_END)
+            return 0;
+        if (!filter_empty(&sd->s->filter) && !filter_accept(&sd->s->filter, sd->filter_root, we.rel))
+            continue;
+        memset(out, 0, sizeof(*out));
+        out->kind = MERGE_FILE;
+        out->rel = we.rel;
+        out->size = we.size_bytes;
+        out->mtime = we.mtime_sec;
+        return 1;
+    }
+}
+
+static int list_side_next(struct side *sd, struct merge_entry *out, struct s3c_error *e)
+{
+    size_t pl = strlen(sd->root);
+
+    for (;;) {
+        const struct s3_object *so;
+        int r = lister_next(&sd->lister, &so, e);
+        size_t kl;
+
+        if (r <= 0)
+            return r;
+        kl = strlen(so->key);
+        if (kl <= pl || memcmp(so->key, sd->root, pl) != 0)
+            continue;
+        /* "dir/" placeholders (0 bytes), as the AWS CLI skips them on both ends. */
+        if (so->size == 0 && so->key[kl - 1] == '/')
+            continue;
+        if (!filter_empty(&sd->s->filter) &&
+            !filter_accept(&sd->s->filter, sd->filter_root, (struct sv){ so->key + pl, kl - pl }))
+            continue;
+        memset(out, 0, sizeof(*out));
+        out->kind = MERGE_FILE;
+        out->rel = (struct sv){ so->key + pl, kl - pl };
+        out->size = so->size;
+        out->mtime = so->mtime_epoch;
+        out->etag = sv_from(so->etag);
+        return 1;
+    }
+}
+
+/* The end's own stream, in the order it comes. */
+static int side_raw_next(void *ctx, struct merge_entry *out, struct s3c_error *e)
+{
+    struct side *sd = ctx;
+
+    switch (sd->kind) {
+    case SIDE_EMPTY: return 0;
+    case SIDE_WALK: return walk_side_next(sd, out);
+    case SIDE_LIST: return list_side_next(sd, out, e);
+    }
+    return 0;
+}
+
+/* S3 Express directory buckets list in no order. */
+static bool directory_bucket(const char *bucket)
+{
+    size_t n = strlen(bucket);
+    return n > 6 && !strcmp(bucket + n - 6, "--x-s3");
+}
+
+/* The memory budget of the external sort forced by the environment (test hook); 0: none. */
+static size_t forced_sort_budget(void)
+{
+    const char *v = getenv("S3C_SYNC_SORT_BUDGET");
+    char *end;
+    unsigned long long n;
+
+    if (!v || !*v)
+        return 0;
+    n = strtoull(v, &end, 10);
+    return *end || !n ? 0 : (size_t)n;
+}
+
+/* Open one end: a walk, a listing, or nothing (a local destination not there yet). */
+static enum s3c_err side_open(struct sync *s, struct side *sd, struct s3c_error *e)
+{
+    enum s3c_err rc = S3C_OK;
+    size_t budget = forced_sort_budget();
+
+    if (sd->s3) {
+        rc = lister_open(&sd->lister, s->s3, sd->bucket, sd->root, e);
+        if (rc)
+            goto out;
+        sd->listing = true;
+        sd->kind = SIDE_LIST;
+        if (directory_bucket(sd->bucket) && !budget)
+            budget = XSORT_BUDGET_DEFAULT;
+    } else {
+        struct walk_opts wo = WALK_OPTS_INIT;
+
+        wo.follow_symlinks = !s->no_follow_symlinks;
+        /* A destination file is replaced, not read: no need to be able to read it. */
+        wo.check_readable = sd->is_src;
+        sd->walk = walk_open(sd->root, &wo, e);
+        if (!sd->walk && e->code == S3C_ENOTFOUND && !sd->is_src) {
+            s3c_error_clear(e);
+            sd->kind = SIDE_EMPTY;
+        } else if (!sd->walk && e->code == S3C_ENOTFOUND) {
+            rc = s3c_fail(e, S3C_EUSAGE, "sync: the user-provided path %s does not exist", sd->arg);
+            goto out;
+        } else if (!sd->walk) {
+            rc = e->code ? e->code : S3C_EIO;
+            goto out;
+        } else if (!walk_root_is_dir(sd->walk)) {
+            rc = s3c_fail(e, S3C_EUSAGE, "sync: %s is not a directory", sd->arg);
+            goto out;
+        } else {
+            sd->kind = SIDE_WALK;
+        }
+    }
+    if (budget) {
+        sd->sorted = xsort_new(budget, NULL, e);
+        if (!sd->sorted)
+            rc = e->code;
+        else
+            rc = xsort_add_all(sd->sorted, side_raw_next, sd, e);
+    }
+out:
+    return rc;
+}
+
+/* Names of one end that do not depend on the store: roots, shown roots, filter roots. */
+static enum s3c_err side_setup(struct sync *s, struct side *sd, const char *arg, bool is_src,
+                               struct s3c_error *e)
+{
+    struct buf b = BUF_INIT(NAME_MAX_BYTES), rel = BUF_INIT(NAME_MAX_BYTES);
+    enum s3c_err rc;
+
+    sd->s = s;
+    sd->is_src = is_src;
+    sd->arg = arg;
+    sd->s3 = s3_uri_is(arg);
+    if (sd->s3) {
+        const struct s3_uri *u = is_src ? &s->su : &s->du;
+        size_t kl = strlen(u->key);
+        sd->bucket = strdup(u->bucket);
+        if (buf_adds(&b, u->key) || (kl && u->key[kl - 1] != '/' && buf_addc(&b, '/')))
+            goto nomem;
+        sd->root = strdup(buf_cstr(&b));
+        buf_reset(&b);
+        if (buf_addf(&b, "s3://%s/%s", u->bucket, sd->root))
+            goto nomem;
+        sd->shown_root = strdup(buf_cstr(&b));
+    } else {
+        sd->root = strdup(arg);
+    }
+    buf_reset(&b);
+    /* The absolute, normalised directory: the filter root, and the base of what lines show. */
+    rc = filter_root(arg, true, &b, e);
+    if (rc)
+        goto out;
+    sd->filter_root = strdup(buf_cstr(&b));
+    if (!sd->s3) {
+        rc = rel_to_cwd(buf_cstr(&b), &rel, e);
+        if (rc)
+            goto out;
+        /* "." shows as "" (then "./a" or "d/a"); "dir" as "dir/". */
+        if (!strcmp(buf_cstr(&rel), "."))
+            buf_reset(&rel);
+        else if (buf_addc(&rel, '/'))
+            goto nomem;
+        sd->shown_root = strdup(buf_cstr(&rel));
+    }
+    if (!sd->root || !sd->shown_root || !sd->filter_root || (sd->s3 && !sd->bucket))
+        goto nomem;
+    rc = S3C_OK;
+    goto out;
+nomem:
+    rc = s3c_fail(e, S3C_ENOMEM, "out of memory");
+out:
+    buf_release(&b);
+    buf_release(&rel);
+    return rc;
+}
+
+static void side_close(struct side *sd)
+{
+    walk_close(sd->walk);
+    sd->walk = NULL;
+    if (sd->listing)
+        lister_close(&sd->lister);
+    sd->listing = false;
+    xsort_free(sd->sorted);
+    sd->sorted = NULL;
+    free(sd->bucket);
+    free(sd->root);
+    free(sd->shown_root);
+    free(sd->filter_root);
+}
+
+/* ---- what the merge decides, as objects and deletes ------------------------------------ */
+
+/* The engine object that copies 'en' from the source to the destination; NULL (reported) when it cannot be. */
+static struct xfer_obj *copy_obj(struct sync *s, const struct merge_entry *en, struct s3c_error *e)
+{
+    struct buf src = BUF_INIT(NAME_MAX_BYTES), dst = BUF_INIT(NAME_MAX_BYTES);
+    struct buf ssh = BUF_INIT(NAME_MAX_BYTES), dsh = BUF_INIT(NAME_MAX_BYTES);
+    struct xfer_obj *o = NULL;
+    struct shown *sh = NULL;
+    enum s3c_err rc = S3C_OK;
+
+    if (shown_name(&s->src, en->rel, &ssh) || shown_name(&s->dst, en->rel, &dsh))
+        rc = s3c_fail(e, S3C_ENOMEM, "name too long");
+    else if (path_of(&s->src, en->rel, &src, e) || path_of(&s->dst, en->rel, &dst, e))
+        rc = e->code;
+    if (!rc) {
+        o = xfer_obj_new(s->op);
+        sh = calloc(1, sizeof(*sh));
+        if (o && sh) {
+            o->src = strdup(buf_cstr(&src));
+            o->dst = strdup(buf_cstr(&dst));
+            o->src_bucket = s->src.s3 ? strdup(s->src.bucket) : NULL;
+            o->dst_bucket = s->dst.s3 ? strdup(s->dst.bucket) : NULL;
+            o->size = en->size;
+            o->size_known = true;
+            /* Downloads stamp LastModified on the file, so that the next sync finds nothing to do. */
+            o->mtime = en->mtime;
+            o->etag = en->etag.n ? sv_dup(en->etag) : NULL;
+            o->opts = &s->oo;
+            sh->src = strdup(buf_cstr(&ssh));
+            sh->dst = strdup(buf_cstr(&dsh));
+            sh->size = en->size;
+        }
+        if (!o || !sh || !o->src || !o->dst || (s->src.s3 && !o->src_bucket) || (s->dst.s3 && !o->dst_bucket) ||
+            (en->etag.n && !o->etag) || !sh->src || !sh->dst)
+            rc = s3c_fail(e, S3C_ENOMEM, "out of memory");
+    }
+    if (rc) {
+        /* A name refused (a key that would leave the directory...): report it, go on with the rest. */
+        report(s, s->op, buf_cstr(&ssh), buf_cstr(&dsh), en->size, e);
+        shown_free(sh);
+        xfer_obj_free(o);
+        o = NULL;
+    } else {
+        o->user = sh;
+    }
+    buf_release(&src);
+    buf_release(&dst);
+    buf_release(&ssh);
+    buf_release(&dsh);
+    return o;
+}
+
+/* Delete a local file the source does not have. */
+static void delete_local(struct sync *s, const struct merge_entry *en)
+{
+    struct buf path = BUF_INIT(NAME_MAX_BYTES), shown = BUF_INIT(NAME_MAX_BYTES);
+    struct s3c_error e = S3C_ERROR_INIT;
+
+    shown_name(&s->dst, en->rel, &shown);
+    if (path_of(&s->dst, en->rel, &path, &e)) {
+        report(s, XFER_DELETE, buf_cstr(&shown), NULL, 0, &e);
+        job_count(&s->base, XFER_DELETE, 0, &e);
+    } else if (s->base.dryrun) {
+        report(s, XFER_DELETE, buf_cstr(&shown), NULL, 0, NULL);
+    } else if (unlink(buf_cstr(&path)) != 0 && errno != ENOENT) {
+        s3c_fail_errno(&e, errno, "cannot delete %s", buf_cstr(&shown));
+        report(s, XFER_DELETE, buf_cstr(&shown), NULL, 0, &e);
+        job_count(&s->base, XFER_DELETE, 0, &e);
+    } else {
+        report(s, XFER_DELETE, buf_cstr(&shown), NULL, 0, NULL);
+        job_count(&s->base, XFER_DELETE, 0, NULL);
+    }
+    buf_release(&path);
+    buf_release(&shown);
+}
+
+/*
+ * S3 deletes, 1,000 keys a DeleteObjects request. They run here, on the
+ * job's side, until the engine takes XFER_DELETE objects; this pair of
+ * functions is the only place that knows.
+ */
+static void delete_remote_flush(struct sync *s)
+{
+    struct s3_delete_result res = S3_DELETE_RESULT_INIT;
+    struct s3c_error e = S3C_ERROR_INIT;
+    size_t i, k;
+
+    if (!s->n_del)
+        return;
+    if (store_s3_delete_objects(s->s3, s->dst.bucket, s->del, s->n_del, true, &res, &e))
+        res.n_errors = 0;
+    for (i = 0; i < s->n_del; i++) {
+        struct s3c_error ke = S3C_ERROR_INIT;
+        const struct s3c_error *ep = e.code ? &e : NULL;
+        char shown[8192];
+
+        for (k = 0; !ep && k < res.n_errors; k++) {
+            if (strcmp(res.errors[k].key, s->del_keys[i]))
+                continue;
+            str_copy(ke.s3_code, sizeof(ke.s3_code), res.errors[k].code);
+            ke.http_status = 200;
+            s3c_fail(&ke, S3C_EHTTP, "%s", res.errors[k].message[0] ? res.errors[k].message : "delete failed");
+            ep = &ke;
+        }
+        snprintf(shown, sizeof(shown), "s3://%s/%s", s->dst.bucket, s->del_keys[i]);
+        report(s, XFER_DELETE, shown, NULL, 0, ep);
+        job_count(&s->base, XFER_DELETE, 0, ep);
+        free(s->del_keys[i]);
+    }
+    s->n_del = 0;
+    s3_delete_result_release(&res);
+}
+
+static void delete_remote(struct sync *s, const struct merge_entry *en)
+{
+    struct buf key = BUF_INIT(NAME_MAX_BYTES);
+    struct s3c_error e = S3C_ERROR_INIT;
+
+    if (path_of(&s->dst, en->rel, &key, &e)) {
+        fail_line(s, s->op_name, &e);
+        return;
+    }
+    if (s->base.dryrun) {
+        char shown[8192];
+        snprintf(shown, sizeof(shown), "s3://%s/%s", s->dst.bucket, buf_cstr(&key));
+        report(s, XFER_DELETE, shown, NULL, 0, NULL);
+        buf_release(&key);
+        return;
+    }
+    if (!s->del) {
+        s->del = calloc(S3_DELETE_MAX_KEYS, sizeof(*s->del));
+        s->del_keys = calloc(S3_DELETE_MAX_KEYS, sizeof(*s->del_keys));
+        if (!s->del || !s->del_keys) {
+            s3c_fail(&e, S3C_ENOMEM, "out of memory");
+            fail_line(s, s->op_name, &e);
+            buf_release(&key);
+            return;
+        }
+    }
+    s->del_keys[s->n_del] = buf_detach(&key);
+    s->del[s->n_del].key = s->del_keys[s->n_del];
+    s->del[s->n_del].version_id = NULL;
+    if (++s->n_del == S3_DELETE_MAX_KEYS)
+        delete_remote_flush(s);
+}
+
+/* ---- the job ----------------------------------------------------------------------- */
+
+static int sync_next(struct job *j, struct xfer_obj **out)
+{
+    struct sync *s = (struct sync *)j;
+
+    while (!s->ended) {
+        struct merge_action a;
+        struct s3c_error e = S3C_ERROR_INIT;
+
+        if (merge_next(&s->m, &a, &e)) {
+            /* A listing failed (or came unsorted): nothing more is decided, nothing deleted. */
+            fail_line(s, s->op_name, &e);
+            s->ended = true;
+            break;
+        }
+        switch (a.act) {
+        case MERGE_END:
+            s->ended = true;
+            break;
+        case MERGE_SKIP:
+            job_skip(j);
+            break;
+        case MERGE_KEEP:
+            break;
+        case MERGE_COPY_IT:
+            *out = copy_obj(s, a.src, &e);
+            if (*out)
+                return XFER_NEXT_ONE;
+            job_count(j, (int)s->op, 0, &e);
+            break;
+        case MERGE_DELETE:
+            if (s->dst.s3)
+                delete_remote(s, a.dst);
+            else
+                delete_local(s, a.dst);
+            break;
+        }
+    }
+    return XFER_NEXT_END;
+}
+
+static void sync_done(struct job *j, const struct xfer_obj *o, const struct s3c_error *e)
+{
+    struct sync *s = (struct sync *)j;
+    struct shown *sh = o->user;
+
+    if (!sh)
+        return;
+    if (j->dryrun) {
+        report(s, o->op, sh->src, sh->dst, sh->size, NULL);
+    } else {
+        if (!(e && e->code == S3C_ECANCEL))
+            report(s, o->op, sh->src, o->op == XFER_DELETE ? NULL : sh->dst, sh->size, e);
+        job_count(j, (int)o->op, sh->size, e);
+    }
+    shown_free(sh);
+}
+
+static enum s3c_err sync_start(struct job *j)
+{
+    struct sync *s = (struct sync *)j;
+    struct s3c_error e = S3C_ERROR_INIT;
+    struct merge_opts mo;
+    enum s3c_err rc;
+
+    s->s3 = cli_s3(j->c, &e);
+    if (!s->s3) {
+        out_error(s->op_name, &e);
+        return e.code;
+    }
+    if (s->filters.n &&
+        (rc = filter_add_list(&s->filter, s->filters.flag, s->filters.v, (size_t)s->filters.n, &e))) {
+        out_usage_error(&e);
+        return rc;
+    }
+    if ((rc = side_open(s, &s->src, &e)) || (rc = side_open(s, &s->dst, &e))) {
+        if (rc == S3C_EUSAGE)
+            out_usage_error(&e);
+        else
+            out_error(s->op_name, &e);
+        return rc;
+    }
+    memset(&mo, 0, sizeof(mo));
+    mo.dir = s->op == XFER_UPLOAD ? MERGE_UPLOAD : s->op == XFER_DOWNLOAD ? MERGE_DOWNLOAD : MERGE_COPY;
+    mo.size_only = s->size_only;
+    mo.exact_timestamps = s->exact_timestamps;
+    mo.delete = s->delete;
+    merge_init(&s->m, &mo, s->src.sorted ? xsort_next : side_raw_next,
+               s->src.sorted ? (void *)s->src.sorted : (void *)&s->src,
+               s->dst.sorted ? xsort_next : side_raw_next, s->dst.sorted ? (void *)s->dst.sorted : (void *)&s->dst);
+    s->merging = true;
+    return S3C_OK;
+}
+
+static enum s3c_err sync_finish(struct job *j, enum s3c_err engine_rc)
+{
+    struct sync *s = (struct sync *)j;
+
+    if (engine_rc == S3C_ECANCEL) {
+        struct s3c_error e = S3C_ERROR_INIT;
+        s3c_fail(&e, S3C_ECANCEL, "interrupted");
+        job_count(j, (int)s->op, 0, &e);
+        j->n.first_error = S3C_ECANCEL;
+        return job_result(j);   /* interrupted: the deletes not sent yet are not sent */
+    }
+    delete_remote_flush(s);
+    return job_result(j);
+}
+
+static void sync_free(struct job *j)
+{
+    struct sync *s = (struct sync *)j;
+    size_t i;
+
+    if (!s)
+        return;
+    if (s->merging)
+        merge_release(&s->m);
+    side_close(&s->src);
+    side_close(&s->dst);
+    filter_release(&s->filter);
+    for (i = 0; i < s->n_del; i++)
+        free(s->del_keys[i]);
+    free(s->del);
+    free(s->del_keys);
+    s3_uri_release(&s->su);
+    s3_uri_release(&s->du);
+    free(s);
+}
+
+static const struct job_ops sync_ops = { sync_next, sync_done, sync_start, sync_finish, sync_free };
+
+static enum s3c_err setup_ends(struct sync *s, struct s3c_error *e)
+{
+    const char *src = s->pos[0], *dst = s->pos[1];
+    bool src_s3, dst_s3;
+    enum s3c_err rc;
+
+    if (s->n_pos != 2)
+        return s3c_fail(e, S3C_EUSAGE, "sync: expected a source and a destination");
+    src_s3 = s3_uri_is(src);
+    dst_s3 = s3_uri_is(dst);
+    if (!src_s3 && !dst_s3)
+        return s3c_fail(e, S3C_EUSAGE, "sync: at least one of the paths must be s3://");
+    if (!strcmp(src, "-") || !strcmp(dst, "-"))
+        return s3c_fail(e, S3C_EUSAGE, "sync: \"-\" (standard input or output) works with cp only");
+    if (src_s3 && (rc = s3_uri_parse(src, &s->su, e)))
+        return rc;
+    if (dst_s3 && (rc = s3_uri_parse(dst, &s->du, e)))
+        return rc;
+    if ((src_s3 && !s->su.bucket[0]) || (dst_s3 && !s->du.bucket[0]))
+        return s3c_fail(e, S3C_EUSAGE, "sync: an S3 path must name a bucket");
+    s->op = src_s3 && dst_s3 ? XFER_COPY : src_s3 ? XFER_DOWNLOAD : XFER_UPLOAD;
+    if ((rc = side_setup(s, &s->src, src, true, e)) || (rc = side_setup(s, &s->dst, dst, false, e)))
+        return rc;
+    cli_op_name(s->op_name, sizeof(s->op_name), "sync", s->n_pos, s->pos);
+    return S3C_OK;
+}
+
+enum s3c_err sync_job_new(struct cli_ctx *c, const char *verb, int argc, char **argv, struct job **out,
+                          struct s3c_error *e)
+{
+    struct sync *s = calloc(1, sizeof(*s));
+    bool dryrun = false;
+    enum s3c_err rc;
+
+    *out = NULL;
+    if (!s)
+        return s3c_fail(e, S3C_ENOMEM, "out of memory");
+    {
+        const struct arg_spec specs[] = {
+            { "--dryrun", NULL, ARG_BOOL, &dryrun },
+            { "--delete", NULL, ARG_BOOL, &s->delete },
+            { "--size-only", NULL, ARG_BOOL, &s->size_only },
+            { "--exact-timestamps", NULL, ARG_BOOL, &s->exact_timestamps },
+            { "--follow-symlinks", NULL, ARG_BOOL, &s->follow_symlinks },
+            { "--no-follow-symlinks", NULL, ARG_BOOL, &s->no_follow_symlinks },
+            { "--exclude", NULL, ARG_STR_LIST, &s->filters },
+            { "--include", NULL, ARG_STR_LIST, &s->filters },
+            OBJOPTS_SPECS(&s->oo, &s->oa),
+            JOB_KNOB_SPECS(&s->knob_args),
+            { NULL, NULL, 0, NULL },
+        };
+        s->base.ops = &sync_ops;
+        s->base.c = c;
+        s->base.verb = verb;
+        s->filter = (struct filter)FILTER_INIT;
+        rc = args_parse(verb, specs, argc, argv, s->pos, 2, &s->n_pos, e);
+    }
+    s->base.dryrun = dryrun;
+    if (!rc && s->follow_symlinks && s->no_follow_symlinks)
+        rc = s3c_fail(e, S3C_EUSAGE, "sync: --follow-symlinks and --no-follow-symlinks contradict each other");
+    if (!rc)
+        rc = setup_ends(s, e);
+    if (!rc)
+        rc = objopts_parse(verb, &s->oa, &s->oo, e);
+    if (!rc)
+        rc = job_knobs_parse(&s->base, &s->knob_args, e);
+    if (rc) {
+        sync_free(&s->base);
+        return rc;
+    }
+    *out = &s->base;
+    return S3C_OK;
+}
+
+enum s3c_err cmd_sync(struct cli_ctx *c, int argc, char **argv)
+{
+    struct s3c_error e = S3C_ERROR_INIT;
+    struct job *j;
+    enum s3c_err rc = sync_job_new(c, "sync", argc, argv, &j, &e);
+
+    if (rc) {
+        out_usage_error(&e);
+        return rc;
+    }
+    rc = job_run(j);
+    j->ops->free(j);
+    return rc;
+}

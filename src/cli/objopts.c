@@ -1,0 +1,97 @@
+#include "cli/objopts.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static enum s3c_err parse_metadata(const char *verb, struct objopts_args *a, struct xfer_obj_opts *oo,
+                                   struct s3c_error *e)
+{
+    const char *p = a->metadata;
+    int n = 0;
+
+    if (!p)
+        return S3C_OK;
+    while (*p == ' ' || *p == '{')
+        p++;
+    while (*p && *p != '}') {
+        char k[256], v[512];
+        size_t kl = 0, vl = 0;
+        bool q;
+
+        while (*p == ' ' || *p == ',')
+            p++;
+        if (!*p || *p == '}')
+            break;
+        q = *p == '"';
+        if (q)
+            p++;
+        while (*p && (q ? *p != '"' : (*p != '=' && *p != ':')) && kl < sizeof(k) - 1)
+            k[kl++] = *p++;
+        if (q && *p == '"')
+            p++;
+        while (*p == ' ')
+            p++;
+        if (*p != '=' && *p != ':')
+            return s3c_fail(e, S3C_EUSAGE, "%s: --metadata must be KEY=VALUE[,KEY=VALUE] or {\"KEY\":\"VALUE\"}",
+                            verb);
+        p++;
+        while (*p == ' ')
+            p++;
+        q = *p == '"';
+        if (q)
+            p++;
+        while (*p && (q ? *p != '"' : (*p != ',' && *p != '}')) && vl < sizeof(v) - 1)
+            v[vl++] = *p++;
+        if (q && *p == '"')
+            p++;
+        k[kl] = v[vl] = '\0';
+        if (!kl || n == OBJOPTS_META_MAX)
+            return s3c_fail(e, S3C_EUSAGE, "%s: bad or too many --metadata entries", verb);
+        snprintf(a->meta[n][0], sizeof(a->meta[n][0]), "x-amz-meta-%s", k);
+        snprintf(a->meta[n][1], sizeof(a->meta[n][1]), "%s", v);
+        oo->metadata[n][0] = a->meta[n][0];
+        oo->metadata[n][1] = a->meta[n][1];
+        n++;
+    }
+    oo->n_metadata = n;
+    return S3C_OK;
+}
+
+/* --sse-c/--sse-c-key and the copy-source pair: a key of 32 bytes for AES256. */
+static enum s3c_err check_sse_c(const char *verb, struct objopts_args *a, const struct xfer_obj_opts *oo,
+                                struct s3c_error *e)
+{
+    struct s3c_error why = S3C_ERROR_INIT;
+
+    if (oo->sse_c && !oo->sse_c_key)
+        return s3c_fail(e, S3C_EUSAGE, "%s: --sse-c needs --sse-c-key", verb);
+    if (oo->sse_c_copy_source && !oo->sse_c_copy_source_key)
+        return s3c_fail(e, S3C_EUSAGE, "%s: --sse-c-copy-source needs --sse-c-copy-source-key", verb);
+    if (oo->sse_c_key) {
+        if (s3_sse_c_init(&a->ssec_own, oo->sse_c, oo->sse_c_key, &why))
+            return s3c_fail(e, S3C_EUSAGE, "%s: --sse-c/--sse-c-key: %s", verb, why.msg);
+        a->ssec = &a->ssec_own;
+    }
+    if (oo->sse_c_copy_source_key) {
+        if (s3_sse_c_init(&a->ssec_src_own, oo->sse_c_copy_source, oo->sse_c_copy_source_key, &why))
+            return s3c_fail(e, S3C_EUSAGE, "%s: --sse-c-copy-source/--sse-c-copy-source-key: %s", verb, why.msg);
+        a->ssec_src = &a->ssec_src_own;
+    }
+    return S3C_OK;
+}
+
+enum s3c_err objopts_parse(const char *verb, struct objopts_args *a, struct xfer_obj_opts *oo,
+                           struct s3c_error *e)
+{
+    enum s3c_err rc = parse_metadata(verb, a, oo, e);
+
+    if (!rc)
+        rc = check_sse_c(verb, a, oo, e);
+    if (rc)
+        return rc;
+    if (oo->metadata_directive && strcmp(oo->metadata_directive, "COPY") &&
+        strcmp(oo->metadata_directive, "REPLACE"))
+        return s3c_fail(e, S3C_EUSAGE, "%s: --metadata-directive must be COPY or REPLACE", verb);
+    oo->no_guess_mime = a->no_guess_mime;
+    return S3C_OK;
+}

@@ -1,0 +1,57 @@
+/*
+ * objopts: the per-object flags that cp, mv and sync share (Content-Type
+ * and the other standard headers, --metadata, --storage-class, --acl, SSE,
+ * --request-payer, --metadata-directive), as args_parse specs, and their
+ * checks. What they become is struct xfer_obj_opts (xfer/xfer.h).
+ */
+#ifndef S3C_CLI_OBJOPTS_H
+#define S3C_CLI_OBJOPTS_H
+
+#include <stdbool.h>
+
+#include "base/err.h"
+#include "xfer/xfer.h"
+
+#define OBJOPTS_META_MAX 32
+
+/* The raw flags that need parsing, and the storage of what they become. */
+struct objopts_args {
+    const char *metadata;                       /* --metadata as given */
+    bool no_guess_mime;                         /* --no-guess-mime-type */
+    char meta[OBJOPTS_META_MAX][2][512];        /* "x-amz-meta-NAME", value */
+    struct s3_sse_c ssec_own, ssec_src_own;
+    const struct s3_sse_c *ssec;                /* --sse-c-key's headers, or NULL (for a verb's own HEADs) */
+    const struct s3_sse_c *ssec_src;            /* --sse-c-copy-source-key's, or NULL */
+};
+
+/* The flags as args_parse specs, to put in a verb's table: OBJOPTS_SPECS(&oo, &args). */
+#define OBJOPTS_SPECS(oo, a)                                                      \
+    { "--content-type", NULL, ARG_STR, &(oo)->content_type },                     \
+    { "--cache-control", NULL, ARG_STR, &(oo)->cache_control },                   \
+    { "--content-encoding", NULL, ARG_STR, &(oo)->content_encoding },             \
+    { "--content-disposition", NULL, ARG_STR, &(oo)->content_disposition },       \
+    { "--content-language", NULL, ARG_STR, &(oo)->content_language },             \
+    { "--expires", NULL, ARG_STR, &(oo)->expires },                               \
+    { "--storage-class", NULL, ARG_STR, &(oo)->storage_class },                   \
+    { "--acl", NULL, ARG_STR, &(oo)->acl },                                       \
+    { "--sse", NULL, ARG_STR, &(oo)->sse },                                       \
+    { "--sse-kms-key-id", NULL, ARG_STR, &(oo)->sse_kms_key_id },                 \
+    { "--sse-c", NULL, ARG_STR, &(oo)->sse_c },                                   \
+    { "--sse-c-key", NULL, ARG_STR, &(oo)->sse_c_key },                           \
+    { "--sse-c-copy-source", NULL, ARG_STR, &(oo)->sse_c_copy_source },           \
+    { "--sse-c-copy-source-key", NULL, ARG_STR, &(oo)->sse_c_copy_source_key },   \
+    { "--request-payer", NULL, ARG_STR, &(oo)->request_payer },                   \
+    { "--metadata-directive", NULL, ARG_STR, &(oo)->metadata_directive },         \
+    { "--metadata", NULL, ARG_STR, &(a)->metadata },                              \
+    { "--no-guess-mime-type", NULL, ARG_BOOL, &(a)->no_guess_mime }
+
+/*
+ * After args_parse: check the flags and fill the rest of 'oo' from 'a'
+ * (--metadata k1=v1,k2=v2 as the AWS CLI's shorthand, or a JSON object
+ * {"k":"v"}; 'oo' then points into a->meta, so 'a' must live as long).
+ * S3C_EUSAGE with a message naming 'verb'.
+ */
+enum s3c_err objopts_parse(const char *verb, struct objopts_args *a, struct xfer_obj_opts *oo,
+                           struct s3c_error *e);
+
+#endif

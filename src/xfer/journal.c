@@ -1,0 +1,221 @@
+#include "xfer/journal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/hash.h"
+#include "base/pct.h"
+
+#define JOURNAL_MAX_BYTES (64 << 10)
+#define JOURNAL_MAGIC "s3c-upload 1"
+
+static const char *env_get(char *const *env, const char *name)
+{
+    size_t n = strlen(name);
+
+    for (; env && *env; env++)
+        if (!strncmp(*env, name, n) && (*env)[n] == '=')
+            return *env + n + 1;
+    return NULL;
+}
+
+enum s3c_err journal_dir(char *const *env, struct buf *out, struct s3c_error *e)
+{
+    const char *v;
+    enum s3c_err rc;
+
+    buf_reset(out);
+    if ((v = env_get(env, "S3C_STATE_DIR")) && *v)
+        rc = buf_adds(out, v);
+    else if ((v = env_get(env, "XDG_STATE_HOME")) && *v == '/')
+        rc = buf_addf(out, "%s/s3c", v);
+    else if ((v = env_get(env, "HOME")) && *v)
+        rc = buf_addf(out, "%s/.local/state/s3c", v);
+    else
+        return s3c_fail(e, S3C_ECONFIG, "no state directory for --resume (set S3C_STATE_DIR or HOME)");
+    return rc ? s3c_fail(e, rc, "state directory path too long") : S3C_OK;
+}
+
+/* DIR/<32 hex of sha256(bucket NUL key)>.upload */
+static void record_path(const char *dir, const char *bucket, const char *key, char *out, size_t n)
+{
+    struct buf id = BUF_INIT(4096);
+    char hex[2 * SHA256_LEN + 1];
+
+    buf_adds(&id, bucket);
+    buf_addc(&id, '\0');
+    buf_adds(&id, key);
+    hash_sha256_hex(id.data, id.len, hex);
+    hex[32] = '\0';
+    snprintf(out, n, "%s/%s.upload", dir, hex);
+    buf_release(&id);
+}
+
+/* mkdir -p with mode 0700 for what we create. */
+static int mkdir_p(const char *dir)
+{
+    char p[4096];
+    size_t i, n = strlen(dir);
+
+    if (n >= sizeof(p))
+        return -1;
+    memcpy(p, dir, n + 1);
+    for (i = 1; i <= n; i++) {
+        if (p[i] != '/' && p[i] != '\0')
+            continue;
+        p[i] = '\0';
+        if (mkdir(p, 0700) != 0 && errno != EEXIST)
+            return -1;
+        p[i] = i < n ? '/' : '\0';
+    }
+    return 0;
+}
+
+static enum s3c_err add_field(struct buf *b, const char *name, const char *value)
+{
+    if (buf_addf(b, "%s ", name) || pct_encode(sv_from(value), true, b) || buf_addc(b, '\n'))
+        return S3C_ENOMEM;
+    return S3C_OK;
+}
+
+enum s3c_err journal_upload_save(const char *dir, const struct journal_upload *j, struct s3c_error *e)
+{
+    struct buf b = BUF_INIT(JOURNAL_MAX_BYTES);
+    char path[4352], tmp[4400];
+    enum s3c_err rc = S3C_OK;
+    int fd;
+
+    if (mkdir_p(dir) != 0)
+        return s3c_fail_errno(e, errno, "cannot create the state directory %s", dir);
+    if (buf_adds(&b, JOURNAL_MAGIC "\n") || add_field(&b, "bucket", j->bucket) || add_field(&b, "key", j->key) ||
+        add_field(&b, "upload_id", j->upload_id) || add_field(&b, "source", j->source) ||
+        buf_addf(&b, "size %" PRIu64 "\nmtime_s %" PRId64 "\npart_size %" PRIu64 "\n", j->size, j->mtime_s,
+                 j->part_size)) {
+        buf_release(&b);
+        return s3c_fail(e, S3C_ENOMEM, "journal record too long");
+    }
+    record_path(dir, j->bucket, j->key, path, sizeof(path));
+    snprintf(tmp, sizeof(tmp), "%s.%ld.tmp", path, (long)getpid());
+    fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (fd < 0 || write(fd, b.data, b.len) != (ssize_t)b.len || close(fd) != 0 || rename(tmp, path) != 0) {
+        rc = s3c_fail_errno(e, errno, "cannot write the journal %s", path);
+        if (fd >= 0)
+            unlink(tmp);
+    }
+    buf_release(&b);
+    return rc;
+}
+
+/* Decode a percent-encoded field value into a new string. */
+static char *pct_decode_dup(const char *s)
+{
+    size_t n = strlen(s), i, o = 0;
+    char *out = malloc(n + 1);
+
+    if (!out)
+        return NULL;
+    for (i = 0; i < n; i++) {
+        if (s[i] == '%' && i + 2 < n && pct_hexval(s[i + 1]) >= 0 && pct_hexval(s[i + 2]) >= 0) {
+            out[o++] = (char)(pct_hexval(s[i + 1]) * 16 + pct_hexval(s[i + 2]));
+            i += 2;
+        } else {
+            out[o++] = s[i];
+        }
+    }
+    out[o] = '\0';
+    return out;
+}
+
+int journal_upload_load(const char *dir, const char *bucket, const char *key, struct journal_upload *out,
+                        struct s3c_error *e)
+{
+    char path[4352], buf[JOURNAL_MAX_BYTES + 1];
+    char *line, *save = NULL;
+    ssize_t n;
+    int fd, fields = 0;
+
+    memset(out, 0, sizeof(*out));
+    record_path(dir, bucket, key, path, sizeof(path));
+    fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        if (errno == ENOENT)
+            return 0;
+        s3c_fail_errno(e, errno, "cannot read the journal %s", path);
+        return -1;
+    }
+    n = read(fd, buf, JOURNAL_MAX_BYTES);
+    close(fd);
+    if (n < 0 || n >= JOURNAL_MAX_BYTES) {
+        s3c_fail(e, S3C_EPARSE, "journal %s: unreadable or too large", path);
+        return -1;
+    }
+    buf[n] = '\0';
+    line = strtok_r(buf, "\n", &save);
+    if (!line || strcmp(line, JOURNAL_MAGIC))
+        goto bad;
+    while ((line = strtok_r(NULL, "\n", &save))) {
+        char *sp = strchr(line, ' ');
+        char **dst = NULL;
+
+        if (!sp)
+            goto bad;
+        *sp++ = '\0';
+        if (!strcmp(line, "bucket"))
+            dst = &out->bucket;
+        else if (!strcmp(line, "key"))
+            dst = &out->key;
+        else if (!strcmp(line, "upload_id"))
+            dst = &out->upload_id;
+        else if (!strcmp(line, "source"))
+            dst = &out->source;
+        else if (!strcmp(line, "size"))
+            out->size = strtoull(sp, NULL, 10);
+        else if (!strcmp(line, "mtime_s"))
+            out->mtime_s = strtoll(sp, NULL, 10);
+        else if (!strcmp(line, "part_size"))
+            out->part_size = strtoull(sp, NULL, 10);
+        else
+            continue;   /* a field of a later version */
+        if (dst) {
+            free(*dst);
+            if (!(*dst = pct_decode_dup(sp)))
+                goto bad;
+        }
+        fields++;
+    }
+    /* A record for another (bucket, key) that hashed alike is not ours. */
+    if (fields < 7 || !out->bucket || !out->key || !out->upload_id || !out->source || !out->upload_id[0])
+        goto bad;
+    if (strcmp(out->bucket, bucket) || strcmp(out->key, key)) {
+        journal_upload_release(out);
+        return 0;
+    }
+    return 1;
+bad:
+    journal_upload_release(out);
+    s3c_fail(e, S3C_EPARSE, "journal %s is malformed", path);
+    return -1;
+}
+
+void journal_upload_remove(const char *dir, const char *bucket, const char *key)
+{
+    char path[4352];
+
+    record_path(dir, bucket, key, path, sizeof(path));
+    unlink(path);
+}
+
+void journal_upload_release(struct journal_upload *j)
+{
+    free(j->bucket);
+    free(j->key);
+    free(j->upload_id);
+    free(j->source);
+    memset(j, 0, sizeof(*j));
+}
