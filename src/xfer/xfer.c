@@ -141,6 +141,7 @@ struct xfer_obj_state {
     bool have_prev;                 /* prev_digest holds the previous download's */
     unsigned char prev_digest[MD5_LEN];
     int attempts;                   /* whole-object downloads after a mismatch */
+    bool mpu_crc;                   /* upload created with CRC64NVME: each part carries one (part_crcs), Complete lists them */
     /* DL_SEQ: the MD5 of the whole in key order: fed live by the range at the
      * frontier, else re-read from the temp file once the parts there are in. */
     struct hash_ctx *seq_md5;
@@ -166,6 +167,8 @@ struct req {
     uint64_t hashed;                /* bytes fed to md5 so far (in order) */
     uint64_t got;                   /* download bytes written */
     uint64_t crc;                   /* DL_CRC: CRC of the bytes written */
+    uint64_t mem_crc;               /* CRC64NVME of a memory body (hdr_crc64) */
+    bool flex;                      /* sent a flexible checksum the store may refuse (trailer, declared algorithm) */
     struct buf mem;                 /* small upload body / request XML */
     struct buf query;
     char hdr_md5[32];               /* Content-MD5 of a memory body */
@@ -209,6 +212,7 @@ struct engine {
     bool stdin_wait;                /* a stdin part waits for more input: wake on stdin too */
     enum s3c_err first_error;
     bool no_part_number;            /* the store ignores ?partNumber= (Ceph 16) */
+    bool no_trailers;               /* the store refuses aws-chunked trailers (Ceph 16): none from now on */
     struct xfer_obj_state *seq_work; /* DL_SEQ objects with parts on disk not yet hashed */
     char *seq_buf;                  /* SEQ_BUF_BYTES, for those re-reads */
     bool any_ok;                    /* some request of the run succeeded */
@@ -220,6 +224,13 @@ struct engine {
 static bool stopping(const struct engine *g)
 {
     return cancel_requested || g->stop;
+}
+
+/* Flexible checksums on streamed bodies and multipart uploads: allowed by the
+ * configuration (request_checksum_calculation) and not refused by the store. */
+static bool flex_ok(const struct engine *g)
+{
+    return g->opts.flexible_checksums && !g->no_trailers;
 }
 
 static int64_t now_ms(void)
@@ -739,6 +750,7 @@ static enum s3c_err req_submit(struct engine *g, struct req *r, struct s3c_error
         return s3c_fail(e, S3C_ENOMEM, "out of memory");
     r->hashed = r->got = r->crc = 0;
     r->local_failed = false;
+    r->flex = false;
     http_xfer_release(&r->http); /* a retry's previous reply */
     memset(&r->http, 0, sizeof(r->http));
     r->http.body_max = REPLY_BODY_MAX;
@@ -764,6 +776,7 @@ static enum s3c_err req_submit(struct engine *g, struct req *r, struct s3c_error
             q.read = read_src;
             q.read_ctx = r;
             q.read_len = r->len;
+            q.trailer_crc64 = r->flex = flex_ok(g); /* the store checks a CRC64NVME trailer */
         }
         break;
     case RK_CREATE:
@@ -784,6 +797,14 @@ static enum s3c_err req_submit(struct engine *g, struct req *r, struct s3c_error
                 s3_req_header(&q, "x-amz-acl", oo->acl);
         } else {
             add_obj_headers(r, &q, true);
+            if (o->op == XFER_UPLOAD && flex_ok(g) &&
+                (os->part_crcs || (os->part_crcs = calloc(os->stream ? S3_MAX_PARTS : os->n_parts,
+                                                          sizeof(*os->part_crcs))))) {
+                /* Every part then carries its CRC64NVME and S3 keeps the whole object's. */
+                s3_req_header(&q, "x-amz-checksum-algorithm", "CRC64NVME");
+                s3_req_header(&q, "x-amz-checksum-type", "FULL_OBJECT");
+                os->mpu_crc = r->flex = true;
+            }
         }
         break;
     case RK_HEAD_SRC:
@@ -818,6 +839,8 @@ static enum s3c_err req_submit(struct engine *g, struct req *r, struct s3c_error
             q.body = r->mem.data;
             q.body_len = r->mem.len;
             s3_req_header(&q, "Content-MD5", r->hdr_md5);
+            if (os->mpu_crc && r->hdr_crc64[0])
+                s3_req_header(&q, "x-amz-checksum-crc64nvme", r->hdr_crc64);
             hash_update(r->md5, r->mem.data, r->mem.len);
             r->hashed = r->mem.len;
             g->stats.bytes_live += r->mem.len;
@@ -825,6 +848,7 @@ static enum s3c_err req_submit(struct engine *g, struct req *r, struct s3c_error
             q.read = read_src;
             q.read_ctx = r;
             q.read_len = r->len;
+            q.trailer_crc64 = r->flex = os->mpu_crc && flex_ok(g);
         } else {
             s3_req_header(&q, "x-amz-copy-source", buf_cstr(&r->hdr_copy_src));
             snprintf(r->hdr_range, sizeof(r->hdr_range), "bytes=%" PRIu64 "-%" PRIu64, r->off,
@@ -1111,23 +1135,37 @@ static void send_complete(struct engine *g, struct xfer_obj_state *os)
     struct s3_complete_part *parts = calloc(os->n_parts, sizeof(*parts));
     struct s3c_error e = S3C_ERROR_INIT;
     struct req *r = req_get(g, os, RK_COMPLETE);
+    char (*crcs)[16] = NULL;            /* base64 of each part's CRC64NVME */
     uint32_t i;
 
     if (!parts || !r) {
         s3c_fail(&e, S3C_ENOMEM, "out of memory");
         goto fail;
     }
+    if (os->mpu_crc && !(crcs = calloc(os->n_parts, sizeof(*crcs)))) {
+        s3c_fail(&e, S3C_ENOMEM, "out of memory");
+        goto fail;
+    }
     for (i = 0; i < os->n_parts; i++) {
         parts[i].number = i + 1;
         parts[i].etag = os->etags[i];
+        if (crcs) {
+            struct buf b = BUF_INIT(sizeof(crcs[0]));
+            crc_b64_64(os->part_crcs[i], &b);
+            str_copy(crcs[i], sizeof(crcs[0]), buf_cstr(&b));
+            buf_release(&b);
+            parts[i].checksums.crc64nvme = crcs[i];
+        }
     }
     if (s3_build_complete_multipart(parts, os->n_parts, &r->mem, &e) || req_submit(g, r, &e))
         goto fail;
     os->phase = PH_COMPLETE;
     free(parts);
+    free(crcs);
     return;
 fail:
     free(parts);
+    free(crcs);
     if (r)
         req_put_back(g, r);
     obj_fail(g, os, &e);
@@ -1168,6 +1206,15 @@ static void on_part(struct engine *g, struct req *r)
         memcpy(os->etags[r->part - 1], etag.p, etag.n);
         os->etags[r->part - 1][etag.n] = '\0';
         memcpy(os->md5s[r->part - 1], md5, MD5_LEN);
+        if (os->mpu_crc) {
+            uint64_t crc;
+            if (r->mem.len && r->hdr_crc64[0])
+                os->part_crcs[r->part - 1] = r->mem_crc;
+            else if (!r->mem.len && r->call.chunked_on && s3_chunked_crc(&r->call.chunked, &crc))
+                os->part_crcs[r->part - 1] = crc;
+            else
+                os->mpu_crc = false; /* a part went without one (the store refused trailers): list none */
+        }
         g->stats.bytes += r->len;
     }
     os->parts_done++;
@@ -1245,7 +1292,7 @@ static void resume_check_part(struct xfer_obj_state *os, const struct s3_part *p
     unsigned char d[MD5_LEN], chunk[1 << 16];
     char hex[33], want[33];
     struct hash_ctx *h;
-    uint64_t off, len, at;
+    uint64_t off, len, at, crc = 0;
     uint32_t n = p->number;
 
     if (n < 1 || n > os->n_parts || os->have[n - 1] || !p->etag ||
@@ -1263,6 +1310,8 @@ static void resume_check_part(struct xfer_obj_state *os, const struct s3_part *p
             return;     /* unreadable: send it again, and fail there if need be */
         }
         hash_update(h, chunk, (size_t)got);
+        if (os->mpu_crc)
+            crc = crc_crc64nvme_update(crc, chunk, (size_t)got);
         at += (uint64_t)got;
     }
     hash_final(h, d);
@@ -1271,6 +1320,8 @@ static void resume_check_part(struct xfer_obj_state *os, const struct s3_part *p
     if (strcasecmp(hex, want))
         return;
     os->have[n - 1] = 1;
+    if (os->mpu_crc)
+        os->part_crcs[n - 1] = crc;
     str_copy(os->etags[n - 1], sizeof(os->etags[0]), p->etag);
     memcpy(os->md5s[n - 1], d, MD5_LEN);
     os->parts_done++;
@@ -1288,6 +1339,9 @@ static void on_list_parts(struct engine *g, struct req *r)
         req_fail(g, r, &e, true, 0);
         return;
     }
+    /* Created with CRC64NVME (by a run with flexible checksums): the parts sent now carry it too. */
+    os->mpu_crc = lp.checksum_algorithm && !strcasecmp(lp.checksum_algorithm, "CRC64NVME") &&
+                  (os->part_crcs || (os->part_crcs = calloc(os->n_parts, sizeof(*os->part_crcs))));
     for (i = 0; i < lp.n_parts; i++)
         resume_check_part(os, &lp.parts[i]);
     req_put_back(g, r);
@@ -1953,6 +2007,17 @@ static void stop_run(struct engine *g, struct req *r, struct s3c_error *e)
     g->stop_err = *e;
 }
 
+/* Answers of a store that cannot take a flexible checksum (aws-chunked trailer,
+ * x-amz-checksum-algorithm), rather than of a bad request. */
+static bool flex_refused(const struct s3c_error *e)
+{
+    return e->http_status == 501 ||
+           (e->http_status == 400 &&
+            (!strcmp(e->s3_code, "XAmzContentSHA256Mismatch") || !strcmp(e->s3_code, "InvalidArgument") ||
+             !strcmp(e->s3_code, "InvalidRequest") || !strcmp(e->s3_code, "NotImplemented") ||
+             !strcmp(e->s3_code, "BadRequest")));
+}
+
 /* Judge one finished exchange. */
 static void req_done(struct engine *g, struct req *r)
 {
@@ -1983,6 +2048,21 @@ static void req_done(struct engine *g, struct req *r)
         resume_restart(g, r);
         return;
     }
+    if (v != STORE_S3_OK && r->flex && flex_refused(&e)) {
+        /* Ceph 16: XAmzContentSHA256Mismatch to STREAMING-UNSIGNED-PAYLOAD-TRAILER.
+         * Requests sent before the first refusal came back are retried the same way. */
+        if (!g->no_trailers)
+            xdebug(g, r->os->o, "%s: the store refuses flexible checksums on streamed bodies (%ld %s): "
+                   "from now on Content-MD5 and ETags only", req_op_name(r->kind), e.http_status, e.s3_code);
+        g->no_trailers = true;
+        if (r->kind == RK_CREATE)
+            r->os->mpu_crc = false;
+        r->attempt--; /* not the request's fault: a free retry */
+        req_fail(g, r, &e, true, 1);
+        return;
+    }
+    if (v == STORE_S3_FAIL && !strcmp(e.s3_code, "BadDigest") && r->attempt + 1 < store_s3_max_attempts(g->s3))
+        v = STORE_S3_RETRY; /* the bytes were damaged on the way: send them again */
     if (v == STORE_S3_FAIL && r->kind != RK_ABORT && run_wide_error(g, &e))
         stop_run(g, r, &e);
     if (v == STORE_S3_OK)
@@ -2074,7 +2154,8 @@ static void mem_digests(struct engine *g, struct req *r, bool whole_object)
     r->hdr_crc64[0] = '\0';
     if (whole_object && g->opts.flexible_checksums) {
         buf_reset(&b64);
-        crc_b64_64(crc_crc64nvme_update(0, p, r->mem.len), &b64);
+        r->mem_crc = crc_crc64nvme_update(0, p, r->mem.len);
+        crc_b64_64(r->mem_crc, &b64);
         str_copy(r->hdr_crc64, sizeof(r->hdr_crc64), buf_cstr(&b64));
     }
     buf_release(&b64);
@@ -2395,7 +2476,7 @@ static struct req *next_stream_part(struct engine *g, struct xfer_obj_state *os)
     r->off = os->size;
     r->len = got;
     os->size += got;
-    mem_digests(g, r, false);
+    mem_digests(g, r, os->mpu_crc); /* a part's CRC64NVME only when the upload declared it */
     if (os->eof) {
         active_remove(g, os);
         os->n_parts = r->part;
