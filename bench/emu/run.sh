@@ -1,12 +1,17 @@
 #!/usr/bin/env bash
 # bench/emu/run.sh: how cheap is s3emu per request? wrk drives 8 KB PUT and
 # GET at latency 0 with auth off; the emulator's own CPU time per request is
-# read from /proc. With PEERS=1 it also times the AWS CLI and rclone syncing
-# N small files up and down against the same emulator (objects/s).
+# read from /proc. With BIG=1 it also measures the emulator's CPU per byte
+# of 64 MB uploads and downloads (curl, BIG_N of each, to distinct keys and
+# to one key overwritten); with SCALE=1, populating 1,000,000 empty objects
+# (CPU, RSS bytes per object) and listing them in pages of 1,000 (CPU per
+# page); with PEERS=1 it times the AWS CLI and rclone syncing N small files
+# up and down against the same emulator (objects/s).
 #
 #   bench/emu/run.sh [DURATION_S] [CONNECTIONS]      (defaults 10 s, 64)
-#   PEERS=1 N=1000 bench/emu/run.sh
-# Prints a markdown table on stdout.
+#   BIG=1 SCALE=1 PEERS=1 N=1000 bench/emu/run.sh
+#   EMU_ARGS="--threads 1" bench/emu/run.sh          (flags for the emulator)
+# Prints markdown tables on stdout.
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 EMU=${S3EMU:-$ROOT/build/s3emu}
@@ -14,12 +19,14 @@ DUR=${1:-10}
 CONNS=${2:-64}
 THREADS=${THREADS:-2}
 N=${N:-1000}
+BIG_N=${BIG_N:-5}
 T=$(mktemp -d)
 EMU_PID=
 cleanup() { [ -n "$EMU_PID" ] && kill "$EMU_PID" 2>/dev/null; rm -rf "$T"; }
 trap cleanup EXIT
 
-"$EMU" --port 0 --anonymous >"$T/out" 2>"$T/err" &
+# shellcheck disable=SC2086
+"$EMU" --port 0 --anonymous ${EMU_ARGS:-} >"$T/out" 2>"$T/err" &
 EMU_PID=$!
 for _ in $(seq 1 100); do grep -q ready "$T/out" 2>/dev/null && break; sleep 0.05; done
 URL=$(sed -n 's/^ready //p' "$T/out")
@@ -56,12 +63,64 @@ run() { # name, wrk args...
         printf "| %s | %s | %s | %.2f | %.1f | %s |\n", n, rps, lat, cpu, (req ? cpu / req * 1e6 : 0), (e == "" ? "none" : e) }'
 }
 
-echo "s3emu bench: wrk -t$THREADS -c$CONNS -d${DUR}s, 8 KB objects, latency 0, --anonymous, $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "s3emu bench: wrk -t$THREADS -c$CONNS -d${DUR}s, 8 KB objects, latency 0, --anonymous ${EMU_ARGS:-}, $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 echo
 echo "| workload | requests/s | latency p50 / p99 | emulator CPU s | emulator CPU µs/request | errors |"
 echo "|---|---|---|---|---|---|"
 run "GET 8 KB" "$URL/bench/obj8k"
 run "PUT 8 KB" -s "$T/put.lua" "$URL"
+
+if [ "${BIG:-0}" = 1 ]; then
+    head -c $((64 << 20)) /dev/urandom >"$T/big"
+    big() { # name, key prefix (distinct keys) or key (one key)
+        local c0 c1 c2 i k
+        c0=$(cpu_ticks)
+        for i in $(seq 1 "$BIG_N"); do
+            k=$2; [ "$3" = distinct ] && k=$2$i
+            curl -s -X PUT --data-binary @"$T/big" "$URL/bench/$k" >/dev/null
+        done
+        c1=$(cpu_ticks)
+        for i in $(seq 1 "$BIG_N"); do
+            k=$2; [ "$3" = distinct ] && k=$2$i
+            curl -s "$URL/bench/$k" -o /dev/null
+        done
+        c2=$(cpu_ticks)
+        awk -v n="$1" -v c0="$c0" -v c1="$c1" -v c2="$c2" -v hz="$HZ" -v k="$BIG_N" 'BEGIN {
+            b = k * 64 * 1048576; printf "| %s | %d | %.2f | %.2f |\n", n, k, (c1 - c0) / hz * 1e9 / b, (c2 - c1) / hz * 1e9 / b }'
+    }
+    echo
+    echo "64 MB objects with curl (emulator CPU per byte moved):"
+    echo
+    echo "| workload | objects | PUT ns/byte | GET ns/byte |"
+    echo "|---|---|---|---|"
+    big "64 MB, distinct keys" big/d distinct
+    big "64 MB, one key overwritten" big/same same
+fi
+
+if [ "${SCALE:-0}" = 1 ]; then
+    c0=$(cpu_ticks)
+    rss0=$(awk '/VmRSS/ { print $2 }' "/proc/$EMU_PID/status")
+    curl -s -X POST "$URL/_s3emu/populate?bucket=scale&prefix=obj/&count=1000000&size=0" >"$T/pop"
+    c1=$(cpu_ticks)
+    rss1=$(awk '/VmRSS/ { print $2 }' "/proc/$EMU_PID/status")
+    pages=0 tok=
+    while :; do
+        curl -s "$URL/scale?list-type=2${tok:+&continuation-token=$tok}" >"$T/page"
+        pages=$((pages + 1))
+        tok=$(sed -n 's/.*<NextContinuationToken>\([^<]*\)<.*/\1/p' "$T/page" | sed 's/=/%3D/g; s/+/%2B/g; s#/#%2F#g')
+        [ -n "$tok" ] || break
+    done
+    c2=$(cpu_ticks)
+    curl -s "$URL/scale?list-type=2&start-after=obj/000777777&max-keys=1000" >"$T/sa"
+    echo
+    echo "1,000,000 empty objects: populate, then ListObjectsV2 pages of 1,000 with continuation tokens."
+    echo
+    echo "| populate CPU s | RSS bytes/object | pages | listing CPU ms/page | start-after page first key |"
+    echo "|---|---|---|---|---|"
+    awk -v c0="$c0" -v c1="$c1" -v c2="$c2" -v hz="$HZ" -v r0="$rss0" -v r1="$rss1" -v p="$pages" \
+        -v k="$(grep -o '<Key>[^<]*' "$T/sa" | head -1 | cut -c6-)" 'BEGIN {
+        printf "| %.2f | %.0f | %d | %.2f | %s |\n", (c1 - c0) / hz, (r1 - r0) * 1024 / 1e6, p, (c2 - c1) / hz * 1000 / p, k }'
+fi
 
 if [ "${PEERS:-0}" = 1 ]; then
     mkdir -p "$T/src" "$T/dst" "$T/dst2"

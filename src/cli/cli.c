@@ -25,11 +25,13 @@ struct verb {
 
 static const struct verb verbs[] = {
     { "ls", cmd_ls },
+    { "du", cmd_du },
     { "mb", cmd_mb },
     { "rb", cmd_rb },
     { "head", cmd_head },
     { "cp", cmd_cp },
     { "mv", cmd_mv },
+    { "rm", cmd_rm },
     { "cat", cmd_cat },
     { "pipe", cmd_pipe },
     { "presign", cmd_presign },

@@ -5,6 +5,7 @@
 
 #include "cli/args.h"
 #include "cli/cmd.h"
+#include "cli/listing.h"
 #include "cli/output.h"
 #include "s3/uri.h"
 #include "s3/xml.h"
@@ -60,59 +61,114 @@ out:
     return rc;
 }
 
-/* Delete every object of 'bucket', a listing page (<= 1000 keys) per DeleteObjects. */
-static enum s3c_err empty_bucket(struct store_s3 *s, const char *bucket, const char *op)
+/* One DeleteObjects request for 'n' keys (or versions); a line per deleted key, an error line per failed one. */
+static enum s3c_err delete_batch(struct store_s3 *s, const char *bucket, const struct s3_delete_object *objs,
+                                 size_t n, struct s3_delete_result *res, const char *op)
 {
-    struct s3_list_objects page = S3_LIST_OBJECTS_INIT;
+    struct s3c_error e = S3C_ERROR_INIT;
+    enum s3c_err failed = S3C_OK;
+    size_t i;
+
+    if (store_s3_delete_objects(s, bucket, objs, n, false, res, &e)) {
+        out_error(op, &e);
+        return e.code;
+    }
+    for (i = 0; i < res->n_deleted; i++) {
+        const struct s3_deleted *d = &res->deleted[i];
+
+        if (d->version_id[0] && strcmp(d->version_id, "null"))
+            out_line("delete: s3://%s/%s (version %s)", bucket, d->key, d->version_id);
+        else
+            out_line("delete: s3://%s/%s", bucket, d->key);
+    }
+    for (i = 0; i < res->n_errors; i++) {
+        struct s3c_error de = S3C_ERROR_INIT;
+        char dop[2048];
+
+        snprintf(dop, sizeof(dop), "delete s3://%s/%s", bucket, res->errors[i].key);
+        str_copy(de.s3_code, sizeof(de.s3_code), res->errors[i].code);
+        de.http_status = 200;
+        s3c_fail(&de, S3C_EHTTP, "%s", res->errors[i].message[0] ? res->errors[i].message : "delete failed");
+        out_error(dop, &de);
+        failed = S3C_EHTTP;
+    }
+    return failed;
+}
+
+/*
+ * Delete every object of 'bucket', 1,000 entries per DeleteObjects. With
+ * 'versions', every version and delete marker (ListObjectVersions, deletes
+ * by version id): on a versioned bucket a plain delete only adds a delete
+ * marker and the bucket stays non-empty. Each round lists from the start
+ * again rather than resuming after the last entry: the resume point was
+ * just deleted, and a version-id-marker naming a deleted version is not
+ * something every store resumes from correctly. *unsupported is set when
+ * the store does not implement ListObjectVersions (nothing was deleted then
+ * and no error printed).
+ */
+static enum s3c_err empty_bucket(struct store_s3 *s, const char *bucket, bool versions, bool *unsupported,
+                                 const char *op)
+{
+    struct listing_opts lo = { .bucket = bucket, .versions = versions, .page_size = S3_DELETE_MAX_KEYS };
     struct s3_delete_result res = S3_DELETE_RESULT_INIT;
     struct s3_delete_object *objs = NULL;
     struct s3c_error e = S3C_ERROR_INIT;
-    struct store_s3_list_args a = { bucket, NULL, NULL, NULL, NULL, 0 };
-    enum s3c_err rc, failed = S3C_OK;
-    char *token = NULL;
-    size_t i;
+    enum s3c_err rc = S3C_OK;
+    char *last_first = NULL;        /* "key\nversion" that opened the previous round */
+    bool first = true;
 
     objs = calloc(S3_DELETE_MAX_KEYS, sizeof(*objs));
-    if (!objs)
-        return s3c_fail(&e, S3C_ENOMEM, "out of memory");
-    do {
-        a.token = token;
-        rc = store_s3_list_objects(s, &a, &page, &e);
-        free(token);
-        token = NULL;
-        if (rc) {
-            out_error(op, &e);
-            break;
-        }
-        if (page.n_objects) {
-            for (i = 0; i < page.n_objects; i++)
-                objs[i].key = page.objects[i].key;
-            rc = store_s3_delete_objects(s, bucket, objs, page.n_objects, false, &res, &e);
-            if (rc) {
-                out_error(op, &e);
-                break;
-            }
-            for (i = 0; i < res.n_deleted; i++)
-                out_line("delete: s3://%s/%s", bucket, res.deleted[i].key);
-            for (i = 0; i < res.n_errors; i++) {
-                struct s3c_error de = S3C_ERROR_INIT;
-                char dop[2048];
+    if (!objs) {
+        s3c_fail(&e, S3C_ENOMEM, "out of memory");
+        out_error(op, &e);
+        return S3C_ENOMEM;
+    }
+    while (!rc) {
+        const struct listing_entry *en;
+        struct listing l;
+        size_t n = 0;
+        int r = 0;
 
-                snprintf(dop, sizeof(dop), "delete s3://%s/%s", bucket, res.errors[i].key);
-                str_copy(de.s3_code, sizeof(de.s3_code), res.errors[i].code);
-                de.http_status = 200;
-                s3c_fail(&de, S3C_EHTTP, "%s", res.errors[i].message[0] ? res.errors[i].message : "delete failed");
-                out_error(dop, &de);
-                failed = S3C_EHTTP;
-            }
+        /* One page: its entries stay valid until the listing moves on or closes. */
+        listing_open(&l, s, &lo);
+        while (n < S3_DELETE_MAX_KEYS && (r = listing_next(&l, &en, &e)) > 0) {
+            objs[n].key = en->key;
+            objs[n].version_id = versions ? en->version_id : NULL;
+            n++;
+            if (listing_page_done(&l))
+                break;
         }
-        if (page.is_truncated && page.next_continuation_token[0])
-            token = strdup(page.next_continuation_token);
-    } while (token);
-    s3_list_objects_release(&page);
+        if (r < 0 && first && versions && (e.http_status == 501 || !strcmp(e.s3_code, "NotImplemented"))) {
+            *unsupported = true;
+        } else if (r < 0) {
+            out_error(op, &e);
+            rc = e.code ? e.code : S3C_EHTTP;
+        } else if (n) {
+            struct buf id = BUF_INIT(1 << 16);
+
+            buf_addf(&id, "%s\n%s", objs[0].key, objs[0].version_id ? objs[0].version_id : "");
+            if (last_first && !strcmp(last_first, buf_cstr(&id))) {
+                /* Acknowledged but still listed: looping would never end. */
+                s3c_fail(&e, S3C_EHTTP, "the store still lists s3://%s/%s after deleting it", bucket, objs[0].key);
+                out_error(op, &e);
+                rc = S3C_EHTTP;
+            } else {
+                free(last_first);
+                last_first = buf_detach(&id);
+                /* A key that failed would be listed again: stop at the first failure. */
+                rc = delete_batch(s, bucket, objs, n, &res, op);
+            }
+            buf_release(&id);
+        }
+        listing_close(&l);
+        first = false;
+        if (r < 0 || !n)
+            break;
+    }
     s3_delete_result_release(&res);
+    free(last_first);
     free(objs);
-    return rc ? rc : failed;
+    return rc;
 }
 
 enum s3c_err cmd_rb(struct cli_ctx *c, int argc, char **argv)
@@ -135,7 +191,11 @@ enum s3c_err cmd_rb(struct cli_ctx *c, int argc, char **argv)
         goto out;
     }
     if (force) {
-        rc = empty_bucket(s, u.bucket, op);
+        bool unsupported = false;
+
+        rc = empty_bucket(s, u.bucket, true, &unsupported, op);
+        if (!rc && unsupported)
+            rc = empty_bucket(s, u.bucket, false, &unsupported, op);
         if (rc)
             goto out;
     }

@@ -3,6 +3,16 @@
  * them (same columns, local time, PRE lines, --summarize footer), or as JSON
  * lines with --json. Pages are printed as they arrive: memory stays flat
  * however many keys the prefix holds.
+ *
+ * s5cmd's additions come as extra columns that only appear when asked for,
+ * so the default output stays byte for byte the AWS CLI's:
+ *
+ *   DATE TIME [STORAGE-CLASS] [ETAG] SIZE [VERSION-ID] NAME
+ *
+ * --storage-class and --etag in s5cmd's order before the size; with
+ * --all-versions, the version id after it. The name stays last, so a key
+ * with spaces is still "the rest of the line". A delete marker shows
+ * DELETE in the size column, as a common prefix shows PRE.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -12,15 +22,24 @@
 
 #include "cli/args.h"
 #include "cli/cmd.h"
+#include "cli/listing.h"
 #include "cli/output.h"
+#include "plan/wild.h"
 #include "s3/uri.h"
 #include "s3/xml.h"
 
+#define LS_CLASS_WIDTH 12       /* "DEEP_ARCHIVE"; longer class names push the line */
+#define LS_ETAG_WIDTH 38        /* an MD5 and "-10000" parts, as s5cmd pads it */
+#define LS_VERSION_WIDTH 32     /* S3's version ids */
+
 struct ls_state {
     bool recursive, human, summarize, json;
+    bool show_etag, show_class, versions;
     const char *bucket;
+    const char *pattern;        /* the wildcard of the argument, or NULL */
     uint64_t total_objects, total_bytes;
-    uint64_t shown;             /* objects and prefixes printed */
+    uint64_t shown;             /* entries printed */
+    struct buf line;
 };
 
 /* "2024-01-31 17:08:50" in local time, as the AWS CLI prints LastModified. */
@@ -56,15 +75,19 @@ void cli_human_size(uint64_t v, char out[32])
     }
 }
 
-static void size_col(const struct ls_state *st, uint64_t size, char out[32])
+const char *cli_storage_class(const char *listed)
 {
-    char tmp[32];
+    /* S3 lists a class for every object; a store that sends none stores STANDARD. */
+    return listed && listed[0] ? listed : "STANDARD";
+}
 
-    if (st->human)
-        cli_human_size(size, tmp);
-    else
-        snprintf(tmp, sizeof(tmp), "%" PRIu64, size);
-    snprintf(out, 32, "%10s", tmp);
+struct sv cli_etag_bare(const char *etag)
+{
+    size_t n = strlen(etag);
+
+    if (n >= 2 && etag[0] == '"' && etag[n - 1] == '"')
+        return (struct sv){ etag + 1, n - 2 };
+    return (struct sv){ etag, n };
 }
 
 /* The last path segment of a common prefix, "a/b/" -> "b" (components[-2] in the CLI). */
@@ -80,65 +103,119 @@ static struct sv prefix_name(const char *p)
     return (struct sv){ p + start, n - start };
 }
 
-static void print_page(struct ls_state *st, const struct s3_list_objects *page)
+/*
+ * The name column: the full key with --recursive; with a wildcard, the key
+ * relative to the pattern's directory (as s5cmd prints it); else, as the
+ * AWS CLI, what follows the last '/'.
+ */
+static struct sv object_name(const struct ls_state *st, const char *key)
 {
-    struct buf line = BUF_INIT(1 << 20);
+    const char *slash;
+
+    if (st->recursive)
+        return sv_from(key);
+    if (st->pattern)
+        return wild_relative(st->pattern, sv_from(key));
+    slash = strrchr(key, '/');
+    return sv_from(slash ? slash + 1 : key);
+}
+
+/* Width of everything before the size column's end, for PRE lines. */
+static int pre_width(const struct ls_state *st)
+{
+    int w = 19 + 1 + 10;
+
+    if (st->show_class)
+        w += LS_CLASS_WIDTH + 1;
+    if (st->show_etag)
+        w += LS_ETAG_WIDTH + 1;
+    return w;
+}
+
+static void json_entry(struct ls_state *st, const struct listing_entry *en)
+{
+    struct json j = JSON_INIT;
+    struct buf k = BUF_INIT(1 << 16);
+
+    buf_addf(&k, "s3://%s/%s", st->bucket, en->key);
+    json_str(&j, "key", buf_cstr(&k));
+    buf_release(&k);
+    if (en->kind == LISTING_PREFIX) {
+        json_str(&j, "type", "directory");
+        json_end(&j);
+        return;
+    }
+    if (en->kind == LISTING_DELETE_MARKER) {
+        json_str(&j, "type", "delete_marker");
+        json_str(&j, "last_modified", en->last_modified);
+    } else {
+        struct buf etag = BUF_INIT(4096);
+
+        buf_addsv(&etag, cli_etag_bare(en->etag));
+        json_str(&j, "type", "file");
+        json_u64(&j, "size", en->size);
+        json_str(&j, "last_modified", en->last_modified);
+        json_str(&j, "etag", buf_cstr(&etag));
+        json_str(&j, "storage_class", cli_storage_class(en->storage_class));
+        buf_release(&etag);
+    }
+    if (st->versions) {
+        json_str(&j, "version_id", en->version_id);
+        json_bool(&j, "is_latest", en->is_latest);
+    }
+    json_end(&j);
+}
+
+static void text_entry(struct ls_state *st, const struct listing_entry *en)
+{
+    struct buf *l = &st->line;
     char when[32], size[32];
-    size_t i;
+    struct sv name;
 
-    for (i = 0; i < page->n_prefixes; i++) {
-        struct sv name = prefix_name(page->prefixes[i]);
-
-        st->shown++;
-        if (st->json) {
-            struct json j = JSON_INIT;
-            struct buf k = BUF_INIT(1 << 16);
-
-            buf_addf(&k, "s3://%s/%s", st->bucket, page->prefixes[i]);
-            json_str(&j, "key", buf_cstr(&k));
-            json_str(&j, "type", "directory");
-            json_end(&j);
-            buf_release(&k);
-            continue;
-        }
-        buf_reset(&line);
-        buf_addf(&line, "%30s %.*s/\n", "PRE", (int)name.n, name.p);
-        out_text(buf_cstr(&line));
+    buf_reset(l);
+    if (en->kind == LISTING_PREFIX) {
+        name = prefix_name(en->key);
+        buf_addf(l, "%*s ", pre_width(st), "PRE");
+        if (st->versions)
+            buf_addf(l, "%-*s ", LS_VERSION_WIDTH, "");
+        buf_addf(l, "%.*s/\n", (int)name.n, name.p);
+        out_text(buf_cstr(l));
+        return;
     }
-    for (i = 0; i < page->n_objects; i++) {
-        const struct s3_object *o = &page->objects[i];
-        const char *name = o->key;
+    local_time(en->mtime_epoch, when);
+    buf_addf(l, "%s ", when);
+    if (st->show_class)
+        buf_addf(l, "%-*s ", LS_CLASS_WIDTH,
+                 en->kind == LISTING_DELETE_MARKER ? "" : cli_storage_class(en->storage_class));
+    if (st->show_etag) {
+        struct sv etag = cli_etag_bare(en->etag);
+        buf_addf(l, "%-*.*s ", LS_ETAG_WIDTH, (int)etag.n, etag.p);
+    }
+    if (en->kind == LISTING_DELETE_MARKER)
+        snprintf(size, sizeof(size), "DELETE");
+    else if (st->human)
+        cli_human_size(en->size, size);
+    else
+        snprintf(size, sizeof(size), "%" PRIu64, en->size);
+    buf_addf(l, "%10s ", size);
+    if (st->versions)
+        buf_addf(l, "%-*s ", LS_VERSION_WIDTH, en->version_id);
+    name = object_name(st, en->key);
+    buf_addf(l, "%.*s\n", (int)name.n, name.p);
+    out_text(buf_cstr(l));
+}
 
-        st->shown++;
+static void print_entry(struct ls_state *st, const struct listing_entry *en)
+{
+    st->shown++;
+    if (en->kind == LISTING_OBJECT) {
         st->total_objects++;
-        st->total_bytes += o->size;
-        if (st->json) {
-            struct json j = JSON_INIT;
-            struct buf k = BUF_INIT(1 << 16);
-
-            buf_addf(&k, "s3://%s/%s", st->bucket, o->key);
-            json_str(&j, "key", buf_cstr(&k));
-            json_str(&j, "type", "file");
-            json_u64(&j, "size", o->size);
-            json_str(&j, "last_modified", o->last_modified);
-            json_str(&j, "etag", o->etag);
-            json_str(&j, "storage_class", o->storage_class);
-            json_end(&j);
-            buf_release(&k);
-            continue;
-        }
-        if (!st->recursive) {
-            const char *slash = strrchr(name, '/');
-            if (slash)
-                name = slash + 1;
-        }
-        local_time(o->mtime_epoch, when);
-        size_col(st, o->size, size);
-        buf_reset(&line);
-        buf_addf(&line, "%s %s %s\n", when, size, name);
-        out_text(buf_cstr(&line));
+        st->total_bytes += en->size;
     }
-    buf_release(&line);
+    if (st->json)
+        json_entry(st, en);
+    else
+        text_entry(st, en);
 }
 
 static void print_summary(const struct ls_state *st)
@@ -196,46 +273,70 @@ static enum s3c_err list_buckets(struct store_s3 *s, struct ls_state *st, const 
     return rc;
 }
 
-static enum s3c_err list_objects(struct store_s3 *s, struct ls_state *st, const struct s3_uri *u,
-                                 int page_size, const char *op)
+static enum s3c_err list_objects(struct store_s3 *s, struct ls_state *st, const struct listing_opts *o,
+                                 const char *op)
 {
-    struct s3_list_objects page = S3_LIST_OBJECTS_INIT;
+    struct listing l;
     struct s3c_error e = S3C_ERROR_INIT;
-    struct store_s3_list_args a = { u->bucket, u->key, st->recursive ? NULL : "/", NULL, NULL, page_size };
-    char *token = NULL;
+    const struct listing_entry *en;
+    int r;
+
+    listing_open(&l, s, o);
+    while ((r = listing_next(&l, &en, &e)) > 0)
+        print_entry(st, en);
+    listing_close(&l);
+    if (r < 0) {
+        out_error(op, &e);
+        return e.code ? e.code : S3C_EHTTP;
+    }
+    return S3C_OK;
+}
+
+/* --page-size N: 1..1000. */
+enum s3c_err cli_page_size(const char *verb, const char *s, int *out, struct s3c_error *e)
+{
+    char *end;
+    long v;
+
+    if (!s)
+        return S3C_OK;
+    v = strtol(s, &end, 10);
+    if (*end || end == s || v < 1 || v > 1000)
+        return s3c_fail(e, S3C_EUSAGE, "%s: --page-size must be 1..1000, not \"%s\"", verb, s);
+    *out = (int)v;
+    return S3C_OK;
+}
+
+/* --exclude/--include into 'f' and the filter root of 'arg' into 'root' (usage errors). */
+enum s3c_err cli_filters(const struct arg_list *list, const char *arg, struct filter *f,
+                         struct buf *root, struct s3c_error *e)
+{
     enum s3c_err rc;
 
-    st->bucket = u->bucket;
-    do {
-        a.token = token;
-        rc = store_s3_list_objects(s, &a, &page, &e);
-        free(token);
-        token = NULL;
-        if (rc)
-            break;
-        print_page(st, &page);
-        if (page.is_truncated) {
-            if (!page.next_continuation_token[0]) {
-                rc = s3c_fail(&e, S3C_EPARSE, "ListObjectsV2: truncated page without a continuation token");
-                break;
-            }
-            token = strdup(page.next_continuation_token);
-        }
-    } while (token);
-    if (rc)
-        out_error(op, &e);
-    s3_list_objects_release(&page);
+    if (!list->n)
+        return S3C_OK;
+    rc = filter_add_list(f, list->flag, list->v, (size_t)list->n, e);
+    if (!rc)
+        rc = filter_root(arg, true, root, e);
     return rc;
 }
 
 enum s3c_err cmd_ls(struct cli_ctx *c, int argc, char **argv)
 {
-    struct ls_state st = { 0 };
+    struct ls_state st = { .line = BUF_INIT(1 << 20) };
     const char *page_size_s = NULL, *request_payer = NULL;
+    bool humanize = false;
+    struct arg_list filters = { .n = 0 };
     const struct arg_spec specs[] = {
         { "--recursive", "-r", ARG_BOOL, &st.recursive },
         { "--human-readable", NULL, ARG_BOOL, &st.human },
+        { "--humanize", "-H", ARG_BOOL, &humanize },
         { "--summarize", NULL, ARG_BOOL, &st.summarize },
+        { "--etag", "-e", ARG_BOOL, &st.show_etag },
+        { "--storage-class", "-s", ARG_BOOL, &st.show_class },
+        { "--all-versions", NULL, ARG_BOOL, &st.versions },
+        { "--exclude", NULL, ARG_STR_LIST, &filters },
+        { "--include", NULL, ARG_STR_LIST, &filters },
         { "--page-size", NULL, ARG_STR, &page_size_s },
         { "--request-payer", NULL, ARG_STR, &request_payer },
         { NULL, NULL, 0, NULL },
@@ -243,44 +344,61 @@ enum s3c_err cmd_ls(struct cli_ctx *c, int argc, char **argv)
     const char *pos[1];
     struct s3_uri u = S3_URI_INIT;
     struct s3c_error e = S3C_ERROR_INIT;
+    struct listing_opts lo = { 0 };
+    struct filter filter = FILTER_INIT;
+    struct buf root = BUF_INIT(65536), prefix = BUF_INIT(65536);
     struct store_s3 *s;
     char op[1024];
-    int n_pos = 0, page_size = 0;
+    int n_pos = 0;
     enum s3c_err rc;
 
     rc = args_parse("ls", specs, argc, argv, pos, 1, &n_pos, &e);
-    if (!rc && page_size_s) {
-        char *end;
-        long v = strtol(page_size_s, &end, 10);
-        if (*end || v < 1 || v > 1000)
-            rc = s3c_fail(&e, S3C_EUSAGE, "ls: --page-size must be 1..1000, not \"%s\"", page_size_s);
-        page_size = (int)v;
-    }
+    st.human = st.human || humanize;
+    if (!rc)
+        rc = cli_page_size("ls", page_size_s, &lo.page_size, &e);
     if (!rc && n_pos == 1)
         rc = s3_uri_parse(pos[0], &u, &e);
+    if (!rc && (n_pos == 0 || !u.bucket[0]) && (st.versions || filters.n))
+        rc = s3c_fail(&e, S3C_EUSAGE, "ls: --all-versions, --exclude and --include need s3://BUCKET[/PREFIX]");
+    if (!rc && n_pos == 1 && u.bucket[0])
+        rc = cli_filters(&filters, pos[0], &filter, &root, &e);
+    if (!rc && n_pos == 1 && u.bucket[0])
+        rc = listing_set_key(&lo, u.key, &prefix, &e);
     if (rc) {
         out_usage_error(&e);
-        return rc;
+        goto out;
     }
     st.json = out_opts()->json;
     cli_op_name(op, sizeof(op), "ls", n_pos, pos);
     s = cli_s3(c, &e);
     if (!s) {
         out_error(op, &e);
-        s3_uri_release(&u);
-        return e.code;
+        rc = e.code;
+        goto out;
     }
     if (n_pos == 0 || !u.bucket[0]) {
         rc = list_buckets(s, &st, op);
-        s3_uri_release(&u);
-        return rc;
+        goto out;
     }
-    rc = list_objects(s, &st, &u, page_size, op);
+    st.bucket = u.bucket;
+    st.pattern = lo.pattern;
+    lo.bucket = u.bucket;
+    /* A wildcard crosses '/': it lists every key under its literal prefix. */
+    lo.delimiter = st.recursive || lo.pattern ? NULL : "/";
+    lo.versions = st.versions;
+    lo.filter = &filter;
+    lo.filter_root = buf_cstr(&root);
+    rc = list_objects(s, &st, &lo, op);
     if (!rc && st.summarize)
         print_summary(&st);
     /* As the AWS CLI: a prefix that matches nothing exits 1, silently. */
     if (!rc && u.key[0] && st.shown == 0)
         rc = S3C_ENOTFOUND;
+out:
+    filter_release(&filter);
+    buf_release(&root);
+    buf_release(&prefix);
+    buf_release(&st.line);
     s3_uri_release(&u);
     return rc;
 }

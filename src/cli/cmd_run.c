@@ -35,6 +35,7 @@ static const struct {
     { "cp", cp_job_new },
     { "mv", cp_job_new },
     { "sync", sync_job_new },
+    { "rm", rm_job_new },
     { NULL, NULL },
 };
 

@@ -2,7 +2,7 @@
  * cat and pipe: one object to stdout, stdin to one object. Each is `cp` with
  * '-' on one side, run as a cp job (so flags, result lines and errors are
  * cp's); this file only narrows the flags to those that mean something for
- * the verb and checks its single argument. The engine does the streaming:
+ * the verb (cp's own checks them again) and checks its single argument. The engine does the streaming:
  * parallel ranged GETs written in order for stdout, a multipart upload with
  * a bounded window of part buffers for stdin (xfer.c).
  */
@@ -12,16 +12,17 @@
 #include "cli/args.h"
 #include "cli/cmd.h"
 #include "cli/job.h"
+#include "cli/objopts.h"
 #include "cli/output.h"
 #include "plan/wild.h"
 #include "s3/uri.h"
 
 #define STREAM_ARGS_MAX 256
 
-/* The engine knobs both verbs take (all but --stat for cat, which prints nothing else). */
+/* The engine knobs cat takes (JOB_KNOB_SPECS less --expected-size and --stat). */
 struct stream_knobs {
-    const char *numworkers, *concurrency, *part_size, *bwlimit, *expected_size;
-    bool no_progress, stat;
+    const char *numworkers, *concurrency, *part_size, *bwlimit;
+    bool no_progress;
 };
 
 /* One s3://BUCKET/KEY naming an object, or a usage error naming 'verb'. */
@@ -112,43 +113,29 @@ enum s3c_err cmd_cat(struct cli_ctx *c, int argc, char **argv)
 /* pipe s3://B/K: `cp - s3://B/K`, with cp's object flags (as s5cmd's pipe). */
 enum s3c_err cmd_pipe(struct cli_ctx *c, int argc, char **argv)
 {
-    struct stream_knobs k = { 0 };
-    const char *s[12] = { 0 }, *pos[1];
-    bool b[5] = { 0 };
+    struct job_knob_args k = { 0 };
+    struct xfer_obj_opts oo = { 0 };
+    struct objopts_args *oa = calloc(1, sizeof(*oa));
+    const char *pos[1];
+    bool no_overwrite = false, no_clobber = false, raw = false;
     const struct arg_spec specs[] = {
-        { "--content-type", NULL, ARG_STR, &s[0] },
-        { "--cache-control", NULL, ARG_STR, &s[1] },
-        { "--content-encoding", NULL, ARG_STR, &s[2] },
-        { "--content-disposition", NULL, ARG_STR, &s[3] },
-        { "--content-language", NULL, ARG_STR, &s[4] },
-        { "--expires", NULL, ARG_STR, &s[5] },
-        { "--storage-class", NULL, ARG_STR, &s[6] },
-        { "--acl", NULL, ARG_STR, &s[7] },
-        { "--sse", NULL, ARG_STR, &s[8] },
-        { "--sse-kms-key-id", NULL, ARG_STR, &s[9] },
-        { "--request-payer", NULL, ARG_STR, &s[10] },
-        { "--metadata", NULL, ARG_STR, &s[11] },
-        { "--no-guess-mime-type", NULL, ARG_BOOL, &b[0] },
-        { "--no-overwrite", NULL, ARG_BOOL, &b[1] },
-        { "--no-clobber", "-n", ARG_BOOL, &b[2] },
-        { "--raw", NULL, ARG_BOOL, &b[3] }, /* s5cmd's; a destination key is always literal */
-        { "--numworkers", NULL, ARG_STR, &k.numworkers },
-        { "--concurrency", NULL, ARG_STR, &k.concurrency },
-        { "--part-size", NULL, ARG_STR, &k.part_size },
-        { "--bwlimit", NULL, ARG_STR, &k.bwlimit },
-        { "--expected-size", NULL, ARG_STR, &k.expected_size },
-        { "--no-progress", NULL, ARG_BOOL, &k.no_progress },
-        { "--stat", NULL, ARG_BOOL, &k.stat },
+        OBJOPTS_SPECS(&oo, oa),
+        JOB_KNOB_SPECS(&k),
+        { "--no-overwrite", NULL, ARG_BOOL, &no_overwrite },
+        { "--no-clobber", "-n", ARG_BOOL, &no_clobber },
+        { "--raw", NULL, ARG_BOOL, &raw }, /* s5cmd's; a destination key is always literal */
         { NULL, NULL, 0, NULL },
     };
     struct s3c_error e = S3C_ERROR_INIT;
     int n_pos = 0;
-    enum s3c_err rc = args_parse("pipe", specs, argc, argv, pos, 1, &n_pos, &e);
+    enum s3c_err rc = oa ? args_parse("pipe", specs, argc, argv, pos, 1, &n_pos, &e)
+                         : s3c_fail(&e, S3C_ENOMEM, "out of memory");
 
     if (!rc && n_pos != 1)
         rc = s3c_fail(&e, S3C_EUSAGE, "pipe: expected one s3://BUCKET/KEY");
     if (!rc)
         rc = check_object("pipe", pos[0], true, &e);
+    free(oa);
     if (rc) {
         out_usage_error(&e);
         return rc;

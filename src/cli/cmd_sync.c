@@ -6,7 +6,8 @@
  * Each end is a sorted stream of entries (a local walk, plan/walk.h, or an
  * S3 listing, plan/lister.h); plan/merge.h merges the two and decides per
  * key: copy (missing, other size, or newer by the AWS CLI's rules), skip,
- * or, with --delete, delete. Copies become engine objects; so the job (see
+ * or, with --delete, delete. Copies and S3 deletes become engine objects
+ * (the engine batches deletes 1,000 keys a DeleteObjects); so the job (see
  * cli/job.h) never holds more than a listing page, a directory level and
  * the engine's queue, whatever the size of the trees. A side that does not
  * come sorted (an S3 Express directory bucket, "--x-s3") goes through an
@@ -98,10 +99,6 @@ struct sync {
     struct merge m;
     bool merging, ended;
     char op_name[4096];         /* "sync SRC DST", for error lines */
-    /* Deletes of S3 keys, batched (see delete_remote). */
-    struct s3_delete_object *del;
-    char **del_keys;
-    size_t n_del;
 };
 
 /* ---- names and result lines --------------------------------------------------------- */
@@ -550,73 +547,46 @@ static void delete_local(struct sync *s, const struct merge_entry *en)
 }
 
 /*
- * S3 deletes, 1,000 keys a DeleteObjects request. They run here, on the
- * job's side, until the engine takes XFER_DELETE objects; this pair of
- * functions is the only place that knows.
+ * A key the source does not have, as an engine delete: the engine batches
+ * deletes into DeleteObjects requests of 1,000 keys, several in flight.
+ * NULL (reported) when it cannot be made.
  */
-static void delete_remote_flush(struct sync *s)
+static struct xfer_obj *delete_remote(struct sync *s, const struct merge_entry *en)
 {
-    struct s3_delete_result res = S3_DELETE_RESULT_INIT;
+    struct buf key = BUF_INIT(NAME_MAX_BYTES), shown = BUF_INIT(NAME_MAX_BYTES);
     struct s3c_error e = S3C_ERROR_INIT;
-    size_t i, k;
+    struct xfer_obj *o = NULL;
+    struct shown *sh = NULL;
 
-    if (!s->n_del)
-        return;
-    if (store_s3_delete_objects(s->s3, s->dst.bucket, s->del, s->n_del, true, &res, &e))
-        res.n_errors = 0;
-    for (i = 0; i < s->n_del; i++) {
-        struct s3c_error ke = S3C_ERROR_INIT;
-        const struct s3c_error *ep = e.code ? &e : NULL;
-        char shown[8192];
-
-        for (k = 0; !ep && k < res.n_errors; k++) {
-            if (strcmp(res.errors[k].key, s->del_keys[i]))
-                continue;
-            str_copy(ke.s3_code, sizeof(ke.s3_code), res.errors[k].code);
-            ke.http_status = 200;
-            s3c_fail(&ke, S3C_EHTTP, "%s", res.errors[k].message[0] ? res.errors[k].message : "delete failed");
-            ep = &ke;
-        }
-        snprintf(shown, sizeof(shown), "s3://%s/%s", s->dst.bucket, s->del_keys[i]);
-        report(s, XFER_DELETE, shown, NULL, 0, ep);
-        job_count(&s->base, XFER_DELETE, 0, ep);
-        free(s->del_keys[i]);
+    if (path_of(&s->dst, en->rel, &key, &e) || shown_name(&s->dst, en->rel, &shown)) {
+        if (!e.code)
+            s3c_fail(&e, S3C_ENOMEM, "name too long");
+        goto fail;
     }
-    s->n_del = 0;
-    s3_delete_result_release(&res);
-}
-
-static void delete_remote(struct sync *s, const struct merge_entry *en)
-{
-    struct buf key = BUF_INIT(NAME_MAX_BYTES);
-    struct s3c_error e = S3C_ERROR_INIT;
-
-    if (path_of(&s->dst, en->rel, &key, &e)) {
-        fail_line(s, s->op_name, &e);
-        return;
+    o = xfer_obj_new(XFER_DELETE);
+    sh = calloc(1, sizeof(*sh));
+    if (o && sh) {
+        o->src = strdup(buf_cstr(&key));
+        o->src_bucket = strdup(s->dst.bucket);
+        o->opts = &s->oo;       /* --request-payer */
+        sh->src = strdup(buf_cstr(&shown));
     }
-    if (s->base.dryrun) {
-        char shown[8192];
-        snprintf(shown, sizeof(shown), "s3://%s/%s", s->dst.bucket, buf_cstr(&key));
-        report(s, XFER_DELETE, shown, NULL, 0, NULL);
-        buf_release(&key);
-        return;
+    if (!o || !sh || !o->src || !o->src_bucket || !sh->src) {
+        s3c_fail(&e, S3C_ENOMEM, "out of memory");
+        goto fail;
     }
-    if (!s->del) {
-        s->del = calloc(S3_DELETE_MAX_KEYS, sizeof(*s->del));
-        s->del_keys = calloc(S3_DELETE_MAX_KEYS, sizeof(*s->del_keys));
-        if (!s->del || !s->del_keys) {
-            s3c_fail(&e, S3C_ENOMEM, "out of memory");
-            fail_line(s, s->op_name, &e);
-            buf_release(&key);
-            return;
-        }
-    }
-    s->del_keys[s->n_del] = buf_detach(&key);
-    s->del[s->n_del].key = s->del_keys[s->n_del];
-    s->del[s->n_del].version_id = NULL;
-    if (++s->n_del == S3_DELETE_MAX_KEYS)
-        delete_remote_flush(s);
+    o->user = sh;
+    buf_release(&key);
+    buf_release(&shown);
+    return o;
+fail:
+    report(s, XFER_DELETE, shown.len ? buf_cstr(&shown) : s->dst.arg, NULL, 0, &e);
+    job_count(&s->base, XFER_DELETE, 0, &e);
+    shown_free(sh);
+    xfer_obj_free(o);
+    buf_release(&key);
+    buf_release(&shown);
+    return NULL;
 }
 
 /* ---- the job ----------------------------------------------------------------------- */
@@ -651,10 +621,13 @@ static int sync_next(struct job *j, struct xfer_obj **out)
             job_count(j, (int)s->op, 0, &e);
             break;
         case MERGE_DELETE:
-            if (s->dst.s3)
-                delete_remote(s, a.dst);
-            else
+            if (!s->dst.s3) {
                 delete_local(s, a.dst);
+                break;
+            }
+            *out = delete_remote(s, a.dst);
+            if (*out)
+                return XFER_NEXT_ONE;
             break;
         }
     }
@@ -672,8 +645,8 @@ static void sync_done(struct job *j, const struct xfer_obj *o, const struct s3c_
         report(s, o->op, sh->src, sh->dst, sh->size, NULL);
     } else {
         if (!(e && e->code == S3C_ECANCEL))
-            report(s, o->op, sh->src, o->op == XFER_DELETE ? NULL : sh->dst, sh->size, e);
-        job_count(j, (int)o->op, sh->size, e);
+            report(s, o->op, sh->src, sh->dst, sh->size, e);
+        job_count(j, (int)o->op, o->op == XFER_DELETE ? 0 : sh->size, e);
     }
     shown_free(sh);
 }
@@ -723,16 +696,13 @@ static enum s3c_err sync_finish(struct job *j, enum s3c_err engine_rc)
         s3c_fail(&e, S3C_ECANCEL, "interrupted");
         job_count(j, (int)s->op, 0, &e);
         j->n.first_error = S3C_ECANCEL;
-        return job_result(j);   /* interrupted: the deletes not sent yet are not sent */
     }
-    delete_remote_flush(s);
     return job_result(j);
 }
 
 static void sync_free(struct job *j)
 {
     struct sync *s = (struct sync *)j;
-    size_t i;
 
     if (!s)
         return;
@@ -741,10 +711,6 @@ static void sync_free(struct job *j)
     side_close(&s->src);
     side_close(&s->dst);
     filter_release(&s->filter);
-    for (i = 0; i < s->n_del; i++)
-        free(s->del_keys[i]);
-    free(s->del);
-    free(s->del_keys);
     s3_uri_release(&s->su);
     s3_uri_release(&s->du);
     free(s);

@@ -12,18 +12,46 @@ struct help {
 };
 
 static const struct help helps[] = {
-    { "ls", "s3c ls [s3://BUCKET[/PREFIX]] [--recursive] [--human-readable] [--summarize]",
+    { "ls", "s3c ls [s3://BUCKET[/PREFIX|/PATTERN]] [--recursive] [--human-readable] [--summarize] [flags]",
       "List buckets, or the objects and common prefixes (PRE lines) under a prefix,\n"
       "as `aws s3 ls` prints them. --json prints one JSON object per line.\n"
       "  --recursive, -r     list every key under the prefix, with its full name\n"
-      "  --human-readable    sizes in KiB, MiB, GiB...\n"
+      "  --human-readable, --humanize, -H   sizes in KiB, MiB, GiB...\n"
       "  --summarize         print Total Objects and Total Size at the end\n"
-      "  --page-size N       keys per ListObjectsV2 request (default 1000)\n"
-      "Exits 1 when a prefix matches nothing.\n" },
+      "  --etag, -e          an ETag column (s5cmd)\n"
+      "  --storage-class, -s a storage class column (s5cmd)\n"
+      "  --all-versions      every version and delete marker (ListObjectVersions): a\n"
+      "                      version id column, DELETE in the size column of a delete\n"
+      "                      marker, each key's newest first; --summarize counts versions\n"
+      "  --exclude/--include P  AWS CLI filters on the names under the prefix\n"
+      "  --page-size N       keys per list request (default 1000)\n"
+      "Columns: DATE TIME [CLASS] [ETAG] SIZE [VERSION-ID] NAME; the extra ones appear\n"
+      "only when asked for, so the default output is the AWS CLI's.\n"
+      "A PATTERN with s5cmd wildcards ('*' and '?' cross '/', \\* a literal star)\n"
+      "lists every matching key under its literal prefix, named relative to the\n"
+      "pattern's directory (full names with --recursive): ls 's3://b/logs/2024-*/*.gz'.\n"
+      "On a versioned bucket, plain ls shows current objects only (a delete marker\n"
+      "hides its key), as the AWS CLI does.\n"
+      "Exits 1 when a prefix or pattern matches nothing.\n" },
+    { "du", "s3c du s3://BUCKET[/PREFIX|/PATTERN] [--humanize] [--group] [--all-versions] [flags]",
+      "Total objects and bytes under a prefix or wildcard pattern, as s5cmd's du\n"
+      "prints them (\"N bytes in N objects: s3://...\"). Every key under the prefix\n"
+      "counts, however deep. --json prints the totals as JSON lines.\n"
+      "  --humanize, -H, --human-readable   sizes as s5cmd writes them (1.5K, 2.0G)\n"
+      "  --group, -g         one line per storage class\n"
+      "  --all-versions      count every version (delete markers hold no bytes: not counted)\n"
+      "  --exclude/--include P  AWS CLI filters on the names under the prefix\n"
+      "  --page-size N       keys per list request (default 1000)\n" },
     { "mb", "s3c mb s3://BUCKET",
       "Create a bucket in the configured region (LocationConstraint outside us-east-1).\n" },
     { "rb", "s3c rb s3://BUCKET [--force]",
-      "Remove an empty bucket. --force first deletes every object in it.\n" },
+      "Remove an empty bucket. --force first deletes everything in it. On a versioned\n"
+      "bucket that means every version and delete marker too: a plain delete there\n"
+      "only adds a delete marker, so the AWS CLI's rb --force deletes the current\n"
+      "objects, leaves their history and then fails with BucketNotEmpty. Whoever\n"
+      "says --force wants the bucket gone, and a removed bucket keeps no history\n"
+      "anyway, so s3c removes it all. Stores without ListObjectVersions get the plain\n"
+      "deletes.\n" },
     { "head", "s3c head s3://BUCKET[/KEY]",
       "Print an object's metadata (HeadObject) as JSON, with the same field names as\n"
       "`aws s3api head-object`; with no key, check the bucket (HeadBucket).\n" },
@@ -58,6 +86,20 @@ static const struct help helps[] = {
       "the lines before it to finish. A failed line is named by its number; exit code 1.\n" },
     { "mv", "s3c mv SRC DST [--recursive] [flags]",
       "Like cp, then delete each source once its copy has been verified.\n" },
+    { "rm", "s3c rm s3://BUCKET/KEY... [--recursive] [--exclude P] [--include P] [--dryrun] [--all-versions]",
+      "Delete objects: one key, every key under a prefix (--recursive), or every key an\n"
+      "s5cmd wildcard matches ('*' and '?', which cross '/'). Several arguments may be\n"
+      "given. Deletes go 1,000 keys to a DeleteObjects request, several in flight.\n"
+      "Deleting a key that does not exist succeeds, as on S3.\n"
+      "  --recursive, -r        every key under s3://BUCKET/PREFIX/ (the whole bucket for s3://BUCKET)\n"
+      "  --exclude/--include P  AWS CLI filters: the last matching one wins\n"
+      "  --raw                  take the key literally (no wildcards)\n"
+      "  --dryrun               print what would be deleted, delete nothing\n"
+      "  --version-id V         delete that version of one object\n"
+      "  --all-versions         delete every version and delete marker of the keys selected\n"
+      "  --request-payer requester\n"
+      "  --concurrency N, --numworkers N   fixed requests in flight (default: adaptive)\n"
+      "Each key that fails is one error line; any failure exits 1.\n" },
     { "cat", "s3c cat s3://BUCKET/KEY [--raw] [--part-size SIZE] [--concurrency N]",
       "Write an object to stdout: ranged GETs in parallel, written in order, with at\n"
       "most 64 MiB in memory (8 ranges of 8 MiB; small objects in smaller ranges).\n"

@@ -70,10 +70,9 @@ struct transfer {
     char *walk_match;               /* text before each rel to match 'pattern' ("dir/") */
     struct filter filter;           /* --exclude / --include */
     char *filter_root;
-    /* mv: sources to delete, batched. */
-    struct s3_delete_object *del;
-    char **del_keys;
-    size_t n_del;
+    struct pending_del *dels;       /* mv: sources to delete, not yet yielded */
+    uint64_t inflight;              /* objects yielded, not yet done */
+    bool source_done;
 };
 
 static void shown_free(struct shown *s)
@@ -142,41 +141,21 @@ static void report(struct transfer *t, const struct shown *sh, enum xfer_op op,
 
 /* ---- mv: delete sources after their copy ----------------------------------------- */
 
-static void flush_deletes(struct transfer *t)
-{
-    struct s3_delete_result res = S3_DELETE_RESULT_INIT;
-    struct s3c_error e = S3C_ERROR_INIT;
-    size_t i;
-
-    if (!t->n_del)
-        return;
-    if (store_s3_delete_objects(t->s3, t->su.bucket, t->del, t->n_del, true, &res, &e)) {
-        char op[1024];
-        snprintf(op, sizeof(op), "mv: delete %zu sources in s3://%s", t->n_del, t->su.bucket);
-        out_error(op, &e);
-        for (i = 0; i < t->n_del; i++)
-            job_count(&t->base, XFER_DELETE, 0, &e);
-    } else {
-        for (i = 0; i < res.n_errors; i++) {
-            struct s3c_error de = S3C_ERROR_INIT;
-            char op[4096];
-
-            snprintf(op, sizeof(op), "mv: delete s3://%s/%s", t->su.bucket, res.errors[i].key);
-            str_copy(de.s3_code, sizeof(de.s3_code), res.errors[i].code);
-            de.http_status = 200;
-            s3c_fail(&de, S3C_EHTTP, "%s", res.errors[i].message[0] ? res.errors[i].message : "delete failed");
-            out_error(op, &de);
-            job_count(&t->base, XFER_DELETE, 0, &de);
-        }
-    }
-    for (i = 0; i < t->n_del; i++)
-        free(t->del_keys[i]);
-    t->n_del = 0;
-    s3_delete_result_release(&res);
-}
+/*
+ * A verified copy's S3 source becomes an XFER_DELETE object for the engine,
+ * which batches deletes 1,000 keys a DeleteObjects request (across every job
+ * of a run). Until the listing is done and every copy has answered, next()
+ * says XFER_NEXT_WAIT rather than END, since a done copy may still add one.
+ */
+struct pending_del {
+    char *key;
+    struct pending_del *next;
+};
 
 static void delete_source(struct transfer *t, const struct xfer_obj *o, const struct shown *sh)
 {
+    struct pending_del *d;
+
     if (o->op == XFER_UPLOAD) {
         if (unlink(o->src) != 0) {
             struct s3c_error e = S3C_ERROR_INIT;
@@ -188,13 +167,52 @@ static void delete_source(struct transfer *t, const struct xfer_obj *o, const st
         }
         return;
     }
-    t->del_keys[t->n_del] = strdup(o->src);
-    t->del[t->n_del].key = t->del_keys[t->n_del];
-    t->del[t->n_del].version_id = NULL;
-    if (t->del_keys[t->n_del])
-        t->n_del++;
-    if (t->n_del == S3_DELETE_MAX_KEYS)
-        flush_deletes(t);
+    d = calloc(1, sizeof(*d));
+    if (d && (d->key = strdup(o->src))) {
+        d->next = t->dels;
+        t->dels = d;
+        return;
+    }
+    free(d);
+    {
+        struct s3c_error e = S3C_ERROR_INIT;
+        s3c_fail(&e, S3C_ENOMEM, "out of memory: s3://%s/%s was copied but not deleted", t->su.bucket, o->src);
+        out_error("mv", &e);
+        job_count(&t->base, XFER_DELETE, 0, &e);
+    }
+}
+
+/* The next source delete as an engine object, or NULL. */
+static struct xfer_obj *next_delete(struct transfer *t)
+{
+    struct pending_del *d = t->dels;
+    struct xfer_obj *o;
+
+    if (!d || !(o = xfer_obj_new(XFER_DELETE)))
+        return NULL;
+    o->src_bucket = strdup(t->su.bucket);
+    if (!o->src_bucket) {
+        xfer_obj_free(o);
+        return NULL;
+    }
+    o->src = d->key;
+    t->dels = d->next;
+    free(d);
+    return o;
+}
+
+/* A source delete answered: only failures are news (the move line is out). */
+static void delete_done(struct transfer *t, const struct xfer_obj *o, const struct s3c_error *e)
+{
+    char op[4096];
+
+    if (!e)
+        return;
+    if (e->code != S3C_ECANCEL) {
+        snprintf(op, sizeof(op), "mv: delete s3://%s/%s", o->src_bucket, o->src);
+        out_error(op, e);
+    }
+    job_count(&t->base, XFER_DELETE, 0, e);
 }
 
 static void on_done(struct job *j, const struct xfer_obj *o, const struct s3c_error *e)
@@ -202,6 +220,11 @@ static void on_done(struct job *j, const struct xfer_obj *o, const struct s3c_er
     struct transfer *t = (struct transfer *)j;
     struct shown *sh = o->user;
 
+    t->inflight--;
+    if (o->op == XFER_DELETE) {
+        delete_done(t, o, e);
+        return;
+    }
     if (j->dryrun) {
         report(t, sh, o->op, NULL);
         shown_free(sh);
@@ -571,7 +594,8 @@ static enum s3c_err setup_ends(struct transfer *t, int n_pos, const char **pos, 
     t->dst_s3 = s3_uri_is(pos[1]);
     if (!t->src_s3 && !t->dst_s3)
         return s3c_fail(e, S3C_EUSAGE, "%s: at least one of the paths must be s3://", t->base.verb);
-    if ((!strcmp(pos[0], "-") || !strcmp(pos[1], "-")) && (t->recursive || t->mv))
+    if ((!strcmp(pos[0], "-") || !strcmp(pos[1], "-")) &&
+        (t->recursive || t->mv || (!t->raw && wild_has(pos[0]))))
         return s3c_fail(e, S3C_EUSAGE, "%s: \"-\" (standard input or output) works with a single object only", t->base.verb);
     if (t->src_s3 && (rc = s3_uri_parse(pos[0], &t->su, e)))
         return rc;
@@ -587,7 +611,15 @@ static enum s3c_err setup_ends(struct transfer *t, int n_pos, const char **pos, 
 
 static int job_next(struct job *j, struct xfer_obj **out)
 {
-    return next_obj((struct transfer *)j, out) ? XFER_NEXT_ONE : XFER_NEXT_END;
+    struct transfer *t = (struct transfer *)j;
+
+    if ((*out = next_delete(t)) || (!t->source_done && next_obj(t, out))) {
+        t->inflight++;
+        return XFER_NEXT_ONE;
+    }
+    t->source_done = true;
+    /* mv: a copy still in flight may yet need its source deleted. */
+    return t->mv && t->src_s3 && t->inflight ? XFER_NEXT_WAIT : XFER_NEXT_END;
 }
 
 /* Pick the source of objects: one object, an S3 listing or a local walk. Errors are reported here. */
@@ -668,12 +700,6 @@ static enum s3c_err job_start(struct job *j)
         out_error(op, &e);
         return rc;
     }
-    if (t->mv && t->src_s3) {
-        t->del = calloc(S3_DELETE_MAX_KEYS, sizeof(*t->del));
-        t->del_keys = calloc(S3_DELETE_MAX_KEYS, sizeof(*t->del_keys));
-        if (!t->del || !t->del_keys)
-            return S3C_ENOMEM;
-    }
     return S3C_OK;
 }
 
@@ -687,7 +713,6 @@ static enum s3c_err job_finish(struct job *j, enum s3c_err engine_rc)
         job_count(j, t->mv ? JOB_OP_MOVE : (int)t->op, 0, &e);
         j->n.first_error = S3C_ECANCEL;
     }
-    flush_deletes(t);
     return job_result(j);
 }
 
@@ -706,8 +731,12 @@ static void job_free(struct job *j)
     free(t->filter_root);
     lister_close(&t->lister);
     free(t->prefix);
-    free(t->del);
-    free(t->del_keys);
+    while (t->dels) {
+        struct pending_del *d = t->dels;
+        t->dels = d->next;
+        free(d->key);
+        free(d);
+    }
     s3_uri_release(&t->su);
     s3_uri_release(&t->du);
     free(t);

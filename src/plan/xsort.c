@@ -266,6 +266,8 @@ enum s3c_err xsort_add(struct xsort *s, const struct merge_entry *en, struct s3c
     return S3C_OK;
 }
 
+static enum s3c_err start_reading(struct xsort *s, struct s3c_error *e);
+
 enum s3c_err xsort_add_all(struct xsort *s, merge_next_fn next, void *ctx, struct s3c_error *e)
 {
     for (;;) {
@@ -278,7 +280,8 @@ enum s3c_err xsort_add_all(struct xsort *s, merge_next_fn next, void *ctx, struc
         if (r < 0)
             return e->code ? e->code : s3c_fail(e, S3C_EINTERNAL, "a listing failed");
         if (r == 0)
-            return S3C_OK;
+            /* Adding is over: spill and free the batch now, so the memory is free for the next side. */
+            return start_reading(s, e);
         if ((rc = xsort_add(s, &en, e)))
             return rc;
     }

@@ -41,7 +41,11 @@ struct xsort *xsort_new(size_t budget_bytes, const char *tmp_dir, struct s3c_err
 /* Add a copy of one entry. S3C_EIO when a run cannot be written (disk full), S3C_ENOMEM. */
 enum s3c_err xsort_add(struct xsort *s, const struct merge_entry *en, struct s3c_error *e);
 
-/* Add every entry of a side (a merge_next_fn) until its end; its failure is returned. */
+/*
+ * Add every entry of a side (a merge_next_fn) until its end, and end adding
+ * (the last batch goes to disk and its memory is freed when there are runs
+ * already). The side's failure, or a sort file's, is returned.
+ */
 enum s3c_err xsort_add_all(struct xsort *s, merge_next_fn next, void *ctx, struct s3c_error *e);
 
 /*

@@ -139,6 +139,7 @@ void s3_amz_date(time_t t, char out[17]);
 
 struct s3_list_buckets;
 struct s3_list_objects;
+struct s3_list_versions;
 struct s3_delete_result;
 struct s3_delete_object;
 
@@ -157,6 +158,23 @@ struct store_s3_list_args {
 };
 enum s3c_err store_s3_list_objects(struct store_s3 *s, const struct store_s3_list_args *a,
                                    struct s3_list_objects *out, struct s3c_error *e);
+
+/*
+ * ListObjectVersions with encoding-type=url: one page of versions and
+ * delete markers in key order (newest first within a key). NULL or ""
+ * leaves a parameter out. The next page starts at the reply's
+ * next_key_marker and next_version_id_marker.
+ */
+struct store_s3_list_versions_args {
+    const char *bucket;
+    const char *prefix;
+    const char *delimiter;
+    const char *key_marker;         /* next_key_marker of the previous page */
+    const char *version_id_marker;  /* next_version_id_marker of the previous page */
+    int max_keys;                   /* 0: server default (1000) */
+};
+enum s3c_err store_s3_list_object_versions(struct store_s3 *s, const struct store_s3_list_versions_args *a,
+                                           struct s3_list_versions *out, struct s3c_error *e);
 
 /* HeadObject (key set) or HeadBucket (key NULL); the reply headers are in x->resp. */
 enum s3c_err store_s3_head(struct store_s3 *s, const char *bucket, const char *key,

@@ -72,6 +72,38 @@ enum s3c_err store_s3_list_objects(struct store_s3 *s, const struct store_s3_lis
     return rc;
 }
 
+enum s3c_err store_s3_list_object_versions(struct store_s3 *s, const struct store_s3_list_versions_args *a,
+                                           struct s3_list_versions *out, struct s3c_error *e)
+{
+    struct s3_req r = { .method = "GET", .bucket = a->bucket };
+    struct buf q = BUF_INIT(16384);
+    char max[16];
+    enum s3c_err rc;
+
+    rc = s3_query_add(&q, "versions", "");
+    if (!rc && a->delimiter && a->delimiter[0])
+        rc = s3_query_add(&q, "delimiter", a->delimiter);
+    if (!rc)
+        rc = s3_query_add(&q, "encoding-type", "url");
+    if (!rc && a->key_marker && a->key_marker[0])
+        rc = s3_query_add(&q, "key-marker", a->key_marker);
+    if (!rc && a->max_keys > 0) {
+        snprintf(max, sizeof(max), "%d", a->max_keys);
+        rc = s3_query_add(&q, "max-keys", max);
+    }
+    if (!rc && a->prefix && a->prefix[0])
+        rc = s3_query_add(&q, "prefix", a->prefix);
+    /* A version-id-marker without a key-marker is an error on S3. */
+    if (!rc && a->key_marker && a->key_marker[0] && a->version_id_marker && a->version_id_marker[0])
+        rc = s3_query_add(&q, "version-id-marker", a->version_id_marker);
+    if (rc)
+        return s3c_fail(e, rc, "out of memory");
+    r.query = buf_cstr(&q);
+    rc = send_parse(s, &r, S3_REPLY_LIST_VERSIONS, out, e);
+    buf_release(&q);
+    return rc;
+}
+
 enum s3c_err store_s3_head(struct store_s3 *s, const char *bucket, const char *key,
                            struct http_xfer *x, struct s3c_error *e)
 {

@@ -28,6 +28,7 @@
 #include "base/str.h"
 #include "s3/xml.h"
 #include "store/store_fs.h"
+#include "xfer/del.h"
 #include "xfer/journal.h"
 
 #define SMALL_BODY_MAX ((uint64_t)64 << 10)    /* read whole, send with Content-MD5 */
@@ -37,6 +38,9 @@
 #define ADAPT_WINDOW_MIN_MS 50
 #define ADAPT_WINDOW_MAX_MS 500
 #define REPLY_BODY_MAX ((size_t)4 << 20)
+#define DELETE_BATCHES_INFLIGHT 8               /* DeleteObjects requests in flight at once */
+#define DELETE_OPEN_MAX 16                      /* buckets with a batch being filled */
+#define DELETE_BODY_MAX ((size_t)8 << 20)       /* 1,000 keys of 1 KiB, escaped */
 
 static volatile sig_atomic_t cancel_requested;
 
@@ -55,6 +59,8 @@ enum req_kind {
     RK_COPY,            /* CopyObject */
     RK_COPY_PART,       /* UploadPartCopy */
     RK_HEAD_SRC,        /* HeadObject of a copy's source, for its headers */
+    RK_DELETE,          /* DeleteObjects of a batch (struct del_send) */
+    RK_DELETE_ONE,      /* DeleteObject of one key that XML cannot carry */
     RK_HEAD_INFO,       /* HeadObject before a ranged download: size, ETag, stored checksum */
     RK_HEAD_PART1,      /* HeadObject ?partNumber=1: the part size of a multipart object */
     RK_LIST_PARTS,      /* ListParts of a journaled upload (--resume) */
@@ -117,6 +123,8 @@ struct xfer_obj_state {
     bool eof;                       /* stdin: all of it has been read */
     bool grow;                      /* stdin: no expected size, so parts grow (xfer_stream_part_size) */
     struct buf pending;             /* stdin: the next part, filled as stdin gives it */
+    struct buf spare[16];           /* stdin: buffers of parts sent, for the next parts (no fresh pages) */
+    int n_spare;
     uint64_t streamed;              /* stdout: bytes written so far */
     struct hash_ctx *stream_md5;    /* stdout: MD5 of the whole object */
     bool reader_gone;               /* stdout: its reader closed it (EPIPE): end quietly */
@@ -172,6 +180,8 @@ struct req {
     struct buf mem;                 /* small upload body / request XML */
     struct buf query;
     char hdr_md5[32];               /* Content-MD5 of a memory body */
+    unsigned char mem_md5[MD5_LEN]; /* the same, raw (mem_digests) */
+    bool sent_mem;                  /* this exchange sent 'mem': its MD5 is mem_md5 */
     char hdr_crc64[24];             /* x-amz-checksum-crc64nvme of a memory body, or "" */
     char hdr_range[80];
     struct buf hdr_copy_src;
@@ -211,6 +221,11 @@ struct engine {
     bool bw_paused;                 /* some transfer waits for tokens */
     bool stdin_wait;                /* a stdin part waits for more input: wake on stdin too */
     enum s3c_err first_error;
+    /* Deletes: batched per bucket (xfer/del.h), several batches in flight. */
+    struct xfer_del_queue del;
+    int del_sending;                /* batches in flight or waiting to retry */
+    int n_deletes;                  /* delete objects started and not finished */
+    bool source_wait;               /* the source said WAIT: ask again after the next done */
     bool no_part_number;            /* the store ignores ?partNumber= (Ceph 16) */
     bool no_trailers;               /* the store refuses aws-chunked trailers (Ceph 16): none from now on */
     struct xfer_obj_state *seq_work; /* DL_SEQ objects with parts on disk not yet hashed */
@@ -374,6 +389,8 @@ static void obj_state_free(struct xfer_obj_state *os)
         free(os->win[i].data);
     free(os->win);
     buf_release(&os->pending);
+    while (os->n_spare > 0)
+        buf_release(&os->spare[--os->n_spare]);
     buf_release(&os->src_headers);
     hash_free(os->stream_md5);
     free(os->part_crcs);
@@ -442,6 +459,9 @@ static void obj_finish(struct engine *g, struct xfer_obj_state *os)
     }
     seq_remove(g, os);
     g->n_objects--;
+    if (o->op == XFER_DELETE)
+        g->n_deletes--;
+    g->source_wait = false; /* a done may let the source produce more */
     if (g->opts.done)
         g->opts.done(g->opts.done_ctx, o, os->failed ? &os->err : NULL);
     o->st = NULL;
@@ -624,8 +644,9 @@ static enum http_sink_verdict write_dst(void *ctx, const char *p, size_t n)
         r->local_failed = true;
         return HTTP_SINK_ABORT;
     }
-    /* Per-request MD5: what a whole GET or an upload part is checked by; ranges need it only as parts. */
-    if (!r->os->n_parts || r->os->check == DL_PARTS)
+    /* Per-request MD5: what a whole GET is checked by; ranges need it only as parts
+     * (stdout ranges have the stream's own check, stdout_verify). */
+    if (!r->os->win && (!r->os->n_parts || r->os->check == DL_PARTS))
         hash_update(r->md5, p, n);
     if (r->os->check == DL_CRC)
         r->crc = ck_update(r->os->ck_algo, r->crc, p, n);
@@ -749,6 +770,7 @@ static enum s3c_err req_submit(struct engine *g, struct req *r, struct s3c_error
     if (!r->md5)
         return s3c_fail(e, S3C_ENOMEM, "out of memory");
     r->hashed = r->got = r->crc = 0;
+    r->sent_mem = false;
     r->local_failed = false;
     r->flex = false;
     http_xfer_release(&r->http); /* a retry's previous reply */
@@ -769,7 +791,7 @@ static enum s3c_err req_submit(struct engine *g, struct req *r, struct s3c_error
             s3_req_header(&q, "Content-MD5", r->hdr_md5);
             if (r->hdr_crc64[0])
                 s3_req_header(&q, "x-amz-checksum-crc64nvme", r->hdr_crc64);
-            hash_update(r->md5, r->mem.data ? r->mem.data : "", r->mem.len);
+            r->sent_mem = true;
             r->hashed = r->mem.len;
             g->stats.bytes_live += r->mem.len;
         } else {
@@ -841,7 +863,7 @@ static enum s3c_err req_submit(struct engine *g, struct req *r, struct s3c_error
             s3_req_header(&q, "Content-MD5", r->hdr_md5);
             if (os->mpu_crc && r->hdr_crc64[0])
                 s3_req_header(&q, "x-amz-checksum-crc64nvme", r->hdr_crc64);
-            hash_update(r->md5, r->mem.data, r->mem.len);
+            r->sent_mem = true;
             r->hashed = r->mem.len;
             g->stats.bytes_live += r->mem.len;
         } else if (r->kind == RK_PART) {
@@ -926,6 +948,25 @@ static enum s3c_err req_submit(struct engine *g, struct req *r, struct s3c_error
         else if (oo && oo->no_overwrite)
             s3_req_header(&q, "If-None-Match", "*");
         break;
+    case RK_DELETE:
+        q.method = "POST";
+        q.bucket = o->src_bucket;
+        q.query = "delete=";
+        q.body = r->mem.data;
+        q.body_len = r->mem.len;
+        s3_req_header(&q, "Content-Type", "application/xml");
+        /* DeleteObjects requires an integrity header; Content-MD5 is the one every store knows. */
+        s3_req_header(&q, "Content-MD5", r->hdr_md5);
+        break;
+    case RK_DELETE_ONE:
+        q.method = "DELETE";
+        q.bucket = o->src_bucket;
+        q.key = o->src;
+        if (o->version_id && o->version_id[0]) {
+            rc = s3_query_add(&r->query, "versionId", o->version_id);
+            q.query = buf_cstr(&r->query);
+        }
+        break;
     }
     if (rc)
         return s3c_fail(e, rc, "out of memory");
@@ -959,6 +1000,9 @@ static void on_http_done(struct http_xfer *x, void *ctx)
 }
 
 /* ---- failing and retrying ------------------------------------------------------ */
+
+static void del_batch_fail(struct engine *g, struct req *r, const struct s3c_error *e);
+static void on_delete_batch(struct engine *g, struct req *r);
 
 static void obj_fail(struct engine *g, struct xfer_obj_state *os, const struct s3c_error *e)
 {
@@ -1006,6 +1050,10 @@ static void req_fail(struct engine *g, struct req *r, const struct s3c_error *e,
         r->due_ms = now_ms() + backoff_ms;
         r->next = g->retry;
         g->retry = r;
+        return;
+    }
+    if (r->kind == RK_DELETE) {
+        del_batch_fail(g, r, e);
         return;
     }
     if (r->kind == RK_ABORT) {
@@ -1070,7 +1118,10 @@ static bool verify_sent(struct engine *g, struct req *r, unsigned char md5[MD5_L
     struct sv etag;
     char want[33], got[33];
 
-    hash_final(r->md5, md5);
+    if (r->sent_mem)
+        memcpy(md5, r->mem_md5, MD5_LEN); /* hashed once, for Content-MD5 */
+    else
+        hash_final(r->md5, md5);
     if (!g->opts.verify || r->hashed != r->len)
         return true;
     if (!http_resp_header(&r->http.resp, "etag", &etag) || !etag_is_md5(etag, got) ||
@@ -1218,6 +1269,11 @@ static void on_part(struct engine *g, struct req *r)
         g->stats.bytes += r->len;
     }
     os->parts_done++;
+    if (os->stream && r->mem.cap > (1u << 20) && os->n_spare < (int)(sizeof(os->spare) / sizeof(os->spare[0]))) {
+        /* Keep the part's buffer for a later part: it counts as the part it was. */
+        os->spare[os->n_spare++] = r->mem;
+        r->mem = (struct buf)BUF_INIT((size_t)SMALL_BODY_MAX + (1 << 20));
+    }
     req_put_back(g, r);
     if (os->failed) {
         maybe_finish(g, os);
@@ -1964,6 +2020,8 @@ static const char *req_op_name(enum req_kind k)
     case RK_HEAD_SRC:
     case RK_HEAD_INFO:
     case RK_HEAD_PART1: return "HeadObject";
+    case RK_DELETE: return "DeleteObjects";
+    case RK_DELETE_ONE: return "DeleteObject";
     case RK_LIST_PARTS: return "ListParts";
     }
     return "request";
@@ -2001,7 +2059,7 @@ static void stop_run(struct engine *g, struct req *r, struct s3c_error *e)
                  req_op_name(r->kind), o->src_bucket, o->dst_bucket, e->msg);
     else
         snprintf(msg, sizeof(msg), "%s in s3://%s: %.300s; stopped, nothing more was tried", req_op_name(r->kind),
-                 reads ? o->src_bucket : o->dst_bucket, e->msg);
+                 reads || o->op == XFER_DELETE ? o->src_bucket : o->dst_bucket, e->msg);
     str_copy(e->msg, sizeof(e->msg), msg);
     g->stop = true;
     g->stop_err = *e;
@@ -2095,6 +2153,8 @@ static void req_done(struct engine *g, struct req *r)
     case RK_LIST_PARTS: on_list_parts(g, r); break;
     case RK_GET: on_get(g, r); break;
     case RK_HEAD_SRC: on_head_src(g, r); break;
+    case RK_DELETE: on_delete_batch(g, r); break;
+    case RK_DELETE_ONE: on_single(g, r); break;
     case RK_HEAD_INFO: on_head_info(g, r); break;
     case RK_HEAD_PART1: on_head_part1(g, r, true); break;
     }
@@ -2149,6 +2209,7 @@ static void mem_digests(struct engine *g, struct req *r, bool whole_object)
     const char *p = r->mem.data ? r->mem.data : "";
 
     hash_md5(p, r->mem.len, md5);
+    memcpy(r->mem_md5, md5, MD5_LEN);
     base64_encode(md5, MD5_LEN, &b64);
     str_copy(r->hdr_md5, sizeof(r->hdr_md5), buf_cstr(&b64));
     r->hdr_crc64[0] = '\0';
@@ -2176,6 +2237,16 @@ static void mem_digests(struct engine *g, struct req *r, bool whole_object)
  */
 static enum s3c_err stdin_fill(struct xfer_obj_state *os, uint64_t want, bool block, struct s3c_error *e)
 {
+    while (!os->pending.data && os->n_spare > 0) {
+        struct buf b = os->spare[--os->n_spare];
+        if (b.cap > want) {
+            os->pending = b;
+            os->pending.len = 0;
+            os->pending.max = (size_t)want + 1;
+        } else {
+            buf_release(&b); /* parts grew past it */
+        }
+    }
     if (!os->pending.data) {
         os->pending = (struct buf)BUF_INIT((size_t)want + 1);
         if (buf_grow(&os->pending, (size_t)want))
@@ -2308,6 +2379,199 @@ fail:
     return NULL;
 }
 
+/* ---- deletes: DeleteObjects batches ------------------------------------------------- */
+
+/*
+ * A batch in flight: the request's owner. The carrier is what req_submit
+ * reads (the bucket and request payer); the batch's own objects wait with
+ * no request of theirs and finish together when the reply is judged.
+ */
+struct del_send {
+    struct xfer_obj carrier;
+    struct xfer_obj_opts oo;
+    struct xfer_obj_state st;       /* counts the request, never fails or finishes */
+    struct xfer_del_batch *batch;
+};
+
+static struct del_send *del_send_of(struct req *r)
+{
+    return (struct del_send *)(void *)((char *)r->os - offsetof(struct del_send, st));
+}
+
+/* A per-key <Error> as an object's error: "Access Denied (AccessDenied)". */
+static void del_key_error(struct s3c_error *e, const struct s3_delete_error *de)
+{
+    const char *code = de->code && de->code[0] ? de->code : "InternalError";
+    enum s3c_err c = !strcmp(code, "AccessDenied") ? S3C_EAUTH : S3C_EHTTP;
+
+    if (de->message && de->message[0] && strcmp(de->message, code) != 0)
+        s3c_fail(e, c, "%s (%s)", de->message, code);
+    else
+        s3c_fail(e, c, "%s", code);
+    str_copy(e->s3_code, sizeof(e->s3_code), code);
+}
+
+/*
+ * Finish every object of 'b': all with 'all' when set, else by their per-key
+ * result. Frees 'b'. A run-wide error (the bucket is gone...) is the first
+ * key's; the others end as cancelled, as the rest of a stopped run does.
+ */
+static void del_batch_finish(struct engine *g, struct xfer_del_batch *b, const struct s3c_error *all)
+{
+    struct s3c_error stopped = S3C_ERROR_INIT;
+    size_t i;
+
+    if (all && g->stop && all->code != S3C_ECANCEL)
+        s3c_fail(&stopped, S3C_ECANCEL, "stopped");
+    for (i = 0; i < b->n; i++) {
+        struct xfer_obj_state *os = b->items[i].ctx;
+
+        if (all) {
+            os->failed = true;
+            os->err = i > 0 && stopped.code ? stopped : *all;
+        } else if (b->items[i].err) {
+            os->failed = true;
+            del_key_error(&os->err, b->items[i].err);
+        }
+        os->phase = PH_END;
+        obj_finish(g, os); /* frees the object the item's key points into */
+    }
+    xfer_del_batch_free(b);
+}
+
+static void del_send_finish(struct engine *g, struct del_send *ds, const struct s3c_error *all)
+{
+    g->del_sending--;
+    del_batch_finish(g, ds->batch, all);
+    free(ds);
+}
+
+/* The whole DeleteObjects request failed (after its retries): so did each of its keys. */
+static void del_batch_fail(struct engine *g, struct req *r, const struct s3c_error *e)
+{
+    struct del_send *ds = del_send_of(r);
+    struct s3c_error copy = *e; /* 'e' may live in the request */
+
+    req_put_back(g, r);
+    del_send_finish(g, ds, &copy);
+}
+
+static void on_delete_batch(struct engine *g, struct req *r)
+{
+    struct s3_delete_result res = S3_DELETE_RESULT_INIT;
+    struct s3c_error e = S3C_ERROR_INIT;
+    struct sv body = buf_sv(&r->http.resp.body);
+    struct del_send *ds;
+
+    /* A 200 may still carry an <Error> document: retry it as S3 would have answered 5xx. */
+    if (s3_xml_body_kind(body) != S3_BODY_RESULT) {
+        struct s3_error er = S3_ERROR_INIT;
+        s3_parse_error(body, &er, NULL);
+        s3c_fail(&e, S3C_EHTTP, "DeleteObjects failed: %s", er.code[0] ? er.code : "malformed reply");
+        str_copy(e.s3_code, sizeof(e.s3_code), er.code[0] ? er.code : "InternalError");
+        s3_error_release(&er);
+        req_fail(g, r, &e, true, 0);
+        return;
+    }
+    if (s3_parse_delete_result(body, &res, &e)) {
+        s3_delete_result_release(&res);
+        req_fail(g, r, &e, true, 0);
+        return;
+    }
+    ds = del_send_of(r);
+    xfer_del_match(ds->batch, &res);
+    req_put_back(g, r);
+    del_send_finish(g, ds, NULL);
+    s3_delete_result_release(&res);
+}
+
+/*
+ * Open batches go when nothing can fill them any more: the source ended, or
+ * it waits and every object still running is a delete (mv's deletes follow
+ * copies: while a copy runs, its delete may yet join the batch).
+ */
+static bool del_flushable(const struct engine *g)
+{
+    return g->source_done || (g->source_wait && g->n_objects == g->n_deletes);
+}
+
+/* The DeleteObjects request of the next closed batch, when one may be sent now. */
+static struct req *del_next_batch(struct engine *g)
+{
+    struct xfer_del_batch *b;
+
+    if (g->del_sending >= DELETE_BATCHES_INFLIGHT)
+        return NULL;
+    if (!g->del.ready && g->del.open && del_flushable(g))
+        xfer_del_flush(&g->del);
+    while ((b = xfer_del_take(&g->del))) {
+        struct s3c_error e = S3C_ERROR_INIT;
+        struct del_send *ds = calloc(1, sizeof(*ds));
+        struct req *r = NULL;
+
+        g->del_sending++;
+        if (!ds) {
+            s3c_fail(&e, S3C_ENOMEM, "out of memory");
+            g->del_sending--;
+            del_batch_finish(g, b, &e);
+            continue;
+        }
+        ds->batch = b;
+        ds->carrier.op = XFER_DELETE;
+        ds->carrier.src_bucket = b->bucket;
+        ds->carrier.mtime = -1;
+        ds->oo.request_payer = b->payer;
+        ds->carrier.opts = &ds->oo;
+        ds->st.o = &ds->carrier;
+        ds->st.fd = -1;
+        ds->st.phase = PH_SINGLE;
+        r = req_get(g, &ds->st, RK_DELETE);
+        if (!r) {
+            s3c_fail(&e, S3C_ENOMEM, "out of memory");
+            del_send_finish(g, ds, &e);
+            continue;
+        }
+        r->mem.max = DELETE_BODY_MAX;
+        if (xfer_del_body(b, &r->mem, &e)) {
+            req_put_back(g, r);
+            del_send_finish(g, ds, &e);
+            continue;
+        }
+        mem_digests(g, r, false);
+        return r;
+    }
+    return NULL;
+}
+
+/*
+ * A delete object: queued in its bucket's batch (*out NULL), or, for a key
+ * XML 1.0 cannot carry, a DeleteObject of its own (the key travels in the URL).
+ */
+static enum s3c_err del_start(struct engine *g, struct xfer_obj_state *os, struct req **out,
+                              struct s3c_error *e)
+{
+    struct xfer_obj *o = os->o;
+    const char *payer = o->opts ? o->opts->request_payer : NULL;
+
+    *out = NULL;
+    os->phase = PH_SINGLE;
+    if (!o->src_bucket || !o->src_bucket[0] || !o->src || !o->src[0])
+        return s3c_fail(e, S3C_EUSAGE, "delete: an object needs a bucket and a key");
+    if (s3_xml_key_ok(sv_from(o->src)) && (!o->version_id || s3_xml_key_ok(sv_from(o->version_id))))
+        return xfer_del_add(&g->del, o->src_bucket, payer, o->src, o->version_id, os, e);
+    *out = req_get(g, os, RK_DELETE_ONE);
+    return *out ? S3C_OK : s3c_fail(e, S3C_ENOMEM, "out of memory");
+}
+
+/* Interrupted: deletes not yet sent fail as interrupted. */
+static void del_cancel(struct engine *g, const struct s3c_error *e)
+{
+    struct xfer_del_batch *b;
+
+    while ((b = xfer_del_take_any(&g->del)))
+        del_batch_finish(g, b, e);
+}
+
 /* Set up an object and return its first request (NULL when it failed at once
  * and has been finished, or when its first requests are parts on the active list). */
 static struct req *obj_start(struct engine *g, struct xfer_obj *o)
@@ -2405,8 +2669,12 @@ static struct req *obj_start(struct engine *g, struct xfer_obj *o)
         }
         break;
     case XFER_DELETE:
-        s3c_fail(&e, S3C_EUSAGE, "delete: not supported by this engine yet");
-        goto fail;
+        g->n_deletes++;
+        if (del_start(g, os, &r, &e))
+            goto fail;
+        if (!r)
+            return NULL; /* waits in a batch */
+        break;
     }
     if (!r) {
         s3c_fail(&e, S3C_ENOMEM, "out of memory");
@@ -2556,12 +2824,21 @@ static void fill(struct engine *g)
 
         if (!r && !stopping(g))
             r = next_part(g);
+        if (!r && !stopping(g))
+            r = del_next_batch(g);
         if (!r) {
-            if (g->source_done || stopping(g))
+            /* A closed batch waiting for room holds the source back: memory stays bounded. */
+            if (g->source_done || g->source_wait || stopping(g) || g->del.ready)
                 break;
-            if (!g->opts.next(g->opts.next_ctx, &o)) {
+            switch (g->opts.next(g->opts.next_ctx, &o)) {
+            case XFER_NEXT_ONE:
+                break;
+            case XFER_NEXT_WAIT:
+                g->source_wait = true;
+                continue; /* open batches may go now */
+            default:
                 g->source_done = true;
-                break;
+                continue;
             }
             r = obj_start(g, o);
             if (!r)
@@ -2645,6 +2922,7 @@ static void cancel_all(struct engine *g)
     struct req *r;
 
     s3c_fail(&e, S3C_ECANCEL, "%s", cancel_requested ? "interrupted" : "stopped");
+    del_cancel(g, &e);
     while (g->seq_work) {
         struct xfer_obj_state *os = g->seq_work;
         seq_remove(g, os);
@@ -2675,6 +2953,7 @@ enum s3c_err xfer_run(struct store_s3 *s, const struct xfer_opts *opts, struct x
     g->loop = store_s3_loop(s);
     g->opts = *opts;
     g->cap = opts->concurrency > 0 ? opts->concurrency : START_CONCURRENCY;
+    g->del = (struct xfer_del_queue)XFER_DEL_QUEUE_INIT(DELETE_OPEN_MAX);
     g->best_cap = g->cap;
     g->window_start_ms = t0;
     g->t0_ms = t0;
@@ -2698,8 +2977,10 @@ enum s3c_err xfer_run(struct store_s3 *s, const struct xfer_opts *opts, struct x
         fill(g);
         if (g->inflight > g->window_peak)
             g->window_peak = g->inflight;
-        if (g->inflight == 0 && !g->retry && !g->done && !g->active && !g->seq_work) {
-            if (g->source_done || cancelled)
+        if (g->inflight == 0 && !g->retry && !g->done && !g->active && !g->seq_work &&
+            xfer_del_idle(&g->del)) {
+            /* A source that waits with nothing in flight has nothing left to wait for. */
+            if (g->source_done || g->source_wait || cancelled)
                 break;
             if (g->opts.bwlimit_bytes_s && g->bw_tokens <= 0)
                 usleep(5000); /* waiting for bandwidth tokens */

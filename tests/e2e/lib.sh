@@ -308,7 +308,37 @@ t_purge_bucket() {
             NR % 1000 == 0 { printf "</Delete>%c", 0 }
             END { if (NR % 1000 != 0) printf "</Delete>%c", 0 }' <<<"$keys")
     fi
+    s3curl DELETE "/$b" >/dev/null 2>&1 && return 0
+    # A versioned bucket keeps old versions and delete markers: remove those.
+    _t_purge_versions "$b"
     s3curl DELETE "/$b" >/dev/null
+}
+
+# _t_purge_versions BUCKET: delete every object version and delete marker,
+# 1000 a round, listing from the start each time (what was listed is gone).
+_t_purge_versions() {
+    local b=$1 xml body md5 i
+    for ((i = 0; i < 1000; i++)); do
+        xml=$(s3curl GET "/$b?max-keys=1000&versions=") || return 1
+        # Key and VersionId of each <Version> and <DeleteMarker>, still XML-escaped.
+        body=$(awk 'BEGIN { RS = "<(Version|DeleteMarker)>" } NR > 1 {
+                   k = $0; sub(/.*<Key>/, "", k); sub(/<\/Key>.*/, "", k)
+                   v = $0; sub(/.*<VersionId>/, "", v); sub(/<\/VersionId>.*/, "", v)
+                   printf "<Object><Key>%s</Key><VersionId>%s</VersionId></Object>", k, v }' <<<"$xml")
+        [ -n "$body" ] || return 0
+        body="<Delete><Quiet>true</Quiet>$body</Delete>"
+        md5=$(printf '%s' "$body" | openssl dgst -md5 -binary | base64)
+        s3curl POST "/$b?delete=" -H "Content-MD5: $md5" \
+            -H "Content-Type: application/xml" --data-binary "$body" >/dev/null || return 1
+    done
+    return 1
+}
+
+# t_versioning BUCKET Enabled|Suspended: set the bucket's versioning (with curl).
+t_versioning() {
+    t_cmd s3curl PUT "/$1?versioning=" -H "Content-Type: application/xml" --data-binary \
+        "<VersioningConfiguration xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\"><Status>$2</Status></VersioningConfiguration>" ||
+        t_fail "could not set versioning of $1 to $2"
 }
 
 # t_store_is NAME: true when the suite runs against that store (ceph, s3emu).

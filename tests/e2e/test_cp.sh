@@ -473,6 +473,10 @@ test_cp_missing_local_source_exit_2() {
     assert_lines 1 "$T_ERR" "stderr"
     assert_contains "$T_ERR" "no-such-dir"
     assert_eq "" "$(_keys "$b")" "keys"
+    # A wildcard to standard output names many objects: refused, and no directory "-" appears.
+    assert_exit 2 s3c cp "s3://$b/pre*" -
+    assert_contains "$T_ERR" "single object only"
+    [ ! -e ./- ] || t_fail "a local '-' was created"
 }
 
 test_cp_missing_key_404() {

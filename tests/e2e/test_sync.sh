@@ -278,6 +278,22 @@ test_sync_delete_spares_what_the_walk_cannot_read() {
     assert_eq "$(printf '%s\n' a.txt dangling sub/b.txt sub/loop/x sub/loop/y/z)" "$(_sy_keys "$b" p/)" "keys"
 }
 
+test_sync_follow_symlinks() {
+    local b
+    t_new_bucket b
+    mkdir -p tree/sub outside
+    printf 'real\n' > tree/real.txt
+    printf 'linked\n' > outside/target.txt
+    ln -s ../outside/target.txt tree/link.txt
+    ln -s ../../outside tree/sub/linkdir
+    assert_ok s3c sync --no-follow-symlinks tree "s3://$b/n"
+    assert_eq "upload: tree/real.txt to s3://$b/n/real.txt" "$T_OUT" "--no-follow-symlinks"
+    assert_ok s3c sync tree "s3://$b/f"
+    assert_eq "$(printf '%s\n' link.txt real.txt sub/linkdir/target.txt)" "$(_sy_keys "$b" f/)" "followed (the default)"
+    assert_eq "linked" "$(s3curl GET "/$b/f/sub/linkdir/target.txt")" "content through the link"
+    assert_exit 2 s3c sync --follow-symlinks --no-follow-symlinks tree "s3://$b/f"
+}
+
 test_sync_dryrun_changes_nothing() {
     local b c
     t_new_bucket b

@@ -313,6 +313,14 @@ admin 'faults=reset-mid@op=PutObject'
 head -c 1000000 /dev/urandom >"$D/mid"
 s3curl -o /dev/null -X PUT --data-binary @"$D/mid" "$URL/$B/f/mid"; rc=$?
 check "fault reset-mid on upload: curl fails" test "$rc" -ne 0
+admin 'faults=deny@op=PutObject,key=f/denied'
+has "fault deny: 403 AccessDenied" "$(s3curl -X PUT --data-binary x "$URL/$B/f/denied")" "<Code>AccessDenied</Code>"
+# In DeleteObjects a deny rule with key= refuses each matching key alone, as a bucket policy would.
+admin 'faults=deny@op=DeleteObjects,key=page/k1*'
+out=$(aws s3api delete-objects --bucket "$B" --delete '{"Objects":[{"Key":"page/k04"},{"Key":"page/k10"},{"Key":"page/k11"}],"Quiet":true}' --output json)
+eq "fault deny per key: the matching keys fail" "$(echo "$out" | "$PY" -c 'import json,sys; print(" ".join(e["Key"] + ":" + e["Code"] for e in json.load(sys.stdin)["Errors"]))')" "page/k10:AccessDenied page/k11:AccessDenied"
+eq "fault deny per key: the others go, the denied stay" "$(aws s3 ls "s3://$B/page/" | grep -c -E ' k(04|10|11)$')" "2"
+eq "stats count the PUT's and the two keys' denials" "$(stat '["faults"]["deny"]')" "3"
 admin 'faults=500@p=0.5'
 n500=0; for i in $(seq 1 40); do c=$(s3curl -o /dev/null -w '%{http_code}' "$URL/$B/dir/small.txt"); [ "$c" = 500 ] && n500=$((n500 + 1)); done
 check "fault p=0.5: between 5 and 35 of 40" test "$n500" -ge 5 -a "$n500" -le 35
@@ -363,6 +371,34 @@ curl -s -X PUT --data-binary @"$D/big.bin" "$URL/anon/big" >/dev/null
 check "--dir: object bytes live in a mapped file" grep -q "$T/emudir/blob-" "/proc/$EMU_PID/maps"
 curl -s -o "$D/dir.back" "$URL/anon/big"
 check "--dir: round trip" cmp "$D/big.bin" "$D/dir.back"
+# One connection, two PUTs: the empty one must not inherit the first body's digest.
+curl -s -o /dev/null -X PUT --data-binary @"$D/big.bin" "$URL/anon/ka1" --next -s -o /dev/null -X PUT --data-binary "" "$URL/anon/ka2"
+has "keep-alive: an empty PUT after a full one has the empty ETag" "$(curl -s -I "$URL/anon/ka2")" "d41d8cd98f00b204e9800998ecf8427e"
+# Many workers, one store: parallel PUTs from 8 clients all land and are all counted.
+curl -s -X DELETE "$URL/_s3emu/stats" >/dev/null
+seq 1 48 | xargs -P 8 -I{} curl -s -o /dev/null -X PUT --data-binary "body {}" "$URL/anon/par/k{}"
+eq "threads: 48 parallel PUTs listed" "$(curl -s "$URL/anon?list-type=2&prefix=par/" | grep -o '<Key>' | wc -l)" "48"
+eq "threads: 48 parallel PUTs counted" "$(stat '["ops"]["PutObject"]')" "48"
+eq "threads: content of one" "$(curl -s "$URL/anon/par/k17")" "body 17"
+kill "$EMU_PID"; wait "$EMU_PID" 2>/dev/null; check_emu_log
+
+# ---- populate and listing at scale ----
+start_emu --anonymous --threads 2
+out=$(curl -s -X POST "$URL/_s3emu/populate?bucket=pop&prefix=p/&count=2500&size=3")
+has "populate: 2500 created" "$out" '"created":2500'
+has "populate: ETag is the MD5 of 3 zero bytes" "$(curl -s -I "$URL/pop/p/000002499")" "$(head -c 3 /dev/zero | openssl md5 | sed 's/.* //')"
+eq "populate: bytes are zeros" "$(curl -s "$URL/pop/p/000000007" | od -An -tx1 | tr -d ' \n')" "000000"
+curl -s -X POST "$URL/_s3emu/populate?bucket=pop&prefix=p/&count=10&start=2500" >/dev/null
+pages=0 keys=0 tok=
+while :; do
+    curl -s "$URL/pop?list-type=2${tok:+&continuation-token=$tok}" >"$D/pop.xml"
+    pages=$((pages + 1)); keys=$((keys + $(grep -o '<Key>' "$D/pop.xml" | wc -l)))
+    tok=$(sed -n 's/.*<NextContinuationToken>\([^<]*\)<.*/\1/p' "$D/pop.xml" | sed 's/=/%3D/g; s/+/%2B/g; s#/#%2F#g')
+    [ -n "$tok" ] && [ "$pages" -lt 10 ] || break
+done
+eq "populate: 2510 keys in 3 pages of 1000" "$pages $keys" "3 2510"
+has "list start-after seeks there" "$(curl -s "$URL/pop?list-type=2&max-keys=1&start-after=p/000001233")" "<Key>p/000001234</Key>"
+has "populate without count: 400" "$(curl -s -X POST "$URL/_s3emu/populate?bucket=pop")" '"error"'
 kill "$EMU_PID"; wait "$EMU_PID" 2>/dev/null; check_emu_log
 start_emu --access-key AKIDEXAMPLE --secret-key wJalrXUtnFEMI --region eu-central-1
 AK=AKIDEXAMPLE SK=wJalrXUtnFEMI REGION=eu-central-1

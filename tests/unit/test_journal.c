@@ -9,12 +9,10 @@
 
 static char *tmp_dir(void)
 {
-    static char d[] = "/tmp/s3c-journal-XXXXXX";
-    char *p;
+    static char d[64];
 
-    strcpy(d, "/tmp/s3c-journal-XXXXXX");
-    p = mkdtemp(d);
-    return p;
+    snprintf(d, sizeof(d), "/tmp/s3c-journal-XXXXXX");
+    return mkdtemp(d);
 }
 
 TEST(journal_round_trip_hostile_names)

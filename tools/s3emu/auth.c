@@ -73,11 +73,11 @@ static struct sv auth_field(struct sv h, const char *name)
     return (struct sv){ NULL, 0 };
 }
 
-/* Signing key, cached for the last scope seen (it changes once a day). */
+/* Signing key, cached per thread for the last scope seen (it changes once a day). */
 static void signing_key(struct emu_server *s, const struct sigv4_scope *sc, unsigned char out[32])
 {
-    static char last[320];
-    static unsigned char key[32];
+    static _Thread_local char last[320];
+    static _Thread_local unsigned char key[32];
     char id[320];
 
     snprintf(id, sizeof(id), "%.8s/%.31s/%.15s/%.127s", sc->amz_date, sc->region, sc->service, s->access_key);
@@ -378,7 +378,7 @@ good:
     ar->seed_sig[64] = 0;
 out:
     if (ar->status)
-        s->stats.auth_failures++;
+        EMU_STAT(s, auth_failures, 1);
     buf_release(&arena);
     buf_release(&query);
 }

@@ -2,25 +2,30 @@
  * emu: the internals of s3emu, the S3 emulator. One header for the tool's
  * modules, read in this order:
  *
- *   main.c   flags, the ready line, starts the loop
- *   net.c    epoll loop, connections, HTTP/1.1 parsing (keep-alive,
- *            pipelining, Content-Length and chunked bodies), timers,
- *            write/read pacing, response assembly
+ *   main.c   flags, the ready line, starts the workers
+ *   net.c    workers (one epoll loop each), connections, HTTP/1.1 parsing
+ *            (keep-alive, pipelining, Content-Length and chunked bodies),
+ *            timers, write/read pacing, response assembly
  *   ops.c    the S3 operations: classify a request, run it against the store
- *   store.c  buckets -> ordered keys -> versions; multipart uploads; blobs
+ *   store.c  buckets -> ordered keys -> versions; multipart uploads; populate
+ *   blob.c   object bytes: heap, huge-page mappings (recycled), --dir files
+ *   digest.c the hashes of a request body, taken as its bytes arrive
  *   auth.c   SigV4 verification (header, presigned, chunk signatures) over
  *            src/auth/sigv4.h, and aws-chunked decoding
  *   model.c  the performance and fault model, stats, the admin endpoint
  *   xml.c    XML escaping and a small expat walker for request bodies
  *   sl.c     the skip list every index uses
  *
- * Everything runs on the one event-loop thread: nothing here is locked.
- * Library code conventions apply (enum errors, goto out, capped buffers),
+ * Threads: --threads workers, each an epoll loop owning its connections;
+ * what they share (the store, the model, counters) is described at struct
+ * emu_server. Library code conventions apply (enum errors, goto out, capped buffers),
  * except that the emulator, being a program, may print to stderr.
  */
 #ifndef S3EMU_EMU_H
 #define S3EMU_EMU_H
 
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -33,27 +38,62 @@
 #define EMU_HDR_MAX_BYTES (64u * 1024)          /* request line + headers */
 #define EMU_MAX_HEADERS 128
 #define EMU_MAX_PARAMS 64
+#define EMU_MAX_THREADS 64                      /* --threads */
 #define EMU_RBUF_BYTES (128u * 1024)            /* per-connection read buffer */
+#define EMU_DIGEST_SLICE ((uint64_t)256 << 10) /* body bytes read (then hashed) at a time */
 #define EMU_XML_BODY_MAX ((uint64_t)4 << 20)    /* bodies we parse as XML */
 #define EMU_OBJECT_MAX ((uint64_t)5 << 30)      /* S3's single PUT limit */
 #define EMU_BODY_MAX (EMU_OBJECT_MAX + ((uint64_t)64 << 20)) /* + aws-chunked framing */
 
-/* ---- blobs: refcounted object bytes, shared by the store and responses ---- */
+/* ---- blobs (blob.c): refcounted object bytes, shared by the store and responses ---- */
+
+#define EMU_BLOB_MAP_MIN ((uint64_t)1 << 20)   /* from here: huge-page anonymous mapping */
+#define EMU_BLOB_DIR_MIN ((uint64_t)64 << 10)  /* --dir: from here in a file, below on the heap */
 
 struct emu_blob {
-    unsigned refs;      /* the blob is freed when this drops to 0 */
+    _Atomic unsigned refs;  /* the blob is freed when this drops to 0 (any thread) */
     uint64_t len;       /* bytes of data */
-    uint64_t cap;       /* bytes allocated */
-    char *data;         /* malloc'd (or mmap'd in --dir mode) */
-    int mapped;         /* 1: data is an mmap of a file */
+    uint64_t cap;       /* bytes allocated (or mapped) */
+    char *data;
+    int mapped;         /* where data lives: 0 heap, 1 file mapping, 2 anonymous mapping, 3 static */
 };
+
+struct emu_server;
 
 /* New blob with room for 'cap' bytes and one reference; NULL on OOM. */
 struct emu_blob *emu_blob_new(uint64_t cap);
+/* A reference to the one shared empty blob (never written to). */
+struct emu_blob *emu_blob_empty(void);
+/*
+ * A blob to receive a request body of exactly 'len' bytes into: with --dir
+ * and a large body, a file mapping, so the bytes go from the socket to the
+ * page cache in one copy. NULL on OOM.
+ */
+struct emu_blob *emu_blob_new_body(struct emu_server *s, uint64_t len);
 /* Grow capacity to at least 'need' (doubling, capped by 'max'); -1 on failure. */
 int emu_blob_reserve(struct emu_blob *b, uint64_t need, uint64_t max);
+/* Give back the slack of a blob that ended shorter than reserved (aws-chunked framing). */
+void emu_blob_trim(struct emu_blob *b);
 struct emu_blob *emu_blob_ref(struct emu_blob *b);
 void emu_blob_unref(struct emu_blob *b);   /* NULL is a no-op */
+
+/* ---- body digests (digest.c), computed as the bytes arrive ---- */
+
+enum { EMU_DIG_MD5 = 1, EMU_DIG_SHA256 = 2, EMU_DIG_CK = 4 };
+
+struct hash_ctx;
+
+struct emu_digest {
+    unsigned want;              /* EMU_DIG_* being computed for this body */
+    unsigned done;              /* EMU_DIG_* finished over the whole body */
+    const char *ck_algo;        /* "CRC32", "CRC32C", "CRC64NVME", "SHA1", "SHA256" */
+    uint32_t crc32;             /* running CRC32 or CRC32C */
+    uint64_t crc64;             /* running CRC64NVME */
+    struct hash_ctx *md5, *sha256; /* kept for the connection's life, reset per body */
+    void *sha1;                 /* EVP_MD_CTX */
+    unsigned char md5_out[16], sha256_out[32], ck_out[32];
+    size_t ck_len;
+};
 
 /* ---- operations ---- */
 
@@ -66,7 +106,7 @@ enum emu_op {
     OP_COPY_OBJECT, OP_CREATE_MPU, OP_UPLOAD_PART, OP_UPLOAD_PART_COPY, OP_COMPLETE_MPU,
     OP_ABORT_MPU, OP_LIST_PARTS, OP_LIST_MPUS,
     OP_GET_BUCKET_ACL, OP_PUT_BUCKET_ACL, OP_GET_OBJECT_ACL, OP_PUT_OBJECT_ACL,
-    OP_ADMIN_STATS, OP_ADMIN_CONFIG, OP_ADMIN_RESET,
+    OP_ADMIN_STATS, OP_ADMIN_CONFIG, OP_ADMIN_RESET, OP_ADMIN_POPULATE,
     OP_COUNT
 };
 const char *emu_op_name(enum emu_op op);   /* "GetObject", ... */
@@ -84,6 +124,7 @@ enum emu_fault_kind {
     FAULT_SLOW,         /* body paced at the rule's rate (default 64 KB/s) */
     FAULT_CORRUPT,      /* one byte of the response body flipped: a wrong checksum */
     FAULT_DELAY,        /* extra first-byte latency of the rule's ms */
+    FAULT_DENY,         /* 403 AccessDenied, op not run; DeleteObjects: per key (key= rules) */
     FAULT_KIND_COUNT
 };
 const char *emu_fault_name(enum emu_fault_kind k);
@@ -125,6 +166,7 @@ struct emu_req {
     char *bucket;                       /* malloc'd, NULL if none */
     char *key;                          /* malloc'd, decoded, NULL if none */
     size_t klen;
+    uint64_t id;                        /* x-amz-request-id, given when the head arrived */
     enum emu_fault_kind fault;          /* decided when the head arrived */
     double fault_arg;                   /* slow: bytes/s; delay: ms */
     int64_t t_head_ns;                  /* when the head was complete */
@@ -168,6 +210,7 @@ enum emu_conn_state { CS_HEAD, CS_BODY, CS_WAIT, CS_WRITE, CS_DEAD };
 
 struct emu_conn {
     int fd;
+    struct emu_digest dig;      /* digests of the request body being received */
     enum emu_conn_state state;
     char *rb;                   /* read buffer, EMU_RBUF_BYTES */
     size_t rlen;                /* bytes held in rb */
@@ -182,6 +225,7 @@ struct emu_conn {
     uint64_t body_seen;         /* raw request body bytes received */
     struct emu_conn *dead_next; /* graveyard link */
     struct emu_server *srv;
+    struct emu_worker *w;       /* the worker that owns this connection */
 };
 
 struct emu_fault_rule {
@@ -217,44 +261,102 @@ struct emu_model {
     double fault_prob;          /* global probability of a random 500/503 */
 };
 
+/*
+ * Counters. Each worker keeps its own (no cache line bounces between cores)
+ * and the stats endpoint adds them up; they are atomics so that a reset from
+ * another worker is never lost. Only _Atomic uint64_t members: emu_stats_*
+ * walk the struct as an array.
+ */
 struct emu_stats {
-    uint64_t requests, errors, connections, conns_open;
-    uint64_t bytes_in, bytes_out;
-    uint64_t by_op[OP_COUNT];
-    uint64_t faults[FAULT_KIND_COUNT];
-    uint64_t slowdowns;         /* 503 from the rate limiter */
-    uint64_t status[6];         /* 1xx..5xx */
-    uint64_t auth_failures;
+    _Atomic uint64_t requests, errors, connections, conns_open;
+    _Atomic uint64_t bytes_in, bytes_out;
+    _Atomic uint64_t by_op[OP_COUNT];
+    _Atomic uint64_t faults[FAULT_KIND_COUNT];
+    _Atomic uint64_t slowdowns;         /* 503 from the rate limiter */
+    _Atomic uint64_t status[6];         /* 1xx..5xx */
+    _Atomic uint64_t auth_failures;
 };
 
+/* Add n (may be negative) to the calling worker's counter 'field' of s. */
+#define EMU_STAT(s, field, n) \
+    atomic_fetch_add_explicit(&emu_stats_mine(s)->field, (uint64_t)(n), memory_order_relaxed)
+
+/*
+ * A worker: one thread, its own epoll set, timers and connections. A
+ * connection stays on the worker it was handed to, so everything in struct
+ * emu_conn is touched by one thread only.
+ */
+struct emu_worker {
+    struct emu_server *srv;
+    int idx;                    /* 0 .. n_workers-1 */
+    int ep;                     /* its epoll set */
+    int wake_fd;                /* eventfd: sockets waiting in the inbox */
+    pthread_t thread;           /* worker 0 runs on the main thread */
+    pthread_mutex_t inbox_lock;
+    int *inbox;                 /* accepted sockets handed over by another worker */
+    int inbox_n, inbox_cap;
+    struct emu_conn **heap;     /* timers: a min-heap of connections by due_ns */
+    int heap_len, heap_cap;
+    struct emu_conn *graveyard; /* closed, freed after the current event batch */
+    time_t date_sec;
+    char date_hdr[40];          /* cached RFC 1123 date */
+    struct emu_stats stats;
+};
+
+/*
+ * The server, shared by the workers. Locks, always taken in this order:
+ *   store_lock (rwlock)  buckets, keys, versions, uploads; readers in
+ *                        parallel, writers only for the O(log n) change
+ *                        itself: no body is received, hashed or copied
+ *                        while it is held for PutObject or UploadPart
+ *   model_lock (mutex)   the model's settings, fault rules and their
+ *                        counters, the rate limiter
+ * The settings ops.c reads (min_part_bytes, xregion_ms) are changed with
+ * both held, so reading them under either is safe.
+ */
 struct emu_server {
-    int ep, lfd;
+    int lfd;
     char host[64];
     int port;
     char access_key[128], secret_key[128];
     bool anonymous;
     char region[32];
     char dir[1024];             /* --dir, "" = memory */
+    int n_workers;              /* --threads */
+    struct emu_worker *workers;
+    _Atomic unsigned next_worker;   /* round-robin for new connections */
+    _Atomic uint64_t req_seq;       /* request ids */
+    _Atomic double bw_bps;          /* model.bandwidth_mbps in bytes/s, read without a lock */
+    pthread_rwlock_t store_lock;
+    pthread_mutex_t model_lock;
     struct emu_model model;
-    struct emu_stats stats;
     struct emu_sl buckets;      /* name -> struct emu_bucket* */
     struct emu_sl rates;        /* prefix -> struct emu_rate* */
-    /* timers: a min-heap of connections by due_ns */
-    struct emu_conn **heap;
-    int heap_len, heap_cap;
-    struct emu_conn *graveyard;
-    uint64_t req_seq;
-    uint64_t rng;
-    time_t date_sec;
-    char date_hdr[40];          /* cached RFC 1123 date */
+    uint64_t rng;               /* seed of the per-thread generators */
 };
 
+/* Locks and defaults of a zeroed server (before flags). 0, or -1 on failure. */
+int emu_server_init(struct emu_server *s);
+/* Called first by each worker thread: its counters and random generator. */
+void emu_worker_enter(struct emu_worker *w);
+/* The calling thread's counters (worker 0's outside the workers). */
+struct emu_stats *emu_stats_mine(struct emu_server *s);
+/* Sum of every worker's counters into 'out' (plain numbers). */
+void emu_stats_sum(struct emu_server *s, uint64_t *out, size_t n);
+#define EMU_STATS_N (sizeof(struct emu_stats) / sizeof(_Atomic uint64_t))
+
 int64_t emu_now_ns(void);
+/* Uniform in [0, 1) from the calling thread's generator ('s' seeds it). */
 double emu_rand01(struct emu_server *s);
 void emu_random_hex(struct emu_server *s, char *out, size_t n_hex);
 
+/* The store lock (see struct emu_server): shared to read, exclusive to change. */
+void emu_store_lock(struct emu_server *s, bool write);
+void emu_store_unlock(struct emu_server *s);
+
 /* net.c */
 int emu_net_listen(struct emu_server *s);
+/* Start s->n_workers workers (the calling thread is worker 0) and serve. */
 int emu_net_run(struct emu_server *s);
 
 /* ops.c: called by net.c */
@@ -277,11 +379,15 @@ int emu_model_parse_faults(struct emu_model *m, const char *spec, char *err, siz
 int emu_model_configure(struct emu_server *s, struct sv body, char *err, size_t errn);
 /* The fault for this request (or FAULT_NONE); counts matches. */
 enum emu_fault_kind emu_model_pick_fault(struct emu_server *s, struct emu_req *q, double *arg);
+/* DeleteObjects: does a `deny` rule with key= refuse this one key (as a bucket policy would)? */
+bool emu_model_deny_key(struct emu_server *s, struct emu_req *q, const char *key);
 /* First-byte delay for one request. */
 int64_t emu_model_latency_ns(struct emu_server *s, struct emu_req *q);
 /* true if the prefix of this request is over its rate (answer 503 SlowDown). */
 bool emu_model_rate_limited(struct emu_server *s, struct emu_req *q);
 void emu_model_stats_json(struct emu_server *s, struct buf *out);
+/* POST /_s3emu/populate?bucket=B&prefix=P&count=N&size=S[&start=K]: answers c->resp. */
+void emu_admin_populate(struct emu_server *s, struct emu_conn *c);
 void emu_model_stats_reset(struct emu_server *s);
 
 /* xml.c */
@@ -320,6 +426,22 @@ void emu_auth_check(struct emu_server *s, struct emu_req *q, const char *region,
  */
 int emu_auth_decode_chunked(struct emu_blob *b, struct emu_auth_result *ar, struct buf *trailers,
                             const char **code, const char **msg);
+
+/* digest.c */
+bool emu_req_aws_chunked(const struct emu_req *q);
+/* Decide what to hash for the body of c->req (after emu_ops_on_head); resets the results. */
+void emu_digest_start(struct emu_digest *d, const struct emu_req *q);
+void emu_digest_feed(struct emu_digest *d, const void *p, size_t n);
+void emu_digest_finish(struct emu_digest *d);
+void emu_digest_release(struct emu_digest *d);
+/*
+ * The digests of the request body p[0..n): computed while it arrived when
+ * they were (no second pass), else now. Only for the body itself.
+ */
+void emu_body_md5(const struct emu_conn *c, const void *p, size_t n, unsigned char out[16]);
+void emu_body_sha256_hex(const struct emu_conn *c, const void *p, size_t n, char out[65]);
+/* The x-amz-checksum of 'algo' computed on the way in (raw bytes), or 0 if it was not. */
+size_t emu_body_checksum(const struct emu_conn *c, const char *algo, unsigned char out[32]);
 
 /* helpers shared by ops.c and model.c */
 struct sv emu_req_header(const struct emu_req *q, const char *name);

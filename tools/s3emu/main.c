@@ -4,6 +4,7 @@
  */
 #include "emu.h"
 
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,7 +22,20 @@ static void usage(FILE *f)
             "             [--region R] [--latency-ms M] [--jitter SIGMA] [--tail-pct P] [--tail-mult X]\n"
             "             [--bandwidth-mbps B] [--rate-get N] [--rate-put N] [--prefix-depth D]\n"
             "             [--xregion-ms M] [--min-part-bytes N] [--faults SPEC] [--dir D] [--bucket NAME]...\n"
+            "             [--threads N]\n"
             "Prints 'ready http://HOST:PORT' once it accepts connections (--port 0 picks a free port).\n");
+}
+
+/* One worker per CPU this process may run on (taskset counts), at most EMU_MAX_THREADS. */
+static int default_threads(void)
+{
+    cpu_set_t set;
+    int n;
+
+    if (sched_getaffinity(0, sizeof(set), &set) < 0)
+        return 1;
+    n = CPU_COUNT(&set);
+    return n < 1 ? 1 : n > EMU_MAX_THREADS ? EMU_MAX_THREADS : n;
 }
 
 static int num_arg(const char *flag, const char *v, double *out)
@@ -44,16 +58,16 @@ int main(int argc, char **argv)
     int n_buckets = 0, i, port_set = 0;
     char err[256];
 
-    emu_model_defaults(&s->model);
+    if (emu_server_init(s)) {
+        fprintf(stderr, "s3emu: out of memory\n");
+        return 1;
+    }
+    s->n_workers = default_threads();
     str_copy(s->host, sizeof(s->host), "127.0.0.1");
     str_copy(s->access_key, sizeof(s->access_key), "s3emu-access");
     str_copy(s->secret_key, sizeof(s->secret_key), "s3emu-secret");
     str_copy(s->region, sizeof(s->region), "us-east-1");
-    s->rng = (uint64_t)emu_now_ns() ^ ((uint64_t)getpid() << 32) ^ 0x9E3779B97F4A7C15ull;
-    if (emu_sl_init(&s->buckets) || emu_sl_init(&s->rates)) {
-        fprintf(stderr, "s3emu: out of memory\n");
-        return 1;
-    }
+    s->rng ^= (uint64_t)getpid() << 32;
     for (i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         double d;
@@ -85,6 +99,12 @@ int main(int argc, char **argv)
             str_copy(s->secret_key, sizeof(s->secret_key), v);
         } else if (!strcmp(a, "--region")) {
             str_copy(s->region, sizeof(s->region), v);
+        } else if (!strcmp(a, "--threads")) {
+            if (num_arg(a, v, &d) || d < 1 || d > EMU_MAX_THREADS || d != (int)d) {
+                fprintf(stderr, "s3emu: --threads wants a whole number from 1 to %d\n", EMU_MAX_THREADS);
+                return 2;
+            }
+            s->n_workers = (int)d;
         } else if (!strcmp(a, "--dir")) {
             str_copy(s->dir, sizeof(s->dir), v);
         } else if (!strcmp(a, "--faults")) {
@@ -135,6 +155,11 @@ int main(int argc, char **argv)
             rl.rlim_cur = rl.rlim_max;
             setrlimit(RLIMIT_NOFILE, &rl);
         }
+    }
+    s->workers = calloc((size_t)s->n_workers, sizeof(*s->workers));
+    if (!s->workers) {
+        fprintf(stderr, "s3emu: out of memory\n");
+        return 1;
     }
     if (emu_net_listen(s))
         return 1;

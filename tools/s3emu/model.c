@@ -10,6 +10,7 @@
 #include <ctype.h>
 #include <fnmatch.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,6 +49,7 @@ static const char *const op_names[OP_COUNT] = {
     [OP_ADMIN_STATS] = "AdminStats",
     [OP_ADMIN_CONFIG] = "AdminConfig",
     [OP_ADMIN_RESET] = "AdminReset",
+    [OP_ADMIN_POPULATE] = "AdminPopulate",
 };
 
 const char *emu_op_name(enum emu_op op)
@@ -72,6 +74,7 @@ static const char *const fault_names[FAULT_KIND_COUNT] = {
     [FAULT_NONE] = "none", [FAULT_500] = "500", [FAULT_503] = "503",
     [FAULT_RESET] = "reset", [FAULT_RESET_MID] = "reset-mid", [FAULT_TRUNCATE] = "truncate",
     [FAULT_SLOW] = "slow", [FAULT_CORRUPT] = "corrupt", [FAULT_DELAY] = "delay",
+    [FAULT_DENY] = "deny",
 };
 
 const char *emu_fault_name(enum emu_fault_kind k)
@@ -88,14 +91,79 @@ void emu_model_defaults(struct emu_model *m)
     m->express_latency_ms = 0;
 }
 
+/* ---- threads: each worker's counters and random numbers ---- */
+
+static _Thread_local struct emu_worker *self;   /* NULL outside the workers */
+static _Thread_local uint64_t rng;
+
+int emu_server_init(struct emu_server *s)
+{
+    pthread_rwlockattr_t ra;
+    int rc;
+
+    emu_model_defaults(&s->model);
+    /* Writers first: a stream of GETs must not starve a PUT. */
+    if (pthread_rwlockattr_init(&ra))
+        return -1;
+    pthread_rwlockattr_setkind_np(&ra, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
+    rc = pthread_rwlock_init(&s->store_lock, &ra);
+    pthread_rwlockattr_destroy(&ra);
+    if (rc || pthread_mutex_init(&s->model_lock, NULL))
+        return -1;
+    s->rng = (uint64_t)emu_now_ns() ^ 0x9E3779B97F4A7C15ull;
+    return emu_sl_init(&s->buckets) || emu_sl_init(&s->rates) ? -1 : 0;
+}
+
+void emu_worker_enter(struct emu_worker *w)
+{
+    self = w;
+    rng = w->srv->rng ^ (0xD1B54A32D192ED03ull * (uint64_t)(w->idx + 1));
+    if (!rng)
+        rng = 1;
+}
+
+struct emu_stats *emu_stats_mine(struct emu_server *s)
+{
+    static struct emu_stats before_start; /* counts nothing anyone reads: flags parse before workers exist */
+
+    return self ? &self->stats : s->workers ? &s->workers[0].stats : &before_start;
+}
+
+void emu_stats_sum(struct emu_server *s, uint64_t *out, size_t n)
+{
+    size_t i;
+    int w;
+
+    memset(out, 0, n * sizeof(*out));
+    for (w = 0; s->workers && w < s->n_workers; w++) {
+        _Atomic uint64_t *v = (_Atomic uint64_t *)&s->workers[w].stats;
+
+        for (i = 0; i < n && i < EMU_STATS_N; i++)
+            out[i] += atomic_load_explicit(&v[i], memory_order_relaxed);
+    }
+}
+
+void emu_store_lock(struct emu_server *s, bool write)
+{
+    if (write)
+        pthread_rwlock_wrlock(&s->store_lock);
+    else
+        pthread_rwlock_rdlock(&s->store_lock);
+}
+
+void emu_store_unlock(struct emu_server *s)
+{
+    pthread_rwlock_unlock(&s->store_lock);
+}
+
 double emu_rand01(struct emu_server *s)
 {
-    uint64_t x = s->rng;
+    uint64_t x = rng ? rng : (s->rng ? s->rng : 1);
 
     x ^= x << 13;
     x ^= x >> 7;
     x ^= x << 17;
-    s->rng = x;
+    rng = x;
     return (double)(x >> 11) / 9007199254740992.0;
 }
 
@@ -202,37 +270,72 @@ out:
     return rc;
 }
 
+/* Does rule 'r' apply to request 'q' with key 'key' (NULL: none)? Counts nothing. */
+static bool rule_matches(const struct emu_fault_rule *r, const struct emu_req *q, const char *key)
+{
+    if (r->op[0] && strcasecmp(r->op, emu_op_name(q->op)) != 0)
+        return false;
+    if (r->method[0] && !sv_ieqs(q->method, r->method))
+        return false;
+    if (r->key_glob[0] && (!key || fnmatch(r->key_glob, key, 0) != 0))
+        return false;
+    if (r->bucket_glob[0] && (!q->bucket || fnmatch(r->bucket_glob, q->bucket, 0) != 0))
+        return false;
+    return true;
+}
+
+/* A rule matched: count it, and say whether it fires (nth, every, times, p). model_lock held. */
+static bool rule_fires(struct emu_server *s, struct emu_fault_rule *r)
+{
+    r->matched++;
+    if (r->nth && r->matched != r->nth)
+        return false;
+    if (r->every && r->matched % r->every != 0)
+        return false;
+    if (r->times && r->fired >= r->times)
+        return false;
+    if (r->prob < 1 && emu_rand01(s) >= r->prob)
+        return false;
+    r->fired++;
+    EMU_STAT(s, faults[r->kind], 1);
+    return true;
+}
+
 enum emu_fault_kind emu_model_pick_fault(struct emu_server *s, struct emu_req *q, double *arg)
 {
     struct emu_model *m = &s->model;
+    enum emu_fault_kind kind = FAULT_NONE;
     int i;
 
+    pthread_mutex_lock(&s->model_lock);
     for (i = 0; i < m->n_rules; i++) {
         struct emu_fault_rule *r = &m->rules[i];
 
-        if (r->op[0] && strcasecmp(r->op, emu_op_name(q->op)) != 0)
+        if (!rule_matches(r, q, q->key) || !rule_fires(s, r))
             continue;
-        if (r->method[0] && !sv_ieqs(q->method, r->method))
-            continue;
-        if (r->key_glob[0] && (!q->key || fnmatch(r->key_glob, q->key, 0) != 0))
-            continue;
-        if (r->bucket_glob[0] && (!q->bucket || fnmatch(r->bucket_glob, q->bucket, 0) != 0))
-            continue;
-        r->matched++;
-        if (r->nth && r->matched != r->nth)
-            continue;
-        if (r->every && r->matched % r->every != 0)
-            continue;
-        if (r->times && r->fired >= r->times)
-            continue;
-        if (r->prob < 1 && emu_rand01(s) >= r->prob)
-            continue;
-        r->fired++;
-        s->stats.faults[r->kind]++;
         *arg = r->arg;
-        return r->kind;
+        kind = r->kind;
+        break;
     }
-    return FAULT_NONE;
+    pthread_mutex_unlock(&s->model_lock);
+    return kind;
+}
+
+bool emu_model_deny_key(struct emu_server *s, struct emu_req *q, const char *key)
+{
+    struct emu_model *m = &s->model;
+    bool deny = false;
+    int i;
+
+    pthread_mutex_lock(&s->model_lock);
+    for (i = 0; i < m->n_rules && !deny; i++) {
+        struct emu_fault_rule *r = &m->rules[i];
+
+        if (r->kind == FAULT_DENY && r->key_glob[0] && rule_matches(r, q, key) && rule_fires(s, r))
+            deny = true;
+    }
+    pthread_mutex_unlock(&s->model_lock);
+    return deny;
 }
 
 /* ---- latency and rates ---- */
@@ -249,12 +352,18 @@ static double gaussian(struct emu_server *s)
 int64_t emu_model_latency_ns(struct emu_server *s, struct emu_req *q)
 {
     struct emu_model *m = &s->model;
-    double ms = m->latency_ms;
+    double ms, jitter, tail_pct, tail_mult;
 
-    if (ms > 0 && m->jitter > 0)
-        ms *= exp(m->jitter * gaussian(s));
-    if (ms > 0 && m->tail_pct > 0 && emu_rand01(s) * 100 < m->tail_pct)
-        ms *= m->tail_mult;
+    pthread_mutex_lock(&s->model_lock);
+    ms = m->latency_ms;
+    jitter = m->jitter;
+    tail_pct = m->tail_pct;
+    tail_mult = m->tail_mult;
+    pthread_mutex_unlock(&s->model_lock);
+    if (ms > 0 && jitter > 0)
+        ms *= exp(jitter * gaussian(s));
+    if (ms > 0 && tail_pct > 0 && emu_rand01(s) * 100 < tail_pct)
+        ms *= tail_mult;
     if (q->fault == FAULT_DELAY)
         ms += q->fault_arg;
     return (int64_t)(ms * 1e6);
@@ -269,15 +378,19 @@ bool emu_model_rate_limited(struct emu_server *s, struct emu_req *q)
 {
     struct emu_model *m = &s->model;
     bool write = emu_op_is_write(q->op);
-    double rate = write ? m->rate_put : m->rate_get;
+    double rate;
     struct buf pfx = BUF_INIT(2048);
     struct emu_rate *r;
     int64_t now;
     bool limited = false;
     double *tok;
 
-    if (rate <= 0 || !q->bucket)
+    pthread_mutex_lock(&s->model_lock);
+    rate = write ? m->rate_put : m->rate_get;
+    if (rate <= 0 || !q->bucket) {
+        pthread_mutex_unlock(&s->model_lock);
         return false;
+    }
     buf_adds(&pfx, q->bucket);
     buf_addc(&pfx, '/');
     if (q->key) {
@@ -316,13 +429,31 @@ bool emu_model_rate_limited(struct emu_server *s, struct emu_req *q)
     else
         limited = true;
 out:
+    pthread_mutex_unlock(&s->model_lock);
     buf_release(&pfx);
     if (limited)
-        s->stats.slowdowns++;
+        EMU_STAT(s, slowdowns, 1);
     return limited;
 }
 
 /* ---- the admin endpoint ---- */
+
+/* Zero the counters (open connections excepted) and the rules' counts; model_lock held. */
+static void stats_reset_locked(struct emu_server *s)
+{
+    size_t keep = offsetof(struct emu_stats, conns_open) / sizeof(_Atomic uint64_t), i;
+    int w;
+
+    for (w = 0; s->workers && w < s->n_workers; w++) {
+        _Atomic uint64_t *v = (_Atomic uint64_t *)&s->workers[w].stats;
+
+        for (i = 0; i < EMU_STATS_N; i++)
+            if (i != keep)
+                atomic_store_explicit(&v[i], 0, memory_order_relaxed);
+    }
+    for (w = 0; w < s->model.n_rules; w++)
+        s->model.rules[w].matched = s->model.rules[w].fired = 0;
+}
 
 static int set_key(struct emu_server *s, const char *k, const char *v, char *err, size_t errn)
 {
@@ -355,7 +486,7 @@ static int set_key(struct emu_server *s, const char *k, const char *v, char *err
         return emu_model_parse_faults(m, v, err, errn);
     else if (!strcmp(k, "reset_stats")) {
         if (d != 0)
-            emu_model_stats_reset(s);
+            stats_reset_locked(s);
     } else {
         snprintf(err, errn, "unknown setting '%s'", k);
         return -1;
@@ -420,7 +551,7 @@ bad:
     return -1;
 }
 
-int emu_model_configure(struct emu_server *s, struct sv body, char *err, size_t errn)
+static int configure_locked(struct emu_server *s, struct sv body, char *err, size_t errn)
 {
     struct sv t = sv_trim(body);
     char *copy, *tok, *save = NULL;
@@ -453,15 +584,25 @@ int emu_model_configure(struct emu_server *s, struct sv body, char *err, size_t 
     return rc;
 }
 
+int emu_model_configure(struct emu_server *s, struct sv body, char *err, size_t errn)
+{
+    int rc;
+
+    /* Both locks: ops.c reads a few settings under the store lock alone. */
+    emu_store_lock(s, true);
+    pthread_mutex_lock(&s->model_lock);
+    rc = configure_locked(s, body, err, errn);
+    atomic_store(&s->bw_bps, s->model.bandwidth_mbps * 1e6);
+    pthread_mutex_unlock(&s->model_lock);
+    emu_store_unlock(s);
+    return rc;
+}
+
 void emu_model_stats_reset(struct emu_server *s)
 {
-    uint64_t open = s->stats.conns_open;
-    int i;
-
-    memset(&s->stats, 0, sizeof(s->stats));
-    s->stats.conns_open = open;
-    for (i = 0; i < s->model.n_rules; i++)
-        s->model.rules[i].matched = s->model.rules[i].fired = 0;
+    pthread_mutex_lock(&s->model_lock);
+    stats_reset_locked(s);
+    pthread_mutex_unlock(&s->model_lock);
 }
 
 static void json_str(struct buf *b, const char *v)
@@ -478,11 +619,27 @@ static void json_str(struct buf *b, const char *v)
     buf_addc(b, '"');
 }
 
+/* The counters summed over the workers, as plain numbers with the struct's names. */
+struct stats_sum {
+    uint64_t requests, errors, connections, conns_open;
+    uint64_t bytes_in, bytes_out;
+    uint64_t by_op[OP_COUNT];
+    uint64_t faults[FAULT_KIND_COUNT];
+    uint64_t slowdowns;
+    uint64_t status[6];
+    uint64_t auth_failures;
+};
+_Static_assert(sizeof(struct stats_sum) / sizeof(uint64_t) == EMU_STATS_N, "stats_sum mirrors emu_stats");
+
 void emu_model_stats_json(struct emu_server *s, struct buf *b)
 {
-    struct emu_stats *st = &s->stats;
+    struct stats_sum sum, *st = &sum;
     struct emu_model *m = &s->model;
     int i, first = 1;
+
+    emu_stats_sum(s, (uint64_t *)&sum, EMU_STATS_N);
+    emu_store_lock(s, false);
+    pthread_mutex_lock(&s->model_lock);
 
     buf_addf(b, "{\"requests\":%llu,\"errors\":%llu,\"connections\":%llu,\"open_connections\":%llu,"
                 "\"bytes_in\":%llu,\"bytes_out\":%llu,\"slowdowns\":%llu,\"auth_failures\":%llu,",
@@ -536,4 +693,54 @@ void emu_model_stats_json(struct emu_server *s, struct buf *b)
         buf_addf(b, "\"buckets\":%llu,\"keys\":%llu}\n", (unsigned long long)nb,
                  (unsigned long long)objects);
     }
+    pthread_mutex_unlock(&s->model_lock);
+    emu_store_unlock(s);
+}
+
+/* A whole number parameter of the admin request; false if present and not one. */
+static bool admin_u64(const struct emu_req *q, const char *name, uint64_t dflt, uint64_t *out)
+{
+    const char *v = emu_req_param(q, name);
+
+    *out = dflt;
+    return !v || sv_to_u64(sv_from(v), out);
+}
+
+void emu_admin_populate(struct emu_server *s, struct emu_conn *c)
+{
+    struct emu_req *q = &c->req;
+    struct emu_resp *r = &c->resp;
+    const char *bucket = emu_req_param(q, "bucket"), *prefix = emu_req_param(q, "prefix");
+    uint64_t count, size, start, keys = 0;
+    struct emu_bucket *b;
+    char err[160];
+    int64_t t0 = emu_now_ns();
+
+    if (!sv_eqs(q->method, "POST") || !bucket || !*bucket || strlen(bucket) > 63 ||
+        !emu_req_param(q, "count") || !admin_u64(q, "count", 0, &count) ||
+        !admin_u64(q, "size", 0, &size) || !admin_u64(q, "start", 0, &start)) {
+        str_copy(err, sizeof(err), "want POST /_s3emu/populate?bucket=B&count=N[&prefix=P][&size=S][&start=K]");
+        goto bad;
+    }
+    if (emu_store_populate(s, bucket, prefix ? prefix : "", start, count, size, err, sizeof(err)))
+        goto bad;
+    emu_store_lock(s, false);
+    b = emu_store_bucket(s, bucket);
+    keys = b ? b->keys.count : 0;
+    emu_store_unlock(s);
+    buf_adds(&r->body, "{\"bucket\":");
+    json_str(&r->body, bucket);
+    buf_adds(&r->body, ",\"prefix\":");
+    json_str(&r->body, prefix ? prefix : "");
+    buf_addf(&r->body, ",\"created\":%llu,\"size\":%llu,\"keys\":%llu,\"ms\":%lld}\n",
+             (unsigned long long)count, (unsigned long long)size, (unsigned long long)keys,
+             (long long)((emu_now_ns() - t0) / 1000000));
+    emu_resp_json_body(r, 200);
+    return;
+bad:
+    buf_reset(&r->body);
+    buf_adds(&r->body, "{\"error\":");
+    json_str(&r->body, err);
+    buf_adds(&r->body, "}\n");
+    emu_resp_json_body(r, 400);
 }

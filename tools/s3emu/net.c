@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -30,61 +31,9 @@ int64_t emu_now_ns(void)
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-/* ---- blobs ---- */
+/* ---- timers: a min-heap of the worker's connections by due_ns ---- */
 
-struct emu_blob *emu_blob_new(uint64_t cap)
-{
-    struct emu_blob *b = calloc(1, sizeof(*b));
-
-    if (!b)
-        return NULL;
-    b->refs = 1;
-    b->cap = cap ? cap : 1;
-    b->data = malloc(b->cap);
-    if (!b->data) {
-        free(b);
-        return NULL;
-    }
-    return b;
-}
-
-int emu_blob_reserve(struct emu_blob *b, uint64_t need, uint64_t max)
-{
-    uint64_t cap = b->cap;
-    char *p;
-
-    if (need <= b->cap)
-        return 0;
-    if (need > max)
-        return -1;
-    while (cap < need)
-        cap = cap * 2 < max ? cap * 2 : max;
-    p = realloc(b->data, cap);
-    if (!p)
-        return -1;
-    b->data = p;
-    b->cap = cap;
-    return 0;
-}
-
-struct emu_blob *emu_blob_ref(struct emu_blob *b)
-{
-    if (b)
-        b->refs++;
-    return b;
-}
-
-void emu_blob_unref(struct emu_blob *b)
-{
-    extern void emu_store_blob_free(struct emu_blob *b);
-
-    if (b && --b->refs == 0)
-        emu_store_blob_free(b);
-}
-
-/* ---- timers ---- */
-
-static void heap_swap(struct emu_server *s, int i, int j)
+static void heap_swap(struct emu_worker *s, int i, int j)
 {
     struct emu_conn *t = s->heap[i];
 
@@ -94,7 +43,7 @@ static void heap_swap(struct emu_server *s, int i, int j)
     s->heap[j]->heap_idx = j;
 }
 
-static void heap_up(struct emu_server *s, int i)
+static void heap_up(struct emu_worker *s, int i)
 {
     while (i > 0 && s->heap[(i - 1) / 2]->due_ns > s->heap[i]->due_ns) {
         heap_swap(s, i, (i - 1) / 2);
@@ -102,7 +51,7 @@ static void heap_up(struct emu_server *s, int i)
     }
 }
 
-static void heap_down(struct emu_server *s, int i)
+static void heap_down(struct emu_worker *s, int i)
 {
     for (;;) {
         int l = 2 * i + 1, r = l + 1, m = i;
@@ -120,7 +69,7 @@ static void heap_down(struct emu_server *s, int i)
 
 static void timer_cancel(struct emu_conn *c)
 {
-    struct emu_server *s = c->srv;
+    struct emu_worker *s = c->w;
     int i = c->heap_idx;
 
     if (i < 0)
@@ -137,7 +86,7 @@ static void timer_cancel(struct emu_conn *c)
 
 static int timer_set(struct emu_conn *c, int64_t due_ns)
 {
-    struct emu_server *s = c->srv;
+    struct emu_worker *s = c->w;
 
     timer_cancel(c);
     if (s->heap_len == s->heap_cap) {
@@ -187,40 +136,63 @@ static int64_t pace_wait_ns(const struct emu_pace *p, double bps)
 
 static double conn_bps(const struct emu_conn *c)
 {
-    return c->srv->model.bandwidth_mbps * 1e6;
+    return atomic_load_explicit(&c->srv->bw_bps, memory_order_relaxed);
 }
 
 /* ---- connections ---- */
 
+/*
+ * A buffer for the next request on this connection: emptied, its memory
+ * kept (no malloc and free per request) unless it grew past 'keep' bytes
+ * for one large answer.
+ */
+static struct buf buf_recycle(struct buf b, size_t keep, size_t max)
+{
+    if (b.cap > keep)
+        buf_release(&b);
+    else
+        buf_reset(&b);
+    b.max = max;
+    return b;
+}
+
+#define KEEP_BYTES ((size_t)16 << 10)
+
 static void req_release(struct emu_req *q)
 {
-    buf_release(&q->head);
-    buf_release(&q->qbuf);
+    struct buf head = buf_recycle(q->head, KEEP_BYTES, EMU_HDR_MAX_BYTES);
+    struct buf qbuf = buf_recycle(q->qbuf, KEEP_BYTES, EMU_HDR_MAX_BYTES * 2);
+
     emu_blob_unref(q->body);
     free(q->bucket);
     free(q->key);
     memset(q, 0, sizeof(*q));
-    q->head = (struct buf)BUF_INIT(EMU_HDR_MAX_BYTES);
-    q->qbuf = (struct buf)BUF_INIT(EMU_HDR_MAX_BYTES * 2);
+    q->head = head;
+    q->qbuf = qbuf;
 }
 
 static void resp_release(struct emu_resp *r)
 {
-    buf_release(&r->hdrs);
-    buf_release(&r->head);
-    buf_release(&r->body);
+    struct buf hdrs = buf_recycle(r->hdrs, KEEP_BYTES, EMU_HDR_MAX_BYTES);
+    struct buf head = buf_recycle(r->head, KEEP_BYTES, EMU_HDR_MAX_BYTES * 2);
+    struct buf body = buf_recycle(r->body, KEEP_BYTES * 4, BUF_MAX_DEFAULT * 4);
+
     emu_blob_unref(r->blob);
     free(r->corrupt_copy);
     memset(r, 0, sizeof(*r));
-    r->hdrs = (struct buf)BUF_INIT(EMU_HDR_MAX_BYTES);
-    r->head = (struct buf)BUF_INIT(EMU_HDR_MAX_BYTES * 2);
-    r->body = (struct buf)BUF_INIT(BUF_MAX_DEFAULT * 4);
+    r->hdrs = hdrs;
+    r->head = head;
+    r->body = body;
     r->cut_at = UINT64_MAX;
 }
 
+/* Count n on the connection's own worker (no lookup of the calling thread). */
+#define W_STAT(c, field, n) \
+    atomic_fetch_add_explicit(&(c)->w->stats.field, (uint64_t)(n), memory_order_relaxed)
+
 static void conn_close(struct emu_conn *c, int rst)
 {
-    struct emu_server *s = c->srv;
+    struct emu_worker *w = c->w;
 
     if (c->state == CS_DEAD)
         return;
@@ -232,9 +204,9 @@ static void conn_close(struct emu_conn *c, int rst)
     c->fd = -1;
     c->state = CS_DEAD;
     timer_cancel(c);
-    s->stats.conns_open--;
-    c->dead_next = s->graveyard;
-    s->graveyard = c;
+    W_STAT(c, conns_open, -1);
+    c->dead_next = w->graveyard;
+    w->graveyard = c;
 }
 
 static void conn_free(struct emu_conn *c)
@@ -247,11 +219,12 @@ static void conn_free(struct emu_conn *c)
     buf_release(&c->resp.hdrs);
     buf_release(&c->resp.head);
     buf_release(&c->resp.body);
+    emu_digest_release(&c->dig);
     free(c->rb);
     free(c);
 }
 
-static struct emu_conn *conn_new(struct emu_server *s, int fd)
+static struct emu_conn *conn_new(struct emu_worker *w, int fd)
 {
     struct emu_conn *c = calloc(1, sizeof(*c));
 
@@ -263,7 +236,8 @@ static struct emu_conn *conn_new(struct emu_server *s, int fd)
         return NULL;
     }
     c->fd = fd;
-    c->srv = s;
+    c->srv = w->srv;
+    c->w = w;
     c->heap_idx = -1;
     c->state = CS_HEAD;
     c->wr_ready = true;
@@ -514,7 +488,7 @@ void emu_resp_json_body(struct emu_resp *r, int status)
     r->content_length = r->blen;
 }
 
-static void update_date(struct emu_server *s)
+static void update_date(struct emu_worker *s)
 {
     time_t now = time(NULL);
     struct tm tm;
@@ -528,19 +502,19 @@ static void update_date(struct emu_server *s)
 
 static void resp_finish(struct emu_conn *c)
 {
-    struct emu_server *s = c->srv;
+    struct emu_worker *s = c->w;
     struct emu_resp *r = &c->resp;
     char rid[17];
 
     update_date(s);
-    snprintf(rid, sizeof(rid), "%016llX", (unsigned long long)++s->req_seq);
+    snprintf(rid, sizeof(rid), "%016llX", (unsigned long long)c->req.id);
     if (!c->req.keep_alive || c->peer_closed)
         r->close = true;
     if (r->status < 100 || r->status > 599)
         r->status = 500;
-    s->stats.status[r->status / 100]++;
+    W_STAT(c, status[r->status / 100], 1);
     if (r->status >= 400)
-        s->stats.errors++;
+        W_STAT(c, errors, 1);
     buf_addf(&r->head,
              "HTTP/1.1 %d %s\r\nDate: %s\r\nServer: AmazonS3\r\nx-amz-request-id: %s\r\n"
              "x-amz-id-2: s3emu/%s\r\n",
@@ -619,6 +593,7 @@ static int chunked_step(struct emu_conn *c, size_t *consumed)
             if (n > q->ch_left)
                 n = (size_t)q->ch_left;
             memcpy(q->body->data + q->body->len, line, n);
+            emu_digest_feed(&c->dig, line, n);
             q->body->len += n;
             q->ch_left -= n;
             pos += n;
@@ -660,7 +635,13 @@ static ssize_t read_some(struct emu_conn *c, char *dst, size_t room)
         if (n > 0) {
             if (conn_bps(c) > 0)
                 c->pin.tokens -= (double)n;
-            c->srv->stats.bytes_in += (uint64_t)n;
+            W_STAT(c, bytes_in, n);
+            /*
+             * A short read drained the socket: new bytes will raise a new
+             * edge, so skip the read that would only say EAGAIN.
+             */
+            if ((size_t)n < room)
+                c->rd_ready = false;
             return n;
         }
         if (n < 0 && errno == EINTR)
@@ -695,6 +676,8 @@ static void head_done(struct emu_conn *c, size_t hlen)
     int st;
 
     c->scan = 0;
+    c->dig.done = 0; /* digests describe one body: never the last request's */
+    q->id = atomic_fetch_add_explicit(&c->srv->req_seq, 1, memory_order_relaxed) + 1;
     st = parse_head(c, hlen);
     consume(c, hlen);
     if (st) {
@@ -738,13 +721,14 @@ static void head_done(struct emu_conn *c, size_t hlen)
         (void)w; /* a socket with nothing in flight takes 25 bytes; if not, the client goes on anyway */
     }
     if ((q->has_cl && q->content_length) || q->chunked) {
-        q->body = emu_blob_new(q->has_cl ? q->content_length : 65536);
+        q->body = q->has_cl ? emu_blob_new_body(c->srv, q->content_length) : emu_blob_new(65536);
         if (!q->body) {
             emu_ops_error(c->srv, c, 500, "InternalError", "Out of memory.");
             c->resp.close = true;
             start_response(c);
             return;
         }
+        emu_digest_start(&c->dig, q);
         c->state = CS_BODY;
     } else {
         c->state = CS_WAIT;
@@ -755,6 +739,7 @@ static void head_done(struct emu_conn *c, size_t hlen)
 
 static void body_done(struct emu_conn *c)
 {
+    emu_digest_finish(&c->dig);
     emu_ops_handle(c->srv, c);
     start_response(c);
 }
@@ -777,6 +762,7 @@ static void do_body(struct emu_conn *c)
 {
     struct emu_req *q = &c->req;
     struct emu_blob *b = q->body;
+    uint64_t want;
     ssize_t r;
 
     for (;;) {
@@ -786,6 +772,7 @@ static void do_body(struct emu_conn *c)
 
             if (n) {
                 memcpy(b->data + b->len, c->rb, n);
+                emu_digest_feed(&c->dig, b->data + b->len, n);
                 b->len += n;
                 c->body_seen += n;
                 consume(c, n);
@@ -796,14 +783,21 @@ static void do_body(struct emu_conn *c)
                 body_done(c);
                 return;
             }
-            /* Read straight into the blob: no copy through rb. */
-            r = read_some(c, b->data + b->len, (size_t)(q->content_length - b->len));
+            /*
+             * Read straight into the blob (no copy through rb), a slice at a
+             * time when it is hashed, so the digests read bytes still in cache.
+             */
+            want = q->content_length - b->len;
+            if (c->dig.want && want > EMU_DIGEST_SLICE)
+                want = EMU_DIGEST_SLICE;
+            r = read_some(c, b->data + b->len, (size_t)want);
             if (r < 0) {
                 conn_close(c, 0);
                 return;
             }
             if (r == 0)
                 return;
+            emu_digest_feed(&c->dig, b->data + b->len, (size_t)r);
             b->len += (uint64_t)r;
             c->body_seen += (uint64_t)r;
         } else {
@@ -957,7 +951,7 @@ static void do_write(struct emu_conn *c)
             conn_close(c, 0);
             return;
         }
-        c->srv->stats.bytes_out += (uint64_t)n;
+        W_STAT(c, bytes_out, n);
         if (bps > 0)
             c->pout.tokens -= (double)n;
         if ((uint64_t)n <= hleft) {
@@ -997,41 +991,104 @@ static void conn_run(struct emu_conn *c)
     }
 }
 
-static char listen_tag;
+static char listen_tag, wake_tag;
 
-static void accept_all(struct emu_server *s)
+/* Register an accepted socket with worker w (its thread only). */
+static void conn_adopt(struct emu_worker *w, int fd)
 {
+    struct epoll_event ev;
+    struct emu_conn *c;
+    int one = 1;
+
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+    c = conn_new(w, fd);
+    if (!c) {
+        close(fd);
+        return;
+    }
+    ev.events = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET;
+    ev.data.ptr = c;
+    if (epoll_ctl(w->ep, EPOLL_CTL_ADD, fd, &ev) < 0) {
+        close(fd);
+        conn_free(c);
+        return;
+    }
+    W_STAT(c, connections, 1);
+    W_STAT(c, conns_open, 1);
+}
+
+/* Queue a socket for another worker and wake it; false if it could not take it. */
+static bool hand_over(struct emu_worker *to, int fd)
+{
+    uint64_t one = 1;
+    bool ok = true;
+    ssize_t n;
+
+    pthread_mutex_lock(&to->inbox_lock);
+    if (to->inbox_n == to->inbox_cap) {
+        int cap = to->inbox_cap ? to->inbox_cap * 2 : 64;
+        int *p = realloc(to->inbox, (size_t)cap * sizeof(*p));
+
+        if (p) {
+            to->inbox = p;
+            to->inbox_cap = cap;
+        }
+    }
+    if (to->inbox_n < to->inbox_cap)
+        to->inbox[to->inbox_n++] = fd;
+    else
+        ok = false;
+    pthread_mutex_unlock(&to->inbox_lock);
+    if (ok)
+        n = write(to->wake_fd, &one, sizeof(one));
+    (void)n; /* a full counter still wakes the worker */
+    return ok;
+}
+
+/*
+ * Accept what is waiting and deal the sockets round-robin over the workers,
+ * so that 64 connections opened at once land 32 and 32 on two workers
+ * instead of on whichever woke first.
+ */
+static void accept_all(struct emu_worker *w)
+{
+    struct emu_server *s = w->srv;
+
     for (;;) {
         int fd = accept4(s->lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
-        struct epoll_event ev;
-        struct emu_conn *c;
-        int one = 1;
+        struct emu_worker *to;
 
         if (fd < 0)
-            return; /* EAGAIN, or EMFILE and friends: try again on the next event */
-        setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-        c = conn_new(s, fd);
-        if (!c) {
-            close(fd);
-            continue;
-        }
-        ev.events = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET;
-        ev.data.ptr = c;
-        if (epoll_ctl(s->ep, EPOLL_CTL_ADD, fd, &ev) < 0) {
-            close(fd);
-            conn_free(c);
-            continue;
-        }
-        s->stats.connections++;
-        s->stats.conns_open++;
+            return; /* EAGAIN (another worker took it), or EMFILE and friends: next event */
+        to = &s->workers[atomic_fetch_add_explicit(&s->next_worker, 1, memory_order_relaxed) %
+                         (unsigned)s->n_workers];
+        if (to == w || !hand_over(to, fd))
+            conn_adopt(w, fd);
     }
+}
+
+static void take_inbox(struct emu_worker *w)
+{
+    uint64_t v;
+    int *fds, n, i;
+    ssize_t r = read(w->wake_fd, &v, sizeof(v));
+
+    (void)r;
+    pthread_mutex_lock(&w->inbox_lock);
+    fds = w->inbox;
+    n = w->inbox_n;
+    w->inbox = NULL;
+    w->inbox_n = w->inbox_cap = 0;
+    pthread_mutex_unlock(&w->inbox_lock);
+    for (i = 0; i < n; i++)
+        conn_adopt(w, fds[i]);
+    free(fds);
 }
 
 int emu_net_listen(struct emu_server *s)
 {
     struct sockaddr_in sa;
     socklen_t sl = sizeof(sa);
-    struct epoll_event ev;
     int one = 1;
 
     memset(&sa, 0, sizeof(sa));
@@ -1041,6 +1098,7 @@ int emu_net_listen(struct emu_server *s)
         fprintf(stderr, "s3emu: --host %s: not an IPv4 address\n", s->host);
         return -1;
     }
+    /* One listening socket for all workers (no SO_REUSEPORT: a second emulator on the port must fail). */
     s->lfd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     if (s->lfd < 0)
         goto fail;
@@ -1050,42 +1108,42 @@ int emu_net_listen(struct emu_server *s)
     if (getsockname(s->lfd, (struct sockaddr *)&sa, &sl) < 0)
         goto fail;
     s->port = ntohs(sa.sin_port);
-    s->ep = epoll_create1(EPOLL_CLOEXEC);
-    if (s->ep < 0)
-        goto fail;
-    ev.events = EPOLLIN;
-    ev.data.ptr = &listen_tag;
-    if (epoll_ctl(s->ep, EPOLL_CTL_ADD, s->lfd, &ev) < 0)
-        goto fail;
     return 0;
 fail:
     fprintf(stderr, "s3emu: listen on %s:%d: %s\n", s->host, s->port, strerror(errno));
     return -1;
 }
 
-int emu_net_run(struct emu_server *s)
+/* The loop of one worker: its events, then its due timers, then its dead connections. */
+static void *worker_loop(void *arg)
 {
+    struct emu_worker *w = arg;
     struct epoll_event evs[256];
 
+    emu_worker_enter(w);
     for (;;) {
         int timeout = -1, n, i;
         int64_t now;
 
-        if (s->heap_len) {
-            int64_t d = s->heap[0]->due_ns - emu_now_ns();
+        if (w->heap_len) {
+            int64_t d = w->heap[0]->due_ns - emu_now_ns();
             timeout = d <= 0 ? 0 : (int)((d + 999999) / 1000000);
         }
-        n = epoll_wait(s->ep, evs, 256, timeout);
+        n = epoll_wait(w->ep, evs, 256, timeout);
         if (n < 0 && errno != EINTR) {
             perror("s3emu: epoll_wait");
-            return -1;
+            exit(1);
         }
         for (i = 0; i < n; i++) {
             struct emu_conn *c = evs[i].data.ptr;
             uint32_t e = evs[i].events;
 
             if (evs[i].data.ptr == &listen_tag) {
-                accept_all(s);
+                accept_all(w);
+                continue;
+            }
+            if (evs[i].data.ptr == &wake_tag) {
+                take_inbox(w);
                 continue;
             }
             if (c->state == CS_DEAD)
@@ -1097,17 +1155,60 @@ int emu_net_run(struct emu_server *s)
             conn_run(c);
         }
         now = emu_now_ns();
-        while (s->heap_len && s->heap[0]->due_ns <= now) {
-            struct emu_conn *c = s->heap[0];
+        while (w->heap_len && w->heap[0]->due_ns <= now) {
+            struct emu_conn *c = w->heap[0];
 
             timer_cancel(c);
             conn_run(c);
         }
-        while (s->graveyard) {
-            struct emu_conn *c = s->graveyard;
+        while (w->graveyard) {
+            struct emu_conn *c = w->graveyard;
 
-            s->graveyard = c->dead_next;
+            w->graveyard = c->dead_next;
             conn_free(c);
         }
     }
+    return NULL;
+}
+
+static int worker_init(struct emu_server *s, struct emu_worker *w, int idx)
+{
+    struct epoll_event ev;
+
+    w->srv = s;
+    w->idx = idx;
+    if (pthread_mutex_init(&w->inbox_lock, NULL))
+        return -1;
+    w->ep = epoll_create1(EPOLL_CLOEXEC);
+    w->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    if (w->ep < 0 || w->wake_fd < 0)
+        return -1;
+    /* Every worker waits on the listening socket; EPOLLEXCLUSIVE wakes one of them, not all. */
+    ev.events = EPOLLIN | EPOLLEXCLUSIVE;
+    ev.data.ptr = &listen_tag;
+    if (epoll_ctl(w->ep, EPOLL_CTL_ADD, s->lfd, &ev) < 0)
+        return -1;
+    ev.events = EPOLLIN;
+    ev.data.ptr = &wake_tag;
+    return epoll_ctl(w->ep, EPOLL_CTL_ADD, w->wake_fd, &ev);
+}
+
+int emu_net_run(struct emu_server *s)
+{
+    int i;
+
+    for (i = 0; i < s->n_workers; i++) {
+        if (worker_init(s, &s->workers[i], i)) {
+            perror("s3emu: worker");
+            return -1;
+        }
+    }
+    for (i = 1; i < s->n_workers; i++) {
+        if (pthread_create(&s->workers[i].thread, NULL, worker_loop, &s->workers[i])) {
+            fprintf(stderr, "s3emu: cannot start worker %d\n", i);
+            return -1;
+        }
+    }
+    worker_loop(&s->workers[0]);
+    return 0;
 }

@@ -159,7 +159,7 @@ static void error_x(struct emu_server *s, struct emu_conn *c, int status, const 
     buf_reset(&r->hdrs);
     emu_blob_unref(r->blob);
     r->blob = NULL;
-    snprintf(rid, sizeof(rid), "%016llX", (unsigned long long)(s->req_seq + 1));
+    snprintf(rid, sizeof(rid), "%016llX", (unsigned long long)q->id);
     buf_addf(&r->body, XML_DECL "<Error><Code>%s</Code><Message>", code);
     emu_xml_esc(&r->body, msg, strlen(msg));
     buf_adds(&r->body, "</Message>");
@@ -375,6 +375,8 @@ void emu_ops_on_head(struct emu_server *s, struct emu_conn *c)
             q->op = OP_ADMIN_CONFIG;
         else if (sv_eqs(path, "/_s3emu/reset"))
             q->op = OP_ADMIN_RESET;
+        else if (sv_eqs(path, "/_s3emu/populate"))
+            q->op = OP_ADMIN_POPULATE;
         q->body_max = 1 << 20;
         return;
     }
@@ -397,8 +399,8 @@ void emu_ops_on_head(struct emu_server *s, struct emu_conn *c)
     if (q->bucket && path.n)
         q->key = decode_path(path, &q->klen);
     q->op = classify(q);
-    s->stats.requests++;
-    s->stats.by_op[q->op]++;
+    EMU_STAT(s, requests, 1);
+    EMU_STAT(s, by_op[q->op], 1);
     q->body_max = (q->op == OP_PUT_OBJECT || q->op == OP_UPLOAD_PART) ? EMU_BODY_MAX : EMU_XML_BODY_MAX;
     q->fault = emu_model_pick_fault(s, q, &q->fault_arg);
     if (q->fault == FAULT_RESET)
@@ -512,6 +514,33 @@ static void ck_b64(const char *algo, const void *p, size_t n, char out[96])
     buf_release(&b);
 }
 
+/* ck_b64 of the request body, from the digest taken on the way in when there is one. */
+static void body_ck_b64(const struct emu_conn *c, const char *algo, const void *p, size_t n, char out[96])
+{
+    unsigned char raw[32];
+    size_t len = emu_body_checksum(c, algo, raw);
+    struct buf b = BUF_INIT(96);
+
+    if (!len) {
+        ck_b64(algo, p, n, out);
+        return;
+    }
+    base64_encode(raw, len, &b);
+    str_copy(out, 96, buf_cstr(&b));
+    buf_release(&b);
+}
+
+/* The ETag of the request body (its MD5, hashed once). */
+static void body_etag(const struct emu_conn *c, const void *p, size_t n, char out[48])
+{
+    unsigned char d[MD5_LEN];
+    char hex[2 * MD5_LEN + 1];
+
+    emu_body_md5(c, p, n, d);
+    str_hex(d, MD5_LEN, hex);
+    snprintf(out, 48, "\"%s\"", hex);
+}
+
 static void ck_header_name(const char *algo, char out[40])
 {
     size_t i;
@@ -568,7 +597,7 @@ static int check_payload(struct emu_server *s, struct emu_conn *c, struct emu_au
     } else if (ar->signed_payload) {
         char hex[65];
 
-        hash_sha256_hex(data, n, hex);
+        emu_body_sha256_hex(c, data, n, hex);
         if (strncasecmp(hex, ar->payload_sha, 64) != 0) {
             struct buf x = BUF_INIT(512);
             buf_addf(&x, "<ClientComputedContentSHA256>%s</ClientComputedContentSHA256>"
@@ -587,7 +616,7 @@ static int check_payload(struct emu_server *s, struct emu_conn *c, struct emu_au
             error_x(s, c, 400, "InvalidDigest", "The Content-MD5 you specified was invalid.", NULL);
             goto out;
         }
-        hash_md5(data, n, d);
+        emu_body_md5(c, data, n, d);
         if (memcmp(d, tmp.data, MD5_LEN) != 0) {
             error_x(s, c, 400, "BadDigest", "The Content-MD5 you specified did not match what we received.", NULL);
             goto out;
@@ -618,7 +647,7 @@ static int check_payload(struct emu_server *s, struct emu_conn *c, struct emu_au
     if (algo) {
         char got[96];
 
-        ck_b64(algo, data, n, got);
+        body_ck_b64(c, algo, data, n, got);
         if (!sv_eqs(given, got)) {
             char m[128];
             snprintf(m, sizeof(m), "The %s you specified did not match the calculated checksum.", algo);
@@ -1526,15 +1555,8 @@ static struct emu_blob *take_body(struct emu_req *q)
 
     q->body = NULL;
     if (!b)
-        return emu_blob_new(0);
-    if (b->cap - b->len > 4096 && b->cap - b->len > b->cap / 8) {
-        /* aws-chunked framing shrank it: give the slack back */
-        char *p = realloc(b->data, b->len ? b->len : 1);
-        if (p) {
-            b->data = p;
-            b->cap = b->len ? b->len : 1;
-        }
-    }
+        return emu_blob_empty();
+    emu_blob_trim(b); /* aws-chunked framing shrank it: give the slack back */
     return b;
 }
 
@@ -1551,18 +1573,48 @@ static void put_done_headers(struct emu_conn *c, struct emu_bucket *b, const str
     }
 }
 
+/*
+ * What PutObject and UploadPart learn of their body before the store lock is
+ * taken: the payload checks (aws-chunked decoding, signatures, digests), the
+ * ETag and the move to --dir, all of it work that grows with the body, so
+ * none of it runs while other workers wait for the store.
+ */
+struct body_check {
+    int rc;                 /* 0, or -1 with the error in c->resp (sent unless a check
+                             * that comes first in S3's order fails too and answers instead) */
+    struct emu_cksum ck;    /* the verified x-amz-checksum (algo "" if none) */
+    char etag[48];          /* the payload's MD5, quoted */
+};
+
+static void body_prepare(struct emu_server *s, struct emu_conn *c, struct emu_auth_result *ar,
+                         struct body_check *bc)
+{
+    struct emu_blob *b;
+
+    memset(bc, 0, sizeof(*bc));
+    bc->rc = check_payload(s, c, ar, &bc->ck);
+    b = c->req.body;
+    if (bc->rc || (b && b->len > EMU_OBJECT_MAX))
+        return;
+    if (!b) {
+        body_etag(c, "", 0, bc->etag);
+        return;
+    }
+    emu_blob_trim(b);
+    body_etag(c, b->data, (size_t)b->len, bc->etag);
+    emu_store_spill(s, b);
+}
+
 static void op_put(struct emu_server *s, struct emu_conn *c, struct emu_bucket *b,
-                   struct emu_auth_result *ar)
+                   const struct body_check *bc)
 {
     struct emu_req *q = &c->req;
-    struct emu_cksum ck;
     struct emu_obj *o;
     char ssec[28];
 
     char acl[32];
 
-    if (!request_acl(s, c, acl) || put_preconditions(s, c, b) || ssec_take(s, c, false, ssec) ||
-        check_payload(s, c, ar, &ck))
+    if (!request_acl(s, c, acl) || put_preconditions(s, c, b) || ssec_take(s, c, false, ssec) || bc->rc)
         return;
     if (q->body && q->body->len > EMU_OBJECT_MAX) {
         err_key(s, c, 400, "EntityTooLarge", "Your proposed upload exceeds the maximum allowed size");
@@ -1575,11 +1627,10 @@ static void op_put(struct emu_server *s, struct emu_conn *c, struct emu_bucket *
         return;
     }
     o->size = o->blob->len;
-    md5_etag(o->blob->data, (size_t)o->size, o->etag);
-    emu_store_spill(s, o->blob);
+    memcpy(o->etag, bc->etag, sizeof(o->etag));
     free(o->hdrs);
     o->hdrs = capture_headers(q, o->storage_class);
-    o->ck = ck;
+    o->ck = bc->ck;
     str_copy(o->acl, sizeof(o->acl), acl);
     str_copy(o->ssec_md5, sizeof(o->ssec_md5), ssec);
     if (emu_store_put(s, b, q->key, q->klen, o)) {
@@ -1697,6 +1748,12 @@ static void op_delete_objects(struct emu_server *s, struct emu_conn *c, struct e
             buf_adds(x, "<Error>");
             xml_key(x, "Key", d->keys[i], kl, false);
             buf_adds(x, "<Code>InvalidArgument</Code><Message>Invalid key</Message></Error>");
+            continue;
+        }
+        if (emu_model_deny_key(s, q, d->keys[i])) {
+            buf_adds(x, "<Error>");
+            xml_key(x, "Key", d->keys[i], kl, false);
+            buf_adds(x, "<Code>AccessDenied</Code><Message>Access Denied</Message></Error>");
             continue;
         }
         op_delete(s, c, b, d->keys[i], kl, d->vids[i], &mv, &marker);
@@ -1962,7 +2019,7 @@ static bool part_number(struct emu_server *s, struct emu_conn *c, int *out)
 }
 
 static void op_upload_part(struct emu_server *s, struct emu_conn *c, struct emu_bucket *b,
-                           struct emu_auth_result *ar, bool copy)
+                           const struct body_check *bc, bool copy)
 {
     struct emu_req *q = &c->req;
     struct emu_upload *u = find_upload(s, c, b);
@@ -1975,9 +2032,11 @@ static void op_upload_part(struct emu_server *s, struct emu_conn *c, struct emu_
         return;
     ssec_headers(c, u->ssec_md5);
     if (!copy) {
-        if (check_payload(s, c, ar, &p.ck))
+        if (bc->rc)
             return;
+        p.ck = bc->ck;
         p.blob = take_body(q);
+        memcpy(p.etag, bc->etag, sizeof(p.etag));
     } else {
         struct sv rng = emu_req_header(q, "x-amz-copy-source-range");
         struct emu_bucket *sb = NULL;
@@ -2015,8 +2074,10 @@ static void op_upload_part(struct emu_server *s, struct emu_conn *c, struct emu_
         error_x(s, c, 500, "InternalError", "Out of memory.", NULL);
         return;
     }
-    md5_etag(p.blob->data, (size_t)p.blob->len, p.etag);
-    emu_store_spill(s, p.blob);
+    if (copy) {
+        md5_etag(p.blob->data, (size_t)p.blob->len, p.etag);
+        emu_store_spill(s, p.blob);
+    }
     p.mtime_ms = emu_wall_ms();
     if (!p.ck.algo[0] && u->ck_algo[0]) {
         str_copy(p.ck.algo, sizeof(p.ck.algo), u->ck_algo);
@@ -2444,12 +2505,18 @@ static void op_admin(struct emu_server *s, struct emu_conn *c)
     case OP_ADMIN_RESET:
         if (sv_eqs(q->path_raw, "/_s3emu/reset")) {
             struct emu_sl_node *n;
+
+            emu_store_lock(s, true);
             while ((n = emu_sl_first(&s->buckets)) != NULL)
                 emu_store_bucket_delete(s, n->val);
+            emu_store_unlock(s);
         }
         emu_model_stats_reset(s);
         (void)free_bucket_cb;
         ok_empty(c, 204);
+        return;
+    case OP_ADMIN_POPULATE:
+        emu_admin_populate(s, c);
         return;
     case OP_ADMIN_CONFIG:
         if (sv_eqs(q->method, "GET")) {
@@ -2521,17 +2588,15 @@ static void apply_fault(struct emu_server *s, struct emu_conn *c)
     }
 }
 
-bool emu_ops_precheck(struct emu_server *s, struct emu_conn *c)
+static bool precheck_locked(struct emu_server *s, struct emu_conn *c)
 {
     struct emu_req *q = &c->req;
     struct emu_bucket *b = q->bucket ? emu_store_bucket(s, q->bucket) : NULL;
     struct emu_auth_result ar;
 
-    if (q->op >= OP_ADMIN_STATS || q->fault != FAULT_NONE)
-        return false; /* faults play out on the full request */
     emu_auth_check(s, q, (b && q->op != OP_CREATE_BUCKET) ? b->region : NULL, &ar);
     if (ar.status && ar.unsigned_request && b && public_allows(b, q)) {
-        s->stats.auth_failures--;
+        EMU_STAT(s, auth_failures, -1);
         ar.status = 0;
     }
     if (ar.status) {
@@ -2554,12 +2619,58 @@ bool emu_ops_precheck(struct emu_server *s, struct emu_conn *c)
     return false;
 }
 
+bool emu_ops_precheck(struct emu_server *s, struct emu_conn *c)
+{
+    bool answered;
+
+    if (c->req.op >= OP_ADMIN_STATS || c->req.fault != FAULT_NONE)
+        return false; /* faults play out on the full request */
+    emu_store_lock(s, false);
+    answered = precheck_locked(s, c);
+    emu_store_unlock(s);
+    return answered;
+}
+
+/*
+ * The request's signature, checked against the region of its bucket; an
+ * unsigned request passes where canned ACLs allow it. The store is read
+ * under its lock only for the region and the ACLs, never during the HMACs.
+ */
+static void check_auth(struct emu_server *s, struct emu_req *q, struct emu_auth_result *ar)
+{
+    struct emu_bucket *b;
+    char region[32] = "";
+    bool has_bucket = false;
+
+    emu_store_lock(s, false);
+    b = q->bucket ? emu_store_bucket(s, q->bucket) : NULL;
+    if (b) {
+        has_bucket = true;
+        str_copy(region, sizeof(region), b->region);
+    }
+    emu_store_unlock(s);
+    emu_auth_check(s, q, (has_bucket && q->op != OP_CREATE_BUCKET) ? region : NULL, ar);
+    if (ar->status && ar->unsigned_request && has_bucket) {
+        emu_store_lock(s, false);
+        b = emu_store_bucket(s, q->bucket);
+        if (b && public_allows(b, q)) {
+            EMU_STAT(s, auth_failures, -1);
+            memset(ar, 0, sizeof(*ar));
+        }
+        emu_store_unlock(s);
+    }
+}
+
+static void dispatch(struct emu_server *s, struct emu_conn *c, struct emu_bucket *b,
+                     const struct body_check *bc);
+
 void emu_ops_handle(struct emu_server *s, struct emu_conn *c)
 {
     struct emu_req *q = &c->req;
     struct emu_resp *r = &c->resp;
     struct emu_bucket *b = NULL;
     struct emu_auth_result ar;
+    struct body_check bc;
 
     if (q->op >= OP_ADMIN_STATS) {
         op_admin(s, c);
@@ -2573,17 +2684,15 @@ void emu_ops_handle(struct emu_server *s, struct emu_conn *c)
         error_x(s, c, 503, "SlowDown", "Please reduce your request rate.", NULL);
         goto model;
     }
+    if (q->fault == FAULT_DENY) {
+        error_x(s, c, 403, "AccessDenied", "Access Denied", NULL);
+        goto model;
+    }
     if (emu_model_rate_limited(s, q)) {
         error_x(s, c, 503, "SlowDown", "Please reduce your request rate.", NULL);
         goto model;
     }
-    if (q->bucket)
-        b = emu_store_bucket(s, q->bucket);
-    emu_auth_check(s, q, (b && q->op != OP_CREATE_BUCKET) ? b->region : NULL, &ar);
-    if (ar.status && ar.unsigned_request && b && public_allows(b, q)) {
-        s->stats.auth_failures--;
-        memset(&ar, 0, sizeof(ar));
-    }
+    check_auth(s, q, &ar);
     if (ar.status) {
         struct buf x = BUF_INIT(256);
         if (ar.region_hint[0]) {
@@ -2595,7 +2704,11 @@ void emu_ops_handle(struct emu_server *s, struct emu_conn *c)
         buf_release(&x);
         goto model;
     }
-    if (q->op != OP_PUT_OBJECT && q->op != OP_UPLOAD_PART && q->body) {
+    memset(&bc, 0, sizeof(bc));
+    if (q->op == OP_PUT_OBJECT || q->op == OP_UPLOAD_PART) {
+        /* Checked now, outside the lock; its error is sent unless an earlier check answers. */
+        body_prepare(s, c, &ar, &bc);
+    } else if (q->body) {
         /* Small bodies (XML): only the framing and digests matter. */
         struct emu_cksum ck;
         if (check_payload(s, c, &ar, &ck))
@@ -2606,13 +2719,30 @@ void emu_ops_handle(struct emu_server *s, struct emu_conn *c)
                 "not implemented.", NULL);
         goto model;
     }
+    emu_store_lock(s, emu_op_is_write(q->op));
+    if (q->bucket)
+        b = emu_store_bucket(s, q->bucket); /* again: it may have gone since check_auth */
+    dispatch(s, c, b, &bc);
+    emu_store_unlock(s);
+model:
+    r->delay_ns += emu_model_latency_ns(s, q);
+    apply_fault(s, c);
+}
+
+/* The operation itself, under the store lock (shared for reads, exclusive for changes). */
+static void dispatch(struct emu_server *s, struct emu_conn *c, struct emu_bucket *b,
+                     const struct body_check *bc)
+{
+    struct emu_req *q = &c->req;
+    struct emu_resp *r = &c->resp;
+
     if (needs_bucket(q->op) && !b) {
         no_such_bucket(s, c);
-        goto model;
+        return;
     }
     if (q->key && q->klen > MAX_KEY_BYTES) {
         err_key(s, c, 400, "KeyTooLongError", "Your key is too long");
-        goto model;
+        return;
     }
     switch (q->op) {
     case OP_LIST_BUCKETS: op_list_buckets(s, c); break;
@@ -2628,15 +2758,15 @@ void emu_ops_handle(struct emu_server *s, struct emu_conn *c)
     case OP_LIST_OBJECTS: op_list(s, c, b, false); break;
     case OP_LIST_OBJECTS_V2: op_list(s, c, b, true); break;
     case OP_LIST_OBJECT_VERSIONS: op_list_versions(s, c, b); break;
-    case OP_PUT_OBJECT: op_put(s, c, b, &ar); break;
+    case OP_PUT_OBJECT: op_put(s, c, b, bc); break;
     case OP_GET_OBJECT: op_get(s, c, b, false); break;
     case OP_HEAD_OBJECT: op_get(s, c, b, true); break;
     case OP_DELETE_OBJECT: op_delete_object(s, c, b); break;
     case OP_DELETE_OBJECTS: op_delete_objects(s, c, b); break;
     case OP_COPY_OBJECT: op_copy(s, c, b); break;
     case OP_CREATE_MPU: op_create_mpu(s, c, b); break;
-    case OP_UPLOAD_PART: op_upload_part(s, c, b, &ar, false); break;
-    case OP_UPLOAD_PART_COPY: op_upload_part(s, c, b, &ar, true); break;
+    case OP_UPLOAD_PART: op_upload_part(s, c, b, bc, false); break;
+    case OP_UPLOAD_PART_COPY: op_upload_part(s, c, b, bc, true); break;
     case OP_COMPLETE_MPU: op_complete(s, c, b); break;
     case OP_ABORT_MPU: op_abort(s, c, b); break;
     case OP_LIST_PARTS: op_list_parts(s, c, b); break;
@@ -2662,7 +2792,4 @@ void emu_ops_handle(struct emu_server *s, struct emu_conn *c)
     default:
         error_x(s, c, 501, "NotImplemented", "Not implemented.", NULL);
     }
-model:
-    r->delay_ns += emu_model_latency_ns(s, q);
-    apply_fault(s, c);
 }

@@ -32,6 +32,7 @@ static struct emu_sl_node *node_new(int level, const char *key, size_t klen)
 int emu_sl_init(struct emu_sl *s)
 {
     s->head = node_new(EMU_SL_MAX_LEVEL, "", 0);
+    memset(s->tail, 0, sizeof(s->tail));
     s->level = 1;
     s->count = 0;
     s->rng = 0x9E3779B97F4A7C15ull ^ (unsigned long long)(size_t)s;
@@ -52,6 +53,7 @@ void emu_sl_release(struct emu_sl *s, void (*free_val)(void *))
     }
     free(s->head);
     s->head = NULL;
+    memset(s->tail, 0, sizeof(s->tail));
     s->count = 0;
 }
 
@@ -79,6 +81,16 @@ static struct emu_sl_node *find_before(const struct emu_sl *s, const char *key, 
     struct emu_sl_node *x = s->head;
     int i;
 
+    if (s->tail[0]) {
+        /* Past the last key: the predecessors are the tails, no search. */
+        int c = key_cmp(s->tail[0]->key, s->tail[0]->klen, key, klen);
+
+        if (c < 0 || (after && c == 0)) {
+            for (i = 0; update && i < s->level; i++)
+                update[i] = s->tail[i] ? s->tail[i] : s->head;
+            return NULL;
+        }
+    }
     for (i = s->level - 1; i >= 0; i--) {
         while (x->next[i]) {
             int c = key_cmp(x->next[i]->key, x->next[i]->klen, key, klen);
@@ -129,6 +141,8 @@ int emu_sl_put(struct emu_sl *s, const char *key, size_t klen, void *val, void *
     for (i = 0; i < level; i++) {
         n->next[i] = update[i]->next[i];
         update[i]->next[i] = n;
+        if (!n->next[i])
+            s->tail[i] = n;
     }
     s->count++;
     return 0;
@@ -143,9 +157,12 @@ void *emu_sl_del(struct emu_sl *s, const char *key, size_t klen)
 
     if (!n || n->klen != klen || memcmp(n->key, key, klen) != 0)
         return NULL;
-    for (i = 0; i < n->level; i++)
+    for (i = 0; i < n->level; i++) {
         if (update[i]->next[i] == n)
             update[i]->next[i] = n->next[i];
+        if (s->tail[i] == n)
+            s->tail[i] = update[i] == s->head ? NULL : update[i];
+    }
     while (s->level > 1 && !s->head->next[s->level - 1])
         s->level--;
     val = n->val;

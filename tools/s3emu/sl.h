@@ -3,7 +3,9 @@
  * It is the emulator's index of buckets, of keys within a bucket and of
  * multipart uploads: O(log n) insert, find and seek, and in-order walks from
  * any point, which is what ListObjectsV2 over 1,000,000 keys needs (seek to
- * the prefix or the continuation point, then step). Keys compare as bytes
+ * the prefix or the continuation point, then step). Keys arriving in order
+ * (a bulk load, a sync of sorted names) are appended in O(1): the last node
+ * of each level is kept, so a key past the end needs no search. Keys compare as bytes
  * (memcmp, shorter first), which is S3's UTF-8 binary order.
  *
  * Not thread-safe: the event loop is the only user. The map copies keys;
@@ -26,6 +28,7 @@ struct emu_sl_node {
 
 struct emu_sl {
     struct emu_sl_node *head;   /* sentinel with EMU_SL_MAX_LEVEL links */
+    struct emu_sl_node *tail[EMU_SL_MAX_LEVEL]; /* last node of each level (NULL: none) */
     int level;                  /* highest level in use */
     size_t count;               /* number of keys */
     unsigned long long rng;     /* xorshift state for node levels */

@@ -1,12 +1,11 @@
 #include "store.h"
 
+#include <stdio.h>
+
 #include <stdlib.h>
 #include <string.h>
-#include <errno.h>
-#include <fcntl.h>
-#include <stdio.h>
-#include <sys/mman.h>
-#include <unistd.h>
+
+#include "base/hash.h"
 
 int64_t emu_wall_ms(void)
 {
@@ -14,15 +13,6 @@ int64_t emu_wall_ms(void)
 
     clock_gettime(CLOCK_REALTIME, &ts);
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-void emu_store_blob_free(struct emu_blob *b)
-{
-    if (b->mapped)
-        munmap(b->data, b->cap ? b->cap : 1);
-    else
-        free(b->data);
-    free(b);
 }
 
 struct emu_bucket *emu_store_bucket(struct emu_server *s, const char *name)
@@ -95,12 +85,16 @@ struct emu_obj *emu_store_obj_new(void)
     return o;
 }
 
+/* The headers of an object PUT without any: shared by populated objects, never freed. */
+static char default_hdrs[] = "Content-Type: binary/octet-stream\r\n";
+
 void emu_store_obj_free(struct emu_obj *o)
 {
     if (!o)
         return;
     emu_blob_unref(o->blob);
-    free(o->hdrs);
+    if (o->hdrs != default_hdrs)
+        free(o->hdrs);
     free(o->part_ends);
     free(o);
 }
@@ -226,39 +220,77 @@ int emu_store_upload_part(struct emu_upload *u, struct emu_part *p)
     return 0;
 }
 
-int emu_store_spill(struct emu_server *s, struct emu_blob *b)
-{
-    static unsigned long long seq;
-    char path[1200];
-    uint64_t off = 0;
-    void *map;
-    int fd;
+#define POPULATE_BATCH 10000
 
-    if (!s->dir[0] || b->mapped || b->len == 0)
-        return 0;
-    snprintf(path, sizeof(path), "%s/blob-%d-%llu", s->dir, (int)getpid(), ++seq);
-    fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-    if (fd < 0)
+int emu_store_populate(struct emu_server *s, const char *bucket, const char *prefix, uint64_t start,
+                       uint64_t count, uint64_t size, char *err, size_t errn)
+{
+    struct emu_blob *blob = NULL;
+    struct emu_bucket *b;
+    char etag[48], hex[2 * MD5_LEN + 1], key[1100];
+    unsigned char d[MD5_LEN];
+    size_t plen = strlen(prefix);
+    uint64_t i = 0;
+    int rc = -1;
+
+    if (plen + 10 > 1024) { /* S3's key limit */
+        snprintf(err, errn, "prefix too long");
         return -1;
-    /* Unlinked at once: the mapping keeps the bytes, and nothing is left behind. */
-    unlink(path);
-    while (off < b->len) {
-        ssize_t n = write(fd, b->data + off, (size_t)(b->len - off));
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0) {
-            close(fd);
-            return -1;
-        }
-        off += (uint64_t)n;
     }
-    map = mmap(NULL, (size_t)b->len, PROT_READ, MAP_SHARED, fd, 0);
-    close(fd);
-    if (map == MAP_FAILED)
+    if (count > EMU_POPULATE_MAX || start + count > 1000000000ull) {
+        snprintf(err, errn, "count at most %llu, and start + count at most 10^9", EMU_POPULATE_MAX);
         return -1;
-    free(b->data);
-    b->data = map;
-    b->cap = b->len;
-    b->mapped = 1;
-    return 0;
+    }
+    if (size > EMU_OBJECT_MAX) {
+        snprintf(err, errn, "size over 5 GiB");
+        return -1;
+    }
+    blob = size ? emu_blob_new(size) : emu_blob_empty();
+    if (!blob)
+        goto oom;
+    memset(blob->data, 0, (size_t)size);
+    blob->len = size;
+    hash_md5(blob->data, (size_t)size, d);
+    str_hex(d, MD5_LEN, hex);
+    snprintf(etag, sizeof(etag), "\"%s\"", hex);
+    memcpy(key, prefix, plen);
+    while (i < count) {
+        uint64_t end = i + POPULATE_BATCH < count ? i + POPULATE_BATCH : count;
+
+        emu_store_lock(s, true);
+        b = emu_store_bucket(s, bucket);
+        if (!b && !(b = emu_store_bucket_create(s, bucket, s->region))) {
+            emu_store_unlock(s);
+            goto oom;
+        }
+        for (; i < end; i++) {
+            struct emu_obj *o = calloc(1, sizeof(*o));
+            int kl = snprintf(key + plen, sizeof(key) - plen, "%09llu", (unsigned long long)(start + i));
+
+            if (!o) {
+                emu_store_unlock(s);
+                goto oom;
+            }
+            o->hdrs = default_hdrs;
+            str_copy(o->storage_class, sizeof(o->storage_class), "STANDARD");
+            str_copy(o->acl, sizeof(o->acl), "private");
+            o->mtime_ms = emu_wall_ms();
+            o->blob = emu_blob_ref(blob);
+            o->size = size;
+            memcpy(o->etag, etag, sizeof(etag));
+            if (emu_store_put(s, b, key, plen + (size_t)kl, o)) {
+                emu_store_obj_free(o);
+                emu_store_unlock(s);
+                goto oom;
+            }
+        }
+        emu_store_unlock(s);
+    }
+    rc = 0;
+    goto out;
+oom:
+    snprintf(err, errn, "out of memory after %llu objects", (unsigned long long)i);
+out:
+    emu_blob_unref(blob);
+    return rc;
 }

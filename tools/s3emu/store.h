@@ -72,12 +72,12 @@ struct emu_bucket {
 
 int64_t emu_wall_ms(void);
 /*
- * --dir mode: move a blob's bytes to an (unlinked) file under s->dir and map
- * it, so object data lives in the page cache, not the heap. No-op without
- * --dir. -1 if the disk write failed (the blob is then unchanged, in memory).
+ * --dir mode (blob.c): move a blob's bytes to an (unlinked) file under s->dir
+ * and map it, so object data lives in the page cache, not the heap. No-op
+ * without --dir, for blobs received into a file already, and for small ones
+ * (EMU_BLOB_DIR_MIN). -1 if the disk said no (the blob is then unchanged).
  */
 int emu_store_spill(struct emu_server *s, struct emu_blob *b);
-void emu_store_blob_free(struct emu_blob *b);
 
 struct emu_bucket *emu_store_bucket(struct emu_server *s, const char *name);
 struct emu_bucket *emu_store_bucket_create(struct emu_server *s, const char *name, const char *region);
@@ -99,6 +99,19 @@ int emu_store_put(struct emu_server *s, struct emu_bucket *b, const char *key, s
 /* Remove version 'vid' of key; returns 1 if removed, 0 if absent. */
 int emu_store_del_version(struct emu_bucket *b, const char *key, size_t klen, const char *vid,
                           bool *was_marker);
+
+#define EMU_POPULATE_MAX 10000000ull    /* objects one populate call may create */
+
+/*
+ * Bulk load for scale tests: 'count' objects named prefix + a 9-digit number
+ * counting from 'start' (prefix000000000, prefix000000001, ...), each 'size'
+ * zero bytes, in bucket 'bucket' (created in s->region when missing). All
+ * share one blob and one header string, so an object costs its index entry
+ * only. Takes the store lock itself, 10,000 objects at a time, so other
+ * requests go on meanwhile. Returns 0, or -1 with 'err' set.
+ */
+int emu_store_populate(struct emu_server *s, const char *bucket, const char *prefix, uint64_t start,
+                       uint64_t count, uint64_t size, char *err, size_t errn);
 
 struct emu_upload *emu_store_upload(struct emu_bucket *b, const char *key, size_t klen,
                                     const char *id);

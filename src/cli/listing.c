@@ -1,0 +1,190 @@
+#include "cli/listing.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "plan/wild.h"
+
+enum s3c_err listing_set_key(struct listing_opts *o, const char *key, struct buf *prefix,
+                             struct s3c_error *e)
+{
+    o->pattern = NULL;
+    o->prefix = key;
+    if (!wild_has(key))
+        return S3C_OK;
+    buf_reset(prefix);
+    if (wild_prefix(key, prefix))
+        return s3c_fail(e, S3C_ENOMEM, "wildcard prefix too long");
+    o->prefix = buf_cstr(prefix);
+    o->pattern = key;
+    return S3C_OK;
+}
+
+void listing_open(struct listing *l, struct store_s3 *s3, const struct listing_opts *o)
+{
+    memset(l, 0, sizeof(*l));
+    l->s3 = s3;
+    l->o = *o;
+}
+
+/* Keep a copy of the page's resume point; false on OOM. */
+static bool take(char **dst, const char *src)
+{
+    free(*dst);
+    *dst = strdup(src);
+    return *dst != NULL;
+}
+
+static int fetch_objects(struct listing *l, struct s3c_error *e)
+{
+    struct store_s3_list_args a = { l->o.bucket, l->o.prefix, l->o.delimiter, l->token, NULL,
+                                     l->o.page_size };
+
+    if (store_s3_list_objects(l->s3, &a, &l->objs, e))
+        return -1;
+    l->more = l->objs.is_truncated;
+    if (!l->more)
+        return 0;
+    if (!l->objs.next_continuation_token[0]) {
+        s3c_fail(e, S3C_EPARSE, "ListObjectsV2: truncated page without a continuation token");
+        return -1;
+    }
+    if (!take(&l->token, l->objs.next_continuation_token)) {
+        s3c_fail(e, S3C_ENOMEM, "out of memory");
+        return -1;
+    }
+    return 0;
+}
+
+static int fetch_versions(struct listing *l, struct s3c_error *e)
+{
+    struct store_s3_list_versions_args a = { l->o.bucket, l->o.prefix, l->o.delimiter, l->key_marker,
+                                             l->version_marker, l->o.page_size };
+
+    if (store_s3_list_object_versions(l->s3, &a, &l->vers, e))
+        return -1;
+    l->more = l->vers.is_truncated;
+    if (!l->more)
+        return 0;
+    /* The version marker may be absent (the page ended on a common prefix). */
+    if (!l->vers.next_key_marker[0]) {
+        s3c_fail(e, S3C_EPARSE, "ListObjectVersions: truncated page without a NextKeyMarker");
+        return -1;
+    }
+    if (!take(&l->key_marker, l->vers.next_key_marker) ||
+        !take(&l->version_marker, l->vers.next_version_id_marker)) {
+        s3c_fail(e, S3C_ENOMEM, "out of memory");
+        return -1;
+    }
+    return 0;
+}
+
+static void from_object(struct listing_entry *d, const struct s3_object *o)
+{
+    d->kind = LISTING_OBJECT;
+    d->key = o->key;
+    d->version_id = "";
+    d->is_latest = true;
+    d->size = o->size;
+    d->mtime_epoch = o->mtime_epoch;
+    d->last_modified = o->last_modified;
+    d->etag = o->etag;
+    d->storage_class = o->storage_class;
+}
+
+static void from_version(struct listing_entry *d, const struct s3_version *v)
+{
+    d->kind = v->is_delete_marker ? LISTING_DELETE_MARKER : LISTING_OBJECT;
+    d->key = v->key;
+    d->version_id = v->version_id;
+    d->is_latest = v->is_latest;
+    d->size = v->is_delete_marker ? 0 : v->size;
+    d->mtime_epoch = v->mtime_epoch;
+    d->last_modified = v->last_modified;
+    d->etag = v->is_delete_marker ? "" : v->etag;
+    d->storage_class = v->is_delete_marker ? "" : v->storage_class;
+}
+
+/* The wildcard and the filters: should 'key' be shown? */
+static bool selected(const struct listing *l, const char *key)
+{
+    struct sv k = sv_from(key), rel;
+    size_t plen = l->o.prefix ? strlen(l->o.prefix) : 0;
+
+    if (l->o.pattern && !wild_match(l->o.pattern, k))
+        return false;
+    if (!l->o.filter || filter_empty(l->o.filter))
+        return true;
+    if (l->o.pattern)
+        rel = wild_relative(l->o.pattern, k);
+    else
+        rel = k.n >= plen ? (struct sv){ k.p + plen, k.n - plen } : k;
+    return filter_accept(l->o.filter, l->o.filter_root, rel);
+}
+
+int listing_next(struct listing *l, const struct listing_entry **out, struct s3c_error *e)
+{
+    for (;;) {
+        const char **prefixes = l->o.versions ? l->vers.prefixes : l->objs.prefixes;
+        size_t n_prefixes = l->o.versions ? l->vers.n_prefixes : l->objs.n_prefixes;
+        size_t n = l->o.versions ? l->vers.n_versions : l->objs.n_objects;
+        struct listing_entry *d = &l->cur;
+
+        if (!l->started || (l->i_prefix >= n_prefixes && l->i_entry >= n && l->more)) {
+            int rc = l->o.versions ? fetch_versions(l, e) : fetch_objects(l, e);
+
+            l->started = true;
+            l->i_prefix = l->i_entry = 0;
+            if (rc) {
+                l->more = false;
+                return -1;
+            }
+            continue;
+        }
+        if (l->i_prefix < n_prefixes) {
+            memset(d, 0, sizeof(*d));
+            d->kind = LISTING_PREFIX;
+            d->key = prefixes[l->i_prefix++];
+            d->version_id = d->last_modified = d->etag = d->storage_class = "";
+            *out = d;
+            return 1;
+        }
+        if (l->i_entry >= n)
+            return 0;
+        if (l->o.versions)
+            from_version(d, &l->vers.versions[l->i_entry++]);
+        else
+            from_object(d, &l->objs.objects[l->i_entry++]);
+        if (!selected(l, d->key))
+            continue;
+        *out = d;
+        return 1;
+    }
+}
+
+bool listing_page_done(struct listing *l)
+{
+    size_t n_prefixes = l->o.versions ? l->vers.n_prefixes : l->objs.n_prefixes;
+    size_t n = l->o.versions ? l->vers.n_versions : l->objs.n_objects;
+
+    if (l->i_prefix < n_prefixes)
+        return false;
+    /* Skip now what listing_next would skip, so "done" means no entry of this page is left. */
+    while (l->i_entry < n) {
+        const char *key = l->o.versions ? l->vers.versions[l->i_entry].key : l->objs.objects[l->i_entry].key;
+        if (selected(l, key))
+            return false;
+        l->i_entry++;
+    }
+    return true;
+}
+
+void listing_close(struct listing *l)
+{
+    s3_list_objects_release(&l->objs);
+    s3_list_versions_release(&l->vers);
+    free(l->token);
+    free(l->key_marker);
+    free(l->version_marker);
+    memset(l, 0, sizeof(*l));
+}

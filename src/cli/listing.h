@@ -1,0 +1,103 @@
+/*
+ * listing: what ls and du walk. One ListObjectsV2 or ListObjectVersions
+ * listing as a stream of entries (common prefixes, objects, versions,
+ * delete markers), one page held at a time, each key optionally tested
+ * against an s5cmd wildcard (plan/wild.h).
+ *
+ * plan/lister.h is the engine's stream of objects (no delimiter, current
+ * versions only) for cp/mv/rm/sync; this one adds what a listing command
+ * needs besides: a delimiter and its common prefixes, versions and delete
+ * markers, and the order `aws s3 ls` prints a page in (the page's common
+ * prefixes first, then its objects).
+ *
+ * Not thread-safe; blocking (each page is one request on the store).
+ */
+#ifndef S3C_CLI_LISTING_H
+#define S3C_CLI_LISTING_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "base/buf.h"
+#include "base/err.h"
+#include "plan/filter.h"
+#include "s3/xml.h"
+#include "store/store_s3.h"
+
+/* What to list. Strings are borrowed: they must outlive the listing. */
+struct listing_opts {
+    const char *bucket;
+    const char *prefix;         /* NULL or "" for the whole bucket */
+    const char *delimiter;      /* NULL or "": every key under the prefix */
+    const char *pattern;        /* NULL, or a wildcard each key must match (whole key) */
+    bool versions;              /* ListObjectVersions: every version and delete marker */
+    int page_size;              /* keys a request; 0: the store's default (1000) */
+    /* --exclude/--include, or NULL: tried on each key's name relative to the
+     * argument (wild_relative with a pattern, else the key after the
+     * prefix), as cp does; common prefixes are not filtered. */
+    const struct filter *filter;
+    const char *filter_root;    /* filter_root() of the argument */
+};
+
+enum listing_kind {
+    LISTING_PREFIX,             /* a common prefix (only with a delimiter): key only */
+    LISTING_OBJECT,             /* an object, or one version of it */
+    LISTING_DELETE_MARKER,      /* a delete marker (versions only): no size, etag, class */
+};
+
+struct listing_entry {
+    enum listing_kind kind;
+    const char *key;            /* the whole key, or the common prefix */
+    const char *version_id;     /* "" unless versions; "null" for pre-versioning objects */
+    bool is_latest;             /* the current version of its key (always true without versions) */
+    uint64_t size;
+    int64_t mtime_epoch;
+    const char *last_modified;  /* as sent */
+    const char *etag;           /* as sent, quotes included; "" for a delete marker */
+    const char *storage_class;  /* as sent ("" when the store sent none) */
+};
+
+struct listing {
+    struct store_s3 *s3;
+    struct listing_opts o;
+    struct s3_list_objects objs;    /* the current page, without versions */
+    struct s3_list_versions vers;   /* the current page, with versions */
+    char *token;                    /* continuation token of the next page */
+    char *key_marker;               /* versions: where the next page starts */
+    char *version_marker;
+    size_t i_prefix, i_entry;       /* next unread of the current page */
+    bool started, more;             /* a page was fetched; another one follows */
+    struct listing_entry cur;
+};
+
+/*
+ * Set o->prefix and o->pattern from the key part of an s3:// argument: a
+ * key with a wildcard lists its literal prefix (kept in 'prefix', which must
+ * outlive the listing) and matches every key against the pattern; any
+ * other key is the prefix itself. S3C_ENOMEM past prefix's cap.
+ */
+enum s3c_err listing_set_key(struct listing_opts *o, const char *key, struct buf *prefix,
+                             struct s3c_error *e);
+
+/* Prepare a listing; no request yet. 'l' is then safe to listing_close(). */
+void listing_open(struct listing *l, struct store_s3 *s3, const struct listing_opts *o);
+
+/*
+ * The next entry: 1 with *out valid until the next call, 0 at the end, -1
+ * with 'e' set when a page failed (the listing is over then). Entries come
+ * in the store's order: per page, common prefixes, then keys in key order
+ * (with versions, each key's newest version first).
+ */
+int listing_next(struct listing *l, const struct listing_entry **out, struct s3c_error *e);
+
+/*
+ * True when no entry of the current page is left to return, so the next
+ * listing_next() will fetch another page (or end) and the strings of the
+ * entries returned so far will be gone. A caller that keeps pointers to
+ * several entries (a batch of deletes) flushes them when this says so.
+ */
+bool listing_page_done(struct listing *l);
+
+void listing_close(struct listing *l);
+
+#endif

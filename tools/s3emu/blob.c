@@ -1,0 +1,309 @@
+/*
+ * blob: object bytes, refcounted and shared by the store and responses in
+ * flight (a GET keeps its bytes alive after an overwrite on another worker,
+ * so the count is atomic). Where the bytes live depends on the size:
+ *
+ *   heap   under EMU_BLOB_MAP_MIN: malloc
+ *   anon   EMU_BLOB_MAP_MIN and more: an anonymous mapping asking for
+ *          transparent huge pages. Receiving 64 MB into fresh memory then
+ *          takes 32 page faults instead of 16,384, which on a VM was a
+ *          fifth of the emulator's CPU per uploaded byte.
+ *   file   --dir, EMU_BLOB_DIR_MIN and more: a shared mapping of a file
+ *          under the directory, unlinked at once (the page cache holds the
+ *          bytes and nothing is left behind). A body whose size is known is
+ *          received straight into it; others are written out once complete
+ *          (emu_store_spill). Smaller blobs stay on the heap: every mapping
+ *          counts against vm.max_map_count (65,530 by default), and a test
+ *          with a million small objects must not run into it.
+ */
+#include "emu.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "store.h"
+
+#define HUGE_BYTES ((uint64_t)2 << 20)
+
+enum { KIND_HEAP = 0, KIND_FILE = 1, KIND_ANON = 2, KIND_STATIC = 3 };
+
+static uint64_t round_up(uint64_t n, uint64_t to)
+{
+    return (n + to - 1) / to * to;
+}
+
+/*
+ * Recycled memory. On a VM, touching a page the guest never used (or gave
+ * back) costs ten times more than the copy that fills it: 1.5 ns a byte
+ * with huge pages, 11-15 ns with small ones, against 0.1 to write memory
+ * already mapped. So the anonymous mappings of freed blobs are kept, up to
+ * POOL_MAX_BYTES, and new large blobs are carved from them: an upload that
+ * overwrites a key reuses the bytes of the version it replaces.
+ */
+#define POOL_MAX_BYTES ((uint64_t)512 << 20)
+#define POOL_MAX_RANGES 128
+
+struct range {
+    char *p;
+    uint64_t len;
+};
+
+static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct range pool[POOL_MAX_RANGES];   /* free, mapped, huge-page multiples */
+static int pool_n;
+static uint64_t pool_bytes;
+
+/* 'len' bytes (a multiple of HUGE_BYTES) from the pool, best fit; NULL if none is big enough. */
+static char *pool_take(uint64_t len)
+{
+    char *p = NULL;
+    int i, best = -1;
+
+    pthread_mutex_lock(&pool_lock);
+    for (i = 0; i < pool_n; i++)
+        if (pool[i].len >= len && (best < 0 || pool[i].len < pool[best].len))
+            best = i;
+    if (best >= 0) {
+        p = pool[best].p;
+        pool[best].p += len;
+        pool[best].len -= len;
+        pool_bytes -= len;
+        if (!pool[best].len)
+            pool[best] = pool[--pool_n];
+    }
+    pthread_mutex_unlock(&pool_lock);
+    return p;
+}
+
+/* Keep [p, p+len) for reuse, merged with a neighbour when they touch; else unmap it. */
+static void pool_give(char *p, uint64_t len)
+{
+    int i;
+
+    pthread_mutex_lock(&pool_lock);
+    if (pool_bytes + len <= POOL_MAX_BYTES) {
+        for (i = 0; i < pool_n; i++) {
+            if (pool[i].p + pool[i].len == p) {
+                pool[i].len += len;
+                break;
+            }
+            if (p + len == pool[i].p) {
+                pool[i].p = p;
+                pool[i].len += len;
+                break;
+            }
+        }
+        if (i == pool_n && pool_n < POOL_MAX_RANGES)
+            pool[pool_n++] = (struct range){ p, len };
+        if (i < pool_n) {
+            pool_bytes += len;
+            p = NULL;
+        }
+    }
+    pthread_mutex_unlock(&pool_lock);
+    if (p)
+        munmap(p, (size_t)len);
+}
+
+/* An anonymous mapping of at least 'cap' bytes (rounded to huge pages); NULL on failure. */
+static char *anon_map(uint64_t *cap)
+{
+    uint64_t len = round_up(*cap, HUGE_BYTES);
+    void *p = pool_take(len);
+
+    if (!p) {
+        p = mmap(NULL, (size_t)len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (p == MAP_FAILED)
+            return NULL;
+        madvise(p, (size_t)len, MADV_HUGEPAGE); /* a hint: without THP it still works */
+    }
+    *cap = len;
+    return p;
+}
+
+struct emu_blob *emu_blob_new(uint64_t cap)
+{
+    struct emu_blob *b = calloc(1, sizeof(*b));
+
+    if (!b)
+        return NULL;
+    atomic_init(&b->refs, 1);
+    b->cap = cap ? cap : 1;
+    if (b->cap >= EMU_BLOB_MAP_MIN) {
+        b->data = anon_map(&b->cap);
+        b->mapped = KIND_ANON;
+    } else {
+        b->data = malloc((size_t)b->cap);
+    }
+    if (!b->data) {
+        free(b);
+        return NULL;
+    }
+    return b;
+}
+
+struct emu_blob *emu_blob_empty(void)
+{
+    static struct emu_blob empty = { .refs = 1, .len = 0, .cap = 1, .data = "", .mapped = KIND_STATIC };
+
+    return emu_blob_ref(&empty); /* the static reference is never dropped */
+}
+
+/* A file under s->dir, unlinked, sized and mapped writable; NULL (errno set) on failure. */
+static char *file_map(struct emu_server *s, uint64_t len)
+{
+    static atomic_ullong seq;
+    char path[1200];
+    void *map;
+    int fd;
+
+    snprintf(path, sizeof(path), "%s/blob-%d-%llu", s->dir, (int)getpid(),
+             (unsigned long long)atomic_fetch_add(&seq, 1) + 1);
+    fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (fd < 0)
+        return NULL;
+    /* Unlinked at once: the mapping keeps the bytes, and nothing is left behind. */
+    unlink(path);
+    /*
+     * Blocks reserved now, not on first touch: writing through a mapping
+     * into a hole the disk cannot fill is SIGBUS, while this fails politely.
+     */
+    if (fallocate(fd, 0, 0, (off_t)len) < 0) {
+        close(fd);
+        return NULL;
+    }
+    map = mmap(NULL, (size_t)len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    close(fd);
+    return map == MAP_FAILED ? NULL : map;
+}
+
+struct emu_blob *emu_blob_new_body(struct emu_server *s, uint64_t len)
+{
+    struct emu_blob *b;
+
+    if (!s->dir[0] || len < EMU_BLOB_DIR_MIN)
+        return emu_blob_new(len);
+    b = calloc(1, sizeof(*b));
+    if (!b)
+        return NULL;
+    b->data = file_map(s, len);
+    if (!b->data) {
+        free(b);
+        return emu_blob_new(len); /* the disk said no: keep it in memory */
+    }
+    atomic_init(&b->refs, 1);
+    b->cap = len;
+    b->mapped = KIND_FILE;
+    return b;
+}
+
+int emu_blob_reserve(struct emu_blob *b, uint64_t need, uint64_t max)
+{
+    uint64_t cap = b->cap;
+    char *p;
+
+    if (need <= b->cap)
+        return 0;
+    if (need > max || b->mapped == KIND_FILE || b->mapped == KIND_STATIC)
+        return -1;
+    while (cap < need)
+        cap = cap * 2 < max ? cap * 2 : max;
+    if (cap >= EMU_BLOB_MAP_MIN) {
+        /* Pooled ranges may span mappings, so no mremap: a new range and one copy. */
+        p = anon_map(&cap);
+        if (!p)
+            return -1;
+        memcpy(p, b->data, (size_t)b->len);
+        if (b->mapped == KIND_ANON)
+            pool_give(b->data, b->cap);
+        else
+            free(b->data);
+        b->mapped = KIND_ANON;
+    } else {
+        p = realloc(b->data, (size_t)cap);
+        if (!p)
+            return -1;
+    }
+    b->data = p;
+    b->cap = cap;
+    return 0;
+}
+
+void emu_blob_trim(struct emu_blob *b)
+{
+    uint64_t slack = b->cap - b->len;
+
+    if (slack <= 4096 || slack <= b->cap / 8)
+        return;
+    if (b->mapped == KIND_HEAP) {
+        char *p = realloc(b->data, b->len ? (size_t)b->len : 1);
+
+        if (p) {
+            b->data = p;
+            b->cap = b->len ? b->len : 1;
+        }
+    } else if (b->mapped == KIND_ANON) {
+        uint64_t keep = round_up(b->len ? b->len : 1, HUGE_BYTES);
+
+        if (keep < b->cap) {
+            pool_give(b->data + keep, b->cap - keep);
+            b->cap = keep;
+        }
+    }
+}
+
+struct emu_blob *emu_blob_ref(struct emu_blob *b)
+{
+    if (b)
+        atomic_fetch_add_explicit(&b->refs, 1, memory_order_relaxed);
+    return b;
+}
+
+void emu_blob_unref(struct emu_blob *b)
+{
+    if (!b || atomic_fetch_sub_explicit(&b->refs, 1, memory_order_acq_rel) != 1)
+        return;
+    if (b->mapped == KIND_STATIC)
+        return;
+    if (b->mapped == KIND_HEAP)
+        free(b->data);
+    else if (b->mapped == KIND_ANON)
+        pool_give(b->data, b->cap);
+    else
+        munmap(b->data, (size_t)b->cap);
+    free(b);
+}
+
+int emu_store_spill(struct emu_server *s, struct emu_blob *b)
+{
+    uint64_t off = 0;
+    char *map;
+
+    if (!s->dir[0] || b->mapped == KIND_FILE || b->mapped == KIND_STATIC || b->len < EMU_BLOB_DIR_MIN)
+        return 0;
+    map = file_map(s, b->len);
+    if (!map)
+        return -1;
+    /* Through the mapping: the same one copy a write() would make, and no descriptor kept. */
+    while (off < b->len) {
+        uint64_t n = b->len - off < ((uint64_t)1 << 30) ? b->len - off : (uint64_t)1 << 30;
+
+        memcpy(map + off, b->data + off, (size_t)n);
+        off += n;
+    }
+    if (b->mapped == KIND_HEAP)
+        free(b->data);
+    else
+        pool_give(b->data, b->cap);
+    b->data = map;
+    b->cap = b->len;
+    b->mapped = KIND_FILE;
+    return 0;
+}
