@@ -177,6 +177,7 @@ struct req {
     uint64_t crc;                   /* DL_CRC: CRC of the bytes written */
     uint64_t mem_crc;               /* CRC64NVME of a memory body (hdr_crc64) */
     bool flex;                      /* sent a flexible checksum the store may refuse (trailer, declared algorithm) */
+    bool flex_wait;                 /* held until the probe says whether the store takes trailers */
     struct buf mem;                 /* small upload body / request XML */
     struct buf query;
     char hdr_md5[32];               /* Content-MD5 of a memory body */
@@ -227,7 +228,9 @@ struct engine {
     int n_deletes;                  /* delete objects started and not finished */
     bool source_wait;               /* the source said WAIT: ask again after the next done */
     bool no_part_number;            /* the store ignores ?partNumber= (Ceph 16) */
-    bool no_trailers;               /* the store refuses aws-chunked trailers (Ceph 16): none from now on */
+    bool no_trailers;               /* the store keeps no flexible checksums (Ceph 16): none from now on */
+    bool flex_known;                /* ... or it does: an answer echoed one */
+    struct req *flex_probe;         /* the one streamed body with a trailer while that is unknown */
     struct xfer_obj_state *seq_work; /* DL_SEQ objects with parts on disk not yet hashed */
     char *seq_buf;                  /* SEQ_BUF_BYTES, for those re-reads */
     bool any_ok;                    /* some request of the run succeeded */
@@ -512,13 +515,18 @@ static struct req *req_get(struct engine *g, struct xfer_obj_state *os, enum req
     buf_reset(&r->query);
     buf_reset(&r->hdr_copy_src);
     r->hdr_md5[0] = r->hdr_range[0] = r->hdr_crc64[0] = '\0';
+    r->flex_wait = false;
     s3c_error_clear(&r->local_err);
     os->reqs++;
     return r;
 }
 
+static void flex_release(struct engine *g);
+
 static void req_put_back(struct engine *g, struct req *r)
 {
+    if (r == g->flex_probe)
+        flex_release(g); /* its object ended another way: others may ask next */
     r->os->reqs--;
     http_xfer_release(&r->http);
     memset(&r->http, 0, sizeof(r->http));
@@ -2076,6 +2084,50 @@ static bool flex_refused(const struct s3c_error *e)
              !strcmp(e->s3_code, "BadRequest")));
 }
 
+/* Requests held while the probe was out go now (built again: with or without trailers). */
+static void flex_release(struct engine *g)
+{
+    struct req *r;
+
+    g->flex_probe = NULL;
+    for (r = g->retry; r; r = r->next) {
+        if (r->flex_wait) {
+            r->flex_wait = false;
+            r->due_ms = 0;
+        }
+    }
+}
+
+/*
+ * A store that keeps flexible checksums echoes them: x-amz-checksum-algorithm
+ * on CreateMultipartUpload, x-amz-checksum-crc64nvme on PutObject and
+ * UploadPart. One that ignores them (Ceph 16) does not: then trailers are
+ * not tried at all (it would refuse them) and multipart uploads list no part
+ * checksums. Learnt from the first answer to a request that sent one.
+ */
+static void flex_learn(struct engine *g, struct req *r)
+{
+    struct sv v;
+    bool sent = r->flex || (r->sent_mem && r->hdr_crc64[0] && (r->kind == RK_PUT || r->os->mpu_crc));
+    bool echoed;
+
+    if (r == g->flex_probe)
+        flex_release(g);
+    if (!sent || g->flex_known || g->no_trailers)
+        return;
+    echoed = r->kind == RK_CREATE ? http_resp_header(&r->http.resp, "x-amz-checksum-algorithm", &v)
+                                  : http_resp_header(&r->http.resp, "x-amz-checksum-crc64nvme", &v);
+    if (echoed) {
+        g->flex_known = true;
+        return;
+    }
+    g->no_trailers = true;
+    if (r->kind == RK_CREATE)
+        r->os->mpu_crc = false;
+    xdebug(g, r->os->o, "%s: the store keeps no flexible checksums (none echoed): from now on Content-MD5 and ETags only",
+           req_op_name(r->kind));
+}
+
 /* Judge one finished exchange. */
 static void req_done(struct engine *g, struct req *r)
 {
@@ -2097,6 +2149,10 @@ static void req_done(struct engine *g, struct req *r)
         return;
     }
     v = store_s3_judge(g->s3, &r->call, &r->http, r->attempt, &backoff, &free_retry, &e);
+    if (v == STORE_S3_OK)
+        flex_learn(g, r);
+    else if (r == g->flex_probe && !(r->flex && flex_refused(&e)))
+        flex_release(g); /* no verdict: the next streamed body probes again */
     if (v == STORE_S3_FAIL && r->kind == RK_HEAD_PART1 && e.http_status >= 400 && e.http_status < 500) {
         /* The store refuses ?partNumber=: verify as if it ignored it. */
         on_head_part1(g, r, false);
@@ -2113,6 +2169,8 @@ static void req_done(struct engine *g, struct req *r)
             xdebug(g, r->os->o, "%s: the store refuses flexible checksums on streamed bodies (%ld %s): "
                    "from now on Content-MD5 and ETags only", req_op_name(r->kind), e.http_status, e.s3_code);
         g->no_trailers = true;
+        if (r == g->flex_probe)
+            flex_release(g);
         if (r->kind == RK_CREATE)
             r->os->mpu_crc = false;
         r->attempt--; /* not the request's fault: a free retry */
@@ -2802,12 +2860,34 @@ static struct req *due_retry(struct engine *g, int64_t now)
     return NULL;
 }
 
+/* Whether 'r' would stream its body with a trailer. */
+static bool wants_trailer(const struct engine *g, const struct req *r)
+{
+    return flex_ok(g) && !r->mem.len && r->len > 0 &&
+           (r->kind == RK_PUT || (r->kind == RK_PART && r->os->mpu_crc));
+}
+
 static void submit_or_fail(struct engine *g, struct req *r)
 {
     struct s3c_error e = S3C_ERROR_INIT;
 
-    if (req_submit(g, r, &e))
+    if (wants_trailer(g, r) && !g->flex_known) {
+        if (g->flex_probe && g->flex_probe != r) {
+            /* Whether the store takes trailers is being asked: wait for the answer
+             * rather than send bodies it may refuse (held on the retry list). */
+            r->flex_wait = true;
+            r->due_ms = INT64_MAX;
+            r->next = g->retry;
+            g->retry = r;
+            return;
+        }
+        g->flex_probe = r;
+    }
+    if (req_submit(g, r, &e)) {
+        if (r == g->flex_probe)
+            flex_release(g);
         req_fail(g, r, &e, false, 0);
+    }
 }
 
 static void fill(struct engine *g)
