@@ -5,9 +5,10 @@
 # that are not installed yet. Run as root. When everything is already there it
 # asks no registry and takes well under a second (one dpkg-query call).
 #
-#   default       build deps + test deps (Ceph RGW, AWS CLI, curl, jq, openssl)
+#   default       build deps + test deps (Ceph RGW, AWS CLI, curl, jq, openssl,
+#                 python3 and /usr/bin/time for the fault and hostile-server tests)
 #   --build-only  build deps only
-#   --san|--fuzz  also clang and its sanitizer/libFuzzer runtime
+#   --san|--fuzz  also clang and its sanitizer/libFuzzer runtime (tests/fuzz)
 #
 # Environment: S3C_DEPS_SAN=1 is the same as --san.
 set -euo pipefail
@@ -15,7 +16,7 @@ set -euo pipefail
 BUILD=(gcc make libcurl4-openssl-dev libssl-dev libexpat1-dev libisal-dev pkg-config)
 # Ceph's daemons pull in many "recommended" packages that we do not need.
 TEST_NORECS=(ceph-mon ceph-osd radosgw)
-TEST=(awscli curl jq openssl)
+TEST=(awscli curl jq openssl python3 time)
 SAN=(clang libclang-rt-14-dev)
 
 want_test=1

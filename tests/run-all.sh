@@ -9,9 +9,10 @@
 # Steps: scripts/deps.sh; make; unit tests; ASan+UBSan build and unit tests
 # under it; a throw-away Ceph RADOS Gateway on a free loopback port; the e2e
 # suite (tests/e2e/run.sh) against it; the same suite against build/s3emu once
-# the emulator answers. Every server it starts is stopped by PID on every way
-# out. The last line is the sum over all suites, "N passed, N failed"; the exit
-# status is non-zero when anything failed.
+# the emulator answers; the fault campaign (tests/faults/run.sh). Every server
+# it starts is stopped by PID on every way out. The last line is the sum over
+# all suites, "N passed, N failed"; the exit status is non-zero when anything
+# failed.
 #
 # Knobs (environment):
 #   S3C_SKIP_DEPS=1   do not run scripts/deps.sh
@@ -19,6 +20,9 @@
 #   S3C_E2E_SAN=1     run the e2e suites with build-san/s3c (implies S3C_SAN=1)
 #   S3C_CEPH=0        skip the Ceph store (and its e2e run)
 #   S3C_S3EMU=0       skip the s3emu store
+#   S3C_FAULTS=0      skip the fault campaign (tests/faults/run.sh), and its
+#                     short pass with the ASan+UBSan build
+#   S3C_FUZZ=0        skip the libFuzzer runs (tests/fuzz/run.sh; FUZZ_SECONDS each)
 #   S3C_KEEP=1        keep the work dir (server logs) after the run
 #   JOBS=N            make -jN (default: number of cores)
 #   E2E_FILTER='re'   run only the e2e tests whose names match
@@ -29,7 +33,7 @@ cd "$ROOT" || exit 1
 exec </dev/null
 
 : "${S3C_SKIP_DEPS:=0}" "${S3C_SAN:=1}" "${S3C_E2E_SAN:=0}" "${S3C_CEPH:=1}"
-: "${S3C_S3EMU:=1}" "${S3C_KEEP:=0}" "${E2E_FILTER:=}"
+: "${S3C_S3EMU:=1}" "${S3C_KEEP:=0}" "${E2E_FILTER:=}" "${S3C_FAULTS:=1}" "${S3C_FUZZ:=1}"
 : "${JOBS:=$(nproc 2>/dev/null || echo 2)}"
 [ "$S3C_E2E_SAN" = 1 ] && S3C_SAN=1
 
@@ -156,12 +160,36 @@ run_e2e() {
     fi
 }
 
+# run_counted NAME CMD...: run a suite that ends with "NAME: N passed, N
+# failed"; show its failures and summary (every check is in its log), record it.
+run_counted() {
+    local name=$1 log=$WORK/$1.log line p f rc
+    shift
+    run_step "$@" > "$log" 2>&1
+    rc=$?
+    grep -vE '^ok ' "$log"
+    line=$(grep -E "^$name: [0-9]+ passed, [0-9]+ failed" "$log" | tail -n 1)
+    if [ -z "$line" ]; then
+        record "$name" 0 1 "no summary line, exit $rc"
+        return
+    fi
+    p=$(sed -E 's/^[^:]*: ([0-9]+) passed, ([0-9]+) failed.*/\1/' <<<"$line")
+    f=$(sed -E 's/^[^:]*: ([0-9]+) passed, ([0-9]+) failed.*/\2/' <<<"$line")
+    if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
+        record "$name" "$p" 1 "exit $rc"
+    else
+        record "$name" "$p" "$f"
+    fi
+}
+
 echo "s3c run-all: $(date -u '+%Y-%m-%d %H:%M:%S') UTC, $(nproc) cores, CI=${CI:-}"
 
 # ------------------------------------------------------------------ deps --
 if [ "$S3C_SKIP_DEPS" != 1 ]; then
     step "dependencies"
-    if ! run_step scripts/deps.sh; then
+    deps_args=()
+    [ "$S3C_FUZZ" = 1 ] && deps_args=(--fuzz)
+    if ! run_step scripts/deps.sh "${deps_args[@]+"${deps_args[@]}"}"; then
         record deps 0 1 "scripts/deps.sh failed"
         finish
     fi
@@ -282,6 +310,32 @@ if [ "$S3C_S3EMU" = 1 ] && [ -x tests/emu/run.sh ]; then
     else
         record "emu-suite" 0 1 "no summary line"
     fi
+fi
+
+# --------------------------------------------------------- the fault campaign --
+# tests/faults/run.sh starts its own build/s3emu with faults on, moves 5,000
+# files up, down, S3 to S3 and with mv, and checks every byte with a reader of
+# its own; then faults that never clear must end in exit 1 naming each object.
+if [ "$S3C_FAULTS" = 1 ]; then
+    step "fault campaign"
+    run_counted faults tests/faults/run.sh
+    # The same with the sanitizer build on a small tree (a sanitizer report
+    # on stderr fails it): cp and mv up, down and S3 to S3 under faults.
+    if [ "$S3C_SAN" = 1 ] && [ -x build-san/s3c ]; then
+        step "fault campaign, ASan+UBSan build, 300 files"
+        ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=0:detect_leaks=1} \
+        UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1} \
+        S3C=$ROOT/build-san/s3c FAULT_FILES=300 FAULT_NAME=faults-san run_counted faults-san tests/faults/run.sh
+    fi
+fi
+
+# ----------------------------------------------------------------- fuzzing --
+# tests/fuzz/run.sh: each libFuzzer target (XML replies, wildcards, s3:// and
+# URLs and local paths, the config files, SigV4) for FUZZ_SECONDS from its
+# committed corpus; any crash, leak or timeout fails it.
+if [ "$S3C_FUZZ" = 1 ]; then
+    step "libFuzzer targets, ${FUZZ_SECONDS:-20} s each"
+    JOBS=$JOBS run_counted fuzz tests/fuzz/run.sh
 fi
 
 finish

@@ -50,7 +50,7 @@
 #define CFG_DEFAULT_MAX_QUEUE_SIZE 1000
 #define CFG_DEFAULT_MULTIPART_THRESHOLD ((uint64_t)8 << 20)
 #define CFG_DEFAULT_MULTIPART_CHUNKSIZE ((uint64_t)8 << 20)
-#define CFG_DEFAULT_MAX_ATTEMPTS 3   /* "standard" retry mode */
+#define CFG_DEFAULT_MAX_ATTEMPTS 5   /* standard mode says 3: too few for thousands of objects */
 
 /* Global flags the CLI parsed. NULL / false mean "not given". */
 struct cfg_flags {

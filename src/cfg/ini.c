@@ -157,6 +157,12 @@ static enum s3c_err finish_value(struct ini_entry *en, struct value_lines *v, co
              * options, and DEFAULT's only through another section: keep
              * the error for the end of the file (see ini_parse()).
              */
+            size_t k;
+
+            for (k = 0; k < en->n_sub; k++) { /* the good lines before it go too */
+                free(en->sub[k].key);
+                free(en->sub[k].value);
+            }
             en->nested = false;
             en->n_sub = 0;
             v->bad_nested_line = v->bad_nested_line ? v->bad_nested_line : en->line;

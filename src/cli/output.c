@@ -67,6 +67,29 @@ void out_text(const char *s)
 
 static const char *origin = "";
 
+/*
+ * Write 's' to stderr with control bytes shown as \n, \r, \t or \xNN: an
+ * error or warning stays one line whatever a key, an argument or a config
+ * value holds, and a hostile object name cannot drive the terminal.
+ */
+static void put_clean(const char *s)
+{
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+
+        if (c >= 0x20 && c != 0x7f)
+            fputc(c, stderr);
+        else if (c == '\n')
+            fputs("\\n", stderr);
+        else if (c == '\r')
+            fputs("\\r", stderr);
+        else if (c == '\t')
+            fputs("\\t", stderr);
+        else
+            fprintf(stderr, "\\x%02x", c);
+    }
+}
+
 void out_set_origin(const char *where)
 {
     origin = where ? where : "";
@@ -76,35 +99,52 @@ void out_error(const char *op, const struct s3c_error *e)
 {
     status_clear();
     fflush(stdout);
-    if (e->http_status)
-        fprintf(stderr, "s3c: %sERROR \"%s\": %s (%ld %s)\n", origin, op, e->msg, e->http_status, e->s3_code);
-    else
-        fprintf(stderr, "s3c: %sERROR \"%s\": %s\n", origin, op, e->msg);
+    fputs("s3c: ", stderr);
+    put_clean(origin);
+    fputs("ERROR \"", stderr);
+    put_clean(op);
+    fputs("\": ", stderr);
+    put_clean(e->msg);
+    if (e->http_status) {
+        fprintf(stderr, " (%ld ", e->http_status);
+        put_clean(e->s3_code);
+        fputc(')', stderr);
+    }
+    fputc('\n', stderr);
 }
 
 void out_usage_error(const struct s3c_error *e)
 {
     fflush(stdout);
-    fprintf(stderr, "s3c: %s%s\n", origin, e->msg);
+    fputs("s3c: ", stderr);
+    put_clean(origin);
+    put_clean(e->msg);
+    fputc('\n', stderr);
 }
 
 void out_warn(const char *fmt, ...)
 {
     va_list ap;
+    char text[8192];
 
     status_clear();
     fflush(stdout);
-    fprintf(stderr, "s3c: %swarning: ", origin);
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    vsnprintf(text, sizeof(text), fmt, ap);
     va_end(ap);
+    fputs("s3c: ", stderr);
+    put_clean(origin);
+    fputs("warning: ", stderr);
+    put_clean(text);
     fputc('\n', stderr);
 }
 
 void out_debug(void *ctx, const char *line)
 {
     (void)ctx;
-    fprintf(stderr, "s3c: debug: %s\n", line);
+    fputs("s3c: debug: ", stderr);
+    put_clean(line);
+    fputc('\n', stderr);
 }
 
 void json_escape(struct buf *b, const char *s)

@@ -84,6 +84,15 @@ bool http_xfer_header(struct http_xfer *x, const char *name, const char *value)
     return true;
 }
 
+/* A reply that outgrows its cap is cut off, and says so (not curl's "write error"). */
+static size_t over_cap(struct http_xfer *x, const char *what, size_t max)
+{
+    x->resp.over_cap = true;
+    snprintf(x->resp.err, sizeof(x->resp.err), "the server's reply %s over %zu bytes (a cap): cut off",
+             what, max);
+    return 0;
+}
+
 static size_t on_header(char *p, size_t size, size_t n, void *ctx)
 {
     struct http_xfer *x = ctx;
@@ -93,7 +102,7 @@ static size_t on_header(char *p, size_t size, size_t n, void *ctx)
     if (len >= 5 && memcmp(p, "HTTP/", 5) == 0)
         buf_reset(&x->resp.headers);
     if (buf_add(&x->resp.headers, p, len))
-        return 0; /* over the cap: abort the transfer */
+        return over_cap(x, "headers are", x->resp.headers.max); /* abort the transfer */
     return len;
 }
 
@@ -113,7 +122,7 @@ static size_t on_write(char *p, size_t size, size_t n, void *ctx)
         return v == HTTP_SINK_OK ? len : 0;
     }
     if (buf_add(&x->resp.body, p, len))
-        return 0;
+        return over_cap(x, "body is", x->resp.body.max);
     return len;
 }
 
@@ -260,6 +269,7 @@ enum s3c_err http_loop_submit(struct http_loop *l, struct http_xfer *x, struct s
     x->resp.status = 0;
     x->resp.err[0] = '\0';
     x->resp.curl_code = 0;
+    x->resp.over_cap = false;
     buf_reset(&x->resp.headers);
     buf_reset(&x->resp.body);
     x->resp.headers.max = HTTP_RESP_HEADERS_MAX_BYTES;
@@ -332,7 +342,8 @@ static void finish(struct http_loop *l, CURL *c, CURLcode code)
     x->resp.total_s = t;
     x->resp.curl_code = (int)code;
     if (code != CURLE_OK) {
-        snprintf(x->resp.err, sizeof(x->resp.err), "%s", curl_easy_strerror(code));
+        if (!x->resp.over_cap)
+            snprintf(x->resp.err, sizeof(x->resp.err), "%s", curl_easy_strerror(code));
         /* A transfer cut short has no trustworthy answer, whatever status came first. */
         x->resp.status = 0;
     }
@@ -395,8 +406,13 @@ void http_loop_resume(struct http_loop *l)
 
 void http_loop_cancel_all(struct http_loop *l)
 {
-    while (l->all)
-        finish(l, (CURL *)l->all->priv_easy, CURLE_ABORTED_BY_CALLBACK);
+    struct http_xfer *x = l->all, *next;
+
+    for (; x; x = next) {
+        next = x->priv_next;
+        if (!x->keep_on_cancel)
+            finish(l, (CURL *)x->priv_easy, CURLE_ABORTED_BY_CALLBACK);
+    }
 }
 
 void http_loop_run(struct http_loop *l)

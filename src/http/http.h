@@ -74,6 +74,7 @@ struct http_resp {
     struct buf body;            /* body (or error body), capped */
     char err[256];              /* curl's message when status == 0 */
     int curl_code;              /* CURLcode of the transfer */
+    bool over_cap;              /* cut off: headers or body over their cap (err says which) */
     double total_s;             /* wall time of the exchange */
 };
 
@@ -88,6 +89,7 @@ struct http_xfer {
     enum http_sink_verdict (*sink)(void *ctx, const char *p, size_t n);
     void *sink_ctx;
     size_t body_max;            /* cap on resp.body; 0: HTTP_ERROR_BODY_MAX_BYTES */
+    bool keep_on_cancel;        /* http_loop_cancel_all lets this one finish */
     /* Completion, exactly once per successful submit. */
     void (*done)(struct http_xfer *x, void *ctx);
     void *done_ctx;
@@ -123,8 +125,8 @@ void http_loop_run(struct http_loop *l);
 /* Let every paused transfer go on (bandwidth tokens came back). */
 void http_loop_resume(struct http_loop *l);
 
-/* Stop every transfer now: each one's done callback runs (status 0,
- * "cancelled") before this returns. */
+/* Stop every transfer now, but those marked keep_on_cancel: each stopped
+ * one's done callback runs (status 0, "cancelled") before this returns. */
 void http_loop_cancel_all(struct http_loop *l);
 
 /* Convenience: submit 'x' and run the loop until it is done. */

@@ -342,6 +342,8 @@ static bool is_throttle(const struct s3c_error *e)
 static bool is_retryable(const struct http_xfer *x, const struct s3c_error *e)
 {
     if (e->code == S3C_ENET) {
+        if (x->resp.over_cap)
+            return false; /* the same reply would be cut off again */
         /* Errors that another try cannot fix. */
         switch (x->resp.curl_code) {
         case 1:  /* unsupported protocol */

@@ -64,6 +64,7 @@ enum req_kind {
     RK_HEAD_INFO,       /* HeadObject before a ranged download: size, ETag, stored checksum */
     RK_HEAD_PART1,      /* HeadObject ?partNumber=1: the part size of a multipart object */
     RK_LIST_PARTS,      /* ListParts of a journaled upload (--resume) */
+    RK_HEAD_DST,        /* HeadObject of the destination: did a lost Complete land? */
 };
 
 enum obj_phase {
@@ -203,6 +204,7 @@ struct engine {
     struct req *free_reqs;          /* reusable */
     int inflight;
     int cap;                        /* requests in flight allowed now */
+    int fd_cap;                     /* most requests in flight the open-files limit allows */
     bool source_done;
     int n_objects;                  /* started and not finished */
     /* Adaptive concurrency: throughput of the last window at the last cap. */
@@ -784,6 +786,10 @@ static enum s3c_err req_submit(struct engine *g, struct req *r, struct s3c_error
     http_xfer_release(&r->http); /* a retry's previous reply */
     memset(&r->http, 0, sizeof(r->http));
     r->http.body_max = REPLY_BODY_MAX;
+    /* An interrupt stops every request but these: a Create may have made its
+     * upload already (let it answer, so the upload can be aborted: see
+     * abort_late_upload), and an Abort is the clean-up itself. */
+    r->http.keep_on_cancel = r->kind == RK_CREATE || r->kind == RK_ABORT;
     if (oo && oo->request_payer)
         s3_req_header(&q, "x-amz-request-payer", oo->request_payer);
 
@@ -841,6 +847,11 @@ static enum s3c_err req_submit(struct engine *g, struct req *r, struct s3c_error
         q.method = "HEAD";
         q.bucket = o->src_bucket;
         q.key = o->src;
+        break;
+    case RK_HEAD_DST:
+        q.method = "HEAD";
+        q.bucket = o->dst_bucket;
+        q.key = o->dst;
         break;
     case RK_HEAD_INFO:
     case RK_HEAD_PART1:
@@ -1048,7 +1059,7 @@ static void req_fail(struct engine *g, struct req *r, const struct s3c_error *e,
 {
     struct xfer_obj_state *os = r->os;
 
-    if (retryable && !stopping(g) && (!os->failed || r->kind == RK_ABORT) &&
+    if (retryable && (!stopping(g) || r->kind == RK_ABORT) && (!os->failed || r->kind == RK_ABORT) &&
         r->attempt + 1 < store_s3_max_attempts(g->s3)) {
         r->attempt++;
         g->stats.retries++;
@@ -1158,6 +1169,30 @@ static enum s3c_err start_parts(struct engine *g, struct xfer_obj_state *os, str
     os->next = g->active;
     g->active = os;
     return S3C_OK;
+}
+
+/* A Create that answered after its object failed or the run was
+ * interrupted: the upload exists at the store, so abort it now that its id
+ * is known. False if there is no upload to abort. */
+static bool abort_late_upload(struct engine *g, struct req *r)
+{
+    struct xfer_obj_state *os = r->os;
+    struct s3_initiate_multipart im = S3_INITIATE_MULTIPART_INIT;
+    struct s3c_error e = S3C_ERROR_INIT;
+
+    if (os->upload_id || r->http.resp.status < 200 || r->http.resp.status >= 300 ||
+        s3_parse_initiate_multipart(buf_sv(&r->http.resp.body), &im, NULL) || !im.upload_id[0]) {
+        s3_initiate_multipart_release(&im);
+        return false;
+    }
+    os->upload_id = strdup(im.upload_id);
+    s3_initiate_multipart_release(&im);
+    req_put_back(g, r);
+    s3c_fail(&e, S3C_ECANCEL, "%s", cancel_requested ? "interrupted" : "stopped");
+    os->phase = PH_CREATE; /* not ended yet: obj_fail sends the abort */
+    obj_fail(g, os, &e);
+    maybe_finish(g, os);
+    return true;
 }
 
 static void journal_save(struct engine *g, struct xfer_obj_state *os);
@@ -1513,6 +1548,87 @@ static void on_complete(struct engine *g, struct req *r)
     journal_drop(g, os);
     os->phase = PH_END;
     req_put_back(g, r);
+    maybe_finish(g, os);
+}
+
+static int nibble(char c)
+{
+    return c <= '9' ? c - '0' : c - 'a' + 10; /* etag_is_md5 let only 0-9a-f through */
+}
+
+/* The ETag a completed multipart object has, md5(part MD5s)-N, from the part
+ * ETags the store returned; false when one is not a plain MD5 (SSE-KMS...). */
+static bool multipart_etag(const struct xfer_obj_state *os, char want[80])
+{
+    struct hash_ctx *h = hash_md5_new();
+    unsigned char d[MD5_LEN];
+    char hex[33];
+    uint32_t i, j;
+
+    if (!h)
+        return false;
+    for (i = 0; i < os->n_parts; i++) {
+        if (!etag_is_md5(sv_from(os->etags[i]), hex))
+            break;
+        for (j = 0; j < MD5_LEN; j++)
+            d[j] = (unsigned char)(nibble(hex[2 * j]) << 4 | nibble(hex[2 * j + 1]));
+        hash_update(h, d, MD5_LEN);
+    }
+    hash_final(h, d);
+    hash_free(h);
+    if (i < os->n_parts)
+        return false;
+    str_hex(d, MD5_LEN, hex);
+    snprintf(want, 80, "%s-%" PRIu32, hex, os->n_parts);
+    return true;
+}
+
+/* A retried Complete found no upload: the first try may have completed it and
+ * lost its answer (a reset or a cut body). The object is ours if it carries
+ * the ETag our parts make; HEAD it to see. */
+static void check_lost_complete(struct engine *g, struct req *r, const struct s3c_error *e)
+{
+    struct xfer_obj_state *os = r->os;
+    struct s3c_error he = S3C_ERROR_INIT;
+    char want[80];
+    struct req *h;
+
+    req_put_back(g, r);
+    h = multipart_etag(os, want) ? req_get(g, os, RK_HEAD_DST) : NULL;
+    if (!h || req_submit(g, h, &he)) {
+        if (h)
+            req_put_back(g, h);
+        obj_fail(g, os, e);
+        maybe_finish(g, os);
+    }
+}
+
+static void on_head_dst(struct engine *g, struct req *r)
+{
+    struct xfer_obj_state *os = r->os;
+    struct s3c_error e = S3C_ERROR_INIT;
+    char want[80] = "";
+    struct sv etag = SV_NULL;
+    bool ours;
+
+    if (http_resp_header(&r->http.resp, "etag", &etag) && etag.n >= 2 && etag.p[0] == '"') {
+        etag.p++;
+        etag.n -= 2;
+    }
+    ours = multipart_etag(os, want) && sv_eqs(etag, want);
+    if (!ours) {
+        s3c_fail(&e, S3C_EHTTP, "CompleteMultipartUpload was retried and the upload is gone, "
+                                "but the object is not the one its parts make (ETag %.*s, want %s)",
+                 (int)etag.n, etag.p ? etag.p : "", want);
+        str_copy(e.s3_code, sizeof(e.s3_code), "NoSuchUpload");
+    }
+    req_put_back(g, r); /* 'etag' points into its reply: done with it now */
+    if (ours) {
+        journal_drop(g, os);
+        os->phase = PH_END; /* it landed */
+    } else {
+        obj_fail(g, os, &e);
+    }
     maybe_finish(g, os);
 }
 
@@ -2027,7 +2143,8 @@ static const char *req_op_name(enum req_kind k)
     case RK_COPY_PART: return "UploadPartCopy";
     case RK_HEAD_SRC:
     case RK_HEAD_INFO:
-    case RK_HEAD_PART1: return "HeadObject";
+    case RK_HEAD_PART1:
+    case RK_HEAD_DST: return "HeadObject";
     case RK_DELETE: return "DeleteObjects";
     case RK_DELETE_ONE: return "DeleteObject";
     case RK_LIST_PARTS: return "ListParts";
@@ -2137,6 +2254,8 @@ static void req_done(struct engine *g, struct req *r)
     bool free_retry = false;
 
     g->window_reqs++;
+    if (r->kind == RK_CREATE && (r->os->failed || stopping(g)) && abort_late_upload(g, r))
+        return;
     if (r->os->failed && r->kind != RK_ABORT) {
         /* The object failed meanwhile: this request's outcome no longer matters. */
         req_put_back(g, r);
@@ -2158,7 +2277,8 @@ static void req_done(struct engine *g, struct req *r)
         on_head_part1(g, r, false);
         return;
     }
-    if (v == STORE_S3_FAIL && r->kind == RK_LIST_PARTS && !strcmp(e.s3_code, "NoSuchUpload")) {
+    /* The upload is gone: S3 says NoSuchUpload, Ceph 16 NoSuchKey. */
+    if (v == STORE_S3_FAIL && r->kind == RK_LIST_PARTS && e.http_status == 404 && strcmp(e.s3_code, "NoSuchBucket")) {
         resume_restart(g, r);
         return;
     }
@@ -2192,6 +2312,15 @@ static void req_done(struct engine *g, struct req *r)
             g->throttled++;
         if (free_retry)
             r->attempt--;
+        if (r->kind == RK_COMPLETE && r->attempt > 0 && !strcmp(e.s3_code, "NoSuchUpload")) {
+            check_lost_complete(g, r, &e);
+            return;
+        }
+        if (r->kind == RK_HEAD_DST && v == STORE_S3_FAIL) {
+            struct s3c_error he = e;
+            s3c_fail(&e, he.code, "CompleteMultipartUpload was retried and the upload is gone, "
+                                  "and no object took its place (HEAD: %s)", he.msg);
+        }
         req_fail(g, r, &e, v == STORE_S3_RETRY, backoff);
         return;
     }
@@ -2215,6 +2344,7 @@ static void req_done(struct engine *g, struct req *r)
     case RK_DELETE_ONE: on_single(g, r); break;
     case RK_HEAD_INFO: on_head_info(g, r); break;
     case RK_HEAD_PART1: on_head_part1(g, r, true); break;
+    case RK_HEAD_DST: on_head_dst(g, r); break;
     }
 }
 
@@ -2910,6 +3040,10 @@ static void fill(struct engine *g)
             /* A closed batch waiting for room holds the source back: memory stays bounded. */
             if (g->source_done || g->source_wait || stopping(g) || g->del.ready)
                 break;
+            /* Each started object may hold a file open, even while it waits
+             * to retry: start no more than the open-files limit allows. */
+            if (g->n_objects >= g->fd_cap)
+                break;
             switch (g->opts.next(g->opts.next_ctx, &o)) {
             case XFER_NEXT_ONE:
                 break;
@@ -2944,6 +3078,8 @@ static void adapt(struct engine *g)
     double rate;
     int next;
 
+    if (max > g->fd_cap)
+        max = g->fd_cap;
     /* A window ends once every request in flight could have finished once
      * (so small-object runs adapt within tens of ms), or after 500 ms. */
     if (dt < ADAPT_WINDOW_MIN_MS || (g->window_reqs < (uint64_t)g->cap && dt < ADAPT_WINDOW_MAX_MS))
@@ -2999,7 +3135,7 @@ static void adapt(struct engine *g)
 static void cancel_all(struct engine *g)
 {
     struct s3c_error e = S3C_ERROR_INIT;
-    struct req *r;
+    struct req *r, **pp;
 
     s3c_fail(&e, S3C_ECANCEL, "%s", cancel_requested ? "interrupted" : "stopped");
     del_cancel(g, &e);
@@ -3014,8 +3150,12 @@ static void cancel_all(struct engine *g)
         obj_fail(g, os, &e);
         maybe_finish(g, os);
     }
-    while ((r = g->retry)) {
-        g->retry = r->next;
+    for (pp = &g->retry; (r = *pp);) {
+        if (r->kind == RK_ABORT) {
+            pp = &r->next; /* aborts still run: they are the clean-up */
+            continue;
+        }
+        *pp = r->next;
         req_fail(g, r, &e, false, 0);
     }
 }
@@ -3032,8 +3172,15 @@ enum s3c_err xfer_run(struct store_s3 *s, const struct xfer_opts *opts, struct x
     g->s3 = s;
     g->loop = store_s3_loop(s);
     g->opts = *opts;
+    /* A request in flight holds a socket and often a file: keep them inside
+     * the open-files limit (raised to the hard limit first), with room to spare. */
+    g->fd_cap = (int)((fs_raise_nofile() - 64) / 2);
+    if (g->fd_cap < 4)
+        g->fd_cap = 4;
     g->cap = opts->concurrency > 0 ? opts->concurrency : START_CONCURRENCY;
     g->del = (struct xfer_del_queue)XFER_DEL_QUEUE_INIT(DELETE_OPEN_MAX);
+    if (g->cap > g->fd_cap)
+        g->cap = g->fd_cap;
     g->best_cap = g->cap;
     g->window_start_ms = t0;
     g->t0_ms = t0;
@@ -3041,7 +3188,6 @@ enum s3c_err xfer_run(struct store_s3 *s, const struct xfer_opts *opts, struct x
     g->slow_start = true;
     g->bw_tokens = 65536;
     g->stats.peak_concurrency = g->cap;
-    fs_raise_nofile();
     for (;;) {
         struct req *done;
         int64_t now;

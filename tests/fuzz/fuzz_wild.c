@@ -9,7 +9,7 @@
  *   - a wild_match hit starts with the literal prefix; wild_has agrees with
  *     wild_prefix_len; wild_relative and wild_base return suffixes/slices;
  *   - a one-filter --exclude accepts exactly what wild_fnmatch rejects.
- * Build and run: make -f tests/fuzz/wild.mk fuzz-wild
+ * Build and run: make -f tests/fuzz/Makefile fuzz-wild
  */
 #include <stdint.h>
 #include <stdlib.h>

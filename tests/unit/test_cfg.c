@@ -67,7 +67,7 @@ TEST(cfg_defaults_with_nothing_configured)
     CHECK(!c.s3.max_bandwidth.set);
     CHECK_INT(c.s3.addressing_style, CFG_ADDRESSING_AUTO);
     CHECK(!c.s3.payload_signing_enabled.set && !c.s3.use_accelerate_endpoint.value);
-    CHECK_INT(c.max_attempts.value, 3);
+    CHECK_INT(c.max_attempts.value, 5);
     CHECK(!c.max_attempts.set);
     CHECK_INT(c.retry_mode, CFG_RETRY_STANDARD);
     CHECK_INT(c.request_checksum_calculation, CFG_WHEN_SUPPORTED);

@@ -201,4 +201,9 @@ TEST(ini_broken_default_subsection_matters_only_when_inherited)
     CHECK_INT(parse(&ini, "[DEFAULT]\ns3 =\n  junk\n[a]\nk = v\n", &e), S3C_EPARSE);
     CHECK(strstr(e.msg, "config file cfg, line 2: ") == e.msg);
     ini_release(&ini);
+    /* Good lines before the bad one are freed (found by fuzz_cfg; LSan in the SAN build). */
+    CHECK_INT(parse(&ini, "[DEFAULT]\ns3 =\n  a = 1\n  junk\n", &e), S3C_OK);
+    ini_release(&ini);
+    CHECK_INT(parse(&ini, "[a]\ns3 =\n  a = 1\n  b = 2\n  junk\n", &e), S3C_EPARSE);
+    ini_release(&ini);
 }
