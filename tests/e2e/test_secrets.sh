@@ -125,11 +125,17 @@ test_secrets_never_in_any_output() {
         t_cmd s3c --endpoint-url "$H_URL" presign s3://bkt/k
         curl -s -o /dev/null "$T_OUT"          # the server logs the presigned signature
     fi
+    # Equal requests signed in the same second share a signature, so count
+    # them all (15 commands) and the distinct ones (one per kind of request
+    # at least: ListObjectsV2, PutObject, HeadObject, CreateBucket, presign).
     n=0
     while IFS= read -r s; do
         [ -n "$s" ] && _s_forbid "$s" && n=$((n + 1))
     done < <(_s_signatures_sent "$H_LOG" | sort -u)
-    [ "$n" -gt 10 ] || t_fail "the echo server saw only $n signatures"
+    i=$(_s_signatures_sent "$H_LOG" | wc -l)
+    [ "$n" -ge 5 ] && [ "$i" -ge 15 ] ||
+        t_fail "the echo server saw only $i signatures, $n distinct"
+    t_note "the echo server saw $i signatures, $n distinct"
     _h_stop
 
     # The verdict, over everything printed.

@@ -13,14 +13,15 @@
 # FAULT_FILES mixed files (tests/faults/mktree.py: mostly small, some empty,
 # some just above the 8 MiB multipart threshold, two of about 20 MB) up, down,
 # S3 to S3, move it again, then change it and sync it up, down and S3 to S3
-# (--delete), each with exit 0 and no error line. After each
+# (--delete), then rm -r it all, each with exit 0 and no error line. After each
 # step the faults are switched off and tests/faults/s3check.py (Python's own
 # SigV4 and HTTP) reads every object back: the sha256 of every file and object
 # must equal the source tree's, with no key or file more or less (a leftover
 # temp file counts), and no multipart upload may be left open.
 #
 # Part 2, faults that never clear: on one key, on every PutObject, on every
-# UploadPart, on one download, on one server-side copy. Each run must end in
+# UploadPart, on one download, on one server-side copy, on every
+# DeleteObjects. Each run must end in
 # bounded time with exit 1, one error line naming each failed object and only
 # those, every other object done, no partial or temp file, and no multipart
 # upload left open.
@@ -264,6 +265,15 @@ run sync-s3 sync --delete --quiet s3://fault-up/t/ s3://fault-move/t/
 expect_clean "sync --delete S3 to S3"
 check_bucket "sync --delete S3 to S3" fault-move t/
 
+# rm -r: every key of two trees, 5,000 each, through batched DeleteObjects.
+for b in fault-move fault-up; do
+    faults_on
+    run "rm-$b" rm -r --quiet "s3://$b/t/"
+    expect_clean "rm -r s3://$b/t/"
+    faults_off
+    bucket_empty "rm -r s3://$b/t/" "$b"
+done
+
 # ---------------------------------------------- part 2: faults that never clear --
 # A small tree of its own: 40 small files and 2 multipart ones.
 NC=$W/nc
@@ -352,6 +362,23 @@ printf '%s\n' "s3://fault-nc/nc1/a/f01 s3://fault-nc/nc4/a/f01" "s3://fault-nc/n
 errors_name "never-clearing 500 on copies" "$W/want"
 faults_off
 no_uploads "never-clearing 500 on copies" fault-nc
+
+# Deletes that always fail: every key named, every key still there.
+"$PY" "$HERE/s3check.py" keys fault-nc nc1/ >"$W/keys-before"
+emu "reset_stats=1&faults=500@op=DeleteObjects"
+run nc-rm rm -r s3://fault-nc/nc1/
+bounded "never-clearing 500 on DeleteObjects" 60
+sed 's|^|s3://fault-nc/|' "$W/keys-before" | LC_ALL=C sort >"$W/want"
+sed -nE 's/^s3c: ERROR "rm ([^"]*)": .*/\1/p' "$ERR" | LC_ALL=C sort >"$W/errs"
+if cmp -s "$W/want" "$W/errs" && [ "$(grep -c . "$ERR")" = "$(grep -c . "$W/want")" ]; then
+    ok "never-clearing 500 on DeleteObjects: one error line for each of the $(grep -c . "$W/want") keys"
+else
+    bad "never-clearing 500 on DeleteObjects: error lines (diff want got)" "$(diff "$W/want" "$W/errs" | head; head -n 3 "$ERR")"
+fi
+faults_off
+"$PY" "$HERE/s3check.py" keys fault-nc nc1/ >"$W/keys-after"
+if cmp -s "$W/keys-before" "$W/keys-after"; then ok "never-clearing 500 on DeleteObjects: every key still there"
+else bad "never-clearing 500 on DeleteObjects: keys changed" "$(diff "$W/keys-before" "$W/keys-after" | head)"; fi
 
 if grep -qE 'AddressSanitizer|LeakSanitizer|runtime error' "$W"/*.err 2>/dev/null; then
     bad "sanitizer reports" "$(grep -lE 'AddressSanitizer|LeakSanitizer|runtime error' "$W"/*.err)"
