@@ -27,6 +27,8 @@
  * silently, as --no-follow-symlinks does. The root itself is always
  * followed (the user named it). Sockets, FIFOs and devices come as
  * WALK_SPECIAL, for the caller to skip with a warning, as the AWS CLI does.
+ * Temp files of downloads (".s3c-NAME.XXXXXXXX.tmp", path_is_tmp_name), which
+ * --resume keeps after an interrupt, are skipped: partial data, never a source.
  * What cannot be read comes as WALK_ERROR and the walk goes on: the caller
  * reports it and carries on with the job.
  *

@@ -273,3 +273,22 @@ test_resume_download_bad_bytes_on_disk_are_caught_and_fetched_again() {
     assert_file_sha256 got "$(t_sha256 src)"
     assert_eq "" "$(ls -A . | grep '^\.s3c-')" "no temp file left"
 }
+
+test_resume_download_kept_temp_file_is_never_a_source() {
+    local b
+    t_new_bucket b
+    export S3C_STATE_DIR=$T_DIR/state
+    _dl_put "$b"
+    mkdir d && cd d || t_fail "no directory"
+    _dl_interrupt INT "$b" --resume
+    cd .. || t_fail "no way back"
+    assert_eq 1 "$(ls -A d | grep -c '^\.s3c-got\.')" "the temp file kept"
+    printf 'x' > d/other
+    # Partial data must not reach the store as an object: only d/other goes up.
+    assert_ok s3c sync d "s3://$b/up/"
+    assert_ok s3c cp -r d "s3://$b/up2/"
+    assert_ok s3c ls -r "s3://$b/"
+    assert_not_contains "$T_OUT" ".s3c-"
+    assert_contains "$T_OUT" "up/other"
+    assert_contains "$T_OUT" "up2/other"
+}
