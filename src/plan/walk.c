@@ -159,7 +159,7 @@ static int level_read(struct walk *w, int fd, struct walk_level *l)
         }
         if (d->d_name[0] == '.' && (d->d_name[1] == '\0' || (d->d_name[1] == '.' && d->d_name[2] == '\0')))
             continue;
-        if (path_is_tmp_name(d->d_name))
+        if (!w->o.tmp_files && path_is_tmp_name(d->d_name))
             continue;   /* a download's temp file (kept for --resume): partial data, never a source */
         is_dir = d->d_type == DT_DIR;
         skip = false;

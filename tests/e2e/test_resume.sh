@@ -292,3 +292,22 @@ test_resume_download_kept_temp_file_is_never_a_source() {
     assert_contains "$T_OUT" "up/other"
     assert_contains "$T_OUT" "up2/other"
 }
+
+test_resume_download_sync_delete_resume_continues_not_deletes() {
+    local b pid i
+    t_new_bucket b
+    export S3C_STATE_DIR=$T_DIR/state
+    _dl_put "$b"
+    "$S3C" sync "s3://$b/" d --resume --part-size 5MiB --bwlimit 8MB/s --concurrency 2 --no-progress \
+        >/dev/null 2>&1 &
+    pid=$!
+    for i in $(seq 1 100); do [ "$(_dl_done_parts | wc -l)" -ge 2 ] && break; sleep 0.1; done
+    kill -INT "$pid"
+    wait "$pid"
+    assert_eq 1 "$(ls -A d | grep -c '^\.s3c-big\.')" "the temp file kept"
+    # --delete must not take the temp file for a stray local file: it is continued.
+    assert_ok s3c --debug sync "s3://$b/" d --resume --delete --part-size 5MiB
+    assert_contains "$T_ERR" "resumed: "
+    assert_file_sha256 d/big "$(t_sha256 src)"
+    assert_eq "big" "$(ls -A d)" "only the finished file in the destination"
+}
