@@ -311,3 +311,33 @@ test_resume_download_sync_delete_resume_continues_not_deletes() {
     assert_file_sha256 d/big "$(t_sha256 src)"
     assert_eq "big" "$(ls -A d)" "only the finished file in the destination"
 }
+
+test_resume_download_missing_or_resized_temp_file_starts_afresh() {
+    local b tmp
+    t_new_bucket b
+    export S3C_STATE_DIR=$T_DIR/state
+    _dl_put "$b"
+    # The temp file gone: the record is stale.
+    _dl_interrupt INT "$b" --resume
+    tmp=$(ls -A . | grep '^\.s3c-got\.')
+    [ -n "$tmp" ] || t_fail "no temp file kept"
+    rm -f "$tmp"
+    _dl_gets_reset
+    assert_ok s3c --debug cp "s3://$b/big" got --part-size 5MiB --resume
+    assert_not_contains "$T_ERR" "resumed:"
+    _dl_check_resumed $_DL_SIZE $_DL_PARTS
+    assert_file_sha256 got "$(t_sha256 src)"
+    # The temp file of another size: not the one the record describes.
+    rm -f got
+    _dl_interrupt INT "$b" --resume
+    tmp=$(ls -A . | grep '^\.s3c-got\.')
+    [ -n "$tmp" ] || t_fail "no temp file kept"
+    truncate -s 1000 "$tmp"
+    _dl_gets_reset
+    assert_ok s3c --debug cp "s3://$b/big" got --part-size 5MiB --resume
+    assert_not_contains "$T_ERR" "resumed:"
+    _dl_check_resumed $_DL_SIZE $_DL_PARTS
+    assert_file_sha256 got "$(t_sha256 src)"
+    assert_eq "got" "$(ls -A . | grep -E '^(got|\.s3c-)')" "the stale temp file removed"
+    assert_eq 0 "$(ls "$S3C_STATE_DIR" | wc -l)" "journal removed"
+}
