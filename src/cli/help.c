@@ -76,7 +76,11 @@ static const struct help helps[] = {
       "  --no-progress          no live progress line\n"
       "  --stat                 a summary table at the end: per operation, total, errors, bytes\n"
       "  --resume               continue multipart uploads a killed run left (journaled in\n"
-      "                         $S3C_STATE_DIR, else ~/.local/state/s3c; parts checked by MD5)\n" },
+      "                         $S3C_STATE_DIR, else ~/.local/state/s3c; parts checked by MD5),\n"
+      "                         and large downloads an interrupted (SIGINT, SIGTERM, kill -9)\n"
+      "                         --resume run left: parts already in the hidden temp file\n"
+      "                         (.s3c-NAME.XXXXXXXX.tmp) are not fetched again; the whole is\n"
+      "                         still verified. Without --resume an interrupt removes it.\n" },
     { "run", "s3c run FILE|- [--concurrency N] [--stat]",
       "Execute one s3c command a line (FILE, or - for standard input), in this process.\n"
       "Lines are split like shell words (quotes, backslashes, # comments), with no expansion.\n"

@@ -211,12 +211,14 @@ void job_progress_line(const struct xfer_stats *st, uint64_t ok, uint64_t one_si
     out_status(line);
 }
 
-void job_engine_report(enum s3c_err engine_rc, const struct xfer_stats *st)
+void job_engine_report(enum s3c_err engine_rc, const struct xfer_stats *st, bool resume)
 {
     out_status(NULL);
     if (engine_rc == S3C_ECANCEL) {
         struct s3c_error e = S3C_ERROR_INIT;
-        s3c_fail(&e, S3C_ECANCEL, "interrupted: stopped, multipart uploads aborted, partial files removed");
+        s3c_fail(&e, S3C_ECANCEL, "interrupted: stopped, multipart uploads aborted, %s",
+                 resume ? "large downloads kept for the next --resume, other partial files removed"
+                        : "partial files removed");
         out_usage_error(&e);
     }
     if (out_opts()->debug) {
@@ -294,7 +296,7 @@ enum s3c_err job_run(struct job *j)
         }
         memset(&st, 0, sizeof(st));
         erc = xfer_run(s3, &xo, &st);
-        job_engine_report(erc, &st);
+        job_engine_report(erc, &st, j->knobs.resume);
     } else {
         job_dryrun(j);
     }

@@ -53,7 +53,7 @@ struct job_knobs {
     uint64_t expected_size;
     bool no_progress;
     bool stat;                      /* --stat: a summary table at the end */
-    bool resume;                    /* --resume: continue journaled multipart uploads */
+    bool resume;                    /* --resume: continue journaled multipart uploads and large downloads */
 };
 
 /* What every job counts, for --stat and the exit code: per operation
@@ -125,7 +125,7 @@ void job_print_stat(const struct job_counts *n);
 void job_progress_line(const struct xfer_stats *st, uint64_t ok, uint64_t one_size);
 
 /* After the engine: the line for an interrupted run, and --debug's engine summary. */
-void job_engine_report(enum s3c_err engine_rc, const struct xfer_stats *st);
+void job_engine_report(enum s3c_err engine_rc, const struct xfer_stats *st, bool resume);
 
 /* The job constructors. */
 enum s3c_err cp_job_new(struct cli_ctx *c, const char *verb, int argc, char **argv,

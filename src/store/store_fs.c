@@ -137,6 +137,34 @@ enum s3c_err fs_tmp_create(const char *dst, uint64_t size, int *fd, struct buf *
     return S3C_OK;
 }
 
+bool fs_tmp_is_for(const char *tmp_path, const char *dst)
+{
+    const char *ts = strrchr(tmp_path, '/'), *ds = strrchr(dst, '/');
+    size_t tdir = ts ? (size_t)(ts - tmp_path + 1) : 0, ddir = ds ? (size_t)(ds - dst + 1) : 0;
+    const char *tbase = tmp_path + tdir, *dbase = dst + ddir;
+    size_t blen = strlen(dbase) > 180 ? 180 : strlen(dbase), tlen = strlen(tbase);
+
+    /* ".s3c-" BASE "." 8 hex ".tmp" */
+    return tdir == ddir && !strncmp(tmp_path, dst, tdir) && tlen == 5 + blen + 1 + 8 + 4 &&
+           !strncmp(tbase, ".s3c-", 5) && !strncmp(tbase + 5, dbase, blen) && tbase[5 + blen] == '.' &&
+           strspn(tbase + 6 + blen, "0123456789abcdef") == 8 && !strcmp(tbase + tlen - 4, ".tmp");
+}
+
+enum s3c_err fs_tmp_reopen(const char *tmp_path, uint64_t size, int *fd, struct s3c_error *e)
+{
+    struct stat st;
+    int f = open(tmp_path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+
+    if (f < 0)
+        return s3c_fail_errno(e, errno, "cannot open %s", tmp_path);
+    if (fstat(f, &st) != 0 || !S_ISREG(st.st_mode) || (uint64_t)st.st_size != size) {
+        close(f);
+        return s3c_fail(e, S3C_EIO, "%s is not the temp file it was", tmp_path);
+    }
+    *fd = f;
+    return S3C_OK;
+}
+
 enum s3c_err fs_tmp_commit(int fd, const char *tmp_path, const char *dst, int64_t mtime_s,
                            struct s3c_error *e)
 {

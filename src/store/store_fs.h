@@ -8,6 +8,7 @@
 #ifndef S3C_STORE_STORE_FS_H
 #define S3C_STORE_STORE_FS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -25,6 +26,15 @@ enum s3c_err fs_open_read(const char *path, int *fd, uint64_t *size, int64_t *mt
  */
 enum s3c_err fs_tmp_create(const char *dst, uint64_t size, int *fd, struct buf *tmp_path,
                            struct s3c_error *e);
+
+/* Whether 'tmp_path' is a name fs_tmp_create gives temp files of 'dst' (same
+ * directory, ".s3c-BASE.XXXXXXXX.tmp"): only such a file is reused or removed
+ * on the word of a journal. */
+bool fs_tmp_is_for(const char *tmp_path, const char *dst);
+
+/* Reopen the temp file 'tmp_path' for reading and writing, to continue it: a
+ * regular file of exactly 'size' bytes (not a symlink), or an error. */
+enum s3c_err fs_tmp_reopen(const char *tmp_path, uint64_t size, int *fd, struct s3c_error *e);
 
 /* Set the mtime (when mtime_s >= 0), close, and rename the temp file to 'dst'. */
 enum s3c_err fs_tmp_commit(int fd, const char *tmp_path, const char *dst, int64_t mtime_s,

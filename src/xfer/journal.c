@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,18 +43,21 @@ enum s3c_err journal_dir(char *const *env, struct buf *out, struct s3c_error *e)
     return rc ? s3c_fail(e, rc, "state directory path too long") : S3C_OK;
 }
 
-/* DIR/<32 hex of sha256(bucket NUL key)>.upload */
+/* Uploads: DIR/<32 hex of sha256(bucket NUL key)>.upload; downloads (key NULL):
+ * DIR/<32 hex of sha256(dest)>.download. */
 static void record_path(const char *dir, const char *bucket, const char *key, char *out, size_t n)
 {
-    struct buf id = BUF_INIT(4096);
+    struct buf id = BUF_INIT(8192);
     char hex[2 * SHA256_LEN + 1];
 
     buf_adds(&id, bucket);
-    buf_addc(&id, '\0');
-    buf_adds(&id, key);
+    if (key) {
+        buf_addc(&id, '\0');
+        buf_adds(&id, key);
+    }
     hash_sha256_hex(id.data, id.len, hex);
     hex[32] = '\0';
-    snprintf(out, n, "%s/%s.upload", dir, hex);
+    snprintf(out, n, "%s/%s.%s", dir, hex, key ? "upload" : "download");
     buf_release(&id);
 }
 
@@ -84,15 +88,31 @@ static enum s3c_err add_field(struct buf *b, const char *name, const char *value
     return S3C_OK;
 }
 
-enum s3c_err journal_upload_save(const char *dir, const struct journal_upload *j, struct s3c_error *e)
+/* Write 'b' to 'path' atomically: a reader sees the old record or the new one, whole. */
+static enum s3c_err write_record(const char *dir, const char *path, const struct buf *b, struct s3c_error *e)
 {
-    struct buf b = BUF_INIT(JOURNAL_MAX_BYTES);
-    char path[4352], tmp[4400];
+    char tmp[4400];
     enum s3c_err rc = S3C_OK;
     int fd;
 
     if (mkdir_p(dir) != 0)
         return s3c_fail_errno(e, errno, "cannot create the state directory %s", dir);
+    snprintf(tmp, sizeof(tmp), "%s.%ld.tmp", path, (long)getpid());
+    fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (fd < 0 || write(fd, b->data, b->len) != (ssize_t)b->len || close(fd) != 0 || rename(tmp, path) != 0) {
+        rc = s3c_fail_errno(e, errno, "cannot write the journal %s", path);
+        if (fd >= 0)
+            unlink(tmp);
+    }
+    return rc;
+}
+
+enum s3c_err journal_upload_save(const char *dir, const struct journal_upload *j, struct s3c_error *e)
+{
+    struct buf b = BUF_INIT(JOURNAL_MAX_BYTES);
+    char path[4352];
+    enum s3c_err rc;
+
     if (buf_adds(&b, JOURNAL_MAGIC "\n") || add_field(&b, "bucket", j->bucket) || add_field(&b, "key", j->key) ||
         add_field(&b, "upload_id", j->upload_id) || add_field(&b, "source", j->source) ||
         buf_addf(&b, "size %" PRIu64 "\nmtime_s %" PRId64 "\npart_size %" PRIu64 "\n", j->size, j->mtime_s,
@@ -101,13 +121,7 @@ enum s3c_err journal_upload_save(const char *dir, const struct journal_upload *j
         return s3c_fail(e, S3C_ENOMEM, "journal record too long");
     }
     record_path(dir, j->bucket, j->key, path, sizeof(path));
-    snprintf(tmp, sizeof(tmp), "%s.%ld.tmp", path, (long)getpid());
-    fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-    if (fd < 0 || write(fd, b.data, b.len) != (ssize_t)b.len || close(fd) != 0 || rename(tmp, path) != 0) {
-        rc = s3c_fail_errno(e, errno, "cannot write the journal %s", path);
-        if (fd >= 0)
-            unlink(tmp);
-    }
+    rc = write_record(dir, path, &b, e);
     buf_release(&b);
     return rc;
 }
@@ -217,5 +231,164 @@ void journal_upload_release(struct journal_upload *j)
     free(j->key);
     free(j->upload_id);
     free(j->source);
+    memset(j, 0, sizeof(*j));
+}
+
+/* ---- downloads ---------------------------------------------------------------------- */
+
+#define JOURNAL_DL_MAGIC "s3c-download 1"
+
+static uint32_t parts_of(uint64_t size, uint64_t part_size)
+{
+    uint64_t n = part_size ? (size + part_size - 1) / part_size : 0;
+    return n <= 10000 ? (uint32_t)n : 0;
+}
+
+enum s3c_err journal_download_save(const char *dir, const struct journal_download *j, struct s3c_error *e)
+{
+    static const char hexd[] = "0123456789abcdef";
+    struct buf b = BUF_INIT(JOURNAL_MAX_BYTES);
+    char path[4352];
+    enum s3c_err rc;
+    uint32_t i;
+
+    if (buf_adds(&b, JOURNAL_DL_MAGIC "\n") || add_field(&b, "dest", j->dest) ||
+        add_field(&b, "bucket", j->bucket) || add_field(&b, "key", j->key) ||
+        add_field(&b, "version", j->version ? j->version : "") || add_field(&b, "etag", j->etag) ||
+        add_field(&b, "tmp", j->tmp) ||
+        buf_addf(&b, "size %" PRIu64 "\nmtime_s %" PRId64 "\npart_size %" PRIu64 "\ndone ", j->size, j->mtime_s,
+                 j->part_size))
+        goto too_long;
+    /* One hex digit per 4 parts, part 1 in the high bit of the first. */
+    for (i = 0; i < j->n_parts; i += 4) {
+        unsigned v = 0, k;
+        for (k = 0; k < 4; k++)
+            if (i + k < j->n_parts && j->done[i + k])
+                v |= 8u >> k;
+        if (buf_addc(&b, hexd[v]))
+            goto too_long;
+    }
+    if (buf_addc(&b, '\n'))
+        goto too_long;
+    record_path(dir, j->dest, NULL, path, sizeof(path));
+    rc = write_record(dir, path, &b, e);
+    buf_release(&b);
+    return rc;
+too_long:
+    buf_release(&b);
+    return s3c_fail(e, S3C_ENOMEM, "journal record too long");
+}
+
+/* The 'done' field into out->done; false if it does not hold n_parts flags. */
+static bool parse_done(const char *hex, struct journal_download *out)
+{
+    uint32_t i;
+
+    if (strlen(hex) != (out->n_parts + 3) / 4 || !(out->done = calloc(out->n_parts ? out->n_parts : 1, 1)))
+        return false;
+    for (i = 0; i < out->n_parts; i++) {
+        int v = pct_hexval(hex[i / 4]);
+        if (v < 0)
+            return false;
+        out->done[i] = (uint8_t)((v >> (3 - i % 4)) & 1);
+    }
+    return true;
+}
+
+int journal_download_load(const char *dir, const char *dest, struct journal_download *out, struct s3c_error *e)
+{
+    char path[4352], buf[JOURNAL_MAX_BYTES + 1];
+    char *line, *save = NULL, *done = NULL;
+    ssize_t n;
+    int fd, fields = 0;
+
+    memset(out, 0, sizeof(*out));
+    record_path(dir, dest, NULL, path, sizeof(path));
+    fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        if (errno == ENOENT)
+            return 0;
+        s3c_fail_errno(e, errno, "cannot read the journal %s", path);
+        return -1;
+    }
+    n = read(fd, buf, JOURNAL_MAX_BYTES);
+    close(fd);
+    if (n < 0 || n >= JOURNAL_MAX_BYTES) {
+        s3c_fail(e, S3C_EPARSE, "journal %s: unreadable or too large", path);
+        return -1;
+    }
+    buf[n] = '\0';
+    line = strtok_r(buf, "\n", &save);
+    if (!line || strcmp(line, JOURNAL_DL_MAGIC))
+        goto bad;
+    while ((line = strtok_r(NULL, "\n", &save))) {
+        char *sp = strchr(line, ' ');
+        char **dst = NULL;
+
+        if (!sp)
+            goto bad;
+        *sp++ = '\0';
+        if (!strcmp(line, "dest"))
+            dst = &out->dest;
+        else if (!strcmp(line, "bucket"))
+            dst = &out->bucket;
+        else if (!strcmp(line, "key"))
+            dst = &out->key;
+        else if (!strcmp(line, "version"))
+            dst = &out->version;
+        else if (!strcmp(line, "etag"))
+            dst = &out->etag;
+        else if (!strcmp(line, "tmp"))
+            dst = &out->tmp;
+        else if (!strcmp(line, "size"))
+            out->size = strtoull(sp, NULL, 10);
+        else if (!strcmp(line, "mtime_s"))
+            out->mtime_s = strtoll(sp, NULL, 10);
+        else if (!strcmp(line, "part_size"))
+            out->part_size = strtoull(sp, NULL, 10);
+        else if (!strcmp(line, "done"))
+            done = sp;
+        else
+            continue;   /* a field of a later version */
+        if (dst) {
+            free(*dst);
+            if (!(*dst = pct_decode_dup(sp)))
+                goto bad;
+        }
+        fields++;
+    }
+    if (fields < 10 || !out->dest || !out->bucket || !out->key || !out->version || !out->etag || !out->tmp ||
+        !done || out->tmp[0] != '/' || !out->size || !(out->n_parts = parts_of(out->size, out->part_size)) ||
+        !parse_done(done, out))
+        goto bad;
+    /* A record for another destination that hashed alike is not ours. */
+    if (strcmp(out->dest, dest)) {
+        journal_download_release(out);
+        return 0;
+    }
+    return 1;
+bad:
+    journal_download_release(out);
+    s3c_fail(e, S3C_EPARSE, "journal %s is malformed", path);
+    return -1;
+}
+
+void journal_download_remove(const char *dir, const char *dest)
+{
+    char path[4352];
+
+    record_path(dir, dest, NULL, path, sizeof(path));
+    unlink(path);
+}
+
+void journal_download_release(struct journal_download *j)
+{
+    free(j->dest);
+    free(j->bucket);
+    free(j->key);
+    free(j->version);
+    free(j->etag);
+    free(j->tmp);
+    free(j->done);
     memset(j, 0, sizeof(*j));
 }

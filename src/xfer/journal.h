@@ -9,6 +9,14 @@
  * store says (ListParts), and each part's ETag is checked against the MD5
  * of the local bytes before it is trusted.
  *
+ * With --resume, a large (ranged) download is journaled too, one record per
+ * destination path: the source object as it was (bucket, key, version,
+ * ETag, size, LastModified), how it was cut (part size), the temp file the
+ * parts go to, and which parts that temp file holds. A part is recorded only
+ * after its bytes were written and the temp file fdatasync'd, so a record
+ * never claims bytes a crash could still lose; the whole-object check at the
+ * end covers every byte again, re-read from the temp file.
+ *
  * The directory: $S3C_STATE_DIR, else $XDG_STATE_HOME/s3c, else
  * $HOME/.local/state/s3c; created on first save (mode 0700).
  */
@@ -42,5 +50,29 @@ int journal_upload_load(const char *dir, const char *bucket, const char *key, st
 
 void journal_upload_remove(const char *dir, const char *bucket, const char *key);
 void journal_upload_release(struct journal_upload *j);
+
+struct journal_download {
+    char *dest;             /* the destination's absolute path: what the record is keyed on */
+    char *bucket;
+    char *key;
+    char *version;          /* "" when none was asked for */
+    char *etag;             /* quotes included */
+    uint64_t size;
+    int64_t mtime_s;        /* the object's LastModified; -1 unknown */
+    uint64_t part_size;
+    char *tmp;              /* the temp file's absolute path */
+    uint32_t n_parts;       /* parts of part_size that make size */
+    uint8_t *done;          /* n_parts flags: 1 = complete in the temp file (and synced) */
+};
+
+/* Write (replace) the record of j->dest, atomically (temp + rename). */
+enum s3c_err journal_download_save(const char *dir, const struct journal_download *j, struct s3c_error *e);
+
+/* Read the record of 'dest': 1 found (release it), 0 none, -1 unreadable or malformed ('e').
+ * A found record is consistent: n_parts parts of part_size make size, 'done' has n_parts flags. */
+int journal_download_load(const char *dir, const char *dest, struct journal_download *out, struct s3c_error *e);
+
+void journal_download_remove(const char *dir, const char *dest);
+void journal_download_release(struct journal_download *j);
 
 #endif

@@ -145,6 +145,12 @@ struct xfer_obj_state {
     bool have_prev;                 /* prev_digest holds the previous download's */
     unsigned char prev_digest[MD5_LEN];
     int attempts;                   /* whole-object downloads after a mismatch */
+    /* --resume of a ranged download: 'have' flags the parts complete in the temp
+     * file; the journal records them once the file is synced (dl_journal_flush). */
+    struct journal_download *dj;    /* this download's record; NULL: not journaled */
+    bool dj_resumed;                /* dj->done is an earlier run's: trust it after dl_resume_apply */
+    bool dj_dirty;                  /* parts completed since the record was written */
+    int64_t dj_saved_ms;            /* when it was written */
     struct xfer_obj_state *next;    /* in the engine's active list */
 };
 
@@ -370,12 +376,18 @@ static void obj_state_free(struct xfer_obj_state *os)
     hash_free(os->stream_md5);
     free(os->part_crcs);
     buf_release(&os->tmp_path);
+    if (os->dj)
+        journal_download_release(os->dj);
+    free(os->dj);
     free(os->upload_id);
     free(os->have);
     free(os->etags);
     free(os->md5s);
     free(os);
 }
+
+static void dl_journal_drop(struct engine *g, struct xfer_obj_state *os);
+static bool dl_keep_for_resume(struct engine *g, struct xfer_obj_state *os);
 
 /* The only place an object ends: temp files go or get their name, the caller hears. */
 static void obj_finish(struct engine *g, struct xfer_obj_state *os)
@@ -394,9 +406,14 @@ static void obj_finish(struct engine *g, struct xfer_obj_state *os)
         os->fd = -1;
         if (rc)
             os->failed = true;
+        dl_journal_drop(g, os);
+    } else if (o->op == XFER_DOWNLOAD && dl_keep_for_resume(g, os)) {
+        close(os->fd); /* the temp file stays, named in the journal, for the next --resume */
+        os->fd = -1;
     } else if (o->op == XFER_DOWNLOAD) {
         fs_tmp_abort(os->fd, buf_cstr(&os->tmp_path));
         os->fd = -1;
+        dl_journal_drop(g, os);
     }
     if (os->failed) {
         g->stats.objects_failed++;
@@ -1561,6 +1578,256 @@ static void on_stdout_part(struct engine *g, struct req *r)
     maybe_finish(g, os);
 }
 
+/* ---- --resume: journaled ranged downloads ------------------------------------------ */
+
+#define DL_JOURNAL_EVERY_MS 1000    /* at most one fdatasync + record a second per download */
+
+static bool wants_multipart(struct engine *g, uint64_t size);
+
+/* The destination's absolute path, which the journal keys a download on (its
+ * directory may not exist yet, so no realpath). */
+static bool dest_path(const char *dst, struct buf *out)
+{
+    char cwd[4096];
+
+    buf_reset(out);
+    if (dst[0] == '/')
+        return buf_adds(out, dst) == S3C_OK;
+    return getcwd(cwd, sizeof(cwd)) && buf_addf(out, "%s/%s", cwd, dst) == S3C_OK;
+}
+
+/* Write the record: 'have' as the parts done. */
+static void dl_journal_save(struct engine *g, struct xfer_obj_state *os)
+{
+    struct s3c_error e = S3C_ERROR_INIT;
+
+    os->dj->done = os->have;
+    (void)journal_download_save(g->opts.state_dir, os->dj, &e); /* no record: no resume, nothing worse */
+    os->dj->done = NULL;
+    os->dj_saved_ms = now_ms();
+}
+
+/* Record the parts completed so far, at most once a second unless 'now': the
+ * temp file is fdatasync'd first, so the record never claims a part a crash
+ * could still lose (a part whose pwrite returned survives kill -9 anyway). */
+static void dl_journal_flush(struct engine *g, struct xfer_obj_state *os, bool now)
+{
+    if (!os->dj || !os->have || !os->dj_dirty || (!now && now_ms() - os->dj_saved_ms < DL_JOURNAL_EVERY_MS))
+        return;
+    if (fdatasync(os->fd) != 0)
+        return; /* not synced: claim nothing more */
+    os->dj_dirty = false;
+    dl_journal_save(g, os);
+}
+
+static void dl_journal_drop(struct engine *g, struct xfer_obj_state *os)
+{
+    if (os->dj)
+        journal_download_remove(g->opts.state_dir, os->dj->dest);
+}
+
+/* An interrupted (SIGINT, SIGTERM, run-wide stop) journaled download keeps its
+ * temp file and record when some part is in, for the next --resume. */
+static bool dl_keep_for_resume(struct engine *g, struct xfer_obj_state *os)
+{
+    uint32_t i;
+
+    if (!os->dj || os->fd < 0 || !(stopping(g) || os->err.code == S3C_ECANCEL))
+        return false;
+    if (os->dj_resumed)
+        return true; /* stopped before its parts were looked at: the earlier run's record stands */
+    if (!os->have)
+        return false;
+    for (i = 0; i < os->n_parts && !os->have[i]; i++)
+        ;
+    if (i == os->n_parts)
+        return false;
+    dl_journal_flush(g, os, true);
+    return !os->dj_dirty;
+}
+
+/* A fresh record for this download, to be completed by dl_resume_apply. */
+static struct journal_download *dl_journal_new(const struct xfer_obj *o, const char *dest, const char *tmp_abs)
+{
+    struct journal_download *j = calloc(1, sizeof(*j));
+
+    if (!j)
+        return NULL;
+    j->dest = strdup(dest);
+    j->bucket = strdup(o->src_bucket);
+    j->key = strdup(o->src);
+    j->version = strdup(o->version_id ? o->version_id : "");
+    j->etag = strdup(o->etag ? o->etag : "");
+    j->tmp = strdup(tmp_abs);
+    j->size = o->size;
+    j->mtime_s = o->mtime;
+    if (!j->dest || !j->bucket || !j->key || !j->version || !j->etag || !j->tmp) {
+        journal_download_release(j);
+        free(j);
+        return NULL;
+    }
+    return j;
+}
+
+/* Whether an earlier run's record is of this object as the listing shows it
+ * now (the ETag may still be unknown: dl_resume_apply checks it again). */
+static bool dl_journal_matches(const struct journal_download *j, const struct xfer_obj *o)
+{
+    return !strcmp(j->bucket, o->src_bucket) && !strcmp(j->key, o->src) &&
+           !strcmp(j->version, o->version_id ? o->version_id : "") && j->size == o->size &&
+           (!o->etag || !strcmp(j->etag, o->etag));
+}
+
+/*
+ * Create the temp file of a download. With --resume, a ranged download
+ * reopens the temp file an earlier run left for this destination when its
+ * record matches the object; a stale record and its temp file go, quietly.
+ * The download is then journaled (os->dj).
+ */
+static enum s3c_err dl_tmp_open(struct engine *g, struct xfer_obj_state *os, struct s3c_error *e)
+{
+    struct xfer_obj *o = os->o;
+    struct buf dest = BUF_INIT(8192), abs = BUF_INIT(8192);
+    struct s3c_error ignored = S3C_ERROR_INIT;
+    struct journal_download j;
+    enum s3c_err rc;
+    int found;
+
+    if (!g->opts.state_dir || !wants_multipart(g, os->size) || !dest_path(o->dst, &dest)) {
+        buf_release(&dest);
+        return fs_tmp_create(o->dst, os->size, &os->fd, &os->tmp_path, e);
+    }
+    found = journal_download_load(g->opts.state_dir, buf_cstr(&dest), &j, &ignored);
+    if (found == 1 && g->opts.resume && dl_journal_matches(&j, o) && fs_tmp_is_for(j.tmp, buf_cstr(&dest)) &&
+        !fs_tmp_reopen(j.tmp, os->size, &os->fd, &ignored) && (os->dj = malloc(sizeof(*os->dj))) &&
+        !buf_adds(&os->tmp_path, j.tmp)) {
+        *os->dj = j;
+        os->dj_resumed = true;
+        buf_release(&dest);
+        return S3C_OK;
+    }
+    if (os->fd >= 0) {
+        close(os->fd);
+        os->fd = -1;
+    }
+    free(os->dj);
+    os->dj = NULL;
+    if (found == 1) {
+        if (fs_tmp_is_for(j.tmp, buf_cstr(&dest)))
+            unlink(j.tmp); /* an interrupted download of another version, or one not resumed */
+        journal_download_release(&j);
+    }
+    if (found)
+        journal_download_remove(g->opts.state_dir, buf_cstr(&dest));
+    rc = fs_tmp_create(o->dst, os->size, &os->fd, &os->tmp_path, e);
+    if (!rc && g->opts.resume) {
+        const char *slash = strrchr(buf_cstr(&dest), '/');
+        const char *tbase = strrchr(buf_cstr(&os->tmp_path), '/');
+
+        tbase = tbase ? tbase + 1 : buf_cstr(&os->tmp_path);
+        if (!buf_add(&abs, dest.data, (size_t)(slash - dest.data + 1)) && !buf_adds(&abs, tbase))
+            os->dj = dl_journal_new(o, buf_cstr(&dest), buf_cstr(&abs)); /* NULL: not journaled */
+    }
+    buf_release(&dest);
+    buf_release(&abs);
+    return rc;
+}
+
+/* The bytes of part n (1-based) in the temp file into the check's per-part digest;
+ * false if they cannot be read. */
+static bool dl_rehash_part(struct xfer_obj_state *os, uint32_t n, char *chunk, size_t chunk_n)
+{
+    uint64_t off = (uint64_t)(n - 1) * os->part_size;
+    uint64_t len = n == os->n_parts ? os->size - off : os->part_size, at, crc = 0;
+    struct hash_ctx *h = NULL;
+
+    if (os->check == DL_SIZE)
+        return true;
+    if (os->check == DL_PARTS && !(h = hash_md5_new()))
+        return false;
+    for (at = 0; at < len;) {
+        size_t want = len - at < chunk_n ? (size_t)(len - at) : chunk_n;
+        ssize_t got = pread(os->fd, chunk, want, (off_t)(off + at));
+        if (got <= 0) {
+            hash_free(h);
+            return false;
+        }
+        if (h)
+            hash_update(h, chunk, (size_t)got);
+        else
+            crc = ck_update(os->ck_algo, crc, chunk, (size_t)got);
+        at += (uint64_t)got;
+    }
+    if (h) {
+        hash_final(h, os->md5s[n - 1]);
+        hash_free(h);
+    } else {
+        os->part_crcs[n - 1] = crc;
+    }
+    return true;
+}
+
+/*
+ * The ranges are planned and the ETag known: complete the record, and when an
+ * earlier run's parts are of this very object and cut (ETag, size, part size),
+ * take them as done: re-read from the temp file into the whole-object check,
+ * never fetched. Anything else starts afresh in the same temp file.
+ */
+static void dl_resume_apply(struct engine *g, struct xfer_obj_state *os)
+{
+    struct journal_download *j = os->dj;
+    uint32_t n, resumed = 0;
+    char *chunk;
+
+    if (!j)
+        return;
+    if (!os->o->etag || !(os->have = calloc(os->n_parts, 1))) {
+        free(os->have);
+        os->have = NULL;
+        dl_journal_drop(g, os);
+        journal_download_release(j);
+        free(j);
+        os->dj = NULL;
+        return;
+    }
+    if (os->dj_resumed && !strcmp(j->etag, os->o->etag) && j->part_size == os->part_size &&
+        j->n_parts == os->n_parts && (chunk = malloc(1 << 20))) {
+        for (n = 1; n <= os->n_parts; n++) {
+            if (j->done[n - 1] && dl_rehash_part(os, n, chunk, 1 << 20)) {
+                os->have[n - 1] = 1;
+                os->parts_done++;
+                resumed++;
+            }
+        }
+        free(chunk);
+        xdebug(g, os->o, "resumed: %" PRIu32 " of %" PRIu32 " parts already in %s", resumed, os->n_parts,
+               buf_cstr(&os->tmp_path));
+    }
+    os->dj_resumed = false;
+    free(j->done);
+    j->done = NULL;
+    free(j->etag);
+    j->etag = strdup(os->o->etag);
+    j->part_size = os->part_size;
+    j->n_parts = os->n_parts;
+    if (!j->etag) {
+        free(os->have);
+        os->have = NULL;
+        return;
+    }
+    dl_journal_save(g, os);
+}
+
+/* Part n of a journaled download is in the temp file. */
+static void dl_part_written(struct engine *g, struct xfer_obj_state *os, uint32_t n)
+{
+    if (!os->have)
+        return;
+    os->have[n - 1] = 1;
+    os->dj_dirty = true;
+    dl_journal_flush(g, os, false);
+}
+
 static void on_get(struct engine *g, struct req *r)
 {
     struct xfer_obj_state *os = r->os;
@@ -1603,6 +1870,7 @@ static void on_get(struct engine *g, struct req *r)
         else if (os->check == DL_CRC)
             os->part_crcs[r->part - 1] = r->crc;
         os->parts_done++;
+        dl_part_written(g, os, r->part);
         req_put_back(g, r);
         if (os->parts_done == os->n_parts && !os->failed)
             dl_verify(g, os);
@@ -1631,6 +1899,12 @@ static void dl_again(struct engine *g, struct xfer_obj_state *os, const struct s
     os->phase = PH_PARTS;
     os->next = g->active;
     g->active = os;
+    if (os->have) {
+        /* Every part again, resumed ones too; the record claims none until they are in. */
+        memset(os->have, 0, os->n_parts);
+        os->dj_dirty = false;
+        dl_journal_save(g, os);
+    }
 }
 
 /* Every part is in: check the whole against what the store holds, then end,
@@ -1704,8 +1978,19 @@ static void dl_start(struct engine *g, struct xfer_obj_state *os)
 
     if (os->check == DL_CRC && !(os->part_crcs = calloc(os->n_parts, sizeof(*os->part_crcs))))
         s3c_fail(&e, S3C_ENOMEM, "out of memory");
+    if (!e.code && os->check == DL_PARTS && !(os->md5s = calloc(os->n_parts, sizeof(*os->md5s))))
+        s3c_fail(&e, S3C_ENOMEM, "out of memory");
+    if (!e.code)
+        dl_resume_apply(g, os);
     if (e.code || start_parts(g, os, &e)) {
         obj_fail(g, os, &e);
+        maybe_finish(g, os);
+        return;
+    }
+    if (os->parts_done == os->n_parts) {
+        /* Every part was in the temp file: only the check is left. */
+        active_remove(g, os);
+        dl_verify(g, os);
         maybe_finish(g, os);
     }
 }
@@ -2474,7 +2759,7 @@ static struct req *obj_start(struct engine *g, struct xfer_obj *o)
         break;
     case XFER_DOWNLOAD:
         os->size = o->size;
-        if (fs_tmp_create(o->dst, os->size, &os->fd, &os->tmp_path, &e))
+        if (dl_tmp_open(g, os, &e))
             goto fail;
         if (wants_multipart(g, os->size) && g->opts.verify) {
             /* Ranged: first learn how the whole can be checked (on_head_info). */
@@ -2484,8 +2769,7 @@ static struct req *obj_start(struct engine *g, struct xfer_obj *o)
         }
         if (wants_multipart(g, os->size)) {
             plan_parts(g, os);
-            if (start_parts(g, os, &e))
-                goto fail;
+            dl_start(g, os);
             return NULL;
         }
         os->phase = PH_SINGLE;

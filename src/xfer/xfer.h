@@ -93,7 +93,9 @@ struct xfer_opts {
     bool verify;                    /* check MD5/ETag and checksums (default true) */
     bool flexible_checksums;        /* send x-amz-checksum-crc64nvme where the body is known up front */
     const char *state_dir;          /* journal multipart uploads here (xfer/journal.h); NULL: none */
-    bool resume;                    /* continue journaled uploads of unchanged files (ListParts) */
+    bool resume;                    /* continue journaled uploads of unchanged files (ListParts);
+                                       journal ranged downloads, continue those of unchanged objects,
+                                       and keep their temp files when interrupted */
     xfer_next_fn next;
     void *next_ctx;
     xfer_done_fn done;
@@ -168,7 +170,8 @@ int xfer_part_size_guesses(uint64_t size, uint32_t n, uint64_t configured, uint6
 const char *xfer_guess_mime(const char *name);
 
 /* Ask a running engine (from a signal handler) to stop: in-flight requests
- * are cancelled, multipart uploads aborted, temp files removed. */
+ * are cancelled, multipart uploads aborted, temp files removed (with
+ * opts.resume, those of journaled downloads with parts in are kept). */
 void xfer_cancel(void);
 
 #endif

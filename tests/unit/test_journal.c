@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "store/store_fs.h"
 #include "xfer/journal.h"
 
 static char *tmp_dir(void)
@@ -83,4 +84,52 @@ TEST(journal_dir_from_environment)
     CHECK_STR(buf_cstr(&b), "/home/u/.local/state/s3c");
     CHECK_INT(journal_dir(env4, &b, &e), S3C_ECONFIG);
     buf_release(&b);
+}
+
+TEST(journal_download_round_trip_and_parts)
+{
+    char *dir = tmp_dir();
+    struct s3c_error e = S3C_ERROR_INIT;
+    uint8_t done[11] = { 1, 0, 1, 1, 0, 0, 0, 0, 1, 0, 1 };
+    struct journal_download j = { "/d/a b\n.bin", "bkt", "k/\xc3\xa9 y", "", "\"abc-11\"", 10 * 5 + 3, 1700000000,
+                                  5, "/d/.s3c-a b\n.bin.0badcafe.tmp", 11, done };
+    struct journal_download got;
+    char cmd[1024];
+    uint32_t i;
+
+    CHECK(dir != NULL);
+    CHECK_INT(journal_download_save(dir, &j, &e), S3C_OK);
+    CHECK_INT(journal_download_load(dir, j.dest, &got, &e), 1);
+    CHECK_STR(got.dest, j.dest);
+    CHECK_STR(got.bucket, "bkt");
+    CHECK_STR(got.key, j.key);
+    CHECK_STR(got.version, "");
+    CHECK_STR(got.etag, j.etag);
+    CHECK_STR(got.tmp, j.tmp);
+    CHECK(got.size == 53 && got.part_size == 5 && got.mtime_s == 1700000000);
+    CHECK_INT((int)got.n_parts, 11);
+    for (i = 0; i < 11; i++)
+        CHECK_INT(got.done[i], done[i]);
+    journal_download_release(&got);
+    /* Another destination: nothing; an upload record of the same name is another file. */
+    CHECK_INT(journal_download_load(dir, "/d/other", &got, &e), 0);
+    /* A 'done' field that does not fit the part count is malformed, not a resume of fewer parts. */
+    snprintf(cmd, sizeof(cmd), "sed -i 's/^done .*/done b3/' '%s'/*.download", dir);
+    CHECK_INT(system(cmd), 0);
+    CHECK_INT(journal_download_load(dir, j.dest, &got, &e), -1);
+    journal_download_remove(dir, j.dest);
+    CHECK_INT(journal_download_load(dir, j.dest, &got, &e), 0);
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+    CHECK_INT(system(cmd), 0);
+}
+
+TEST(fs_tmp_is_for_names_only_our_temp_files)
+{
+    CHECK(fs_tmp_is_for("/d/.s3c-f.bin.0badcafe.tmp", "/d/f.bin"));
+    CHECK(!fs_tmp_is_for("/e/.s3c-f.bin.0badcafe.tmp", "/d/f.bin"));    /* another directory */
+    CHECK(!fs_tmp_is_for("/d/f.bin", "/d/f.bin"));                      /* the destination itself */
+    CHECK(!fs_tmp_is_for("/d/.s3c-g.bin.0badcafe.tmp", "/d/f.bin"));    /* another file's */
+    CHECK(!fs_tmp_is_for("/d/.s3c-f.bin.0badcafe.tmp/../x", "/d/f.bin"));
+    CHECK(!fs_tmp_is_for("/d/.s3c-f.bin.0bad/afe.tmp", "/d/f.bin"));
+    CHECK(!fs_tmp_is_for("/d/.s3c-f.bin.0BADCAFE.tmp", "/d/f.bin"));
 }
