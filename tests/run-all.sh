@@ -19,13 +19,15 @@
 #
 # Knobs (environment):
 #   S3C_SKIP_DEPS=1   do not run scripts/deps.sh
-#   S3C_SAN=0         skip the ASan+UBSan build and its unit run (default 1)
+#   S3C_SAN=0         skip the ASan+UBSan build and its runs (default 1; the
+#                     s3emu e2e suite then runs build/s3c)
 #   S3C_E2E_SAN=1     run both e2e suites with build-san/s3c (implies S3C_SAN=1);
 #                     by default only the s3emu one does, when S3C_SAN=1
 #   S3C_E2E_PARALLEL=0  run the two e2e suites one after the other (default:
 #                     the s3emu one in the background while Ceph starts and
 #                     its suite runs; they share no port, dir or HOME)
 #   S3C_VALGRIND=0    skip the valgrind memcheck run (tests/valgrind/run.sh)
+#   S3C_EMU_SUITE=0   skip the emulator's own suite (tests/emu/run.sh)
 #   S3C_CEPH=0        skip the Ceph store (and its e2e run)
 #   S3C_S3EMU=0       skip the s3emu store
 #   S3C_FAULTS=0      skip the fault campaign (tests/faults/run.sh), and its
@@ -42,7 +44,7 @@ exec </dev/null
 
 : "${S3C_SKIP_DEPS:=0}" "${S3C_SAN:=1}" "${S3C_E2E_SAN:=0}" "${S3C_CEPH:=1}"
 : "${S3C_S3EMU:=1}" "${S3C_KEEP:=0}" "${E2E_FILTER:=}" "${S3C_FAULTS:=1}" "${S3C_FUZZ:=1}"
-: "${S3C_E2E_PARALLEL:=1}" "${S3C_VALGRIND:=1}"
+: "${S3C_E2E_PARALLEL:=1}" "${S3C_VALGRIND:=1}" "${S3C_EMU_SUITE:=1}"
 : "${JOBS:=$(nproc 2>/dev/null || echo 2)}"
 [ "$S3C_E2E_SAN" = 1 ] && S3C_SAN=1
 
@@ -377,7 +379,7 @@ stop_emu
 # ------------------------------------------------------- the emulator's suite --
 # tests/emu/run.sh starts its own build/s3emu and checks it against the S3
 # API with the AWS CLI and curl (faults, latency, SigV4, presign, aws-chunked).
-if [ "$S3C_S3EMU" = 1 ] && [ -x tests/emu/run.sh ]; then
+if [ "$S3C_S3EMU" = 1 ] && [ "$S3C_EMU_SUITE" = 1 ] && [ -x tests/emu/run.sh ]; then
     step "s3emu conformance suite"
     emu_log=$WORK/emu-suite.log
     run_step tests/emu/run.sh > "$emu_log" 2>&1
