@@ -151,6 +151,14 @@ struct xfer_obj_state {
     bool dj_resumed;                /* dj->done is an earlier run's: trust it after dl_resume_apply */
     bool dj_dirty;                  /* parts completed since the record was written */
     int64_t dj_saved_ms;            /* when it was written */
+    /* Parts taken from an earlier run are re-read into the whole-object check
+     * a slice per loop step (dl_rehash_step), while the missing ones download. */
+    uint8_t *resumed;               /* per part: taken from the earlier run; NULL: none */
+    uint32_t rehash_part;           /* the part being re-read, 1-based; 0: none left */
+    uint64_t rehash_at;             /* bytes of it read so far */
+    struct hash_ctx *rehash_md5;    /* DL_PARTS: its MD5 so far */
+    uint64_t rehash_crc;            /* DL_CRC: its CRC so far */
+    struct xfer_obj_state *rehash_next; /* in the engine's rehash list */
     struct xfer_obj_state *next;    /* in the engine's active list */
 };
 
@@ -221,6 +229,8 @@ struct engine {
     bool any_ok;                    /* some request of the run succeeded */
     bool stop;                      /* a run-wide error: start nothing more (see run_wide_error) */
     struct s3c_error stop_err;      /* that error, as reported for the object that met it */
+    struct xfer_obj_state *rehash;  /* downloads with resumed parts still to re-read (dl_rehash_step) */
+    char *rehash_buf;               /* DL_REHASH_STEP bytes, allocated on first use */
 };
 
 /* SIGINT/SIGTERM, or a run-wide error: finish what is in flight as cancelled. */
@@ -379,6 +389,8 @@ static void obj_state_free(struct xfer_obj_state *os)
     if (os->dj)
         journal_download_release(os->dj);
     free(os->dj);
+    free(os->resumed);
+    hash_free(os->rehash_md5);
     free(os->upload_id);
     free(os->have);
     free(os->etags);
@@ -389,11 +401,26 @@ static void obj_state_free(struct xfer_obj_state *os)
 static void dl_journal_drop(struct engine *g, struct xfer_obj_state *os);
 static bool dl_keep_for_resume(struct engine *g, struct xfer_obj_state *os);
 
+/* Take 'os' off the engine's rehash list (if it is there). */
+static void rehash_remove(struct engine *g, struct xfer_obj_state *os)
+{
+    struct xfer_obj_state **pp;
+
+    for (pp = &g->rehash; *pp; pp = &(*pp)->rehash_next) {
+        if (*pp == os) {
+            *pp = os->rehash_next;
+            os->rehash_next = NULL;
+            return;
+        }
+    }
+}
+
 /* The only place an object ends: temp files go or get their name, the caller hears. */
 static void obj_finish(struct engine *g, struct xfer_obj_state *os)
 {
     struct xfer_obj *o = os->o;
 
+    rehash_remove(g, os);
     if (os->failed && os->reader_gone) {
         /* stdout's reader left (`s3c cat k | head`): it took what it wanted;
          * not a failure of ours (exit 0, as s5cmd). */
@@ -1733,55 +1760,111 @@ static enum s3c_err dl_tmp_open(struct engine *g, struct xfer_obj_state *os, str
     return rc;
 }
 
-/* The bytes of part n (1-based) in the temp file into the check's per-part digest;
- * false if they cannot be read. */
-static bool dl_rehash_part(struct xfer_obj_state *os, uint32_t n, char *chunk, size_t chunk_n)
-{
-    uint64_t off = (uint64_t)(n - 1) * os->part_size;
-    uint64_t len = n == os->n_parts ? os->size - off : os->part_size, at, crc = 0;
-    struct hash_ctx *h = NULL;
+#define DL_REHASH_STEP ((size_t)8 << 20)   /* bytes re-read per loop step: transfers keep moving */
 
-    if (os->check == DL_SIZE)
-        return true;
-    if (os->check == DL_PARTS && !(h = hash_md5_new()))
-        return false;
-    for (at = 0; at < len;) {
-        size_t want = len - at < chunk_n ? (size_t)(len - at) : chunk_n;
-        ssize_t got = pread(os->fd, chunk, want, (off_t)(off + at));
-        if (got <= 0) {
-            hash_free(h);
-            return false;
-        }
-        if (h)
-            hash_update(h, chunk, (size_t)got);
-        else
-            crc = ck_update(os->ck_algo, crc, chunk, (size_t)got);
-        at += (uint64_t)got;
+/* The next part taken from the earlier run after part 'n' (0: none). */
+static uint32_t dl_next_resumed(const struct xfer_obj_state *os, uint32_t n)
+{
+    for (n++; n <= os->n_parts; n++)
+        if (os->resumed[n - 1])
+            return n;
+    return 0;
+}
+
+/* A resumed download cannot go on (its temp file cannot be read, the run stops, no memory). */
+static void dl_rehash_fail(struct engine *g, struct xfer_obj_state *os, const struct s3c_error *e)
+{
+    rehash_remove(g, os);
+    obj_fail(g, os, e);
+    maybe_finish(g, os);
+}
+
+/*
+ * Re-read up to DL_REHASH_STEP bytes of the first listed download's resumed
+ * parts into its whole-object check (MD5 per part, or CRC per part). A part
+ * re-read counts as done like a fetched one; the last one done starts the
+ * check. Runs between loop steps, so the missing parts download meanwhile.
+ */
+static void dl_rehash_step(struct engine *g)
+{
+    struct xfer_obj_state *os = g->rehash;
+    struct s3c_error e = S3C_ERROR_INIT;
+    uint64_t off, len;
+    uint32_t n;
+    size_t want;
+    ssize_t got;
+
+    if (!os)
+        return;
+    if (os->failed || stopping(g)) {
+        s3c_fail(&e, S3C_ECANCEL, "%s", cancel_requested ? "interrupted" : "stopped");
+        dl_rehash_fail(g, os, &e);
+        return;
     }
-    if (h) {
-        hash_final(h, os->md5s[n - 1]);
-        hash_free(h);
+    n = os->rehash_part;
+    off = (uint64_t)(n - 1) * os->part_size;
+    len = n == os->n_parts ? os->size - off : os->part_size;
+    if (!g->rehash_buf && !(g->rehash_buf = malloc(DL_REHASH_STEP))) {
+        s3c_fail(&e, S3C_ENOMEM, "out of memory");
+        dl_rehash_fail(g, os, &e);
+        return;
+    }
+    if (os->check == DL_PARTS && !os->rehash_md5 && !(os->rehash_md5 = hash_md5_new())) {
+        s3c_fail(&e, S3C_ENOMEM, "out of memory");
+        dl_rehash_fail(g, os, &e);
+        return;
+    }
+    want = len - os->rehash_at < DL_REHASH_STEP ? (size_t)(len - os->rehash_at) : DL_REHASH_STEP;
+    do
+        got = pread(os->fd, g->rehash_buf, want, (off_t)(off + os->rehash_at));
+    while (got < 0 && errno == EINTR);
+    if (got <= 0) {
+        s3c_fail_errno(&e, got < 0 ? errno : EIO, "cannot re-read %s, kept by an interrupted download",
+                       buf_cstr(&os->tmp_path));
+        dl_rehash_fail(g, os, &e);
+        return;
+    }
+    if (os->check == DL_PARTS)
+        hash_update(os->rehash_md5, g->rehash_buf, (size_t)got);
+    else
+        os->rehash_crc = ck_update(os->ck_algo, os->rehash_crc, g->rehash_buf, (size_t)got);
+    os->rehash_at += (uint64_t)got;
+    if (os->rehash_at < len)
+        return;
+    if (os->check == DL_PARTS) {
+        hash_final(os->rehash_md5, os->md5s[n - 1]);
+        hash_free(os->rehash_md5);
+        os->rehash_md5 = NULL;
     } else {
-        os->part_crcs[n - 1] = crc;
+        os->part_crcs[n - 1] = os->rehash_crc;
     }
-    return true;
+    os->rehash_crc = 0;
+    os->rehash_at = 0;
+    os->parts_done++;
+    if (!(os->rehash_part = dl_next_resumed(os, n)))
+        rehash_remove(g, os);
+    if (os->parts_done == os->n_parts) {
+        dl_verify(g, os);
+        maybe_finish(g, os);
+    }
 }
 
 /*
  * The ranges are planned and the ETag known: complete the record, and when an
  * earlier run's parts are of this very object and cut (ETag, size, part size),
- * take them as done: re-read from the temp file into the whole-object check,
- * never fetched. Anything else starts afresh in the same temp file.
+ * take them as done: never fetched, re-read from the temp file into the
+ * whole-object check (dl_rehash_step). Anything else starts afresh in the
+ * same temp file.
  */
 static void dl_resume_apply(struct engine *g, struct xfer_obj_state *os)
 {
     struct journal_download *j = os->dj;
     uint32_t n, resumed = 0;
-    char *chunk;
+    char *etag = NULL;
 
     if (!j)
         return;
-    if (!os->o->etag || !(os->have = calloc(os->n_parts, 1))) {
+    if (!os->o->etag || !(os->have = calloc(os->n_parts, 1)) || !(etag = strdup(os->o->etag))) {
         free(os->have);
         os->have = NULL;
         dl_journal_drop(g, os);
@@ -1790,16 +1873,19 @@ static void dl_resume_apply(struct engine *g, struct xfer_obj_state *os)
         os->dj = NULL;
         return;
     }
-    if (os->dj_resumed && !strcmp(j->etag, os->o->etag) && j->part_size == os->part_size &&
-        j->n_parts == os->n_parts && (chunk = malloc(1 << 20))) {
-        for (n = 1; n <= os->n_parts; n++) {
-            if (j->done[n - 1] && dl_rehash_part(os, n, chunk, 1 << 20)) {
-                os->have[n - 1] = 1;
-                os->parts_done++;
-                resumed++;
-            }
+    if (os->dj_resumed && !strcmp(j->etag, etag) && j->part_size == os->part_size && j->n_parts == os->n_parts) {
+        for (n = 1; n <= os->n_parts; n++)
+            resumed += j->done[n - 1];
+        memcpy(os->have, j->done, os->n_parts);
+        if (os->check == DL_SIZE) {
+            os->parts_done = resumed; /* nothing to re-read them for */
+        } else if (resumed) {
+            os->resumed = j->done;
+            j->done = NULL;
+            os->rehash_part = dl_next_resumed(os, 0);
+            os->rehash_next = g->rehash;
+            g->rehash = os;
         }
-        free(chunk);
         xdebug(g, os->o, "resumed: %" PRIu32 " of %" PRIu32 " parts already in %s", resumed, os->n_parts,
                buf_cstr(&os->tmp_path));
     }
@@ -1807,14 +1893,9 @@ static void dl_resume_apply(struct engine *g, struct xfer_obj_state *os)
     free(j->done);
     j->done = NULL;
     free(j->etag);
-    j->etag = strdup(os->o->etag);
+    j->etag = etag;
     j->part_size = os->part_size;
     j->n_parts = os->n_parts;
-    if (!j->etag) {
-        free(os->have);
-        os->have = NULL;
-        return;
-    }
     dl_journal_save(g, os);
 }
 
@@ -3114,9 +3195,10 @@ enum s3c_err xfer_run(struct store_s3 *s, const struct xfer_opts *opts, struct x
         bw_refill(g, now_ms());
         g->stdin_wait = false;
         fill(g);
+        dl_rehash_step(g);
         if (g->inflight > g->window_peak)
             g->window_peak = g->inflight;
-        if (g->inflight == 0 && !g->retry && !g->done && !g->active && xfer_del_idle(&g->del)) {
+        if (g->inflight == 0 && !g->retry && !g->done && !g->active && !g->rehash && xfer_del_idle(&g->del)) {
             /* A source that waits with nothing in flight has nothing left to wait for. */
             if (g->source_done || g->source_wait || cancelled)
                 break;
@@ -3135,6 +3217,8 @@ enum s3c_err xfer_run(struct store_s3 *s, const struct xfer_opts *opts, struct x
         }
         if (g->opts.bwlimit_bytes_s && wait_ms > 10)
             wait_ms = 10; /* come back to refill the bucket */
+        if (g->rehash)
+            wait_ms = 0; /* resumed parts to re-read: only a look at the sockets */
         if (g->inflight > 0)
             http_loop_step_fd(g->loop, wait_ms > 0 ? wait_ms : 1, g->stdin_wait ? STDIN_FILENO : -1);
         else if (wait_ms > 0 && !g->done)
@@ -3160,6 +3244,7 @@ enum s3c_err xfer_run(struct store_s3 *s, const struct xfer_opts *opts, struct x
         buf_release(&r->hdr_copy_src);
         free(r);
     }
+    free(g->rehash_buf);
     free(g);
     return rc;
 }

@@ -373,3 +373,21 @@ test_resume_download_of_a_crc_checked_object() {
     assert_contains "$T_ERR" "downloading it again"
     assert_file_sha256 got "$(t_sha256 src)"
 }
+
+test_resume_download_record_claiming_every_part_is_still_checked() {
+    local b
+    t_new_bucket b
+    export S3C_STATE_DIR=$T_DIR/state
+    _dl_put "$b"
+    _dl_interrupt INT "$b" --resume
+    [ "$(_dl_done_parts | wc -l)" -ge 2 ] || t_fail "no parts recorded"
+    # A record that lies (every part on disk): nothing is fetched at first, the
+    # check of the re-read bytes fails, and the object is downloaded again.
+    sed -i 's/^done .*/done ffc/' "$S3C_STATE_DIR"/*.download
+    _dl_gets_reset
+    assert_ok s3c --debug cp "s3://$b/big" got --part-size 5MiB --resume
+    assert_contains "$T_ERR" "resumed: $_DL_PARTS of $_DL_PARTS parts"
+    assert_contains "$T_ERR" "downloading it again"
+    _dl_check_resumed $_DL_SIZE $_DL_PARTS
+    assert_file_sha256 got "$(t_sha256 src)"
+}
