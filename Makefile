@@ -3,7 +3,7 @@
 #
 #   make                 build/s3c, build/s3emu, build/unit-tests  (-Werror)
 #   make SAN=1           the same with ASan+UBSan, into build-san/
-#   make SAN=thread      the same with TSan, into build-tsan/ (the engine's land workers)
+#   make SAN=thread      the same with TSan, into build-tsan/ (s3emu, the engine's land workers)
 #   make test            unit tests, then e2e against the servers in tests/run-all.sh
 #   make unit            unit tests only (no network)
 #   make clean
@@ -64,7 +64,7 @@ test: all
 	tests/run-all.sh
 
 clean:
-	rm -rf build build-san
+	rm -rf build build-san build-tsan
 
 .PHONY: all unit test clean
 -include $(LIB_OBJ:.o=.d) $(EMU_OBJ:.o=.d) $(UNIT_OBJ:.o=.d) $(B)/src/main.d

@@ -6,7 +6,8 @@
 # asks no registry and takes well under a second (one dpkg-query call).
 #
 #   default       build deps + test deps (Ceph RGW, AWS CLI, curl, jq, openssl,
-#                 python3 and /usr/bin/time for the fault and hostile-server tests)
+#                 python3 and /usr/bin/time for the fault and hostile-server tests,
+#                 valgrind for tests/valgrind)
 #   --build-only  build deps only
 #   --san|--fuzz  also clang and its sanitizer/libFuzzer runtime (tests/fuzz)
 #
@@ -16,7 +17,7 @@ set -euo pipefail
 BUILD=(gcc make libcurl4-openssl-dev libssl-dev libexpat1-dev libisal-dev pkg-config)
 # Ceph's daemons pull in many "recommended" packages that we do not need.
 TEST_NORECS=(ceph-mon ceph-osd radosgw)
-TEST=(awscli curl jq openssl python3 time)
+TEST=(awscli curl jq openssl python3 time valgrind)
 SAN=(clang libclang-rt-14-dev)
 
 want_test=1
@@ -25,7 +26,7 @@ for a in "$@"; do
     case $a in
         --build-only) want_test=0 ;;
         --san|--fuzz) want_san=1 ;;
-        -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
         *) echo "deps.sh: unknown argument '$a'" >&2; exit 2 ;;
     esac
 done

@@ -7,17 +7,27 @@
 #     bash tests/run-all.sh
 #
 # Steps: scripts/deps.sh; make; unit tests; ASan+UBSan build and unit tests
-# under it; a throw-away Ceph RADOS Gateway on a free loopback port; the e2e
-# suite (tests/e2e/run.sh) against it; the same suite against build/s3emu once
-# the emulator answers; the fault campaign (tests/faults/run.sh). Every server
-# it starts is stopped by PID on every way out. The last line is the sum over
-# all suites, "N passed, N failed"; the exit status is non-zero when anything
+# under it; the e2e suite (tests/e2e/run.sh) against build/s3emu with the
+# ASan+UBSan build of s3c (any sanitizer report fails the test), and, at the
+# same time, against a throw-away Ceph RADOS Gateway on a free loopback port
+# with the normal build; the emulator's own suite; the fault campaign
+# (tests/faults/run.sh), also with the sanitizer build; s3c under valgrind
+# memcheck (tests/valgrind/run.sh); the libFuzzer targets. Every server it
+# starts is stopped by PID on every way out. The last line is the sum over all
+# suites, "N passed, N failed"; the exit status is non-zero when anything
 # failed.
 #
 # Knobs (environment):
 #   S3C_SKIP_DEPS=1   do not run scripts/deps.sh
-#   S3C_SAN=0         skip the ASan+UBSan build and its unit run (default 1)
-#   S3C_E2E_SAN=1     run the e2e suites with build-san/s3c (implies S3C_SAN=1)
+#   S3C_SAN=0         skip the ASan+UBSan build and its runs (default 1; the
+#                     s3emu e2e suite then runs build/s3c)
+#   S3C_E2E_SAN=1     run both e2e suites with build-san/s3c (implies S3C_SAN=1);
+#                     by default only the s3emu one does, when S3C_SAN=1
+#   S3C_E2E_PARALLEL=0  run the two e2e suites one after the other (default:
+#                     the s3emu one in the background while Ceph starts and
+#                     its suite runs; they share no port, dir or HOME)
+#   S3C_VALGRIND=0    skip the valgrind memcheck run (tests/valgrind/run.sh)
+#   S3C_EMU_SUITE=0   skip the emulator's own suite (tests/emu/run.sh)
 #   S3C_CEPH=0        skip the Ceph store (and its e2e run)
 #   S3C_S3EMU=0       skip the s3emu store
 #   S3C_FAULTS=0      skip the fault campaign (tests/faults/run.sh), and its
@@ -34,6 +44,7 @@ exec </dev/null
 
 : "${S3C_SKIP_DEPS:=0}" "${S3C_SAN:=1}" "${S3C_E2E_SAN:=0}" "${S3C_CEPH:=1}"
 : "${S3C_S3EMU:=1}" "${S3C_KEEP:=0}" "${E2E_FILTER:=}" "${S3C_FAULTS:=1}" "${S3C_FUZZ:=1}"
+: "${S3C_E2E_PARALLEL:=1}" "${S3C_VALGRIND:=1}" "${S3C_EMU_SUITE:=1}"
 : "${JOBS:=$(nproc 2>/dev/null || echo 2)}"
 [ "$S3C_E2E_SAN" = 1 ] && S3C_SAN=1
 
@@ -46,6 +57,12 @@ EMU_PID=""              # the s3emu process, if started
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/s3c-run-all.XXXXXX")
 
 CHILD=""                # the running step: its PID is also its process group
+BG=()                   # steps running in the background (each its own group)
+
+# The sanitizer runtimes' options for every run of a SAN=1 binary: leaks on,
+# UBSan fatal with a stack. (tests/e2e/lib.sh adds a log_path per test.)
+export ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=0:detect_leaks=1}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 
 # run_step CMD ARGS...: run CMD in a process group of its own and wait for it.
 # Waiting with the `wait` builtin lets a signal interrupt us at once; the trap
@@ -60,11 +77,12 @@ run_step() {
 }
 
 cleanup() {
-    local d
-    if [ -n "$CHILD" ]; then
-        kill -TERM -- "-$CHILD" 2>/dev/null
-        wait "$CHILD" 2>/dev/null
-    fi
+    local d p
+    for p in "$CHILD" "${BG[@]+"${BG[@]}"}"; do
+        [ -n "$p" ] || continue
+        kill -TERM -- "-$p" 2>/dev/null
+        wait "$p" 2>/dev/null
+    done
     for d in "${SERVER_DIRS[@]+"${SERVER_DIRS[@]}"}"; do
         scripts/server-stop.sh "$d" || echo "run-all: could not stop the server in $d" >&2
     done
@@ -142,16 +160,48 @@ free_port() {
     return 1
 }
 
-# run_e2e STORE ENV_FILE: run tests/e2e/run.sh against the store whose
-# S3C_TEST_* variables ENV_FILE exports, and record its counts.
+# e2e_cmd STORE ENV_FILE BINARY: the command that runs tests/e2e/run.sh with
+# s3c BINARY against the store whose S3C_TEST_* variables ENV_FILE exports.
+e2e_cmd() {
+    rm -f "$WORK/e2e-$1.result"
+    # shellcheck disable=SC2016
+    E2E_CMD=(env S3C="$3" E2E_RESULT_FILE="$WORK/e2e-$1.result" bash -c
+        'set -a; . "$1"; set +a; shift; exec tests/e2e/run.sh "$@"' _ "$2")
+    # shellcheck disable=SC2206
+    E2E_CMD+=($E2E_FILTER)
+}
+
+# run_e2e STORE ENV_FILE BINARY: run the suite now (output as it goes) and
+# record its counts.
 run_e2e() {
-    local store=$1 env=$2 res=$WORK/e2e-$1.result p f s
-    local bin=$ROOT/build/s3c
-    [ "$S3C_E2E_SAN" = 1 ] && bin=$ROOT/build-san/s3c
-    rm -f "$res"
-    # shellcheck disable=SC2016,SC2086
-    run_step env S3C="$bin" E2E_RESULT_FILE="$res" bash -c \
-        'set -a; . "$1"; set +a; shift; exec tests/e2e/run.sh "$@"' _ "$env" $E2E_FILTER
+    e2e_cmd "$@"
+    run_step "${E2E_CMD[@]}"
+    record_e2e "$1"
+}
+
+# bg_e2e STORE ENV_FILE BINARY: start the suite in the background, in a
+# process group of its own, its output in WORK/e2e-STORE.log; sets BG_E2E.
+bg_e2e() {
+    e2e_cmd "$@"
+    setsid -w "${E2E_CMD[@]}" > "$WORK/e2e-$1.log" 2>&1 &
+    BG_E2E=$!
+    BG+=("$BG_E2E")
+}
+
+# wait_e2e STORE PID: wait for a suite started with bg_e2e, show its output,
+# record its counts.
+wait_e2e() {
+    local p keep=()
+    wait "$2"
+    for p in "${BG[@]}"; do [ "$p" = "$2" ] || keep+=("$p"); done
+    BG=("${keep[@]+"${keep[@]}"}")
+    cat "$WORK/e2e-$1.log"
+    record_e2e "$1"
+}
+
+# record_e2e STORE: record the counts the suite wrote to its result file.
+record_e2e() {
+    local store=$1 res=$WORK/e2e-$1.result p f s
     if [ -s "$res" ]; then
         read -r p f s < "$res"
         record "e2e($store)" "$p" "$f" "$( [ "$s" -gt 0 ] && echo "$s skipped")"
@@ -206,15 +256,88 @@ fi
 step "unit tests"
 run_unit unit build/unit-tests
 
+SAN_OK=0
 if [ "$S3C_SAN" = 1 ]; then
     step "ASan+UBSan build: make SAN=1 -j$JOBS"
     if run_step make SAN=1 -j"$JOBS"; then
+        SAN_OK=1
         step "unit tests under ASan+UBSan"
-        ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=0:detect_leaks=1} \
-        UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1} \
-            run_unit unit-san build-san/unit-tests
+        run_unit unit-san build-san/unit-tests
     else
         record unit-san 0 1 "make SAN=1 failed"
+    fi
+fi
+
+# The s3c each e2e suite runs: s3emu's with the sanitizer build (when there is
+# one), Ceph's with the normal build, so both builds meet a real store.
+E2E_BIN_CEPH=$ROOT/build/s3c
+E2E_BIN_EMU=$ROOT/build/s3c
+[ "$SAN_OK" = 1 ] && E2E_BIN_EMU=$ROOT/build-san/s3c
+[ "$S3C_E2E_SAN" = 1 ] && E2E_BIN_CEPH=$ROOT/build-san/s3c
+
+# ------------------------------------------------------------------ s3emu --
+# `s3emu --port 0 --access-key K --secret-key S` prints "ready http://HOST:PORT"
+# on stdout when it listens, and runs until SIGTERM. Its e2e suite starts
+# first, in the background when S3C_E2E_PARALLEL=1, and is collected after
+# Ceph's; the two use different stores, ports, temp dirs and HOMEs.
+EMU_E2E=""              # "bg": its suite runs in the background; "now": run it after Ceph
+start_emu() {
+    local emu_ak=s3emutestaccesskey01
+    local emu_sk=s3emu/test/secret+key/000000000000000000000
+    local emu_out=$WORK/s3emu.out emu_url="" i rc
+    if [ ! -x build/s3emu ]; then
+        note "e2e(s3emu)" "skipped: no build/s3emu"
+        return 1
+    fi
+    build/s3emu --port 0 --access-key "$emu_ak" --secret-key "$emu_sk" \
+        > "$emu_out" 2> "$WORK/s3emu.err" &
+    EMU_PID=$!
+    for ((i = 0; i < 100; i++)); do        # up to 10 s
+        emu_url=$(sed -nE 's/^ready (http:\/\/[^ ]+).*/\1/p' "$emu_out" | head -n 1)
+        [ -n "$emu_url" ] && break
+        kill -0 "$EMU_PID" 2>/dev/null || break
+        sleep 0.1
+    done
+    if [ -n "$emu_url" ]; then
+        echo "s3emu: pid $EMU_PID, $emu_url"
+        cat > "$WORK/s3emu.env" <<ENV
+S3C_TEST_STORE=s3emu
+S3C_TEST_ENDPOINT=$emu_url
+S3C_TEST_ACCESS_KEY='$emu_ak'
+S3C_TEST_SECRET_KEY='$emu_sk'
+S3C_TEST_REGION=us-east-1
+ENV
+        return 0
+    fi
+    if ! kill -0 "$EMU_PID" 2>/dev/null; then
+        wait "$EMU_PID"
+        rc=$?
+        record "e2e(s3emu)" 0 1 "build/s3emu exited $rc at once"
+    else
+        record "e2e(s3emu)" 0 1 "build/s3emu printed no 'ready' line in 10 s"
+    fi
+    tail -n 5 "$WORK/s3emu.err" >&2
+    stop_emu
+    return 1
+}
+stop_emu() {
+    if [ -n "$EMU_PID" ] && kill -0 "$EMU_PID" 2>/dev/null; then
+        kill -TERM "$EMU_PID"
+        wait "$EMU_PID" 2>/dev/null
+    fi
+    EMU_PID=""
+}
+
+if [ "$S3C_S3EMU" = 1 ]; then
+    step "s3emu"
+    if start_emu; then
+        EMU_E2E="now"
+        if [ "$S3C_E2E_PARALLEL" = 1 ] && [ "$S3C_CEPH" = 1 ]; then
+            step "e2e against s3emu (${E2E_BIN_EMU#"$ROOT"/}), in the background"
+            bg_e2e s3emu "$WORK/s3emu.env" "$E2E_BIN_EMU"
+            EMU_E2E="bg"
+            EMU_E2E_PID=$BG_E2E
+        fi
     fi
 fi
 
@@ -236,68 +359,27 @@ if [ "$S3C_CEPH" = 1 ]; then
         echo "ceph: start attempt $attempt failed" >&2
     done
     if [ $ceph_ok = 1 ]; then
-        step "e2e against Ceph"
-        run_e2e ceph "$ceph_dir/s3.env"
+        step "e2e against Ceph (${E2E_BIN_CEPH#"$ROOT"/})"
+        run_e2e ceph "$ceph_dir/s3.env" "$E2E_BIN_CEPH"
     else
         record "e2e(ceph)" 0 1 "Ceph did not start"
     fi
     scripts/server-stop.sh "$ceph_dir"
 fi
 
-# ------------------------------------------------------------------ s3emu --
-# The same e2e suite against the emulator: `s3emu --port 0 --access-key K
-# --secret-key S` prints "ready http://HOST:PORT" on stdout when it listens,
-# and runs until SIGTERM.
-if [ "$S3C_S3EMU" = 1 ]; then
-    step "s3emu"
-    emu_ak=s3emutestaccesskey01
-    emu_sk=s3emu/test/secret+key/000000000000000000000
-    emu_out=$WORK/s3emu.out
-    if [ ! -x build/s3emu ]; then
-        note "e2e(s3emu)" "skipped: no build/s3emu"
-    else
-        build/s3emu --port 0 --access-key "$emu_ak" --secret-key "$emu_sk" \
-            > "$emu_out" 2> "$WORK/s3emu.err" &
-        EMU_PID=$!
-        emu_url=""
-        for ((i = 0; i < 100; i++)); do        # up to 10 s
-            emu_url=$(sed -nE 's/^ready (http:\/\/[^ ]+).*/\1/p' "$emu_out" | head -n 1)
-            [ -n "$emu_url" ] && break
-            kill -0 "$EMU_PID" 2>/dev/null || break
-            sleep 0.1
-        done
-        if [ -n "$emu_url" ]; then
-            echo "s3emu: pid $EMU_PID, $emu_url"
-            cat > "$WORK/s3emu.env" <<ENV
-S3C_TEST_STORE=s3emu
-S3C_TEST_ENDPOINT=$emu_url
-S3C_TEST_ACCESS_KEY='$emu_ak'
-S3C_TEST_SECRET_KEY='$emu_sk'
-S3C_TEST_REGION=us-east-1
-ENV
-            step "e2e against s3emu"
-            run_e2e s3emu "$WORK/s3emu.env"
-        elif ! kill -0 "$EMU_PID" 2>/dev/null; then
-            wait "$EMU_PID"
-            rc=$?
-            record "e2e(s3emu)" 0 1 "build/s3emu exited $rc at once"
-            tail -n 5 "$WORK/s3emu.err" >&2
-        else
-            record "e2e(s3emu)" 0 1 "build/s3emu printed no 'ready' line in 10 s"
-            tail -n 5 "$WORK/s3emu.err" >&2
-        fi
-        if [ -n "$EMU_PID" ] && kill -0 "$EMU_PID" 2>/dev/null; then
-            kill -TERM "$EMU_PID"
-            wait "$EMU_PID" 2>/dev/null
-        fi
-        EMU_PID=""
-    fi
+if [ "$EMU_E2E" = bg ]; then
+    step "e2e against s3emu (${E2E_BIN_EMU#"$ROOT"/}): waiting for the background run"
+    wait_e2e s3emu "$EMU_E2E_PID"
+elif [ "$EMU_E2E" = now ]; then
+    step "e2e against s3emu (${E2E_BIN_EMU#"$ROOT"/})"
+    run_e2e s3emu "$WORK/s3emu.env" "$E2E_BIN_EMU"
 fi
+stop_emu
 
 # ------------------------------------------------------- the emulator's suite --
 # tests/emu/run.sh starts its own build/s3emu and checks it against the S3
 # API with the AWS CLI and curl (faults, latency, SigV4, presign, aws-chunked).
-if [ "$S3C_S3EMU" = 1 ] && [ -x tests/emu/run.sh ]; then
+if [ "$S3C_S3EMU" = 1 ] && [ "$S3C_EMU_SUITE" = 1 ] && [ -x tests/emu/run.sh ]; then
     step "s3emu conformance suite"
     emu_log=$WORK/emu-suite.log
     run_step tests/emu/run.sh > "$emu_log" 2>&1
@@ -321,12 +403,20 @@ if [ "$S3C_FAULTS" = 1 ]; then
     run_counted faults tests/faults/run.sh
     # The same with the sanitizer build on a small tree (a sanitizer report
     # on stderr fails it): cp and mv up, down and S3 to S3 under faults.
-    if [ "$S3C_SAN" = 1 ] && [ -x build-san/s3c ]; then
+    if [ "$SAN_OK" = 1 ]; then
         step "fault campaign, ASan+UBSan build, 300 files"
-        ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=0:detect_leaks=1} \
-        UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1} \
         S3C=$ROOT/build-san/s3c FAULT_FILES=300 FAULT_NAME=faults-san run_counted faults-san tests/faults/run.sh
     fi
+fi
+
+# ---------------------------------------------------------------- valgrind --
+# tests/valgrind/run.sh: build/s3c under memcheck (--leak-check=full; definite
+# and indirect leaks are errors) on cp -r up and down, sync up, down and S3 to
+# S3, mv, cp under faults that clear and that never clear, and rm -r of a few
+# hundred files against its own build/s3emu.
+if [ "$S3C_VALGRIND" = 1 ]; then
+    step "valgrind memcheck, ${VG_FILES:-300} files"
+    run_counted valgrind tests/valgrind/run.sh
 fi
 
 # ----------------------------------------------------------------- fuzzing --

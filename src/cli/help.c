@@ -68,6 +68,8 @@ static const struct help helps[] = {
       "  --content-type T, --cache-control V, --content-encoding V, --content-disposition V,\n"
       "  --content-language V, --expires V, --metadata k=v[,k=v], --metadata-directive COPY|REPLACE,\n"
       "  --storage-class C, --acl A, --sse AES256|aws:kms, --sse-kms-key-id K, --request-payer requester\n"
+      "  --sse-c AES256 --sse-c-key KEY32    customer key of the object written (or read, downloads)\n"
+      "  --sse-c-copy-source AES256 --sse-c-copy-source-key KEY32   customer key of a copy's source\n"
       "  --no-guess-mime-type, --follow-symlinks, --no-follow-symlinks\n"
       "  --concurrency N, --numworkers N   fixed requests in flight (default: adaptive)\n"
       "  --part-size SIZE       multipart part size (default: from the object size)\n"

@@ -57,11 +57,36 @@ static enum s3c_err parse_metadata(const char *verb, struct objopts_args *a, str
     return S3C_OK;
 }
 
+/* --sse-c/--sse-c-key and the copy-source pair: a key of 32 bytes for AES256. */
+static enum s3c_err check_sse_c(const char *verb, struct objopts_args *a, const struct xfer_obj_opts *oo,
+                                struct s3c_error *e)
+{
+    struct s3c_error why = S3C_ERROR_INIT;
+
+    if (oo->sse_c && !oo->sse_c_key)
+        return s3c_fail(e, S3C_EUSAGE, "%s: --sse-c needs --sse-c-key", verb);
+    if (oo->sse_c_copy_source && !oo->sse_c_copy_source_key)
+        return s3c_fail(e, S3C_EUSAGE, "%s: --sse-c-copy-source needs --sse-c-copy-source-key", verb);
+    if (oo->sse_c_key) {
+        if (s3_sse_c_init(&a->ssec_own, oo->sse_c, oo->sse_c_key, &why))
+            return s3c_fail(e, S3C_EUSAGE, "%s: --sse-c/--sse-c-key: %s", verb, why.msg);
+        a->ssec = &a->ssec_own;
+    }
+    if (oo->sse_c_copy_source_key) {
+        if (s3_sse_c_init(&a->ssec_src_own, oo->sse_c_copy_source, oo->sse_c_copy_source_key, &why))
+            return s3c_fail(e, S3C_EUSAGE, "%s: --sse-c-copy-source/--sse-c-copy-source-key: %s", verb, why.msg);
+        a->ssec_src = &a->ssec_src_own;
+    }
+    return S3C_OK;
+}
+
 enum s3c_err objopts_parse(const char *verb, struct objopts_args *a, struct xfer_obj_opts *oo,
                            struct s3c_error *e)
 {
     enum s3c_err rc = parse_metadata(verb, a, oo, e);
 
+    if (!rc)
+        rc = check_sse_c(verb, a, oo, e);
     if (rc)
         return rc;
     if (oo->metadata_directive && strcmp(oo->metadata_directive, "COPY") &&

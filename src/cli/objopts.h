@@ -19,6 +19,9 @@ struct objopts_args {
     const char *metadata;                       /* --metadata as given */
     bool no_guess_mime;                         /* --no-guess-mime-type */
     char meta[OBJOPTS_META_MAX][2][512];        /* "x-amz-meta-NAME", value */
+    struct s3_sse_c ssec_own, ssec_src_own;
+    const struct s3_sse_c *ssec;                /* --sse-c-key's headers, or NULL (for a verb's own HEADs) */
+    const struct s3_sse_c *ssec_src;            /* --sse-c-copy-source-key's, or NULL */
 };
 
 /* The flags as args_parse specs, to put in a verb's table: OBJOPTS_SPECS(&oo, &args). */
@@ -33,6 +36,10 @@ struct objopts_args {
     { "--acl", NULL, ARG_STR, &(oo)->acl },                                       \
     { "--sse", NULL, ARG_STR, &(oo)->sse },                                       \
     { "--sse-kms-key-id", NULL, ARG_STR, &(oo)->sse_kms_key_id },                 \
+    { "--sse-c", NULL, ARG_STR, &(oo)->sse_c },                                   \
+    { "--sse-c-key", NULL, ARG_STR, &(oo)->sse_c_key },                           \
+    { "--sse-c-copy-source", NULL, ARG_STR, &(oo)->sse_c_copy_source },           \
+    { "--sse-c-copy-source-key", NULL, ARG_STR, &(oo)->sse_c_copy_source_key },   \
     { "--request-payer", NULL, ARG_STR, &(oo)->request_payer },                   \
     { "--metadata-directive", NULL, ARG_STR, &(oo)->metadata_directive },         \
     { "--metadata", NULL, ARG_STR, &(a)->metadata },                              \

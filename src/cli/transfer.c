@@ -310,7 +310,7 @@ static bool skip_by_destination(struct transfer *t, const struct xfer_obj *o)
         struct sv v;
 
         memset(&x, 0, sizeof(x));
-        if (!store_s3_head(t->s3, o->dst_bucket, o->dst, &x, &e)) {
+        if (!store_s3_head_sse_c(t->s3, o->dst_bucket, o->dst, t->oa.ssec, &x, &e)) {
             exists = true;
             if (http_resp_header(&x.resp, "content-length", &v))
                 sv_to_u64(v, &dsize);
@@ -504,7 +504,7 @@ static enum s3c_err setup_one(struct transfer *t, struct s3c_error *e)
             rc = s3c_fail(e, S3C_EUSAGE, "%s: \"%s\" names no object (use --recursive for a prefix)", t->base.verb, t->src_arg);
             goto out;
         }
-        rc = store_s3_head(t->s3, t->su.bucket, t->su.key, &x, e);
+        rc = store_s3_head_sse_c(t->s3, t->su.bucket, t->su.key, t->dst_s3 ? t->oa.ssec_src : t->oa.ssec, &x, e);
         if (rc)
             goto out;
         if (http_resp_header(&x.resp, "content-length", &v))

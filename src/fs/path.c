@@ -43,3 +43,12 @@ enum s3c_err path_join_safe(const char *dir, struct sv rel, struct buf *out, str
         return s3c_fail(e, rc, "path too long");
     return S3C_OK;
 }
+
+bool path_is_tmp_name(const char *name)
+{
+    size_t n = strlen(name);
+
+    /* ".s3c-" at least one byte of NAME "." 8 hex ".tmp" */
+    return n >= 5 + 1 + 1 + 8 + 4 && !strncmp(name, ".s3c-", 5) && !strcmp(name + n - 4, ".tmp") &&
+           name[n - 13] == '.' && strspn(name + n - 12, "0123456789abcdef") >= 8;
+}

@@ -7,6 +7,8 @@
 #ifndef S3C_FS_PATH_H
 #define S3C_FS_PATH_H
 
+#include <stdbool.h>
+
 #include "base/buf.h"
 #include "base/err.h"
 
@@ -20,5 +22,9 @@ enum s3c_err path_check_relative(struct sv rel, struct s3c_error *e);
 
 /* Append "dir/rel" to 'out' after path_check_relative(rel). */
 enum s3c_err path_join_safe(const char *dir, struct sv rel, struct buf *out, struct s3c_error *e);
+
+/* Whether a file name is the hidden name of a download's temp file,
+ * ".s3c-NAME.XXXXXXXX.tmp" (store_fs.h): never data of the user's. */
+bool path_is_tmp_name(const char *name);
 
 #endif

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "base/buf.h"
+#include "fs/path.h"
 
 enum name_type {
     NAME_OTHER,     /* file, special file or link to one: stat'ed when yielded */
@@ -158,6 +159,8 @@ static int level_read(struct walk *w, int fd, struct walk_level *l)
         }
         if (d->d_name[0] == '.' && (d->d_name[1] == '\0' || (d->d_name[1] == '.' && d->d_name[2] == '\0')))
             continue;
+        if (!w->o.tmp_files && path_is_tmp_name(d->d_name))
+            continue;   /* a download's temp file (kept for --resume): partial data, never a source */
         is_dir = d->d_type == DT_DIR;
         skip = false;
         if (d->d_type == DT_LNK && !w->o.follow_symlinks)

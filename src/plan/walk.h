@@ -27,6 +27,9 @@
  * silently, as --no-follow-symlinks does. The root itself is always
  * followed (the user named it). Sockets, FIFOs and devices come as
  * WALK_SPECIAL, for the caller to skip with a warning, as the AWS CLI does.
+ * Temp files of downloads (".s3c-NAME.XXXXXXXX.tmp", path_is_tmp_name), which
+ * --resume keeps after an interrupt, are skipped unless opts.tmp_files: partial
+ * data, never a source.
  * What cannot be read comes as WALK_ERROR and the walk goes on: the caller
  * reports it and carries on with the job.
  *
@@ -53,9 +56,11 @@ struct walk_opts {
     bool follow_symlinks;   /* follow symlinks (default); false: skip them silently */
     bool check_readable;    /* a file the user cannot read is a WALK_ERROR (default), as the AWS CLI checks */
     size_t dir_max_bytes;   /* cap on one directory's listing in memory; 0: WALK_DIR_MAX_DEFAULT */
+    bool tmp_files;         /* yield downloads' temp files too (a sync destination's --delete removes
+                               what a killed run left); default false: skipped */
 };
 
-#define WALK_OPTS_INIT { true, true, 0 }
+#define WALK_OPTS_INIT { true, true, 0, false }
 #define WALK_DIR_MAX_DEFAULT ((size_t)256 << 20)
 #define WALK_REL_MAX 16384      /* longest relative path; S3 keys stop at 1024 bytes */
 

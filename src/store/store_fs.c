@@ -102,7 +102,8 @@ enum s3c_err fs_tmp_create(const char *dst, uint64_t size, int *fd, struct buf *
         if (buf_add(tmp_path, dst, dir_len) ||
             buf_addf(tmp_path, ".s3c-%.180s.%08x.tmp", base, rnd))
             return s3c_fail(e, S3C_ENOMEM, "path too long: %s", dst);
-        f = open(buf_cstr(tmp_path), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+        /* Read and write: a ranged download may re-read its bytes to hash them in order. */
+        f = open(buf_cstr(tmp_path), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
         if (f >= 0)
             break;
         if (errno == ENOENT && tries == 0) {

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 #include "auth/sigv4.h"
@@ -170,8 +171,9 @@ int store_s3_max_attempts(const struct store_s3 *s)
 enum s3c_err store_s3_prepare(struct store_s3 *s, const struct s3_req *r, struct store_s3_call *a,
                               struct http_xfer *x, struct s3c_error *e)
 {
-    struct sigv4_header sh[S3_REQ_MAX_HEADERS + 4];
+    struct sigv4_header sh[HTTP_MAX_REQ_HEADERS + 1]; /* host and every header of x */
     size_t n = 0, i;
+    bool own_encoding = false;
     enum s3c_err rc;
 
     const char *region = bucket_region(s, r->bucket);
@@ -198,13 +200,30 @@ enum s3c_err store_s3_prepare(struct store_s3 *s, const struct s3_req *r, struct
     x->body.read = r->read;
     x->body.read_ctx = r->read_ctx;
     x->body.read_len = r->read_len;
-    for (i = 0; i < r->n_headers; i++)
+    a->chunked_on = false;
+    for (i = 0; i < r->n_headers; i++) {
         http_xfer_header(x, r->headers[i].name, r->headers[i].value);
+        if (!strcasecmp(r->headers[i].name, "content-encoding"))
+            own_encoding = true; /* no aws-chunked beside it */
+    }
     if (s->opts.no_sign)
         return S3C_OK;
+    if (r->trailer_crc64 && r->read && !own_encoding) {
+        s3_chunked_init(&a->chunked, r->read, r->read_ctx, r->read_len, 0);
+        x->body.read = s3_chunked_read;
+        x->body.read_ctx = &a->chunked;
+        x->body.read_len = s3_chunked_len(&a->chunked);
+        snprintf(a->decoded_len, sizeof(a->decoded_len), "%llu", (unsigned long long)r->read_len);
+        http_xfer_header(x, "Content-Encoding", "aws-chunked");
+        http_xfer_header(x, "x-amz-decoded-content-length", a->decoded_len);
+        http_xfer_header(x, "x-amz-trailer", S3_CHUNKED_TRAILER);
+        a->chunked_on = true;
+    }
 
     s3_amz_date(time(NULL) + s->skew_s, a->date);
-    if (r->read || (r->object_data && !s->opts.sign_payload))
+    if (a->chunked_on)
+        str_copy(a->payload_hash, sizeof(a->payload_hash), "STREAMING-UNSIGNED-PAYLOAD-TRAILER");
+    else if (r->read || (r->object_data && !s->opts.sign_payload))
         str_copy(a->payload_hash, sizeof(a->payload_hash), SIGV4_UNSIGNED_PAYLOAD);
     else if (r->body && r->body_len)
         hash_sha256_hex(r->body, r->body_len, a->payload_hash);
@@ -463,9 +482,9 @@ enum s3c_err s3_sse_c_init(struct s3_sse_c *k, const char *algorithm, const char
 
     memset(k, 0, sizeof(*k));
     if (algorithm && algorithm[0] && strcmp(algorithm, "AES256") != 0)
-        return s3c_fail(e, S3C_EUSAGE, "SSE-C: the algorithm must be AES256, not \"%s\"", algorithm);
+        return s3c_fail(e, S3C_EUSAGE, "the SSE-C algorithm must be AES256, not \"%s\"", algorithm);
     if (n != 32)
-        return s3c_fail(e, S3C_EUSAGE, "SSE-C: the key must be 32 bytes (256 bits), not %zu", n);
+        return s3c_fail(e, S3C_EUSAGE, "an SSE-C key must be 32 bytes (256 bits), not %zu", n);
     str_copy(k->algorithm, sizeof(k->algorithm), "AES256");
     base64_encode(key, n, &b);
     str_copy(k->key_b64, sizeof(k->key_b64), buf_cstr(&b));

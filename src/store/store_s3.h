@@ -13,6 +13,7 @@
 
 #include "auth/sigv4.h"
 #include "http/http.h"
+#include "s3/chunked.h"
 #include "s3/endpoint.h"
 
 struct s3c_config;
@@ -49,6 +50,10 @@ struct s3_req {
      * and the ETag check, so the body is sent as UNSIGNED-PAYLOAD unless
      * payload signing is configured. Small XML bodies are always signed. */
     bool object_data;
+    /* A streamed body ('read') sent as aws-chunked with a trailing
+     * x-amz-checksum-crc64nvme the store verifies (not when unsigned, nor
+     * with a Content-Encoding of its own); see store_s3_call.chunked. */
+    bool trailer_crc64;
 };
 
 struct store_s3;
@@ -65,9 +70,12 @@ struct store_s3_call {
     char payload_hash[2 * SHA256_LEN + 1];
     char bucket[64];                /* the request's bucket ("" for the service) */
     char region[64];                /* the region it was signed for */
+    bool chunked_on;                /* the body went as aws-chunked with a CRC64NVME trailer */
+    struct s3_chunked chunked;      /* its framing; s3_chunked_crc() once it went */
+    char decoded_len[24];
 };
 
-#define STORE_S3_CALL_INIT { S3_TARGET_INIT, BUF_INIT(32768), BUF_INIT(4096), "", "", "", "" }
+#define STORE_S3_CALL_INIT { .target = S3_TARGET_INIT, .url = BUF_INIT(32768), .auth = BUF_INIT(4096) }
 
 void store_s3_call_release(struct store_s3_call *c);
 
@@ -171,6 +179,11 @@ enum s3c_err store_s3_list_object_versions(struct store_s3 *s, const struct stor
 /* HeadObject (key set) or HeadBucket (key NULL); the reply headers are in x->resp. */
 enum s3c_err store_s3_head(struct store_s3 *s, const char *bucket, const char *key,
                            struct http_xfer *x, struct s3c_error *e);
+
+/* HeadObject of an object written with an SSE-C key ('k' NULL: none). */
+struct s3_sse_c;
+enum s3c_err store_s3_head_sse_c(struct store_s3 *s, const char *bucket, const char *key,
+                                 const struct s3_sse_c *k, struct http_xfer *x, struct s3c_error *e);
 
 /* CreateBucket in 'region' (LocationConstraint unless us-east-1). */
 enum s3c_err store_s3_create_bucket(struct store_s3 *s, const char *bucket, const char *region,

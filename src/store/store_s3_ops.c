@@ -107,11 +107,19 @@ enum s3c_err store_s3_list_object_versions(struct store_s3 *s, const struct stor
 enum s3c_err store_s3_head(struct store_s3 *s, const char *bucket, const char *key,
                            struct http_xfer *x, struct s3c_error *e)
 {
+    return store_s3_head_sse_c(s, bucket, key, NULL, x, e);
+}
+
+enum s3c_err store_s3_head_sse_c(struct store_s3 *s, const char *bucket, const char *key,
+                                 const struct s3_sse_c *k, struct http_xfer *x, struct s3c_error *e)
+{
     struct s3_req r = { .method = "HEAD", .bucket = bucket, .key = key };
 
     /* Ask for the stored checksums too (stores without them ignore this). */
     if (key)
         s3_req_header(&r, "x-amz-checksum-mode", "ENABLED");
+    if (k)
+        s3_req_sse_c(&r, k, false);
     return store_s3_send(s, &r, x, e);
 }
 

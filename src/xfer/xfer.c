@@ -77,6 +77,7 @@ enum obj_phase {
     PH_PARTS,           /* parts being sent */
     PH_COMPLETE,        /* CompleteMultipartUpload in flight */
     PH_ABORT,           /* failed; aborting the multipart upload */
+    PH_VERIFY,          /* ranged download: every part in, the in-order MD5 still catching up */
     PH_LAND,            /* small download: a worker puts it on disk */
     PH_END,             /* no more requests: finish when none is in flight */
 };
@@ -94,7 +95,11 @@ enum dl_check {
     DL_SIZE,            /* by size only: the store gives no way (said in --debug) */
     DL_CRC,             /* the store's full-object CRC, combined from per-part CRCs */
     DL_PARTS,           /* md5 of the part MD5s against the "hex-N" ETag; ranges = the upload's parts */
+    DL_SEQ,             /* MD5 of the whole, in order, against a single-part ETag */
 };
+
+#define SEQ_BUF_BYTES ((size_t)256 << 10)
+#define SEQ_TURN_BYTES ((uint64_t)16 << 20)    /* re-read at most this much per loop turn */
 
 /* The stored full-object checksums a download can be checked against. */
 enum ck_algo { CK_CRC64NVME, CK_CRC32C, CK_CRC32 };
@@ -151,12 +156,29 @@ struct xfer_obj_state {
     bool have_prev;                 /* prev_digest holds the previous download's */
     unsigned char prev_digest[MD5_LEN];
     int attempts;                   /* whole-object downloads after a mismatch */
+    bool mpu_crc;                   /* upload created with CRC64NVME: each part carries one (part_crcs), Complete lists them */
+    /* DL_SEQ: the MD5 of the whole in key order: fed live by the range at the
+     * frontier, else re-read from the temp file once the parts there are in. */
+    struct hash_ctx *seq_md5;
+    uint64_t seq_off;               /* bytes hashed so far */
+    uint64_t seq_reread;            /* of which re-read from the file */
+    unsigned char *part_in;         /* per part: 1 when all its bytes are on disk */
+    bool seq_queued;                /* on the engine's seq_work list */
+    struct xfer_obj_state *seq_next;
     /* --resume of a ranged download: 'have' flags the parts complete in the temp
      * file; the journal records them once the file is synced (dl_journal_flush). */
     struct journal_download *dj;    /* this download's record; NULL: not journaled */
     bool dj_resumed;                /* dj->done is an earlier run's: trust it after dl_resume_apply */
     bool dj_dirty;                  /* parts completed since the record was written */
     int64_t dj_saved_ms;            /* when it was written */
+    /* Parts taken from an earlier run are re-read into the whole-object check
+     * a slice per loop step (dl_rehash_step), while the missing ones download. */
+    uint8_t *resumed;               /* per part: taken from the earlier run; NULL: none */
+    uint32_t rehash_part;           /* the part being re-read, 1-based; 0: none left */
+    uint64_t rehash_at;             /* bytes of it read so far */
+    struct hash_ctx *rehash_md5;    /* DL_PARTS: its MD5 so far */
+    uint64_t rehash_crc;            /* DL_CRC: its CRC so far */
+    struct xfer_obj_state *rehash_next; /* in the engine's rehash list */
     struct xfer_obj_state *next;    /* in the engine's active list */
 };
 
@@ -174,6 +196,9 @@ struct req {
     uint64_t hashed;                /* bytes fed to md5 so far (in order) */
     uint64_t got;                   /* download bytes written */
     uint64_t crc;                   /* DL_CRC: CRC of the bytes written */
+    uint64_t mem_crc;               /* CRC64NVME of a memory body (hdr_crc64) */
+    bool flex;                      /* sent a flexible checksum the store may refuse (trailer, declared algorithm) */
+    bool flex_wait;                 /* held until the probe says whether the store takes trailers */
     struct buf mem;                 /* small upload body / request XML */
     struct buf query;
     char hdr_md5[32];               /* Content-MD5 of a memory body */
@@ -182,6 +207,7 @@ struct req {
     char hdr_crc64[24];             /* x-amz-checksum-crc64nvme of a memory body, or "" */
     char hdr_range[80];
     struct buf hdr_copy_src;
+    struct s3_sse_c ssec, ssec_src; /* SSE-C headers of the object and of a copy's source */
     struct s3c_error local_err;     /* a local failure during the exchange (disk full...) */
     bool local_failed;
     struct req *next;               /* done list or retry list */
@@ -226,15 +252,29 @@ struct engine {
     int n_deletes;                  /* delete objects started and not finished */
     bool source_wait;               /* the source said WAIT: ask again after the next done */
     bool no_part_number;            /* the store ignores ?partNumber= (Ceph 16) */
+    bool no_trailers;               /* the store keeps no flexible checksums (Ceph 16): none from now on */
+    bool flex_known;                /* ... or it does: an answer echoed one */
+    struct req *flex_probe;         /* the one streamed body with a trailer while that is unknown */
+    struct xfer_obj_state *seq_work; /* DL_SEQ objects with parts on disk not yet hashed */
+    char *seq_buf;                  /* SEQ_BUF_BYTES, for those re-reads */
     bool any_ok;                    /* some request of the run succeeded */
     bool stop;                      /* a run-wide error: start nothing more (see run_wide_error) */
     struct s3c_error stop_err;      /* that error, as reported for the object that met it */
+    struct xfer_obj_state *rehash;  /* downloads with resumed parts still to re-read (dl_rehash_step) */
+    char *rehash_buf;               /* DL_REHASH_STEP bytes, allocated on first use */
 };
 
 /* SIGINT/SIGTERM, or a run-wide error: finish what is in flight as cancelled. */
 static bool stopping(const struct engine *g)
 {
     return cancel_requested || g->stop;
+}
+
+/* Flexible checksums on streamed bodies and multipart uploads: allowed by the
+ * configuration (request_checksum_calculation) and not refused by the store. */
+static bool flex_ok(const struct engine *g)
+{
+    return g->opts.flexible_checksums && !g->no_trailers;
 }
 
 static int64_t now_ms(void)
@@ -383,11 +423,15 @@ static void obj_state_free(struct xfer_obj_state *os)
     buf_release(&os->src_headers);
     hash_free(os->stream_md5);
     free(os->part_crcs);
+    hash_free(os->seq_md5);
+    free(os->part_in);
     buf_release(&os->tmp_path);
     buf_release(&os->land.body);
     if (os->dj)
         journal_download_release(os->dj);
     free(os->dj);
+    free(os->resumed);
+    hash_free(os->rehash_md5);
     free(os->upload_id);
     free(os->have);
     free(os->etags);
@@ -395,14 +439,54 @@ static void obj_state_free(struct xfer_obj_state *os)
     free(os);
 }
 
+static void seq_remove(struct engine *g, struct xfer_obj_state *os)
+{
+    struct xfer_obj_state **pp;
+
+    if (!os->seq_queued)
+        return;
+    for (pp = &g->seq_work; *pp; pp = &(*pp)->seq_next) {
+        if (*pp == os) {
+            *pp = os->seq_next;
+            break;
+        }
+    }
+    os->seq_next = NULL;
+    os->seq_queued = false;
+}
+
+static void seq_queue(struct engine *g, struct xfer_obj_state *os)
+{
+    if (os->seq_queued)
+        return;
+    os->seq_queued = true;
+    os->seq_next = g->seq_work;
+    g->seq_work = os;
+}
+
 static void dl_journal_drop(struct engine *g, struct xfer_obj_state *os);
 static bool dl_keep_for_resume(struct engine *g, struct xfer_obj_state *os);
+
+/* Take 'os' off the engine's rehash list (if it is there). */
+static void rehash_remove(struct engine *g, struct xfer_obj_state *os)
+{
+    struct xfer_obj_state **pp;
+
+    for (pp = &g->rehash; *pp; pp = &(*pp)->rehash_next) {
+        if (*pp == os) {
+            *pp = os->rehash_next;
+            os->rehash_next = NULL;
+            return;
+        }
+    }
+}
 
 /* The only place an object ends: temp files go or get their name, the caller hears. */
 static void obj_finish(struct engine *g, struct xfer_obj_state *os)
 {
     struct xfer_obj *o = os->o;
 
+    rehash_remove(g, os);
     if (os->failed && os->reader_gone) {
         /* stdout's reader left (`s3c cat k | head`): it took what it wanted;
          * not a failure of ours (exit 0, as s5cmd). */
@@ -432,6 +516,7 @@ static void obj_finish(struct engine *g, struct xfer_obj_state *os)
     } else {
         g->stats.objects_ok++;
     }
+    seq_remove(g, os);
     g->n_objects--;
     if (o->op == XFER_DELETE)
         g->n_deletes--;
@@ -486,13 +571,18 @@ static struct req *req_get(struct engine *g, struct xfer_obj_state *os, enum req
     buf_reset(&r->query);
     buf_reset(&r->hdr_copy_src);
     r->hdr_md5[0] = r->hdr_range[0] = r->hdr_crc64[0] = '\0';
+    r->flex_wait = false;
     s3c_error_clear(&r->local_err);
     os->reqs++;
     return r;
 }
 
+static void flex_release(struct engine *g);
+
 static void req_put_back(struct engine *g, struct req *r)
 {
+    if (r == g->flex_probe)
+        flex_release(g); /* its object ended another way: others may ask next */
     r->os->reqs--;
     http_xfer_release(&r->http);
     memset(&r->http, 0, sizeof(r->http));
@@ -626,10 +716,16 @@ static enum http_sink_verdict write_dst(void *ctx, const char *p, size_t n)
         r->local_failed = true;
         return HTTP_SINK_ABORT;
     }
-    if (!r->os->win)
-        hash_update(r->md5, p, n); /* stdout ranges: the stream's own check (stdout_verify) */
+    /* Per-request MD5: what a whole GET is checked by; ranges need it only as parts
+     * (stdout ranges have the stream's own check, stdout_verify). */
+    if (!r->os->win && (!r->os->n_parts || r->os->check == DL_PARTS))
+        hash_update(r->md5, p, n);
     if (r->os->check == DL_CRC)
         r->crc = ck_update(r->os->ck_algo, r->crc, p, n);
+    else if (r->os->check == DL_SEQ && r->off + r->got == r->os->seq_off) {
+        hash_update(r->os->seq_md5, p, n); /* this range is at the frontier: no re-read */
+        r->os->seq_off += n;
+    }
     r->got += n;
     r->eng->stats.bytes_live += n;
     return HTTP_SINK_OK;
@@ -675,6 +771,46 @@ static void add_obj_headers(struct req *r, struct s3_req *q, bool for_create)
         s3_req_header(q, "If-None-Match", "*");
 }
 
+/*
+ * SSE-C: the object's key goes with every request that writes or reads its
+ * bytes (S3 wants it on parts, and s3transfer sends it on Complete too); a
+ * copy's source key goes as x-amz-copy-source-..., or plain on the HEAD of
+ * that source.
+ */
+static enum s3c_err add_sse_c(struct req *r, struct s3_req *q, const struct xfer_obj_opts *oo,
+                              struct s3c_error *e)
+{
+    bool copy = r->os->o->op == XFER_COPY, own, src;
+    enum s3c_err rc;
+
+    switch (r->kind) {
+    case RK_PUT: case RK_CREATE: case RK_PART: case RK_COMPLETE: case RK_GET:
+    case RK_HEAD_INFO: case RK_HEAD_PART1:
+        own = true, src = false;
+        break;
+    case RK_COPY: case RK_COPY_PART:
+        own = src = true;
+        break;
+    case RK_HEAD_SRC:
+        own = false, src = true;
+        break;
+    default:
+        own = src = false;
+        break;
+    }
+    if (own && oo->sse_c_key) {
+        if ((rc = s3_sse_c_init(&r->ssec, oo->sse_c, oo->sse_c_key, e)))
+            return rc;
+        s3_req_sse_c(q, &r->ssec, false);
+    }
+    if (src && copy && oo->sse_c_copy_source_key) {
+        if ((rc = s3_sse_c_init(&r->ssec_src, oo->sse_c_copy_source, oo->sse_c_copy_source_key, e)))
+            return rc;
+        s3_req_sse_c(q, &r->ssec_src, r->kind != RK_HEAD_SRC);
+    }
+    return S3C_OK;
+}
+
 /* Describe request 'r' as an S3 request and hand it to the loop. */
 static void on_http_done(struct http_xfer *x, void *ctx);
 static void dl_verify(struct engine *g, struct xfer_obj_state *os);
@@ -682,6 +818,10 @@ static void on_head_info(struct engine *g, struct req *r);
 static void on_head_part1(struct engine *g, struct req *r, bool ok);
 static void submit_or_fail(struct engine *g, struct req *r);
 static void plan_parts(struct engine *g, struct xfer_obj_state *os);
+static bool small_multipart(const struct xfer_obj *o);
+static const char *req_op_name(enum req_kind k);
+static void obj_fail(struct engine *g, struct xfer_obj_state *os, const struct s3c_error *e);
+static void maybe_finish(struct engine *g, struct xfer_obj_state *os);
 
 static enum s3c_err req_submit(struct engine *g, struct req *r, struct s3c_error *e)
 {
@@ -704,6 +844,7 @@ static enum s3c_err req_submit(struct engine *g, struct req *r, struct s3c_error
     r->hashed = r->got = r->crc = 0;
     r->sent_mem = false;
     r->local_failed = false;
+    r->flex = false;
     http_xfer_release(&r->http); /* a retry's previous reply */
     memset(&r->http, 0, sizeof(r->http));
     r->http.body_max = REPLY_BODY_MAX;
@@ -733,6 +874,7 @@ static enum s3c_err req_submit(struct engine *g, struct req *r, struct s3c_error
             q.read = read_src;
             q.read_ctx = r;
             q.read_len = r->len;
+            q.trailer_crc64 = r->flex = flex_ok(g); /* the store checks a CRC64NVME trailer */
         }
         break;
     case RK_CREATE:
@@ -753,6 +895,14 @@ static enum s3c_err req_submit(struct engine *g, struct req *r, struct s3c_error
                 s3_req_header(&q, "x-amz-acl", oo->acl);
         } else {
             add_obj_headers(r, &q, true);
+            if (o->op == XFER_UPLOAD && flex_ok(g) &&
+                (os->part_crcs || (os->part_crcs = calloc(os->stream ? S3_MAX_PARTS : os->n_parts,
+                                                          sizeof(*os->part_crcs))))) {
+                /* Every part then carries its CRC64NVME and S3 keeps the whole object's. */
+                s3_req_header(&q, "x-amz-checksum-algorithm", "CRC64NVME");
+                s3_req_header(&q, "x-amz-checksum-type", "FULL_OBJECT");
+                os->mpu_crc = r->flex = true;
+            }
         }
         break;
     case RK_HEAD_SRC:
@@ -792,6 +942,8 @@ static enum s3c_err req_submit(struct engine *g, struct req *r, struct s3c_error
             q.body = r->mem.data;
             q.body_len = r->mem.len;
             s3_req_header(&q, "Content-MD5", r->hdr_md5);
+            if (os->mpu_crc && r->hdr_crc64[0])
+                s3_req_header(&q, "x-amz-checksum-crc64nvme", r->hdr_crc64);
             r->sent_mem = true;
             r->hashed = r->mem.len;
             g->stats.bytes_live += r->mem.len;
@@ -799,6 +951,7 @@ static enum s3c_err req_submit(struct engine *g, struct req *r, struct s3c_error
             q.read = read_src;
             q.read_ctx = r;
             q.read_len = r->len;
+            q.trailer_crc64 = r->flex = os->mpu_crc && flex_ok(g);
         } else {
             s3_req_header(&q, "x-amz-copy-source", buf_cstr(&r->hdr_copy_src));
             snprintf(r->hdr_range, sizeof(r->hdr_range), "bytes=%" PRIu64 "-%" PRIu64, r->off,
@@ -898,6 +1051,8 @@ static enum s3c_err req_submit(struct engine *g, struct req *r, struct s3c_error
     }
     if (rc)
         return s3c_fail(e, rc, "out of memory");
+    if (oo && (rc = add_sse_c(r, &q, oo, e)))
+        return rc;
     q.object_data = r->kind == RK_PUT || r->kind == RK_PART;
     rc = store_s3_prepare(g->s3, &q, &r->call, &r->http, e);
     if (rc)
@@ -972,6 +1127,7 @@ static void req_fail(struct engine *g, struct req *r, const struct s3c_error *e,
         g->stats.retries++;
         if (backoff_ms <= 0)
             backoff_ms = 50L << (r->attempt > 6 ? 6 : r->attempt);
+        xdebug(g, os->o, "%s: %s; try %d in %ld ms", req_op_name(r->kind), e->msg, r->attempt + 1, backoff_ms);
         r->due_ms = now_ms() + backoff_ms;
         r->next = g->retry;
         g->retry = r;
@@ -1011,6 +1167,21 @@ static bool etag_is_md5(struct sv etag, char hex_out[33])
         hex_out[i] = c;
     }
     hex_out[32] = '\0';
+    return true;
+}
+
+/* A "hex-1" ETag: its hex in 'hex_out', and 'md5' (of the bytes) becomes the MD5 of itself. */
+static bool etag_one_part(struct sv etag, char hex_out[33], unsigned char md5[MD5_LEN])
+{
+    char e[48];
+
+    if (etag.n >= sizeof(e))
+        return false;
+    memcpy(e, etag.p, etag.n);
+    e[etag.n] = '\0';
+    if (xfer_etag_parts(e, hex_out) != 1)
+        return false;
+    hash_md5(md5, MD5_LEN, md5);
     return true;
 }
 
@@ -1120,23 +1291,37 @@ static void send_complete(struct engine *g, struct xfer_obj_state *os)
     struct s3_complete_part *parts = calloc(os->n_parts, sizeof(*parts));
     struct s3c_error e = S3C_ERROR_INIT;
     struct req *r = req_get(g, os, RK_COMPLETE);
+    char (*crcs)[16] = NULL;            /* base64 of each part's CRC64NVME */
     uint32_t i;
 
     if (!parts || !r) {
         s3c_fail(&e, S3C_ENOMEM, "out of memory");
         goto fail;
     }
+    if (os->mpu_crc && !(crcs = calloc(os->n_parts, sizeof(*crcs)))) {
+        s3c_fail(&e, S3C_ENOMEM, "out of memory");
+        goto fail;
+    }
     for (i = 0; i < os->n_parts; i++) {
         parts[i].number = i + 1;
         parts[i].etag = os->etags[i];
+        if (crcs) {
+            struct buf b = BUF_INIT(sizeof(crcs[0]));
+            crc_b64_64(os->part_crcs[i], &b);
+            str_copy(crcs[i], sizeof(crcs[0]), buf_cstr(&b));
+            buf_release(&b);
+            parts[i].checksums.crc64nvme = crcs[i];
+        }
     }
     if (s3_build_complete_multipart(parts, os->n_parts, &r->mem, &e) || req_submit(g, r, &e))
         goto fail;
     os->phase = PH_COMPLETE;
     free(parts);
+    free(crcs);
     return;
 fail:
     free(parts);
+    free(crcs);
     if (r)
         req_put_back(g, r);
     obj_fail(g, os, &e);
@@ -1177,6 +1362,15 @@ static void on_part(struct engine *g, struct req *r)
         memcpy(os->etags[r->part - 1], etag.p, etag.n);
         os->etags[r->part - 1][etag.n] = '\0';
         memcpy(os->md5s[r->part - 1], md5, MD5_LEN);
+        if (os->mpu_crc) {
+            uint64_t crc;
+            if (r->mem.len && r->hdr_crc64[0])
+                os->part_crcs[r->part - 1] = r->mem_crc;
+            else if (!r->mem.len && r->call.chunked_on && s3_chunked_crc(&r->call.chunked, &crc))
+                os->part_crcs[r->part - 1] = crc;
+            else
+                os->mpu_crc = false; /* a part went without one (the store refused trailers): list none */
+        }
         g->stats.bytes += r->len;
     }
     os->parts_done++;
@@ -1259,7 +1453,7 @@ static void resume_check_part(struct xfer_obj_state *os, const struct s3_part *p
     unsigned char d[MD5_LEN], chunk[1 << 16];
     char hex[33], want[33];
     struct hash_ctx *h;
-    uint64_t off, len, at;
+    uint64_t off, len, at, crc = 0;
     uint32_t n = p->number;
 
     if (n < 1 || n > os->n_parts || os->have[n - 1] || !p->etag ||
@@ -1277,6 +1471,8 @@ static void resume_check_part(struct xfer_obj_state *os, const struct s3_part *p
             return;     /* unreadable: send it again, and fail there if need be */
         }
         hash_update(h, chunk, (size_t)got);
+        if (os->mpu_crc)
+            crc = crc_crc64nvme_update(crc, chunk, (size_t)got);
         at += (uint64_t)got;
     }
     hash_final(h, d);
@@ -1285,6 +1481,8 @@ static void resume_check_part(struct xfer_obj_state *os, const struct s3_part *p
     if (strcasecmp(hex, want))
         return;
     os->have[n - 1] = 1;
+    if (os->mpu_crc)
+        os->part_crcs[n - 1] = crc;
     str_copy(os->etags[n - 1], sizeof(os->etags[0]), p->etag);
     memcpy(os->md5s[n - 1], d, MD5_LEN);
     os->parts_done++;
@@ -1302,6 +1500,9 @@ static void on_list_parts(struct engine *g, struct req *r)
         req_fail(g, r, &e, true, 0);
         return;
     }
+    /* Created with CRC64NVME (by a run with flexible checksums): the parts sent now carry it too. */
+    os->mpu_crc = lp.checksum_algorithm && !strcasecmp(lp.checksum_algorithm, "CRC64NVME") &&
+                  (os->part_crcs || (os->part_crcs = calloc(os->n_parts, sizeof(*os->part_crcs))));
     for (i = 0; i < lp.n_parts; i++)
         resume_check_part(os, &lp.parts[i]);
     req_put_back(g, r);
@@ -1796,55 +1997,111 @@ static enum s3c_err dl_tmp_open(struct engine *g, struct xfer_obj_state *os, str
     return rc;
 }
 
-/* The bytes of part n (1-based) in the temp file into the check's per-part digest;
- * false if they cannot be read. */
-static bool dl_rehash_part(struct xfer_obj_state *os, uint32_t n, char *chunk, size_t chunk_n)
-{
-    uint64_t off = (uint64_t)(n - 1) * os->part_size;
-    uint64_t len = n == os->n_parts ? os->size - off : os->part_size, at, crc = 0;
-    struct hash_ctx *h = NULL;
+#define DL_REHASH_STEP ((size_t)8 << 20)   /* bytes re-read per loop step: transfers keep moving */
 
-    if (os->check == DL_SIZE)
-        return true;
-    if (os->check == DL_PARTS && !(h = hash_md5_new()))
-        return false;
-    for (at = 0; at < len;) {
-        size_t want = len - at < chunk_n ? (size_t)(len - at) : chunk_n;
-        ssize_t got = pread(os->fd, chunk, want, (off_t)(off + at));
-        if (got <= 0) {
-            hash_free(h);
-            return false;
-        }
-        if (h)
-            hash_update(h, chunk, (size_t)got);
-        else
-            crc = ck_update(os->ck_algo, crc, chunk, (size_t)got);
-        at += (uint64_t)got;
+/* The next part taken from the earlier run after part 'n' (0: none). */
+static uint32_t dl_next_resumed(const struct xfer_obj_state *os, uint32_t n)
+{
+    for (n++; n <= os->n_parts; n++)
+        if (os->resumed[n - 1])
+            return n;
+    return 0;
+}
+
+/* A resumed download cannot go on (its temp file cannot be read, the run stops, no memory). */
+static void dl_rehash_fail(struct engine *g, struct xfer_obj_state *os, const struct s3c_error *e)
+{
+    rehash_remove(g, os);
+    obj_fail(g, os, e);
+    maybe_finish(g, os);
+}
+
+/*
+ * Re-read up to DL_REHASH_STEP bytes of the first listed download's resumed
+ * parts into its whole-object check (MD5 per part, or CRC per part). A part
+ * re-read counts as done like a fetched one; the last one done starts the
+ * check. Runs between loop steps, so the missing parts download meanwhile.
+ */
+static void dl_rehash_step(struct engine *g)
+{
+    struct xfer_obj_state *os = g->rehash;
+    struct s3c_error e = S3C_ERROR_INIT;
+    uint64_t off, len;
+    uint32_t n;
+    size_t want;
+    ssize_t got;
+
+    if (!os)
+        return;
+    if (os->failed || stopping(g)) {
+        s3c_fail(&e, S3C_ECANCEL, "%s", cancel_requested ? "interrupted" : "stopped");
+        dl_rehash_fail(g, os, &e);
+        return;
     }
-    if (h) {
-        hash_final(h, os->md5s[n - 1]);
-        hash_free(h);
+    n = os->rehash_part;
+    off = (uint64_t)(n - 1) * os->part_size;
+    len = n == os->n_parts ? os->size - off : os->part_size;
+    if (!g->rehash_buf && !(g->rehash_buf = malloc(DL_REHASH_STEP))) {
+        s3c_fail(&e, S3C_ENOMEM, "out of memory");
+        dl_rehash_fail(g, os, &e);
+        return;
+    }
+    if (os->check == DL_PARTS && !os->rehash_md5 && !(os->rehash_md5 = hash_md5_new())) {
+        s3c_fail(&e, S3C_ENOMEM, "out of memory");
+        dl_rehash_fail(g, os, &e);
+        return;
+    }
+    want = len - os->rehash_at < DL_REHASH_STEP ? (size_t)(len - os->rehash_at) : DL_REHASH_STEP;
+    do
+        got = pread(os->fd, g->rehash_buf, want, (off_t)(off + os->rehash_at));
+    while (got < 0 && errno == EINTR);
+    if (got <= 0) {
+        s3c_fail_errno(&e, got < 0 ? errno : EIO, "cannot re-read %s, kept by an interrupted download",
+                       buf_cstr(&os->tmp_path));
+        dl_rehash_fail(g, os, &e);
+        return;
+    }
+    if (os->check == DL_PARTS)
+        hash_update(os->rehash_md5, g->rehash_buf, (size_t)got);
+    else
+        os->rehash_crc = ck_update(os->ck_algo, os->rehash_crc, g->rehash_buf, (size_t)got);
+    os->rehash_at += (uint64_t)got;
+    if (os->rehash_at < len)
+        return;
+    if (os->check == DL_PARTS) {
+        hash_final(os->rehash_md5, os->md5s[n - 1]);
+        hash_free(os->rehash_md5);
+        os->rehash_md5 = NULL;
     } else {
-        os->part_crcs[n - 1] = crc;
+        os->part_crcs[n - 1] = os->rehash_crc;
     }
-    return true;
+    os->rehash_crc = 0;
+    os->rehash_at = 0;
+    os->parts_done++;
+    if (!(os->rehash_part = dl_next_resumed(os, n)))
+        rehash_remove(g, os);
+    if (os->parts_done == os->n_parts) {
+        dl_verify(g, os);
+        maybe_finish(g, os);
+    }
 }
 
 /*
  * The ranges are planned and the ETag known: complete the record, and when an
  * earlier run's parts are of this very object and cut (ETag, size, part size),
- * take them as done: re-read from the temp file into the whole-object check,
- * never fetched. Anything else starts afresh in the same temp file.
+ * take them as done: never fetched, re-read from the temp file into the
+ * whole-object check (dl_rehash_step). Anything else starts afresh in the
+ * same temp file.
  */
 static void dl_resume_apply(struct engine *g, struct xfer_obj_state *os)
 {
     struct journal_download *j = os->dj;
     uint32_t n, resumed = 0;
-    char *chunk;
+    char *etag = NULL;
 
     if (!j)
         return;
-    if (!os->o->etag || !(os->have = calloc(os->n_parts, 1))) {
+    if (!os->o->etag || !(os->have = calloc(os->n_parts, 1)) || !(etag = strdup(os->o->etag))) {
         free(os->have);
         os->have = NULL;
         dl_journal_drop(g, os);
@@ -1853,16 +2110,25 @@ static void dl_resume_apply(struct engine *g, struct xfer_obj_state *os)
         os->dj = NULL;
         return;
     }
-    if (os->dj_resumed && !strcmp(j->etag, os->o->etag) && j->part_size == os->part_size &&
-        j->n_parts == os->n_parts && (chunk = malloc(1 << 20))) {
-        for (n = 1; n <= os->n_parts; n++) {
-            if (j->done[n - 1] && dl_rehash_part(os, n, chunk, 1 << 20)) {
-                os->have[n - 1] = 1;
-                os->parts_done++;
-                resumed++;
-            }
+    if (os->dj_resumed && !strcmp(j->etag, etag) && j->part_size == os->part_size && j->n_parts == os->n_parts) {
+        for (n = 1; n <= os->n_parts; n++)
+            resumed += j->done[n - 1];
+        memcpy(os->have, j->done, os->n_parts);
+        if (os->check == DL_SIZE) {
+            os->parts_done = resumed; /* nothing to re-read them for */
+        } else if (os->check == DL_SEQ) {
+            /* On disk: hashed in key order with the rest by dl_seq_work. */
+            os->parts_done = resumed;
+            memcpy(os->part_in, j->done, os->n_parts);
+            if (resumed)
+                seq_queue(g, os);
+        } else if (resumed) {
+            os->resumed = j->done;
+            j->done = NULL;
+            os->rehash_part = dl_next_resumed(os, 0);
+            os->rehash_next = g->rehash;
+            g->rehash = os;
         }
-        free(chunk);
         xdebug(g, os->o, "resumed: %" PRIu32 " of %" PRIu32 " parts already in %s", resumed, os->n_parts,
                buf_cstr(&os->tmp_path));
     }
@@ -1870,14 +2136,9 @@ static void dl_resume_apply(struct engine *g, struct xfer_obj_state *os)
     free(j->done);
     j->done = NULL;
     free(j->etag);
-    j->etag = strdup(os->o->etag);
+    j->etag = etag;
     j->part_size = os->part_size;
     j->n_parts = os->n_parts;
-    if (!j->etag) {
-        free(os->have);
-        os->have = NULL;
-        return;
-    }
     dl_journal_save(g, os);
 }
 
@@ -1915,9 +2176,10 @@ static void on_get(struct engine *g, struct req *r)
         return;
     }
     hash_final(os->stream ? os->stream_md5 : r->md5, md5);
-    /* A whole-object GET of a non-multipart object: its ETag is the MD5 of the bytes. */
+    /* A whole-object GET: a single-part ETag is the MD5 of the bytes, a
+     * one-part multipart ETag ("hex-1") the MD5 of that MD5. */
     if (g->opts.verify && os->n_parts == 0 && http_resp_header(&r->http.resp, "etag", &etag) &&
-        etag_is_md5(etag, got) && !sse_hides_md5(&r->http.resp)) {
+        !sse_hides_md5(&r->http.resp) && (etag_is_md5(etag, got) || etag_one_part(etag, got, md5))) {
         str_hex(md5, MD5_LEN, want);
         if (strcmp(want, got) != 0) {
             s3c_fail(&e, S3C_EHTTP, "downloaded bytes have MD5 %s, the store's ETag is %s", want, got);
@@ -1932,6 +2194,11 @@ static void on_get(struct engine *g, struct req *r)
             memcpy(os->md5s[r->part - 1], md5, MD5_LEN);
         else if (os->check == DL_CRC)
             os->part_crcs[r->part - 1] = r->crc;
+        else if (os->check == DL_SEQ) {
+            os->part_in[r->part - 1] = 1;
+            if (os->seq_off < os->size)
+                seq_queue(g, os);
+        }
         os->parts_done++;
         dl_part_written(g, os, r->part);
         req_put_back(g, r);
@@ -1967,6 +2234,12 @@ static void dl_again(struct engine *g, struct xfer_obj_state *os, const struct s
     os->phase = PH_PARTS;
     os->next = g->active;
     g->active = os;
+    if (os->check == DL_SEQ) {
+        seq_remove(g, os);
+        hash_reset(os->seq_md5);
+        os->seq_off = os->seq_reread = 0;
+        memset(os->part_in, 0, os->n_parts);
+    }
     if (os->have) {
         /* Every part again, resumed ones too; the record claims none until they are in. */
         memset(os->have, 0, os->n_parts);
@@ -1999,6 +2272,26 @@ static void dl_verify(struct engine *g, struct xfer_obj_state *os)
         }
         s3c_fail(&e, S3C_EHTTP, "downloaded bytes have %s %s, the store's checksum is %s",
                  ck_name(os->ck_algo), got, want);
+        dl_again(g, os, &e);
+        return;
+    }
+    if (os->check == DL_SEQ) {
+        unsigned char d[MD5_LEN];
+
+        if (os->seq_off < os->size) {
+            os->phase = PH_VERIFY; /* dl_seq_work comes back once all is hashed */
+            seq_queue(g, os);
+            return;
+        }
+        hash_final(os->seq_md5, d);
+        str_hex(d, MD5_LEN, got);
+        if (!strcmp(got, os->etag_hex)) {
+            xdebug(g, os->o, "verified: MD5 of the whole (%" PRIu32 " ranges, %" PRIu64 " of %" PRIu64
+                   " bytes re-read in order from the file) matches the ETag", os->n_parts, os->seq_reread, os->size);
+            os->phase = PH_END;
+            return;
+        }
+        s3c_fail(&e, S3C_EHTTP, "downloaded bytes have MD5 %s, the store's ETag is %s", got, os->etag_hex);
         dl_again(g, os, &e);
         return;
     }
@@ -2039,12 +2332,60 @@ static void dl_verify(struct engine *g, struct xfer_obj_state *os)
     os->phase = PH_END;
 }
 
+/*
+ * DL_SEQ: hash, in key order, bytes that are on disk but were not at the
+ * frontier when they came (at most SEQ_TURN_BYTES a loop turn, so the loop
+ * keeps serving transfers). An object whose parts are all in and whose
+ * bytes are all hashed gets its verdict.
+ */
+static void dl_seq_work(struct engine *g)
+{
+    uint64_t budget = SEQ_TURN_BYTES;
+
+    while (g->seq_work && budget) {
+        struct xfer_obj_state *os = g->seq_work;
+        struct s3c_error e = S3C_ERROR_INIT;
+
+        while (os->seq_off < os->size && budget) {
+            uint64_t k = os->seq_off / os->part_size;
+            uint64_t end = (k + 1) * os->part_size < os->size ? (k + 1) * os->part_size : os->size;
+            size_t n = (size_t)(end - os->seq_off);
+
+            if (!os->part_in[k])
+                break;
+            if (n > SEQ_BUF_BYTES)
+                n = SEQ_BUF_BYTES;
+            if (n > budget)
+                n = (size_t)budget;
+            if (fs_pread_all(os->fd, g->seq_buf, n, os->seq_off, os->o->dst, &e))
+                break;
+            hash_update(os->seq_md5, g->seq_buf, n);
+            os->seq_off += n;
+            os->seq_reread += n;
+            budget -= n;
+        }
+        if (!budget && !e.code)
+            break; /* more next turn */
+        seq_remove(g, os);
+        if (e.code) {
+            obj_fail(g, os, &e);
+            maybe_finish(g, os);
+        } else if (os->phase == PH_VERIFY) {
+            dl_verify(g, os);
+            maybe_finish(g, os);
+        }
+    }
+}
+
 /* The ranges are planned: allocate what the check needs and start the parts. */
 static void dl_start(struct engine *g, struct xfer_obj_state *os)
 {
     struct s3c_error e = S3C_ERROR_INIT;
 
     if (os->check == DL_CRC && !(os->part_crcs = calloc(os->n_parts, sizeof(*os->part_crcs))))
+        s3c_fail(&e, S3C_ENOMEM, "out of memory");
+    if (os->check == DL_SEQ && (!(os->seq_md5 = hash_md5_new()) || !(os->part_in = calloc(os->n_parts, 1)) ||
+                                (!g->seq_buf && !(g->seq_buf = malloc(SEQ_BUF_BYTES)))))
         s3c_fail(&e, S3C_ENOMEM, "out of memory");
     if (!e.code && os->check == DL_PARTS && !(os->md5s = calloc(os->n_parts, sizeof(*os->md5s))))
         s3c_fail(&e, S3C_ENOMEM, "out of memory");
@@ -2153,9 +2494,12 @@ static void on_head_info(struct engine *g, struct req *r)
             return;
         }
         dl_guess_layout(g, os);
+    } else if (!sse_hides_md5(resp) && etag_is_md5(sv_from(etag), hex)) {
+        os->check = DL_SEQ;
+        memcpy(os->etag_hex, hex, sizeof(hex));
+        plan_parts(g, os);
     } else {
         dl_size_only(g, os, sse_hides_md5(resp) ? "encrypted with a key whose ETag is not an MD5, and no stored checksum"
-                            : etag_is_md5(sv_from(etag), hex) ? "a single-part ETag cannot check ranged GETs, and no stored checksum"
                             : "no stored checksum and no MD5 ETag");
     }
     req_put_back(g, r);
@@ -2286,6 +2630,61 @@ static void stop_run(struct engine *g, struct req *r, struct s3c_error *e)
     g->stop_err = *e;
 }
 
+/* Answers of a store that cannot take a flexible checksum (aws-chunked trailer,
+ * x-amz-checksum-algorithm), rather than of a bad request. */
+static bool flex_refused(const struct s3c_error *e)
+{
+    return e->http_status == 501 ||
+           (e->http_status == 400 &&
+            (!strcmp(e->s3_code, "XAmzContentSHA256Mismatch") || !strcmp(e->s3_code, "InvalidArgument") ||
+             !strcmp(e->s3_code, "InvalidRequest") || !strcmp(e->s3_code, "NotImplemented") ||
+             !strcmp(e->s3_code, "BadRequest")));
+}
+
+/* Requests held while the probe was out go now (built again: with or without trailers). */
+static void flex_release(struct engine *g)
+{
+    struct req *r;
+
+    g->flex_probe = NULL;
+    for (r = g->retry; r; r = r->next) {
+        if (r->flex_wait) {
+            r->flex_wait = false;
+            r->due_ms = 0;
+        }
+    }
+}
+
+/*
+ * A store that keeps flexible checksums echoes them: x-amz-checksum-algorithm
+ * on CreateMultipartUpload, x-amz-checksum-crc64nvme on PutObject and
+ * UploadPart. One that ignores them (Ceph 16) does not: then trailers are
+ * not tried at all (it would refuse them) and multipart uploads list no part
+ * checksums. Learnt from the first answer to a request that sent one.
+ */
+static void flex_learn(struct engine *g, struct req *r)
+{
+    struct sv v;
+    bool sent = r->flex || (r->sent_mem && r->hdr_crc64[0] && (r->kind == RK_PUT || r->os->mpu_crc));
+    bool echoed;
+
+    if (r == g->flex_probe)
+        flex_release(g);
+    if (!sent || g->flex_known || g->no_trailers)
+        return;
+    echoed = r->kind == RK_CREATE ? http_resp_header(&r->http.resp, "x-amz-checksum-algorithm", &v)
+                                  : http_resp_header(&r->http.resp, "x-amz-checksum-crc64nvme", &v);
+    if (echoed) {
+        g->flex_known = true;
+        return;
+    }
+    g->no_trailers = true;
+    if (r->kind == RK_CREATE)
+        r->os->mpu_crc = false;
+    xdebug(g, r->os->o, "%s: the store keeps no flexible checksums (none echoed): from now on Content-MD5 and ETags only",
+           req_op_name(r->kind));
+}
+
 /* Judge one finished exchange. */
 static void req_done(struct engine *g, struct req *r)
 {
@@ -2309,6 +2708,10 @@ static void req_done(struct engine *g, struct req *r)
         return;
     }
     v = store_s3_judge(g->s3, &r->call, &r->http, r->attempt, &backoff, &free_retry, &e);
+    if (v == STORE_S3_OK)
+        flex_learn(g, r);
+    else if (r == g->flex_probe && !(r->flex && flex_refused(&e)))
+        flex_release(g); /* no verdict: the next streamed body probes again */
     if (v == STORE_S3_FAIL && r->kind == RK_HEAD_PART1 && e.http_status >= 400 && e.http_status < 500) {
         /* The store refuses ?partNumber=: verify as if it ignored it. */
         on_head_part1(g, r, false);
@@ -2319,6 +2722,23 @@ static void req_done(struct engine *g, struct req *r)
         resume_restart(g, r);
         return;
     }
+    if (v != STORE_S3_OK && r->flex && flex_refused(&e)) {
+        /* Ceph 16: XAmzContentSHA256Mismatch to STREAMING-UNSIGNED-PAYLOAD-TRAILER.
+         * Requests sent before the first refusal came back are retried the same way. */
+        if (!g->no_trailers)
+            xdebug(g, r->os->o, "%s: the store refuses flexible checksums on streamed bodies (%ld %s): "
+                   "from now on Content-MD5 and ETags only", req_op_name(r->kind), e.http_status, e.s3_code);
+        g->no_trailers = true;
+        if (r == g->flex_probe)
+            flex_release(g);
+        if (r->kind == RK_CREATE)
+            r->os->mpu_crc = false;
+        r->attempt--; /* not the request's fault: a free retry */
+        req_fail(g, r, &e, true, 1);
+        return;
+    }
+    if (v == STORE_S3_FAIL && !strcmp(e.s3_code, "BadDigest") && r->attempt + 1 < store_s3_max_attempts(g->s3))
+        v = STORE_S3_RETRY; /* the bytes were damaged on the way: send them again */
     if (v == STORE_S3_FAIL && r->kind != RK_ABORT && run_wide_error(g, &e))
         stop_run(g, r, &e);
     if (v == STORE_S3_OK)
@@ -2389,6 +2809,15 @@ static void plan_parts(struct engine *g, struct xfer_obj_state *os)
     os->n_parts = (uint32_t)((os->size + os->part_size - 1) / os->part_size);
 }
 
+/* An object below the threshold uploaded in several parts: downloaded part by
+ * part, so that its md5-of-md5s ETag can be checked. */
+static bool small_multipart(const struct xfer_obj *o)
+{
+    char hex[33];
+
+    return o->size > 0 && xfer_etag_parts(o->etag, hex) > 1;
+}
+
 static bool wants_multipart(struct engine *g, uint64_t size)
 {
     uint64_t threshold = g->opts.multipart_threshold ? g->opts.multipart_threshold : DEFAULT_THRESHOLD;
@@ -2414,7 +2843,8 @@ static void mem_digests(struct engine *g, struct req *r, bool whole_object)
     r->hdr_crc64[0] = '\0';
     if (whole_object && g->opts.flexible_checksums) {
         buf_reset(&b64);
-        crc_b64_64(crc_crc64nvme_update(0, p, r->mem.len), &b64);
+        r->mem_crc = crc_crc64nvme_update(0, p, r->mem.len);
+        crc_b64_64(r->mem_crc, &b64);
         str_copy(r->hdr_crc64, sizeof(r->hdr_crc64), buf_cstr(&b64));
     }
     buf_release(&b64);
@@ -2839,7 +3269,7 @@ static struct req *obj_start(struct engine *g, struct xfer_obj *o)
         }
         if (dl_tmp_open(g, os, &e))
             goto fail;
-        if (wants_multipart(g, os->size) && g->opts.verify) {
+        if (g->opts.verify && (wants_multipart(g, os->size) || small_multipart(o))) {
             /* Ranged: first learn how the whole can be checked (on_head_info). */
             os->phase = PH_PROBE;
             r = req_get(g, os, RK_HEAD_INFO);
@@ -2951,7 +3381,7 @@ static struct req *next_stream_part(struct engine *g, struct xfer_obj_state *os)
     r->off = os->size;
     r->len = got;
     os->size += got;
-    mem_digests(g, r, false);
+    mem_digests(g, r, os->mpu_crc); /* a part's CRC64NVME only when the upload declared it */
     if (os->eof) {
         active_remove(g, os);
         os->n_parts = r->part;
@@ -3009,12 +3439,34 @@ static struct req *due_retry(struct engine *g, int64_t now)
     return NULL;
 }
 
+/* Whether 'r' would stream its body with a trailer. */
+static bool wants_trailer(const struct engine *g, const struct req *r)
+{
+    return flex_ok(g) && !r->mem.len && r->len > 0 &&
+           (r->kind == RK_PUT || (r->kind == RK_PART && r->os->mpu_crc));
+}
+
 static void submit_or_fail(struct engine *g, struct req *r)
 {
     struct s3c_error e = S3C_ERROR_INIT;
 
-    if (req_submit(g, r, &e))
+    if (wants_trailer(g, r) && !g->flex_known) {
+        if (g->flex_probe && g->flex_probe != r) {
+            /* Whether the store takes trailers is being asked: wait for the answer
+             * rather than send bodies it may refuse (held on the retry list). */
+            r->flex_wait = true;
+            r->due_ms = INT64_MAX;
+            r->next = g->retry;
+            g->retry = r;
+            return;
+        }
+        g->flex_probe = r;
+    }
+    if (req_submit(g, r, &e)) {
+        if (r == g->flex_probe)
+            flex_release(g);
         req_fail(g, r, &e, false, 0);
+    }
 }
 
 static void fill(struct engine *g)
@@ -3139,6 +3591,12 @@ static void cancel_all(struct engine *g)
 
     s3c_fail(&e, S3C_ECANCEL, "%s", cancel_requested ? "interrupted" : "stopped");
     del_cancel(g, &e);
+    while (g->seq_work) {
+        struct xfer_obj_state *os = g->seq_work;
+        seq_remove(g, os);
+        obj_fail(g, os, &e);
+        maybe_finish(g, os);
+    }
     while (g->active) {
         struct xfer_obj_state *os = g->active;
         obj_fail(g, os, &e);
@@ -3195,10 +3653,11 @@ enum s3c_err xfer_run(struct store_s3 *s, const struct xfer_opts *opts, struct x
         bw_refill(g, now_ms());
         g->stdin_wait = false;
         fill(g);
+        dl_rehash_step(g);
         if (g->inflight > g->window_peak)
             g->window_peak = g->inflight;
-        if (g->inflight == 0 && !g->retry && !g->done && !g->active && xfer_del_idle(&g->del) &&
-            !g->landing) {
+        if (g->inflight == 0 && !g->retry && !g->done && !g->active && !g->seq_work && !g->rehash &&
+            xfer_del_idle(&g->del) && !g->landing) {
             /* A source that waits with nothing in flight has nothing left to wait for. */
             if (g->source_done || g->source_wait || cancelled)
                 break;
@@ -3217,10 +3676,12 @@ enum s3c_err xfer_run(struct store_s3 *s, const struct xfer_opts *opts, struct x
         }
         if (g->opts.bwlimit_bytes_s && wait_ms > 10)
             wait_ms = 10; /* come back to refill the bucket */
+        if (g->seq_work || g->rehash)
+            wait_ms = 0; /* bytes to hash or resumed parts to re-read: only a look at the sockets */
         if (g->inflight > 0)
-            http_loop_step_fd(g->loop, wait_ms > 0 ? wait_ms : 1, g->stdin_wait ? STDIN_FILENO : -1);
-        else if (g->landing > 0 && !g->done)
-            land_wait(g->land, wait_ms > 0 ? wait_ms : 1);
+            http_loop_step_fd(g->loop, wait_ms > 0 || g->seq_work || g->rehash ? wait_ms : 1, g->stdin_wait ? STDIN_FILENO : -1);
+        else if (g->landing > 0 && !g->done && wait_ms > 0)
+            land_wait(g->land, wait_ms);
         else if (wait_ms > 0 && !g->done)
             usleep((useconds_t)wait_ms * 1000);
         land_reap(g);
@@ -3229,6 +3690,7 @@ enum s3c_err xfer_run(struct store_s3 *s, const struct xfer_opts *opts, struct x
             done->next = NULL;
             req_done(g, done);
         }
+        dl_seq_work(g);
         adapt(g);
     }
     land_free(g->land);
@@ -3246,6 +3708,8 @@ enum s3c_err xfer_run(struct store_s3 *s, const struct xfer_opts *opts, struct x
         buf_release(&r->hdr_copy_src);
         free(r);
     }
+    free(g->seq_buf);
+    free(g->rehash_buf);
     free(g);
     return rc;
 }

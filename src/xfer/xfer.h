@@ -37,6 +37,13 @@ struct xfer_obj_opts {
     const char *acl;
     const char *sse;                /* "AES256" or "aws:kms" */
     const char *sse_kms_key_id;
+    /* SSE-C, as the AWS CLI: the algorithm (NULL: AES256 when a key is given)
+     * and the 32-byte key of the object written (uploads, copies) or read
+     * (downloads); the copy_source pair is the key of a copy's source. */
+    const char *sse_c;
+    const char *sse_c_key;
+    const char *sse_c_copy_source;
+    const char *sse_c_copy_source_key;
     const char *request_payer;      /* "requester" */
     const char *metadata_directive; /* COPY or REPLACE (copies) */
     const char *metadata[32][2];    /* user metadata: {"x-amz-meta-NAME", value} */

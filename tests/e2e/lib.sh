@@ -22,6 +22,15 @@
 # E2E_SUITE_TIMEOUT (seconds; tests not started by then fail, default 1500),
 # E2E_KEEP=1 (keep temp dirs and buckets).
 #
+# Sanitizer builds (S3C=build-san/s3c): every test exports ASAN_OPTIONS and
+# UBSAN_OPTIONS (defaults below: leaks on, UBSan fatal) with log_path in the
+# test's own dir, so a report from any s3c it runs lands in a file whatever the
+# test did with stderr or expected of the exit code; a test that leaves such a
+# report fails, and the report is shown. UBSan reports go to stderr whatever
+# log_path says, so t_cmd also looks for them in each command's stderr; UBSan
+# errors are fatal (exit 1), which most tests notice too. (Ignored by a normal
+# build.)
+#
 # Writing a test:
 #   test_mb_then_ls() {
 #       t_bucket b                       # b=<unique name>, cleaned up afterwards
@@ -40,6 +49,8 @@
 : "${E2E_CMD_TIMEOUT:=60}"
 : "${E2E_SUITE_TIMEOUT:=1500}"
 : "${E2E_KEEP:=0}"
+: "${ASAN_OPTIONS:=detect_leaks=1:abort_on_error=0}"
+: "${UBSAN_OPTIONS:=print_stacktrace=1:halt_on_error=1}"
 
 # ------------------------------------------------------------ commands --
 
@@ -97,8 +108,11 @@ t_cmd() {
     T_RC=$?
     T_OUT=$(cat "$T_DIR/.out")
     T_ERR=$(cat "$T_DIR/.err")
+    # UBSan's reports ignore log_path (GCC's ASan+UBSan runtime): catch them here.
+    grep -qE "$_T_SAN_RE" "$T_DIR/.err" && cp "$T_DIR/.err" "$T_DIR/.san/stderr.$RANDOM"
     return $T_RC
 }
+_T_SAN_RE='ERROR: (AddressSanitizer|LeakSanitizer)|runtime error:'
 
 # _t_show FILE: print at most 40 lines of a file, indented.
 _t_show() {
@@ -346,6 +360,18 @@ t_store_is() { [ "$S3C_TEST_STORE" = "$1" ]; }
 
 # ------------------------------------------------------------- running --
 
+# _t_san_reports DIR: true (and the reports appended to DIR/.log) when some
+# s3c of the test wrote a sanitizer report (see the top of this file).
+_t_san_reports() {
+    local f
+    for f in "$1"/.san/*; do
+        [ -s "$f" ] || continue
+        echo "    FAILED: sanitizer report ${f##*/}:"
+        head -n 60 "$f" | sed 's/^/      | /'
+    done >> "$1/.log"
+    grep -qs . "$1"/.san/*
+}
+
 # t_run INDEX NAME: run test function NAME in a subshell of its own; prints
 # one result line and adds to E2E_PASSED / E2E_FAILED / E2E_SKIPPED.
 t_run() {
@@ -367,10 +393,14 @@ t_run() {
         export AWS_REGION=$S3C_TEST_REGION
         export AWS_EC2_METADATA_DISABLED=true AWS_PAGER=
         export TZ=UTC LC_ALL=C.UTF-8
+        mkdir -p "$dir/.san"
+        export ASAN_OPTIONS="$ASAN_OPTIONS:log_path=$dir/.san/asan"
+        export UBSAN_OPTIONS="$UBSAN_OPTIONS:log_path=$dir/.san/ubsan"
         "$name"
     ) > "$dir/.log" 2>&1 </dev/null
     rc=$?
     [ -e "$dir/.failed" ] && [ $rc -eq 0 ] && rc=1
+    _t_san_reports "$dir" && rc=1
 
     if [ -s "$dir/.buckets" ] && [ "$E2E_KEEP" != 1 ]; then
         while read -r b; do

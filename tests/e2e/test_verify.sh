@@ -5,7 +5,8 @@
 # checks the whole file before it renames it into place: against the store's
 # full-object CRC when there is one, else against the md5-of-part-md5s ETag
 # (ranges cut at the upload's parts: S3 and s3emu say the part size through
-# HEAD ?partNumber=1, Ceph 16 does not, so s3c guesses it). --debug says
+# HEAD ?partNumber=1, Ceph 16 does not, so s3c guesses it), else against a
+# single-part ETag (the MD5 of the whole, hashed in order). --debug says
 # which check ran ("xfer: s3://B/K: verified: ..."); these tests read that
 # line, the bytes, and on s3emu the fault counters.
 
@@ -57,7 +58,8 @@ test_verify_multipart_download_md5_of_parts() {
     local b f
     t_new_bucket b
     f=$(t_data 20MB 20000000)
-    assert_ok s3c cp "$f" "s3://$b/s3c-20MB"
+    # (when_required: no CRC64NVME stored, which would be checked instead)
+    AWS_REQUEST_CHECKSUM_CALCULATION=when_required assert_ok s3c cp "$f" "s3://$b/s3c-20MB"
     assert_ok awsx s3 cp --quiet "$(t_data 12MB 12000000)" "s3://$b/awscli-12MB"
     mkdir out
     assert_ok s3c --debug cp "s3://$b/s3c-20MB" out/a
@@ -91,6 +93,33 @@ test_verify_multipart_download_other_part_sizes() {
         assert_contains "$T_ERR" "xfer: s3://$b/seven: verified: md5 of 2 part MD5s (parts of 7340032 bytes)"
     fi
     assert_eq "$(t_sha256 seven)" "$(t_sha256 "$f")" "bytes of seven"
+    # Below the threshold, a multipart object is still fetched part by part and checked.
+    head -c $((7 * V_MIB)) "$f" > small7
+    _v_mpu "$b" small7 small7 $((5 * V_MIB))
+    assert_ok s3c --debug cp "s3://$b/small7" small7.out
+    assert_contains "$T_ERR" "xfer: s3://$b/small7: verified: md5 of 2 part MD5s (parts of 5242880 bytes"
+    assert_eq "$(t_sha256 small7.out)" "$(t_sha256 small7)" "bytes of small7"
+}
+
+# An object written in one PUT (a single-part MD5 ETag) above the threshold:
+# the ranges' bytes are hashed in key order, live at the frontier and re-read
+# from the temp file otherwise, and the whole MD5 must match the ETag.
+test_verify_ranged_download_of_single_part_object() {
+    local b f
+    t_new_bucket b
+    f=$(t_data 20MB 20000000)
+    t_put "$b" plain "$f"
+    assert_ok s3c --debug cp "s3://$b/plain" plain
+    assert_match "$T_ERR" "xfer: s3://$b/plain: verified: MD5 of the whole \(3 ranges, [0-9]+ of 20000000 bytes re-read in order from the file\) matches the ETag"
+    assert_eq "$(t_sha256 plain)" "$(t_sha256 "$f")" "bytes"
+    if t_store_is s3emu; then
+        _v_emu_faults "corrupt@op=GetObject,bucket=$b,key=plain,times=1"
+        assert_ok s3c --debug cp "s3://$b/plain" again
+        _v_emu_faults ""
+        assert_contains "$T_ERR" "xfer: s3://$b/plain: downloaded bytes have MD5"
+        assert_contains "$T_ERR" "downloading it again"
+        assert_eq "$(t_sha256 again)" "$(t_sha256 "$f")" "bytes after a corrupted range"
+    fi
 }
 
 # A stored full-object CRC (CRC32C, CRC32, CRC64NVME) is checked instead, over
@@ -120,7 +149,7 @@ test_verify_corrupt_range_is_downloaded_again() {
     t_store_is s3emu || t_skip "faults need s3emu"
     t_new_bucket b
     f=$(t_data 20MB 20000000)
-    assert_ok s3c cp "$f" "s3://$b/obj"
+    AWS_REQUEST_CHECKSUM_CALCULATION=when_required assert_ok s3c cp "$f" "s3://$b/obj"
     t_cmd s3curl PUT "/$b/crc" -H "x-amz-copy-source: /$b/obj" -H "x-amz-checksum-algorithm: CRC64NVME" \
         -o /dev/null || t_fail "copy with CRC64NVME"
     mkdir out
@@ -142,4 +171,14 @@ test_verify_corrupt_range_is_downloaded_again() {
     assert_match "$T_ERR" "ERROR \"cp s3://$b/obj out/bad\": downloaded bytes give ETag [0-9a-f]{32}-3, the store's is"
     assert_eq "$(grep -c ERROR <<<"$T_ERR")" 1 "error lines"
     _v_only_files out obj crc
+    # A one-part multipart object ("hex-1") in one GET: the MD5 of its MD5 is checked.
+    head -c 1000 "$f" > one
+    _v_mpu "$b" one one 1000
+    _v_emu_faults "corrupt@op=GetObject,bucket=$b,key=one,times=1"
+    before=$(_v_emu_fired corrupt)
+    assert_ok s3c --debug cp "s3://$b/one" one.out
+    _v_emu_faults ""
+    assert_eq "$(_v_emu_fired corrupt)" "$((before + 1))" "corrupt faults fired"
+    assert_contains "$T_ERR" "downloaded bytes have MD5"
+    assert_eq "$(t_sha256 one.out)" "$(t_sha256 one)" "bytes of the one-part object"
 }

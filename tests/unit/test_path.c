@@ -30,3 +30,15 @@ TEST(path_accepts_ordinary_keys)
     CHECK_STR(buf_cstr(&b), "dl/a/b");
     buf_release(&b);
 }
+
+TEST(path_is_tmp_name_only_for_download_temp_files)
+{
+    CHECK(path_is_tmp_name(".s3c-big.bin.0badcafe.tmp"));
+    CHECK(path_is_tmp_name(".s3c-x.00000000.tmp"));
+    CHECK(!path_is_tmp_name(".s3c-.00000000.tmp"));        /* no name */
+    CHECK(!path_is_tmp_name("s3c-x.00000000.tmp"));         /* not hidden */
+    CHECK(!path_is_tmp_name(".s3c-x.0000000g.tmp"));
+    CHECK(!path_is_tmp_name(".s3c-x.0000000.tmp"));
+    CHECK(!path_is_tmp_name(".s3c-x.00000000.tmp2"));
+    CHECK(!path_is_tmp_name(".s3c-config"));
+}

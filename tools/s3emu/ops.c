@@ -665,6 +665,90 @@ out:
     return rc;
 }
 
+/* ---- SSE-C ---- */
+
+/*
+ * The customer key a request gives (x-amz-server-side-encryption-customer-*, or
+ * the x-amz-copy-source-... ones of a copy's source) as the base64 MD5 S3 keeps,
+ * "" when it gives none. Checked as S3 does: AES256, a 256-bit key, its MD5.
+ * Non-zero when the request was answered (400).
+ */
+static int ssec_take(struct emu_server *s, struct emu_conn *c, bool copy_source, char md5_out[28])
+{
+    const char *pre = copy_source ? "x-amz-copy-source-server-side-encryption-customer-"
+                                  : "x-amz-server-side-encryption-customer-";
+    char n_alg[80], n_key[80], n_md5[80];
+    struct sv alg, key, md5;
+    struct buf raw = BUF_INIT(64), b64 = BUF_INIT(64);
+    unsigned char d[MD5_LEN];
+    int rc = 0;
+
+    snprintf(n_alg, sizeof(n_alg), "%salgorithm", pre);
+    snprintf(n_key, sizeof(n_key), "%skey", pre);
+    snprintf(n_md5, sizeof(n_md5), "%skey-md5", pre);
+    alg = emu_req_header(&c->req, n_alg);
+    key = emu_req_header(&c->req, n_key);
+    md5 = emu_req_header(&c->req, n_md5);
+    md5_out[0] = '\0';
+    if (!alg.p && !key.p && !md5.p)
+        return 0;
+    if (!alg.p || !sv_eqs(alg, "AES256")) {
+        error_x(s, c, 400, "InvalidEncryptionAlgorithmError", "The encryption request you specified is not valid. "
+                "The valid value is AES256.", NULL);
+        rc = 400;
+    } else if (!key.p || base64_decode(key, &raw) || raw.len != 32) {
+        error_x(s, c, 400, "InvalidArgument", "The secret key was invalid for the specified algorithm.", NULL);
+        rc = 400;
+    } else {
+        hash_md5(raw.data, raw.len, d);
+        base64_encode(d, MD5_LEN, &b64);
+        if (!md5.p || !sv_eqs(md5, buf_cstr(&b64))) {
+            error_x(s, c, 400, "InvalidArgument", "The calculated MD5 hash of the key did not match the hash "
+                    "that was provided.", NULL);
+            rc = 400;
+        } else {
+            str_copy(md5_out, 28, buf_cstr(&b64));
+        }
+    }
+    buf_release(&raw);
+    buf_release(&b64);
+    return rc;
+}
+
+/* Reading (or adding parts to) what was written with key 'stored' ("" none): the
+ * request must give the same key. Non-zero when answered. */
+static int ssec_check(struct emu_server *s, struct emu_conn *c, const char *stored, bool copy_source)
+{
+    char given[28];
+
+    if (ssec_take(s, c, copy_source, given))
+        return 400;
+    if (!stored[0] && !given[0])
+        return 0;
+    if (!given[0]) {
+        error_x(s, c, 400, "InvalidRequest", "The object was stored using a form of Server Side Encryption. The "
+                "correct parameters must be provided to retrieve the object.", NULL);
+        return 400;
+    }
+    if (!stored[0]) {
+        error_x(s, c, 400, "InvalidRequest", "The encryption parameters are not applicable to this object.", NULL);
+        return 400;
+    }
+    if (strcmp(stored, given) != 0) {
+        error_x(s, c, 403, "AccessDenied", "Access Denied", NULL);
+        return 403;
+    }
+    return 0;
+}
+
+static void ssec_headers(struct emu_conn *c, const char *md5)
+{
+    if (!md5[0])
+        return;
+    emu_resp_header(&c->resp, "x-amz-server-side-encryption-customer-algorithm", "AES256");
+    emu_resp_header(&c->resp, "x-amz-server-side-encryption-customer-key-MD5", "%s", md5);
+}
+
 /* Response headers of an object (GET, HEAD). */
 static void obj_headers(struct emu_conn *c, const struct emu_bucket *b, const struct emu_obj *o,
                         bool with_checksum)
@@ -1364,8 +1448,10 @@ static void op_get(struct emu_server *s, struct emu_conn *c, struct emu_bucket *
 
     if (!o)
         return;
-    if (preconditions(s, c, o, "If-Match", "If-None-Match", "If-Modified-Since", "If-Unmodified-Since"))
+    if (preconditions(s, c, o, "If-Match", "If-None-Match", "If-Modified-Since", "If-Unmodified-Since") ||
+        ssec_check(s, c, o->ssec_md5, false))
         return;
+    ssec_headers(c, o->ssec_md5);
     size = o->size;
     len = size;
     if (pn) {
@@ -1524,10 +1610,11 @@ static void op_put(struct emu_server *s, struct emu_conn *c, struct emu_bucket *
 {
     struct emu_req *q = &c->req;
     struct emu_obj *o;
+    char ssec[28];
 
     char acl[32];
 
-    if (!request_acl(s, c, acl) || put_preconditions(s, c, b) || bc->rc)
+    if (!request_acl(s, c, acl) || put_preconditions(s, c, b) || ssec_take(s, c, false, ssec) || bc->rc)
         return;
     if (q->body && q->body->len > EMU_OBJECT_MAX) {
         err_key(s, c, 400, "EntityTooLarge", "Your proposed upload exceeds the maximum allowed size");
@@ -1545,11 +1632,13 @@ static void op_put(struct emu_server *s, struct emu_conn *c, struct emu_bucket *
     o->hdrs = capture_headers(q, o->storage_class);
     o->ck = bc->ck;
     str_copy(o->acl, sizeof(o->acl), acl);
+    str_copy(o->ssec_md5, sizeof(o->ssec_md5), ssec);
     if (emu_store_put(s, b, q->key, q->klen, o)) {
         error_x(s, c, 500, "InternalError", "Out of memory.", NULL);
         return;
     }
     put_done_headers(c, b, o);
+    ssec_headers(c, o->ssec_md5);
     ok_empty(c, 200);
 }
 
@@ -1757,7 +1846,7 @@ static void op_copy(struct emu_server *s, struct emu_conn *c, struct emu_bucket 
     struct sv cka = emu_req_header(q, "x-amz-checksum-algorithm");
     struct sv scl = emu_req_header(q, "x-amz-storage-class");
     struct emu_bucket *sb = NULL;
-    char *skey = NULL, t[48], xn[32], acl[32];
+    char *skey = NULL, t[48], xn[32], acl[32], ssec[28];
     size_t sklen = 0;
     struct emu_obj *so, *o;
     bool replace = dir.p && sv_ieqs(dir, "REPLACE");
@@ -1782,7 +1871,8 @@ static void op_copy(struct emu_server *s, struct emu_conn *c, struct emu_bucket 
                 "allowable size for a copy source: 5368709120", NULL);
         goto out;
     }
-    if (put_preconditions(s, c, b) || !request_acl(s, c, acl))
+    if (put_preconditions(s, c, b) || !request_acl(s, c, acl) || ssec_check(s, c, so->ssec_md5, true) ||
+        ssec_take(s, c, false, ssec))
         goto out;
     o = emu_store_obj_new();
     if (!o) {
@@ -1790,6 +1880,8 @@ static void op_copy(struct emu_server *s, struct emu_conn *c, struct emu_bucket 
         goto out;
     }
     str_copy(o->acl, sizeof(o->acl), acl);
+    str_copy(o->ssec_md5, sizeof(o->ssec_md5), ssec);
+    ssec_headers(c, ssec);
     o->blob = emu_blob_ref(so->blob); /* shared bytes: a copy costs no copy */
     o->size = so->size;
     if (so->n_parts)
@@ -1877,6 +1969,11 @@ static void op_create_mpu(struct emu_server *s, struct emu_conn *c, struct emu_b
     u->klen = q->klen;
     u->init_ms = emu_wall_ms();
     u->hdrs = capture_headers(q, u->storage_class);
+    if (ssec_take(s, c, false, u->ssec_md5)) {
+        emu_store_upload_free(u);
+        return;
+    }
+    ssec_headers(c, u->ssec_md5);
     if (cka.p) {
         const char *a = ck_algo_norm(cka);
         if (!a) {
@@ -1931,8 +2028,9 @@ static void op_upload_part(struct emu_server *s, struct emu_conn *c, struct emu_
     char t[48];
 
     memset(&p, 0, sizeof(p));
-    if (!u || !part_number(s, c, &p.num))
+    if (!u || !part_number(s, c, &p.num) || ssec_check(s, c, u->ssec_md5, false))
         return;
+    ssec_headers(c, u->ssec_md5);
     if (!copy) {
         if (bc->rc)
             return;
@@ -1948,7 +2046,7 @@ static void op_upload_part(struct emu_server *s, struct emu_conn *c, struct emu_
         uint64_t a = 0, z;
 
         free(skey);
-        if (!so)
+        if (!so || ssec_check(s, c, so->ssec_md5, true))
             return;
         z = so->size ? so->size - 1 : 0;
         if (rng.p) {
@@ -2192,6 +2290,8 @@ static void op_complete(struct emu_server *s, struct emu_conn *c, struct emu_buc
     u->hdrs = NULL;
     memcpy(o->storage_class, u->storage_class, sizeof(o->storage_class));
     memcpy(o->acl, u->acl, sizeof(o->acl));
+    memcpy(o->ssec_md5, u->ssec_md5, sizeof(o->ssec_md5));
+    ssec_headers(c, o->ssec_md5);
     if (emu_store_put(s, b, q->key, q->klen, o)) {
         o = NULL;
         goto oom;

@@ -32,6 +32,7 @@ struct emu_obj {
     char storage_class[24];
     char acl[32];               /* canned ACL */
     struct emu_cksum ck;
+    char ssec_md5[28];          /* SSE-C: base64 MD5 of the customer key; "" without */
     uint32_t n_parts;           /* 0 unless made by CompleteMultipartUpload */
     uint64_t *part_ends;        /* cumulative end offset of each part */
 };
@@ -54,6 +55,7 @@ struct emu_upload {
     char ck_algo[12];           /* x-amz-checksum-algorithm at create */
     char ck_type[16];           /* x-amz-checksum-type at create */
     char acl[32];               /* x-amz-acl at create */
+    char ssec_md5[28];          /* SSE-C key MD5 at create; parts must carry the same key */
     struct emu_part *parts;     /* sorted by num */
     int n_parts, cap_parts;
 };

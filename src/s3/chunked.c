@@ -1,0 +1,128 @@
+#include "s3/chunked.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "base/buf.h"
+#include "base/crc.h"
+#include "base/str.h"
+
+/* "x-amz-checksum-crc64nvme:" + 12 base64 characters + CRLF, after "0\r\n", before the final CRLF. */
+#define TAIL_LEN (3 + sizeof(S3_CHUNKED_TRAILER) + 12 + 2 + 2)
+
+void s3_chunked_init(struct s3_chunked *c, ssize_t (*read)(void *, char *, size_t, uint64_t), void *ctx,
+                     uint64_t payload, size_t chunk)
+{
+    memset(c, 0, sizeof(*c));
+    c->read = read;
+    c->read_ctx = ctx;
+    c->payload = payload;
+    c->chunk = chunk ? chunk : S3_CHUNK_BYTES;
+}
+
+static size_t hex_len(uint64_t v)
+{
+    size_t n = 1;
+
+    while (v >>= 4)
+        n++;
+    return n;
+}
+
+/* Framed size of a chunk of 'len' payload bytes: "hex\r\n" data "\r\n". */
+static uint64_t framed(uint64_t len)
+{
+    return hex_len(len) + 2 + len + 2;
+}
+
+static uint64_t n_chunks(const struct s3_chunked *c)
+{
+    return (c->payload + c->chunk - 1) / c->chunk;
+}
+
+uint64_t s3_chunked_len(const struct s3_chunked *c)
+{
+    uint64_t m = n_chunks(c), total = TAIL_LEN;
+
+    if (m)
+        total += (m - 1) * framed(c->chunk) + framed(c->payload - (m - 1) * c->chunk);
+    return total;
+}
+
+int s3_chunked_crc(const struct s3_chunked *c, uint64_t *crc)
+{
+    if (c->crc_off != c->payload)
+        return 0;
+    *crc = c->crc;
+    return 1;
+}
+
+/* Copy fixed framing text from position 'at' of 's' (length 'len'). */
+static ssize_t give(const char *s, size_t len, uint64_t at, char *dst, size_t n)
+{
+    size_t k = (size_t)(len - at) < n ? (size_t)(len - at) : n;
+
+    memcpy(dst, s + at, k);
+    return (ssize_t)k;
+}
+
+ssize_t s3_chunked_read(void *ctx, char *dst, size_t n, uint64_t off)
+{
+    struct s3_chunked *c = ctx;
+    uint64_t m = n_chunks(c), full = framed(c->chunk), k, in, len, chunk_bytes;
+    char text[64];
+    size_t hl;
+
+    if (n == 0)
+        return 0;
+    /* Which chunk 'off' falls in: all but the last are the same size. */
+    if (m && off < (m - 1) * full) {
+        k = off / full;
+        in = off % full;
+    } else {
+        k = m ? m - 1 : 0;
+        in = off - (m ? (m - 1) * full : 0);
+    }
+    len = m ? (k + 1 == m ? c->payload - k * c->chunk : c->chunk) : 0;
+    chunk_bytes = m ? framed(len) : 0;
+    if (in < chunk_bytes) {
+        hl = (size_t)snprintf(text, sizeof(text), "%llx\r\n", (unsigned long long)len);
+        if (in < hl)
+            return give(text, hl, in, dst, n);
+        if (in < hl + len) {
+            uint64_t at = k * c->chunk + (in - hl);
+            size_t want = (size_t)(len - (in - hl)) < n ? (size_t)(len - (in - hl)) : n;
+            ssize_t got = c->read(c->read_ctx, dst, want, at);
+
+            if (got <= 0)
+                return got < 0 ? got : -1; /* a short payload is an error, never a short body */
+            if (at == 0 && c->crc_off) {
+                c->crc = 0; /* resent from the start */
+                c->crc_off = 0;
+            }
+            if (at == c->crc_off) {
+                c->crc = crc_crc64nvme_update(c->crc, dst, (size_t)got);
+                c->crc_off += (uint64_t)got;
+            }
+            return got;
+        }
+        return give("\r\n", 2, in - hl - len, dst, n);
+    }
+    /* The tail: the last chunk, the trailer, the end. */
+    in -= chunk_bytes;
+    if (in >= TAIL_LEN)
+        return 0;
+    if (c->crc_off != c->payload)
+        return -1; /* the payload did not all pass in order: no honest checksum to send */
+    {
+        struct buf b64 = BUF_INIT(32);
+        size_t tl;
+
+        crc_b64_64(c->crc, &b64);
+        tl = (size_t)snprintf(text, sizeof(text), "0\r\n%s:%s\r\n\r\n", S3_CHUNKED_TRAILER, buf_cstr(&b64));
+        buf_release(&b64);
+        if (tl != TAIL_LEN)
+            return -1;
+        return give(text, tl, in, dst, n);
+    }
+}
