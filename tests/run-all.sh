@@ -27,6 +27,7 @@
 #                     the s3emu one in the background while Ceph starts and
 #                     its suite runs; they share no port, dir or HOME)
 #   S3C_VALGRIND=0    skip the valgrind memcheck run (tests/valgrind/run.sh)
+#   S3C_TSAN=0        skip the ThreadSanitizer run of the engine's workers (tests/tsan/run.sh)
 #   S3C_EMU_SUITE=0   skip the emulator's own suite (tests/emu/run.sh)
 #   S3C_CEPH=0        skip the Ceph store (and its e2e run)
 #   S3C_S3EMU=0       skip the s3emu store
@@ -44,7 +45,7 @@ exec </dev/null
 
 : "${S3C_SKIP_DEPS:=0}" "${S3C_SAN:=1}" "${S3C_E2E_SAN:=0}" "${S3C_CEPH:=1}"
 : "${S3C_S3EMU:=1}" "${S3C_KEEP:=0}" "${E2E_FILTER:=}" "${S3C_FAULTS:=1}" "${S3C_FUZZ:=1}"
-: "${S3C_E2E_PARALLEL:=1}" "${S3C_VALGRIND:=1}" "${S3C_EMU_SUITE:=1}"
+: "${S3C_E2E_PARALLEL:=1}" "${S3C_VALGRIND:=1}" "${S3C_EMU_SUITE:=1}" "${S3C_TSAN:=1}"
 : "${JOBS:=$(nproc 2>/dev/null || echo 2)}"
 [ "$S3C_E2E_SAN" = 1 ] && S3C_SAN=1
 
@@ -417,6 +418,15 @@ fi
 if [ "$S3C_VALGRIND" = 1 ]; then
     step "valgrind memcheck, ${VG_FILES:-300} files"
     run_counted valgrind tests/valgrind/run.sh
+fi
+
+# -------------------------------------------------------------------- tsan --
+# tests/tsan/run.sh: build-tsan/s3c (make SAN=thread) on the e2e tests that
+# drive the threads that put small downloads on disk (src/xfer/land.c): trees
+# down, sync down, a full disk, interrupts; a race report fails its test.
+if [ "$S3C_TSAN" = 1 ]; then
+    step "ThreadSanitizer: the engine's land workers"
+    run_counted tsan tests/tsan/run.sh
 fi
 
 # ----------------------------------------------------------------- fuzzing --
