@@ -146,17 +146,17 @@ static char *pct_decode_dup(const char *s)
     return out;
 }
 
-int journal_upload_load(const char *dir, const char *bucket, const char *key, struct journal_upload *out,
-                        struct s3c_error *e)
+/*
+ * Read the record at 'path' into buf (JOURNAL_MAX_BYTES + 1) and check its
+ * first line is 'magic'; *save is then ready for strtok_r over the fields.
+ * 1: read; 0: no record; -1: unreadable, too large or not ours (e says which).
+ */
+static int read_record(const char *path, const char *magic, char *buf, char **save, struct s3c_error *e)
 {
-    char path[4352], buf[JOURNAL_MAX_BYTES + 1];
-    char *line, *save = NULL;
+    const char *line;
     ssize_t n;
-    int fd, fields = 0;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
 
-    memset(out, 0, sizeof(*out));
-    record_path(dir, bucket, key, path, sizeof(path));
-    fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
         if (errno == ENOENT)
             return 0;
@@ -170,9 +170,25 @@ int journal_upload_load(const char *dir, const char *bucket, const char *key, st
         return -1;
     }
     buf[n] = '\0';
-    line = strtok_r(buf, "\n", &save);
-    if (!line || strcmp(line, JOURNAL_MAGIC))
-        goto bad;
+    line = strtok_r(buf, "\n", save);
+    if (!line || strcmp(line, magic)) {
+        s3c_fail(e, S3C_EPARSE, "journal %s is malformed", path);
+        return -1;
+    }
+    return 1;
+}
+
+int journal_upload_load(const char *dir, const char *bucket, const char *key, struct journal_upload *out,
+                        struct s3c_error *e)
+{
+    char path[4352], buf[JOURNAL_MAX_BYTES + 1];
+    char *line, *save = NULL;
+    int rc, fields = 0;
+
+    memset(out, 0, sizeof(*out));
+    record_path(dir, bucket, key, path, sizeof(path));
+    if ((rc = read_record(path, JOURNAL_MAGIC, buf, &save, e)) <= 0)
+        return rc;
     while ((line = strtok_r(NULL, "\n", &save))) {
         char *sp = strchr(line, ' ');
         char **dst = NULL;
@@ -299,28 +315,12 @@ int journal_download_load(const char *dir, const char *dest, struct journal_down
 {
     char path[4352], buf[JOURNAL_MAX_BYTES + 1];
     char *line, *save = NULL, *done = NULL;
-    ssize_t n;
-    int fd, fields = 0;
+    int rc, fields = 0;
 
     memset(out, 0, sizeof(*out));
     record_path(dir, dest, NULL, path, sizeof(path));
-    fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        if (errno == ENOENT)
-            return 0;
-        s3c_fail_errno(e, errno, "cannot read the journal %s", path);
-        return -1;
-    }
-    n = read(fd, buf, JOURNAL_MAX_BYTES);
-    close(fd);
-    if (n < 0 || n >= JOURNAL_MAX_BYTES) {
-        s3c_fail(e, S3C_EPARSE, "journal %s: unreadable or too large", path);
-        return -1;
-    }
-    buf[n] = '\0';
-    line = strtok_r(buf, "\n", &save);
-    if (!line || strcmp(line, JOURNAL_DL_MAGIC))
-        goto bad;
+    if ((rc = read_record(path, JOURNAL_DL_MAGIC, buf, &save, e)) <= 0)
+        return rc;
     while ((line = strtok_r(NULL, "\n", &save))) {
         char *sp = strchr(line, ' ');
         char **dst = NULL;
