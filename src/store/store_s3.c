@@ -116,6 +116,16 @@ static void learn_region(struct store_s3 *s, const char *bucket, const char *reg
     s->buckets[i].confirmed = true;
 }
 
+/* A request ready to go to a bucket no reply has confirmed yet, and none out
+ * for it: this one is the probe (store_s3_judge ends it). */
+static void mark_probe(struct store_s3 *s, struct store_s3_call *a)
+{
+    int b = a->bucket[0] ? bucket_slot(s, a->bucket) : -1;
+
+    if (b >= 0 && !s->buckets[b].confirmed && !s->buckets[b].probing)
+        a->probe = s->buckets[b].probing = true;
+}
+
 bool store_s3_may_send(struct store_s3 *s, const char *bucket)
 {
     int i = bucket_find(s, bucket);
@@ -216,12 +226,6 @@ enum s3c_err store_s3_prepare(struct store_s3 *s, const struct s3_req *r, struct
     str_copy(a->bucket, sizeof(a->bucket), r->bucket && strlen(r->bucket) < sizeof(a->bucket) ? r->bucket : "");
     str_copy(a->region, sizeof(a->region), region);
     a->probe = false;
-    if (r->bucket && *r->bucket) {
-        int b = bucket_slot(s, r->bucket);
-
-        if (b >= 0 && !s->buckets[b].confirmed && !s->buckets[b].probing)
-            a->probe = s->buckets[b].probing = true;
-    }
     rc = s3_endpoint_resolve_in(s->opts.cfg, region == s->region ? NULL : region, r->bucket, r->key,
                                 &a->target, e);
     if (rc)
@@ -246,8 +250,10 @@ enum s3c_err store_s3_prepare(struct store_s3 *s, const struct s3_req *r, struct
         if (!strcasecmp(r->headers[i].name, "content-encoding"))
             own_encoding = true; /* no aws-chunked beside it */
     }
-    if (s->opts.no_sign)
+    if (s->opts.no_sign) {
+        mark_probe(s, a);
         return S3C_OK;
+    }
     cr = keyring_get(s->opts.keys, time(NULL), &a->keys_gen, e);
     if (!cr)
         return e->code;
@@ -296,6 +302,7 @@ enum s3c_err store_s3_prepare(struct store_s3 *s, const struct s3_req *r, struct
         return s3c_fail(e, rc, "cannot sign the request");
     if (!http_xfer_header(x, "Authorization", buf_cstr(&a->auth)))
         return s3c_fail(e, S3C_EINTERNAL, "too many request headers");
+    mark_probe(s, a);
     return S3C_OK;
 }
 
