@@ -11,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 
+/* An HTTP date (or ISO 8601) in ms since the epoch; -1 when absent or unparsable. */
 static int64_t parse_http_time(struct sv v)
 {
     char tmp[64];

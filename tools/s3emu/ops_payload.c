@@ -368,6 +368,7 @@ struct emu_blob *ops_take_body(struct emu_req *q)
     return b;
 }
 
+/* See struct body_check (ops.h): the body's work, done before the store lock. */
 void ops_body_prepare(struct emu_server *s, struct emu_conn *c, struct emu_auth_result *ar,
                       struct body_check *bc)
 {
