@@ -15,6 +15,23 @@
 
 #include "auth/creds_impl.h"
 
+/* Python writes the hex of a \uXXXX escape in lower case, jansson in upper case. */
+static void lower_escapes(char *s)
+{
+    int i;
+
+    for (; *s; s++) {
+        if (*s != '\\')
+            continue;
+        if (s[1] == 'u')
+            for (i = 2; i < 6 && s[i]; i++)
+                if (s[i] >= 'A' && s[i] <= 'F')
+                    s[i] = (char)(s[i] - 'A' + 'a');
+        if (s[1])
+            s++;                            /* the escaped character is not a backslash */
+    }
+}
+
 /* The SHA-1 of a JSON text made by jansson with 'flags', as hex. */
 static enum s3c_err key_of(json_t *args, size_t flags, char out[41], struct s3c_error *e)
 {
@@ -23,6 +40,7 @@ static enum s3c_err key_of(json_t *args, size_t flags, char out[41], struct s3c_
     json_decref(args);
     if (!text)
         return s3c_fail(e, S3C_ENOMEM, "credentials cache: out of memory");
+    lower_escapes(text);
     creds_sha1_hex(text, strlen(text), out);
     free(text);
     return S3C_OK;

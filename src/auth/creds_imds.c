@@ -216,7 +216,7 @@ enum s3c_err creds_container_fetch(struct creds_src *s, struct creds *out, struc
     req.net = &s->net;
     for (attempt = 1; attempt <= CONTAINER_ATTEMPTS; attempt++) {
         if (attempt > 1)
-            sleep(1);
+            usleep((useconds_t)creds_retry_delay_ms * 1000);
         buf_reset(&body);
         json_decref(root);
         root = NULL;

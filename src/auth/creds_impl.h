@@ -89,6 +89,9 @@ struct creds_ctx {
     size_t n_visited;
 };
 
+/* Pause between attempts at STS and the container endpoint (tests shorten it). */
+extern long creds_retry_delay_ms;
+
 /* ---- creds.c ---- */
 
 /* A new, empty source of 'kind' for 'profile' (may be NULL); NULL on OOM. */

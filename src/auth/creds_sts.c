@@ -24,6 +24,8 @@
 
 #define STS_VERSION "2011-06-15"
 #define STS_ATTEMPTS 3
+
+long creds_retry_delay_ms = 1000;
 #define TOKEN_FILE_MAX_BYTES ((size_t)1 << 20)
 #define URL_MAX_BYTES 4096
 
@@ -331,7 +333,7 @@ static enum s3c_err sts_post(const struct creds_src *s, const struct creds *sign
         rc = creds_http(&req, &status, &resp, &timed_out, e);
         if (rc == S3C_ENET) {
             if (attempt < STS_ATTEMPTS) {
-                sleep(1);
+                usleep((useconds_t)creds_retry_delay_ms * 1000);
                 continue;
             }
             char why[256];
@@ -352,7 +354,7 @@ static enum s3c_err sts_post(const struct creds_src *s, const struct creds *sign
             break;
         if ((status >= 500 || (field(r, F_CODE) && strstr(field(r, F_CODE), "Throttl"))) &&
             attempt < STS_ATTEMPTS) {
-            sleep(1);
+            usleep((useconds_t)creds_retry_delay_ms * 1000);
             continue;
         }
         rc = s3c_fail(e, status == 403 || status == 400 ? S3C_EAUTH : S3C_EHTTP, "%s: %s: %.300s",

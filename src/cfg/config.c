@@ -358,18 +358,14 @@ static enum s3c_err creds_from_section(struct cfg_ctx *x, const struct ini *ini,
 {
     const struct ini_entry *ak = ini_get(ini, s, "aws_access_key_id");
     const struct ini_entry *sk, *tok;
-    struct origin o;
     enum s3c_err rc;
 
     *got = false;
     if (!ak)
         return S3C_OK;
-    origin_file(&o, x, in_creds);
     sk = ini_get(ini, s, "aws_secret_access_key");
     if (!sk)
-        return s3c_fail(x->e, S3C_ECONFIG,
-                        "%s: aws_access_key_id is set but aws_secret_access_key is missing",
-                        o.text);
+        return S3C_OK;          /* partial keys: auth/creds.c says so, in botocore's order */
     tok = ini_get(ini, s, "aws_security_token");
     if (!tok)
         tok = ini_get(ini, s, "aws_session_token");
@@ -395,9 +391,7 @@ static enum s3c_err resolve_credentials(struct cfg_ctx *x)
     if (!(x->flags->profile && x->flags->profile[0]) &&
         (ak = cfg_env_get(x->envp, "AWS_ACCESS_KEY_ID"))) {
         if (!(sk = cfg_env_get(x->envp, "AWS_SECRET_ACCESS_KEY")))
-            return s3c_fail(x->e, S3C_ECONFIG,
-                            "environment: AWS_ACCESS_KEY_ID is set but AWS_SECRET_ACCESS_KEY is "
-                            "missing");
+            return S3C_OK;      /* partial keys: the chain's error */
         if (!(tok = cfg_env_get(x->envp, "AWS_SECURITY_TOKEN")))
             tok = cfg_env_get(x->envp, "AWS_SESSION_TOKEN");
         if ((rc = set_str(x, &x->out->access_key, ak)) ||

@@ -14,11 +14,13 @@
  *               `s3 = endpoint_url` (an s3c extension), profile
  *               `endpoint_url`, none. AWS_IGNORE_CONFIGURED_ENDPOINT_URLS or
  *               `ignore_configured_endpoint_urls = true` skip all but the flag.
- *   credentials AWS_ACCESS_KEY_ID + AWS_SECRET_ACCESS_KEY (+ AWS_SECURITY_TOKEN
- *               or AWS_SESSION_TOKEN) unless --profile was given (botocore
- *               drops its environment provider for an explicit --profile but
- *               not for AWS_PROFILE); then the credentials file's [NAME];
- *               then the config file's profile. None with --no-sign-request.
+ *   credentials auth/creds.h resolves them (every provider, in botocore's
+ *               order, with its errors for partial keys). The static-key
+ *               fields below are a transitional copy for callers that have
+ *               not moved to creds_resolve(): environment keys unless
+ *               --profile was given, then the credentials file's [NAME],
+ *               then the config file's profile; partial keys are skipped
+ *               here (the chain reports them). None with --no-sign-request.
  *   ca_bundle   --ca-bundle, AWS_CA_BUNDLE, profile `ca_bundle`
  *   the rest    environment (AWS_MAX_ATTEMPTS, AWS_RETRY_MODE,
  *               AWS_REQUEST_CHECKSUM_CALCULATION, AWS_RESPONSE_CHECKSUM_VALIDATION,
@@ -170,8 +172,8 @@ struct s3c_config {
  * a missing file is not an error.
  *
  * Fails with S3C_ECONFIG (the CLI's exit 2) for a bad value, an
- * unreadable or malformed file (the message names file and line), partial
- * credentials, a `services` name with no such section, or an explicitly
+ * unreadable or malformed file (the message names file and line), a
+ * `services` name with no such section, or an explicitly
  * named profile that exists in neither file ("The config profile (NAME)
  * could not be found"); or with S3C_ENOMEM. On failure 'out' is released
  * (safe to release again) and 'e' has the one-line message.
