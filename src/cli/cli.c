@@ -39,6 +39,7 @@ static const struct verb verbs[] = {
     { "presign", cmd_presign },
     { "sync", cmd_sync },
     { "run", cmd_run },
+    { "configure", cmd_configure },
     { NULL, NULL },
 };
 
