@@ -31,6 +31,8 @@
 #   S3C_VALGRIND=0    skip the valgrind memcheck run (tests/valgrind/run.sh)
 #   S3C_TSAN=0        skip the ThreadSanitizer run of the engine's workers (tests/tsan/run.sh)
 #   S3C_EMU_SUITE=0   skip the emulator's own suite (tests/emu/run.sh)
+#   S3C_BOTODIFF_IAM=0  skip the differential tests of the server-backed
+#                     credential providers (tests/creds/botodiff_iam.py)
 #   S3C_CEPH=0        skip the Ceph store (and its e2e run)
 #   S3C_S3EMU=0       skip the s3emu store
 #   S3C_FAULTS=0      skip the fault campaign (tests/faults/run.sh), and its
@@ -52,6 +54,7 @@ exec </dev/null
 : "${S3C_S3EMU:=1}" "${S3C_KEEP:=0}" "${E2E_FILTER:=}" "${S3C_FAULTS:=1}" "${S3C_FUZZ:=1}"
 : "${S3C_E2E_PARALLEL:=1}" "${S3C_VALGRIND:=1}" "${S3C_EMU_SUITE:=1}" "${S3C_TSAN:=1}"
 : "${S3C_TREE_CHECK:=1}"
+: "${S3C_BOTODIFF_IAM:=1}"
 : "${JOBS:=$(nproc 2>/dev/null || echo 2)}"
 [ "$S3C_E2E_SAN" = 1 ] && S3C_SAN=1
 
@@ -407,6 +410,15 @@ if [ "$S3C_S3EMU" = 1 ] && [ "$S3C_EMU_SUITE" = 1 ] && [ -x tests/emu/run.sh ]; 
     else
         record "emu-suite" 0 1 "no summary line"
     fi
+fi
+
+# ------------------------------------------ credential providers vs botocore --
+# tests/creds/botodiff_iam.py starts its own tests/creds/fake_iam.py (STS,
+# SSO, container, IMDS on loopback) and compares `s3c configure list` with
+# Debian's botocore on generated profiles and environments (about 20 s).
+if [ "$S3C_BOTODIFF_IAM" = 1 ]; then
+    step "credential providers against botocore (tests/creds/botodiff_iam.py)"
+    run_counted botodiff-iam /usr/bin/python3 tests/creds/botodiff_iam.py --s3c build/s3c
 fi
 
 # --------------------------------------------------------- the fault campaign --
