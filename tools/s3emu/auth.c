@@ -339,6 +339,13 @@ void emu_auth_check(struct emu_server *s, struct emu_req *q, const char *region,
     size_t nh = 0, i;
 
     memset(ar, 0, sizeof(*ar));
+    /* S3 judges a request (its date, its token's expiry) when it arrives,
+     * not when a long body has been received. */
+    if (q->t_head_ns) {
+        int64_t waited_ns = emu_now_ns() - q->t_head_ns;
+        if (waited_ns > 0)
+            now -= (time_t)(waited_ns / 1000000000);
+    }
     if (sha.p) {
         ar->streaming_signed = sv_starts(sha, "STREAMING-AWS4-HMAC-SHA256-PAYLOAD");
         if (sha.n == 64 && !sv_starts(sha, "STREAMING")) {
