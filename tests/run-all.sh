@@ -38,6 +38,8 @@
 #   S3C_FAULTS=0      skip the fault campaign (tests/faults/run.sh), and its
 #                     short pass with the ASan+UBSan build
 #   S3C_FUZZ=0        skip the libFuzzer runs (tests/fuzz/run.sh; FUZZ_SECONDS each)
+#   S3C_BOTODIFF=0    skip the credential chain's differential run against
+#                     botocore (tests/creds/botodiff.py)
 #   S3C_TREE_CHECK=0  skip the check that the run left no untracked files in
 #                     the checkout (tests/tree-clean.sh; files that were there
 #                     before the run never count)
@@ -53,6 +55,7 @@ exec </dev/null
 : "${S3C_SKIP_DEPS:=0}" "${S3C_SAN:=1}" "${S3C_E2E_SAN:=0}" "${S3C_CEPH:=1}"
 : "${S3C_S3EMU:=1}" "${S3C_KEEP:=0}" "${E2E_FILTER:=}" "${S3C_FAULTS:=1}" "${S3C_FUZZ:=1}"
 : "${S3C_E2E_PARALLEL:=1}" "${S3C_VALGRIND:=1}" "${S3C_EMU_SUITE:=1}" "${S3C_TSAN:=1}"
+: "${S3C_BOTODIFF:=1}"
 : "${S3C_TREE_CHECK:=1}"
 : "${S3C_BOTODIFF_IAM:=1}"
 : "${JOBS:=$(nproc 2>/dev/null || echo 2)}"
@@ -273,6 +276,22 @@ fi
 # ------------------------------------------------------------------ unit --
 step "unit tests"
 run_unit unit build/unit-tests
+
+# -------------------------------------------------------------- botodiff --
+if [ "$S3C_BOTODIFF" = 1 ]; then
+    step "credential chain against botocore (tests/creds/botodiff.py)"
+    out=$WORK/botodiff.log
+    run_step tests/creds/botodiff.py --s3c build/s3c -n 200 > "$out" 2>&1
+    rc=$?
+    cat "$out"
+    line=$(grep -E '^botodiff: [0-9]+ passed, [0-9]+ failed' "$out" | tail -n 1)
+    if [ -z "$line" ]; then
+        record botodiff 0 1 "no summary line, exit $rc"
+    else
+        record botodiff "$(sed -E 's/^botodiff: ([0-9]+) passed.*/\1/' <<<"$line")" \
+            "$(sed -E 's/.* ([0-9]+) failed.*/\1/' <<<"$line")"
+    fi
+fi
 
 SAN_OK=0
 if [ "$S3C_SAN" = 1 ]; then

@@ -63,9 +63,12 @@ enum s3c_err creds_resolve(const struct s3c_config *cfg, char *const *envp,
 
 /*
  * Fetch fresh keys from the same provider into *out (CREDS_INIT or released).
- * Blocking; called from a refresh thread, never two at once. Keys that never
- * expire come back unchanged. A role that needs an MFA code cannot refresh
- * (S3C_EAUTH), as in botocore.
+ * Blocking; called from a refresh thread, never two at once. Static keys
+ * (environment, files) come back unchanged, with the same expiry when
+ * AWS_CREDENTIAL_EXPIRATION gave one. A cached role, web identity or SSO
+ * entry is reused while it is good for more than 15 minutes (the CLI's
+ * window); a refresh ahead of that window gets the same keys. A role that
+ * needs an MFA code cannot refresh (S3C_EAUTH), as in botocore.
  */
 enum s3c_err creds_src_fetch(struct creds_src *s, struct creds *out, struct s3c_error *e);
 

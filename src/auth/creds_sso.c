@@ -88,9 +88,14 @@ enum s3c_err creds_sso_setup(struct creds_ctx *x, const char *profile, struct cr
         goto fail;
     /* `aws sso login` keeps its tokens in expanduser("~/.aws/sso/cache"). */
     if ((home = cfg_env_get(x->envp, "HOME"))) {
-        snprintf(url, sizeof(url), "%.200s/.aws/sso/cache", home);
-        if ((rc = creds_dup(&s->token_file, url, e)))
+        struct buf dir = BUF_INIT(8192);
+
+        if (buf_adds(&dir, home) || buf_adds(&dir, "/.aws/sso/cache") ||
+            !(s->token_file = buf_detach(&dir))) {
+            buf_release(&dir);
+            rc = s3c_fail(e, S3C_ENOMEM, "credentials: out of memory");
             goto fail;
+        }
     }
     if (!configured) {
         snprintf(url, sizeof(url), "https://portal.sso.%.64s.amazonaws.com%s", s->sso_region,

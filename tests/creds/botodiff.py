@@ -7,7 +7,7 @@ in this process) which provider it picks and which access key it gets, runs
 `s3c configure list` on the same files, and compares the provider method and
 the masked key id (or that both fail, or that both find nothing).
 
-    tests/creds/botodiff.py [--s3c build/s3c] [-n 400] [--seed 1] [-v]
+    tests/creds/botodiff.py [--s3c build/s3c] [-n 300] [--seed 1] [-v]
 
 Prints one line per mismatch and `botodiff: N passed, N failed`; exits 1 on
 any failure. To add providers that need servers (STS, SSO, container,
@@ -23,9 +23,12 @@ import stat
 import subprocess
 import sys
 import tempfile
+import time
 
 sys.path.insert(0, '/usr/lib/python3/dist-packages')
 import botocore.session  # noqa: E402  (Debian's, the version the tests compare with)
+from botocore.credentials import (AssumeRoleCredentialFetcher,  # noqa: E402
+                                  SSOCredentialFetcher, JSONFileCache)
 from botocore.exceptions import BotoCoreError  # noqa: E402
 
 ENV_KEEP = ('PATH', 'LANG', 'LC_ALL')
@@ -42,6 +45,7 @@ class Case:
         self.profile = None         # --profile value
         self.scripts = {}           # file name -> shell script text (0755, in HOME)
         self.files_via_env = False  # AWS_CONFIG_FILE / AWS_SHARED_CREDENTIALS_FILE
+        self.cache = {}             # ~/.aws/cli/cache entries: file name -> access key id
 
     def describe(self):
         return json.dumps({'config': self.config, 'credentials': self.credentials,
@@ -74,11 +78,26 @@ def prepare(case, home):
         os.chmod(p, stat.S_IRWXU)
     for k, v in case.env.items():
         env[k] = v.replace('$HOME', home)
+    if case.cache:
+        d = os.path.join(home, '.aws', 'cli', 'cache')
+        os.makedirs(d, exist_ok=True)
+        for name, ak in case.cache.items():
+            with open(os.path.join(d, name + '.json'), 'w') as f:
+                json.dump({'Credentials': {'AccessKeyId': ak, 'SecretAccessKey': 's',
+                                           'SessionToken': 't', 'Expiration': FAR}}, f)
     return env
 
 
 def mask(key):
     return '*' * 16 + key[-4:]
+
+
+def cli_caches(session, home):
+    """What the AWS CLI does at start: its JSONFileCache for roles and SSO."""
+    cache = JSONFileCache(os.path.join(home, '.aws', 'cli', 'cache'))
+    chain = session.get_component('credential_provider')
+    for method in ('assume-role', 'assume-role-with-web-identity', 'sso'):
+        chain.get_provider(method).cache = cache
 
 
 def botocore_side(case, env):
@@ -88,6 +107,7 @@ def botocore_side(case, env):
     os.environ.update(env)
     try:
         s = botocore.session.Session(profile=case.profile)
+        cli_caches(s, env['HOME'])
         c = s.get_credentials()
         if c is None:
             return ('none',)
@@ -211,13 +231,104 @@ def gen_static(rng, i):
     return case
 
 
-GENERATORS = [gen_static]
+# ---- roles, web identity and SSO, from the CLI's cache (no server needed) ----
+
+FAR = '2099-01-01T00:00:00UTC'
+
+
+def role_key(arn, session=None, external_id=None, duration=None):
+    extra = {}
+    if session is not None:
+        extra['RoleSessionName'] = session
+    if external_id is not None:
+        extra['ExternalId'] = external_id
+    if duration is not None:
+        try:
+            extra['DurationSeconds'] = int(duration)
+        except ValueError:
+            pass
+    return AssumeRoleCredentialFetcher(None, None, arn, extra_args=extra)._cache_key
+
+
+def sso_key(start_url, account, role, session=None):
+    return SSOCredentialFetcher(start_url, 'us-east-1', role, account, None,
+                                sso_session_name=session)._cache_key
+
+
+def gen_roles(rng, i):
+    """Role profiles (chains, loops, credential_source), web identity and SSO
+    settings, each role's credentials waiting in the CLI cache (or not)."""
+    case = Case('roles-%d' % i)
+    sections = ['[profile base]\naws_access_key_id = AKIDBASE1\naws_secret_access_key = s\n',
+                '[profile nokeys]\nregion = us-east-1\n']
+    names = []
+    for n in range(rng.randint(2, 5)):
+        name = 'r%d' % n
+        names.append(name)
+        arn = 'arn:aws:iam::123456789012:role/%s' % name
+        lines = ['role_arn = ' + arn]
+        src = rng.choice(['base'] * 5 + names * 3 + ['Environment'] * 2 +
+                         ['nokeys', 'ghost', 'self', 'Ec2InstanceMetadata', 'environment',
+                          'both', 'none'])
+        if src == 'self':
+            lines.append('source_profile = ' + name)
+            if rng.random() < 0.5:
+                lines += ['aws_access_key_id = AKIDSELF%d' % n, 'aws_secret_access_key = s']
+        elif src in ('Environment', 'Ec2InstanceMetadata', 'environment'):
+            lines.append('credential_source = ' + src)
+        elif src == 'both':
+            lines += ['source_profile = base', 'credential_source = Environment']
+        elif src != 'none':
+            lines.append('source_profile = ' + src)
+        session = rng.choice([None, None, 'sess-%d' % n])
+        ext = rng.choice([None, None, 'ext-%d' % n])
+        dur = rng.choice([None, None, '3600', 'junk'])
+        for k, v in (('role_session_name', session), ('external_id', ext), ('duration_seconds', dur)):
+            if v is not None:
+                lines.append('%s = %s' % (k, v))
+        if rng.random() < 0.1:
+            lines.append('web_identity_token_file = /nonexistent/token')
+        if rng.random() < 0.85:
+            case.cache[role_key(arn, session, ext, dur)] = 'ASIAROLE%d%04d' % (n, rng.randint(0, 9999))
+        sections.append('[profile %s]\n%s\n' % (name, '\n'.join(lines)))
+    # SSO: an sso-session or the legacy form, complete or not, cached or not.
+    url = 'https://d-123.awsapps.com/start'
+    sections.append('[sso-session corp]\nsso_start_url = %s\nsso_region = us-east-1\n' % url)
+    sso = ['sso_account_id = 123456789012', 'sso_role_name = Admin']
+    form = rng.choice(['session', 'legacy', 'missing', 'ghost', 'clash'])
+    if form == 'session':
+        sso.append('sso_session = corp')
+    elif form == 'legacy':
+        sso += ['sso_start_url = ' + url, 'sso_region = us-east-1']
+    elif form == 'ghost':
+        sso.append('sso_session = nope')
+    elif form == 'clash':
+        sso += ['sso_session = corp', 'sso_region = eu-west-1']
+    sections.append('[profile sso]\n%s\n' % '\n'.join(sso))
+    if rng.random() < 0.8:
+        case.cache[sso_key(url, '123456789012', 'Admin', 'corp' if form != 'legacy' else None)] = 'ASIASSO%04d' % rng.randint(0, 9999)
+    sections.append('[profile webnoarn]\nweb_identity_token_file = /nonexistent/token\n')
+    case.config = '\n'.join(sections)
+    if rng.random() < 0.4:
+        case.env['AWS_ACCESS_KEY_ID'] = 'AKIDENVSRC'
+        case.env['AWS_SECRET_ACCESS_KEY'] = 's'
+    if rng.random() < 0.1:
+        case.env['AWS_WEB_IDENTITY_TOKEN_FILE'] = '/nonexistent/token'
+    target = rng.choice(names + ['sso', 'sso', 'webnoarn', 'base'])
+    if rng.random() < 0.7:
+        case.profile = target
+    else:
+        case.env['AWS_PROFILE'] = target
+    return case
+
+
+GENERATORS = [gen_static, gen_roles]
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument('--s3c', default='build/s3c')
-    ap.add_argument('-n', type=int, default=400)
+    ap.add_argument('-n', type=int, default=300)
     ap.add_argument('--seed', type=int, default=1)
     ap.add_argument('-v', action='store_true', help='print every case')
     a = ap.parse_args()
@@ -229,8 +340,13 @@ def main():
         home = tempfile.mkdtemp(prefix='botodiff-')
         try:
             env = prepare(case, home)
+            t0 = time.time()
             want = botocore_side(case, env)
+            t1 = time.time()
             got = s3c_side(case, env, s3c)
+            t2 = time.time()
+            if a.v and t2 - t0 > 1:
+                print('slow %s: botocore %.1fs, s3c %.1fs' % (case.name, t1 - t0, t2 - t1))
         finally:
             shutil.rmtree(home, ignore_errors=True)
         if same(want, got):
