@@ -6,7 +6,8 @@
 #
 #     bash tests/run-all.sh
 #
-# Steps: scripts/deps.sh; make; unit tests; ASan+UBSan build and unit tests
+# Steps: scripts/deps.sh; make; unit tests; the packaging suite
+# (tests/pkg/run.sh); ASan+UBSan build and unit tests
 # under it; the e2e suite (tests/e2e/run.sh) against build/s3emu with the
 # ASan+UBSan build of s3c (any sanitizer report fails the test), and, at the
 # same time, against a throw-away Ceph RADOS Gateway on a free loopback port
@@ -34,6 +35,8 @@
 #   S3C_FAULTS=0      skip the fault campaign (tests/faults/run.sh), and its
 #                     short pass with the ASan+UBSan build
 #   S3C_FUZZ=0        skip the libFuzzer runs (tests/fuzz/run.sh; FUZZ_SECONDS each)
+#   S3C_PKG=0         skip the packaging suite (tests/pkg/run.sh: make install,
+#                     man page, completions, the .deb built, linted, installed, purged)
 #   S3C_KEEP=1        keep the work dir (server logs) after the run
 #   JOBS=N            make -jN (default: number of cores)
 #   E2E_FILTER='re'   run only the e2e tests whose names match
@@ -46,6 +49,7 @@ exec </dev/null
 : "${S3C_SKIP_DEPS:=0}" "${S3C_SAN:=1}" "${S3C_E2E_SAN:=0}" "${S3C_CEPH:=1}"
 : "${S3C_S3EMU:=1}" "${S3C_KEEP:=0}" "${E2E_FILTER:=}" "${S3C_FAULTS:=1}" "${S3C_FUZZ:=1}"
 : "${S3C_E2E_PARALLEL:=1}" "${S3C_VALGRIND:=1}" "${S3C_EMU_SUITE:=1}" "${S3C_TSAN:=1}"
+: "${S3C_PKG:=1}"
 : "${JOBS:=$(nproc 2>/dev/null || echo 2)}"
 [ "$S3C_E2E_SAN" = 1 ] && S3C_SAN=1
 
@@ -256,6 +260,15 @@ fi
 # ------------------------------------------------------------------ unit --
 step "unit tests"
 run_unit unit build/unit-tests
+
+# ------------------------------------------------------------------- pkg --
+# tests/pkg/run.sh: make install's layout, s3c(1) rendered by man, the
+# completions of bash, zsh and fish (s3:// from an s3emu of its own), and the
+# .deb built in a copy of the tree, linted, installed, run and purged.
+if [ "$S3C_PKG" = 1 ]; then
+    step "packaging: make install, man page, completions, .deb"
+    JOBS=$JOBS run_counted pkg tests/pkg/run.sh
+fi
 
 SAN_OK=0
 if [ "$S3C_SAN" = 1 ]; then
