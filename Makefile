@@ -125,7 +125,10 @@ uninstall:
 
 # Functions that have no place in this code base (unbounded or unchecked).
 BANNED := strcpy|sprintf|vsprintf|strcat|gets|atoi|atol|strtok
-lint:
+lint: layers
 	@if grep -nE '(^|[^_a-zA-Z0-9])($(BANNED)) *\(' $$(git ls-files '*.c' '*.h'); then \
 	    echo "lint: banned function used (see above)"; exit 1; else echo "lint: ok"; fi
-.PHONY: lint
+# The engine's files call each other one way (scripts/check-layers.sh, from the objects' symbols).
+layers: $(filter $(B)/src/xfer/%,$(LIB_OBJ))
+	@scripts/check-layers.sh $(B) src/xfer
+.PHONY: lint layers

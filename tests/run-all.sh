@@ -13,7 +13,9 @@
 # same time, against a throw-away Ceph RADOS Gateway on a free loopback port
 # with the normal build; the emulator's own suite; the fault campaign
 # (tests/faults/run.sh), also with the sanitizer build; s3c under valgrind
-# memcheck (tests/valgrind/run.sh); the libFuzzer targets. Every server it
+# memcheck (tests/valgrind/run.sh); the libFuzzer targets; last, that the run
+# left no untracked file in the checkout (tests/tree-clean.sh: every test
+# writes under a temporary directory). Every server it
 # starts is stopped by PID on every way out. The last line is the sum over all
 # suites, "N passed, N failed"; the exit status is non-zero when anything
 # failed.
@@ -37,6 +39,9 @@
 #   S3C_FUZZ=0        skip the libFuzzer runs (tests/fuzz/run.sh; FUZZ_SECONDS each)
 #   S3C_PKG=0         skip the packaging suite (tests/pkg/run.sh: make install,
 #                     man page, completions, the .deb built, linted, installed, purged)
+#   S3C_TREE_CHECK=0  skip the check that the run left no untracked files in
+#                     the checkout (tests/tree-clean.sh; files that were there
+#                     before the run never count)
 #   S3C_KEEP=1        keep the work dir (server logs) after the run
 #   JOBS=N            make -jN (default: number of cores)
 #   E2E_FILTER='re'   run only the e2e tests whose names match
@@ -50,6 +55,7 @@ exec </dev/null
 : "${S3C_S3EMU:=1}" "${S3C_KEEP:=0}" "${E2E_FILTER:=}" "${S3C_FAULTS:=1}" "${S3C_FUZZ:=1}"
 : "${S3C_E2E_PARALLEL:=1}" "${S3C_VALGRIND:=1}" "${S3C_EMU_SUITE:=1}" "${S3C_TSAN:=1}"
 : "${S3C_PKG:=1}"
+: "${S3C_TREE_CHECK:=1}"
 : "${JOBS:=$(nproc 2>/dev/null || echo 2)}"
 [ "$S3C_E2E_SAN" = 1 ] && S3C_SAN=1
 
@@ -238,6 +244,14 @@ run_counted() {
 }
 
 echo "s3c run-all: $(date -u '+%Y-%m-%d %H:%M:%S') UTC, $(nproc) cores, CI=${CI:-}"
+
+# The untracked files already in the checkout: the last step counts only new ones.
+if [ "$S3C_TREE_CHECK" = 1 ]; then
+    tests/tree-clean.sh --list > "$WORK/untracked.before" 2>/dev/null
+    n_before=$(grep -c . "$WORK/untracked.before")
+    [ "$n_before" -eq 0 ] ||
+        note tree-before "$n_before untracked file(s) were there before the run: not counted"
+fi
 
 # ------------------------------------------------------------------ deps --
 if [ "$S3C_SKIP_DEPS" != 1 ]; then
@@ -449,6 +463,15 @@ fi
 if [ "$S3C_FUZZ" = 1 ]; then
     step "libFuzzer targets, ${FUZZ_SECONDS:-20} s each"
     JOBS=$JOBS run_counted fuzz tests/fuzz/run.sh
+fi
+
+# ------------------------------------------------------------ a clean tree --
+# Every suite writes under a temporary directory; a file it leaves in the
+# checkout gets committed by mistake (as '-/slow' once was). Last, so that
+# it sees what every suite left.
+if [ "$S3C_TREE_CHECK" = 1 ]; then
+    step "work tree: no untracked files left by the run"
+    run_counted tree tests/tree-clean.sh "$WORK/untracked.before"
 fi
 
 finish

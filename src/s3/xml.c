@@ -2,6 +2,7 @@
  * The engine of s3/xml: expat events -> the fields a schema names. One
  * stream parses one reply; state is a path of local names, the text of the
  * current element and, inside a repeating element, the entry being filled.
+ * It knows no reply: schemas come in as arguments (xml_replies.c has them).
  */
 #include "s3/xml.h"
 #include "base/pct.h"
@@ -227,7 +228,8 @@ static const char *excerpt(struct sv v, char out[40])
 struct s3_xml_stream {
     XML_Parser parser;
     const struct xml_schema *schema;    /* the reply we expect */
-    const struct xml_schema *active;    /* schema, or the Error schema once the root says so */
+    const struct xml_schema *err_schema; /* how to read an <Error> root instead */
+    const struct xml_schema *active;    /* schema, or err_schema once the root says so */
     char *out;                          /* the result being filled (caller's, or &err) */
     struct s3_error err;                /* an <Error> where a result was expected */
     struct s3_xml_limits lim;
@@ -438,7 +440,7 @@ static void XMLCALL on_start(void *ud, const XML_Char *name, const XML_Char **at
             return;
         if (strcmp(local, "Error") == 0) {
             /* S3 failed after answering 200: capture the <Error> instead. */
-            st->active = xml_schema_for(S3_REPLY_ERROR);
+            st->active = st->err_schema;
             st->out = (char *)&st->err;
             set_empty_strings(st->active->fields, st->active->n_fields, st->out);
             return;
@@ -564,11 +566,11 @@ static enum s3c_err st_report(const struct s3_xml_stream *st, struct s3c_error *
     return st->rc;
 }
 
-struct s3_xml_stream *s3_xml_stream_new(enum s3_reply kind, void *out,
-                                        const struct s3_xml_limits *lim)
+struct s3_xml_stream *xml_stream_open(const struct xml_schema *s,
+                                      const struct xml_schema *err_schema, void *out,
+                                      const struct s3_xml_limits *lim)
 {
     static const struct s3_xml_limits defaults = S3_XML_LIMITS_DEFAULT;
-    const struct xml_schema *s = xml_schema_for(kind);
     struct s3_xml_stream *st;
 
     if (!s || !out)
@@ -576,6 +578,7 @@ struct s3_xml_stream *s3_xml_stream_new(enum s3_reply kind, void *out,
     st = calloc(1, sizeof(*st));
     if (!st)
         return NULL;
+    st->err_schema = err_schema;
     st->lim = lim ? *lim : defaults;
     st->seg = calloc(st->lim.depth_max + 2, sizeof(*st->seg));
     st->parser = parser_new(st, on_start, on_end, on_text, on_doctype, on_entity);
@@ -722,7 +725,7 @@ void s3_xml_stream_free(struct s3_xml_stream *st)
         return;
     if (st->parser)
         XML_ParserFree(st->parser);
-    xml_release(xml_schema_for(S3_REPLY_ERROR), &st->err);
+    xml_release(st->err_schema, &st->err);
     buf_release(&st->text);
     free(st->seg);
     free(st);
@@ -733,10 +736,11 @@ bool xml_stream_oom(const struct s3_xml_stream *st)
     return st->oom;
 }
 
-enum s3c_err s3_xml_parse(enum s3_reply kind, struct sv body, void *out,
-                          const struct s3_xml_limits *lim, struct s3c_error *e)
+enum s3c_err xml_parse_schema(const struct xml_schema *s, const struct xml_schema *err_schema,
+                              struct sv body, void *out, const struct s3_xml_limits *lim,
+                              struct s3c_error *e)
 {
-    struct s3_xml_stream *st = s3_xml_stream_new(kind, out, lim);
+    struct s3_xml_stream *st = xml_stream_open(s, err_schema, out, lim);
     enum s3c_err rc;
 
     if (!st)

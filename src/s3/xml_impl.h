@@ -2,7 +2,9 @@
  * xml_impl: the inside of s3/xml, shared by its .c files only. A reply is
  * described by a schema (root name, fields, arrays of entries); one engine
  * (xml.c) drives expat and stores what the schema asks for, so adding a
- * reply is a table in xml_replies.c, not a new parser.
+ * reply is a table in xml_replies.c, not a new parser. The dependency points
+ * one way: xml_replies.c calls the engine, the engine takes every schema as
+ * an argument and never calls back into xml_replies.c.
  */
 #ifndef S3C_S3_XML_IMPL_H
 #define S3C_S3_XML_IMPL_H
@@ -58,8 +60,18 @@ struct xml_schema {
     enum s3c_err (*finish)(void *out, struct s3_strpool *pool, struct s3c_error *e);
 };
 
-/* The schema for a reply kind; NULL for an unknown kind. */
-const struct xml_schema *xml_schema_for(enum s3_reply kind);
+/*
+ * s3_xml_stream_new for a schema (NULL: returns NULL): parse into 'out' a
+ * reply of schema 's', or an <Error> read with 'err_schema' when that is the
+ * root S3 sends instead. Both schemas must outlive the stream.
+ */
+struct s3_xml_stream *xml_stream_open(const struct xml_schema *s,
+                                      const struct xml_schema *err_schema, void *out,
+                                      const struct s3_xml_limits *lim);
+/* s3_xml_parse for a schema: open, feed, finish, free. */
+enum s3c_err xml_parse_schema(const struct xml_schema *s, const struct xml_schema *err_schema,
+                              struct sv body, void *out, const struct s3_xml_limits *lim,
+                              struct s3c_error *e);
 
 /* Free a result's arrays and pool and zero it (its *_INIT value). */
 void xml_release(const struct xml_schema *s, void *out);

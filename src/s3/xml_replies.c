@@ -1,7 +1,8 @@
 /*
  * The S3 replies s3c reads, each as a schema for the engine in xml.c, and
  * the thin typed entry points over it. Element names and which of them S3
- * URL-encodes follow the S3 API reference.
+ * URL-encodes follow the S3 API reference. This file calls the engine;
+ * the engine never calls this file (it is handed the schemas).
  */
 #include <stddef.h>
 #include <stdio.h>
@@ -386,7 +387,8 @@ _Static_assert(COUNT(version_fields) <= XML_MAX_FIELDS, "too many fields");
 
 /* ---- dispatch ----------------------------------------------------------------------------- */
 
-const struct xml_schema *xml_schema_for(enum s3_reply kind)
+/* The schema for a reply kind; NULL for an unknown kind. */
+static const struct xml_schema *xml_schema_for(enum s3_reply kind)
 {
     switch (kind) {
     case S3_REPLY_ERROR:
@@ -413,6 +415,18 @@ const struct xml_schema *xml_schema_for(enum s3_reply kind)
         return &location_schema;
     }
     return NULL;
+}
+
+struct s3_xml_stream *s3_xml_stream_new(enum s3_reply kind, void *out,
+                                        const struct s3_xml_limits *lim)
+{
+    return xml_stream_open(xml_schema_for(kind), &error_schema, out, lim);
+}
+
+enum s3c_err s3_xml_parse(enum s3_reply kind, struct sv body, void *out,
+                          const struct s3_xml_limits *lim, struct s3c_error *e)
+{
+    return xml_parse_schema(xml_schema_for(kind), &error_schema, body, out, lim, e);
 }
 
 /* One parse and one release function per reply, all the same shape. */

@@ -1,8 +1,13 @@
-/* Part sizing and content types: small pure functions of the engine. */
+/*
+ * Parts: sizing and content types (pure functions, xfer.h), and the engine's
+ * part planning (whether an object goes in parts, how many, putting it on
+ * the active list). Calls no other engine file.
+ */
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
-#include "xfer/xfer.h"
+#include "xfer/engine.h"
 
 #define MIB ((uint64_t)1 << 20)
 #define PART_MIN (8 * MIB)
@@ -14,6 +19,7 @@
 #define STDOUT_PARTS_WANTED 8       /* small objects: parts small enough for this many in parallel */
 #define GROW_EVERY_PARTS 2000
 #define GROW_DOUBLINGS_MAX 4
+#define DEFAULT_THRESHOLD ((uint64_t)8 << 20)   /* objects this large go in parts */
 
 uint64_t xfer_part_size(uint64_t size, uint64_t configured)
 {
@@ -176,4 +182,45 @@ const char *xfer_guess_mime(const char *name)
         if (strcasecmp(dot + 1, mime_types[i].ext) == 0)
             return mime_types[i].type;
     return "binary/octet-stream";
+}
+
+/* ---- the engine's part planning ---------------------------------------------- */
+
+void plan_parts(struct engine *g, struct xfer_obj_state *os)
+{
+    os->part_size = xfer_part_size(os->size, g->opts.part_size);
+    os->n_parts = (uint32_t)((os->size + os->part_size - 1) / os->part_size);
+}
+
+/* An object below the threshold uploaded in several parts: downloaded part by
+ * part, so that its md5-of-md5s ETag can be checked. */
+bool small_multipart(const struct xfer_obj *o)
+{
+    char hex[33];
+
+    return o->size > 0 && xfer_etag_parts(o->etag, hex) > 1;
+}
+
+bool wants_multipart(struct engine *g, uint64_t size)
+{
+    uint64_t threshold = g->opts.multipart_threshold ? g->opts.multipart_threshold : DEFAULT_THRESHOLD;
+
+    return size > 0 && (size >= threshold || size > ((uint64_t)5 << 30));
+}
+
+enum s3c_err start_parts(struct engine *g, struct xfer_obj_state *os, struct s3c_error *e)
+{
+    size_t room = os->stream ? S3_MAX_PARTS : os->n_parts;
+
+    if (!os->etags)
+        os->etags = calloc(room, sizeof(*os->etags));
+    if (!os->md5s)
+        os->md5s = calloc(room, sizeof(*os->md5s));
+    if (!os->etags || !os->md5s)
+        return s3c_fail(e, S3C_ENOMEM, "out of memory");
+    os->phase = PH_PARTS;
+    os->next_part = 1;
+    os->next = g->active;
+    g->active = os;
+    return S3C_OK;
 }

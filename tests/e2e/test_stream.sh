@@ -94,6 +94,8 @@ test_cat_usage_and_missing_key() {
     t_put_text "$b" 'a%2Ab' star
     assert_exit 2 s3c cat "s3://$b/a*"
     assert_contains "$T_ERR" "wildcards"
+    # A wildcard to standard output once wrote into a directory named '-' (see test_cp.sh).
+    [ ! -e ./- ] || t_fail "a local '-' was created"
     assert_exit 2 s3c cat "s3://$b/"
     assert_exit 2 s3c cat "s3://$b/x" "s3://$b/y"
     assert_exit 2 s3c cat ./local

@@ -5,7 +5,7 @@
  * carries Content-MD5; SHA-256 only when x-amz-content-sha256 is a hex digest
  * (never for UNSIGNED-PAYLOAD); a CRC or SHA only when an x-amz-checksum-*
  * header asks for it. An aws-chunked body is framed, so nothing is computed
- * on the way in: ops.c hashes its payload once it is decoded.
+ * on the way in: ops_payload.c hashes its payload once it is decoded.
  */
 #include "emu.h"
 

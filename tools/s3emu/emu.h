@@ -6,7 +6,8 @@
  *   net.c    workers (one epoll loop each), connections, HTTP/1.1 parsing
  *            (keep-alive, pipelining, Content-Length and chunked bodies),
  *            timers, write/read pacing, response assembly
- *   ops.c    the S3 operations: classify a request, run it against the store
+ *   ops*.c   the S3 operations: ops.c classifies and dispatches, one ops_*.c
+ *            per API family (ops.h, the private header, lists them)
  *   store.c  buckets -> ordered keys -> versions; multipart uploads; populate
  *   blob.c   object bytes: heap, huge-page mappings (recycled), --dir files
  *   digest.c the hashes of a request body, taken as its bytes arrive

@@ -588,7 +588,7 @@ int emu_model_configure(struct emu_server *s, struct sv body, char *err, size_t 
 {
     int rc;
 
-    /* Both locks: ops.c reads a few settings under the store lock alone. */
+    /* Both locks: the operations (ops_*.c) read a few settings under the store lock alone. */
     emu_store_lock(s, true);
     pthread_mutex_lock(&s->model_lock);
     rc = configure_locked(s, body, err, errn);

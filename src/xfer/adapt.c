@@ -1,0 +1,107 @@
+/*
+ * How fast the engine goes: the concurrency controller (adapt: the cap on
+ * requests in flight, hill-climbing on throughput) and the --bwlimit token
+ * bucket. Reads and writes engine counters only; calls no other engine file.
+ */
+#include "xfer/engine.h"
+
+#define DEFAULT_MAX_CONCURRENCY 512
+#define ADAPT_WINDOW_MIN_MS 50
+#define ADAPT_WINDOW_MAX_MS 500
+
+/* --bwlimit: a token bucket of bytes; callbacks pause when it is empty. */
+bool bw_take(struct engine *g, size_t *n)
+{
+    if (!g->opts.bwlimit_bytes_s)
+        return true;
+    if (g->bw_tokens <= 0) {
+        g->bw_paused = true;
+        return false;
+    }
+    if ((double)*n > g->bw_tokens)
+        *n = (size_t)g->bw_tokens > 0 ? (size_t)g->bw_tokens : 1;
+    g->bw_tokens -= (double)*n;
+    return true;
+}
+
+void bw_refill(struct engine *g, int64_t now)
+{
+    double rate = (double)g->opts.bwlimit_bytes_s, burst = rate / 20 > 65536 ? rate / 20 : 65536;
+
+    if (!g->opts.bwlimit_bytes_s)
+        return;
+    g->bw_tokens += rate * (double)(now - g->bw_last_ms) / 1000.0;
+    if (g->bw_tokens > burst)
+        g->bw_tokens = burst;
+    g->bw_last_ms = now;
+    if (g->bw_paused && g->bw_tokens > 0) {
+        g->bw_paused = false;
+        http_loop_resume(g->loop);
+    }
+}
+
+/*
+ * Hill-climb on throughput: every window, a request counts as 64 KiB of work
+ * plus its bytes, so small-object and large-object runs share one measure.
+ * More concurrency is kept while it pays (5% better), given back when it
+ * hurts (20% worse), and halved-ish on throttling, as AIMD does.
+ */
+void adapt(struct engine *g)
+{
+    int64_t now = now_ms(), dt = now - g->window_start_ms;
+    int max = g->opts.max_concurrency ? g->opts.max_concurrency : DEFAULT_MAX_CONCURRENCY;
+    uint64_t bytes = g->stats.bytes_live - g->window_live_start;
+    double rate;
+    int next;
+
+    if (max > g->fd_cap)
+        max = g->fd_cap;
+    /* A window ends once every request in flight could have finished once
+     * (so small-object runs adapt within tens of ms), or after 500 ms. */
+    if (dt < ADAPT_WINDOW_MIN_MS || (g->window_reqs < (uint64_t)g->cap && dt < ADAPT_WINDOW_MAX_MS))
+        return;
+    if (g->opts.progress && now - g->progress_ms >= 250) {
+        g->progress_ms = now;
+        g->stats.inflight = g->inflight;
+        g->stats.seconds = (double)(now - g->t0_ms) / 1000.0;
+        g->opts.progress(g->opts.progress_ctx, &g->stats);
+    }
+    rate = ((double)bytes + (double)g->window_reqs * 65536.0) * 1000.0 / (double)dt;
+    if (g->opts.concurrency) {
+        /* fixed */
+    } else if (g->throttled >= 2 && (uint64_t)g->throttled * 20 > g->window_reqs) {
+        /* Throttled on more than 5% of a window's requests: the store asks for less.
+         * (A stray 503 among many successes is retried, not a reason to slow down.) */
+        g->cap = g->cap * 3 / 4 > 4 ? g->cap * 3 / 4 : 4;
+        g->best_rate = 0;
+        g->best_cap = g->cap;
+        g->slow_start = false;
+    } else if (g->window_peak >= g->cap * 9 / 10) {
+        if (rate > g->best_rate * 1.05) {
+            /* Slow start doubles while it pays 10%; then steps of a quarter. */
+            bool doubling = g->slow_start && rate > g->best_rate * 1.10;
+            g->best_rate = rate;
+            g->best_cap = g->cap;
+            next = doubling ? g->cap * 2 : g->cap + g->cap / 4 + 1;
+            g->cap = next < max ? next : max;
+            g->stable_windows = 0;
+            if (!doubling)
+                g->slow_start = false;
+        } else if (rate < g->best_rate * 0.8 && g->cap > g->best_cap) {
+            g->cap = g->best_cap;
+            g->slow_start = false;
+        } else if (++g->stable_windows >= 16) {
+            /* Probe now and then: the best point moves as the workload does. */
+            g->stable_windows = 0;
+            g->best_rate *= 0.9;
+            g->slow_start = false;
+        }
+    }
+    if (g->cap > g->stats.peak_concurrency)
+        g->stats.peak_concurrency = g->cap;
+    g->window_start_ms = now;
+    g->window_live_start = g->stats.bytes_live;
+    g->window_reqs = 0;
+    g->window_peak = g->inflight;
+    g->throttled = 0;
+}

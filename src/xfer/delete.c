@@ -1,0 +1,224 @@
+/*
+ * The engine's deletes: objects queued into DeleteObjects batches (their
+ * bookkeeping is del.c), a batch's request and answer, per-key errors, a
+ * DeleteObject for a key XML cannot carry. Calls req.c, verify.c and del.c;
+ * no other family.
+ */
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/str.h"
+#include "s3/xml.h"
+#include "xfer/del.h"
+#include "xfer/engine.h"
+
+#define DELETE_BATCHES_INFLIGHT 8               /* DeleteObjects requests in flight at once */
+#define DELETE_BODY_MAX ((size_t)8 << 20)       /* 1,000 keys of 1 KiB, escaped */
+
+/* ---- deletes: DeleteObjects batches ------------------------------------------------- */
+
+/*
+ * A batch in flight: the request's owner. The carrier is what req_submit
+ * reads (the bucket and request payer); the batch's own objects wait with
+ * no request of theirs and finish together when the reply is judged.
+ */
+struct del_send {
+    struct xfer_obj carrier;
+    struct xfer_obj_opts oo;
+    struct xfer_obj_state st;       /* counts the request, never fails or finishes */
+    struct xfer_del_batch *batch;
+};
+
+static struct del_send *del_send_of(struct req *r)
+{
+    return (struct del_send *)(void *)((char *)r->os - offsetof(struct del_send, st));
+}
+
+/* A per-key <Error> as an object's error: "Access Denied (AccessDenied)". */
+static void del_key_error(struct s3c_error *e, const struct s3_delete_error *de)
+{
+    const char *code = de->code && de->code[0] ? de->code : "InternalError";
+    enum s3c_err c = !strcmp(code, "AccessDenied") ? S3C_EAUTH : S3C_EHTTP;
+
+    if (de->message && de->message[0] && strcmp(de->message, code) != 0)
+        s3c_fail(e, c, "%s (%s)", de->message, code);
+    else
+        s3c_fail(e, c, "%s", code);
+    str_copy(e->s3_code, sizeof(e->s3_code), code);
+}
+
+/*
+ * Finish every object of 'b': all with 'all' when set, else by their per-key
+ * result. Frees 'b'. A run-wide error (the bucket is gone...) is the first
+ * key's; the others end as cancelled, as the rest of a stopped run does.
+ */
+static void del_batch_finish(struct engine *g, struct xfer_del_batch *b, const struct s3c_error *all)
+{
+    struct s3c_error stopped = S3C_ERROR_INIT;
+    size_t i;
+
+    if (all && g->stop && all->code != S3C_ECANCEL)
+        s3c_fail(&stopped, S3C_ECANCEL, "stopped");
+    for (i = 0; i < b->n; i++) {
+        struct xfer_obj_state *os = b->items[i].ctx;
+
+        if (all) {
+            os->failed = true;
+            os->err = i > 0 && stopped.code ? stopped : *all;
+        } else if (b->items[i].err) {
+            os->failed = true;
+            del_key_error(&os->err, b->items[i].err);
+        }
+        os->phase = PH_END;
+        obj_finish(g, os); /* frees the object the item's key points into */
+    }
+    xfer_del_batch_free(b);
+}
+
+static void del_send_finish(struct engine *g, struct del_send *ds, const struct s3c_error *all)
+{
+    g->del_sending--;
+    del_batch_finish(g, ds->batch, all);
+    free(ds);
+}
+
+/* The whole DeleteObjects request failed (after its retries): so did each of its keys. */
+void del_batch_fail(struct engine *g, struct req *r, const struct s3c_error *e)
+{
+    struct del_send *ds = del_send_of(r);
+    struct s3c_error copy = *e; /* 'e' may live in the request */
+
+    req_put_back(g, r);
+    del_send_finish(g, ds, &copy);
+}
+
+void on_delete_batch(struct engine *g, struct req *r)
+{
+    struct s3_delete_result res = S3_DELETE_RESULT_INIT;
+    struct s3c_error e = S3C_ERROR_INIT;
+    struct sv body = buf_sv(&r->http.resp.body);
+    struct del_send *ds;
+
+    /* A 200 may still carry an <Error> document: retry it as S3 would have answered 5xx. */
+    if (s3_xml_body_kind(body) != S3_BODY_RESULT) {
+        struct s3_error er = S3_ERROR_INIT;
+        s3_parse_error(body, &er, NULL);
+        s3c_fail(&e, S3C_EHTTP, "DeleteObjects failed: %s", er.code[0] ? er.code : "malformed reply");
+        str_copy(e.s3_code, sizeof(e.s3_code), er.code[0] ? er.code : "InternalError");
+        s3_error_release(&er);
+        req_fail(g, r, &e, true, 0);
+        return;
+    }
+    if (s3_parse_delete_result(body, &res, &e)) {
+        s3_delete_result_release(&res);
+        req_fail(g, r, &e, true, 0);
+        return;
+    }
+    ds = del_send_of(r);
+    xfer_del_match(ds->batch, &res);
+    req_put_back(g, r);
+    del_send_finish(g, ds, NULL);
+    s3_delete_result_release(&res);
+}
+
+/*
+ * Open batches go when nothing can fill them any more: the source ended, or
+ * it waits and every object still running is a delete (mv's deletes follow
+ * copies: while a copy runs, its delete may yet join the batch).
+ */
+static bool del_flushable(const struct engine *g)
+{
+    return g->source_done || (g->source_wait && g->n_objects == g->n_deletes);
+}
+
+/* The DeleteObjects request of the next closed batch, when one may be sent now. */
+struct req *del_next_batch(struct engine *g)
+{
+    struct xfer_del_batch *b;
+
+    if (g->del_sending >= DELETE_BATCHES_INFLIGHT)
+        return NULL;
+    if (!g->del.ready && g->del.open && del_flushable(g))
+        xfer_del_flush(&g->del);
+    while ((b = xfer_del_take(&g->del))) {
+        struct s3c_error e = S3C_ERROR_INIT;
+        struct del_send *ds = calloc(1, sizeof(*ds));
+        struct req *r = NULL;
+
+        g->del_sending++;
+        if (!ds) {
+            s3c_fail(&e, S3C_ENOMEM, "out of memory");
+            g->del_sending--;
+            del_batch_finish(g, b, &e);
+            continue;
+        }
+        ds->batch = b;
+        ds->carrier.op = XFER_DELETE;
+        ds->carrier.src_bucket = b->bucket;
+        ds->carrier.mtime = -1;
+        ds->oo.request_payer = b->payer;
+        ds->carrier.opts = &ds->oo;
+        ds->st.o = &ds->carrier;
+        ds->st.fd = -1;
+        ds->st.phase = PH_SINGLE;
+        r = req_get(g, &ds->st, RK_DELETE);
+        if (!r) {
+            s3c_fail(&e, S3C_ENOMEM, "out of memory");
+            del_send_finish(g, ds, &e);
+            continue;
+        }
+        r->mem.max = DELETE_BODY_MAX;
+        if (xfer_del_body(b, &r->mem, &e)) {
+            req_put_back(g, r);
+            del_send_finish(g, ds, &e);
+            continue;
+        }
+        mem_digests(g, r, false);
+        return r;
+    }
+    return NULL;
+}
+
+/*
+ * A delete object: queued in its bucket's batch (*out NULL), or, for a key
+ * XML 1.0 cannot carry, a DeleteObject of its own (the key travels in the URL).
+ */
+enum s3c_err del_start(struct engine *g, struct xfer_obj_state *os, struct req **out, struct s3c_error *e)
+{
+    struct xfer_obj *o = os->o;
+    const char *payer = o->opts ? o->opts->request_payer : NULL;
+
+    g->n_deletes++;
+    *out = NULL;
+    os->phase = PH_SINGLE;
+    if (!o->src_bucket || !o->src_bucket[0] || !o->src || !o->src[0])
+        return s3c_fail(e, S3C_EUSAGE, "delete: an object needs a bucket and a key");
+    if (s3_xml_key_ok(sv_from(o->src)) && (!o->version_id || s3_xml_key_ok(sv_from(o->version_id))))
+        return xfer_del_add(&g->del, o->src_bucket, payer, o->src, o->version_id, os, e);
+    *out = req_get(g, os, RK_DELETE_ONE);
+    return *out ? S3C_OK : s3c_fail(e, S3C_ENOMEM, "out of memory");
+}
+
+/* DeleteObject of one key answered: it is gone. */
+void on_delete_one(struct engine *g, struct req *r)
+{
+    struct xfer_obj_state *os = r->os;
+
+    if (r->local_failed) {
+        req_fail(g, r, &r->local_err, false, 0);
+        return;
+    }
+    os->phase = PH_END;
+    req_put_back(g, r);
+    maybe_finish(g, os);
+}
+
+/* Interrupted: deletes not yet sent fail as interrupted. */
+void del_cancel(struct engine *g, const struct s3c_error *e)
+{
+    struct xfer_del_batch *b;
+
+    while ((b = xfer_del_take_any(&g->del)))
+        del_batch_finish(g, b, e);
+}

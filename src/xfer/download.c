@@ -1,0 +1,736 @@
+/*
+ * Downloads, to files and to stdout: how one starts (small: into memory and
+ * landed by a worker; ranged: probed for its check, then parts), the bytes
+ * received (write_dst), each GET's answer, the whole checked (dl_check) and
+ * downloaded again on a mismatch, the file's ending. Calls req.c, verify.c,
+ * resume.c, part.c, adapt.c and land.c; no other family.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/hash.h"
+#include "base/str.h"
+#include "store/store_fs.h"
+#include "xfer/engine.h"
+
+#define LAND_THREADS 4                          /* workers creating small downloaded files */
+#define SEQ_BUF_BYTES ((size_t)256 << 10)
+#define SEQ_TURN_BYTES ((uint64_t)16 << 20)    /* re-read at most this much per loop turn */
+#define DL_REHASH_STEP ((size_t)8 << 20)       /* bytes re-read per loop step: transfers keep moving */
+
+static void dl_start(struct engine *g, struct xfer_obj_state *os);
+static enum s3c_err stdout_start_parts(struct engine *g, struct xfer_obj_state *os, struct s3c_error *e);
+static void dl_verify(struct engine *g, struct xfer_obj_state *os);
+static void land_start(struct engine *g, struct xfer_obj_state *os, struct buf *body);
+
+/* ---- starting -------------------------------------------------------------------- */
+
+static void wake_loop(void *loop) { http_loop_wakeup(loop); }
+
+/* A download to a file: small ones into memory (landed by a worker), ranged
+ * ones after a probe of how to check them, the rest one GET into a temp file. */
+enum s3c_err download_start(struct engine *g, struct xfer_obj_state *os, struct req **out, struct s3c_error *e)
+{
+    struct xfer_obj *o = os->o;
+    struct req *r;
+    enum s3c_err rc;
+
+    *out = NULL;
+    os->size = o->size;
+    if (os->size <= SMALL_BODY_MAX && !wants_multipart(g, os->size) &&
+        (g->land || (g->land = land_new(LAND_THREADS, wake_loop, g->loop)))) {
+        /* Received into memory; a worker creates the file (land.h). */
+        os->small_dl = true;
+        os->phase = PH_SINGLE;
+        r = req_get(g, os, RK_GET);
+        if (!r)
+            return s3c_fail(e, S3C_ENOMEM, "out of memory");
+        r->len = os->size;
+        *out = r;
+        return S3C_OK;
+    }
+    if ((rc = dl_tmp_open(g, os, e)))
+        return rc;
+    if (g->opts.verify && (wants_multipart(g, os->size) || small_multipart(o))) {
+        /* Ranged: first learn how the whole can be checked (on_head_info). */
+        os->phase = PH_PROBE;
+        r = req_get(g, os, RK_HEAD_INFO);
+        if (!r)
+            return s3c_fail(e, S3C_ENOMEM, "out of memory");
+        *out = r;
+        return S3C_OK;
+    }
+    if (wants_multipart(g, os->size)) {
+        plan_parts(g, os);
+        dl_start(g, os);
+        return S3C_OK;
+    }
+    os->phase = PH_SINGLE;
+    r = req_get(g, os, RK_GET);
+    if (!r)
+        return s3c_fail(e, S3C_ENOMEM, "out of memory");
+    r->len = os->size;
+    *out = r;
+    return S3C_OK;
+}
+
+/* S3 -> stdout: ranged GETs in parallel into a window of part buffers,
+ * written in order (stdout_start_parts); an object of one range: one GET
+ * written as it comes (a retry resumes where it stopped). */
+enum s3c_err stdout_start(struct engine *g, struct xfer_obj_state *os, struct req **out, struct s3c_error *e)
+{
+    struct xfer_obj *o = os->o;
+    struct req *r;
+    char hex[33];
+
+    *out = NULL;
+    os->stream = true;
+    os->fd = STDOUT_FILENO;
+    os->size = o->size;
+    os->part_size = xfer_stdout_part_size(os->size, g->opts.part_size);
+    if (os->size > os->part_size && g->opts.verify && !(o->etag && etag_is_md5(sv_from(o->etag), hex))) {
+        /* A multipart ETag checks no ranges: ask for a stored checksum first (stdout_probed). */
+        os->phase = PH_PROBE;
+        r = req_get(g, os, RK_HEAD_INFO);
+        if (!r)
+            return s3c_fail(e, S3C_ENOMEM, "out of memory");
+        *out = r;
+        return S3C_OK;
+    }
+    if (os->size > os->part_size)
+        return stdout_start_parts(g, os, e);
+    os->stream_md5 = hash_md5_new();
+    r = os->stream_md5 ? req_get(g, os, RK_GET) : NULL;
+    if (!r)
+        return s3c_fail(e, S3C_ENOMEM, "out of memory");
+    r->len = os->size;
+    os->phase = PH_SINGLE;
+    *out = r;
+    return S3C_OK;
+}
+
+static enum s3c_err stdout_start_parts(struct engine *g, struct xfer_obj_state *os, struct s3c_error *e)
+{
+    uint64_t n = (os->size + os->part_size - 1) / os->part_size;
+    char hex[33];
+
+    if (n > UINT32_MAX)
+        return s3c_fail(e, S3C_EINTERNAL, "object too large for standard output");
+    os->n_parts = (uint32_t)n;
+    os->win_k = xfer_window_parts(os->part_size);
+    if (os->win_k > os->n_parts)
+        os->win_k = os->n_parts;
+    os->win = calloc(os->win_k, sizeof(*os->win));
+    if (!os->win)
+        return s3c_fail(e, S3C_ENOMEM, "out of memory");
+    /* The MD5 of the whole stream is worth its CPU only when the ETag is one. */
+    if (g->opts.verify && os->o->etag && etag_is_md5(sv_from(os->o->etag), hex) &&
+        !(os->stream_md5 = hash_md5_new()))
+        return s3c_fail(e, S3C_ENOMEM, "out of memory");
+    os->phase = PH_PARTS;
+    os->next_part = 1;
+    os->win_head = 1;
+    os->next = g->active;
+    g->active = os;
+    return S3C_OK;
+}
+
+/* ---- probing: how the whole will be checked ---------------------------------------- */
+
+/* Ranges of our own size, checked by size only; 'why' goes to --debug. */
+static void dl_size_only(struct engine *g, struct xfer_obj_state *os, const char *why)
+{
+    xdebug(g, os->o, "checked by size only: %s", why);
+    os->check = DL_SIZE;
+    plan_parts(g, os);
+}
+
+/* The store does not say the part size: take the likeliest that makes the
+ * ETag's part count (a wrong guess costs a second download, see dl_verify). */
+static void dl_guess_layout(struct engine *g, struct xfer_obj_state *os)
+{
+    uint64_t p;
+
+    if (xfer_part_size_guesses(os->size, os->etag_parts, g->opts.part_size, &p, 1) != 1) {
+        dl_size_only(g, os, "the store does not say its part size, and no usual one makes the ETag's part count");
+        return;
+    }
+    os->check = DL_PARTS;
+    os->layout_guessed = true;
+    os->part_size = p;
+    os->n_parts = os->etag_parts;
+}
+
+/* The ranges are planned: allocate what the check needs and start the parts. */
+static void dl_start(struct engine *g, struct xfer_obj_state *os)
+{
+    struct s3c_error e = S3C_ERROR_INIT;
+
+    if (os->check == DL_CRC && !(os->part_crcs = calloc(os->n_parts, sizeof(*os->part_crcs))))
+        s3c_fail(&e, S3C_ENOMEM, "out of memory");
+    if (os->check == DL_SEQ && (!(os->seq_md5 = hash_md5_new()) || !(os->part_in = calloc(os->n_parts, 1)) ||
+                                (!g->seq_buf && !(g->seq_buf = malloc(SEQ_BUF_BYTES)))))
+        s3c_fail(&e, S3C_ENOMEM, "out of memory");
+    if (!e.code && os->check == DL_PARTS && !(os->md5s = calloc(os->n_parts, sizeof(*os->md5s))))
+        s3c_fail(&e, S3C_ENOMEM, "out of memory");
+    if (!e.code)
+        dl_resume_apply(g, os);
+    if (e.code || start_parts(g, os, &e)) {
+        obj_fail(g, os, &e);
+        maybe_finish(g, os);
+        return;
+    }
+    if (os->parts_done == os->n_parts) {
+        /* Every part was in the temp file: only the check is left. */
+        active_remove(g, os);
+        dl_verify(g, os);
+        maybe_finish(g, os);
+    }
+}
+
+/* stdout, probed: a stored full-object checksum checks the stream (ranges of our
+ * own size, combined in order); without one, lengths do. Then the ranges start. */
+static void stdout_probed(struct engine *g, struct req *r)
+{
+    struct xfer_obj_state *os = r->os;
+    struct s3c_error e = S3C_ERROR_INIT;
+
+    if (stored_checksum(&r->http.resp, &os->ck_algo, &os->ck_want))
+        os->check = DL_CRC;
+    else
+        xdebug(g, os->o, "checked by the length of every range: a multipart ETag and no stored checksum");
+    req_put_back(g, r);
+    if (stdout_start_parts(g, os, &e)) {
+        obj_fail(g, os, &e);
+        maybe_finish(g, os);
+    }
+}
+
+void on_head_info(struct engine *g, struct req *r)
+{
+    struct xfer_obj_state *os = r->os;
+    struct xfer_obj *o = os->o;
+    const struct http_resp *resp = &r->http.resp;
+    struct s3c_error e = S3C_ERROR_INIT;
+    struct sv v;
+    uint64_t len = 0;
+    char etag[80] = "", hex[33];
+
+    if (http_resp_header(resp, "etag", &v) && v.n < sizeof(etag)) {
+        memcpy(etag, v.p, v.n);
+        etag[v.n] = '\0';
+    }
+    if (!http_resp_header(resp, "content-length", &v) || !sv_to_u64(v, &len) || len != os->size) {
+        s3c_fail(&e, S3C_EHTTP, "the object changed since it was listed: %" PRIu64 " bytes, now %" PRIu64,
+                 os->size, len);
+        req_fail(g, r, &e, false, 0);
+        return;
+    }
+    if (!o->etag && etag[0])
+        o->etag = strdup(etag); /* every range then asks for this version (If-Match) */
+    if (os->stream) {
+        stdout_probed(g, r);
+        return;
+    }
+    if (stored_checksum(resp, &os->ck_algo, &os->ck_want)) {
+        os->check = DL_CRC;
+        plan_parts(g, os);
+    } else if ((os->etag_parts = xfer_etag_parts(etag, os->etag_hex)) && !sse_hides_md5(resp)) {
+        if (!g->no_part_number) {
+            struct req *p1;
+
+            req_put_back(g, r);
+            p1 = req_get(g, os, RK_HEAD_PART1);
+            if (p1)
+                submit_or_fail(g, p1);
+            else
+                dl_size_only(g, os, "out of memory");
+            if (p1)
+                return;
+            dl_start(g, os);
+            return;
+        }
+        dl_guess_layout(g, os);
+    } else if (!sse_hides_md5(resp) && etag_is_md5(sv_from(etag), hex)) {
+        os->check = DL_SEQ;
+        memcpy(os->etag_hex, hex, sizeof(hex));
+        plan_parts(g, os);
+    } else {
+        dl_size_only(g, os, sse_hides_md5(resp) ? "encrypted with a key whose ETag is not an MD5, and no stored checksum"
+                            : "no stored checksum and no MD5 ETag");
+    }
+    req_put_back(g, r);
+    dl_start(g, os);
+}
+
+/* HEAD ?partNumber=1 answered ('ok'), or refused: the upload's part size, if the store says it. */
+static void head_part1(struct engine *g, struct req *r, bool ok)
+{
+    struct xfer_obj_state *os = r->os;
+    const struct http_resp *resp = &r->http.resp;
+    uint64_t count = 0, p = 0;
+    struct sv v;
+    bool counted = ok && http_resp_header(resp, "x-amz-mp-parts-count", &v) && sv_to_u64(v, &count);
+
+    if (counted && count == os->etag_parts && http_resp_header(resp, "content-length", &v) &&
+        sv_to_u64(v, &p) && xfer_parts_fit(os->size, os->etag_parts, p)) {
+        os->check = DL_PARTS;
+        os->part_size = p;
+        os->n_parts = os->etag_parts;
+    } else if (counted) {
+        dl_size_only(g, os, "its parts are not all of one size");
+    } else {
+        if (!g->no_part_number)
+            xdebug(g, os->o, "the store ignores ?partNumber=: part sizes will be guessed from the ETag");
+        g->no_part_number = true;
+        dl_guess_layout(g, os);
+    }
+    req_put_back(g, r);
+    dl_start(g, os);
+}
+
+void on_head_part1(struct engine *g, struct req *r)
+{
+    head_part1(g, r, true);
+}
+
+/* The store refuses ?partNumber=: verify as if it ignored it. */
+bool head_part1_refused(struct engine *g, struct req *r, const struct s3c_error *e)
+{
+    if (e->http_status < 400 || e->http_status >= 500)
+        return false;
+    head_part1(g, r, false);
+    return true;
+}
+
+/* ---- bytes and answers ------------------------------------------------------------ */
+
+/* Write all of 'p' to stdout. EPIPE (the reader left, as `| head` does) is
+ * remembered: the object then ends quietly. */
+static bool stdout_write(struct xfer_obj_state *os, const char *p, size_t n, struct s3c_error *e)
+{
+    while (n) {
+        ssize_t w = write(os->fd, p, n);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0) {
+            if (w < 0 && errno == EPIPE)
+                os->reader_gone = true;
+            s3c_fail_errno(e, w < 0 ? errno : EIO, "cannot write to standard output");
+            return false;
+        }
+        p += w;
+        n -= (size_t)w;
+    }
+    return true;
+}
+
+enum http_sink_verdict write_dst(void *ctx, const char *p, size_t n)
+{
+    struct req *r = ctx;
+    size_t allowed = n;
+
+    if (r->os->stream && r->os->failed)
+        return HTTP_SINK_ABORT; /* stdout closed or the object failed: stop fetching */
+    if (r->eng->opts.bwlimit_bytes_s) {
+        /* Writes take the whole chunk or pause: curl hands the same chunk again. */
+        if (!bw_take(r->eng, &allowed))
+            return HTTP_SINK_PAUSE;
+        r->eng->bw_tokens -= (double)(n - allowed);
+    }
+    if (r->got + n > r->len) {
+        r->local_failed = true;
+        s3c_fail(&r->local_err, S3C_EHTTP, "the store sent more bytes than asked for");
+        return HTTP_SINK_ABORT;
+    }
+    if (r->os->win) {
+        /* Within the slot: r->got + n <= r->len <= part size, checked above. */
+        struct win_slot *slot = &r->os->win[(r->part - 1) % r->os->win_k];
+        memcpy(slot->data + r->got, p, n);
+        slot->len = r->got + n;
+    } else if (r->os->stream) {
+        if (!stdout_write(r->os, p, n, &r->local_err)) {
+            r->local_failed = true;
+            return HTTP_SINK_ABORT;
+        }
+        hash_update(r->os->stream_md5, p, n);
+        r->os->streamed += n;
+    } else if (r->os->small_dl) {
+        if (r->got == 0)
+            buf_reset(&r->mem); /* a retry starts again */
+        if (buf_add(&r->mem, p, n)) {
+            r->local_failed = true;
+            s3c_fail(&r->local_err, S3C_ENOMEM, "out of memory");
+            return HTTP_SINK_ABORT;
+        }
+    } else if (fs_pwrite_all(r->os->fd, p, n, r->off + r->got, r->os->o->dst, &r->local_err)) {
+        r->local_failed = true;
+        return HTTP_SINK_ABORT;
+    }
+    /* Per-request MD5: what a whole GET is checked by; ranges need it only as parts
+     * (stdout ranges have the stream's own check, stdout_verify). */
+    if (!r->os->win && (!r->os->n_parts || r->os->check == DL_PARTS))
+        hash_update(r->md5, p, n);
+    if (r->os->check == DL_CRC)
+        r->crc = ck_update(r->os->ck_algo, r->crc, p, n);
+    else if (r->os->check == DL_SEQ && r->off + r->got == r->os->seq_off) {
+        hash_update(r->os->seq_md5, p, n); /* this range is at the frontier: no re-read */
+        r->os->seq_off += n;
+    }
+    r->got += n;
+    r->eng->stats.bytes_live += n;
+    return HTTP_SINK_OK;
+}
+
+/* A range for stdout is in: write every whole part from the head on, in order. */
+static void on_stdout_part(struct engine *g, struct req *r)
+{
+    struct xfer_obj_state *os = r->os;
+    struct s3c_error e = S3C_ERROR_INIT;
+
+    if (sse_hides_md5(&r->http.resp))
+        os->md5_hidden = true;
+    os->win[(r->part - 1) % os->win_k].full = true;
+    os->win[(r->part - 1) % os->win_k].crc = r->crc; /* write_dst's, for DL_CRC */
+    g->stats.bytes += r->len;
+    os->parts_done++;
+    req_put_back(g, r);
+    while (os->win_head <= os->n_parts && os->win[(os->win_head - 1) % os->win_k].full) {
+        struct win_slot *slot = &os->win[(os->win_head - 1) % os->win_k];
+
+        if (!stdout_write(os, slot->data, slot->len, &e)) {
+            obj_fail(g, os, &e);
+            maybe_finish(g, os);
+            return;
+        }
+        if (os->stream_md5)
+            hash_update(os->stream_md5, slot->data, slot->len);
+        if (os->check == DL_CRC)
+            os->stream_crc = os->streamed ? ck_combine(os->ck_algo, os->stream_crc, slot->crc, slot->len)
+                                          : slot->crc;
+        os->streamed += slot->len;
+        slot->len = 0;
+        slot->full = false;
+        os->win_head++;
+    }
+    if (os->win_head > os->n_parts) {
+        if (stdout_verify(g, os, &e))
+            os->phase = PH_END;
+        else
+            obj_fail(g, os, &e);
+    }
+    maybe_finish(g, os);
+}
+
+void on_get(struct engine *g, struct req *r)
+{
+    struct xfer_obj_state *os = r->os;
+    struct s3c_error e = S3C_ERROR_INIT;
+    unsigned char md5[MD5_LEN];
+    struct sv etag;
+    char want[33], got[33];
+
+    if (r->local_failed) {
+        /* Disk full or unwritable: retrying will not help. A store that sent
+         * too much is a store error: retry that. */
+        req_fail(g, r, &r->local_err, r->local_err.code == S3C_EHTTP, 0);
+        return;
+    }
+    if (r->got != r->len) {
+        s3c_fail(&e, S3C_EHTTP, "short body: got %" PRIu64 " of %" PRIu64 " bytes", r->got, r->len);
+        req_fail(g, r, &e, true, 0);
+        return;
+    }
+    if (os->win) {
+        on_stdout_part(g, r);
+        return;
+    }
+    hash_final(os->stream ? os->stream_md5 : r->md5, md5);
+    /* A whole-object GET: a single-part ETag is the MD5 of the bytes, a
+     * one-part multipart ETag ("hex-1") the MD5 of that MD5. */
+    if (g->opts.verify && os->n_parts == 0 && http_resp_header(&r->http.resp, "etag", &etag) &&
+        !sse_hides_md5(&r->http.resp) && (etag_is_md5(etag, got) || etag_one_part(etag, got, md5))) {
+        str_hex(md5, MD5_LEN, want);
+        if (strcmp(want, got) != 0) {
+            s3c_fail(&e, S3C_EHTTP, "downloaded bytes have MD5 %s, the store's ETag is %s", want, got);
+            /* Bytes already on stdout cannot be taken back: report, do not retry. */
+            req_fail(g, r, &e, !os->stream, 0);
+            return;
+        }
+    }
+    g->stats.bytes += r->len;
+    if (os->n_parts) {
+        if (os->check == DL_PARTS)
+            memcpy(os->md5s[r->part - 1], md5, MD5_LEN);
+        else if (os->check == DL_CRC)
+            os->part_crcs[r->part - 1] = r->crc;
+        else if (os->check == DL_SEQ) {
+            os->part_in[r->part - 1] = 1;
+            if (os->seq_off < os->size)
+                seq_queue(g, os);
+        }
+        os->parts_done++;
+        dl_part_written(g, os, r->part);
+        req_put_back(g, r);
+        if (os->parts_done == os->n_parts && !os->failed)
+            dl_verify(g, os);
+        maybe_finish(g, os);
+        return;
+    }
+    if (os->small_dl) {
+        land_start(g, os, &r->mem);
+        req_put_back(g, r);
+        return;
+    }
+    os->phase = PH_END;
+    req_put_back(g, r);
+    maybe_finish(g, os);
+}
+
+/* ---- the whole: checked, downloaded again ------------------------------------------ */
+
+/* A mismatch over the whole object: download all of it again, or fail it. */
+static void dl_again(struct engine *g, struct xfer_obj_state *os, const struct s3c_error *e)
+{
+    if (stopping(g) || ++os->attempts >= store_s3_max_attempts(g->s3)) {
+        obj_fail(g, os, e);
+        return;
+    }
+    xdebug(g, os->o, "%s; downloading it again", e->msg);
+    g->stats.retries++;
+    g->stats.bytes -= g->stats.bytes >= os->size ? os->size : g->stats.bytes;
+    os->parts_done = 0;
+    os->next_part = 1;
+    os->phase = PH_PARTS;
+    os->next = g->active;
+    g->active = os;
+    if (os->check == DL_SEQ) {
+        seq_remove(g, os);
+        hash_reset(os->seq_md5);
+        os->seq_off = os->seq_reread = 0;
+        memset(os->part_in, 0, os->n_parts);
+    }
+    if (os->have) {
+        /* Every part again, resumed ones too; the record claims none until they are in. */
+        memset(os->have, 0, os->n_parts);
+        os->dj_dirty = false;
+        dl_journal_save(g, os);
+    }
+}
+
+/* Every part is in: check the whole (dl_check), then end, download again, or fail. */
+static void dl_verify(struct engine *g, struct xfer_obj_state *os)
+{
+    struct s3c_error e = S3C_ERROR_INIT;
+
+    switch (dl_check(g, os, &e)) {
+    case DLV_OK:
+        os->phase = PH_END;
+        break;
+    case DLV_HASHING:
+        os->phase = PH_VERIFY; /* dl_seq_work comes back once all is hashed */
+        seq_queue(g, os);
+        break;
+    case DLV_AGAIN:
+        dl_again(g, os, &e);
+        break;
+    case DLV_ERROR:
+        obj_fail(g, os, &e);
+        break;
+    }
+}
+
+/*
+ * DL_SEQ: hash, in key order, bytes that are on disk but were not at the
+ * frontier when they came (at most SEQ_TURN_BYTES a loop turn, so the loop
+ * keeps serving transfers). An object whose parts are all in and whose
+ * bytes are all hashed gets its verdict.
+ */
+void dl_seq_work(struct engine *g)
+{
+    uint64_t budget = SEQ_TURN_BYTES;
+
+    while (g->seq_work && budget) {
+        struct xfer_obj_state *os = g->seq_work;
+        struct s3c_error e = S3C_ERROR_INIT;
+
+        while (os->seq_off < os->size && budget) {
+            uint64_t k = os->seq_off / os->part_size;
+            uint64_t end = (k + 1) * os->part_size < os->size ? (k + 1) * os->part_size : os->size;
+            size_t n = (size_t)(end - os->seq_off);
+
+            if (!os->part_in[k])
+                break;
+            if (n > SEQ_BUF_BYTES)
+                n = SEQ_BUF_BYTES;
+            if (n > budget)
+                n = (size_t)budget;
+            if (fs_pread_all(os->fd, g->seq_buf, n, os->seq_off, os->o->dst, &e))
+                break;
+            hash_update(os->seq_md5, g->seq_buf, n);
+            os->seq_off += n;
+            os->seq_reread += n;
+            budget -= n;
+        }
+        if (!budget && !e.code)
+            break; /* more next turn */
+        seq_remove(g, os);
+        if (e.code) {
+            obj_fail(g, os, &e);
+            maybe_finish(g, os);
+        } else if (os->phase == PH_VERIFY) {
+            dl_verify(g, os);
+            maybe_finish(g, os);
+        }
+    }
+}
+
+/* A resumed download cannot go on (its temp file cannot be read, the run stops, no memory). */
+static void dl_rehash_fail(struct engine *g, struct xfer_obj_state *os, const struct s3c_error *e)
+{
+    rehash_remove(g, os);
+    obj_fail(g, os, e);
+    maybe_finish(g, os);
+}
+
+/*
+ * Re-read up to DL_REHASH_STEP bytes of the first listed download's resumed
+ * parts into its whole-object check (MD5 per part, or CRC per part). A part
+ * re-read counts as done like a fetched one; the last one done starts the
+ * check. Runs between loop steps, so the missing parts download meanwhile.
+ */
+void dl_rehash_step(struct engine *g)
+{
+    struct xfer_obj_state *os = g->rehash;
+    struct s3c_error e = S3C_ERROR_INIT;
+    uint64_t off, len;
+    uint32_t n;
+    size_t want;
+    ssize_t got;
+
+    if (!os)
+        return;
+    if (os->failed || stopping(g)) {
+        s3c_fail(&e, S3C_ECANCEL, "%s", cancel_requested ? "interrupted" : "stopped");
+        dl_rehash_fail(g, os, &e);
+        return;
+    }
+    n = os->rehash_part;
+    off = (uint64_t)(n - 1) * os->part_size;
+    len = n == os->n_parts ? os->size - off : os->part_size;
+    if (!g->rehash_buf && !(g->rehash_buf = malloc(DL_REHASH_STEP))) {
+        s3c_fail(&e, S3C_ENOMEM, "out of memory");
+        dl_rehash_fail(g, os, &e);
+        return;
+    }
+    if (os->check == DL_PARTS && !os->rehash_md5 && !(os->rehash_md5 = hash_md5_new())) {
+        s3c_fail(&e, S3C_ENOMEM, "out of memory");
+        dl_rehash_fail(g, os, &e);
+        return;
+    }
+    want = len - os->rehash_at < DL_REHASH_STEP ? (size_t)(len - os->rehash_at) : DL_REHASH_STEP;
+    do
+        got = pread(os->fd, g->rehash_buf, want, (off_t)(off + os->rehash_at));
+    while (got < 0 && errno == EINTR);
+    if (got <= 0) {
+        s3c_fail_errno(&e, got < 0 ? errno : EIO, "cannot re-read %s, kept by an interrupted download",
+                       buf_cstr(&os->tmp_path));
+        dl_rehash_fail(g, os, &e);
+        return;
+    }
+    if (os->check == DL_PARTS)
+        hash_update(os->rehash_md5, g->rehash_buf, (size_t)got);
+    else
+        os->rehash_crc = ck_update(os->ck_algo, os->rehash_crc, g->rehash_buf, (size_t)got);
+    os->rehash_at += (uint64_t)got;
+    if (os->rehash_at < len)
+        return;
+    if (os->check == DL_PARTS) {
+        hash_final(os->rehash_md5, os->md5s[n - 1]);
+        hash_free(os->rehash_md5);
+        os->rehash_md5 = NULL;
+    } else {
+        os->part_crcs[n - 1] = os->rehash_crc;
+    }
+    os->rehash_crc = 0;
+    os->rehash_at = 0;
+    os->parts_done++;
+    if (!(os->rehash_part = dl_next_resumed(os, n)))
+        rehash_remove(g, os);
+    if (os->parts_done == os->n_parts) {
+        dl_verify(g, os);
+        maybe_finish(g, os);
+    }
+}
+
+/* ---- the end: on disk ---------------------------------------------------------------- */
+
+/* Hand a verified small body to a worker; the object ends when it is on disk. */
+static void land_start(struct engine *g, struct xfer_obj_state *os, struct buf *body)
+{
+    struct land_job *j = &os->land;
+
+    /* The request's buffer goes with the job; the request gets a fresh one. */
+    j->body = *body;
+    *body = (struct buf)BUF_INIT((size_t)SMALL_BODY_MAX + (1 << 20));
+    j->dst = os->o->dst;
+    j->mtime = os->o->mtime;
+    j->ctx = os;
+    os->phase = PH_LAND;
+    if (!land_submit(g->land, j)) {
+        s3c_fail(&os->err, S3C_ENOMEM, "cannot start a thread to write %s", os->o->dst);
+        os->failed = true;
+        os->phase = PH_END;
+        maybe_finish(g, os);
+        return;
+    }
+    g->landing++;
+}
+
+/* Small downloads the workers finished: they end now. */
+void land_reap(struct engine *g)
+{
+    struct land_job *j;
+
+    while (g->land && (j = land_take(g->land))) {
+        struct xfer_obj_state *os = j->ctx;
+
+        g->landing--;
+        buf_release(&j->body);
+        if (j->err.code) {
+            os->err = j->err;
+            os->failed = true;
+        }
+        os->phase = PH_END;
+        maybe_finish(g, os);
+    }
+}
+
+/* A download object ends (obj_finish): its temp file gets the destination's
+ * name, or stays for the next --resume, or goes. */
+void dl_end(struct engine *g, struct xfer_obj_state *os)
+{
+    struct xfer_obj *o = os->o;
+
+    if (os->stream || os->small_dl) {
+        /* stdout, or a small download a worker landed (or never began):
+         * no file of ours to keep or remove. */
+    } else if (!os->failed) {
+        enum s3c_err rc = fs_tmp_commit(os->fd, buf_cstr(&os->tmp_path), o->dst, o->mtime, &os->err);
+        os->fd = -1;
+        if (rc)
+            os->failed = true;
+        dl_journal_drop(g, os);
+    } else if (dl_keep_for_resume(g, os)) {
+        close(os->fd); /* the temp file stays, named in the journal, for the next --resume */
+        os->fd = -1;
+    } else {
+        fs_tmp_abort(os->fd, buf_cstr(&os->tmp_path));
+        os->fd = -1;
+        dl_journal_drop(g, os);
+    }
+}

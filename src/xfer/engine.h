@@ -1,0 +1,402 @@
+/*
+ * xfer/engine: the engine's private types, shared by its files and by no
+ * one else (xfer.h is the public contract). Files, from the bottom up:
+ * part.c and adapt.c (call no engine file); req.c, a request's and an
+ * object's life; the helpers verify.c, resume.c, multipart.c; one family per
+ * operation (upload.c stdin.c copy.c download.c delete.c); xfer.c, the loop.
+ * A file calls only files below it (scripts/check-layers.sh, make lint):
+ * answers reach the families through the tables of handlers below, which
+ * xfer.c fills in.
+ */
+#ifndef S3C_XFER_ENGINE_H
+#define S3C_XFER_ENGINE_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <time.h>
+
+#include "base/buf.h"
+#include "base/hash.h"
+#include "base/str.h"
+#include "s3/xml.h"
+#include "store/store_s3.h"
+#include "xfer/del.h"
+#include "xfer/land.h"
+#include "xfer/xfer.h"
+
+#define SMALL_BODY_MAX ((uint64_t)64 << 10)    /* read whole, send with Content-MD5 */
+
+enum req_kind {
+    RK_PUT,             /* single PutObject */
+    RK_CREATE,          /* CreateMultipartUpload */
+    RK_PART,            /* UploadPart */
+    RK_COMPLETE,        /* CompleteMultipartUpload */
+    RK_ABORT,           /* AbortMultipartUpload */
+    RK_GET,             /* GetObject, whole or a range */
+    RK_COPY,            /* CopyObject */
+    RK_COPY_PART,       /* UploadPartCopy */
+    RK_HEAD_SRC,        /* HeadObject of a copy's source, for its headers */
+    RK_DELETE,          /* DeleteObjects of a batch (struct del_send) */
+    RK_DELETE_ONE,      /* DeleteObject of one key that XML cannot carry */
+    RK_HEAD_INFO,       /* HeadObject before a ranged download: size, ETag, stored checksum */
+    RK_HEAD_PART1,      /* HeadObject ?partNumber=1: the part size of a multipart object */
+    RK_LIST_PARTS,      /* ListParts of a journaled upload (--resume) */
+    RK_HEAD_DST,        /* HeadObject of the destination: did a lost Complete land? */
+};
+
+enum obj_phase {
+    PH_SINGLE,          /* one request */
+    PH_PROBE,           /* ranged download: learning how to verify it (HEADs) */
+    PH_CREATE,          /* waiting for the upload id */
+    PH_PARTS,           /* parts being sent */
+    PH_COMPLETE,        /* CompleteMultipartUpload in flight */
+    PH_ABORT,           /* failed; aborting the multipart upload */
+    PH_VERIFY,          /* ranged download: every part in, the in-order MD5 still catching up */
+    PH_LAND,            /* small download: a worker puts it on disk */
+    PH_END,             /* no more requests: finish when none is in flight */
+};
+
+/* One part of a stdout object in memory (allocated once, at the part size). */
+struct win_slot {
+    char *data;
+    uint64_t len;
+    uint64_t crc;                   /* DL_CRC: the stored checksum's CRC of these bytes */
+    bool full;                      /* holds a whole part, not yet written */
+};
+
+/* How a ranged download is checked once every part is in. */
+enum dl_check {
+    DL_SIZE,            /* by size only: the store gives no way (said in --debug) */
+    DL_CRC,             /* the store's full-object CRC, combined from per-part CRCs */
+    DL_PARTS,           /* md5 of the part MD5s against the "hex-N" ETag; ranges = the upload's parts */
+    DL_SEQ,             /* MD5 of the whole, in order, against a single-part ETag */
+};
+
+/* The stored full-object checksums a download can be checked against. */
+enum ck_algo { CK_CRC64NVME, CK_CRC32C, CK_CRC32 };
+
+/* An object's state while the engine runs it (xfer_obj.st). */
+struct xfer_obj_state {
+    struct xfer_obj *o;
+    enum obj_phase phase;
+    int fd;                         /* upload source or download temp file; -1 */
+    struct buf tmp_path;            /* download temp file */
+    uint64_t size;
+    uint64_t part_size;
+    uint32_t n_parts;               /* 0: single request */
+    uint32_t next_part;             /* next part number to start, 1-based */
+    uint32_t parts_done;
+    uint8_t *have;                  /* --resume: parts already in the store, checked; NULL */
+    int64_t src_mtime;              /* upload source's mtime (journal) */
+    uint32_t list_marker;           /* --resume: ListParts page marker */
+    int reqs;                       /* requests in flight or waiting to retry */
+    char *upload_id;
+    char (*etags)[72];              /* per part, as the store returned them */
+    unsigned char (*md5s)[MD5_LEN]; /* per part, as we sent them */
+    bool failed;
+    struct s3c_error err;
+    /* stdin/stdout objects: read or written in order, never seeked. */
+    bool stream;
+    bool eof;                       /* stdin: all of it has been read */
+    bool grow;                      /* stdin: no expected size, so parts grow (xfer_stream_part_size) */
+    struct buf pending;             /* stdin: the next part, filled as stdin gives it */
+    struct buf spare[16];           /* stdin: buffers of parts sent, for the next parts (no fresh pages) */
+    int n_spare;
+    uint64_t streamed;              /* stdout: bytes written so far */
+    struct hash_ctx *stream_md5;    /* stdout: MD5 of the whole object */
+    bool reader_gone;               /* stdout: its reader closed it (EPIPE): end quietly */
+    bool small_dl;                  /* a small download: body in memory, landed by a worker */
+    struct land_job land;           /* small_dl: the write to disk, once verified */
+    /* stdout in ranges: part n lands in win[(n - 1) % win_k] and is written
+     * once every part before it has been; memory is win_k parts. */
+    struct win_slot *win;
+    uint32_t win_k;
+    uint32_t win_head;              /* the next part to write, 1-based */
+    bool md5_hidden;                /* a reply named SSE-KMS or SSE-C: the ETag is no MD5 */
+    uint64_t stream_crc;            /* DL_CRC: of the bytes written so far */
+    /* Multipart copy with the COPY directive: the source's headers, which
+     * CreateMultipartUpload must carry (UploadPartCopy copies bytes only). */
+    struct buf src_headers;         /* "name\0value\0" pairs */
+    /* Ranged downloads: the check of the whole (md5s above hold DL_PARTS digests). */
+    enum dl_check check;
+    enum ck_algo ck_algo;           /* DL_CRC */
+    uint64_t ck_want;               /* DL_CRC: the store's value */
+    uint64_t *part_crcs;            /* DL_CRC: per part, combined at the end */
+    char etag_hex[33];              /* DL_PARTS: the ETag's md5 of part md5s */
+    uint32_t etag_parts;            /* DL_PARTS: the ETag's part count */
+    bool layout_guessed;            /* DL_PARTS: the store did not say its part size */
+    bool have_prev;                 /* prev_digest holds the previous download's */
+    unsigned char prev_digest[MD5_LEN];
+    int attempts;                   /* whole-object downloads after a mismatch */
+    bool mpu_crc;                   /* upload created with CRC64NVME: each part carries one (part_crcs), Complete lists them */
+    /* DL_SEQ: the MD5 of the whole in key order: fed live by the range at the
+     * frontier, else re-read from the temp file once the parts there are in. */
+    struct hash_ctx *seq_md5;
+    uint64_t seq_off;               /* bytes hashed so far */
+    uint64_t seq_reread;            /* of which re-read from the file */
+    unsigned char *part_in;         /* per part: 1 when all its bytes are on disk */
+    bool seq_queued;                /* on the engine's seq_work list */
+    struct xfer_obj_state *seq_next;
+    /* --resume of a ranged download: 'have' flags the parts complete in the temp
+     * file; the journal records them once the file is synced (dl_journal_flush). */
+    struct journal_download *dj;    /* this download's record; NULL: not journaled */
+    bool dj_resumed;                /* dj->done is an earlier run's: trust it after dl_resume_apply */
+    bool dj_dirty;                  /* parts completed since the record was written */
+    int64_t dj_saved_ms;            /* when it was written */
+    /* Parts taken from an earlier run are re-read into the whole-object check
+     * a slice per loop step (dl_rehash_step), while the missing ones download. */
+    uint8_t *resumed;               /* per part: taken from the earlier run; NULL: none */
+    uint32_t rehash_part;           /* the part being re-read, 1-based; 0: none left */
+    uint64_t rehash_at;             /* bytes of it read so far */
+    struct hash_ctx *rehash_md5;    /* DL_PARTS: its MD5 so far */
+    uint64_t rehash_crc;            /* DL_CRC: its CRC so far */
+    struct xfer_obj_state *rehash_next; /* in the engine's rehash list */
+    struct xfer_obj_state *next;    /* in the engine's active list */
+};
+
+/* One exchange with the store, reused for its retries and then for others. */
+struct req {
+    struct http_xfer http;
+    struct store_s3_call call;
+    struct xfer_obj_state *os;
+    struct engine *eng;
+    enum req_kind kind;
+    uint32_t part;                  /* 1-based part number, 0 for single requests */
+    uint64_t off, len;              /* bytes of the object this request moves */
+    int attempt;
+    int64_t due_ms;                 /* when a retry may start */
+    struct hash_ctx *md5;           /* of the bytes sent or received */
+    uint64_t hashed;                /* bytes fed to md5 so far (in order) */
+    uint64_t got;                   /* download bytes written */
+    uint64_t crc;                   /* DL_CRC: CRC of the bytes written */
+    uint64_t mem_crc;               /* CRC64NVME of a memory body (hdr_crc64) */
+    bool flex;                      /* sent a flexible checksum the store may refuse (trailer, declared algorithm) */
+    bool flex_wait;                 /* held until the probe says whether the store takes trailers */
+    struct buf mem;                 /* small upload body / request XML */
+    struct buf query;
+    char hdr_md5[32];               /* Content-MD5 of a memory body */
+    unsigned char mem_md5[MD5_LEN]; /* the same, raw (mem_digests) */
+    bool sent_mem;                  /* this exchange sent 'mem': its MD5 is mem_md5 */
+    char hdr_crc64[24];             /* x-amz-checksum-crc64nvme of a memory body, or "" */
+    char hdr_range[80];
+    struct buf hdr_copy_src;
+    struct s3_sse_c ssec, ssec_src; /* SSE-C headers of the object and of a copy's source */
+    struct s3c_error local_err;     /* a local failure during the exchange (disk full...) */
+    bool local_failed;
+    struct req *next;               /* done list or retry list */
+};
+
+/* One run of xfer_run(): everything the loop and the families share. */
+struct engine {
+    struct store_s3 *s3;
+    const struct req_ops *kinds;    /* per enum req_kind: who takes its body and answers (xfer.c) */
+    const struct obj_ops *ops;      /* per enum xfer_op: how its objects start and end (xfer.c) */
+    struct http_loop *loop;
+    struct xfer_opts opts;
+    struct xfer_stats stats;
+    struct xfer_obj_state *active;  /* objects with parts still to start */
+    struct req *done;               /* finished exchanges, to judge */
+    struct req *retry;              /* waiting for their backoff */
+    struct req *free_reqs;          /* reusable */
+    struct land *land;              /* workers that put small downloads on disk; NULL */
+    int landing;                    /* small downloads queued to them */
+    int inflight;
+    int cap;                        /* requests in flight allowed now */
+    int fd_cap;                     /* most requests in flight the open-files limit allows */
+    bool source_done;
+    int n_objects;                  /* started and not finished */
+    /* Adaptive concurrency: throughput of the last window at the last cap. */
+    int64_t window_start_ms;
+    uint64_t window_reqs;           /* requests finished in the window */
+    double best_rate;
+    int best_cap;
+    int throttled;                  /* throttling replies in this window */
+    int stable_windows;
+    int window_peak;                /* most requests in flight during the window */
+    int64_t t0_ms;                  /* start of the run */
+    int64_t progress_ms;            /* last progress callback */
+    uint64_t window_live_start;     /* bytes_live when the window began */
+    bool slow_start;                /* still doubling the cap */
+    double bw_tokens;               /* --bwlimit: bytes that may move now */
+    int64_t bw_last_ms;
+    bool bw_paused;                 /* some transfer waits for tokens */
+    bool stdin_wait;                /* a stdin part waits for more input: wake on stdin too */
+    enum s3c_err first_error;
+    /* Deletes: batched per bucket (xfer/del.h), several batches in flight. */
+    struct xfer_del_queue del;
+    int del_sending;                /* batches in flight or waiting to retry */
+    int n_deletes;                  /* delete objects started and not finished */
+    bool source_wait;               /* the source said WAIT: ask again after the next done */
+    bool no_part_number;            /* the store ignores ?partNumber= (Ceph 16) */
+    bool no_trailers;               /* the store keeps no flexible checksums (Ceph 16): none from now on */
+    bool flex_known;                /* ... or it does: an answer echoed one */
+    struct req *flex_probe;         /* the one streamed body with a trailer while that is unknown */
+    struct xfer_obj_state *seq_work; /* DL_SEQ objects with parts on disk not yet hashed */
+    char *seq_buf;                  /* SEQ_BUF_BYTES (download.c), for those re-reads */
+    bool any_ok;                    /* some request of the run succeeded */
+    bool stop;                      /* a run-wide error: start nothing more (see run_wide_error) */
+    struct s3c_error stop_err;      /* that error, as reported for the object that met it */
+    struct xfer_obj_state *rehash;  /* downloads with resumed parts still to re-read (dl_rehash_step) */
+    char *rehash_buf;               /* DL_REHASH_STEP bytes (download.c), allocated on first use */
+};
+
+/*
+ * What the engine does with one kind of request: a row per enum req_kind,
+ * so req.c sends a body and hands an answer on without naming who takes it.
+ * NULL: nothing of that kind. Each handler takes the request over (puts it
+ * back or retries it) when it returns true or returns nothing.
+ */
+struct req_ops {
+    /* The body of a request streamed from a file (PutObject, UploadPart). */
+    ssize_t (*read)(void *ctx, char *dst, size_t n, uint64_t offset);
+    /* Where a 2xx answer's body goes (GetObject). */
+    enum http_sink_verdict (*sink)(void *ctx, const char *p, size_t n);
+    /* The store said yes. Never NULL. */
+    void (*ok)(struct engine *g, struct req *r);
+    /* An answer that came after its object failed or the run stopped: true if taken. */
+    bool (*late)(struct engine *g, struct req *r);
+    /* A refusal that is an answer (before any retry or run-wide stop): true if taken. */
+    bool (*refused)(struct engine *g, struct req *r, const struct s3c_error *e);
+    /* A failure about to be retried or to fail the object: true if taken ('e' may be reworded). */
+    bool (*failed)(struct engine *g, struct req *r, enum store_s3_verdict v, struct s3c_error *e);
+    /* Retries are over: ends the request's objects instead of obj_fail. */
+    void (*gave_up)(struct engine *g, struct req *r, const struct s3c_error *e);
+};
+
+/* What differs by operation (enum xfer_op) in an object's start and end. */
+struct obj_ops {
+    /* Set the object up; its first request in *out (NULL: none to send now). On
+     * failure 'e' says why, no request is held, and the caller finishes it. */
+    enum s3c_err (*start)(struct engine *g, struct xfer_obj_state *os, struct req **out, struct s3c_error *e);
+    enum s3c_err (*start_stdio)(struct engine *g, struct xfer_obj_state *os, struct req **out, struct s3c_error *e);
+    /* obj_finish: the operation's own ending (a download's temp file); may be NULL. */
+    void (*end)(struct engine *g, struct xfer_obj_state *os);
+};
+
+/* What the check of a ranged download's whole says (dl_check). */
+enum dl_verdict {
+    DLV_OK,             /* the bytes are the store's, or nothing better can tell (--debug says) */
+    DLV_HASHING,        /* DL_SEQ: bytes on disk still to hash in order (dl_seq_work) */
+    DLV_AGAIN,          /* a mismatch, in 'e': download the whole again, or fail */
+    DLV_ERROR,          /* the check could not run, in 'e' */
+};
+
+/* Set by xfer_cancel() (a signal handler). */
+extern volatile sig_atomic_t cancel_requested;
+
+static inline int64_t now_ms(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* part.c: the engine's part planning (calls no other engine file) */
+void plan_parts(struct engine *g, struct xfer_obj_state *os);
+bool small_multipart(const struct xfer_obj *o);
+bool wants_multipart(struct engine *g, uint64_t size);
+enum s3c_err start_parts(struct engine *g, struct xfer_obj_state *os, struct s3c_error *e);
+
+/* adapt.c: the concurrency cap and the --bwlimit bucket (calls no other engine file) */
+bool bw_take(struct engine *g, size_t *n);
+void bw_refill(struct engine *g, int64_t now);
+void adapt(struct engine *g);
+
+/* req.c: objects' and requests' life, the judge of answers, retries (calls part.c only) */
+bool stopping(const struct engine *g);
+void xdebug(struct engine *g, const struct xfer_obj *o, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+void seq_remove(struct engine *g, struct xfer_obj_state *os);
+void seq_queue(struct engine *g, struct xfer_obj_state *os);
+void rehash_remove(struct engine *g, struct xfer_obj_state *os);
+void obj_finish(struct engine *g, struct xfer_obj_state *os);
+void active_remove(struct engine *g, struct xfer_obj_state *os);
+struct req *req_get(struct engine *g, struct xfer_obj_state *os, enum req_kind kind);
+void req_put_back(struct engine *g, struct req *r);
+enum s3c_err req_submit(struct engine *g, struct req *r, struct s3c_error *e);
+void submit_or_fail(struct engine *g, struct req *r);
+struct req *due_retry(struct engine *g, int64_t now);
+void obj_fail(struct engine *g, struct xfer_obj_state *os, const struct s3c_error *e);
+void maybe_finish(struct engine *g, struct xfer_obj_state *os);
+void req_fail(struct engine *g, struct req *r, const struct s3c_error *e, bool retryable, long backoff_ms);
+void req_done(struct engine *g, struct req *r);
+
+/* verify.c: which check proves the bytes, and the checks (calls req.c) */
+uint64_t ck_update(enum ck_algo a, uint64_t crc, const void *p, size_t n);
+uint64_t ck_combine(enum ck_algo a, uint64_t x, uint64_t y, uint64_t len_y);
+bool stored_checksum(const struct http_resp *resp, enum ck_algo *algo, uint64_t *value);
+bool etag_is_md5(struct sv etag, char hex_out[33]);
+bool etag_one_part(struct sv etag, char hex_out[33], unsigned char md5[MD5_LEN]);
+bool sse_hides_md5(const struct http_resp *resp);
+bool verify_sent(struct engine *g, struct req *r, unsigned char md5[MD5_LEN], struct s3c_error *e);
+bool multipart_etag(const struct xfer_obj_state *os, char want[80]);
+void mem_digests(struct engine *g, struct req *r, bool whole_object);
+bool stdout_verify(struct engine *g, struct xfer_obj_state *os, struct s3c_error *e);
+enum dl_verdict dl_check(struct engine *g, struct xfer_obj_state *os, struct s3c_error *e);
+
+/* resume.c: --resume, the engine's side of the journals (calls req.c, part.c) */
+void journal_save(struct engine *g, struct xfer_obj_state *os);
+void journal_drop(struct engine *g, struct xfer_obj_state *os);
+bool resume_find(struct engine *g, struct xfer_obj_state *os);
+void resume_listed(struct xfer_obj_state *os, const struct s3_list_parts *lp);
+void dl_journal_save(struct engine *g, struct xfer_obj_state *os);
+void dl_journal_drop(struct engine *g, struct xfer_obj_state *os);
+bool dl_keep_for_resume(struct engine *g, struct xfer_obj_state *os);
+enum s3c_err dl_tmp_open(struct engine *g, struct xfer_obj_state *os, struct s3c_error *e);
+uint32_t dl_next_resumed(const struct xfer_obj_state *os, uint32_t n);
+void dl_resume_apply(struct engine *g, struct xfer_obj_state *os);
+void dl_part_written(struct engine *g, struct xfer_obj_state *os, uint32_t n);
+
+/* multipart.c: multipart uploads, for every family that writes (calls the helpers above) */
+bool abort_late_upload(struct engine *g, struct req *r);
+void on_create(struct engine *g, struct req *r);
+void send_complete(struct engine *g, struct xfer_obj_state *os);
+void on_part(struct engine *g, struct req *r);
+void on_list_parts(struct engine *g, struct req *r);
+bool list_parts_refused(struct engine *g, struct req *r, const struct s3c_error *e);
+void on_complete(struct engine *g, struct req *r);
+bool complete_failed(struct engine *g, struct req *r, enum store_s3_verdict v, struct s3c_error *e);
+void on_head_dst(struct engine *g, struct req *r);
+bool head_dst_failed(struct engine *g, struct req *r, enum store_s3_verdict v, struct s3c_error *e);
+void on_abort(struct engine *g, struct req *r);
+
+/* upload.c: the local-file family */
+enum s3c_err upload_start(struct engine *g, struct xfer_obj_state *os, struct req **out, struct s3c_error *e);
+ssize_t read_src(void *ctx, char *dst, size_t n, uint64_t offset);
+void on_put(struct engine *g, struct req *r);
+
+/* stdin.c: the standard-input family (its parts go through multipart.c) */
+enum s3c_err stdin_start(struct engine *g, struct xfer_obj_state *os, struct req **out, struct s3c_error *e);
+struct req *next_stream_part(struct engine *g, struct xfer_obj_state *os);
+
+/* copy.c: the server-side copy family */
+enum s3c_err copy_start(struct engine *g, struct xfer_obj_state *os, struct req **out, struct s3c_error *e);
+enum s3c_err copy_source(const struct xfer_obj *o, struct buf *out);
+void on_head_src(struct engine *g, struct req *r);
+void on_copy(struct engine *g, struct req *r);
+
+/* download.c: the download family, files and stdout */
+enum s3c_err download_start(struct engine *g, struct xfer_obj_state *os, struct req **out, struct s3c_error *e);
+enum s3c_err stdout_start(struct engine *g, struct xfer_obj_state *os, struct req **out, struct s3c_error *e);
+void on_head_info(struct engine *g, struct req *r);
+void on_head_part1(struct engine *g, struct req *r);
+bool head_part1_refused(struct engine *g, struct req *r, const struct s3c_error *e);
+enum http_sink_verdict write_dst(void *ctx, const char *p, size_t n);
+void on_get(struct engine *g, struct req *r);
+void dl_seq_work(struct engine *g);
+void dl_rehash_step(struct engine *g);
+void land_reap(struct engine *g);
+void dl_end(struct engine *g, struct xfer_obj_state *os);
+
+/* delete.c: the delete family */
+void del_batch_fail(struct engine *g, struct req *r, const struct s3c_error *e);
+void on_delete_batch(struct engine *g, struct req *r);
+struct req *del_next_batch(struct engine *g);
+enum s3c_err del_start(struct engine *g, struct xfer_obj_state *os, struct req **out, struct s3c_error *e);
+void on_delete_one(struct engine *g, struct req *r);
+void del_cancel(struct engine *g, const struct s3c_error *e);
+
+#endif

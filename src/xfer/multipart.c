@@ -1,0 +1,379 @@
+/*
+ * Multipart uploads, whoever feeds them (a file, stdin, a copy's source):
+ * Create, parts (UploadPart, UploadPartCopy), Complete (checked against the
+ * parts' ETags, and looked for when its answer was lost), Abort, and a
+ * journaled upload's ListParts. Calls req.c, verify.c, resume.c, part.c.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/crc.h"
+#include "base/hash.h"
+#include "base/str.h"
+#include "s3/xml.h"
+#include "xfer/engine.h"
+
+/* A Create that answered after its object failed or the run was
+ * interrupted: the upload exists at the store, so abort it now that its id
+ * is known. False if there is no upload to abort. */
+bool abort_late_upload(struct engine *g, struct req *r)
+{
+    struct xfer_obj_state *os = r->os;
+    struct s3_initiate_multipart im = S3_INITIATE_MULTIPART_INIT;
+    struct s3c_error e = S3C_ERROR_INIT;
+
+    if (os->upload_id || r->http.resp.status < 200 || r->http.resp.status >= 300 ||
+        s3_parse_initiate_multipart(buf_sv(&r->http.resp.body), &im, NULL) || !im.upload_id[0]) {
+        s3_initiate_multipart_release(&im);
+        return false;
+    }
+    os->upload_id = strdup(im.upload_id);
+    s3_initiate_multipart_release(&im);
+    req_put_back(g, r);
+    s3c_fail(&e, S3C_ECANCEL, "%s", cancel_requested ? "interrupted" : "stopped");
+    os->phase = PH_CREATE; /* not ended yet: obj_fail sends the abort */
+    obj_fail(g, os, &e);
+    maybe_finish(g, os);
+    return true;
+}
+
+void on_create(struct engine *g, struct req *r)
+{
+    struct xfer_obj_state *os = r->os;
+    struct s3_initiate_multipart im = S3_INITIATE_MULTIPART_INIT;
+    struct s3c_error e = S3C_ERROR_INIT;
+
+    if (s3_parse_initiate_multipart(buf_sv(&r->http.resp.body), &im, &e) || !im.upload_id[0]) {
+        if (!e.code)
+            s3c_fail(&e, S3C_EPARSE, "CreateMultipartUpload returned no UploadId");
+        s3_initiate_multipart_release(&im);
+        req_fail(g, r, &e, true, 0);
+        return;
+    }
+    os->upload_id = strdup(im.upload_id);
+    s3_initiate_multipart_release(&im);
+    req_put_back(g, r);
+    if (os->upload_id)
+        journal_save(g, os);
+    if (!os->upload_id || start_parts(g, os, &e)) {
+        if (!e.code)
+            s3c_fail(&e, S3C_ENOMEM, "out of memory");
+        obj_fail(g, os, &e);
+        maybe_finish(g, os);
+    }
+}
+
+void send_complete(struct engine *g, struct xfer_obj_state *os)
+{
+    struct s3_complete_part *parts = calloc(os->n_parts, sizeof(*parts));
+    struct s3c_error e = S3C_ERROR_INIT;
+    struct req *r = req_get(g, os, RK_COMPLETE);
+    char (*crcs)[16] = NULL;            /* base64 of each part's CRC64NVME */
+    uint32_t i;
+
+    if (!parts || !r) {
+        s3c_fail(&e, S3C_ENOMEM, "out of memory");
+        goto fail;
+    }
+    if (os->mpu_crc && !(crcs = calloc(os->n_parts, sizeof(*crcs)))) {
+        s3c_fail(&e, S3C_ENOMEM, "out of memory");
+        goto fail;
+    }
+    for (i = 0; i < os->n_parts; i++) {
+        parts[i].number = i + 1;
+        parts[i].etag = os->etags[i];
+        if (crcs) {
+            struct buf b = BUF_INIT(sizeof(crcs[0]));
+            crc_b64_64(os->part_crcs[i], &b);
+            str_copy(crcs[i], sizeof(crcs[0]), buf_cstr(&b));
+            buf_release(&b);
+            parts[i].checksums.crc64nvme = crcs[i];
+        }
+    }
+    if (s3_build_complete_multipart(parts, os->n_parts, &r->mem, &e) || req_submit(g, r, &e))
+        goto fail;
+    os->phase = PH_COMPLETE;
+    free(parts);
+    free(crcs);
+    return;
+fail:
+    free(parts);
+    free(crcs);
+    if (r)
+        req_put_back(g, r);
+    obj_fail(g, os, &e);
+}
+
+void on_part(struct engine *g, struct req *r)
+{
+    struct xfer_obj_state *os = r->os;
+    struct s3c_error e = S3C_ERROR_INIT;
+    unsigned char md5[MD5_LEN];
+    struct sv etag = SV_NULL;
+
+    if (r->kind == RK_COPY_PART) {
+        struct s3_copy_result cr = S3_COPY_RESULT_INIT;
+        if (s3_parse_copy_result(buf_sv(&r->http.resp.body), &cr, &e) || !cr.etag[0]) {
+            if (!e.code)
+                s3c_fail(&e, S3C_EPARSE, "UploadPartCopy returned no ETag");
+            s3_copy_result_release(&cr);
+            req_fail(g, r, &e, true, 0);
+            return;
+        }
+        str_copy(os->etags[r->part - 1], sizeof(os->etags[0]), cr.etag);
+        s3_copy_result_release(&cr);
+    } else {
+        if (r->local_failed) {
+            req_fail(g, r, &r->local_err, false, 0);
+            return;
+        }
+        if (!verify_sent(g, r, md5, &e)) {
+            req_fail(g, r, &e, true, 0);
+            return;
+        }
+        if (!http_resp_header(&r->http.resp, "etag", &etag) || etag.n >= sizeof(os->etags[0])) {
+            s3c_fail(&e, S3C_EHTTP, "UploadPart returned no ETag");
+            req_fail(g, r, &e, true, 0);
+            return;
+        }
+        memcpy(os->etags[r->part - 1], etag.p, etag.n);
+        os->etags[r->part - 1][etag.n] = '\0';
+        memcpy(os->md5s[r->part - 1], md5, MD5_LEN);
+        if (os->mpu_crc) {
+            uint64_t crc;
+            if (r->mem.len && r->hdr_crc64[0])
+                os->part_crcs[r->part - 1] = r->mem_crc;
+            else if (!r->mem.len && r->call.chunked_on && s3_chunked_crc(&r->call.chunked, &crc))
+                os->part_crcs[r->part - 1] = crc;
+            else
+                os->mpu_crc = false; /* a part went without one (the store refused trailers): list none */
+        }
+        g->stats.bytes += r->len;
+    }
+    os->parts_done++;
+    if (os->stream && r->mem.cap > (1u << 20) && os->n_spare < (int)(sizeof(os->spare) / sizeof(os->spare[0]))) {
+        /* Keep the part's buffer for a later part: it counts as the part it was. */
+        os->spare[os->n_spare++] = r->mem;
+        r->mem = (struct buf)BUF_INIT((size_t)SMALL_BODY_MAX + (1 << 20));
+    }
+    req_put_back(g, r);
+    if (os->failed) {
+        maybe_finish(g, os);
+        return;
+    }
+    if (os->parts_done == os->n_parts && (!os->stream || os->eof))
+        send_complete(g, os);
+    maybe_finish(g, os);
+}
+
+/* --resume: ListParts answered: the parts the store has are not sent again. */
+void on_list_parts(struct engine *g, struct req *r)
+{
+    struct xfer_obj_state *os = r->os;
+    struct s3_list_parts lp = S3_LIST_PARTS_INIT;
+    struct s3c_error e = S3C_ERROR_INIT;
+
+    if (s3_parse_list_parts(buf_sv(&r->http.resp.body), &lp, &e)) {
+        s3_list_parts_release(&lp);
+        req_fail(g, r, &e, true, 0);
+        return;
+    }
+    resume_listed(os, &lp);
+    req_put_back(g, r);
+    if (lp.is_truncated && lp.next_part_number_marker > os->list_marker &&
+        lp.next_part_number_marker < S3_MAX_PARTS) {
+        struct req *nr = req_get(g, os, RK_LIST_PARTS);
+        os->list_marker = (uint32_t)lp.next_part_number_marker;
+        s3_list_parts_release(&lp);
+        if (!nr) {
+            s3c_fail(&e, S3C_ENOMEM, "out of memory");
+            obj_fail(g, os, &e);
+        } else {
+            submit_or_fail(g, nr);
+        }
+        maybe_finish(g, os);
+        return;
+    }
+    s3_list_parts_release(&lp);
+    if (start_parts(g, os, &e)) {
+        obj_fail(g, os, &e);
+    } else if (os->parts_done == os->n_parts) {
+        active_remove(g, os);
+        send_complete(g, os);
+    }
+    maybe_finish(g, os);
+}
+
+/* The journaled upload is gone (completed or aborted elsewhere): start afresh. */
+static void resume_restart(struct engine *g, struct req *r)
+{
+    struct xfer_obj_state *os = r->os;
+    struct req *nr;
+
+    journal_drop(g, os);
+    free(os->upload_id);
+    free(os->have);
+    free(os->etags);
+    free(os->md5s);
+    os->upload_id = NULL;
+    os->have = NULL;
+    os->etags = NULL;
+    os->md5s = NULL;
+    os->parts_done = 0;
+    req_put_back(g, r);
+    nr = req_get(g, os, RK_CREATE);
+    if (!nr) {
+        struct s3c_error e = S3C_ERROR_INIT;
+        s3c_fail(&e, S3C_ENOMEM, "out of memory");
+        obj_fail(g, os, &e);
+    } else {
+        submit_or_fail(g, nr);
+    }
+    maybe_finish(g, os);
+}
+
+/* ListParts refused: the journaled upload is gone (S3 says NoSuchUpload,
+ * Ceph 16 NoSuchKey), so start afresh. */
+bool list_parts_refused(struct engine *g, struct req *r, const struct s3c_error *e)
+{
+    if (e->http_status != 404 || !strcmp(e->s3_code, "NoSuchBucket"))
+        return false;
+    resume_restart(g, r);
+    return true;
+}
+
+void on_complete(struct engine *g, struct req *r)
+{
+    struct xfer_obj_state *os = r->os;
+    struct s3c_error e = S3C_ERROR_INIT;
+    enum s3_body_kind kind = s3_xml_body_kind(buf_sv(&r->http.resp.body));
+
+    /* S3 may answer 200 and then fail, with an <Error> body. */
+    if (kind != S3_BODY_RESULT) {
+        struct s3_error er = S3_ERROR_INIT;
+        s3_parse_error(buf_sv(&r->http.resp.body), &er, NULL);
+        s3c_fail(&e, S3C_EHTTP, "CompleteMultipartUpload failed: %s",
+                 er.code[0] ? er.code : "malformed reply");
+        str_copy(e.s3_code, sizeof(e.s3_code), er.code[0] ? er.code : "InternalError");
+        e.http_status = 200;
+        s3_error_release(&er);
+        req_fail(g, r, &e, true, 0);
+        return;
+    }
+    /* An upload's final ETag is md5(part md5s)-N: check it when the parts were ours. */
+    if (g->opts.verify && r->os->o->op == XFER_UPLOAD) {
+        struct s3_complete_multipart cm = S3_COMPLETE_MULTIPART_INIT;
+        if (!s3_parse_complete_multipart(buf_sv(&r->http.resp.body), &cm, NULL) && cm.etag[0]) {
+            struct hash_ctx *h = hash_md5_new();
+            unsigned char d[MD5_LEN];
+            char want[80], hex[33];
+            const char *got = cm.etag;
+            size_t gl = strlen(got);
+
+            if (h) {
+                hash_update(h, os->md5s, (size_t)os->n_parts * MD5_LEN);
+                hash_final(h, d);
+                hash_free(h);
+                str_hex(d, MD5_LEN, hex);
+                snprintf(want, sizeof(want), "%s-%" PRIu32, hex, os->n_parts);
+                if (gl >= 2 && got[0] == '"')
+                    got++, gl -= 2;
+                if (strlen(want) == gl && strncmp(want, got, gl) != 0 && !sse_hides_md5(&r->http.resp)) {
+                    s3c_fail(&e, S3C_EHTTP, "the store's ETag %.*s does not match %s", (int)gl, got, want);
+                    s3_complete_multipart_release(&cm);
+                    os->phase = PH_PARTS;
+                    req_put_back(g, r);
+                    obj_fail(g, os, &e);
+                    maybe_finish(g, os);
+                    return;
+                }
+            }
+        }
+        s3_complete_multipart_release(&cm);
+    }
+    journal_drop(g, os);
+    os->phase = PH_END;
+    req_put_back(g, r);
+    maybe_finish(g, os);
+}
+
+/* A retried Complete found no upload: the first try may have completed it and
+ * lost its answer (a reset or a cut body). The object is ours if it carries
+ * the ETag our parts make; HEAD it to see. */
+static void check_lost_complete(struct engine *g, struct req *r, const struct s3c_error *e)
+{
+    struct xfer_obj_state *os = r->os;
+    struct s3c_error he = S3C_ERROR_INIT;
+    char want[80];
+    struct req *h;
+
+    req_put_back(g, r);
+    h = multipart_etag(os, want) ? req_get(g, os, RK_HEAD_DST) : NULL;
+    if (!h || req_submit(g, h, &he)) {
+        if (h)
+            req_put_back(g, h);
+        obj_fail(g, os, e);
+        maybe_finish(g, os);
+    }
+}
+
+/* A retried Complete that finds no upload may have landed the first time. */
+bool complete_failed(struct engine *g, struct req *r, enum store_s3_verdict v, struct s3c_error *e)
+{
+    if (r->attempt > 0 && !strcmp(e->s3_code, "NoSuchUpload")) {
+        check_lost_complete(g, r, e);
+        return true;
+    }
+    return false;
+}
+
+void on_head_dst(struct engine *g, struct req *r)
+{
+    struct xfer_obj_state *os = r->os;
+    struct s3c_error e = S3C_ERROR_INIT;
+    char want[80] = "";
+    struct sv etag = SV_NULL;
+    bool ours;
+
+    if (http_resp_header(&r->http.resp, "etag", &etag) && etag.n >= 2 && etag.p[0] == '"') {
+        etag.p++;
+        etag.n -= 2;
+    }
+    ours = multipart_etag(os, want) && sv_eqs(etag, want);
+    if (!ours) {
+        s3c_fail(&e, S3C_EHTTP, "CompleteMultipartUpload was retried and the upload is gone, "
+                                "but the object is not the one its parts make (ETag %.*s, want %s)",
+                 (int)etag.n, etag.p ? etag.p : "", want);
+        str_copy(e.s3_code, sizeof(e.s3_code), "NoSuchUpload");
+    }
+    req_put_back(g, r); /* 'etag' points into its reply: done with it now */
+    if (ours) {
+        journal_drop(g, os);
+        os->phase = PH_END; /* it landed */
+    } else {
+        obj_fail(g, os, &e);
+    }
+    maybe_finish(g, os);
+}
+
+/* The HEAD after a lost Complete failed: say so in the object's error (then req_fail). */
+bool head_dst_failed(struct engine *g, struct req *r, enum store_s3_verdict v, struct s3c_error *e)
+{
+    if (v == STORE_S3_FAIL) {
+        struct s3c_error he = *e;
+        s3c_fail(e, he.code, "CompleteMultipartUpload was retried and the upload is gone, "
+                             "and no object took its place (HEAD: %s)", he.msg);
+    }
+    return false;
+}
+
+/* AbortMultipartUpload answered: the object (already failed) ends. */
+void on_abort(struct engine *g, struct req *r)
+{
+    journal_drop(g, r->os);
+    r->os->phase = PH_END;
+    req_put_back(g, r);
+    maybe_finish(g, r->os);
+}

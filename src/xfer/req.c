@@ -1,0 +1,888 @@
+/*
+ * A request's life and an object's: objects made, finished (obj_finish, the
+ * only place one ends) and failed; requests taken, described to the store
+ * (req_submit), judged when they finish (req_done), retried or failed
+ * (req_fail). Calls no family (answers go on through g->kinds, engine.h);
+ * of the engine's files, only part.c and journal.c.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/hash.h"
+#include "base/str.h"
+#include "s3/xml.h"
+#include "xfer/engine.h"
+#include "xfer/journal.h"
+
+#define REPLY_BODY_MAX ((size_t)4 << 20)
+
+static const char *req_op_name(enum req_kind k);
+
+/* ---- run-wide state ---------------------------------------------------------- */
+
+volatile sig_atomic_t cancel_requested;
+
+void xfer_cancel(void)
+{
+    cancel_requested = 1;
+}
+
+/* SIGINT/SIGTERM, or a run-wide error: finish what is in flight as cancelled. */
+bool stopping(const struct engine *g)
+{
+    return cancel_requested || g->stop;
+}
+
+void xdebug(struct engine *g, const struct xfer_obj *o, const char *fmt, ...)
+{
+    char msg[1024];
+    va_list ap;
+
+    if (!store_s3_debug_on(g->s3))
+        return;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    store_s3_debugf(g->s3, "xfer: s3://%s/%s: %s", o->src_bucket ? o->src_bucket : o->dst_bucket,
+                    o->src_bucket ? o->src : o->dst, msg);
+}
+
+/* ---- objects ---------------------------------------------------------------- */
+
+struct xfer_obj *xfer_obj_new(enum xfer_op op)
+{
+    struct xfer_obj *o = calloc(1, sizeof(*o));
+
+    if (o) {
+        o->op = op;
+        o->mtime = -1;
+    }
+    return o;
+}
+
+void xfer_obj_free(struct xfer_obj *o)
+{
+    if (!o)
+        return;
+    free(o->src);
+    free(o->src_bucket);
+    free(o->dst);
+    free(o->dst_bucket);
+    free(o->etag);
+    free(o->version_id);
+    free(o);
+}
+
+static void obj_state_free(struct xfer_obj_state *os)
+{
+    uint32_t i;
+
+    if (os->fd >= 0 && !os->stream)
+        close(os->fd);
+    for (i = 0; os->win && i < os->win_k; i++)
+        free(os->win[i].data);
+    free(os->win);
+    buf_release(&os->pending);
+    while (os->n_spare > 0)
+        buf_release(&os->spare[--os->n_spare]);
+    buf_release(&os->src_headers);
+    hash_free(os->stream_md5);
+    free(os->part_crcs);
+    hash_free(os->seq_md5);
+    free(os->part_in);
+    buf_release(&os->tmp_path);
+    buf_release(&os->land.body);
+    if (os->dj)
+        journal_download_release(os->dj);
+    free(os->dj);
+    free(os->resumed);
+    hash_free(os->rehash_md5);
+    free(os->upload_id);
+    free(os->have);
+    free(os->etags);
+    free(os->md5s);
+    free(os);
+}
+
+void seq_remove(struct engine *g, struct xfer_obj_state *os)
+{
+    struct xfer_obj_state **pp;
+
+    if (!os->seq_queued)
+        return;
+    for (pp = &g->seq_work; *pp; pp = &(*pp)->seq_next) {
+        if (*pp == os) {
+            *pp = os->seq_next;
+            break;
+        }
+    }
+    os->seq_next = NULL;
+    os->seq_queued = false;
+}
+
+void seq_queue(struct engine *g, struct xfer_obj_state *os)
+{
+    if (os->seq_queued)
+        return;
+    os->seq_queued = true;
+    os->seq_next = g->seq_work;
+    g->seq_work = os;
+}
+
+/* Take 'os' off the engine's rehash list (if it is there). */
+void rehash_remove(struct engine *g, struct xfer_obj_state *os)
+{
+    struct xfer_obj_state **pp;
+
+    for (pp = &g->rehash; *pp; pp = &(*pp)->rehash_next) {
+        if (*pp == os) {
+            *pp = os->rehash_next;
+            os->rehash_next = NULL;
+            return;
+        }
+    }
+}
+
+/* The only place an object ends: temp files go or get their name, the caller hears. */
+void obj_finish(struct engine *g, struct xfer_obj_state *os)
+{
+    struct xfer_obj *o = os->o;
+
+    rehash_remove(g, os);
+    if (os->failed && os->reader_gone) {
+        /* stdout's reader left (`s3c cat k | head`): it took what it wanted;
+         * not a failure of ours (exit 0, as s5cmd). */
+        os->failed = false;
+    }
+    if (g->ops[o->op].end)
+        g->ops[o->op].end(g, os); /* the operation's own ending: a download's temp file */
+    if (os->failed) {
+        g->stats.objects_failed++;
+        if (!g->first_error)
+            g->first_error = os->err.code ? os->err.code : S3C_EINTERNAL;
+    } else {
+        g->stats.objects_ok++;
+    }
+    seq_remove(g, os);
+    g->n_objects--;
+    if (o->op == XFER_DELETE)
+        g->n_deletes--;
+    g->source_wait = false; /* a done may let the source produce more */
+    if (g->opts.done)
+        g->opts.done(g->opts.done_ctx, o, os->failed ? &os->err : NULL);
+    o->st = NULL;
+    obj_state_free(os);
+    xfer_obj_free(o);
+}
+
+void active_remove(struct engine *g, struct xfer_obj_state *os)
+{
+    struct xfer_obj_state **pp;
+
+    for (pp = &g->active; *pp; pp = &(*pp)->next) {
+        if (*pp == os) {
+            *pp = os->next;
+            os->next = NULL;
+            return;
+        }
+    }
+}
+
+/* ---- flexible checksums: whether the store takes them ---------------------------- */
+
+/* Flexible checksums on streamed bodies and multipart uploads: allowed by the
+ * configuration (request_checksum_calculation) and not refused by the store. */
+static bool flex_ok(const struct engine *g)
+{
+    return g->opts.flexible_checksums && !g->no_trailers;
+}
+
+/* Answers of a store that cannot take a flexible checksum (aws-chunked trailer,
+ * x-amz-checksum-algorithm), rather than of a bad request. */
+static bool flex_refused(const struct s3c_error *e)
+{
+    return e->http_status == 501 ||
+           (e->http_status == 400 &&
+            (!strcmp(e->s3_code, "XAmzContentSHA256Mismatch") || !strcmp(e->s3_code, "InvalidArgument") ||
+             !strcmp(e->s3_code, "InvalidRequest") || !strcmp(e->s3_code, "NotImplemented") ||
+             !strcmp(e->s3_code, "BadRequest")));
+}
+
+/* Requests held while the probe was out go now (built again: with or without trailers). */
+static void flex_release(struct engine *g)
+{
+    struct req *r;
+
+    g->flex_probe = NULL;
+    for (r = g->retry; r; r = r->next) {
+        if (r->flex_wait) {
+            r->flex_wait = false;
+            r->due_ms = 0;
+        }
+    }
+}
+
+/*
+ * A store that keeps flexible checksums echoes them: x-amz-checksum-algorithm
+ * on CreateMultipartUpload, x-amz-checksum-crc64nvme on PutObject and
+ * UploadPart. One that ignores them (Ceph 16) does not: then trailers are
+ * not tried at all (it would refuse them) and multipart uploads list no part
+ * checksums. Learnt from the first answer to a request that sent one.
+ */
+static void flex_learn(struct engine *g, struct req *r)
+{
+    struct sv v;
+    bool sent = r->flex || (r->sent_mem && r->hdr_crc64[0] && (r->kind == RK_PUT || r->os->mpu_crc));
+    bool echoed;
+
+    if (r == g->flex_probe)
+        flex_release(g);
+    if (!sent || g->flex_known || g->no_trailers)
+        return;
+    echoed = r->kind == RK_CREATE ? http_resp_header(&r->http.resp, "x-amz-checksum-algorithm", &v)
+                                  : http_resp_header(&r->http.resp, "x-amz-checksum-crc64nvme", &v);
+    if (echoed) {
+        g->flex_known = true;
+        return;
+    }
+    g->no_trailers = true;
+    if (r->kind == RK_CREATE)
+        r->os->mpu_crc = false;
+    xdebug(g, r->os->o, "%s: the store keeps no flexible checksums (none echoed): from now on Content-MD5 and ETags only",
+           req_op_name(r->kind));
+}
+
+/* ---- requests: building and sending --------------------------------------------- */
+
+struct req *req_get(struct engine *g, struct xfer_obj_state *os, enum req_kind kind)
+{
+    struct req *r = g->free_reqs;
+
+    if (r) {
+        g->free_reqs = r->next;
+    } else {
+        r = calloc(1, sizeof(*r));
+        if (!r)
+            return NULL;
+        r->call = (struct store_s3_call)STORE_S3_CALL_INIT;
+        r->mem = (struct buf)BUF_INIT((size_t)SMALL_BODY_MAX + (1 << 20));
+        r->query = (struct buf)BUF_INIT(4096);
+        r->hdr_copy_src = (struct buf)BUF_INIT(8192);
+    }
+    r->eng = g;
+    r->os = os;
+    r->kind = kind;
+    r->part = 0;
+    r->off = r->len = 0;
+    r->attempt = 0;
+    r->got = r->hashed = 0;
+    r->local_failed = false;
+    r->next = NULL;
+    buf_reset(&r->mem);
+    buf_reset(&r->query);
+    buf_reset(&r->hdr_copy_src);
+    r->hdr_md5[0] = r->hdr_range[0] = r->hdr_crc64[0] = '\0';
+    r->flex_wait = false;
+    s3c_error_clear(&r->local_err);
+    os->reqs++;
+    return r;
+}
+
+void req_put_back(struct engine *g, struct req *r)
+{
+    if (r == g->flex_probe)
+        flex_release(g); /* its object ended another way: others may ask next */
+    r->os->reqs--;
+    http_xfer_release(&r->http);
+    memset(&r->http, 0, sizeof(r->http));
+    if (r->mem.cap > (1u << 20))
+        buf_release(&r->mem);
+    r->next = g->free_reqs;
+    g->free_reqs = r;
+}
+
+static void add_obj_headers(struct req *r, struct s3_req *q, bool for_create)
+{
+    const struct xfer_obj_opts *oo = r->os->o->opts;
+    const char *ct;
+    int i;
+
+    if (!oo)
+        oo = &(const struct xfer_obj_opts){ 0 };
+    if (r->os->o->op == XFER_UPLOAD) {
+        ct = oo->content_type ? oo->content_type
+                              : oo->no_guess_mime ? NULL : xfer_guess_mime(r->os->o->src);
+        if (ct)
+            s3_req_header(q, "Content-Type", ct);
+    } else if (oo->content_type) {
+        s3_req_header(q, "Content-Type", oo->content_type);
+    }
+    {
+        const struct {
+            const char *name, *value;
+        } std[] = {
+            { "Cache-Control", oo->cache_control },
+            { "Content-Encoding", oo->content_encoding },
+            { "Content-Disposition", oo->content_disposition },
+            { "Content-Language", oo->content_language },
+            { "Expires", oo->expires },
+            { "x-amz-storage-class", oo->storage_class },
+            { "x-amz-acl", oo->acl },
+            { "x-amz-server-side-encryption", oo->sse },
+            { "x-amz-server-side-encryption-aws-kms-key-id", oo->sse_kms_key_id },
+        };
+        for (i = 0; i < (int)(sizeof(std) / sizeof(std[0])); i++)
+            if (std[i].value)
+                s3_req_header(q, std[i].name, std[i].value);
+    }
+    for (i = 0; i < oo->n_metadata && q->n_headers < S3_REQ_MAX_HEADERS - 4; i++)
+        s3_req_header(q, oo->metadata[i][0], oo->metadata[i][1]);
+    if (oo->no_overwrite && !for_create)
+        s3_req_header(q, "If-None-Match", "*");
+}
+
+/*
+ * SSE-C: the object's key goes with every request that writes or reads its
+ * bytes (S3 wants it on parts, and s3transfer sends it on Complete too); a
+ * copy's source key goes as x-amz-copy-source-..., or plain on the HEAD of
+ * that source.
+ */
+static enum s3c_err add_sse_c(struct req *r, struct s3_req *q, const struct xfer_obj_opts *oo,
+                              struct s3c_error *e)
+{
+    bool copy = r->os->o->op == XFER_COPY, own, src;
+    enum s3c_err rc;
+
+    switch (r->kind) {
+    case RK_PUT: case RK_CREATE: case RK_PART: case RK_COMPLETE: case RK_GET:
+    case RK_HEAD_INFO: case RK_HEAD_PART1:
+        own = true, src = false;
+        break;
+    case RK_COPY: case RK_COPY_PART:
+        own = src = true;
+        break;
+    case RK_HEAD_SRC:
+        own = false, src = true;
+        break;
+    default:
+        own = src = false;
+        break;
+    }
+    if (own && oo->sse_c_key) {
+        if ((rc = s3_sse_c_init(&r->ssec, oo->sse_c, oo->sse_c_key, e)))
+            return rc;
+        s3_req_sse_c(q, &r->ssec, false);
+    }
+    if (src && copy && oo->sse_c_copy_source_key) {
+        if ((rc = s3_sse_c_init(&r->ssec_src, oo->sse_c_copy_source, oo->sse_c_copy_source_key, e)))
+            return rc;
+        s3_req_sse_c(q, &r->ssec_src, r->kind != RK_HEAD_SRC);
+    }
+    return S3C_OK;
+}
+
+static void on_http_done(struct http_xfer *x, void *ctx)
+{
+    struct req *r = ctx;
+    struct engine *g = r->eng;
+
+    (void)x;
+    g->inflight--;
+    r->next = g->done;
+    g->done = r;
+}
+
+enum s3c_err req_submit(struct engine *g, struct req *r, struct s3c_error *e)
+{
+    struct xfer_obj_state *os = r->os;
+    struct xfer_obj *o = os->o;
+    struct s3_req q;
+    const struct xfer_obj_opts *oo = o->opts;
+    char num[32];
+    enum s3c_err rc = S3C_OK;
+
+    memset(&q, 0, sizeof(q));
+    buf_reset(&r->query);
+    /* One MD5 context per request slot, reset for each exchange. */
+    if (!r->md5)
+        r->md5 = hash_md5_new();
+    else
+        hash_reset(r->md5);
+    if (!r->md5)
+        return s3c_fail(e, S3C_ENOMEM, "out of memory");
+    r->hashed = r->got = r->crc = 0;
+    r->sent_mem = false;
+    r->local_failed = false;
+    r->flex = false;
+    http_xfer_release(&r->http); /* a retry's previous reply */
+    memset(&r->http, 0, sizeof(r->http));
+    r->http.body_max = REPLY_BODY_MAX;
+    /* An interrupt stops every request but these: a Create may have made its
+     * upload already (let it answer, so the upload can be aborted: see
+     * abort_late_upload), and an Abort is the clean-up itself. */
+    r->http.keep_on_cancel = r->kind == RK_CREATE || r->kind == RK_ABORT;
+    if (oo && oo->request_payer)
+        s3_req_header(&q, "x-amz-request-payer", oo->request_payer);
+
+    switch (r->kind) {
+    case RK_PUT:
+        q.method = "PUT";
+        q.bucket = o->dst_bucket;
+        q.key = o->dst;
+        add_obj_headers(r, &q, false);
+        if (r->mem.len || r->len == 0) {
+            q.body = r->mem.data;
+            q.body_len = r->mem.len;
+            s3_req_header(&q, "Content-MD5", r->hdr_md5);
+            if (r->hdr_crc64[0])
+                s3_req_header(&q, "x-amz-checksum-crc64nvme", r->hdr_crc64);
+            r->sent_mem = true;
+            r->hashed = r->mem.len;
+            g->stats.bytes_live += r->mem.len;
+        } else {
+            q.read = g->kinds[r->kind].read;
+            q.read_ctx = r;
+            q.read_len = r->len;
+            q.trailer_crc64 = r->flex = flex_ok(g); /* the store checks a CRC64NVME trailer */
+        }
+        break;
+    case RK_CREATE:
+        q.method = "POST";
+        q.bucket = o->dst_bucket;
+        q.key = o->dst;
+        q.query = "uploads=";
+        if (o->op == XFER_COPY && !(oo && oo->metadata_directive && !strcmp(oo->metadata_directive, "REPLACE"))) {
+            const char *p = os->src_headers.data, *end = p + os->src_headers.len;
+            while (p && p < end && q.n_headers < S3_REQ_MAX_HEADERS - 8) {
+                const char *v = p + strlen(p) + 1;
+                s3_req_header(&q, p, v);
+                p = v + strlen(v) + 1;
+            }
+            if (oo && oo->storage_class)
+                s3_req_header(&q, "x-amz-storage-class", oo->storage_class);
+            if (oo && oo->acl)
+                s3_req_header(&q, "x-amz-acl", oo->acl);
+        } else {
+            add_obj_headers(r, &q, true);
+            if (o->op == XFER_UPLOAD && flex_ok(g) &&
+                (os->part_crcs || (os->part_crcs = calloc(os->stream ? S3_MAX_PARTS : os->n_parts,
+                                                          sizeof(*os->part_crcs))))) {
+                /* Every part then carries its CRC64NVME and S3 keeps the whole object's. */
+                s3_req_header(&q, "x-amz-checksum-algorithm", "CRC64NVME");
+                s3_req_header(&q, "x-amz-checksum-type", "FULL_OBJECT");
+                os->mpu_crc = r->flex = true;
+            }
+        }
+        break;
+    case RK_HEAD_SRC:
+        q.method = "HEAD";
+        q.bucket = o->src_bucket;
+        q.key = o->src;
+        break;
+    case RK_HEAD_DST:
+        q.method = "HEAD";
+        q.bucket = o->dst_bucket;
+        q.key = o->dst;
+        break;
+    case RK_HEAD_INFO:
+    case RK_HEAD_PART1:
+        q.method = "HEAD";
+        q.bucket = o->src_bucket;
+        q.key = o->src;
+        if (r->kind == RK_HEAD_PART1)
+            q.query = "partNumber=1";
+        else
+            s3_req_header(&q, "x-amz-checksum-mode", "ENABLED");
+        if (o->etag && o->etag[0])
+            s3_req_header(&q, "If-Match", o->etag);
+        break;
+    case RK_PART:
+    case RK_COPY_PART:
+        q.method = "PUT";
+        q.bucket = o->dst_bucket;
+        q.key = o->dst;
+        snprintf(num, sizeof(num), "%" PRIu32, r->part);
+        rc = s3_query_add(&r->query, "partNumber", num);
+        if (!rc)
+            rc = s3_query_add(&r->query, "uploadId", os->upload_id);
+        q.query = buf_cstr(&r->query);
+        if (r->kind == RK_PART && r->mem.len) {
+            /* A stdin part: sent from memory, with Content-MD5. */
+            q.body = r->mem.data;
+            q.body_len = r->mem.len;
+            s3_req_header(&q, "Content-MD5", r->hdr_md5);
+            if (os->mpu_crc && r->hdr_crc64[0])
+                s3_req_header(&q, "x-amz-checksum-crc64nvme", r->hdr_crc64);
+            r->sent_mem = true;
+            r->hashed = r->mem.len;
+            g->stats.bytes_live += r->mem.len;
+        } else if (r->kind == RK_PART) {
+            q.read = g->kinds[r->kind].read;
+            q.read_ctx = r;
+            q.read_len = r->len;
+            q.trailer_crc64 = r->flex = os->mpu_crc && flex_ok(g);
+        } else {
+            s3_req_header(&q, "x-amz-copy-source", buf_cstr(&r->hdr_copy_src));
+            snprintf(r->hdr_range, sizeof(r->hdr_range), "bytes=%" PRIu64 "-%" PRIu64, r->off,
+                     r->off + r->len - 1);
+            s3_req_header(&q, "x-amz-copy-source-range", r->hdr_range);
+        }
+        break;
+    case RK_COMPLETE:
+        q.method = "POST";
+        q.bucket = o->dst_bucket;
+        q.key = o->dst;
+        rc = s3_query_add(&r->query, "uploadId", os->upload_id);
+        q.query = buf_cstr(&r->query);
+        q.body = r->mem.data;
+        q.body_len = r->mem.len;
+        s3_req_header(&q, "Content-Type", "application/xml");
+        if (oo && oo->no_overwrite)
+            s3_req_header(&q, "If-None-Match", "*");
+        break;
+    case RK_ABORT:
+        q.method = "DELETE";
+        q.bucket = o->dst_bucket;
+        q.key = o->dst;
+        rc = s3_query_add(&r->query, "uploadId", os->upload_id);
+        q.query = buf_cstr(&r->query);
+        break;
+    case RK_LIST_PARTS:
+        q.method = "GET";
+        q.bucket = o->dst_bucket;
+        q.key = o->dst;
+        snprintf(num, sizeof(num), "%" PRIu32, os->list_marker);
+        rc = s3_query_add(&r->query, "part-number-marker", num);
+        if (!rc)
+            rc = s3_query_add(&r->query, "uploadId", os->upload_id);
+        q.query = buf_cstr(&r->query);
+        break;
+    case RK_GET:
+        q.method = "GET";
+        q.bucket = o->src_bucket;
+        q.key = o->src;
+        if (os->win) {
+            /* A retry fetches its range again from the start, into the same slot. */
+            struct win_slot *slot = &os->win[(r->part - 1) % os->win_k];
+            if (!slot->data && !(slot->data = malloc((size_t)os->part_size)))
+                return s3c_fail(e, S3C_ENOMEM, "out of memory for a part of the object");
+            slot->len = 0;
+        }
+        if (os->stream && !os->win && os->streamed) {
+            /* stdout: a retry resumes after the bytes already written. */
+            r->off = os->streamed;
+            r->len = os->size - os->streamed;
+            snprintf(r->hdr_range, sizeof(r->hdr_range), "bytes=%" PRIu64 "-", r->off);
+            s3_req_header(&q, "Range", r->hdr_range);
+            if (o->etag && o->etag[0])
+                s3_req_header(&q, "If-Match", o->etag);
+        } else if (os->n_parts) {
+            snprintf(r->hdr_range, sizeof(r->hdr_range), "bytes=%" PRIu64 "-%" PRIu64, r->off,
+                     r->off + r->len - 1);
+            s3_req_header(&q, "Range", r->hdr_range);
+            if (o->etag && o->etag[0])
+                s3_req_header(&q, "If-Match", o->etag);
+        }
+        r->http.sink = g->kinds[r->kind].sink;
+        r->http.sink_ctx = r;
+        break;
+    case RK_COPY:
+        q.method = "PUT";
+        q.bucket = o->dst_bucket;
+        q.key = o->dst;
+        s3_req_header(&q, "x-amz-copy-source", buf_cstr(&r->hdr_copy_src));
+        if (oo && oo->metadata_directive)
+            s3_req_header(&q, "x-amz-metadata-directive", oo->metadata_directive);
+        if (oo && oo->metadata_directive && !strcmp(oo->metadata_directive, "REPLACE"))
+            add_obj_headers(r, &q, false);
+        else if (oo && oo->no_overwrite)
+            s3_req_header(&q, "If-None-Match", "*");
+        break;
+    case RK_DELETE:
+        q.method = "POST";
+        q.bucket = o->src_bucket;
+        q.query = "delete=";
+        q.body = r->mem.data;
+        q.body_len = r->mem.len;
+        s3_req_header(&q, "Content-Type", "application/xml");
+        /* DeleteObjects requires an integrity header; Content-MD5 is the one every store knows. */
+        s3_req_header(&q, "Content-MD5", r->hdr_md5);
+        break;
+    case RK_DELETE_ONE:
+        q.method = "DELETE";
+        q.bucket = o->src_bucket;
+        q.key = o->src;
+        if (o->version_id && o->version_id[0]) {
+            rc = s3_query_add(&r->query, "versionId", o->version_id);
+            q.query = buf_cstr(&r->query);
+        }
+        break;
+    }
+    if (rc)
+        return s3c_fail(e, rc, "out of memory");
+    if (oo && (rc = add_sse_c(r, &q, oo, e)))
+        return rc;
+    q.object_data = r->kind == RK_PUT || r->kind == RK_PART;
+    rc = store_s3_prepare(g->s3, &q, &r->call, &r->http, e);
+    if (rc)
+        return rc;
+    if (g->opts.bwlimit_bytes_s && r->mem.len && (r->kind == RK_PUT || r->kind == RK_PART))
+        g->bw_tokens -= (double)r->mem.len; /* memory bodies do not pass read_src */
+    r->http.done = on_http_done;
+    r->http.done_ctx = r;
+    rc = http_loop_submit(g->loop, &r->http, e);
+    if (rc)
+        return rc;
+    g->inflight++;
+    g->stats.requests++;
+    return S3C_OK;
+}
+
+/* Whether 'r' would stream its body with a trailer. */
+static bool wants_trailer(const struct engine *g, const struct req *r)
+{
+    return flex_ok(g) && !r->mem.len && r->len > 0 &&
+           (r->kind == RK_PUT || (r->kind == RK_PART && r->os->mpu_crc));
+}
+
+void submit_or_fail(struct engine *g, struct req *r)
+{
+    struct s3c_error e = S3C_ERROR_INIT;
+
+    if (wants_trailer(g, r) && !g->flex_known) {
+        if (g->flex_probe && g->flex_probe != r) {
+            /* Whether the store takes trailers is being asked: wait for the answer
+             * rather than send bodies it may refuse (held on the retry list). */
+            r->flex_wait = true;
+            r->due_ms = INT64_MAX;
+            r->next = g->retry;
+            g->retry = r;
+            return;
+        }
+        g->flex_probe = r;
+    }
+    if (req_submit(g, r, &e)) {
+        if (r == g->flex_probe)
+            flex_release(g);
+        req_fail(g, r, &e, false, 0);
+    }
+}
+
+struct req *due_retry(struct engine *g, int64_t now)
+{
+    struct req **pp;
+
+    for (pp = &g->retry; *pp; pp = &(*pp)->next) {
+        if ((*pp)->due_ms <= now) {
+            struct req *r = *pp;
+            *pp = r->next;
+            r->next = NULL;
+            return r;
+        }
+    }
+    return NULL;
+}
+
+/* ---- failing and retrying ------------------------------------------------------ */
+
+void obj_fail(struct engine *g, struct xfer_obj_state *os, const struct s3c_error *e)
+{
+    if (!os->failed) {
+        os->failed = true;
+        os->err = *e;
+    }
+    active_remove(g, os);
+    /* A multipart upload that got an id must be aborted, or its parts stay billed. */
+    if (os->upload_id && os->phase != PH_ABORT && os->phase != PH_END) {
+        struct req *r = req_get(g, os, RK_ABORT);
+        struct s3c_error ae = S3C_ERROR_INIT;
+
+        os->phase = PH_ABORT;
+        if (!r || req_submit(g, r, &ae)) {
+            if (r)
+                req_put_back(g, r);
+            os->phase = PH_END;
+        }
+        return;
+    }
+    if (os->phase != PH_ABORT)
+        os->phase = PH_END;
+}
+
+void maybe_finish(struct engine *g, struct xfer_obj_state *os)
+{
+    if (os->phase == PH_END && os->reqs == 0)
+        obj_finish(g, os);
+}
+
+static const char *req_op_name(enum req_kind k)
+{
+    switch (k) {
+    case RK_PUT: return "PutObject";
+    case RK_CREATE: return "CreateMultipartUpload";
+    case RK_PART: return "UploadPart";
+    case RK_COMPLETE: return "CompleteMultipartUpload";
+    case RK_ABORT: return "AbortMultipartUpload";
+    case RK_GET: return "GetObject";
+    case RK_COPY: return "CopyObject";
+    case RK_COPY_PART: return "UploadPartCopy";
+    case RK_HEAD_SRC:
+    case RK_HEAD_INFO:
+    case RK_HEAD_PART1:
+    case RK_HEAD_DST: return "HeadObject";
+    case RK_DELETE: return "DeleteObjects";
+    case RK_DELETE_ONE: return "DeleteObject";
+    case RK_LIST_PARTS: return "ListParts";
+    }
+    return "request";
+}
+
+/*
+ * Answers that no other object of the run can get past: the bucket does not
+ * exist, or the credentials are wrong. AccessDenied counts too while nothing
+ * has succeeded yet (then it is the key or the bucket, not one object's policy).
+ */
+static bool run_wide_error(const struct engine *g, const struct s3c_error *e)
+{
+    return !strcmp(e->s3_code, "NoSuchBucket") || !strcmp(e->s3_code, "InvalidAccessKeyId") ||
+           !strcmp(e->s3_code, "SignatureDoesNotMatch") ||
+           (!g->any_ok && (!strcmp(e->s3_code, "AccessDenied") || !strcmp(e->s3_code, "Forbidden")));
+}
+
+/* Stop the run after 'e' (rewritten to name the operation and the bucket): the
+ * object that met it fails with it, everything else ends as cancelled (not
+ * reported), nothing new starts, multipart uploads are aborted. */
+static void stop_run(struct engine *g, struct req *r, struct s3c_error *e)
+{
+    const struct xfer_obj *o = r->os->o;
+    char msg[sizeof(e->msg)];
+    size_t n = strlen(e->msg);
+    bool reads = r->kind == RK_GET || r->kind == RK_HEAD_INFO || r->kind == RK_HEAD_PART1 ||
+                 r->kind == RK_HEAD_SRC;
+
+    if (g->stop)
+        return;
+    if (n && e->msg[n - 1] == '.')
+        e->msg[n - 1] = '\0';
+    if (o->op == XFER_COPY && !reads)
+        snprintf(msg, sizeof(msg), "%s from s3://%s to s3://%s: %.300s; stopped, nothing more was tried",
+                 req_op_name(r->kind), o->src_bucket, o->dst_bucket, e->msg);
+    else
+        snprintf(msg, sizeof(msg), "%s in s3://%s: %.300s; stopped, nothing more was tried", req_op_name(r->kind),
+                 reads || o->op == XFER_DELETE ? o->src_bucket : o->dst_bucket, e->msg);
+    str_copy(e->msg, sizeof(e->msg), msg);
+    g->stop = true;
+    g->stop_err = *e;
+}
+
+/* A request failed with 'e': retry it after a backoff, or fail its object. */
+void req_fail(struct engine *g, struct req *r, const struct s3c_error *e, bool retryable, long backoff_ms)
+{
+    struct xfer_obj_state *os = r->os;
+
+    if (retryable && (!stopping(g) || r->kind == RK_ABORT) && (!os->failed || r->kind == RK_ABORT) &&
+        r->attempt + 1 < store_s3_max_attempts(g->s3)) {
+        r->attempt++;
+        g->stats.retries++;
+        if (backoff_ms <= 0)
+            backoff_ms = 50L << (r->attempt > 6 ? 6 : r->attempt);
+        xdebug(g, os->o, "%s: %s; try %d in %ld ms", req_op_name(r->kind), e->msg, r->attempt + 1, backoff_ms);
+        r->due_ms = now_ms() + backoff_ms;
+        r->next = g->retry;
+        g->retry = r;
+        return;
+    }
+    if (g->kinds[r->kind].gave_up) {
+        g->kinds[r->kind].gave_up(g, r, e); /* a DeleteObjects batch: its keys end with it */
+        return;
+    }
+    if (r->kind == RK_ABORT) {
+        /* Nothing more to do for an object that already failed. */
+        os->phase = PH_END;
+    } else {
+        obj_fail(g, os, e);
+    }
+    req_put_back(g, r);
+    maybe_finish(g, os);
+}
+
+/* ---- judging a finished exchange ------------------------------------------------ */
+
+/*
+ * Judge one finished exchange: what the store said (store_s3_judge), what
+ * the engine learns from it (flexible checksums, throttling, a run-wide
+ * error), then retry it, fail it (req_fail), or hand the answer to its
+ * kind's handlers (g->kinds, engine.h).
+ */
+void req_done(struct engine *g, struct req *r)
+{
+    const struct req_ops *ops = &g->kinds[r->kind];
+    struct s3c_error e = S3C_ERROR_INIT;
+    enum store_s3_verdict v;
+    long backoff = 0;
+    bool free_retry = false;
+
+    g->window_reqs++;
+    if (ops->late && (r->os->failed || stopping(g)) && ops->late(g, r))
+        return;
+    if (r->os->failed && r->kind != RK_ABORT) {
+        /* The object failed meanwhile: this request's outcome no longer matters. */
+        req_put_back(g, r);
+        maybe_finish(g, r->os);
+        return;
+    }
+    if (stopping(g) && r->kind != RK_ABORT) {
+        s3c_fail(&e, S3C_ECANCEL, "%s", cancel_requested ? "interrupted" : "stopped");
+        req_fail(g, r, &e, false, 0);
+        return;
+    }
+    v = store_s3_judge(g->s3, &r->call, &r->http, r->attempt, &backoff, &free_retry, &e);
+    if (v == STORE_S3_OK)
+        flex_learn(g, r);
+    else if (r == g->flex_probe && !(r->flex && flex_refused(&e)))
+        flex_release(g); /* no verdict: the next streamed body probes again */
+    /* A refusal that answers something (HEAD ?partNumber=1, ListParts of a gone upload). */
+    if (v == STORE_S3_FAIL && ops->refused && ops->refused(g, r, &e))
+        return;
+    if (v != STORE_S3_OK && r->flex && flex_refused(&e)) {
+        /* Ceph 16: XAmzContentSHA256Mismatch to STREAMING-UNSIGNED-PAYLOAD-TRAILER.
+         * Requests sent before the first refusal came back are retried the same way. */
+        if (!g->no_trailers)
+            xdebug(g, r->os->o, "%s: the store refuses flexible checksums on streamed bodies (%ld %s): "
+                   "from now on Content-MD5 and ETags only", req_op_name(r->kind), e.http_status, e.s3_code);
+        g->no_trailers = true;
+        if (r == g->flex_probe)
+            flex_release(g);
+        if (r->kind == RK_CREATE)
+            r->os->mpu_crc = false;
+        r->attempt--; /* not the request's fault: a free retry */
+        req_fail(g, r, &e, true, 1);
+        return;
+    }
+    if (v == STORE_S3_FAIL && !strcmp(e.s3_code, "BadDigest") && r->attempt + 1 < store_s3_max_attempts(g->s3))
+        v = STORE_S3_RETRY; /* the bytes were damaged on the way: send them again */
+    if (v == STORE_S3_FAIL && r->kind != RK_ABORT && run_wide_error(g, &e))
+        stop_run(g, r, &e);
+    if (v == STORE_S3_OK)
+        g->any_ok = true;
+    if (v != STORE_S3_OK) {
+        if (r->kind == RK_GET && r->local_failed) {
+            req_fail(g, r, &r->local_err, false, 0);
+            return;
+        }
+        if (!strcmp(e.s3_code, "SlowDown") || e.http_status == 429 || e.http_status == 503)
+            g->throttled++;
+        if (free_retry)
+            r->attempt--;
+        if (ops->failed && ops->failed(g, r, v, &e))
+            return;
+        req_fail(g, r, &e, v == STORE_S3_RETRY, backoff);
+        return;
+    }
+    ops->ok(g, r);
+}

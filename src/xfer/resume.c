@@ -1,0 +1,360 @@
+/*
+ * --resume, the engine's side of both journals (journal.h): a multipart
+ * upload's record and which listed parts are ours; a ranged download's record,
+ * its temp file, and which parts it already holds. Says what it found; the
+ * upload and download families act on it. Calls req.c, verify.c, part.c.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include "base/crc.h"
+#include "base/hash.h"
+#include "base/str.h"
+#include "store/store_fs.h"
+#include "xfer/engine.h"
+#include "xfer/journal.h"
+
+#define DL_JOURNAL_EVERY_MS 1000    /* at most one fdatasync + record a second per download */
+
+/* ---- journaled multipart uploads ---------------------------------------------- */
+
+/* The source's absolute path: what the journal keys a resume on. */
+static bool source_path(const struct xfer_obj_state *os, char out[4096])
+{
+    return realpath(os->o->src, out) != NULL;
+}
+
+/* Journal a new multipart upload of a local file, for a later --resume (best effort). */
+void journal_save(struct engine *g, struct xfer_obj_state *os)
+{
+    struct s3c_error e = S3C_ERROR_INIT;
+    struct journal_upload j;
+    char src[4096];
+
+    if (!g->opts.state_dir || os->o->op != XFER_UPLOAD || os->stream || !source_path(os, src))
+        return;
+    j.bucket = os->o->dst_bucket;
+    j.key = os->o->dst;
+    j.upload_id = os->upload_id;
+    j.source = src;
+    j.size = os->size;
+    j.mtime_s = os->src_mtime;
+    j.part_size = os->part_size;
+    (void)journal_upload_save(g->opts.state_dir, &j, &e); /* no journal: no resume, nothing worse */
+}
+
+/* The upload completed or was aborted: nothing to resume. */
+void journal_drop(struct engine *g, struct xfer_obj_state *os)
+{
+    if (g->opts.state_dir && os->o->op == XFER_UPLOAD && !os->stream && os->upload_id)
+        journal_upload_remove(g->opts.state_dir, os->o->dst_bucket, os->o->dst);
+}
+
+/* --resume: a journaled upload of this very file (same path, size, mtime, part size)? */
+bool resume_find(struct engine *g, struct xfer_obj_state *os)
+{
+    struct s3c_error e = S3C_ERROR_INIT;
+    struct journal_upload j;
+    char src[4096];
+    bool ok;
+
+    if (!g->opts.resume || !g->opts.state_dir || !source_path(os, src) ||
+        journal_upload_load(g->opts.state_dir, os->o->dst_bucket, os->o->dst, &j, &e) != 1)
+        return false;
+    ok = !strcmp(j.source, src) && j.size == os->size && j.mtime_s == os->src_mtime &&
+         j.part_size == os->part_size;
+    if (ok) {
+        os->upload_id = strdup(j.upload_id);
+        os->have = calloc(os->n_parts, 1);
+        os->etags = calloc(os->n_parts, sizeof(*os->etags));
+        os->md5s = calloc(os->n_parts, sizeof(*os->md5s));
+        ok = os->upload_id && os->have && os->etags && os->md5s;
+    }
+    journal_upload_release(&j);
+    return ok;
+}
+
+/* A part the store already has counts only if its ETag is the MD5 of our bytes at that place. */
+static void resume_check_part(struct xfer_obj_state *os, const struct s3_part *p)
+{
+    unsigned char d[MD5_LEN], chunk[1 << 16];
+    char hex[33], want[33];
+    struct hash_ctx *h;
+    uint64_t off, len, at, crc = 0;
+    uint32_t n = p->number;
+
+    if (n < 1 || n > os->n_parts || os->have[n - 1] || !p->etag ||
+        !etag_is_md5(sv_from(p->etag), want) || strlen(p->etag) >= sizeof(os->etags[0]))
+        return;
+    off = (uint64_t)(n - 1) * os->part_size;
+    len = n == os->n_parts ? os->size - off : os->part_size;
+    if (p->size != len || !(h = hash_md5_new()))
+        return;
+    for (at = 0; at < len;) {
+        size_t want_n = len - at < sizeof(chunk) ? (size_t)(len - at) : sizeof(chunk);
+        ssize_t got = pread(os->fd, chunk, want_n, (off_t)(off + at));
+        if (got <= 0) {
+            hash_free(h);
+            return;     /* unreadable: send it again, and fail there if need be */
+        }
+        hash_update(h, chunk, (size_t)got);
+        if (os->mpu_crc)
+            crc = crc_crc64nvme_update(crc, chunk, (size_t)got);
+        at += (uint64_t)got;
+    }
+    hash_final(h, d);
+    hash_free(h);
+    str_hex(d, MD5_LEN, hex);
+    if (strcasecmp(hex, want))
+        return;
+    os->have[n - 1] = 1;
+    if (os->mpu_crc)
+        os->part_crcs[n - 1] = crc;
+    str_copy(os->etags[n - 1], sizeof(os->etags[0]), p->etag);
+    memcpy(os->md5s[n - 1], d, MD5_LEN);
+    os->parts_done++;
+}
+
+/* A page of ListParts of a journaled upload: take the parts the store has
+ * that are ours (resume_check_part). The caller pages on and finishes. */
+void resume_listed(struct xfer_obj_state *os, const struct s3_list_parts *lp)
+{
+    size_t i;
+
+    /* Created with CRC64NVME (by a run with flexible checksums): the parts sent now carry it too. */
+    os->mpu_crc = lp->checksum_algorithm && !strcasecmp(lp->checksum_algorithm, "CRC64NVME") &&
+                  (os->part_crcs || (os->part_crcs = calloc(os->n_parts, sizeof(*os->part_crcs))));
+    for (i = 0; i < lp->n_parts; i++)
+        resume_check_part(os, &lp->parts[i]);
+}
+
+/* ---- journaled ranged downloads ------------------------------------------------ */
+
+/* The destination's absolute path, which the journal keys a download on (its
+ * directory may not exist yet, so no realpath). */
+static bool dest_path(const char *dst, struct buf *out)
+{
+    char cwd[4096];
+
+    buf_reset(out);
+    if (dst[0] == '/')
+        return buf_adds(out, dst) == S3C_OK;
+    return getcwd(cwd, sizeof(cwd)) && buf_addf(out, "%s/%s", cwd, dst) == S3C_OK;
+}
+
+/* Write the record: 'have' as the parts done. */
+void dl_journal_save(struct engine *g, struct xfer_obj_state *os)
+{
+    struct s3c_error e = S3C_ERROR_INIT;
+
+    os->dj->done = os->have;
+    (void)journal_download_save(g->opts.state_dir, os->dj, &e); /* no record: no resume, nothing worse */
+    os->dj->done = NULL;
+    os->dj_saved_ms = now_ms();
+}
+
+/* Record the parts completed so far, at most once a second unless 'now': the
+ * temp file is fdatasync'd first, so the record never claims a part a crash
+ * could still lose (a part whose pwrite returned survives kill -9 anyway). */
+static void dl_journal_flush(struct engine *g, struct xfer_obj_state *os, bool now)
+{
+    if (!os->dj || !os->have || !os->dj_dirty || (!now && now_ms() - os->dj_saved_ms < DL_JOURNAL_EVERY_MS))
+        return;
+    if (fdatasync(os->fd) != 0)
+        return; /* not synced: claim nothing more */
+    os->dj_dirty = false;
+    dl_journal_save(g, os);
+}
+
+void dl_journal_drop(struct engine *g, struct xfer_obj_state *os)
+{
+    if (os->dj)
+        journal_download_remove(g->opts.state_dir, os->dj->dest);
+}
+
+/* An interrupted (SIGINT, SIGTERM, run-wide stop) journaled download keeps its
+ * temp file and record when some part is in, for the next --resume. */
+bool dl_keep_for_resume(struct engine *g, struct xfer_obj_state *os)
+{
+    uint32_t i;
+
+    if (!os->dj || os->fd < 0 || !(stopping(g) || os->err.code == S3C_ECANCEL))
+        return false;
+    if (os->dj_resumed)
+        return true; /* stopped before its parts were looked at: the earlier run's record stands */
+    if (!os->have)
+        return false;
+    for (i = 0; i < os->n_parts && !os->have[i]; i++)
+        ;
+    if (i == os->n_parts)
+        return false;
+    dl_journal_flush(g, os, true);
+    return !os->dj_dirty;
+}
+
+/* A fresh record for this download, to be completed by dl_resume_apply. */
+static struct journal_download *dl_journal_new(const struct xfer_obj *o, const char *dest, const char *tmp_abs)
+{
+    struct journal_download *j = calloc(1, sizeof(*j));
+
+    if (!j)
+        return NULL;
+    j->dest = strdup(dest);
+    j->bucket = strdup(o->src_bucket);
+    j->key = strdup(o->src);
+    j->version = strdup(o->version_id ? o->version_id : "");
+    j->etag = strdup(o->etag ? o->etag : "");
+    j->tmp = strdup(tmp_abs);
+    j->size = o->size;
+    j->mtime_s = o->mtime;
+    if (!j->dest || !j->bucket || !j->key || !j->version || !j->etag || !j->tmp) {
+        journal_download_release(j);
+        free(j);
+        return NULL;
+    }
+    return j;
+}
+
+/* Whether an earlier run's record is of this object as the listing shows it
+ * now (the ETag may still be unknown: dl_resume_apply checks it again). */
+static bool dl_journal_matches(const struct journal_download *j, const struct xfer_obj *o)
+{
+    return !strcmp(j->bucket, o->src_bucket) && !strcmp(j->key, o->src) &&
+           !strcmp(j->version, o->version_id ? o->version_id : "") && j->size == o->size &&
+           (!o->etag || !strcmp(j->etag, o->etag));
+}
+
+/*
+ * Create the temp file of a download. With --resume, a ranged download
+ * reopens the temp file an earlier run left for this destination when its
+ * record matches the object; a stale record and its temp file go, quietly.
+ * The download is then journaled (os->dj).
+ */
+enum s3c_err dl_tmp_open(struct engine *g, struct xfer_obj_state *os, struct s3c_error *e)
+{
+    struct xfer_obj *o = os->o;
+    struct buf dest = BUF_INIT(8192), abs = BUF_INIT(8192);
+    struct s3c_error ignored = S3C_ERROR_INIT;
+    struct journal_download j;
+    enum s3c_err rc;
+    int found;
+
+    if (!g->opts.state_dir || !wants_multipart(g, os->size) || !dest_path(o->dst, &dest)) {
+        buf_release(&dest);
+        return fs_tmp_create(o->dst, os->size, &os->fd, &os->tmp_path, e);
+    }
+    found = journal_download_load(g->opts.state_dir, buf_cstr(&dest), &j, &ignored);
+    if (found == 1 && g->opts.resume && dl_journal_matches(&j, o) && fs_tmp_is_for(j.tmp, buf_cstr(&dest)) &&
+        !fs_tmp_reopen(j.tmp, os->size, &os->fd, &ignored) && (os->dj = malloc(sizeof(*os->dj))) &&
+        !buf_adds(&os->tmp_path, j.tmp)) {
+        *os->dj = j;
+        os->dj_resumed = true;
+        buf_release(&dest);
+        return S3C_OK;
+    }
+    if (os->fd >= 0) {
+        close(os->fd);
+        os->fd = -1;
+    }
+    free(os->dj);
+    os->dj = NULL;
+    if (found == 1) {
+        if (fs_tmp_is_for(j.tmp, buf_cstr(&dest)))
+            unlink(j.tmp); /* an interrupted download of another version, or one not resumed */
+        journal_download_release(&j);
+    }
+    if (found)
+        journal_download_remove(g->opts.state_dir, buf_cstr(&dest));
+    rc = fs_tmp_create(o->dst, os->size, &os->fd, &os->tmp_path, e);
+    if (!rc && g->opts.resume) {
+        const char *slash = strrchr(buf_cstr(&dest), '/');
+        const char *tbase = strrchr(buf_cstr(&os->tmp_path), '/');
+
+        tbase = tbase ? tbase + 1 : buf_cstr(&os->tmp_path);
+        if (!buf_add(&abs, dest.data, (size_t)(slash - dest.data + 1)) && !buf_adds(&abs, tbase))
+            os->dj = dl_journal_new(o, buf_cstr(&dest), buf_cstr(&abs)); /* NULL: not journaled */
+    }
+    buf_release(&dest);
+    buf_release(&abs);
+    return rc;
+}
+
+/* The next part taken from the earlier run after part 'n' (0: none). */
+uint32_t dl_next_resumed(const struct xfer_obj_state *os, uint32_t n)
+{
+    for (n++; n <= os->n_parts; n++)
+        if (os->resumed[n - 1])
+            return n;
+    return 0;
+}
+
+/*
+ * The ranges are planned and the ETag known: complete the record, and when an
+ * earlier run's parts are of this very object and cut (ETag, size, part size),
+ * take them as done: never fetched, re-read from the temp file into the
+ * whole-object check (dl_rehash_step). Anything else starts afresh in the
+ * same temp file.
+ */
+void dl_resume_apply(struct engine *g, struct xfer_obj_state *os)
+{
+    struct journal_download *j = os->dj;
+    uint32_t n, resumed = 0;
+    char *etag = NULL;
+
+    if (!j)
+        return;
+    if (!os->o->etag || !(os->have = calloc(os->n_parts, 1)) || !(etag = strdup(os->o->etag))) {
+        free(os->have);
+        os->have = NULL;
+        dl_journal_drop(g, os);
+        journal_download_release(j);
+        free(j);
+        os->dj = NULL;
+        return;
+    }
+    if (os->dj_resumed && !strcmp(j->etag, etag) && j->part_size == os->part_size && j->n_parts == os->n_parts) {
+        for (n = 1; n <= os->n_parts; n++)
+            resumed += j->done[n - 1];
+        memcpy(os->have, j->done, os->n_parts);
+        if (os->check == DL_SIZE) {
+            os->parts_done = resumed; /* nothing to re-read them for */
+        } else if (os->check == DL_SEQ) {
+            /* On disk: hashed in key order with the rest by dl_seq_work. */
+            os->parts_done = resumed;
+            memcpy(os->part_in, j->done, os->n_parts);
+            if (resumed)
+                seq_queue(g, os);
+        } else if (resumed) {
+            os->resumed = j->done;
+            j->done = NULL;
+            os->rehash_part = dl_next_resumed(os, 0);
+            os->rehash_next = g->rehash;
+            g->rehash = os;
+        }
+        xdebug(g, os->o, "resumed: %" PRIu32 " of %" PRIu32 " parts already in %s", resumed, os->n_parts,
+               buf_cstr(&os->tmp_path));
+    }
+    os->dj_resumed = false;
+    free(j->done);
+    j->done = NULL;
+    free(j->etag);
+    j->etag = etag;
+    j->part_size = os->part_size;
+    j->n_parts = os->n_parts;
+    dl_journal_save(g, os);
+}
+
+/* Part n of a journaled download is in the temp file. */
+void dl_part_written(struct engine *g, struct xfer_obj_state *os, uint32_t n)
+{
+    if (!os->have)
+        return;
+    os->have[n - 1] = 1;
+    os->dj_dirty = true;
+    dl_journal_flush(g, os, false);
+}

@@ -1,0 +1,108 @@
+/*
+ * Uploads of local files: how one starts (a PUT, or a multipart upload,
+ * multipart.c), the file's bytes as a request body (read_src), and what a
+ * PutObject answer means. Calls req.c, adapt.c, verify.c, part.c, resume.c;
+ * no other family.
+ */
+#include <errno.h>
+#include <unistd.h>
+
+#include "base/hash.h"
+#include "store/store_fs.h"
+#include "xfer/engine.h"
+
+/* A local file: one PUT (from memory when small), or a multipart upload
+ * (continued from the journal with --resume). */
+enum s3c_err upload_start(struct engine *g, struct xfer_obj_state *os, struct req **out, struct s3c_error *e)
+{
+    struct xfer_obj *o = os->o;
+    struct req *r;
+    int64_t mtime;
+    enum s3c_err rc;
+
+    *out = NULL;
+    if ((rc = fs_open_read(o->src, &os->fd, &os->size, &mtime, e)))
+        return rc;
+    os->src_mtime = mtime;
+    if (wants_multipart(g, os->size)) {
+        plan_parts(g, os);
+        os->phase = PH_CREATE;
+        r = req_get(g, os, resume_find(g, os) ? RK_LIST_PARTS : RK_CREATE);
+        if (!r)
+            return s3c_fail(e, S3C_ENOMEM, "out of memory");
+        *out = r;
+        return S3C_OK;
+    }
+    os->phase = PH_SINGLE;
+    r = req_get(g, os, RK_PUT);
+    if (!r)
+        return s3c_fail(e, S3C_ENOMEM, "out of memory");
+    r->len = os->size;
+    if (os->size <= SMALL_BODY_MAX) {
+        if (buf_grow(&r->mem, (size_t)os->size)) {
+            rc = s3c_fail(e, S3C_ENOMEM, "out of memory");
+            goto fail_req;
+        }
+        if ((rc = fs_pread_all(os->fd, r->mem.data, (size_t)os->size, 0, o->src, e)))
+            goto fail_req;
+        r->mem.len = (size_t)os->size;
+        mem_digests(g, r, true);
+    }
+    *out = r;
+    return S3C_OK;
+fail_req:
+    req_put_back(g, r);
+    return rc;
+}
+
+ssize_t read_src(void *ctx, char *dst, size_t n, uint64_t offset)
+{
+    struct req *r = ctx;
+    ssize_t got;
+
+    if (!bw_take(r->eng, &n))
+        return HTTP_READ_PAUSE;
+    do
+        got = pread(r->os->fd, dst, n, (off_t)(r->off + offset));
+    while (got < 0 && errno == EINTR);
+    if (got <= 0) {
+        r->local_failed = true;
+        if (got < 0)
+            s3c_fail_errno(&r->local_err, errno, "cannot read %s", r->os->o->src);
+        else
+            s3c_fail(&r->local_err, S3C_EIO, "%s shrank while it was read", r->os->o->src);
+        return -1;
+    }
+    /* Hash in order; a rewind (curl resending) restarts the hash. */
+    if (offset == 0 && r->hashed) {
+        hash_reset(r->md5);
+        r->hashed = 0;
+    }
+    if (offset == r->hashed) {
+        hash_update(r->md5, dst, (size_t)got);
+        r->hashed += (uint64_t)got;
+    }
+    r->eng->stats.bytes_live += (uint64_t)got;
+    return got;
+}
+
+/* PutObject answered: its ETag is checked against the bytes sent. */
+void on_put(struct engine *g, struct req *r)
+{
+    struct xfer_obj_state *os = r->os;
+    struct s3c_error e = S3C_ERROR_INIT;
+    unsigned char md5[MD5_LEN];
+
+    if (r->local_failed) {
+        req_fail(g, r, &r->local_err, false, 0);
+        return;
+    }
+    if (!verify_sent(g, r, md5, &e)) {
+        req_fail(g, r, &e, true, 0);
+        return;
+    }
+    g->stats.bytes += r->len;
+    os->phase = PH_END;
+    req_put_back(g, r);
+    maybe_finish(g, os);
+}

@@ -1,0 +1,336 @@
+/*
+ * Which check proves the bytes, and the checks: stored full-object CRCs,
+ * ETags as MD5s (single, "-1", md5-of-md5s), Content-MD5 of memory bodies,
+ * a stream's and a ranged download's whole. Returns verdicts; never retries,
+ * fails or finishes an object itself (its caller decides). Calls req.c, part.c.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/crc.h"
+#include "base/hash.h"
+#include "base/str.h"
+#include "xfer/engine.h"
+
+/* ---- stored checksums -------------------------------------------------------- */
+
+static const char *ck_name(enum ck_algo a)
+{
+    return a == CK_CRC64NVME ? "CRC64NVME" : a == CK_CRC32C ? "CRC32C" : "CRC32";
+}
+
+uint64_t ck_update(enum ck_algo a, uint64_t crc, const void *p, size_t n)
+{
+    switch (a) {
+    case CK_CRC64NVME: return crc_crc64nvme_update(crc, p, n);
+    case CK_CRC32C: return crc_crc32c_update((uint32_t)crc, p, n);
+    case CK_CRC32: return crc_crc32_update((uint32_t)crc, p, n);
+    }
+    return 0;
+}
+
+uint64_t ck_combine(enum ck_algo a, uint64_t x, uint64_t y, uint64_t len_y)
+{
+    switch (a) {
+    case CK_CRC64NVME: return crc_crc64nvme_combine(x, y, len_y);
+    case CK_CRC32C: return crc_crc32c_combine((uint32_t)x, (uint32_t)y, len_y);
+    case CK_CRC32: return crc_crc32_combine((uint32_t)x, (uint32_t)y, len_y);
+    }
+    return 0;
+}
+
+/* S3's wire form of a value (base64 of its big-endian bytes) into 'out'. */
+static void ck_b64(enum ck_algo a, uint64_t v, char out[24])
+{
+    struct buf b = BUF_INIT(32);
+
+    if (a == CK_CRC64NVME)
+        crc_b64_64(v, &b);
+    else
+        crc_b64_32((uint32_t)v, &b);
+    str_copy(out, 24, buf_cstr(&b));
+    buf_release(&b);
+}
+
+/*
+ * The full-object checksum a reply with x-amz-checksum-mode: ENABLED carries,
+ * if any: CRC64NVME, CRC32C or CRC32 of type FULL_OBJECT (COMPOSITE values,
+ * "...-N", are checksums of part checksums: not usable over our own ranges).
+ */
+bool stored_checksum(const struct http_resp *resp, enum ck_algo *algo, uint64_t *value)
+{
+    static const struct {
+        const char *header;
+        enum ck_algo algo;
+        size_t bytes;
+    } known[] = {
+        { "x-amz-checksum-crc64nvme", CK_CRC64NVME, 8 },
+        { "x-amz-checksum-crc32c", CK_CRC32C, 4 },
+        { "x-amz-checksum-crc32", CK_CRC32, 4 },
+    };
+    struct sv type, v;
+    size_t i, j;
+
+    if (http_resp_header(resp, "x-amz-checksum-type", &type) && !sv_ieqs(type, "FULL_OBJECT"))
+        return false;
+    for (i = 0; i < sizeof(known) / sizeof(known[0]); i++) {
+        struct buf raw = BUF_INIT(64);
+        bool ok;
+
+        if (!http_resp_header(resp, known[i].header, &v) || memchr(v.p, '-', v.n))
+            continue;
+        ok = !base64_decode(v, &raw) && raw.len == known[i].bytes;
+        if (ok) {
+            *algo = known[i].algo;
+            *value = 0;
+            for (j = 0; j < raw.len; j++)
+                *value = *value << 8 | (unsigned char)raw.data[j];
+        }
+        buf_release(&raw);
+        if (ok)
+            return true;
+    }
+    return false;
+}
+
+/* ---- ETags and what was sent ---------------------------------------------------- */
+
+/* ETags that are a plain MD5 ("hex32") can be checked against what we sent. */
+bool etag_is_md5(struct sv etag, char hex_out[33])
+{
+    size_t i;
+
+    if (etag.n >= 2 && etag.p[0] == '"' && etag.p[etag.n - 1] == '"') {
+        etag.p++;
+        etag.n -= 2;
+    }
+    if (etag.n != 32)
+        return false;
+    for (i = 0; i < 32; i++) {
+        char c = etag.p[i];
+        if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f')))
+            return false;
+        hex_out[i] = c;
+    }
+    hex_out[32] = '\0';
+    return true;
+}
+
+/* A "hex-1" ETag: its hex in 'hex_out', and 'md5' (of the bytes) becomes the MD5 of itself. */
+bool etag_one_part(struct sv etag, char hex_out[33], unsigned char md5[MD5_LEN])
+{
+    char e[48];
+
+    if (etag.n >= sizeof(e))
+        return false;
+    memcpy(e, etag.p, etag.n);
+    e[etag.n] = '\0';
+    if (xfer_etag_parts(e, hex_out) != 1)
+        return false;
+    hash_md5(md5, MD5_LEN, md5);
+    return true;
+}
+
+bool sse_hides_md5(const struct http_resp *resp)
+{
+    struct sv v;
+
+    return (http_resp_header(resp, "x-amz-server-side-encryption", &v) && !sv_eqs(v, "AES256")) ||
+           http_resp_header(resp, "x-amz-server-side-encryption-customer-algorithm", &v);
+}
+
+/* Check the ETag of a PUT/UploadPart reply against the MD5 of what we sent. */
+bool verify_sent(struct engine *g, struct req *r, unsigned char md5[MD5_LEN], struct s3c_error *e)
+{
+    struct sv etag;
+    char want[33], got[33];
+
+    if (r->sent_mem)
+        memcpy(md5, r->mem_md5, MD5_LEN); /* hashed once, for Content-MD5 */
+    else
+        hash_final(r->md5, md5);
+    if (!g->opts.verify || r->hashed != r->len)
+        return true;
+    if (!http_resp_header(&r->http.resp, "etag", &etag) || !etag_is_md5(etag, got) ||
+        sse_hides_md5(&r->http.resp))
+        return true; /* the store's ETag is not an MD5: nothing to compare */
+    str_hex(md5, MD5_LEN, want);
+    if (strcmp(want, got) != 0) {
+        s3c_fail(e, S3C_EHTTP, "the store's ETag %s does not match the MD5 %s of the bytes sent", got, want);
+        return false;
+    }
+    return true;
+}
+
+static int nibble(char c)
+{
+    return c <= '9' ? c - '0' : c - 'a' + 10; /* etag_is_md5 let only 0-9a-f through */
+}
+
+/* The ETag a completed multipart object has, md5(part MD5s)-N, from the part
+ * ETags the store returned; false when one is not a plain MD5 (SSE-KMS...). */
+bool multipart_etag(const struct xfer_obj_state *os, char want[80])
+{
+    struct hash_ctx *h = hash_md5_new();
+    unsigned char d[MD5_LEN];
+    char hex[33];
+    uint32_t i, j;
+
+    if (!h)
+        return false;
+    for (i = 0; i < os->n_parts; i++) {
+        if (!etag_is_md5(sv_from(os->etags[i]), hex))
+            break;
+        for (j = 0; j < MD5_LEN; j++)
+            d[j] = (unsigned char)(nibble(hex[2 * j]) << 4 | nibble(hex[2 * j + 1]));
+        hash_update(h, d, MD5_LEN);
+    }
+    hash_final(h, d);
+    hash_free(h);
+    if (i < os->n_parts)
+        return false;
+    str_hex(d, MD5_LEN, hex);
+    snprintf(want, 80, "%s-%" PRIu32, hex, os->n_parts);
+    return true;
+}
+
+/*
+ * Digests of a body held in memory, computed once: Content-MD5 (every store
+ * verifies it) and, for whole objects, the CRC64NVME flexible checksum that
+ * S3 verifies and stores (stores without flexible checksums ignore it).
+ */
+void mem_digests(struct engine *g, struct req *r, bool whole_object)
+{
+    unsigned char md5[MD5_LEN];
+    struct buf b64 = BUF_INIT(64);
+    const char *p = r->mem.data ? r->mem.data : "";
+
+    hash_md5(p, r->mem.len, md5);
+    memcpy(r->mem_md5, md5, MD5_LEN);
+    base64_encode(md5, MD5_LEN, &b64);
+    str_copy(r->hdr_md5, sizeof(r->hdr_md5), buf_cstr(&b64));
+    r->hdr_crc64[0] = '\0';
+    if (whole_object && g->opts.flexible_checksums) {
+        buf_reset(&b64);
+        r->mem_crc = crc_crc64nvme_update(0, p, r->mem.len);
+        crc_b64_64(r->mem_crc, &b64);
+        str_copy(r->hdr_crc64, sizeof(r->hdr_crc64), buf_cstr(&b64));
+    }
+    buf_release(&b64);
+}
+
+/* ---- downloads: the whole ------------------------------------------------------- */
+
+/*
+ * All of a stdout object is out: check it against the stored full-object
+ * checksum (DL_CRC, learnt by the probe), else against its ETag when that is
+ * an MD5. Otherwise only lengths were checked: each range's, each asked
+ * If-Match the ETag, written in order. Bytes on stdout cannot be taken back:
+ * a mismatch fails the object (exit 1), it is not downloaded again.
+ */
+bool stdout_verify(struct engine *g, struct xfer_obj_state *os, struct s3c_error *e)
+{
+    unsigned char md5[MD5_LEN];
+    char want[33], got[33];
+
+    if (os->check == DL_CRC) {
+        ck_b64(os->ck_algo, os->stream_crc, got);
+        ck_b64(os->ck_algo, os->ck_want, want);
+        if (os->stream_crc != os->ck_want) {
+            s3c_fail(e, S3C_EHTTP, "downloaded bytes have %s %s, the store's checksum is %s",
+                     ck_name(os->ck_algo), got, want);
+            return false;
+        }
+        xdebug(g, os->o, "verified: %s %s of %" PRIu32 " ranges matches the stored checksum",
+               ck_name(os->ck_algo), got, os->n_parts);
+        return true;
+    }
+    if (!os->stream_md5 || os->md5_hidden)
+        return true;
+    hash_final(os->stream_md5, md5);
+    etag_is_md5(sv_from(os->o->etag), got); /* it is: stream_md5 exists only then */
+    str_hex(md5, MD5_LEN, want);
+    if (strcmp(want, got) != 0) {
+        s3c_fail(e, S3C_EHTTP, "downloaded bytes have MD5 %s, the store's ETag is %s", want, got);
+        return false;
+    }
+    return true;
+}
+
+/*
+ * Every part of a ranged download is in: check the whole against what the
+ * store holds (os->check). The verdict says what to do; download.c does it.
+ * A check that proves nothing better (DL_SIZE, two equal downloads of a
+ * guessed layout) is DLV_OK, said in --debug.
+ */
+enum dl_verdict dl_check(struct engine *g, struct xfer_obj_state *os, struct s3c_error *e)
+{
+    char want[64], got[64];
+    uint32_t i;
+
+    if (os->check == DL_CRC) {
+        uint64_t crc = os->part_crcs[0];
+
+        for (i = 1; i < os->n_parts; i++)
+            crc = ck_combine(os->ck_algo, crc, os->part_crcs[i],
+                             i + 1 == os->n_parts ? os->size - (uint64_t)i * os->part_size : os->part_size);
+        ck_b64(os->ck_algo, crc, got);
+        ck_b64(os->ck_algo, os->ck_want, want);
+        if (crc == os->ck_want) {
+            xdebug(g, os->o, "verified: %s %s of %" PRIu32 " ranges matches the stored checksum",
+                   ck_name(os->ck_algo), got, os->n_parts);
+            return DLV_OK;
+        }
+        s3c_fail(e, S3C_EHTTP, "downloaded bytes have %s %s, the store's checksum is %s",
+                 ck_name(os->ck_algo), got, want);
+        return DLV_AGAIN;
+    }
+    if (os->check == DL_SEQ) {
+        unsigned char d[MD5_LEN];
+
+        if (os->seq_off < os->size)
+            return DLV_HASHING;
+        hash_final(os->seq_md5, d);
+        str_hex(d, MD5_LEN, got);
+        if (!strcmp(got, os->etag_hex)) {
+            xdebug(g, os->o, "verified: MD5 of the whole (%" PRIu32 " ranges, %" PRIu64 " of %" PRIu64
+                   " bytes re-read in order from the file) matches the ETag", os->n_parts, os->seq_reread, os->size);
+            return DLV_OK;
+        }
+        s3c_fail(e, S3C_EHTTP, "downloaded bytes have MD5 %s, the store's ETag is %s", got, os->etag_hex);
+        return DLV_AGAIN;
+    }
+    if (os->check == DL_PARTS) {
+        struct hash_ctx *h = hash_md5_new();
+        unsigned char d[MD5_LEN];
+
+        if (!h) {
+            s3c_fail(e, S3C_ENOMEM, "out of memory");
+            return DLV_ERROR;
+        }
+        hash_update(h, os->md5s, (size_t)os->n_parts * MD5_LEN);
+        hash_final(h, d);
+        hash_free(h);
+        str_hex(d, MD5_LEN, got);
+        if (!strcmp(got, os->etag_hex)) {
+            xdebug(g, os->o, "verified: md5 of %" PRIu32 " part MD5s (parts of %" PRIu64 " bytes%s) matches the ETag",
+                   os->n_parts, os->part_size, os->layout_guessed ? ", size guessed" : "");
+            return DLV_OK;
+        }
+        if (os->layout_guessed && os->have_prev && !memcmp(d, os->prev_digest, MD5_LEN)) {
+            /* Two downloads agree byte for byte, part by part: the guess was wrong, not the bytes. */
+            xdebug(g, os->o, "not verified: the store does not say its part size and parts of %" PRIu64
+                   " bytes do not give its ETag; two downloads gave identical bytes", os->part_size);
+            return DLV_OK;
+        }
+        memcpy(os->prev_digest, d, MD5_LEN);
+        os->have_prev = true;
+        s3c_fail(e, S3C_EHTTP, "downloaded bytes give ETag %s-%" PRIu32 ", the store's is %s-%" PRIu32 "%s", got,
+                 os->n_parts, os->etag_hex, os->etag_parts,
+                 os->layout_guessed ? " (its part size was guessed)" : "");
+        return DLV_AGAIN;
+    }
+    return DLV_OK;
+}

@@ -1,0 +1,287 @@
+/*
+ * ops_list: the listings of a bucket's keys: ListObjects v1 and v2 (one walk,
+ * two spellings) and ListObjectVersions, each a seek in the bucket's skip list
+ * and a walk with prefix, delimiter and marker. Read-only; the listings of
+ * uploads and parts are in ops_mpu.c.
+ */
+#include "ops.h"
+
+#include <string.h>
+
+#include "base/hash.h"
+
+/* First node past every key that starts with p[0..n). */
+static struct emu_sl_node *seek_past_prefix(const struct emu_sl *sl, const char *p, size_t n)
+{
+    char tmp[MAX_KEY_BYTES + 8];
+
+    if (n > sizeof(tmp))
+        return NULL;
+    memcpy(tmp, p, n);
+    while (n && (unsigned char)tmp[n - 1] == 0xff)
+        n--;
+    if (!n)
+        return NULL;
+    tmp[n - 1]++;
+    return emu_sl_seek(sl, tmp, n, 0);
+}
+
+static int key_cmp(const char *a, size_t an, const char *b, size_t bn)
+{
+    int c = memcmp(a, b, an < bn ? an : bn);
+
+    return c ? c : (an < bn ? -1 : an > bn);
+}
+
+static void contents_xml(struct buf *x, const char *key, size_t klen, const struct emu_obj *o,
+                         bool url, bool owner)
+{
+    char t[48];
+
+    ops_iso_time(o->mtime_ms, t);
+    buf_adds(x, "<Contents>");
+    ops_xml_key(x, "Key", key, klen, url);
+    buf_addf(x, "<LastModified>%s</LastModified><ETag>", t);
+    emu_xml_esc(x, o->etag, strlen(o->etag));
+    buf_adds(x, "</ETag>");
+    if (o->ck.algo[0])
+        buf_addf(x, "<ChecksumAlgorithm>%s</ChecksumAlgorithm><ChecksumType>%s</ChecksumType>",
+                 o->ck.algo, o->ck.type);
+    buf_addf(x, "<Size>%llu</Size>", (unsigned long long)o->size);
+    if (owner)
+        ops_owner_xml(x, "Owner");
+    buf_addf(x, "<StorageClass>%s</StorageClass></Contents>", o->storage_class);
+}
+
+/* ListObjects (v1) and ListObjectsV2: one walk, two spellings. */
+void ops_list_objects(struct emu_server *s, struct emu_conn *c, struct emu_bucket *b, bool v2)
+{
+    struct emu_req *q = &c->req;
+    const char *prefix = emu_req_param(q, "prefix");
+    const char *delim = emu_req_param(q, "delimiter");
+    const char *enc = emu_req_param(q, "encoding-type");
+    const char *start_after = emu_req_param(q, v2 ? "start-after" : "marker");
+    const char *token = v2 ? emu_req_param(q, "continuation-token") : NULL;
+    const char *fo = emu_req_param(q, "fetch-owner");
+    bool url = enc && !strcmp(enc, "url"), owner = !v2 || (fo && !strcmp(fo, "true"));
+    struct buf contents = BUF_INIT((size_t)64 << 20), cps = BUF_INIT((size_t)16 << 20);
+    struct buf marker = BUF_INIT(4096), next = BUF_INIT(4096);
+    struct buf *x = &c->resp.body;
+    size_t plen = prefix ? strlen(prefix) : 0, dlen = delim ? strlen(delim) : 0;
+    struct emu_sl_node *n;
+    int max, count = 0;
+    bool truncated = false;
+
+    if (enc && strcmp(enc, "url") != 0) {
+        ops_error(s, c, 400, "InvalidArgument", "Invalid Encoding Method specified in Request", NULL);
+        goto out;
+    }
+    if (!ops_get_max(s, c, "max-keys", &max))
+        goto out;
+    if (token) {
+        if (base64_decode(sv_from(token), &marker)) {
+            ops_error(s, c, 400, "InvalidArgument", "The continuation token provided is incorrect", NULL);
+            goto out;
+        }
+    } else if (start_after) {
+        buf_adds(&marker, start_after);
+    }
+    n = emu_sl_seek(&b->keys, prefix ? prefix : "", plen, 0);
+    if (marker.len && (!prefix || key_cmp(marker.data, marker.len, prefix, plen) >= 0))
+        n = emu_sl_seek(&b->keys, marker.data, marker.len, 1);
+    while (n) {
+        const struct emu_obj *o = n->val;
+
+        if (plen && (n->klen < plen || memcmp(n->key, prefix, plen) != 0))
+            break;
+        if (dlen) {
+            const char *d = memmem(n->key + plen, n->klen - plen, delim, dlen);
+
+            if (d) {
+                size_t cpl = (size_t)(d - n->key) + dlen;
+
+                if (marker.len && key_cmp(n->key, cpl, marker.data, marker.len) <= 0) {
+                    n = seek_past_prefix(&b->keys, n->key, cpl);
+                    continue;
+                }
+                if (count == max) {
+                    truncated = true;
+                    break;
+                }
+                buf_adds(&cps, "<CommonPrefixes>");
+                ops_xml_key(&cps, "Prefix", n->key, cpl, url);
+                buf_adds(&cps, "</CommonPrefixes>");
+                count++;
+                buf_reset(&next);
+                buf_add(&next, n->key, cpl);
+                n = seek_past_prefix(&b->keys, n->key, cpl);
+                continue;
+            }
+        }
+        if (o->delete_marker) {
+            n = emu_sl_next(n);
+            continue;
+        }
+        if (count == max) {
+            truncated = true;
+            break;
+        }
+        contents_xml(&contents, n->key, n->klen, o, url, owner);
+        count++;
+        buf_reset(&next);
+        buf_add(&next, n->key, n->klen);
+        n = emu_sl_next(n);
+    }
+    if (!n)
+        truncated = false;
+
+    ops_xml_open(x, "ListBucketResult");
+    emu_xml_elem(x, "Name", b->name);
+    ops_xml_key(x, "Prefix", prefix ? prefix : "", plen, url);
+    if (v2) {
+        if (start_after)
+            ops_xml_key(x, "StartAfter", start_after, strlen(start_after), url);
+        if (token)
+            emu_xml_elem(x, "ContinuationToken", token);
+        buf_addf(x, "<KeyCount>%d</KeyCount>", count);
+    } else {
+        ops_xml_key(x, "Marker", start_after ? start_after : "", start_after ? strlen(start_after) : 0, url);
+    }
+    buf_addf(x, "<MaxKeys>%d</MaxKeys>", max);
+    if (delim)
+        ops_xml_key(x, "Delimiter", delim, dlen, url);
+    if (url)
+        buf_adds(x, "<EncodingType>url</EncodingType>");
+    buf_addf(x, "<IsTruncated>%s</IsTruncated>", truncated ? "true" : "false");
+    if (truncated && v2) {
+        struct buf t = BUF_INIT(8192);
+        base64_encode(next.data, next.len, &t);
+        emu_xml_elem(x, "NextContinuationToken", buf_cstr(&t));
+        buf_release(&t);
+    } else if (truncated && delim) {
+        ops_xml_key(x, "NextMarker", next.data, next.len, url);
+    }
+    buf_addsv(x, buf_sv(&contents));
+    buf_addsv(x, buf_sv(&cps));
+    buf_adds(x, "</ListBucketResult>");
+    ops_ok_xml(c);
+out:
+    buf_release(&contents);
+    buf_release(&cps);
+    buf_release(&marker);
+    buf_release(&next);
+}
+
+void ops_list_versions(struct emu_server *s, struct emu_conn *c, struct emu_bucket *b)
+{
+    struct emu_req *q = &c->req;
+    const char *prefix = emu_req_param(q, "prefix");
+    const char *delim = emu_req_param(q, "delimiter");
+    const char *enc = emu_req_param(q, "encoding-type");
+    const char *km = emu_req_param(q, "key-marker");
+    const char *vm = emu_req_param(q, "version-id-marker");
+    bool url = enc && !strcmp(enc, "url");
+    struct buf items = BUF_INIT((size_t)64 << 20), cps = BUF_INIT((size_t)16 << 20);
+    struct buf nk = BUF_INIT(4096), nv = BUF_INIT(64);
+    struct buf *x = &c->resp.body;
+    size_t plen = prefix ? strlen(prefix) : 0, dlen = delim ? strlen(delim) : 0;
+    struct emu_sl_node *n;
+    int max, count = 0;
+    bool truncated = false;
+
+    if (!ops_get_max(s, c, "max-keys", &max))
+        goto out;
+    n = emu_sl_seek(&b->keys, prefix ? prefix : "", plen, 0);
+    if (km && *km && (!prefix || strcmp(km, prefix) >= 0))
+        n = emu_sl_seek(&b->keys, km, strlen(km), !(vm && *vm));
+    for (; n && !truncated; ) {
+        const struct emu_obj *o = n->val;
+        bool skipping = vm && *vm && km && n->klen == strlen(km) && !memcmp(n->key, km, n->klen);
+
+        if (plen && (n->klen < plen || memcmp(n->key, prefix, plen) != 0))
+            break;
+        if (dlen) {
+            const char *d = memmem(n->key + plen, n->klen - plen, delim, dlen);
+
+            if (d) {
+                size_t cpl = (size_t)(d - n->key) + dlen;
+
+                if (km && *km && key_cmp(n->key, cpl, km, strlen(km)) <= 0) {
+                    n = seek_past_prefix(&b->keys, n->key, cpl);
+                    continue;
+                }
+                if (count == max) {
+                    truncated = true;
+                    break;
+                }
+                buf_adds(&cps, "<CommonPrefixes>");
+                ops_xml_key(&cps, "Prefix", n->key, cpl, url);
+                buf_adds(&cps, "</CommonPrefixes>");
+                count++;
+                buf_reset(&nk);
+                buf_add(&nk, n->key, cpl);
+                buf_reset(&nv);
+                n = seek_past_prefix(&b->keys, n->key, cpl);
+                continue;
+            }
+        }
+        for (; o; o = o->older) {
+            char t[48];
+
+            if (skipping) {
+                if (!strcmp(o->vid, vm))
+                    skipping = false;
+                continue;
+            }
+            if (count == max) {
+                truncated = true;
+                break;
+            }
+            ops_iso_time(o->mtime_ms, t);
+            buf_adds(&items, o->delete_marker ? "<DeleteMarker>" : "<Version>");
+            ops_xml_key(&items, "Key", n->key, n->klen, url);
+            buf_addf(&items, "<VersionId>%s</VersionId><IsLatest>%s</IsLatest><LastModified>%s</LastModified>",
+                     o->vid, o == n->val ? "true" : "false", t);
+            if (!o->delete_marker) {
+                buf_adds(&items, "<ETag>");
+                emu_xml_esc(&items, o->etag, strlen(o->etag));
+                buf_addf(&items, "</ETag><Size>%llu</Size>", (unsigned long long)o->size);
+            }
+            ops_owner_xml(&items, "Owner");
+            if (!o->delete_marker)
+                buf_addf(&items, "<StorageClass>%s</StorageClass>", o->storage_class);
+            buf_adds(&items, o->delete_marker ? "</DeleteMarker>" : "</Version>");
+            count++;
+            buf_reset(&nk);
+            buf_add(&nk, n->key, n->klen);
+            buf_reset(&nv);
+            buf_adds(&nv, o->vid);
+        }
+        if (!truncated)
+            n = emu_sl_next(n);
+    }
+    ops_xml_open(x, "ListVersionsResult");
+    emu_xml_elem(x, "Name", b->name);
+    ops_xml_key(x, "Prefix", prefix ? prefix : "", plen, url);
+    ops_xml_key(x, "KeyMarker", km ? km : "", km ? strlen(km) : 0, url);
+    emu_xml_elem(x, "VersionIdMarker", vm ? vm : "");
+    buf_addf(x, "<MaxKeys>%d</MaxKeys>", max);
+    if (delim)
+        ops_xml_key(x, "Delimiter", delim, dlen, url);
+    if (url)
+        buf_adds(x, "<EncodingType>url</EncodingType>");
+    buf_addf(x, "<IsTruncated>%s</IsTruncated>", truncated ? "true" : "false");
+    if (truncated) {
+        ops_xml_key(x, "NextKeyMarker", nk.data ? nk.data : "", nk.len, url);
+        emu_xml_elem(x, "NextVersionIdMarker", buf_cstr(&nv));
+    }
+    buf_addsv(x, buf_sv(&items));
+    buf_addsv(x, buf_sv(&cps));
+    buf_adds(x, "</ListVersionsResult>");
+    ops_ok_xml(c);
+out:
+    buf_release(&items);
+    buf_release(&cps);
+    buf_release(&nk);
+    buf_release(&nv);
+}

@@ -1,0 +1,596 @@
+/*
+ * ops_object: one object at a time: GetObject and HeadObject (ranges,
+ * partNumber, conditions), PutObject, CopyObject, DeleteObject and
+ * DeleteObjects. Not multipart uploads (ops_mpu.c), and not what versioning
+ * makes of a delete (ops_version.c).
+ */
+#include "ops.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* An HTTP date (or ISO 8601) in ms since the epoch; -1 when absent or unparsable. */
+static int64_t parse_http_time(struct sv v)
+{
+    char tmp[64];
+    struct tm tm;
+    char *end;
+
+    if (!v.p || v.n >= sizeof(tmp))
+        return -1;
+    memcpy(tmp, v.p, v.n);
+    tmp[v.n] = 0;
+    memset(&tm, 0, sizeof(tm));
+    end = strptime(tmp, "%a, %d %b %Y %H:%M:%S GMT", &tm);
+    if (!end) {
+        memset(&tm, 0, sizeof(tm));
+        end = strptime(tmp, "%Y-%m-%dT%H:%M:%S", &tm);
+    }
+    if (!end)
+        return -1;
+    return (int64_t)timegm(&tm) * 1000;
+}
+
+/* Response headers of an object (GET, HEAD). */
+static void obj_headers(struct emu_conn *c, const struct emu_bucket *b, const struct emu_obj *o,
+                        bool with_checksum)
+{
+    struct emu_resp *r = &c->resp;
+    char t[40];
+
+    static const char *const overrides[][2] = {
+        { "response-content-type", "Content-Type" },
+        { "response-content-language", "Content-Language" },
+        { "response-expires", "Expires" },
+        { "response-cache-control", "Cache-Control" },
+        { "response-content-disposition", "Content-Disposition" },
+        { "response-content-encoding", "Content-Encoding" },
+    };
+    const char *ov[6];
+    const char *line = o->hdrs;
+    size_t i;
+
+    ops_http_time(o->mtime_ms, t);
+    emu_resp_header(r, "Last-Modified", "%s", t);
+    emu_resp_header(r, "ETag", "%s", o->etag);
+    for (i = 0; i < 6; i++)
+        ov[i] = emu_req_param(&c->req, overrides[i][0]);
+    /* Stored headers, minus those a response-* parameter overrides (GET ?response-content-type=...). */
+    while (*line) {
+        const char *eol = strstr(line, "\r\n");
+        size_t len = eol ? (size_t)(eol - line) + 2 : strlen(line);
+        bool skip = false;
+
+        for (i = 0; i < 6; i++) {
+            size_t hl = strlen(overrides[i][1]);
+            if (ov[i] && strncasecmp(line, overrides[i][1], hl) == 0 && line[hl] == ':')
+                skip = true;
+        }
+        if (!skip)
+            buf_add(&r->hdrs, line, len);
+        line += len;
+    }
+    for (i = 0; i < 6; i++)
+        if (ov[i])
+            emu_resp_header(r, overrides[i][1], "%s", ov[i]);
+    emu_resp_header(r, "Accept-Ranges", "bytes");
+    if (b->versioning != VER_NONE)
+        emu_resp_header(r, "x-amz-version-id", "%s", o->vid);
+    if (strcmp(o->storage_class, "STANDARD") != 0)
+        emu_resp_header(r, "x-amz-storage-class", "%s", o->storage_class);
+    if (with_checksum && o->ck.algo[0]) {
+        char hn[40];
+        ops_ck_header_name(o->ck.algo, hn);
+        emu_resp_header(r, hn, "%s", o->ck.value);
+        emu_resp_header(r, "x-amz-checksum-type", "%s", o->ck.type);
+    }
+}
+
+static void set_body_blob(struct emu_conn *c, struct emu_blob *blob, uint64_t off, uint64_t len)
+{
+    struct emu_resp *r = &c->resp;
+
+    r->blob = emu_blob_ref(blob);
+    r->bp = blob ? blob->data + off : "";
+    r->blen = len;
+    r->content_length = len;
+}
+
+static void deleted_headers(struct emu_conn *c, const struct emu_obj *o)
+{
+    emu_resp_header(&c->resp, "x-amz-delete-marker", "true");
+    emu_resp_header(&c->resp, "x-amz-version-id", "%s", o->vid);
+}
+
+/* Look up the object a GET/HEAD/copy names; answers the error itself and returns NULL. */
+struct emu_obj *ops_find_obj(struct emu_server *s, struct emu_conn *c, struct emu_bucket *b,
+                             const char *key, size_t klen, const char *vid)
+{
+    struct emu_obj *o = emu_store_get(b, key, klen, vid);
+
+    if (!o) {
+        if (vid) {
+            struct buf x = BUF_INIT(4096);
+            ops_xml_key(&x, "Key", key, klen, false);
+            emu_xml_elem(&x, "VersionId", vid);
+            ops_error(s, c, 404, "NoSuchVersion", "The specified version does not exist.", buf_cstr(&x));
+            buf_release(&x);
+        } else {
+            ops_no_such_key(s, c);
+        }
+        return NULL;
+    }
+    if (o->delete_marker) {
+        if (vid)
+            ops_error(s, c, 405, "MethodNotAllowed",
+                      "The specified method is not allowed against this resource.", NULL);
+        else
+            ops_no_such_key(s, c);
+        deleted_headers(c, o);
+        return NULL;
+    }
+    return o;
+}
+
+/* 0 go on; else the status (304 or 412) already answered. */
+static int preconditions(struct emu_server *s, struct emu_conn *c, const struct emu_obj *o,
+                         const char *im_h, const char *inm_h, const char *ims_h, const char *ius_h)
+{
+    struct emu_req *q = &c->req;
+    struct sv im = emu_req_header(q, im_h), inm = emu_req_header(q, inm_h);
+    int64_t ims = parse_http_time(emu_req_header(q, ims_h));
+    int64_t ius = parse_http_time(emu_req_header(q, ius_h));
+    int64_t mt = o->mtime_ms / 1000 * 1000;
+    struct buf x = BUF_INIT(256);
+    const char *cond = NULL;
+    int st = 0;
+
+    if (im.p && !ops_etag_match(im, o->etag))
+        st = 412, cond = im_h;
+    else if (!im.p && ius >= 0 && mt > ius)
+        st = 412, cond = ius_h;
+    else if (inm.p && ops_etag_match(inm, o->etag))
+        st = strstr(im_h, "copy") ? 412 : 304, cond = inm_h;
+    else if (!inm.p && ims >= 0 && mt <= ims)
+        st = strstr(im_h, "copy") ? 412 : 304, cond = ims_h;
+    if (st == 412) {
+        emu_xml_elem(&x, "Condition", cond);
+        ops_error(s, c, 412, "PreconditionFailed", "At least one of the pre-conditions you specified did not hold",
+                  buf_cstr(&x));
+    } else if (st == 304) {
+        char t[40];
+        ops_http_time(o->mtime_ms, t);
+        c->resp.status = 304;
+        emu_resp_header(&c->resp, "ETag", "%s", o->etag);
+        emu_resp_header(&c->resp, "Last-Modified", "%s", t);
+    }
+    buf_release(&x);
+    return st;
+}
+
+void ops_get_object(struct emu_server *s, struct emu_conn *c, struct emu_bucket *b, bool head)
+{
+    struct emu_req *q = &c->req;
+    struct emu_resp *r = &c->resp;
+    const char *vid = emu_req_param(q, "versionId");
+    const char *pn = emu_req_param(q, "partNumber");
+    struct sv range = emu_req_header(q, "range"), cm = emu_req_header(q, "x-amz-checksum-mode");
+    struct emu_obj *o = ops_find_obj(s, c, b, q->key, q->klen, vid);
+    uint64_t off = 0, len, size;
+    int status = 200;
+
+    if (!o)
+        return;
+    if (preconditions(s, c, o, "If-Match", "If-None-Match", "If-Modified-Since", "If-Unmodified-Since") ||
+        ops_ssec_check(s, c, o->ssec_md5, false))
+        return;
+    ops_ssec_headers(c, o->ssec_md5);
+    size = o->size;
+    len = size;
+    if (pn) {
+        uint64_t n;
+
+        if (!sv_to_u64(sv_from(pn), &n) || n < 1 || n > 10000 ||
+            (o->n_parts ? n > o->n_parts : n != 1)) {
+            ops_error(s, c, 416, "InvalidPartNumber", "The requested partnumber is not satisfiable", NULL);
+            return;
+        }
+        if (o->n_parts) {
+            off = n == 1 ? 0 : o->part_ends[n - 2];
+            len = o->part_ends[n - 1] - off;
+            status = 206;
+            emu_resp_header(r, "x-amz-mp-parts-count", "%u", o->n_parts);
+        }
+    } else if (range.p && sv_starts(range, "bytes=") && !memchr(range.p, ',', range.n)) {
+        struct sv spec = { range.p + 6, range.n - 6 };
+        const char *dash = memchr(spec.p, '-', spec.n);
+        uint64_t a = 0, z = 0;
+        bool ok = dash != NULL, has_a, has_z;
+
+        if (ok) {
+            struct sv sa = { spec.p, (size_t)(dash - spec.p) }, sz = { dash + 1, spec.n - sa.n - 1 };
+            has_a = sa.n > 0;
+            has_z = sz.n > 0;
+            ok = (has_a || has_z) && (!has_a || sv_to_u64(sa, &a)) && (!has_z || sv_to_u64(sz, &z));
+            if (ok && has_a && has_z && z < a)
+                ok = false; /* syntactically invalid: ignore the header, as HTTP says */
+            if (ok) {
+                if (!has_a) { /* suffix: the last z bytes */
+                    if (z == 0) {
+                        ok = false;
+                        goto unsatisfiable;
+                    }
+                    a = z > size ? 0 : size - z;
+                    z = size - 1;
+                } else if (!has_z || z >= size) {
+                    z = size ? size - 1 : 0;
+                }
+                if (a >= size)
+                    goto unsatisfiable;
+                off = a;
+                len = z - a + 1;
+                status = 206;
+            }
+        }
+    }
+    if (status == 206)
+        emu_resp_header(r, "Content-Range", "bytes %llu-%llu/%llu", (unsigned long long)off,
+                        (unsigned long long)(off + len - 1), (unsigned long long)size);
+    obj_headers(c, b, o, cm.p && sv_ieqs(cm, "ENABLED") && status == 200);
+    r->status = status;
+    set_body_blob(c, o->blob, off, len);
+    r->no_body = head;
+    return;
+unsatisfiable: {
+        struct buf x = BUF_INIT(512);
+        buf_adds(&x, "<RangeRequested>");
+        emu_xml_esc(&x, range.p, range.n);
+        buf_addf(&x, "</RangeRequested><ActualObjectSize>%llu</ActualObjectSize>", (unsigned long long)size);
+        ops_error(s, c, 416, "InvalidRange", "The requested range is not satisfiable", buf_cstr(&x));
+        emu_resp_header(r, "Content-Range", "bytes */%llu", (unsigned long long)size);
+        buf_release(&x);
+    }
+}
+
+/* Conditional writes: If-None-Match: * and If-Match. 0 go on, else answered. */
+int ops_put_preconditions(struct emu_server *s, struct emu_conn *c, struct emu_bucket *b)
+{
+    struct emu_req *q = &c->req;
+    struct sv inm = emu_req_header(q, "if-none-match"), im = emu_req_header(q, "if-match");
+    struct emu_obj *o;
+
+    if (!inm.p && !im.p)
+        return 0;
+    o = emu_store_get(b, q->key, q->klen, NULL);
+    if (o && o->delete_marker)
+        o = NULL;
+    if (inm.p && o && ops_etag_match(inm, o->etag)) {
+        ops_error(s, c, 412, "PreconditionFailed", "At least one of the pre-conditions you specified did not hold",
+                  "<Condition>If-None-Match</Condition>");
+        return 412;
+    }
+    if (im.p && !o) {
+        ops_no_such_key(s, c);
+        return 404;
+    }
+    if (im.p && !ops_etag_match(im, o->etag)) {
+        ops_error(s, c, 412, "PreconditionFailed", "At least one of the pre-conditions you specified did not hold",
+                  "<Condition>If-Match</Condition>");
+        return 412;
+    }
+    return 0;
+}
+
+static void put_done_headers(struct emu_conn *c, struct emu_bucket *b, const struct emu_obj *o)
+{
+    emu_resp_header(&c->resp, "ETag", "%s", o->etag);
+    if (b->versioning == VER_ENABLED)
+        emu_resp_header(&c->resp, "x-amz-version-id", "%s", o->vid);
+    if (o->ck.algo[0]) {
+        char hn[40];
+        ops_ck_header_name(o->ck.algo, hn);
+        emu_resp_header(&c->resp, hn, "%s", o->ck.value);
+        emu_resp_header(&c->resp, "x-amz-checksum-type", "%s", o->ck.type);
+    }
+}
+
+void ops_put_object(struct emu_server *s, struct emu_conn *c, struct emu_bucket *b,
+                    const struct body_check *bc)
+{
+    struct emu_req *q = &c->req;
+    struct emu_obj *o;
+    char ssec[28];
+
+    char acl[32];
+
+    if (!ops_request_acl(s, c, acl) || ops_put_preconditions(s, c, b) || ops_ssec_take(s, c, false, ssec) || bc->rc)
+        return;
+    if (q->body && q->body->len > EMU_OBJECT_MAX) {
+        ops_err_key(s, c, 400, "EntityTooLarge", "Your proposed upload exceeds the maximum allowed size");
+        return;
+    }
+    o = emu_store_obj_new();
+    if (!o || !(o->blob = ops_take_body(q))) {
+        emu_store_obj_free(o);
+        ops_error(s, c, 500, "InternalError", "Out of memory.", NULL);
+        return;
+    }
+    o->size = o->blob->len;
+    memcpy(o->etag, bc->etag, sizeof(o->etag));
+    free(o->hdrs);
+    o->hdrs = ops_capture_headers(q, o->storage_class);
+    o->ck = bc->ck;
+    str_copy(o->acl, sizeof(o->acl), acl);
+    str_copy(o->ssec_md5, sizeof(o->ssec_md5), ssec);
+    if (emu_store_put(s, b, q->key, q->klen, o)) {
+        ops_error(s, c, 500, "InternalError", "Out of memory.", NULL);
+        return;
+    }
+    put_done_headers(c, b, o);
+    ops_ssec_headers(c, o->ssec_md5);
+    ops_ok_empty(c, 200);
+}
+
+void ops_delete_object(struct emu_server *s, struct emu_conn *c, struct emu_bucket *b)
+{
+    struct emu_req *q = &c->req;
+    const char *vid = emu_req_param(q, "versionId");
+    struct buf mv = BUF_INIT(64);
+    bool marker;
+
+    ops_version_delete(s, c, b, q->key, q->klen, vid, &mv, &marker);
+    if (marker)
+        emu_resp_header(&c->resp, "x-amz-delete-marker", "true");
+    if (mv.len)
+        emu_resp_header(&c->resp, "x-amz-version-id", "%s", buf_cstr(&mv));
+    buf_release(&mv);
+    ops_ok_empty(c, 204);
+}
+
+#define DELETE_MAX 1000
+
+struct del_ctx {
+    char *keys[DELETE_MAX + 1];
+    char *vids[DELETE_MAX + 1];
+    int n;
+    char *cur_key, *cur_vid;
+    bool quiet, bad;
+};
+
+static void del_cb(void *ctx, const char *name, const char *text, int depth)
+{
+    struct del_ctx *d = ctx;
+
+    if (!strcmp(name, "Quiet") && depth == 2) {
+        d->quiet = !strcmp(text, "true");
+    } else if (!strcmp(name, "Key") && depth == 3) {
+        free(d->cur_key);
+        d->cur_key = strdup(text);
+    } else if (!strcmp(name, "VersionId") && depth == 3) {
+        free(d->cur_vid);
+        d->cur_vid = strdup(text);
+    } else if (!strcmp(name, "Object") && depth == 2) {
+        if (!d->cur_key || d->n == DELETE_MAX + 1) {
+            d->bad = true;
+            return;
+        }
+        d->keys[d->n] = d->cur_key;
+        d->vids[d->n] = d->cur_vid;
+        d->n++;
+        d->cur_key = d->cur_vid = NULL;
+    }
+}
+
+void ops_delete_objects(struct emu_server *s, struct emu_conn *c, struct emu_bucket *b)
+{
+    struct emu_req *q = &c->req;
+    struct del_ctx *d = calloc(1, sizeof(*d));
+    struct buf *x = &c->resp.body;
+    int i;
+
+    if (!d) {
+        ops_error(s, c, 500, "InternalError", "Out of memory.", NULL);
+        return;
+    }
+    if (!q->body || emu_xml_walk(q->body->data, (size_t)q->body->len, del_cb, d) || d->bad ||
+        d->n == 0 || d->n > DELETE_MAX) {
+        ops_error(s, c, 400, "MalformedXML",
+                  "The XML you provided was not well-formed or did not validate against our published schema.", NULL);
+        goto out;
+    }
+    ops_xml_open(x, "DeleteResult");
+    for (i = 0; i < d->n; i++) {
+        struct buf mv = BUF_INIT(64);
+        size_t kl = strlen(d->keys[i]);
+        bool marker;
+
+        if (kl == 0 || kl > MAX_KEY_BYTES) {
+            buf_adds(x, "<Error>");
+            ops_xml_key(x, "Key", d->keys[i], kl, false);
+            buf_adds(x, "<Code>InvalidArgument</Code><Message>Invalid key</Message></Error>");
+            continue;
+        }
+        if (emu_model_deny_key(s, q, d->keys[i])) {
+            buf_adds(x, "<Error>");
+            ops_xml_key(x, "Key", d->keys[i], kl, false);
+            buf_adds(x, "<Code>AccessDenied</Code><Message>Access Denied</Message></Error>");
+            continue;
+        }
+        ops_version_delete(s, c, b, d->keys[i], kl, d->vids[i], &mv, &marker);
+        if (!d->quiet) {
+            buf_adds(x, "<Deleted>");
+            ops_xml_key(x, "Key", d->keys[i], kl, false);
+            if (d->vids[i])
+                emu_xml_elem(x, "VersionId", d->vids[i]);
+            if (marker) {
+                buf_adds(x, "<DeleteMarker>true</DeleteMarker>");
+                if (!d->vids[i])
+                    emu_xml_elem(x, "DeleteMarkerVersionId", buf_cstr(&mv));
+            }
+            buf_adds(x, "</Deleted>");
+        }
+        buf_release(&mv);
+    }
+    buf_adds(x, "</DeleteResult>");
+    ops_ok_xml(c);
+out:
+    for (i = 0; i < d->n; i++) {
+        free(d->keys[i]);
+        free(d->vids[i]);
+    }
+    free(d->cur_key);
+    free(d->cur_vid);
+    free(d);
+}
+
+/* x-amz-copy-source: "[/]bucket/key[?versionId=v]", URL-encoded. Answers errors itself. */
+struct emu_obj *ops_copy_source(struct emu_server *s, struct emu_conn *c, struct emu_bucket **sb_out,
+                                char **skey_out, size_t *sklen_out)
+{
+    struct sv src = emu_req_header(&c->req, "x-amz-copy-source");
+    const char *qm, *sl;
+    char *bucket = NULL, *vid = NULL, *key = NULL;
+    size_t bl, kl = 0;
+    struct emu_bucket *sb;
+    struct emu_obj *o = NULL;
+
+    if (src.n && src.p[0] == '/')
+        src.p++, src.n--;
+    qm = memchr(src.p, '?', src.n);
+    if (qm) {
+        struct sv v = { qm + 1, src.n - (size_t)(qm - src.p) - 1 };
+        if (sv_starts(v, "versionId="))
+            vid = sv_dup((struct sv){ v.p + 10, v.n - 10 });
+        src.n = (size_t)(qm - src.p);
+    }
+    sl = memchr(src.p, '/', src.n);
+    if (!sl || sl == src.p || (size_t)(sl - src.p) + 1 == src.n) {
+        ops_error(s, c, 400, "InvalidArgument", "Invalid copy source object key", NULL);
+        goto out;
+    }
+    bucket = ops_decode_path((struct sv){ src.p, (size_t)(sl - src.p) }, &bl);
+    key = ops_decode_path((struct sv){ sl + 1, src.n - (size_t)(sl - src.p) - 1 }, &kl);
+    sb = emu_store_bucket(s, bucket);
+    if (!sb) {
+        struct buf x = BUF_INIT(4096);
+        emu_xml_elem(&x, "BucketName", bucket);
+        ops_error(s, c, 404, "NoSuchBucket", "The specified bucket does not exist", buf_cstr(&x));
+        buf_release(&x);
+        goto out;
+    }
+    o = ops_find_obj(s, c, sb, key, kl, vid);
+    if (!o)
+        goto out;
+    if (preconditions(s, c, o, "x-amz-copy-source-if-match", "x-amz-copy-source-if-none-match",
+                      "x-amz-copy-source-if-modified-since", "x-amz-copy-source-if-unmodified-since")) {
+        o = NULL;
+        goto out;
+    }
+    if (sb->versioning != VER_NONE)
+        emu_resp_header(&c->resp, "x-amz-copy-source-version-id", "%s", o->vid);
+    *sb_out = sb;
+    *skey_out = key;
+    *sklen_out = kl;
+    key = NULL;
+out:
+    free(bucket);
+    free(key);
+    free(vid);
+    return o;
+}
+
+void ops_copy_object(struct emu_server *s, struct emu_conn *c, struct emu_bucket *b)
+{
+    struct emu_req *q = &c->req;
+    struct sv dir = emu_req_header(q, "x-amz-metadata-directive");
+    struct sv cka = emu_req_header(q, "x-amz-checksum-algorithm");
+    struct sv scl = emu_req_header(q, "x-amz-storage-class");
+    struct emu_bucket *sb = NULL;
+    char *skey = NULL, t[48], xn[32], acl[32], ssec[28];
+    size_t sklen = 0;
+    struct emu_obj *so, *o;
+    bool replace = dir.p && sv_ieqs(dir, "REPLACE");
+    struct buf *x = &c->resp.body;
+
+    if (dir.p && !replace && !sv_ieqs(dir, "COPY")) {
+        ops_error(s, c, 400, "InvalidArgument", "Unknown metadata directive.", NULL);
+        return;
+    }
+    so = ops_copy_source(s, c, &sb, &skey, &sklen);
+    if (!so)
+        return;
+    if (sb == b && sklen == q->klen && !memcmp(skey, q->key, sklen) && !replace && !scl.p && !cka.p) {
+        ops_error(s, c, 400, "InvalidRequest",
+                  "This copy request is illegal because it is trying to copy an object to itself without "
+                  "changing the object's metadata, storage class, website redirect location or encryption "
+                  "attributes.", NULL);
+        goto out;
+    }
+    if (so->size > EMU_OBJECT_MAX) {
+        ops_error(s, c, 400, "InvalidRequest", "The specified copy source is larger than the maximum "
+                  "allowable size for a copy source: 5368709120", NULL);
+        goto out;
+    }
+    if (ops_put_preconditions(s, c, b) || !ops_request_acl(s, c, acl) || ops_ssec_check(s, c, so->ssec_md5, true) ||
+        ops_ssec_take(s, c, false, ssec))
+        goto out;
+    o = emu_store_obj_new();
+    if (!o) {
+        ops_error(s, c, 500, "InternalError", "Out of memory.", NULL);
+        goto out;
+    }
+    str_copy(o->acl, sizeof(o->acl), acl);
+    str_copy(o->ssec_md5, sizeof(o->ssec_md5), ssec);
+    ops_ssec_headers(c, ssec);
+    o->blob = emu_blob_ref(so->blob); /* shared bytes: a copy costs no copy */
+    o->size = so->size;
+    if (so->n_parts)
+        ops_md5_etag(o->blob->data, (size_t)o->size, o->etag);
+    else
+        memcpy(o->etag, so->etag, sizeof(o->etag));
+    free(o->hdrs);
+    if (replace) {
+        o->hdrs = ops_capture_headers(q, o->storage_class);
+    } else {
+        o->hdrs = strdup(so->hdrs);
+        memcpy(o->storage_class, so->storage_class, sizeof(o->storage_class));
+        if (scl.p)
+            snprintf(o->storage_class, sizeof(o->storage_class), "%.*s", (int)scl.n, scl.p);
+    }
+    if (!o->hdrs) {
+        emu_store_obj_free(o);
+        ops_error(s, c, 500, "InternalError", "Out of memory.", NULL);
+        goto out;
+    }
+    {
+        const char *algo = cka.p ? ops_ck_algo_norm(cka) : (so->ck.algo[0] ? so->ck.algo : NULL);
+        if (algo) {
+            str_copy(o->ck.algo, sizeof(o->ck.algo), algo);
+            ops_ck_b64(algo, o->blob->data, (size_t)o->size, o->ck.value);
+            str_copy(o->ck.type, sizeof(o->ck.type), "FULL_OBJECT");
+        }
+    }
+    if (emu_store_put(s, b, q->key, q->klen, o)) {
+        ops_error(s, c, 500, "InternalError", "Out of memory.", NULL);
+        goto out;
+    }
+    if (strcmp(sb->region, b->region) != 0)
+        c->resp.delay_ns += (int64_t)(s->model.xregion_ms * 1e6);
+    if (b->versioning == VER_ENABLED)
+        emu_resp_header(&c->resp, "x-amz-version-id", "%s", o->vid);
+    ops_iso_time(o->mtime_ms, t);
+    ops_xml_open(x, "CopyObjectResult");
+    buf_addf(x, "<LastModified>%s</LastModified><ETag>", t);
+    emu_xml_esc(x, o->etag, strlen(o->etag));
+    buf_adds(x, "</ETag>");
+    if (o->ck.algo[0]) {
+        ops_ck_xml_name(o->ck.algo, xn);
+        buf_addf(x, "<%s>%s</%s><ChecksumType>%s</ChecksumType>", xn, o->ck.value, xn, o->ck.type);
+    }
+    buf_adds(x, "</CopyObjectResult>");
+    ops_ok_xml(c);
+out:
+    free(skey);
+}
