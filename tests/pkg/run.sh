@@ -159,6 +159,7 @@ fi
 EMU_URL=""
 start_emu() {
     local i
+    : > "$WORK/emu.out"     # before the child opens it, so the first read finds it
     build/s3emu --port 0 --bucket comp-a --bucket comp-b > "$WORK/emu.out" 2> "$WORK/emu.err" &
     EMU_PID=$!
     for ((i = 0; i < 100; i++)); do
