@@ -6,7 +6,8 @@
 #
 #     bash tests/run-all.sh
 #
-# Steps: scripts/deps.sh; make; unit tests; ASan+UBSan build and unit tests
+# Steps: scripts/deps.sh; make; unit tests; the packaging suite
+# (tests/pkg/run.sh); ASan+UBSan build and unit tests
 # under it; the e2e suite (tests/e2e/run.sh) against build/s3emu with the
 # ASan+UBSan build of s3c (any sanitizer report fails the test), and, at the
 # same time, against a throw-away Ceph RADOS Gateway on a free loopback port
@@ -40,6 +41,8 @@
 #   S3C_FUZZ=0        skip the libFuzzer runs (tests/fuzz/run.sh; FUZZ_SECONDS each)
 #   S3C_BOTODIFF=0    skip the credential chain's differential run against
 #                     botocore (tests/creds/botodiff.py)
+#   S3C_PKG=0         skip the packaging suite (tests/pkg/run.sh: make install,
+#                     man page, completions, the .deb built, linted, installed, purged)
 #   S3C_TREE_CHECK=0  skip the check that the run left no untracked files in
 #                     the checkout (tests/tree-clean.sh; files that were there
 #                     before the run never count)
@@ -56,6 +59,7 @@ exec </dev/null
 : "${S3C_S3EMU:=1}" "${S3C_KEEP:=0}" "${E2E_FILTER:=}" "${S3C_FAULTS:=1}" "${S3C_FUZZ:=1}"
 : "${S3C_E2E_PARALLEL:=1}" "${S3C_VALGRIND:=1}" "${S3C_EMU_SUITE:=1}" "${S3C_TSAN:=1}"
 : "${S3C_BOTODIFF:=1}"
+: "${S3C_PKG:=1}"
 : "${S3C_TREE_CHECK:=1}"
 : "${S3C_BOTODIFF_IAM:=1}"
 : "${JOBS:=$(nproc 2>/dev/null || echo 2)}"
@@ -291,6 +295,15 @@ if [ "$S3C_BOTODIFF" = 1 ]; then
         record botodiff "$(sed -E 's/^botodiff: ([0-9]+) passed.*/\1/' <<<"$line")" \
             "$(sed -E 's/.* ([0-9]+) failed.*/\1/' <<<"$line")"
     fi
+fi
+
+# ------------------------------------------------------------------- pkg --
+# tests/pkg/run.sh: make install's layout, s3c(1) rendered by man, the
+# completions of bash, zsh and fish (s3:// from an s3emu of its own), and the
+# .deb built in a copy of the tree, linted, installed, run and purged.
+if [ "$S3C_PKG" = 1 ]; then
+    step "packaging: make install, man page, completions, .deb"
+    JOBS=$JOBS run_counted pkg tests/pkg/run.sh
 fi
 
 SAN_OK=0

@@ -277,7 +277,7 @@ int cli_main(int argc, char **argv)
         return EXIT_USAGE;
     }
     if (!strcmp(rest[0], "version") || !strcmp(rest[0], "--version")) {
-        printf("s3c %s\n", S3C_VERSION);
+        cli_version_print();
         free(rest);
         return EXIT_OK;
     }
@@ -326,4 +326,19 @@ int cli_main(int argc, char **argv)
     free(rest);
     fflush(stdout);
     return exit_code(rc);
+}
+
+/* ---- for the man page and the completions (cli/doc.c) ---- */
+
+const char *cli_verb_at(int i)
+{
+    return i >= 0 && i < (int)(sizeof(verbs) / sizeof(verbs[0])) ? verbs[i].name : NULL;
+}
+
+const char *cli_global_flag_at(int i, bool *takes_value)
+{
+    if (i < 0 || i >= (int)(sizeof(global_flags) / sizeof(global_flags[0])) || !global_flags[i].name)
+        return NULL;
+    *takes_value = global_flags[i].takes_value;
+    return global_flags[i].name;
 }
