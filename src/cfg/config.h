@@ -14,11 +14,13 @@
  *               `s3 = endpoint_url` (an s3c extension), profile
  *               `endpoint_url`, none. AWS_IGNORE_CONFIGURED_ENDPOINT_URLS or
  *               `ignore_configured_endpoint_urls = true` skip all but the flag.
- *   credentials AWS_ACCESS_KEY_ID + AWS_SECRET_ACCESS_KEY (+ AWS_SECURITY_TOKEN
- *               or AWS_SESSION_TOKEN) unless --profile was given (botocore
- *               drops its environment provider for an explicit --profile but
- *               not for AWS_PROFILE); then the credentials file's [NAME];
- *               then the config file's profile. None with --no-sign-request.
+ *   credentials auth/creds.h resolves them (every provider, in botocore's
+ *               order, with its errors for partial keys). The static-key
+ *               fields below are a transitional copy for callers that have
+ *               not moved to creds_resolve(): environment keys unless
+ *               --profile was given, then the credentials file's [NAME],
+ *               then the config file's profile; partial keys are skipped
+ *               here (the chain reports them). None with --no-sign-request.
  *   ca_bundle   --ca-bundle, AWS_CA_BUNDLE, profile `ca_bundle`
  *   the rest    environment (AWS_MAX_ATTEMPTS, AWS_RETRY_MODE,
  *               AWS_REQUEST_CHECKSUM_CALCULATION, AWS_RESPONSE_CHECKSUM_VALIDATION,
@@ -43,6 +45,7 @@
 
 #include "base/err.h"
 #include "base/str.h"
+#include "cfg/ini.h"
 
 /* The AWS CLI's defaults (awscli/customizations/s3/transferconfig.py). */
 #define CFG_DEFAULT_REGION "us-east-1"
@@ -123,6 +126,7 @@ struct cfg_s3 {
 struct s3c_config {
     char *profile;              /* profile in effect, "default" when none named */
     bool profile_explicit;      /* named by --profile or AWS_[DEFAULT_]PROFILE */
+    bool profile_flag;          /* named by --profile (botocore then drops env credentials) */
     bool profile_found;         /* exists in the config or credentials file */
     char *config_file;          /* path as given (or "~/.aws/config"), for messages */
     char *credentials_file;     /* path as given (or "~/.aws/credentials") */
@@ -140,6 +144,11 @@ struct s3c_config {
     bool no_sign_request;       /* send requests unsigned, load no credentials */
     bool verify_ssl;            /* false only with --no-verify-ssl */
     bool debug;
+
+    /* The two files as parsed, kept for auth/'s credential chain, which reads
+     * any profile and [sso-session NAME] sections (cfg_profile_get()). */
+    struct ini config_ini;
+    struct ini credentials_ini;
 
     struct cfg_s3 s3;
     struct cfg_u64 max_attempts;            /* >= 1, includes the first attempt */
@@ -163,8 +172,8 @@ struct s3c_config {
  * a missing file is not an error.
  *
  * Fails with S3C_ECONFIG (the CLI's exit 2) for a bad value, an
- * unreadable or malformed file (the message names file and line), partial
- * credentials, a `services` name with no such section, or an explicitly
+ * unreadable or malformed file (the message names file and line), a
+ * `services` name with no such section, or an explicitly
  * named profile that exists in neither file ("The config profile (NAME)
  * could not be found"); or with S3C_ENOMEM. On failure 'out' is released
  * (safe to release again) and 'e' has the one-line message.
@@ -194,5 +203,32 @@ bool cfg_parse_rate(struct sv s, uint64_t *out_bytes_per_s);
 
 /* "true" or "false", any case. */
 bool cfg_parse_bool(struct sv s, bool *out);
+
+/*
+ * The value of NAME in an environ-style array, as cfg_load() reads it: an
+ * empty value counts as unset (NULL). 'envp' may be NULL.
+ */
+const char *cfg_env_get(char *const *envp, const char *name);
+
+/* The config file's section of profile 'name' ([default] or [profile NAME], last wins), or NULL. */
+const struct ini_section *cfg_config_profile(const struct s3c_config *c, const char *name);
+
+/* The credentials file's section [name], or NULL. */
+const struct ini_section *cfg_credentials_profile(const struct s3c_config *c, const char *name);
+
+/* True if profile 'name' has a section in either file. */
+bool cfg_profile_exists(const struct s3c_config *c, const char *name);
+
+/*
+ * Key 'key' (lower-case) of profile 'name' as botocore's merged profile map
+ * has it: the credentials file's section first, then the config file's.
+ * NULL if absent. *in_credentials (may be NULL) says which file had it.
+ */
+const struct ini_entry *cfg_profile_get(const struct s3c_config *c, const char *name,
+                                        const char *key, bool *in_credentials);
+
+/* The config file's section "[KIND NAME]" (KIND "sso-session", "services"), last wins, or NULL. */
+const struct ini_section *cfg_kind_section(const struct s3c_config *c, const char *kind,
+                                           const char *name);
 
 #endif

@@ -37,6 +37,7 @@ static const struct verb verbs[] = {
     { "presign", cmd_presign },
     { "sync", cmd_sync },
     { "run", cmd_run },
+    { "configure", cmd_configure },
     { NULL, NULL },
 };
 

@@ -38,6 +38,7 @@ enum s3c_err cmd_pipe(struct cli_ctx *c, int argc, char **argv);
 enum s3c_err cmd_presign(struct cli_ctx *c, int argc, char **argv);
 enum s3c_err cmd_sync(struct cli_ctx *c, int argc, char **argv);
 enum s3c_err cmd_run(struct cli_ctx *c, int argc, char **argv);
+enum s3c_err cmd_configure(struct cli_ctx *c, int argc, char **argv);
 
 /* A verb's entry point by name (run's barrier lines); NULL if unknown. */
 typedef enum s3c_err (*cli_verb_fn)(struct cli_ctx *c, int argc, char **argv);

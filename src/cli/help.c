@@ -147,6 +147,12 @@ static const struct help helps[] = {
       "  --follow-symlinks (default), --no-follow-symlinks\n"
       "  and cp's --content-type ... --metadata, --storage-class, --acl, --sse ... flags,\n"
       "  --concurrency N, --part-size SIZE, --bwlimit RATE, --no-progress, --stat\n" },
+    { "configure", "s3c configure list [--profile NAME]",
+      "Print the configuration in effect as `aws configure list` does: the profile,\n"
+      "the access and secret key (masked to their last 4 characters) with the\n"
+      "credential provider that supplied them as Type (env, assume-role, sso,\n"
+      "shared-credentials-file, custom-process, config-file, container-role,\n"
+      "iam-role...), and the region. Credentials are resolved as for a transfer.\n" },
     { "version", "s3c version", "Print the version.\n" },
     { "help", "s3c help [VERB]", "Print help for every verb, or for one.\n" },
     { NULL, NULL, NULL },

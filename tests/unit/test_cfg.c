@@ -267,28 +267,23 @@ TEST(cfg_env_credentials_and_explicit_profile)
     cfg_release(&c);
 }
 
-TEST(cfg_partial_credentials_are_an_error)
+TEST(cfg_partial_credentials_are_left_to_the_chain)
 {
     struct s3c_config c = S3C_CONFIG_INIT;
     struct s3c_error e = S3C_ERROR_INIT;
     struct cfg_flags f = CFG_FLAGS_INIT;
     struct env env;
-    char want[1024];
 
+    /* auth/creds.c reports partial keys (test_creds.c); cfg loads no keys. */
     env_files(&env);
     env_add(&env, "AWS_ACCESS_KEY_ID", "AKIDENV");
-    CHECK_INT(load(&c, NULL, &env, &e), S3C_ECONFIG);
-    CHECK_STR(e.msg, "environment: AWS_ACCESS_KEY_ID is set but AWS_SECRET_ACCESS_KEY is missing");
-    CHECK(c.profile == NULL);               /* released on failure */
+    CHECK_INT(load(&c, NULL, &env, &e), S3C_OK);
+    CHECK(!cfg_has_credentials(&c));
 
     env_files(&env);
     f.profile = "partial";
-    CHECK_INT(load(&c, &f, &env, &e), S3C_ECONFIG);
-    snprintf(want, sizeof(want),
-             "config file %s, profile \"partial\": aws_access_key_id is set but "
-             "aws_secret_access_key is missing",
-             t_fixture("cfg/config"));
-    CHECK_STR(e.msg, want);
+    CHECK_INT(load(&c, &f, &env, &e), S3C_OK);
+    CHECK(!cfg_has_credentials(&c));
     cfg_release(&c);
 }
 
