@@ -548,9 +548,10 @@ class Handler(BaseHTTPRequestHandler):
                 "Code": "Success", "LastUpdated": iso(int(c["issued_at"])), "Type": "AWS-HMAC",
                 "AccessKeyId": c["access_key_id"], "SecretAccessKey": c["secret"],
                 "Token": c["token"], "Expiration": c["expiration_iso"]}, indent=2), "text/plain")
-        if route == "/latest/meta-data/placement/region":
+        # botocore asks for the zone with a trailing slash
+        if route.rstrip("/") == "/latest/meta-data/placement/region":
             return self.send(200, CONFIG["region"], "text/plain")
-        if route == "/latest/meta-data/placement/availability-zone":
+        if route.rstrip("/") == "/latest/meta-data/placement/availability-zone":
             return self.send(200, CONFIG["region"] + "a", "text/plain")
         return self.send(404, "", "text/plain")
 

@@ -228,7 +228,9 @@ EOF
 
 test_creds_cli_cache_shared() {
     local f
-    _cr_start
+    # Keys for an hour: botocore takes cached keys with less than 15 minutes
+    # left for expired.
+    _cr_start '{}' 3600
     _cr_bucket
     _cr_source_profile base
     cat > "$HOME/.aws/config" <<EOF
@@ -242,7 +244,9 @@ EOF
     f=$(find "$HOME/.aws/cli/cache" -name '*.json' 2>/dev/null | head -n 1)
     [ -n "$f" ] || t_fail "no cache file under ~/.aws/cli/cache"
     assert_eq "$CR_KEY" "$(jq -r .Credentials.AccessKeyId "$f")" "AccessKeyId in $f"
-    assert_eq "$(_cr_issued '.issued[-1].expiration_iso')" "$(jq -r .Credentials.Expiration "$f" | sed -E 's/(\+00:00|UTC)$/Z/')" "Expiration in $f"
+    # botocore writes the time as strftime('%Y-%m-%dT%H:%M:%S%Z'): "...UTC".
+    assert_eq "$(_cr_issued '.issued[-1].expiration_iso' | sed 's/Z$//')" \
+        "$(jq -r .Credentials.Expiration "$f" | sed -E 's/(Z|UTC|\+00:00)$//')" "Expiration in $f"
     # A second run uses the cache: no second AssumeRole, the same key.
     _cr_ls
     assert_eq 1 "$(_cr_issued '.calls["assume-role"]')" "AssumeRole calls after two runs"
