@@ -352,68 +352,6 @@ static enum s3c_err resolve_region(struct cfg_ctx *x)
     return set_str(x, &x->out->region, p.value);
 }
 
-/* Static keys from one section (credentials or config file), botocore-style. */
-static enum s3c_err creds_from_section(struct cfg_ctx *x, const struct ini *ini,
-                                       const struct ini_section *s, bool in_creds, bool *got)
-{
-    const struct ini_entry *ak = ini_get(ini, s, "aws_access_key_id");
-    const struct ini_entry *sk, *tok;
-    enum s3c_err rc;
-
-    *got = false;
-    if (!ak)
-        return S3C_OK;
-    sk = ini_get(ini, s, "aws_secret_access_key");
-    if (!sk)
-        return S3C_OK;          /* partial keys: auth/creds.c says so, in botocore's order */
-    tok = ini_get(ini, s, "aws_security_token");
-    if (!tok)
-        tok = ini_get(ini, s, "aws_session_token");
-    if ((rc = set_str(x, &x->out->access_key, ak->value)) ||
-        (rc = set_str(x, &x->out->secret_key, sk->value)))
-        return rc;
-    if (tok && tok->value[0] && (rc = set_str(x, &x->out->session_token, tok->value)))
-        return rc;
-    *got = true;
-    return S3C_OK;
-}
-
-static enum s3c_err resolve_credentials(struct cfg_ctx *x)
-{
-    const char *ak, *sk, *tok;
-    bool got = false;
-    enum s3c_err rc;
-
-    if (x->out->no_sign_request)
-        return S3C_OK;
-
-    /* botocore drops the environment provider only for an explicit --profile. */
-    if (!(x->flags->profile && x->flags->profile[0]) &&
-        (ak = cfg_env_get(x->envp, "AWS_ACCESS_KEY_ID"))) {
-        if (!(sk = cfg_env_get(x->envp, "AWS_SECRET_ACCESS_KEY")))
-            return S3C_OK;      /* partial keys: the chain's error */
-        if (!(tok = cfg_env_get(x->envp, "AWS_SECURITY_TOKEN")))
-            tok = cfg_env_get(x->envp, "AWS_SESSION_TOKEN");
-        if ((rc = set_str(x, &x->out->access_key, ak)) ||
-            (rc = set_str(x, &x->out->secret_key, sk)) ||
-            (tok && (rc = set_str(x, &x->out->session_token, tok))))
-            return rc;
-        x->out->creds_source = CFG_CREDS_ENV;
-        return S3C_OK;
-    }
-    if ((rc = creds_from_section(x, &x->out->credentials_ini, x->cred_sec, true, &got)))
-        return rc;
-    if (got) {
-        x->out->creds_source = CFG_CREDS_CREDENTIALS_FILE;
-        return S3C_OK;
-    }
-    if ((rc = creds_from_section(x, &x->out->config_ini, x->cfg_sec, false, &got)))
-        return rc;
-    if (got)
-        x->out->creds_source = CFG_CREDS_CONFIG_FILE;
-    return S3C_OK;
-}
-
 static enum s3c_err resolve_misc(struct cfg_ctx *x)
 {
     struct pick p = { NULL, { "" }, NULL };
@@ -700,9 +638,9 @@ enum s3c_err cfg_load(struct s3c_config *out, const struct cfg_flags *flags, cha
     out->verify_ssl = !x.flags->no_verify_ssl;
     out->debug = x.flags->debug;
 
-    if ((rc = resolve_profile(&x)) || (rc = resolve_region(&x)) ||
-        (rc = resolve_credentials(&x)) || (rc = resolve_misc(&x)) || (rc = resolve_s3(&x)) ||
-        (rc = resolve_endpoint(&x)))
+    /* No credentials here: auth/creds.h resolves them from this struct. */
+    if ((rc = resolve_profile(&x)) || (rc = resolve_region(&x)) || (rc = resolve_misc(&x)) ||
+        (rc = resolve_s3(&x)) || (rc = resolve_endpoint(&x)))
         goto out;
 out:
     if (rc)
@@ -754,23 +692,6 @@ const struct ini_section *cfg_kind_section(const struct s3c_config *c, const cha
     return found;
 }
 
-bool cfg_has_credentials(const struct s3c_config *c)
-{
-    return c->access_key && c->secret_key;
-}
-
-static void free_secret(char **p)
-{
-    /* Keys do not linger in freed heap memory. */
-    if (*p) {
-        volatile char *v = *p;
-        while (*v)
-            *v++ = 0;
-    }
-    free(*p);
-    *p = NULL;
-}
-
 void cfg_release(struct s3c_config *c)
 {
     static const struct s3c_config init = S3C_CONFIG_INIT;
@@ -780,9 +701,6 @@ void cfg_release(struct s3c_config *c)
     free(c->credentials_file);
     free(c->region);
     free(c->endpoint_url);
-    free(c->access_key);
-    free_secret(&c->secret_key);
-    free_secret(&c->session_token);
     free(c->ca_bundle);
     ini_release(&c->config_ini);
     ini_release(&c->credentials_ini);

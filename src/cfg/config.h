@@ -14,27 +14,23 @@
  *               `s3 = endpoint_url` (an s3c extension), profile
  *               `endpoint_url`, none. AWS_IGNORE_CONFIGURED_ENDPOINT_URLS or
  *               `ignore_configured_endpoint_urls = true` skip all but the flag.
- *   credentials auth/creds.h resolves them (every provider, in botocore's
- *               order, with its errors for partial keys). The static-key
- *               fields below are a transitional copy for callers that have
- *               not moved to creds_resolve(): environment keys unless
- *               --profile was given, then the credentials file's [NAME],
- *               then the config file's profile; partial keys are skipped
- *               here (the chain reports them). None with --no-sign-request.
+ *   credentials not here: the chain in auth/creds.h (creds_resolve())
+ *               reads them from the files kept below, every provider in
+ *               botocore's order, with its errors for partial keys.
  *   ca_bundle   --ca-bundle, AWS_CA_BUNDLE, profile `ca_bundle`
  *   the rest    environment (AWS_MAX_ATTEMPTS, AWS_RETRY_MODE,
  *               AWS_REQUEST_CHECKSUM_CALCULATION, AWS_RESPONSE_CHECKSUM_VALIDATION,
  *               AWS_USE_DUALSTACK_ENDPOINT), then the profile, then defaults.
  *
- * A profile's keys come from its section in the credentials file first,
+ * A profile's settings come from its section in the credentials file first,
  * then from the config file ([default] or [profile NAME]), as botocore
  * merges the two. Empty environment variables count as unset. Unknown keys
  * are ignored. Errors are one line naming where the bad value came from:
  *   config file ~/.aws/config, profile "dev": s3.multipart_chunksize: "8XB" is not a size
  *
- * Not here: fetching credentials from SSO, roles, processes or instance
- * metadata (auth/ owns the credential chain beyond static keys), and the
- * smart defaults of the scheduler (xfer/ reads the *_set markers).
+ * Not here: credentials of any kind, static keys included (auth/ owns the
+ * credential chain and reads the parsed files through cfg_profile_get()),
+ * and the smart defaults of the scheduler (xfer/ reads the *_set markers).
  * Nothing here prints, exits, or reads the process environment directly.
  */
 #ifndef S3C_CFG_CONFIG_H
@@ -85,13 +81,6 @@ enum cfg_checksum_when {
     CFG_WHEN_REQUIRED,
 };
 
-enum cfg_creds_source {
-    CFG_CREDS_NONE = 0,         /* no static keys found (or --no-sign-request) */
-    CFG_CREDS_ENV,              /* AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY */
-    CFG_CREDS_CREDENTIALS_FILE, /* the shared credentials file */
-    CFG_CREDS_CONFIG_FILE,      /* the config file's profile */
-};
-
 /* A number with its "was it configured" marker; value holds the default if not. */
 struct cfg_u64 {
     uint64_t value;
@@ -135,13 +124,8 @@ struct s3c_config {
     bool region_set;            /* false: the default was used */
     char *endpoint_url;         /* http:// or https:// URL; NULL: AWS endpoints */
 
-    char *access_key;           /* NULL: no static credentials */
-    char *secret_key;           /* set iff access_key is */
-    char *session_token;        /* NULL when none */
-    enum cfg_creds_source creds_source;
-
     char *ca_bundle;            /* PEM file path, NULL: system default */
-    bool no_sign_request;       /* send requests unsigned, load no credentials */
+    bool no_sign_request;       /* send requests unsigned; the CLI resolves no credentials */
     bool verify_ssl;            /* false only with --no-verify-ssl */
     bool debug;
 
@@ -183,9 +167,6 @@ enum s3c_err cfg_load(struct s3c_config *out, const struct cfg_flags *flags, cha
 
 /* Free every string; 'c' becomes S3C_CONFIG_INIT. */
 void cfg_release(struct s3c_config *c);
-
-/* True if static credentials were found (access and secret key). */
-bool cfg_has_credentials(const struct s3c_config *c);
 
 /*
  * Parse a size the way the AWS CLI does (human_readable_to_int): plain
