@@ -6,7 +6,14 @@
 #   make SAN=thread      the same with TSan, into build-tsan/ (s3emu, the engine's land workers)
 #   make test            unit tests, then e2e against the servers in tests/run-all.sh
 #   make unit            unit tests only (no network)
+#   make install         s3c, s3c(1) and the bash, zsh and fish completions under
+#                        $(DESTDIR)$(PREFIX) (PREFIX=/usr/local); make uninstall
 #   make clean
+#
+# The version is the VERSION file's, and nowhere else (debian/changelog is
+# checked against it by tests/pkg/run.sh).
+
+VERSION := $(shell cat VERSION)
 
 SAN ?= 0
 ifeq ($(SAN),1)
@@ -28,7 +35,7 @@ CFLAGS  ?= $(OPT)
 CFLAGS  += -std=c17 -D_GNU_SOURCE -Wall -Wextra -Werror -Wshadow -Wno-unused-parameter \
            -Wstrict-prototypes -Wmissing-prototypes -Isrc $(SANFLAGS) -MMD -MP
 LDFLAGS += $(SANFLAGS)
-LIBS    := -lcurl -lssl -lcrypto -lexpat -lisal -lpthread -lm
+LIBS    := -lcurl -lssl -lcrypto -lexpat -ljansson -lisal -lpthread -lm
 
 # Library code: every .c under src/ except main.c.
 LIB_SRC := $(filter-out src/main.c,$(wildcard src/*/*.c))
@@ -37,8 +44,13 @@ EMU_SRC := $(wildcard tools/s3emu/*.c)
 EMU_OBJ := $(EMU_SRC:%.c=$(B)/%.o)
 UNIT_SRC := $(wildcard tests/unit/*.c)
 UNIT_OBJ := $(UNIT_SRC:%.c=$(B)/%.o)
+DOCGEN_OBJ := $(B)/tools/docgen/docgen.o
 
-all: $(B)/s3c $(B)/s3emu $(B)/unit-tests
+# Generated from help.c and the parsers' flag tables by build/docgen (see
+# tools/docgen/docgen.c): the man page and the three shells' completions.
+DOCS := $(B)/s3c.1 $(B)/s3c.bash $(B)/_s3c $(B)/s3c.fish
+
+all: $(B)/s3c $(B)/s3emu $(B)/unit-tests $(DOCS)
 
 $(B)/libs3c.a: $(LIB_OBJ)
 	@mkdir -p $(@D)
@@ -53,9 +65,27 @@ $(B)/s3emu: $(EMU_OBJ) $(B)/libs3c.a
 $(B)/unit-tests: $(UNIT_OBJ) $(B)/libs3c.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
 
+$(B)/docgen: $(DOCGEN_OBJ) $(B)/libs3c.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
+
+$(B)/s3c.1: docs/s3c.1.in $(B)/docgen
+	$(B)/docgen man $< > $@.tmp && mv $@.tmp $@
+$(B)/s3c.bash: completions/s3c.bash.in $(B)/docgen
+	$(B)/docgen bash $< > $@.tmp && mv $@.tmp $@
+$(B)/_s3c: completions/_s3c.in $(B)/docgen
+	$(B)/docgen zsh $< > $@.tmp && mv $@.tmp $@
+$(B)/s3c.fish: completions/s3c.fish.in $(B)/docgen
+	$(B)/docgen fish $< > $@.tmp && mv $@.tmp $@
+
+docs: $(DOCS)
+
+# Only version.o sees the version, so a new VERSION rebuilds one file.
+$(B)/src/cli/version.o: VERSION
+$(B)/src/cli/version.o: CFLAGS += -DS3C_VERSION='"$(VERSION)"'
+
 $(B)/%.o: %.c
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -c -o $@ $<
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
 unit: $(B)/unit-tests
 	$(B)/unit-tests
@@ -66,8 +96,32 @@ test: all
 clean:
 	rm -rf build build-san build-tsan
 
-.PHONY: all unit test clean
--include $(LIB_OBJ:.o=.d) $(EMU_OBJ:.o=.d) $(UNIT_OBJ:.o=.d) $(B)/src/main.d
+# Where the shells look: bash-completion and fish search $(PREFIX)/share (as
+# an XDG data dir); zsh on Debian has vendor-completions for /usr and
+# site-functions for /usr/local in its fpath.
+PREFIX      ?= /usr/local
+BINDIR      ?= $(PREFIX)/bin
+MANDIR      ?= $(PREFIX)/share/man
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+ZSHCOMPDIR  ?= $(if $(filter /usr,$(PREFIX)),$(PREFIX)/share/zsh/vendor-completions,$(PREFIX)/share/zsh/site-functions)
+FISHCOMPDIR ?= $(PREFIX)/share/fish/vendor_completions.d
+INSTALLED   := $(BINDIR)/s3c $(MANDIR)/man1/s3c.1 $(BASHCOMPDIR)/s3c $(ZSHCOMPDIR)/_s3c \
+               $(FISHCOMPDIR)/s3c.fish
+
+install: $(B)/s3c $(DOCS)
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(BASHCOMPDIR) \
+	    $(DESTDIR)$(ZSHCOMPDIR) $(DESTDIR)$(FISHCOMPDIR)
+	install -m 0755 $(B)/s3c $(DESTDIR)$(BINDIR)/s3c
+	install -m 0644 $(B)/s3c.1 $(DESTDIR)$(MANDIR)/man1/s3c.1
+	install -m 0644 $(B)/s3c.bash $(DESTDIR)$(BASHCOMPDIR)/s3c
+	install -m 0644 $(B)/_s3c $(DESTDIR)$(ZSHCOMPDIR)/_s3c
+	install -m 0644 $(B)/s3c.fish $(DESTDIR)$(FISHCOMPDIR)/s3c.fish
+
+uninstall:
+	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
+
+.PHONY: all unit test clean docs install uninstall
+-include $(LIB_OBJ:.o=.d) $(EMU_OBJ:.o=.d) $(UNIT_OBJ:.o=.d) $(DOCGEN_OBJ:.o=.d) $(B)/src/main.d
 
 # Functions that have no place in this code base (unbounded or unchecked).
 BANNED := strcpy|sprintf|vsprintf|strcat|gets|atoi|atol|strtok

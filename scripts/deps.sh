@@ -7,18 +7,24 @@
 #
 #   default       build deps + test deps (Ceph RGW, AWS CLI, curl, jq, openssl,
 #                 python3 and /usr/bin/time for the fault and hostile-server tests,
-#                 valgrind for tests/valgrind)
+#                 valgrind for tests/valgrind) + packaging deps (debhelper,
+#                 dpkg-dev, lintian, fakeroot, man-db, bash-completion, zsh
+#                 and fish for tests/pkg/run.sh)
 #   --build-only  build deps only
 #   --san|--fuzz  also clang and its sanitizer/libFuzzer runtime (tests/fuzz)
 #
 # Environment: S3C_DEPS_SAN=1 is the same as --san.
 set -euo pipefail
 
-BUILD=(gcc make libcurl4-openssl-dev libssl-dev libexpat1-dev libisal-dev pkg-config)
+BUILD=(gcc make libcurl4-openssl-dev libssl-dev libexpat1-dev libjansson-dev libisal-dev pkg-config)
 # Ceph's daemons pull in many "recommended" packages that we do not need.
 TEST_NORECS=(ceph-mon ceph-osd radosgw)
-TEST=(awscli curl jq openssl python3 time valgrind)
+TEST=(awscli curl jq openssl python3 python3-botocore time valgrind)
 SAN=(clang libclang-rt-14-dev)
+# tests/pkg/run.sh: build the .deb, lint it, read the man page, load the
+# completions of the three shells. Without recommends (lintian's and
+# debhelper's are not needed).
+PKG=(debhelper dpkg-dev lintian fakeroot man-db bash-completion zsh fish)
 
 want_test=1
 want_san=${S3C_DEPS_SAN:-0}
@@ -48,7 +54,7 @@ plain=("${BUILD[@]}")
 norecs=()
 if [ "$want_test" = 1 ]; then
     plain+=("${TEST[@]}")
-    norecs+=("${TEST_NORECS[@]}")
+    norecs+=("${TEST_NORECS[@]}" "${PKG[@]}")
 fi
 [ "$want_san" = 1 ] && plain+=("${SAN[@]}")
 

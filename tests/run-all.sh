@@ -6,7 +6,8 @@
 #
 #     bash tests/run-all.sh
 #
-# Steps: scripts/deps.sh; make; unit tests; ASan+UBSan build and unit tests
+# Steps: scripts/deps.sh; make; unit tests; the packaging suite
+# (tests/pkg/run.sh); ASan+UBSan build and unit tests
 # under it; the e2e suite (tests/e2e/run.sh) against build/s3emu with the
 # ASan+UBSan build of s3c (any sanitizer report fails the test), and, at the
 # same time, against a throw-away Ceph RADOS Gateway on a free loopback port
@@ -31,11 +32,17 @@
 #   S3C_VALGRIND=0    skip the valgrind memcheck run (tests/valgrind/run.sh)
 #   S3C_TSAN=0        skip the ThreadSanitizer run of the engine's workers (tests/tsan/run.sh)
 #   S3C_EMU_SUITE=0   skip the emulator's own suite (tests/emu/run.sh)
+#   S3C_BOTODIFF_IAM=0  skip the differential tests of the server-backed
+#                     credential providers (tests/creds/botodiff_iam.py)
 #   S3C_CEPH=0        skip the Ceph store (and its e2e run)
 #   S3C_S3EMU=0       skip the s3emu store
 #   S3C_FAULTS=0      skip the fault campaign (tests/faults/run.sh), and its
 #                     short pass with the ASan+UBSan build
 #   S3C_FUZZ=0        skip the libFuzzer runs (tests/fuzz/run.sh; FUZZ_SECONDS each)
+#   S3C_BOTODIFF=0    skip the credential chain's differential run against
+#                     botocore (tests/creds/botodiff.py)
+#   S3C_PKG=0         skip the packaging suite (tests/pkg/run.sh: make install,
+#                     man page, completions, the .deb built, linted, installed, purged)
 #   S3C_TREE_CHECK=0  skip the check that the run left no untracked files in
 #                     the checkout (tests/tree-clean.sh; files that were there
 #                     before the run never count)
@@ -51,7 +58,10 @@ exec </dev/null
 : "${S3C_SKIP_DEPS:=0}" "${S3C_SAN:=1}" "${S3C_E2E_SAN:=0}" "${S3C_CEPH:=1}"
 : "${S3C_S3EMU:=1}" "${S3C_KEEP:=0}" "${E2E_FILTER:=}" "${S3C_FAULTS:=1}" "${S3C_FUZZ:=1}"
 : "${S3C_E2E_PARALLEL:=1}" "${S3C_VALGRIND:=1}" "${S3C_EMU_SUITE:=1}" "${S3C_TSAN:=1}"
+: "${S3C_BOTODIFF:=1}"
+: "${S3C_PKG:=1}"
 : "${S3C_TREE_CHECK:=1}"
+: "${S3C_BOTODIFF_IAM:=1}"
 : "${JOBS:=$(nproc 2>/dev/null || echo 2)}"
 [ "$S3C_E2E_SAN" = 1 ] && S3C_SAN=1
 
@@ -271,6 +281,31 @@ fi
 step "unit tests"
 run_unit unit build/unit-tests
 
+# -------------------------------------------------------------- botodiff --
+if [ "$S3C_BOTODIFF" = 1 ]; then
+    step "credential chain against botocore (tests/creds/botodiff.py)"
+    out=$WORK/botodiff.log
+    run_step tests/creds/botodiff.py --s3c build/s3c -n 200 > "$out" 2>&1
+    rc=$?
+    cat "$out"
+    line=$(grep -E '^botodiff: [0-9]+ passed, [0-9]+ failed' "$out" | tail -n 1)
+    if [ -z "$line" ]; then
+        record botodiff 0 1 "no summary line, exit $rc"
+    else
+        record botodiff "$(sed -E 's/^botodiff: ([0-9]+) passed.*/\1/' <<<"$line")" \
+            "$(sed -E 's/.* ([0-9]+) failed.*/\1/' <<<"$line")"
+    fi
+fi
+
+# ------------------------------------------------------------------- pkg --
+# tests/pkg/run.sh: make install's layout, s3c(1) rendered by man, the
+# completions of bash, zsh and fish (s3:// from an s3emu of its own), and the
+# .deb built in a copy of the tree, linted, installed, run and purged.
+if [ "$S3C_PKG" = 1 ]; then
+    step "packaging: make install, man page, completions, .deb"
+    JOBS=$JOBS run_counted pkg tests/pkg/run.sh
+fi
+
 SAN_OK=0
 if [ "$S3C_SAN" = 1 ]; then
     step "ASan+UBSan build: make SAN=1 -j$JOBS"
@@ -407,6 +442,15 @@ if [ "$S3C_S3EMU" = 1 ] && [ "$S3C_EMU_SUITE" = 1 ] && [ -x tests/emu/run.sh ]; 
     else
         record "emu-suite" 0 1 "no summary line"
     fi
+fi
+
+# ------------------------------------------ credential providers vs botocore --
+# tests/creds/botodiff_iam.py starts its own tests/creds/fake_iam.py (STS,
+# SSO, container, IMDS on loopback) and compares `s3c configure list` with
+# Debian's botocore on generated profiles and environments (about 20 s).
+if [ "$S3C_BOTODIFF_IAM" = 1 ]; then
+    step "credential providers against botocore (tests/creds/botodiff_iam.py)"
+    run_counted botodiff-iam /usr/bin/python3 tests/creds/botodiff_iam.py --s3c build/s3c
 fi
 
 # --------------------------------------------------------- the fault campaign --

@@ -24,13 +24,11 @@ struct cfg_ctx {
     char *const *envp;
     struct s3c_config *out;
     struct s3c_error *e;
-    struct ini config;                      /* the config file */
-    struct ini creds;                       /* the credentials file */
     const struct ini_section *cfg_sec;      /* the profile's section in each, or NULL */
     const struct ini_section *cred_sec;
 };
 
-#define CFG_CTX_INIT { NULL, NULL, NULL, NULL, INI_INIT, INI_INIT, NULL, NULL }
+#define CFG_CTX_INIT { NULL, NULL, NULL, NULL, NULL, NULL }
 
 /* Where a value came from, for error messages. */
 struct origin {
@@ -109,8 +107,7 @@ bool cfg_parse_bool(struct sv s, bool *out)
 
 /* ---- sources ---- */
 
-/* The value of NAME in envp; empty counts as unset (NULL). */
-static const char *env_get(char *const *envp, const char *name)
+const char *cfg_env_get(char *const *envp, const char *name)
 {
     size_t n = strlen(name);
 
@@ -144,11 +141,11 @@ static void origin_file(struct origin *o, const struct cfg_ctx *x, bool in_creds
 static const struct ini_entry *prof_get(const struct cfg_ctx *x, const char *key,
                                         struct origin *o)
 {
-    const struct ini_entry *en = ini_get(&x->creds, x->cred_sec, key);
+    const struct ini_entry *en = ini_get(&x->out->credentials_ini, x->cred_sec, key);
     bool in_creds = en != NULL;
 
     if (!en)
-        en = ini_get(&x->config, x->cfg_sec, key);
+        en = ini_get(&x->out->config_ini, x->cfg_sec, key);
     if (en && o)
         origin_file(o, x, in_creds);
     return en;
@@ -186,7 +183,7 @@ static void pick_env_prof(const struct cfg_ctx *x, const char *var, const char *
 
     p->value = NULL;
     p->key = NULL;
-    if (var && (p->value = env_get(x->envp, var))) {
+    if (var && (p->value = cfg_env_get(x->envp, var))) {
         origin_env(&p->where, var);
         return;
     }
@@ -219,8 +216,8 @@ static enum s3c_err take_positive(struct cfg_ctx *x, const struct pick *p, struc
 static enum s3c_err file_path(struct cfg_ctx *x, const char *var, const char *name,
                               char **display, struct buf *path)
 {
-    const char *given = env_get(x->envp, var);
-    const char *home = env_get(x->envp, "HOME");
+    const char *given = cfg_env_get(x->envp, var);
+    const char *home = cfg_env_get(x->envp, "HOME");
     char dflt[64];
     enum s3c_err rc;
 
@@ -291,9 +288,10 @@ static enum s3c_err resolve_profile(struct cfg_ctx *x)
 
     if (x->flags->profile && x->flags->profile[0])
         name = x->flags->profile;
-    else if (!(name = env_get(x->envp, "AWS_DEFAULT_PROFILE")))
-        name = env_get(x->envp, "AWS_PROFILE");
+    else if (!(name = cfg_env_get(x->envp, "AWS_DEFAULT_PROFILE")))
+        name = cfg_env_get(x->envp, "AWS_PROFILE");
     x->out->profile_explicit = name != NULL;
+    x->out->profile_flag = x->flags->profile && x->flags->profile[0];
     if (!name)
         name = "default";
     if (strlen(name) >= PROFILE_MAX_BYTES)
@@ -302,14 +300,14 @@ static enum s3c_err resolve_profile(struct cfg_ctx *x)
     if ((rc = set_str(x, &x->out->profile, name)))
         return rc;
 
-    if ((rc = load_file(x, &x->config, "AWS_CONFIG_FILE", "config", "config",
+    if ((rc = load_file(x, &x->out->config_ini, "AWS_CONFIG_FILE", "config", "config",
                         &x->out->config_file)))
         return rc;
-    if ((rc = load_file(x, &x->creds, "AWS_SHARED_CREDENTIALS_FILE", "credentials",
+    if ((rc = load_file(x, &x->out->credentials_ini, "AWS_SHARED_CREDENTIALS_FILE", "credentials",
                         "credentials", &x->out->credentials_file)))
         return rc;
-    x->cfg_sec = config_profile_section(&x->config, name);
-    x->cred_sec = ini_section_find(&x->creds, name);
+    x->cfg_sec = config_profile_section(&x->out->config_ini, name);
+    x->cred_sec = ini_section_find(&x->out->credentials_ini, name);
     x->out->profile_found = x->cfg_sec || x->cred_sec;
     if (x->out->profile_explicit && !x->out->profile_found)
         return s3c_fail(x->e, S3C_ECONFIG, "The config profile (%s) could not be found", name);
@@ -352,74 +350,6 @@ static enum s3c_err resolve_region(struct cfg_ctx *x)
     if (!region_ok(p.value))
         return bad(x, &p.where, p.key, p.value, "is not a valid region name");
     return set_str(x, &x->out->region, p.value);
-}
-
-/* Static keys from one section (credentials or config file), botocore-style. */
-static enum s3c_err creds_from_section(struct cfg_ctx *x, const struct ini *ini,
-                                       const struct ini_section *s, bool in_creds, bool *got)
-{
-    const struct ini_entry *ak = ini_get(ini, s, "aws_access_key_id");
-    const struct ini_entry *sk, *tok;
-    struct origin o;
-    enum s3c_err rc;
-
-    *got = false;
-    if (!ak)
-        return S3C_OK;
-    origin_file(&o, x, in_creds);
-    sk = ini_get(ini, s, "aws_secret_access_key");
-    if (!sk)
-        return s3c_fail(x->e, S3C_ECONFIG,
-                        "%s: aws_access_key_id is set but aws_secret_access_key is missing",
-                        o.text);
-    tok = ini_get(ini, s, "aws_security_token");
-    if (!tok)
-        tok = ini_get(ini, s, "aws_session_token");
-    if ((rc = set_str(x, &x->out->access_key, ak->value)) ||
-        (rc = set_str(x, &x->out->secret_key, sk->value)))
-        return rc;
-    if (tok && tok->value[0] && (rc = set_str(x, &x->out->session_token, tok->value)))
-        return rc;
-    *got = true;
-    return S3C_OK;
-}
-
-static enum s3c_err resolve_credentials(struct cfg_ctx *x)
-{
-    const char *ak, *sk, *tok;
-    bool got = false;
-    enum s3c_err rc;
-
-    if (x->out->no_sign_request)
-        return S3C_OK;
-
-    /* botocore drops the environment provider only for an explicit --profile. */
-    if (!(x->flags->profile && x->flags->profile[0]) &&
-        (ak = env_get(x->envp, "AWS_ACCESS_KEY_ID"))) {
-        if (!(sk = env_get(x->envp, "AWS_SECRET_ACCESS_KEY")))
-            return s3c_fail(x->e, S3C_ECONFIG,
-                            "environment: AWS_ACCESS_KEY_ID is set but AWS_SECRET_ACCESS_KEY is "
-                            "missing");
-        if (!(tok = env_get(x->envp, "AWS_SECURITY_TOKEN")))
-            tok = env_get(x->envp, "AWS_SESSION_TOKEN");
-        if ((rc = set_str(x, &x->out->access_key, ak)) ||
-            (rc = set_str(x, &x->out->secret_key, sk)) ||
-            (tok && (rc = set_str(x, &x->out->session_token, tok))))
-            return rc;
-        x->out->creds_source = CFG_CREDS_ENV;
-        return S3C_OK;
-    }
-    if ((rc = creds_from_section(x, &x->creds, x->cred_sec, true, &got)))
-        return rc;
-    if (got) {
-        x->out->creds_source = CFG_CREDS_CREDENTIALS_FILE;
-        return S3C_OK;
-    }
-    if ((rc = creds_from_section(x, &x->config, x->cfg_sec, false, &got)))
-        return rc;
-    if (got)
-        x->out->creds_source = CFG_CREDS_CONFIG_FILE;
-    return S3C_OK;
 }
 
 static enum s3c_err resolve_misc(struct cfg_ctx *x)
@@ -633,9 +563,9 @@ static enum s3c_err resolve_endpoint(struct cfg_ctx *x)
         const struct ini_pair *kv;
         size_t i;
 
-        for (i = 0; i < x->config.n_sections; i++) {
-            const struct ini_section *s = &x->config.sections[i];
-            if (s != x->config.defaults &&
+        for (i = 0; i < x->out->config_ini.n_sections; i++) {
+            const struct ini_section *s = &x->out->config_ini.sections[i];
+            if (s != x->out->config_ini.defaults &&
                 ini_kind_name(s->name, "services", name, sizeof(name)) &&
                 strcmp(name, en->value) == 0)
                 svc = s;
@@ -645,7 +575,7 @@ static enum s3c_err resolve_endpoint(struct cfg_ctx *x)
                             "%s: The profile is configured to use the services section but the "
                             "\"%.100s\" services configuration does not exist.",
                             p.where.text, en->value);
-        if ((kv = ini_sub_get(ini_get(&x->config, svc, "s3"), "endpoint_url")) &&
+        if ((kv = ini_sub_get(ini_get(&x->out->config_ini, svc, "s3"), "endpoint_url")) &&
             kv->value[0]) {
             p.value = kv->value;
             p.key = "s3.endpoint_url";
@@ -708,33 +638,58 @@ enum s3c_err cfg_load(struct s3c_config *out, const struct cfg_flags *flags, cha
     out->verify_ssl = !x.flags->no_verify_ssl;
     out->debug = x.flags->debug;
 
-    if ((rc = resolve_profile(&x)) || (rc = resolve_region(&x)) ||
-        (rc = resolve_credentials(&x)) || (rc = resolve_misc(&x)) || (rc = resolve_s3(&x)) ||
-        (rc = resolve_endpoint(&x)))
+    /* No credentials here: auth/creds.h resolves them from this struct. */
+    if ((rc = resolve_profile(&x)) || (rc = resolve_region(&x)) || (rc = resolve_misc(&x)) ||
+        (rc = resolve_s3(&x)) || (rc = resolve_endpoint(&x)))
         goto out;
 out:
     if (rc)
         cfg_release(out);
-    ini_release(&x.config);
-    ini_release(&x.creds);
     return rc;
 }
 
-bool cfg_has_credentials(const struct s3c_config *c)
+const struct ini_section *cfg_config_profile(const struct s3c_config *c, const char *name)
 {
-    return c->access_key && c->secret_key;
+    return config_profile_section(&c->config_ini, name);
 }
 
-static void free_secret(char **p)
+const struct ini_section *cfg_credentials_profile(const struct s3c_config *c, const char *name)
 {
-    /* Keys do not linger in freed heap memory. */
-    if (*p) {
-        volatile char *v = *p;
-        while (*v)
-            *v++ = 0;
+    return ini_section_find(&c->credentials_ini, name);
+}
+
+bool cfg_profile_exists(const struct s3c_config *c, const char *name)
+{
+    return cfg_config_profile(c, name) || cfg_credentials_profile(c, name);
+}
+
+const struct ini_entry *cfg_profile_get(const struct s3c_config *c, const char *name,
+                                        const char *key, bool *in_credentials)
+{
+    const struct ini_section *s = cfg_credentials_profile(c, name);
+    const struct ini_entry *en = s ? ini_get(&c->credentials_ini, s, key) : NULL;
+
+    if (in_credentials)
+        *in_credentials = en != NULL;
+    if (!en && (s = cfg_config_profile(c, name)))
+        en = ini_get(&c->config_ini, s, key);
+    return en;
+}
+
+const struct ini_section *cfg_kind_section(const struct s3c_config *c, const char *kind,
+                                           const char *name)
+{
+    const struct ini_section *found = NULL;
+    char got[PROFILE_MAX_BYTES];
+    size_t i;
+
+    for (i = 0; i < c->config_ini.n_sections; i++) {
+        const struct ini_section *s = &c->config_ini.sections[i];
+        if (s != c->config_ini.defaults && ini_kind_name(s->name, kind, got, sizeof(got)) &&
+            strcmp(got, name) == 0)
+            found = s;
     }
-    free(*p);
-    *p = NULL;
+    return found;
 }
 
 void cfg_release(struct s3c_config *c)
@@ -746,9 +701,8 @@ void cfg_release(struct s3c_config *c)
     free(c->credentials_file);
     free(c->region);
     free(c->endpoint_url);
-    free(c->access_key);
-    free_secret(&c->secret_key);
-    free_secret(&c->session_token);
     free(c->ca_bundle);
+    ini_release(&c->config_ini);
+    ini_release(&c->credentials_ini);
     *c = init;
 }

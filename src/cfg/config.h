@@ -14,25 +14,23 @@
  *               `s3 = endpoint_url` (an s3c extension), profile
  *               `endpoint_url`, none. AWS_IGNORE_CONFIGURED_ENDPOINT_URLS or
  *               `ignore_configured_endpoint_urls = true` skip all but the flag.
- *   credentials AWS_ACCESS_KEY_ID + AWS_SECRET_ACCESS_KEY (+ AWS_SECURITY_TOKEN
- *               or AWS_SESSION_TOKEN) unless --profile was given (botocore
- *               drops its environment provider for an explicit --profile but
- *               not for AWS_PROFILE); then the credentials file's [NAME];
- *               then the config file's profile. None with --no-sign-request.
+ *   credentials not here: the chain in auth/creds.h (creds_resolve())
+ *               reads them from the files kept below, every provider in
+ *               botocore's order, with its errors for partial keys.
  *   ca_bundle   --ca-bundle, AWS_CA_BUNDLE, profile `ca_bundle`
  *   the rest    environment (AWS_MAX_ATTEMPTS, AWS_RETRY_MODE,
  *               AWS_REQUEST_CHECKSUM_CALCULATION, AWS_RESPONSE_CHECKSUM_VALIDATION,
  *               AWS_USE_DUALSTACK_ENDPOINT), then the profile, then defaults.
  *
- * A profile's keys come from its section in the credentials file first,
+ * A profile's settings come from its section in the credentials file first,
  * then from the config file ([default] or [profile NAME]), as botocore
  * merges the two. Empty environment variables count as unset. Unknown keys
  * are ignored. Errors are one line naming where the bad value came from:
  *   config file ~/.aws/config, profile "dev": s3.multipart_chunksize: "8XB" is not a size
  *
- * Not here: fetching credentials from SSO, roles, processes or instance
- * metadata (auth/ owns the credential chain beyond static keys), and the
- * smart defaults of the scheduler (xfer/ reads the *_set markers).
+ * Not here: credentials of any kind, static keys included (auth/ owns the
+ * credential chain and reads the parsed files through cfg_profile_get()),
+ * and the smart defaults of the scheduler (xfer/ reads the *_set markers).
  * Nothing here prints, exits, or reads the process environment directly.
  */
 #ifndef S3C_CFG_CONFIG_H
@@ -43,6 +41,7 @@
 
 #include "base/err.h"
 #include "base/str.h"
+#include "cfg/ini.h"
 
 /* The AWS CLI's defaults (awscli/customizations/s3/transferconfig.py). */
 #define CFG_DEFAULT_REGION "us-east-1"
@@ -82,13 +81,6 @@ enum cfg_checksum_when {
     CFG_WHEN_REQUIRED,
 };
 
-enum cfg_creds_source {
-    CFG_CREDS_NONE = 0,         /* no static keys found (or --no-sign-request) */
-    CFG_CREDS_ENV,              /* AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY */
-    CFG_CREDS_CREDENTIALS_FILE, /* the shared credentials file */
-    CFG_CREDS_CONFIG_FILE,      /* the config file's profile */
-};
-
 /* A number with its "was it configured" marker; value holds the default if not. */
 struct cfg_u64 {
     uint64_t value;
@@ -123,6 +115,7 @@ struct cfg_s3 {
 struct s3c_config {
     char *profile;              /* profile in effect, "default" when none named */
     bool profile_explicit;      /* named by --profile or AWS_[DEFAULT_]PROFILE */
+    bool profile_flag;          /* named by --profile (botocore then drops env credentials) */
     bool profile_found;         /* exists in the config or credentials file */
     char *config_file;          /* path as given (or "~/.aws/config"), for messages */
     char *credentials_file;     /* path as given (or "~/.aws/credentials") */
@@ -131,15 +124,15 @@ struct s3c_config {
     bool region_set;            /* false: the default was used */
     char *endpoint_url;         /* http:// or https:// URL; NULL: AWS endpoints */
 
-    char *access_key;           /* NULL: no static credentials */
-    char *secret_key;           /* set iff access_key is */
-    char *session_token;        /* NULL when none */
-    enum cfg_creds_source creds_source;
-
     char *ca_bundle;            /* PEM file path, NULL: system default */
-    bool no_sign_request;       /* send requests unsigned, load no credentials */
+    bool no_sign_request;       /* send requests unsigned; the CLI resolves no credentials */
     bool verify_ssl;            /* false only with --no-verify-ssl */
     bool debug;
+
+    /* The two files as parsed, kept for auth/'s credential chain, which reads
+     * any profile and [sso-session NAME] sections (cfg_profile_get()). */
+    struct ini config_ini;
+    struct ini credentials_ini;
 
     struct cfg_s3 s3;
     struct cfg_u64 max_attempts;            /* >= 1, includes the first attempt */
@@ -163,8 +156,8 @@ struct s3c_config {
  * a missing file is not an error.
  *
  * Fails with S3C_ECONFIG (the CLI's exit 2) for a bad value, an
- * unreadable or malformed file (the message names file and line), partial
- * credentials, a `services` name with no such section, or an explicitly
+ * unreadable or malformed file (the message names file and line), a
+ * `services` name with no such section, or an explicitly
  * named profile that exists in neither file ("The config profile (NAME)
  * could not be found"); or with S3C_ENOMEM. On failure 'out' is released
  * (safe to release again) and 'e' has the one-line message.
@@ -174,9 +167,6 @@ enum s3c_err cfg_load(struct s3c_config *out, const struct cfg_flags *flags, cha
 
 /* Free every string; 'c' becomes S3C_CONFIG_INIT. */
 void cfg_release(struct s3c_config *c);
-
-/* True if static credentials were found (access and secret key). */
-bool cfg_has_credentials(const struct s3c_config *c);
 
 /*
  * Parse a size the way the AWS CLI does (human_readable_to_int): plain
@@ -194,5 +184,32 @@ bool cfg_parse_rate(struct sv s, uint64_t *out_bytes_per_s);
 
 /* "true" or "false", any case. */
 bool cfg_parse_bool(struct sv s, bool *out);
+
+/*
+ * The value of NAME in an environ-style array, as cfg_load() reads it: an
+ * empty value counts as unset (NULL). 'envp' may be NULL.
+ */
+const char *cfg_env_get(char *const *envp, const char *name);
+
+/* The config file's section of profile 'name' ([default] or [profile NAME], last wins), or NULL. */
+const struct ini_section *cfg_config_profile(const struct s3c_config *c, const char *name);
+
+/* The credentials file's section [name], or NULL. */
+const struct ini_section *cfg_credentials_profile(const struct s3c_config *c, const char *name);
+
+/* True if profile 'name' has a section in either file. */
+bool cfg_profile_exists(const struct s3c_config *c, const char *name);
+
+/*
+ * Key 'key' (lower-case) of profile 'name' as botocore's merged profile map
+ * has it: the credentials file's section first, then the config file's.
+ * NULL if absent. *in_credentials (may be NULL) says which file had it.
+ */
+const struct ini_entry *cfg_profile_get(const struct s3c_config *c, const char *name,
+                                        const char *key, bool *in_credentials);
+
+/* The config file's section "[KIND NAME]" (KIND "sso-session", "services"), last wins, or NULL. */
+const struct ini_section *cfg_kind_section(const struct s3c_config *c, const char *kind,
+                                           const char *name);
 
 #endif

@@ -17,6 +17,15 @@
 
 #include "base/buf.h"
 
+/* Values may be secret keys: wipe them before they go back to the heap. */
+static void free_wiped(char *p)
+{
+    if (p) {
+        explicit_bzero(p, strlen(p));
+        free(p);
+    }
+}
+
 /* Python's str.strip() whitespace, ASCII part. */
 static bool is_ws(char c)
 {
@@ -161,7 +170,7 @@ static enum s3c_err finish_value(struct ini_entry *en, struct value_lines *v, co
 
             for (k = 0; k < en->n_sub; k++) { /* the good lines before it go too */
                 free(en->sub[k].key);
-                free(en->sub[k].value);
+                free_wiped(en->sub[k].value);
             }
             en->nested = false;
             en->n_sub = 0;
@@ -403,6 +412,8 @@ enum s3c_err ini_load_file(struct ini *ini, const char *path, const char *label,
 out:
     if (fd >= 0)
         close(fd);
+    if (text.data)
+        explicit_bzero(text.data, text.len); /* the credentials file holds secret keys */
     buf_release(&text);
     return rc;
 }
@@ -525,11 +536,11 @@ void ini_release(struct ini *ini)
             struct ini_entry *en = &s->entries[j];
             for (k = 0; k < en->n_sub; k++) {
                 free(en->sub[k].key);
-                free(en->sub[k].value);
+                free_wiped(en->sub[k].value);
             }
             free(en->sub);
             free(en->key);
-            free(en->value);
+            free_wiped(en->value);
         }
         free(s->entries);
         free(s->name);

@@ -13,6 +13,15 @@ static const struct arg_spec *find(const struct arg_spec *specs, const char *nam
     return NULL;
 }
 
+static args_probe_fn probe;
+static void *probe_arg;
+
+void args_set_probe(args_probe_fn fn, void *arg)
+{
+    probe = fn;
+    probe_arg = arg;
+}
+
 enum s3c_err args_parse(const char *verb, const struct arg_spec *specs, int argc, char **argv,
                         const char **pos, int max_pos, int *n_pos, struct s3c_error *e)
 {
@@ -20,6 +29,10 @@ enum s3c_err args_parse(const char *verb, const struct arg_spec *specs, int argc
     int i;
 
     *n_pos = 0;
+    if (probe) {
+        probe(verb, specs, probe_arg);
+        return s3c_fail(e, S3C_EUSAGE, "%s: flags probed", verb);
+    }
     for (i = 0; i < argc; i++) {
         const char *a = argv[i], *eq, *value = NULL;
         const struct arg_spec *s;

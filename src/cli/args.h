@@ -39,4 +39,13 @@ struct arg_spec {
 enum s3c_err args_parse(const char *verb, const struct arg_spec *specs, int argc, char **argv,
                         const char **pos, int max_pos, int *n_pos, struct s3c_error *e);
 
+/*
+ * For the man page, the completions and their tests only (cli/doc.c): while a
+ * probe is set, args_parse() hands its table to 'fn' and fails with
+ * S3C_EUSAGE before reading argv, so a verb can be asked which flags it
+ * accepts without running it. One thread; NULL unsets.
+ */
+typedef void (*args_probe_fn)(const char *verb, const struct arg_spec *specs, void *arg);
+void args_set_probe(args_probe_fn fn, void *arg);
+
 #endif

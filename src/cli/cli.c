@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "auth/creds.h"
+#include "auth/keyring.h"
 #include "cli/cmd.h"
 #include "cli/output.h"
 #include "cli/transfer.h"
@@ -37,6 +39,7 @@ static const struct verb verbs[] = {
     { "presign", cmd_presign },
     { "sync", cmd_sync },
     { "run", cmd_run },
+    { "configure", cmd_configure },
     { NULL, NULL },
 };
 
@@ -133,6 +136,47 @@ static enum s3c_err take_globals(int argc, char **argv, struct cfg_flags *f, str
     return S3C_OK;
 }
 
+/* From the refresh thread: fresh keys are ready, let a sleeping loop take them. */
+static void keys_ready(void *ctx)
+{
+    struct cli_ctx *c = ctx;
+
+    if (c->s3)
+        http_loop_wakeup(store_s3_loop(c->s3));
+}
+
+struct keyring *cli_keys(struct cli_ctx *c, struct s3c_error *e)
+{
+    struct creds first = CREDS_INIT;
+    const char *region;
+    char line[256];
+
+    if (c->keys)
+        return c->keys;
+    if (creds_resolve(&c->cfg, environ, &c->creds_src, &first, e))
+        return NULL;
+    /* On an instance with no region configured, its own region (as the CLI). */
+    region = c->creds_src ? creds_src_region(c->creds_src) : NULL;
+    if (region && !c->cfg.region_set) {
+        char *r = strdup(region);
+        if (r) {
+            free(c->cfg.region);
+            c->cfg.region = r;
+        }
+    }
+    if (out_opts()->debug) {
+        snprintf(line, sizeof(line), "credentials: from %s%s", first.method ? first.method : "?",
+                 first.expires ? ", refreshed before they expire" : "");
+        out_debug(NULL, line);
+    }
+    c->keys = keyring_new(c->creds_src, &first, keys_ready, c);
+    if (!c->keys) {
+        creds_release(&first);
+        s3c_fail(e, S3C_ENOMEM, "out of memory");
+    }
+    return c->keys;
+}
+
 struct store_s3 *cli_s3(struct cli_ctx *c, struct s3c_error *e)
 {
     struct store_s3_opts o;
@@ -140,23 +184,17 @@ struct store_s3 *cli_s3(struct cli_ctx *c, struct s3c_error *e)
     if (c->s3)
         return c->s3;
     memset(&o, 0, sizeof(o));
+    o.no_sign = c->cfg.no_sign_request;
+    if (!o.no_sign && !(o.keys = cli_keys(c, e)))
+        return NULL;
     o.cfg = &c->cfg;
     o.region = c->cfg.region;
-    o.access_key = c->cfg.access_key;
-    o.secret_key = c->cfg.secret_key;
-    o.session_token = c->cfg.session_token;
-    o.no_sign = c->cfg.no_sign_request;
     o.sign_payload = c->cfg.s3.payload_signing_enabled.value;
     o.max_attempts = (int)c->cfg.max_attempts.value;
     o.http.verify_tls = c->cfg.verify_ssl;
     o.http.ca_bundle = c->cfg.ca_bundle;
     if (out_opts()->debug)
         o.http.debug = out_debug;
-    if (!o.no_sign && (!o.access_key || !o.access_key[0] || !o.secret_key || !o.secret_key[0])) {
-        s3c_fail(e, S3C_EAUTH, "Unable to locate credentials (set AWS_ACCESS_KEY_ID and "
-                               "AWS_SECRET_ACCESS_KEY, configure a profile, or use --no-sign-request)");
-        return NULL;
-    }
     c->s3 = store_s3_new(&o, e);
     return c->s3;
 }
@@ -239,7 +277,7 @@ int cli_main(int argc, char **argv)
         return EXIT_USAGE;
     }
     if (!strcmp(rest[0], "version") || !strcmp(rest[0], "--version")) {
-        printf("s3c %s\n", S3C_VERSION);
+        cli_version_print();
         free(rest);
         return EXIT_OK;
     }
@@ -279,10 +317,28 @@ int cli_main(int argc, char **argv)
         cfg_release(&ctx.cfg);
         return exit_code(rc);
     }
+    ctx.region_flag = flags.region;
     rc = v->run(&ctx, n_rest - 1, rest + 1);
+    keyring_free(ctx.keys); /* first: it joins a refresh that may wake the store's loop */
     store_s3_free(ctx.s3);
+    creds_src_free(ctx.creds_src);
     cfg_release(&ctx.cfg);
     free(rest);
     fflush(stdout);
     return exit_code(rc);
+}
+
+/* ---- for the man page and the completions (cli/doc.c) ---- */
+
+const char *cli_verb_at(int i)
+{
+    return i >= 0 && i < (int)(sizeof(verbs) / sizeof(verbs[0])) ? verbs[i].name : NULL;
+}
+
+const char *cli_global_flag_at(int i, bool *takes_value)
+{
+    if (i < 0 || i >= (int)(sizeof(global_flags) / sizeof(global_flags[0])) || !global_flags[i].name)
+        return NULL;
+    *takes_value = global_flags[i].takes_value;
+    return global_flags[i].name;
 }

@@ -5,7 +5,7 @@
 #ifndef S3C_CLI_CLI_H
 #define S3C_CLI_CLI_H
 
-#define S3C_VERSION "0.1.0"
+#include <stdbool.h>
 
 /* Exit codes, as the AWS CLI's s3 commands use them. */
 enum {
@@ -16,5 +16,16 @@ enum {
 };
 
 int cli_main(int argc, char **argv);
+
+/* The version (from the VERSION file), and `s3c version`'s report: it, the
+ * libraries' versions and the CPU features used (cli/version.c). */
+const char *cli_version(void);
+void cli_version_print(void);
+
+/* For the man page, the completions and their tests (cli/doc.h): the verbs
+ * cli_main() dispatches and the global flags it takes, by index; NULL past
+ * the last. */
+const char *cli_verb_at(int i);
+const char *cli_global_flag_at(int i, bool *takes_value);
 
 #endif

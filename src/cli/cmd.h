@@ -16,10 +16,23 @@
 #include "plan/filter.h"
 #include "store/store_s3.h"
 
+struct creds_src;
+struct keyring;
+
 struct cli_ctx {
     struct s3c_config cfg;      /* resolved configuration */
+    const char *region_flag;    /* --region as given, NULL when not */
+    struct creds_src *creds_src; /* the credential provider, found on first use by cli_keys() */
+    struct keyring *keys;       /* its keys, refreshed as they near expiry */
     struct store_s3 *s3;        /* created on first use by cli_s3() */
 };
+
+/*
+ * The keys of this run, from the provider botocore would choose (found and
+ * first fetched on the first call); NULL with 'e' set when there are none
+ * or the provider failed. Not for --no-sign-request runs.
+ */
+struct keyring *cli_keys(struct cli_ctx *c, struct s3c_error *e);
 
 /* The S3 store for this run, created on first call; NULL with 'e' set on failure. */
 struct store_s3 *cli_s3(struct cli_ctx *c, struct s3c_error *e);
@@ -38,6 +51,7 @@ enum s3c_err cmd_pipe(struct cli_ctx *c, int argc, char **argv);
 enum s3c_err cmd_presign(struct cli_ctx *c, int argc, char **argv);
 enum s3c_err cmd_sync(struct cli_ctx *c, int argc, char **argv);
 enum s3c_err cmd_run(struct cli_ctx *c, int argc, char **argv);
+enum s3c_err cmd_configure(struct cli_ctx *c, int argc, char **argv);
 
 /* A verb's entry point by name (run's barrier lines); NULL if unknown. */
 typedef enum s3c_err (*cli_verb_fn)(struct cli_ctx *c, int argc, char **argv);

@@ -1,10 +1,12 @@
 /*
  * presign s3://BUCKET/KEY [--expires-in SECONDS]: a presigned GET URL, as
- * `aws s3 presign` prints it. No request is sent: the URL is the endpoint
- * the configuration resolves to (custom endpoint, path or virtual style,
- * region), signed with SigV4 query authentication for the configured
- * region, carrying X-Amz-Security-Token when the credentials have a session
- * token. The signature appears only in the URL on stdout, never in --debug.
+ * `aws s3 presign` prints it: the endpoint the configuration resolves to
+ * (custom endpoint, path or virtual style), signed with SigV4 query
+ * authentication, carrying X-Amz-Security-Token when the credentials have a
+ * session token. Unlike the AWS CLI it signs for the bucket's own region:
+ * one HeadBucket asks where the bucket lives unless --region is given (a
+ * URL signed for another region is refused by S3). The signature appears
+ * only in the URL on stdout, never in --debug.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -12,6 +14,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "auth/keyring.h"
 #include "auth/sigv4.h"
 #include "cli/args.h"
 #include "cli/cmd.h"
@@ -40,20 +43,21 @@ static enum s3c_err parse_expires(const char *s, long *out, struct s3c_error *e)
     return S3C_OK;
 }
 
-/* The URL for 'u' valid 'expires_s' seconds from now, into 'out'. */
-static enum s3c_err presign_url(const struct s3c_config *cfg, const struct s3_uri *u, long expires_s,
-                                struct buf *out, struct s3c_error *e)
+/* The URL for 'u' valid 'expires_s' seconds from now, signed with 'k' for 'region', into 'out'. */
+static enum s3c_err presign_url(const struct s3c_config *cfg, const struct creds *k, const char *region,
+                                const struct s3_uri *u, long expires_s, struct buf *out, struct s3c_error *e)
 {
     struct s3_target t = S3_TARGET_INIT;
     struct buf query = BUF_INIT(S3_URL_MAX_BYTES);
     char date[17];
-    enum s3c_err rc = s3_endpoint_resolve(cfg, u->bucket, u->key, &t, e);
+    enum s3c_err rc = s3_endpoint_resolve_in(cfg, strcmp(region, cfg->region) ? region : NULL, u->bucket,
+                                             u->key, &t, e);
 
     if (!rc) {
         const struct sigv4_header host = { "host", buf_cstr(&t.host) };
         const struct sigv4_request r = { "GET", buf_cstr(&t.path), NULL, &host, 1, SIGV4_UNSIGNED_PAYLOAD };
-        const struct sigv4_creds cr = { cfg->access_key, cfg->secret_key, cfg->session_token };
-        const struct sigv4_scope sc = { date, cfg->region, "s3" };
+        const struct sigv4_creds cr = { k->access_key, k->secret_key, k->session_token };
+        const struct sigv4_scope sc = { date, region, "s3" };
 
         s3_amz_date(time(NULL), date);
         rc = sigv4_presign(&r, &cr, &sc, expires_s, &query);
@@ -93,13 +97,23 @@ enum s3c_err cmd_presign(struct cli_ctx *c, int argc, char **argv)
         out_usage_error(&e);
         goto out;
     }
-    if (c->cfg.no_sign_request || !c->cfg.access_key || !c->cfg.secret_key) {
-        rc = s3c_fail(&e, S3C_EAUTH, "presign: a presigned URL needs credentials (set AWS_ACCESS_KEY_ID "
-                                     "and AWS_SECRET_ACCESS_KEY, or configure a profile)");
+    if (c->cfg.no_sign_request) {
+        rc = s3c_fail(&e, S3C_EAUTH, "presign: a presigned URL needs credentials (--no-sign-request was given)");
         out_usage_error(&e);
         goto out;
     }
-    rc = presign_url(&c->cfg, &u, expires_s, &url, &e);
+    {
+        struct store_s3 *s = cli_s3(c, &e);
+        const struct creds *k = NULL;
+        const char *region = c->cfg.region;
+        unsigned gen;
+
+        if (s && !c->region_flag)
+            region = store_s3_probe_region(s, u.bucket);
+        if (s)
+            k = keyring_get(c->keys, time(NULL), &gen, &e);
+        rc = k ? presign_url(&c->cfg, k, region, &u, expires_s, &url, &e) : e.code;
+    }
     if (rc) {
         char op[4096];
         cli_op_name(op, sizeof(op), "presign", n_pos, pos);

@@ -4,6 +4,7 @@
 
 #include "cli/cli.h"
 #include "cli/cmd.h"
+#include "cli/doc.h"
 
 struct help {
     const char *verb;
@@ -19,12 +20,13 @@ static const struct help helps[] = {
       "  --human-readable, --humanize, -H   sizes in KiB, MiB, GiB...\n"
       "  --summarize         print Total Objects and Total Size at the end\n"
       "  --etag, -e          an ETag column (s5cmd)\n"
-      "  --storage-class, -s a storage class column (s5cmd)\n"
+      "  --storage-class, -s  a storage class column (s5cmd)\n"
       "  --all-versions      every version and delete marker (ListObjectVersions): a\n"
       "                      version id column, DELETE in the size column of a delete\n"
       "                      marker, each key's newest first; --summarize counts versions\n"
       "  --exclude/--include P  AWS CLI filters on the names under the prefix\n"
       "  --page-size N       keys per list request (default 1000)\n"
+      "  --request-payer requester  list a requester-pays bucket\n"
       "Columns: DATE TIME [CLASS] [ETAG] SIZE [VERSION-ID] NAME; the extra ones appear\n"
       "only when asked for, so the default output is the AWS CLI's.\n"
       "A PATTERN with s5cmd wildcards ('*' and '?' cross '/', \\* a literal star)\n"
@@ -65,6 +67,8 @@ static const struct help helps[] = {
       "  --dryrun               print what would be done\n"
       "  --no-overwrite         never replace an object (If-None-Match: *)\n"
       "  -n, --no-clobber       skip destinations that exist\n"
+      "  --if-size-differ       skip destinations that exist, unless their size differs (s5cmd)\n"
+      "  --if-source-newer      skip destinations that exist, unless the source is newer (s5cmd)\n"
       "  --content-type T, --cache-control V, --content-encoding V, --content-disposition V,\n"
       "  --content-language V, --expires V, --metadata k=v[,k=v], --metadata-directive COPY|REPLACE,\n"
       "  --storage-class C, --acl A, --sse AES256|aws:kms, --sse-kms-key-id K, --request-payer requester\n"
@@ -87,7 +91,9 @@ static const struct help helps[] = {
       "Execute one s3c command a line (FILE, or - for standard input), in this process.\n"
       "Lines are split like shell words (quotes, backslashes, # comments), with no expansion.\n"
       "cp, mv, rm and sync lines run in parallel on one engine; any other verb waits for\n"
-      "the lines before it to finish. A failed line is named by its number; exit code 1.\n" },
+      "the lines before it to finish. A failed line is named by its number; exit code 1.\n"
+      "  --concurrency N, --numworkers N, --part-size SIZE, --bwlimit RATE, --expected-size SIZE,\n"
+      "  --no-progress, --stat, --resume   as for cp, for the one engine of all the lines\n" },
     { "mv", "s3c mv SRC DST [--recursive] [flags]",
       "Like cp, then delete each source once its copy has been verified.\n" },
     { "rm", "s3c rm s3://BUCKET/KEY... [--recursive] [--exclude P] [--include P] [--dryrun] [--all-versions]",
@@ -103,6 +109,8 @@ static const struct help helps[] = {
       "  --all-versions         delete every version and delete marker of the keys selected\n"
       "  --request-payer requester\n"
       "  --concurrency N, --numworkers N   fixed requests in flight (default: adaptive)\n"
+      "  --no-progress, --stat  as for cp\n"
+      "  --part-size, --bwlimit, --expected-size, --resume   accepted as for cp; no effect here\n"
       "Each key that fails is one error line; any failure exits 1.\n" },
     { "cat", "s3c cat s3://BUCKET/KEY [--raw] [--part-size SIZE] [--concurrency N]",
       "Write an object to stdout: ranged GETs in parallel, written in order, with at\n"
@@ -124,9 +132,12 @@ static const struct help helps[] = {
       "  --content-type T, --cache-control V, --content-encoding V, --content-disposition V,\n"
       "  --content-language V, --expires V, --metadata k=v[,k=v], --storage-class C, --acl A,\n"
       "  --sse AES256|aws:kms, --sse-kms-key-id K, --request-payer requester,\n"
-      "  --no-guess-mime-type, --no-overwrite, -n/--no-clobber, --raw (accepted, as s5cmd's)\n"
+      "  --sse-c AES256 --sse-c-key KEY32, --no-guess-mime-type, --no-overwrite,\n"
+      "  -n/--no-clobber, --raw (accepted, as s5cmd's)\n"
       "  --expected-size SIZE, --part-size SIZE, --concurrency N, --numworkers N,\n"
-      "  --bwlimit RATE, --no-progress, --stat\n" },
+      "  --bwlimit RATE, --no-progress, --stat\n"
+      "  --metadata-directive, --sse-c-copy-source, --sse-c-copy-source-key, --resume\n"
+      "                         accepted as for cp; no effect on a stream\n" },
     { "presign", "s3c presign s3://BUCKET/KEY [--expires-in SECONDS]",
       "Print a presigned GET URL for the object (no request is sent), as\n"
       "`aws s3 presign`: the configured endpoint, addressing style and region;\n"
@@ -145,9 +156,22 @@ static const struct help helps[] = {
       "  --exclude/--include P  AWS CLI filters, applied to both ends: the last match wins\n"
       "  --dryrun               print what would be done\n"
       "  --follow-symlinks (default), --no-follow-symlinks\n"
-      "  and cp's --content-type ... --metadata, --storage-class, --acl, --sse ... flags,\n"
-      "  --concurrency N, --part-size SIZE, --bwlimit RATE, --no-progress, --stat\n" },
-    { "version", "s3c version", "Print the version.\n" },
+      "  and cp's object flags: --content-type T, --cache-control V, --content-encoding V,\n"
+      "  --content-disposition V, --content-language V, --expires V, --metadata k=v[,k=v],\n"
+      "  --metadata-directive COPY|REPLACE, --storage-class C, --acl A, --sse AES256|aws:kms,\n"
+      "  --sse-kms-key-id K, --sse-c AES256 --sse-c-key KEY32, --sse-c-copy-source AES256\n"
+      "  --sse-c-copy-source-key KEY32, --request-payer requester, --no-guess-mime-type,\n"
+      "  and its engine flags: --concurrency N, --numworkers N, --part-size SIZE,\n"
+      "  --bwlimit RATE, --expected-size SIZE, --no-progress, --stat, --resume\n" },
+    { "configure", "s3c configure list [--profile NAME]",
+      "Print the configuration in effect as `aws configure list` does: the profile,\n"
+      "the access and secret key (masked to their last 4 characters) with the\n"
+      "credential provider that supplied them as Type (env, assume-role, sso,\n"
+      "shared-credentials-file, custom-process, config-file, container-role,\n"
+      "iam-role...), and the region. Credentials are resolved as for a transfer.\n" },
+    { "version", "s3c version",
+      "Print the version, the libcurl, OpenSSL, expat and ISA-L versions and the CPU\n"
+      "features s3c's checksums and TLS use, for bug reports. Same as s3c --version.\n" },
     { "help", "s3c help [VERB]", "Print help for every verb, or for one.\n" },
     { NULL, NULL, NULL },
 };
@@ -162,17 +186,19 @@ static const char global_text[] =
     "  --ca-bundle FILE    CA certificates to verify TLS with\n"
     "  --json              results as JSON lines\n"
     "  --quiet             no result lines; errors only\n"
+    "  --only-show-errors  the same as --quiet (the AWS CLI's name)\n"
+    "  --no-progress       no live progress line\n"
     "  --debug             trace requests on stderr (credentials are never shown)\n"
     "Configuration follows the AWS CLI: flags, then AWS_* environment variables,\n"
-    "then ~/.aws/config and ~/.aws/credentials. Exit codes: 0 ok, 1 a request\n"
-    "failed, 2 bad usage or configuration.\n";
+    "then ~/.aws/config and ~/.aws/credentials (see man s3c). Exit codes: 0 ok,\n"
+    "1 a request failed, 2 bad usage or configuration, 130 interrupted.\n";
 
 bool cli_help(const char *verb)
 {
     const struct help *h;
 
     if (!verb) {
-        printf("s3c %s: move data between local disks and S3, fast.\n\nUsage:\n", S3C_VERSION);
+        printf("s3c %s: move data between local disks and S3, fast.\n\nUsage:\n", cli_version());
         for (h = helps; h->verb; h++)
             printf("  %s\n", h->synopsis);
         printf("\n%s", global_text);
@@ -185,4 +211,21 @@ bool cli_help(const char *verb)
         }
     }
     return false;
+}
+
+/* ---- the same text for the man page (cli/doc.c renders it as roff) ---- */
+
+bool cli_help_at(int i, const char **verb, const char **synopsis, const char **text)
+{
+    if (i < 0 || i >= (int)(sizeof(helps) / sizeof(helps[0])) || !helps[i].verb)
+        return false;
+    *verb = helps[i].verb;
+    *synopsis = helps[i].synopsis;
+    *text = helps[i].text;
+    return true;
+}
+
+const char *cli_help_globals(void)
+{
+    return global_text;
 }

@@ -13,6 +13,7 @@
 #include <strings.h>
 #include <time.h>
 
+#include "auth/keyring.h"
 #include "auth/sigv4.h"
 #include "base/hash.h"
 #include "base/str.h"
@@ -25,17 +26,23 @@ struct store_s3 {
     struct store_s3_opts opts;
     struct http_loop *loop;
     char region[64];            /* signing region of the service and of buckets not in 'buckets' */
-    /* Buckets whose region a hint taught us (a copy between regions signs
-     * for two); replaced round robin past the size. */
+    /* Buckets whose region a reply confirmed or a hint taught us (a copy
+     * between regions signs for two); replaced round robin past the size.
+     * The first request to a bucket not confirmed yet goes alone (it is the
+     * probe): the rest wait for its answer, so a bucket in another region
+     * costs one refused request, not one per request in flight. */
     struct {
         char bucket[64];
-        char region[64];
+        char region[64];        /* "": the store's region */
+        bool confirmed;         /* a reply other than a region hint came back */
+        bool probing;           /* its probe is in flight */
     } buckets[16];
     unsigned n_buckets;
     long skew_s;                /* server time minus ours, learnt from RequestTimeTooSkewed */
-    /* kSigning depends only on the day, region and service: computed once a
-     * day per region (a few regions at most in one run). */
+    /* kSigning depends only on the secret, day, region and service: computed
+     * once a day per region and per generation of keys. */
     struct {
+        unsigned gen;
         char day[9];
         char region[64];
         unsigned char key[SHA256_LEN];
@@ -65,45 +72,80 @@ struct store_s3 *store_s3_new(const struct store_s3_opts *opts, struct s3c_error
     return s;
 }
 
-/* The region to sign a request to 'bucket' for. */
-static const char *bucket_region(const struct store_s3 *s, const char *bucket)
+static int bucket_find(const struct store_s3 *s, const char *bucket)
 {
     unsigned i, n = s->n_buckets < 16 ? s->n_buckets : 16;
 
     if (bucket && *bucket)
         for (i = 0; i < n; i++)
             if (!strcmp(s->buckets[i].bucket, bucket))
-                return s->buckets[i].region;
-    return s->region;
+                return (int)i;
+    return -1;
+}
+
+/* The bucket's entry, made when missing; -1 for no bucket or a name too long to keep. */
+static int bucket_slot(struct store_s3 *s, const char *bucket)
+{
+    int i = bucket_find(s, bucket);
+
+    if (i >= 0 || !bucket || !*bucket || strlen(bucket) >= sizeof(s->buckets[0].bucket))
+        return i;
+    i = (int)(s->n_buckets++ % 16);
+    memset(&s->buckets[i], 0, sizeof(s->buckets[i]));
+    str_copy(s->buckets[i].bucket, sizeof(s->buckets[i].bucket), bucket);
+    return i;
+}
+
+/* The region to sign a request to 'bucket' for. */
+static const char *bucket_region(const struct store_s3 *s, const char *bucket)
+{
+    int i = bucket_find(s, bucket);
+
+    return i >= 0 && s->buckets[i].region[0] ? s->buckets[i].region : s->region;
 }
 
 static void learn_region(struct store_s3 *s, const char *bucket, const char *region)
 {
-    unsigned i, n = s->n_buckets < 16 ? s->n_buckets : 16;
+    int i = bucket_slot(s, bucket);
 
-    if (!bucket || !*bucket || strlen(bucket) >= sizeof(s->buckets[0].bucket)) {
+    if (i < 0) {
         str_copy(s->region, sizeof(s->region), region);
         return;
     }
-    for (i = 0; i < n; i++)
-        if (!strcmp(s->buckets[i].bucket, bucket))
-            break;
-    if (i == n)
-        i = s->n_buckets++ % 16;
-    str_copy(s->buckets[i].bucket, sizeof(s->buckets[i].bucket), bucket);
     str_copy(s->buckets[i].region, sizeof(s->buckets[i].region), region);
+    s->buckets[i].confirmed = true;
 }
 
-/* kSigning for (day, region), from the cache or computed. */
-static const unsigned char *signing_key(struct store_s3 *s, const struct sigv4_scope *sc)
+/* A request ready to go to a bucket no reply has confirmed yet, and none out
+ * for it: this one is the probe (store_s3_judge ends it). */
+static void mark_probe(struct store_s3 *s, struct store_s3_call *a)
+{
+    int b = a->bucket[0] ? bucket_slot(s, a->bucket) : -1;
+
+    if (b >= 0 && !s->buckets[b].confirmed && !s->buckets[b].probing)
+        a->probe = s->buckets[b].probing = true;
+}
+
+bool store_s3_may_send(struct store_s3 *s, const char *bucket)
+{
+    int i = bucket_find(s, bucket);
+
+    return i < 0 || s->buckets[i].confirmed || !s->buckets[i].probing;
+}
+
+/* kSigning for (keys, day, region), from the cache or computed. */
+static const unsigned char *signing_key(struct store_s3 *s, const struct creds *cr, unsigned gen,
+                                        const struct sigv4_scope *sc)
 {
     unsigned i, n = s->n_keys < 4 ? s->n_keys : 4;
 
     for (i = 0; i < n; i++)
-        if (!strncmp(s->keys[i].day, sc->amz_date, 8) && !strcmp(s->keys[i].region, sc->region))
+        if (s->keys[i].gen == gen && !strncmp(s->keys[i].day, sc->amz_date, 8) &&
+            !strcmp(s->keys[i].region, sc->region))
             return s->keys[i].key;
     i = s->n_keys++ % 4;
-    sigv4_signing_key(s->opts.secret_key, sc, s->keys[i].key);
+    s->keys[i].gen = gen;
+    sigv4_signing_key(cr->secret_key, sc, s->keys[i].key);
     memcpy(s->keys[i].day, sc->amz_date, 8);
     s->keys[i].day[8] = '\0';
     str_copy(s->keys[i].region, sizeof(s->keys[i].region), sc->region);
@@ -174,6 +216,7 @@ enum s3c_err store_s3_prepare(struct store_s3 *s, const struct s3_req *r, struct
     struct sigv4_header sh[HTTP_MAX_REQ_HEADERS + 1]; /* host and every header of x */
     size_t n = 0, i;
     bool own_encoding = false;
+    const struct creds *cr;
     enum s3c_err rc;
 
     const char *region = bucket_region(s, r->bucket);
@@ -182,6 +225,7 @@ enum s3c_err store_s3_prepare(struct store_s3 *s, const struct s3_req *r, struct
     buf_reset(&a->auth);
     str_copy(a->bucket, sizeof(a->bucket), r->bucket && strlen(r->bucket) < sizeof(a->bucket) ? r->bucket : "");
     str_copy(a->region, sizeof(a->region), region);
+    a->probe = false;
     rc = s3_endpoint_resolve_in(s->opts.cfg, region == s->region ? NULL : region, r->bucket, r->key,
                                 &a->target, e);
     if (rc)
@@ -206,8 +250,13 @@ enum s3c_err store_s3_prepare(struct store_s3 *s, const struct s3_req *r, struct
         if (!strcasecmp(r->headers[i].name, "content-encoding"))
             own_encoding = true; /* no aws-chunked beside it */
     }
-    if (s->opts.no_sign)
+    if (s->opts.no_sign) {
+        mark_probe(s, a);
         return S3C_OK;
+    }
+    cr = keyring_get(s->opts.keys, time(NULL), &a->keys_gen, e);
+    if (!cr)
+        return e->code;
     if (r->trailer_crc64 && r->read && !own_encoding) {
         s3_chunked_init(&a->chunked, r->read, r->read_ctx, r->read_len, 0);
         x->body.read = s3_chunked_read;
@@ -231,8 +280,8 @@ enum s3c_err store_s3_prepare(struct store_s3 *s, const struct s3_req *r, struct
         str_copy(a->payload_hash, sizeof(a->payload_hash), SHA256_EMPTY_HEX);
     http_xfer_header(x, "x-amz-date", a->date);
     http_xfer_header(x, "x-amz-content-sha256", a->payload_hash);
-    if (s->opts.session_token && s->opts.session_token[0])
-        http_xfer_header(x, "x-amz-security-token", s->opts.session_token);
+    if (cr->session_token && cr->session_token[0])
+        http_xfer_header(x, "x-amz-security-token", cr->session_token);
 
     /* Sign Host and every header we send. */
     sh[n].name = "host";
@@ -246,12 +295,14 @@ enum s3c_err store_s3_prepare(struct store_s3 *s, const struct s3_req *r, struct
                                           a->payload_hash };
         const struct sigv4_scope sc = { a->date, region, "s3" };
 
-        rc = sigv4_authorization_with_key(&sr, s->opts.access_key, signing_key(s, &sc), &sc, &a->auth);
+        rc = sigv4_authorization_with_key(&sr, cr->access_key, signing_key(s, cr, a->keys_gen, &sc), &sc,
+                                          &a->auth);
     }
     if (rc)
         return s3c_fail(e, rc, "cannot sign the request");
     if (!http_xfer_header(x, "Authorization", buf_cstr(&a->auth)))
         return s3c_fail(e, S3C_EINTERNAL, "too many request headers");
+    mark_probe(s, a);
     return S3C_OK;
 }
 
@@ -339,6 +390,12 @@ static bool is_throttle(const struct s3c_error *e)
            strcmp(e->s3_code, "RequestThrottled") == 0;
 }
 
+static bool is_expired_keys(const struct s3c_error *e)
+{
+    return strcmp(e->s3_code, "ExpiredToken") == 0 || strcmp(e->s3_code, "ExpiredTokenException") == 0 ||
+           strcmp(e->s3_code, "InvalidToken") == 0 || strcmp(e->s3_code, "TokenRefreshRequired") == 0;
+}
+
 static bool is_retryable(const struct http_xfer *x, const struct s3c_error *e)
 {
     if (e->code == S3C_ENET) {
@@ -399,6 +456,15 @@ enum store_s3_verdict store_s3_judge(struct store_s3 *s, const struct store_s3_c
 
     *backoff_ms = 0;
     *free_retry = false;
+    if (c->probe) {
+        int b = bucket_find(s, c->bucket);
+
+        /* Any answer but a region hint (handled below) confirms the region. */
+        if (b >= 0) {
+            s->buckets[b].probing = false;
+            s->buckets[b].confirmed |= x->resp.status != 0;
+        }
+    }
     if (x->resp.status >= 200 && x->resp.status < 300)
         return STORE_S3_OK;
     s3c_error_clear(e);
@@ -408,6 +474,12 @@ enum store_s3_verdict store_s3_judge(struct store_s3 *s, const struct store_s3_c
     if (region[0] && strcmp(region, c->region) != 0 &&
         (e->http_status == 301 || e->http_status == 400 || e->http_status == 403)) {
         learn_region(s, c->bucket, region);
+        *free_retry = true;
+        return STORE_S3_RETRY;
+    }
+    /* Keys that expired (a refresh came late, or the clocks disagree): sign
+     * again with fresh ones; requests signed with the old keys meanwhile too. */
+    if (is_expired_keys(e) && s->opts.keys && keyring_expired(s->opts.keys, c->keys_gen)) {
         *free_retry = true;
         return STORE_S3_RETRY;
     }
@@ -454,6 +526,35 @@ enum s3c_err store_s3_send(struct store_s3 *s, const struct s3_req *r, struct ht
 const char *store_s3_region(const struct store_s3 *s)
 {
     return s->region;
+}
+
+const char *store_s3_bucket_region(const struct store_s3 *s, const char *bucket)
+{
+    return bucket_region(s, bucket);
+}
+
+const char *store_s3_probe_region(struct store_s3 *s, const char *bucket)
+{
+    struct s3_req r = { .method = "HEAD", .bucket = bucket };
+    struct store_s3_call c = STORE_S3_CALL_INIT;
+    struct s3c_error e = S3C_ERROR_INIT;
+    int tries;
+
+    for (tries = 0; tries < 2; tries++) {
+        struct http_xfer x;
+        long wait_ms;
+        bool again = false;
+
+        memset(&x, 0, sizeof(x));
+        x.body_max = 64 << 10;
+        if (!store_s3_prepare(s, &r, &c, &x, &e) && !http_do(s->loop, &x, &e))
+            again = store_s3_judge(s, &c, &x, 0, &wait_ms, &again, &e) == STORE_S3_RETRY && again;
+        http_xfer_release(&x);
+        if (!again)
+            break;
+    }
+    store_s3_call_release(&c);
+    return bucket_region(s, bucket);
 }
 
 bool store_s3_debug_on(const struct store_s3 *s)

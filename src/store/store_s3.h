@@ -17,15 +17,14 @@
 #include "s3/endpoint.h"
 
 struct s3c_config;
+struct keyring;
 
 #define S3_REQ_MAX_HEADERS 48
 
 struct store_s3_opts {
     const struct s3c_config *cfg;   /* endpoint, addressing style; borrowed */
     const char *region;             /* signing region */
-    const char *access_key;         /* NULL with no_sign */
-    const char *secret_key;
-    const char *session_token;      /* NULL or "" for none */
+    struct keyring *keys;           /* the keys to sign with (borrowed); NULL with no_sign */
     bool no_sign;                   /* --no-sign-request: anonymous */
     bool sign_payload;              /* s3.payload_signing_enabled: SHA-256 of object data too */
     int max_attempts;               /* total tries per request; 0: 3 (standard mode) */
@@ -70,6 +69,8 @@ struct store_s3_call {
     char payload_hash[2 * SHA256_LEN + 1];
     char bucket[64];                /* the request's bucket ("" for the service) */
     char region[64];                /* the region it was signed for */
+    unsigned keys_gen;              /* the generation of the keys it was signed with */
+    bool probe;                     /* the first request to its bucket: it learns the region */
     bool chunked_on;                /* the body went as aws-chunked with a CRC64NVME trailer */
     struct s3_chunked chunked;      /* its framing; s3_chunked_crc() once it went */
     char decoded_len[24];
@@ -102,11 +103,19 @@ enum store_s3_verdict {
  * failures ('c': the call it was prepared with). 'attempt' counts from 0.
  * Learns region hints (per bucket: buckets of one run may live in several
  * regions) and clock skew for later requests. A region hint asks for an immediate retry (backoff 0)
- * that does not count as an attempt: *free_retry is set then.
+ * that does not count as an attempt: *free_retry is set then; so do keys the store calls
+ * expired (ExpiredToken) when fresher ones can be had: the retry is signed with them.
  */
 enum store_s3_verdict store_s3_judge(struct store_s3 *s, const struct store_s3_call *c,
                                      const struct http_xfer *x, int attempt,
                                      long *backoff_ms, bool *free_retry, struct s3c_error *e);
+
+/*
+ * May a new object's first request to 'bucket' be sent now? False while the
+ * first request to a bucket whose region no reply has confirmed is still in
+ * flight (it may come back with a region hint): admit more once it is judged.
+ */
+bool store_s3_may_send(struct store_s3 *s, const char *bucket);
 
 /* Max attempts in effect (config max_attempts, default 3). */
 int store_s3_max_attempts(const struct store_s3 *s);
@@ -220,5 +229,15 @@ void s3_req_sse_c(struct s3_req *r, const struct s3_sse_c *k, bool copy_source);
 
 /* The signing region now in use (after any region hint). */
 const char *store_s3_region(const struct store_s3 *s);
+
+/* The region requests to 'bucket' are signed for: learnt from a hint, else the store's. */
+const char *store_s3_bucket_region(const struct store_s3 *s, const char *bucket);
+
+/*
+ * Ask where 'bucket' lives (HeadBucket, one try: a region hint is followed,
+ * nothing else is retried) and return its region as store_s3_bucket_region()
+ * then does. Any failure just leaves the store's region: the caller goes on.
+ */
+const char *store_s3_probe_region(struct store_s3 *s, const char *bucket);
 
 #endif

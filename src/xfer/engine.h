@@ -207,6 +207,7 @@ struct engine {
     int fd_cap;                     /* most requests in flight the open-files limit allows */
     bool source_done;
     int n_objects;                  /* started and not finished */
+    struct xfer_obj *held;          /* taken from the source, waiting for its bucket's region */
     /* Adaptive concurrency: throughput of the last window at the last cap. */
     int64_t window_start_ms;
     uint64_t window_reqs;           /* requests finished in the window */

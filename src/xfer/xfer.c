@@ -123,6 +123,25 @@ static struct req *next_part(struct engine *g)
     return r;
 }
 
+/* The bucket an object's requests go to. */
+static const char *obj_bucket(const struct xfer_obj *o)
+{
+    return o->op == XFER_DOWNLOAD || o->op == XFER_DELETE ? o->src_bucket : o->dst_bucket;
+}
+
+/*
+ * Whether 'o' must wait: the first request to its bucket is still out to
+ * learn where the bucket lives (store_s3_may_send), and the rest would be
+ * signed for a region that may be wrong. With nothing in flight there is
+ * nothing to wait for.
+ */
+static bool obj_must_wait(struct engine *g, const struct xfer_obj *o)
+{
+    const char *b = obj_bucket(o);
+
+    return g->inflight > 0 && b && *b && !store_s3_may_send(g->s3, b);
+}
+
 static void fill(struct engine *g)
 {
     int64_t now = now_ms();
@@ -150,15 +169,24 @@ static void fill(struct engine *g)
             /* Bodies waiting for a worker are memory: bound them. */
             if (g->landing >= LAND_BACKLOG_MAX)
                 break;
-            switch (g->opts.next(g->opts.next_ctx, &o)) {
-            case XFER_NEXT_ONE:
+            if (g->held) {
+                o = g->held;
+                g->held = NULL;
+            } else {
+                switch (g->opts.next(g->opts.next_ctx, &o)) {
+                case XFER_NEXT_ONE:
+                    break;
+                case XFER_NEXT_WAIT:
+                    g->source_wait = true;
+                    continue; /* open batches may go now */
+                default:
+                    g->source_done = true;
+                    continue;
+                }
+            }
+            if (obj_must_wait(g, o)) {
+                g->held = o;
                 break;
-            case XFER_NEXT_WAIT:
-                g->source_wait = true;
-                continue; /* open batches may go now */
-            default:
-                g->source_done = true;
-                continue;
             }
             r = obj_start(g, o);
             if (!r)
@@ -177,6 +205,14 @@ static void cancel_all(struct engine *g)
 
     s3c_fail(&e, S3C_ECANCEL, "%s", cancel_requested ? "interrupted" : "stopped");
     del_cancel(g, &e);
+    if (g->held) {
+        /* Taken from the source but never started: it fails as it stands. */
+        g->stats.objects_failed++;
+        if (g->opts.done)
+            g->opts.done(g->opts.done_ctx, g->held, &e);
+        xfer_obj_free(g->held);
+        g->held = NULL;
+    }
     while (g->seq_work) {
         struct xfer_obj_state *os = g->seq_work;
         seq_remove(g, os);
@@ -244,7 +280,7 @@ enum s3c_err xfer_run(struct store_s3 *s, const struct xfer_opts *opts, struct x
         dl_rehash_step(g);
         if (g->inflight > g->window_peak)
             g->window_peak = g->inflight;
-        if (g->inflight == 0 && !g->retry && !g->done && !g->active && !g->seq_work && !g->rehash &&
+        if (g->inflight == 0 && !g->retry && !g->done && !g->active && !g->seq_work && !g->rehash && !g->held &&
             xfer_del_idle(&g->del) && !g->landing) {
             /* A source that waits with nothing in flight has nothing left to wait for. */
             if (g->source_done || g->source_wait || cancelled)

@@ -332,6 +332,12 @@ test_no_sign_request() {
     t_put_text "$pub" hello "world"
     assert_same_output s3c ls "s3://$pub" --no-sign-request -- awsx s3 ls "s3://$pub" --no-sign-request
     assert_contains "$T_OUT" hello "s3c ls --no-sign-request"
+    # Unsigned means no credential chain at all: partial keys are never read.
+    unset AWS_SECRET_ACCESS_KEY
+    assert_ok s3c ls "s3://$pub" --no-sign-request
+    assert_contains "$T_OUT" hello "s3c ls --no-sign-request with partial keys"
+    assert_exit 2 s3c ls "s3://$pub"
+    assert_contains "$T_ERR" AWS_SECRET_ACCESS_KEY "stderr without --no-sign-request"
 }
 
 # ---------------------------------------------------------- configuration --

@@ -350,6 +350,55 @@ check "rate limit counted" test "$(stat '["slowdowns"]')" -ge 5
 admin 'rate_get=0'
 has "bad config is refused" "$(curl -s -X POST --data 'nonsense=1' "$URL/_s3emu/config")" "unknown setting"
 
+# ---- temporary credentials (tests/creds/fake_iam.py issues them) ----
+"$PY" "$ROOT/tests/creds/fake_iam.py" --access-key "$AK" --secret-key "$SK" --parent-pid $$ \
+    --config '{"web_identity_tokens": ["oidc-token"]}' >"$T/fake.out" 2>"$T/fake.err" &
+FAKE_PID=$!
+for _ in $(seq 1 100); do grep -q '^ready ' "$T/fake.out" 2>/dev/null && break; sleep 0.05; done
+FAKE=$(sed -n 's/^ready //p' "$T/fake.out")
+# xml_field TAG: the text of <TAG> in stdin
+xml_field() { sed -n "s|.*<$1>\([^<]*\)</$1>.*|\1|p"; }
+wi=$(curl -s -X POST "$FAKE/" --data 'Action=AssumeRoleWithWebIdentity&Version=2011-06-15&RoleArn=arn:aws:iam::123456789012:role/emu&RoleSessionName=emu&WebIdentityToken=oidc-token')
+TAK=$(xml_field AccessKeyId <<<"$wi") TSK=$(xml_field SecretAccessKey <<<"$wi") TTOK=$(xml_field SessionToken <<<"$wi")
+has "fake: web identity issues an ASIA key" "$TAK" "ASIA"
+tcurl() { curl -s --aws-sigv4 "aws:amz:us-east-1:s3" --user "$TAK:$TSK" -H "x-amz-content-sha256: UNSIGNED-PAYLOAD" "$@"; }
+curl -s -X DELETE "$URL/_s3emu/stats" >/dev/null
+eq "temporary key with its token: 200" "$(tcurl -H "x-amz-security-token: $TTOK" -o /dev/null -w '%{http_code}' "$URL/$B?list-type=2")" "200"
+eq "signers counts the temporary key" "$(stat "['signers']['$TAK']")" "1"
+has "temporary key without a token: InvalidAccessKeyId" "$(tcurl "$URL/$B?list-type=2")" "<Code>InvalidAccessKeyId</Code>"
+has "a token not ours: InvalidToken" "$(tcurl -H "x-amz-security-token: ${TTOK%?}0" "$URL/$B?list-type=2")" "<Code>InvalidToken</Code>"
+has "another key's secret: SignatureDoesNotMatch" "$(curl -s --aws-sigv4 "aws:amz:us-east-1:s3" --user "$TAK:$SK" -H "x-amz-content-sha256: UNSIGNED-PAYLOAD" -H "x-amz-security-token: $TTOK" "$URL/$B?list-type=2")" "SignatureDoesNotMatch"
+head -c 9000000 /dev/urandom >"$D/temp.bin"
+check "AWS CLI with a session token: multipart cp up" env AWS_ACCESS_KEY_ID="$TAK" AWS_SECRET_ACCESS_KEY="$TSK" AWS_SESSION_TOKEN="$TTOK" AWS_SHARED_CREDENTIALS_FILE=/dev/null "$AWS_BIN" --endpoint-url "$URL" s3 cp --only-show-errors "$D/temp.bin" "s3://$B/temp.bin"
+check "... and down" env AWS_ACCESS_KEY_ID="$TAK" AWS_SECRET_ACCESS_KEY="$TSK" AWS_SESSION_TOKEN="$TTOK" AWS_SHARED_CREDENTIALS_FILE=/dev/null "$AWS_BIN" --endpoint-url "$URL" s3 cp --only-show-errors "s3://$B/temp.bin" "$D/temp.back"
+check "... round trip" cmp "$D/temp.bin" "$D/temp.back"
+purl=$("$PY" -c 'import sys, botocore.session, botocore.config
+s = botocore.session.get_session()
+c = s.create_client("s3", region_name="us-east-1", endpoint_url=sys.argv[1], aws_access_key_id=sys.argv[2], aws_secret_access_key=sys.argv[3], aws_session_token=sys.argv[4], config=botocore.config.Config(signature_version="s3v4"))
+print(c.generate_presigned_url("get_object", Params={"Bucket": sys.argv[5], "Key": "temp.bin"}, ExpiresIn=300))' "$URL" "$TAK" "$TSK" "$TTOK" "$B")
+has "presigned URL carries X-Amz-Security-Token" "$purl" "X-Amz-Security-Token="
+eq "presigned GET with a temporary key" "$(curl -s "$purl" | sha256sum)" "$(sha256sum <"$D/temp.bin")"
+# STS AssumeRole: signed with s3emu's key, then chained from the key it issued.
+ar=$(curl -s --aws-sigv4 "aws:amz:us-east-1:sts" --user "$AK:$SK" -X POST "$FAKE/" --data 'Action=AssumeRole&Version=2011-06-15&RoleArn=arn:aws:iam::123456789012:role/a&RoleSessionName=emu')
+RAK=$(xml_field AccessKeyId <<<"$ar") RSK=$(xml_field SecretAccessKey <<<"$ar") RTOK=$(xml_field SessionToken <<<"$ar")
+has "fake: AssumeRole signed with s3emu's key" "$RAK" "ASIA"
+has "fake: AssumeRole with a wrong secret: SignatureDoesNotMatch" "$(curl -s --aws-sigv4 "aws:amz:us-east-1:sts" --user "$AK:nope" -X POST "$FAKE/" --data 'Action=AssumeRole&Version=2011-06-15&RoleArn=arn:aws:iam::123456789012:role/a&RoleSessionName=emu')" "<Code>SignatureDoesNotMatch</Code>"
+ar2=$(curl -s --aws-sigv4 "aws:amz:us-east-1:sts" --user "$RAK:$RSK" -H "x-amz-security-token: $RTOK" -X POST "$FAKE/" --data 'Action=AssumeRole&Version=2011-06-15&RoleArn=arn:aws:iam::123456789012:role/b&RoleSessionName=emu2&DurationSeconds=1000')
+has "fake: role chaining (AssumeRole signed with an issued key)" "$(curl -s "$FAKE/_fake/issued" | jq -c '.issued[-1] | [.signed_by, .role_arn, .expiration - (.issued_at | floor)]')" "[\"$RAK\",\"arn:aws:iam::123456789012:role/b\",1000]"
+has "fake: role chaining answer" "$ar2" "<AccessKeyId>ASIA"
+# Expiry: a key issued for 2 s is refused after it with ExpiredToken.
+curl -s -X POST "$FAKE/_fake/config" --data '{"lifetime": 2}' >/dev/null
+wi=$(curl -s -X POST "$FAKE/" --data 'Action=AssumeRoleWithWebIdentity&Version=2011-06-15&RoleArn=arn:aws:iam::123456789012:role/emu&RoleSessionName=emu&WebIdentityToken=oidc-token')
+TAK=$(xml_field AccessKeyId <<<"$wi") TSK=$(xml_field SecretAccessKey <<<"$wi") TTOK=$(xml_field SessionToken <<<"$wi")
+eq "short-lived key before expiry: 200" "$(tcurl -H "x-amz-security-token: $TTOK" -o /dev/null -w '%{http_code}' "$URL/$B?list-type=2")" "200"
+sleep 2.2
+out=$(tcurl -H "x-amz-security-token: $TTOK" -w ' %{http_code}' "$URL/$B?list-type=2")
+has "after expiry: 400 ExpiredToken" "$out" "<Code>ExpiredToken</Code>"
+has "... with status 400" "$out" " 400"
+curl -s -X DELETE "$URL/_s3emu/stats" >/dev/null
+eq "stats reset empties signers" "$(stat "['signers']")" "{}"
+kill "$FAKE_PID"; wait "$FAKE_PID" 2>/dev/null
+
 # ---- clean up: rm, rb ----
 check "rm --recursive" aws s3 rm --only-show-errors --recursive "s3://$B/"
 eq "bucket empty" "$(aws s3 ls --recursive "s3://$B/" | wc -l)" "0"

@@ -1,12 +1,14 @@
 /*
  * Configuration precedence (flags > environment > files > defaults), the
- * credential chain, endpoint_url sources, value validation and messages.
+ * static keys the credential chain (auth/creds.h) finds in these fixtures,
+ * endpoint_url sources, value validation and messages.
  * Fixtures: tests/fixtures/cfg/{config,credentials,bad-size,bad-values,broken,home/}.
  */
 #include "t.h"
 
 #include <stdio.h>
 
+#include "auth/creds.h"
 #include "cfg/config.h"
 
 #define ENV_MAX 32
@@ -43,10 +45,31 @@ static enum s3c_err load(struct s3c_config *c, const struct cfg_flags *f, struct
     return cfg_load(c, f, env ? env->v : NULL, e);
 }
 
+/*
+ * The credential chain over a loaded configuration: keys in *k, and the
+ * source's method checked against the keys'. cfg holds no keys itself.
+ */
+static enum s3c_err chain(const struct s3c_config *c, struct env *env, struct creds *k,
+                          struct s3c_error *e)
+{
+    struct creds_src *src = NULL;
+    enum s3c_err rc;
+
+    creds_release(k);
+    s3c_error_clear(e);
+    rc = creds_resolve(c, env ? env->v : NULL, &src, k, e);
+    if (!rc)
+        CHECK_STR(creds_src_method(src), k->method);
+    creds_src_free(src);
+    return rc;
+}
+
 TEST(cfg_defaults_with_nothing_configured)
 {
     struct s3c_config c = S3C_CONFIG_INIT;
     struct s3c_error e = S3C_ERROR_INIT;
+    struct creds k = CREDS_INIT;
+    struct env no_imds = { { NULL }, { "" }, 0 };
 
     CHECK_INT(cfg_load(&c, NULL, NULL, &e), S3C_OK);
     CHECK_STR(c.profile, "default");
@@ -54,8 +77,11 @@ TEST(cfg_defaults_with_nothing_configured)
     CHECK_STR(c.region, "us-east-1");
     CHECK(!c.region_set);
     CHECK(c.endpoint_url == NULL);
-    CHECK(!cfg_has_credentials(&c));
-    CHECK_INT(c.creds_source, CFG_CREDS_NONE);
+    /* No keys anywhere (and no instance to ask): the chain finds none. */
+    env_add(&no_imds, "AWS_EC2_METADATA_DISABLED", "true");
+    CHECK_INT(chain(&c, &no_imds, &k, &e), S3C_EAUTH);
+    CHECK_STR(e.msg, CREDS_NO_CREDENTIALS);
+    CHECK(k.access_key == NULL);
     CHECK(c.verify_ssl && !c.no_sign_request && !c.debug);
     CHECK(c.ca_bundle == NULL);
     CHECK_INT(c.s3.max_concurrent_requests.value, 10);
@@ -82,6 +108,7 @@ TEST(cfg_default_profile_from_files)
 {
     struct s3c_config c = S3C_CONFIG_INIT;
     struct s3c_error e = S3C_ERROR_INIT;
+    struct creds k = CREDS_INIT;
     struct env env;
 
     env_files(&env);
@@ -94,10 +121,12 @@ TEST(cfg_default_profile_from_files)
     CHECK_INT(c.s3.multipart_chunksize.value, 16 << 20);
     CHECK(c.s3.multipart_chunksize.set);
     CHECK(!c.s3.multipart_threshold.set);
-    CHECK_INT(c.creds_source, CFG_CREDS_CREDENTIALS_FILE);
-    CHECK_STR(c.access_key, "AKIDDEFAULT");
-    CHECK_STR(c.secret_key, "secret-default");
-    CHECK(c.session_token == NULL);
+    CHECK_INT(chain(&c, &env, &k, &e), S3C_OK);
+    CHECK_STR(k.method, "shared-credentials-file");
+    CHECK_STR(k.access_key, "AKIDDEFAULT");
+    CHECK_STR(k.secret_key, "secret-default");
+    CHECK(k.session_token == NULL);
+    creds_release(&k);
     cfg_release(&c);
 }
 
@@ -105,6 +134,7 @@ TEST(cfg_named_profile_reads_every_key)
 {
     struct s3c_config c = S3C_CONFIG_INIT;
     struct s3c_error e = S3C_ERROR_INIT;
+    struct creds k = CREDS_INIT;
     struct cfg_flags f = CFG_FLAGS_INIT;
     struct env env;
 
@@ -116,9 +146,11 @@ TEST(cfg_named_profile_reads_every_key)
     CHECK(c.profile_explicit && c.profile_found);
     CHECK_STR(c.region, "eu-west-1");
     /* "[profile dev]" in the credentials file is a profile named "profile dev". */
-    CHECK_INT(c.creds_source, CFG_CREDS_CONFIG_FILE);
-    CHECK_STR(c.access_key, "AKIDCONFIGDEV");
-    CHECK_STR(c.secret_key, "secret-config-dev");
+    CHECK_INT(chain(&c, &env, &k, &e), S3C_OK);
+    CHECK_STR(k.method, "config-file");
+    CHECK_STR(k.access_key, "AKIDCONFIGDEV");
+    CHECK_STR(k.secret_key, "secret-config-dev");
+    creds_release(&k);
     CHECK_INT(c.max_attempts.value, 7);
     CHECK(c.max_attempts.set);
     CHECK_INT(c.retry_mode, CFG_RETRY_ADAPTIVE);
@@ -202,24 +234,28 @@ TEST(cfg_credentials_file_beats_config_file)
 {
     struct s3c_config c = S3C_CONFIG_INIT;
     struct s3c_error e = S3C_ERROR_INIT;
+    struct creds k = CREDS_INIT;
     struct cfg_flags f = CFG_FLAGS_INIT;
     struct env env;
 
     env_files(&env);
     f.profile = "both";
     CHECK_INT(load(&c, &f, &env, &e), S3C_OK);
-    CHECK_INT(c.creds_source, CFG_CREDS_CREDENTIALS_FILE);
-    CHECK_STR(c.access_key, "AKIDCREDSBOTH");
-    CHECK_STR(c.secret_key, "secret-creds-both");
-    CHECK_STR(c.session_token, "token-creds-both");
+    CHECK_INT(chain(&c, &env, &k, &e), S3C_OK);
+    CHECK_STR(k.method, "shared-credentials-file");
+    CHECK_STR(k.access_key, "AKIDCREDSBOTH");
+    CHECK_STR(k.secret_key, "secret-creds-both");
+    CHECK_STR(k.session_token, "token-creds-both");
     /* botocore merges the credentials file over the config profile, all keys. */
     CHECK_STR(c.region, "ca-central-1");
 
     f.profile = "credsonly";                /* exists only in the credentials file */
     CHECK_INT(load(&c, &f, &env, &e), S3C_OK);
     CHECK(c.profile_found);
-    CHECK_STR(c.access_key, "AKIDCREDSONLY");
+    CHECK_INT(chain(&c, &env, &k, &e), S3C_OK);
+    CHECK_STR(k.access_key, "AKIDCREDSONLY");
     CHECK_STR(c.region, "us-east-1");
+    creds_release(&k);
     cfg_release(&c);
 }
 
@@ -227,6 +263,7 @@ TEST(cfg_env_credentials_and_explicit_profile)
 {
     struct s3c_config c = S3C_CONFIG_INIT;
     struct s3c_error e = S3C_ERROR_INIT;
+    struct creds k = CREDS_INIT;
     struct cfg_flags f = CFG_FLAGS_INIT;
     struct env env;
 
@@ -237,23 +274,27 @@ TEST(cfg_env_credentials_and_explicit_profile)
 
     /* Environment beats the files for the default profile... */
     CHECK_INT(load(&c, NULL, &env, &e), S3C_OK);
-    CHECK_INT(c.creds_source, CFG_CREDS_ENV);
-    CHECK_STR(c.access_key, "AKIDENV");
-    CHECK_STR(c.secret_key, "secret-env");
-    CHECK_STR(c.session_token, "token-env");
+    CHECK_INT(chain(&c, &env, &k, &e), S3C_OK);
+    CHECK_STR(k.method, "env");
+    CHECK_STR(k.access_key, "AKIDENV");
+    CHECK_STR(k.secret_key, "secret-env");
+    CHECK_STR(k.session_token, "token-env");
 
     /* ...and for a profile named by AWS_PROFILE (botocore keeps its EnvProvider)... */
     env_add(&env, "AWS_PROFILE", "both");
     CHECK_INT(load(&c, NULL, &env, &e), S3C_OK);
-    CHECK_STR(c.access_key, "AKIDENV");
+    CHECK_INT(chain(&c, &env, &k, &e), S3C_OK);
+    CHECK_STR(k.method, "env");
+    CHECK_STR(k.access_key, "AKIDENV");
     CHECK_STR(c.region, "ca-central-1");
 
     /* ...but not for --profile: an explicit profile negates the EnvProvider. */
     f.profile = "both";
     CHECK_INT(load(&c, &f, &env, &e), S3C_OK);
-    CHECK_INT(c.creds_source, CFG_CREDS_CREDENTIALS_FILE);
-    CHECK_STR(c.access_key, "AKIDCREDSBOTH");
-    CHECK_STR(c.session_token, "token-creds-both");
+    CHECK_INT(chain(&c, &env, &k, &e), S3C_OK);
+    CHECK_STR(k.method, "shared-credentials-file");
+    CHECK_STR(k.access_key, "AKIDCREDSBOTH");
+    CHECK_STR(k.session_token, "token-creds-both");
     cfg_release(&c);
 
     /* AWS_SECURITY_TOKEN is read before AWS_SESSION_TOKEN, as botocore does. */
@@ -263,32 +304,39 @@ TEST(cfg_env_credentials_and_explicit_profile)
     env_add(&env, "AWS_SESSION_TOKEN", "session");
     env_add(&env, "AWS_SECURITY_TOKEN", "security");
     CHECK_INT(load(&c, NULL, &env, &e), S3C_OK);
-    CHECK_STR(c.session_token, "security");
+    CHECK_INT(chain(&c, &env, &k, &e), S3C_OK);
+    CHECK_STR(k.session_token, "security");
+    creds_release(&k);
     cfg_release(&c);
 }
 
-TEST(cfg_partial_credentials_are_an_error)
+TEST(cfg_partial_credentials_are_left_to_the_chain)
 {
     struct s3c_config c = S3C_CONFIG_INIT;
     struct s3c_error e = S3C_ERROR_INIT;
     struct cfg_flags f = CFG_FLAGS_INIT;
+    struct creds k = CREDS_INIT;
     struct env env;
     char want[1024];
 
+    /* cfg_load() does not judge keys; the chain refuses partial ones, naming the source. */
     env_files(&env);
     env_add(&env, "AWS_ACCESS_KEY_ID", "AKIDENV");
-    CHECK_INT(load(&c, NULL, &env, &e), S3C_ECONFIG);
+    CHECK_INT(load(&c, NULL, &env, &e), S3C_OK);
+    CHECK_INT(chain(&c, &env, &k, &e), S3C_ECONFIG);
     CHECK_STR(e.msg, "environment: AWS_ACCESS_KEY_ID is set but AWS_SECRET_ACCESS_KEY is missing");
-    CHECK(c.profile == NULL);               /* released on failure */
+    CHECK(k.access_key == NULL);
 
     env_files(&env);
     f.profile = "partial";
-    CHECK_INT(load(&c, &f, &env, &e), S3C_ECONFIG);
+    CHECK_INT(load(&c, &f, &env, &e), S3C_OK);
+    CHECK_INT(chain(&c, &env, &k, &e), S3C_ECONFIG);
     snprintf(want, sizeof(want),
              "config file %s, profile \"partial\": aws_access_key_id is set but "
              "aws_secret_access_key is missing",
              t_fixture("cfg/config"));
     CHECK_STR(e.msg, want);
+    CHECK(k.access_key == NULL);
     cfg_release(&c);
 }
 
@@ -299,15 +347,15 @@ TEST(cfg_no_sign_request_loads_no_credentials)
     struct cfg_flags f = CFG_FLAGS_INIT;
     struct env env;
 
+    /* The flag is all cfg records: the CLI then never runs the chain, so these
+     * partial keys are never read (tests/e2e/test_foundation.sh, no_sign_request). */
     env_files(&env);
-    env_add(&env, "AWS_ACCESS_KEY_ID", "AKIDENV");  /* partial, but never read */
+    env_add(&env, "AWS_ACCESS_KEY_ID", "AKIDENV");
     f.no_sign_request = true;
     f.no_verify_ssl = true;
     f.debug = true;
     CHECK_INT(load(&c, &f, &env, &e), S3C_OK);
     CHECK(c.no_sign_request && !c.verify_ssl && c.debug);
-    CHECK(!cfg_has_credentials(&c));
-    CHECK(c.access_key == NULL && c.secret_key == NULL);
     cfg_release(&c);
 }
 
@@ -454,13 +502,17 @@ TEST(cfg_home_directory_files)
 {
     struct s3c_config c = S3C_CONFIG_INIT;
     struct s3c_error e = S3C_ERROR_INIT;
+    struct creds k = CREDS_INIT;
     struct env env = { { NULL }, { "" }, 0 };
 
     env_add(&env, "HOME", t_fixture("cfg/home"));
     CHECK_INT(load(&c, NULL, &env, &e), S3C_OK);
     CHECK_STR(c.config_file, "~/.aws/config");
     CHECK_STR(c.region, "sa-east-1");
-    CHECK_STR(c.access_key, "AKIDHOME");
+    CHECK_INT(chain(&c, &env, &k, &e), S3C_OK);
+    CHECK_STR(k.method, "shared-credentials-file");
+    CHECK_STR(k.access_key, "AKIDHOME");
+    creds_release(&k);
     cfg_release(&c);
 }
 

@@ -3,10 +3,15 @@
  * functions the client signs with (src/auth/sigv4.h). Header auth and
  * presigned URLs; payload hashes UNSIGNED-PAYLOAD, hex SHA-256 (checked in
  * ops.c once the body is in) and the streaming forms, whose aws-chunked
- * framing is decoded here, chunk signatures checked one by one.
+ * framing is decoded here, chunk signatures checked one by one. Temporary
+ * keys (ASIA..., issued by tests/creds/fake_iam.py) are checked here too:
+ * their secret and session token derive from the static secret key (README,
+ * "Temporary credentials"), so no state is shared with the issuer. Counts
+ * the requests each access key signed ("signers" in /_s3emu/stats).
  */
 #include "emu.h"
 
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +22,11 @@
 #include "base/hash.h"
 
 #define MAX_SKEW_S (15 * 60)
+#define TEMP_PREFIX "ASIA"          /* access key ids of temporary credentials */
+#define TEMP_SECRET_LEN 40
+#define TEMP_TOKEN_MAX 1024         /* longer session tokens are not ours */
+#define SIGNERS_MAX 4096            /* access keys counted; later ones go to "other" */
+#define SIGNER_ID_MAX 128
 
 static void fail(struct emu_auth_result *ar, int status, const char *code, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
@@ -73,19 +83,201 @@ static struct sv auth_field(struct sv h, const char *name)
     return (struct sv){ NULL, 0 };
 }
 
-/* Signing key, cached per thread for the last scope seen (it changes once a day). */
-static void signing_key(struct emu_server *s, const struct sigv4_scope *sc, unsigned char out[32])
+/*
+ * Signing key of 'ak' (whose secret is 'secret'), cached per thread for the
+ * last scope and key seen (the scope changes once a day).
+ */
+static void signing_key(const char *ak, const char *secret, const struct sigv4_scope *sc,
+                        unsigned char out[32])
 {
     static _Thread_local char last[320];
     static _Thread_local unsigned char key[32];
     char id[320];
 
-    snprintf(id, sizeof(id), "%.8s/%.31s/%.15s/%.127s", sc->amz_date, sc->region, sc->service, s->access_key);
+    snprintf(id, sizeof(id), "%.8s/%.31s/%.15s/%.127s", sc->amz_date, sc->region, sc->service, ak);
     if (strcmp(id, last) != 0) {
-        sigv4_signing_key(s->secret_key, sc, key);
+        sigv4_signing_key(secret, sc, key);
         str_copy(last, sizeof(last), id);
     }
     memcpy(out, key, 32);
+}
+
+/* ---- temporary credentials ---- */
+
+/* The secret of temporary key 'ak': base64(HMAC-SHA256(master, "secret:" ak)), 40 chars. */
+static void temp_secret(const struct emu_server *s, const char *ak, char out[TEMP_SECRET_LEN + 1])
+{
+    struct buf b64 = BUF_INIT(64);
+    unsigned char mac[32];
+    char msg[SIGNER_ID_MAX + 8];
+    int n = snprintf(msg, sizeof(msg), "secret:%s", ak);
+
+    hash_hmac_sha256(s->secret_key, strlen(s->secret_key), msg, (size_t)n, mac);
+    out[0] = 0;
+    if (!base64_encode(mac, sizeof(mac), &b64) && b64.len >= TEMP_SECRET_LEN) {
+        memcpy(out, b64.data, TEMP_SECRET_LEN);
+        out[TEMP_SECRET_LEN] = 0;
+    }
+    buf_release(&b64);
+}
+
+/*
+ * Check session token 'tok' of temporary key 'ak': "PAYLOAD.MAC" where MAC is
+ * hex HMAC-SHA256(master, "token:" PAYLOAD) and PAYLOAD the base64url of
+ * {"akid":"AK","exp":N}. true with *exp set when it is ours and for 'ak'.
+ */
+static bool temp_token_ok(const struct emu_server *s, struct sv tok, const char *ak, int64_t *exp)
+{
+    struct buf msg = BUF_INIT(TEMP_TOKEN_MAX + 8), b64 = BUF_INIT(TEMP_TOKEN_MAX + 4);
+    struct buf json = BUF_INIT(TEMP_TOKEN_MAX);
+    const char *dot = tok.n ? memchr(tok.p, '.', tok.n) : NULL;
+    unsigned char mac[32];
+    char hex[65], want[SIGNER_ID_MAX + 16];
+    size_t plen, i;
+    bool ok = false;
+    int n;
+
+    if (!dot || tok.n > TEMP_TOKEN_MAX)
+        goto out;
+    plen = (size_t)(dot - tok.p);
+    if (tok.n - plen - 1 != 64)
+        goto out;
+    buf_adds(&msg, "token:");
+    buf_add(&msg, tok.p, plen);
+    hash_hmac_sha256(s->secret_key, strlen(s->secret_key), msg.data, msg.len, mac);
+    str_hex(mac, 32, hex);
+    if (memcmp(hex, dot + 1, 64) != 0)
+        goto out;
+    for (i = 0; i < plen; i++)      /* base64url -> base64 */
+        buf_addc(&b64, tok.p[i] == '-' ? '+' : tok.p[i] == '_' ? '/' : tok.p[i]);
+    while (b64.len % 4)
+        buf_addc(&b64, '=');
+    if (base64_decode(buf_sv(&b64), &json))
+        goto out;
+    /* Ours (the MAC says so), so in the issuer's one spelling. */
+    n = snprintf(want, sizeof(want), "{\"akid\":\"%s\",\"exp\":", ak);
+    if (json.len <= (size_t)n + 1 || memcmp(json.data, want, (size_t)n) != 0 ||
+        json.data[json.len - 1] != '}')
+        goto out;
+    *exp = 0;
+    for (i = (size_t)n; i + 1 < json.len; i++) {
+        if (json.data[i] < '0' || json.data[i] > '9' || *exp > INT64_MAX / 20)
+            goto out;
+        *exp = *exp * 10 + (json.data[i] - '0');
+    }
+    ok = true;
+out:
+    buf_release(&msg);
+    buf_release(&b64);
+    buf_release(&json);
+    return ok;
+}
+
+/*
+ * The secret of access key 'ak' into 'secret': the static one, or for a
+ * temporary key, once its session token (header, or X-Amz-Security-Token in
+ * a presigned query) is checked and unexpired, the derived one. false with
+ * 'ar' set to S3's answer when the key is refused.
+ */
+static bool key_secret(struct emu_server *s, struct emu_req *q, const char *ak, time_t now,
+                       char secret[128], struct emu_auth_result *ar)
+{
+    struct sv tok;
+    int64_t exp = 0;
+
+    if (strcmp(ak, s->access_key) == 0) {
+        str_copy(secret, 128, s->secret_key);
+        return true;
+    }
+    if (strncmp(ak, TEMP_PREFIX, strlen(TEMP_PREFIX)) != 0 || strlen(ak) >= SIGNER_ID_MAX) {
+        fail(ar, 403, "InvalidAccessKeyId", "The AWS Access Key Id you provided does not exist in our records.");
+        return false;
+    }
+    tok = emu_req_header(q, "x-amz-security-token");
+    if (!tok.p)
+        tok = sv_from(emu_req_param(q, "X-Amz-Security-Token"));
+    if (!tok.n) {
+        fail(ar, 403, "InvalidAccessKeyId", "The AWS Access Key Id you provided does not exist in our records.");
+        return false;
+    }
+    if (!temp_token_ok(s, tok, ak, &exp)) {
+        fail(ar, 400, "InvalidToken", "The provided token is malformed or otherwise invalid.");
+        return false;
+    }
+    if ((int64_t)now >= exp) {
+        fail(ar, 400, "ExpiredToken", "The provided token has expired.");
+        return false;
+    }
+    temp_secret(s, ak, secret);
+    return true;
+}
+
+/* ---- signers: requests signed per access key ---- */
+
+struct signer {
+    char id[SIGNER_ID_MAX];     /* "" = free; set once, under signers_lock */
+    _Atomic uint64_t n;
+};
+static struct signer signers[SIGNERS_MAX + 1];  /* the last one counts the overflow */
+static _Atomic int n_signers;
+static pthread_mutex_t signers_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Count one request signed by 'ak'. Slots never move, so a thread keeps the last one it used. */
+static void signer_count(const char *ak)
+{
+    static _Thread_local struct signer *last;
+    int i, n;
+
+    if (last && strcmp(last->id, ak) == 0)
+        goto count;
+    n = atomic_load(&n_signers);
+    for (i = 0; i < n; i++) {
+        if (strcmp(signers[i].id, ak) == 0) {
+            last = &signers[i];
+            goto count;
+        }
+    }
+    pthread_mutex_lock(&signers_lock);
+    n = atomic_load(&n_signers);
+    for (i = 0; i < n && strcmp(signers[i].id, ak) != 0; i++)
+        ;
+    if (i == n && n < SIGNERS_MAX) {
+        str_copy(signers[n].id, sizeof(signers[n].id), ak);
+        atomic_store(&n_signers, n + 1);
+    }
+    last = i < SIGNERS_MAX ? &signers[i] : &signers[SIGNERS_MAX];
+    pthread_mutex_unlock(&signers_lock);
+count:
+    atomic_fetch_add_explicit(&last->n, 1, memory_order_relaxed);
+}
+
+void emu_auth_signers_json(struct buf *b)
+{
+    int i, n = atomic_load(&n_signers), first = 1;
+
+    buf_adds(b, "{");
+    for (i = 0; i <= SIGNERS_MAX; i++) {
+        uint64_t c;
+
+        if (i == n)
+            i = SIGNERS_MAX;
+        c = atomic_load_explicit(&signers[i].n, memory_order_relaxed);
+        if (!c)
+            continue;
+        /* Ids are SigV4 credential fields: no quote or backslash gets this far unescaped. */
+        buf_addf(b, "%s\"%s\":%llu", first ? "" : ",", i == SIGNERS_MAX ? "(other)" : signers[i].id,
+                 (unsigned long long)c);
+        first = 0;
+    }
+    buf_adds(b, "}");
+}
+
+void emu_auth_signers_reset(void)
+{
+    int i;
+
+    for (i = 0; i <= SIGNERS_MAX; i++)
+        atomic_store(&signers[i].n, 0);
 }
 
 static int compute(struct emu_server *s, const struct sigv4_request *r, const struct sigv4_scope *sc,
@@ -141,11 +333,19 @@ void emu_auth_check(struct emu_server *s, struct emu_req *q, const char *region,
     struct sigv4_request r;
     struct sigv4_scope sc;
     char ph[96], ak[128], cdate[16], cregion[32], csvc[16], term[16], want[65], scratch[2048];
+    char secret[128];
     bool presigned = false;
     time_t t, now = time(NULL);
     size_t nh = 0, i;
 
     memset(ar, 0, sizeof(*ar));
+    /* S3 judges a request (its date, its token's expiry) when it arrives,
+     * not when a long body has been received. */
+    if (q->t_head_ns) {
+        int64_t waited_ns = emu_now_ns() - q->t_head_ns;
+        if (waited_ns > 0)
+            now -= (time_t)(waited_ns / 1000000000);
+    }
     if (sha.p) {
         ar->streaming_signed = sv_starts(sha, "STREAMING-AWS4-HMAC-SHA256-PAYLOAD");
         if (sha.n == 64 && !sv_starts(sha, "STREAMING")) {
@@ -242,11 +442,8 @@ void emu_auth_check(struct emu_server *s, struct emu_req *q, const char *region,
         str_copy(csvc, sizeof(csvc), parts[3]);
         str_copy(term, sizeof(term), parts[4]);
     }
-    if (strcmp(ak, s->access_key) != 0) {
-        fail(ar, 403, "InvalidAccessKeyId",
-             "The AWS Access Key Id you provided does not exist in our records.");
+    if (!key_secret(s, q, ak, now, secret, ar))
         goto out;
-    }
     if (region && strcmp(cregion, region) != 0) {
         if (presigned)
             fail(ar, 400, "AuthorizationQueryParametersError",
@@ -351,7 +548,7 @@ void emu_auth_check(struct emu_server *s, struct emu_req *q, const char *region,
         str_copy(ar->scope_date, sizeof(ar->scope_date), cdate);
         sc.region = ar->scope_region;
         sc.service = csvc;
-        signing_key(s, &sc, ar->signing_key);
+        signing_key(ak, secret, &sc, ar->signing_key);
         if (compute(s, &r, &sc, ar->signing_key, want) == 0 && sig.n == 64 &&
             strncmp(want, sig.p, 64) == 0)
             goto good;
@@ -376,6 +573,7 @@ void emu_auth_check(struct emu_server *s, struct emu_req *q, const char *region,
 good:
     memcpy(ar->seed_sig, sig.p, 64);
     ar->seed_sig[64] = 0;
+    signer_count(ak);
 out:
     if (ar->status)
         EMU_STAT(s, auth_failures, 1);

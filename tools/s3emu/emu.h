@@ -420,6 +420,9 @@ struct emu_auth_result {
 /* Verify the signature of 'q' for a request to 'region' (NULL = any). */
 void emu_auth_check(struct emu_server *s, struct emu_req *q, const char *region,
                     struct emu_auth_result *ar);
+/* "signers" of the stats: {"ACCESS_KEY_ID": requests it signed, ...}; and their reset. */
+void emu_auth_signers_json(struct buf *b);
+void emu_auth_signers_reset(void);
 /*
  * Decode an aws-chunked body in place (b->len shrinks to the payload),
  * verifying chunk signatures when ar->streaming_signed, and collecting the

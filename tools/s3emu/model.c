@@ -453,6 +453,7 @@ static void stats_reset_locked(struct emu_server *s)
     }
     for (w = 0; w < s->model.n_rules; w++)
         s->model.rules[w].matched = s->model.rules[w].fired = 0;
+    emu_auth_signers_reset();
 }
 
 static int set_key(struct emu_server *s, const char *k, const char *v, char *err, size_t errn)
@@ -690,8 +691,10 @@ void emu_model_stats_json(struct emu_server *s, struct buf *b)
             objects += bk->keys.count;
             nb++;
         }
-        buf_addf(b, "\"buckets\":%llu,\"keys\":%llu}\n", (unsigned long long)nb,
+        buf_addf(b, "\"buckets\":%llu,\"keys\":%llu,\"signers\":", (unsigned long long)nb,
                  (unsigned long long)objects);
+        emu_auth_signers_json(b);
+        buf_adds(b, "}\n");
     }
     pthread_mutex_unlock(&s->model_lock);
     emu_store_unlock(s);
