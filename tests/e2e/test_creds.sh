@@ -21,7 +21,7 @@ _cr_start() {
         t_skip "s3c has no credential chain yet (no 'configure list')"
     : > "$T_DIR/fake.out"
     python3 "$E2E_ROOT/tests/creds/fake_iam.py" --access-key "$S3C_TEST_ACCESS_KEY" \
-        --secret-key "$S3C_TEST_SECRET_KEY" --lifetime "${2:-900}" --config "$cfg" \
+        --secret-key "$S3C_TEST_SECRET_KEY" --lifetime "${2:-3600}" --config "$cfg" \
         --parent-pid "$BASHPID" --max-seconds 600 > "$T_DIR/fake.out" 2> "$T_DIR/fake.err" &
     CR_PID=$!
     # shellcheck disable=SC2064
