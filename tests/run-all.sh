@@ -424,6 +424,12 @@ elif [ "$EMU_E2E" = now ]; then
     step "e2e against s3emu (${E2E_BIN_EMU#"$ROOT"/})"
     run_e2e s3emu "$WORK/s3emu.env" "$E2E_BIN_EMU"
 fi
+# An emulator that died in the middle fails every test after: say how it ended.
+if [ -n "$EMU_PID" ] && ! kill -0 "$EMU_PID" 2>/dev/null; then
+    wait "$EMU_PID" 2>/dev/null
+    echo "s3emu (pid $EMU_PID) died during its e2e suite, exit status $?; its last words:" >&2
+    tail -n 20 "$WORK/s3emu.err" >&2
+fi
 stop_emu
 
 # ------------------------------------------------------- the emulator's suite --

@@ -151,6 +151,7 @@ enum s3c_err creds_src_fetch(struct creds_src *s, struct creds *out, struct s3c_
         break;
     default: rc = s3c_fail(e, S3C_EINTERNAL, "credentials: unknown provider"); break;
     }
+    s->skip_cache = false;
     if (rc == S3C_ENOMEM && e && !e->msg[0])
         s3c_fail(e, S3C_ENOMEM, "credentials: out of memory");
     if (rc)
@@ -158,6 +159,12 @@ enum s3c_err creds_src_fetch(struct creds_src *s, struct creds *out, struct s3c_
     else
         out->method = s->method;
     return rc;
+}
+
+void creds_src_skip_cache(struct creds_src *s)
+{
+    if (s)
+        s->skip_cache = true;
 }
 
 /* ---- profiles ---- */

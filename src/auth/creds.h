@@ -72,6 +72,13 @@ enum s3c_err creds_resolve(const struct s3c_config *cfg, char *const *envp,
  */
 enum s3c_err creds_src_fetch(struct creds_src *s, struct creds *out, struct s3c_error *e);
 
+/*
+ * The keys this source gave were refused (ExpiredToken): its next fetch asks
+ * the service itself, not the cache that may hold the same keys. Not while a
+ * fetch runs.
+ */
+void creds_src_skip_cache(struct creds_src *s);
+
 /* Free the source and every key it holds. NULL is a no-op. */
 void creds_src_free(struct creds_src *s);
 

@@ -51,6 +51,7 @@ struct creds_src {
     struct creds_net net;
     char *profile;              /* the profile it came from, for messages */
     char *cache_dir;            /* ~/.aws/cli/cache; NULL: no cache (no HOME) */
+    bool skip_cache;            /* the next fetch asks the service: the cached keys were refused */
 
     char *command;              /* PROCESS: credential_process, as configured */
 

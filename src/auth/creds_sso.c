@@ -170,7 +170,8 @@ enum s3c_err creds_sso_fetch(struct creds_src *s, struct creds *out, struct s3c_
 
     sso_what(s, what, sizeof(what));
     if ((rc = creds_cache_key_sso(s, key, e)) ||
-        (rc = creds_cache_read(s->cache_dir, key, time(NULL), out, &hit, e)) || hit)
+        (rc = creds_cache_read(s->skip_cache ? NULL : s->cache_dir, key, time(NULL), out, &hit, e)) ||
+        hit)
         goto out;
     if ((rc = load_token(s, &token, e)))
         goto out;

@@ -605,7 +605,8 @@ enum s3c_err creds_role_fetch(struct creds_src *s, struct creds *out, struct s3c
         goto out;
     }
     if ((rc = creds_cache_key_role(s, key, e)) ||
-        (rc = creds_cache_read(s->cache_dir, key, time(NULL), out, &hit, e)) || hit)
+        (rc = creds_cache_read(s->skip_cache ? NULL : s->cache_dir, key, time(NULL), out, &hit, e)) ||
+        hit)
         goto out;
     if ((rc = creds_src_fetch(s->source, &src, e)))
         goto out;
@@ -713,7 +714,8 @@ enum s3c_err creds_web_identity_fetch(struct creds_src *s, struct creds *out,
     reply_init(&r);
     snprintf(what, sizeof(what), "assume role with web identity %.500s", s->role_arn);
     if ((rc = creds_cache_key_role(s, key, e)) ||
-        (rc = creds_cache_read(s->cache_dir, key, time(NULL), out, &hit, e)) || hit)
+        (rc = creds_cache_read(s->skip_cache ? NULL : s->cache_dir, key, time(NULL), out, &hit, e)) ||
+        hit)
         goto out;
     if ((rc = read_token(s->token_file, &token, e)))
         goto out;

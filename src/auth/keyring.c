@@ -143,8 +143,11 @@ const struct creds *keyring_get(struct keyring *k, time_t now, unsigned *gen, st
 
         if (k->force || now >= k->cur.expires - mand_lead) {
             /* Keys about to expire (or refused as expired): wait for fresh ones. */
-            if (!k->running && (k->force || now >= k->retry_at))
+            if (!k->running && (k->force || now >= k->retry_at)) {
+                if (k->force)
+                    creds_src_skip_cache(k->src); /* the cache may hold the refused keys */
                 start_refresh(k);
+            }
             join_refresh(k, now);
             k->force = false;
         } else if (now >= k->cur.expires - adv_lead && !k->running && now >= k->retry_at) {

@@ -34,6 +34,10 @@ Endpoints:
 Config (JSON object; --config at start, POST /_fake/config later):
   lifetime             seconds an issued key lives (default --lifetime, 900);
                        AssumeRole's DurationSeconds wins when given
+  token_lifetime       when set, the seconds the session token really lives
+                       (s3emu refuses it after that with ExpiredToken), while
+                       the Expiration told to the client stays 'lifetime': a
+                       provider whose keys die before their time
   web_identity_tokens  list of accepted web identity tokens
   sso_tokens           list of accepted SSO access tokens
   container_token      the Authorization value the container endpoint wants
@@ -90,6 +94,7 @@ CONFIG = {
     "imds_role": "s3c-test-role",
     "region": "us-east-1",
     "fail_next": [],
+    "token_lifetime": None,
 }
 MASTER = b""                    # s3emu's secret key
 STATIC = ("", "")               # s3emu's static key pair
@@ -137,9 +142,12 @@ def issue(provider, lifetime, **extra):
     """A new temporary key pair, recorded; returns its dict."""
     akid = "ASIA" + "".join(secrets.choice(ALNUM) for _ in range(16))
     exp = int(time.time()) + int(lifetime)
+    with LOCK:
+        token_lifetime = CONFIG.get("token_lifetime")
+    token_exp = int(time.time()) + int(token_lifetime) if token_lifetime else exp
     cred = {"provider": provider, "access_key_id": akid, "secret": derive_secret(akid),
-            "token": make_token(akid, exp), "expiration": exp, "expiration_iso": iso(exp),
-            "issued_at": time.time()}
+            "token": make_token(akid, token_exp), "expiration": exp, "expiration_iso": iso(exp),
+            "token_expiration": token_exp, "issued_at": time.time()}
     cred.update(extra)
     with LOCK:
         STATE["issued"].append(cred)

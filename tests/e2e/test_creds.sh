@@ -21,7 +21,7 @@ _cr_start() {
         t_skip "s3c has no credential chain yet (no 'configure list')"
     : > "$T_DIR/fake.out"
     python3 "$E2E_ROOT/tests/creds/fake_iam.py" --access-key "$S3C_TEST_ACCESS_KEY" \
-        --secret-key "$S3C_TEST_SECRET_KEY" --lifetime "${2:-900}" --config "$cfg" \
+        --secret-key "$S3C_TEST_SECRET_KEY" --lifetime "${2:-3600}" --config "$cfg" \
         --parent-pid "$BASHPID" --max-seconds 600 > "$T_DIR/fake.out" 2> "$T_DIR/fake.err" &
     CR_PID=$!
     # shellcheck disable=SC2064
@@ -465,6 +465,31 @@ test_creds_transfer_crosses_three_expiries() {
     [ "$used" -ge 3 ] || t_fail "only $used of the issued keys signed requests to s3emu"
     t_note "${secs}s, $n keys issued, $used of them signed uploads"
     # Every byte, read back with the store's own keys.
+    unset AWS_WEB_IDENTITY_TOKEN_FILE AWS_ROLE_ARN
+    export AWS_ACCESS_KEY_ID=$S3C_TEST_ACCESS_KEY AWS_SECRET_ACCESS_KEY=$S3C_TEST_SECRET_KEY
+    assert_ok s3c cp -r "s3://$b/tree/" back/
+    assert_eq "$(t_tree_sums tree)" "$(t_tree_sums back)" "sha256 of every file, up and back"
+}
+
+# Keys that die before their announced Expiration (a provider with a wrong
+# clock, keys revoked): the store answers ExpiredToken, s3c fetches fresh
+# keys, signs the request again and retries it, and the run exits 0.
+test_creds_expired_token_is_refreshed_and_retried() {
+    local b i n refused
+    _cr_start '{"token_lifetime": 3}' 3600
+    _cr_web_token
+    t_new_bucket b
+    mkdir -p tree
+    for i in $(seq -w 1 24); do head -c 100000 /dev/urandom > "tree/f$i.bin"; done
+    export AWS_WEB_IDENTITY_TOKEN_FILE=$CR_TOKEN_FILE AWS_ROLE_ARN=arn:aws:iam::123456789012:role/short
+    curl -sS -X DELETE "$S3C_TEST_ENDPOINT/_s3emu/stats" >/dev/null || t_fail "stats reset"
+    E2E_CMD_TIMEOUT=120 assert_ok s3c cp -r tree "s3://$b/tree/" --bwlimit 300KB/s --concurrency 2 --no-progress
+    assert_lines 24 "$T_OUT" "upload lines"
+    refused=$(curl -sS "$S3C_TEST_ENDPOINT/_s3emu/stats" | jq -r '.status["4xx"] // 0')
+    n=$(_cr_issued '[.issued[] | select(.provider == "assume-role-with-web-identity")] | length')
+    [ "$refused" -ge 1 ] || t_fail "no request was refused as expired: the test proves nothing"
+    [ "$n" -ge 2 ] || t_fail "keys refused as expired were not replaced ($n issued)"
+    t_note "$refused requests refused as expired, $n keys issued"
     unset AWS_WEB_IDENTITY_TOKEN_FILE AWS_ROLE_ARN
     export AWS_ACCESS_KEY_ID=$S3C_TEST_ACCESS_KEY AWS_SECRET_ACCESS_KEY=$S3C_TEST_SECRET_KEY
     assert_ok s3c cp -r "s3://$b/tree/" back/
