@@ -174,6 +174,8 @@ static void arg_close(struct rm *r)
 /* Does 'key', listed or given, pass the filters? 'rel' is its name below the argument. */
 static bool accepted(const struct rm *r, struct sv rel)
 {
+    if (!job_owns(&r->base, rel))
+        return false;
     return filter_empty(&r->filter) || filter_accept(&r->filter, r->filter_root, rel);
 }
 
@@ -230,6 +232,15 @@ static int versions_next(struct rm *r, struct xfer_obj **out)
         if (r->versions_exact) {
             const char *slash = strrchr(en->key, '/');
             if (strcmp(en->key, r->u.key) != 0 || !accepted(r, sv_from(slash ? slash + 1 : en->key)))
+                continue;
+        } else if (r->base.knobs.shard.n > 1) {
+            /* The listing filtered already; the shard goes by the same relative name. */
+            struct sv k = sv_from(en->key), rel;
+            if (!r->raw && wild_has(r->u.key))
+                rel = wild_relative(r->u.key, k);
+            else
+                rel = k.n >= r->vprefix.len ? (struct sv){ k.p + r->vprefix.len, k.n - r->vprefix.len } : k;
+            if (!job_owns(&r->base, rel))
                 continue;
         }
         *out = obj_make(r, en->key, en->version_id[0] ? en->version_id : "null");
@@ -464,6 +475,7 @@ static enum s3c_err rm_parse(struct rm *r, int argc, char **argv, struct s3c_err
         { "--exclude", NULL, ARG_STR_LIST, &r->filters },
         { "--include", NULL, ARG_STR_LIST, &r->filters },
         JOB_KNOB_SPECS(&r->knob_args),
+        JOB_SHARD_SPEC(&r->knob_args),
         { NULL, NULL, 0, NULL },
     };
     enum s3c_err rc;

@@ -280,6 +280,9 @@ static int walk_side_next(struct side *sd, struct merge_entry *out)
             return 0;
         if (!filter_empty(&sd->s->filter) && !filter_accept(&sd->s->filter, sd->filter_root, we.rel))
             continue;
+        /* Both ends by the same relative name: --delete stays within the shard. */
+        if (!job_owns(&sd->s->base, we.rel))
+            continue;
         memset(out, 0, sizeof(*out));
         out->kind = MERGE_FILE;
         out->rel = we.rel;
@@ -308,6 +311,8 @@ static int list_side_next(struct side *sd, struct merge_entry *out, struct s3c_e
             continue;
         if (!filter_empty(&sd->s->filter) &&
             !filter_accept(&sd->s->filter, sd->filter_root, (struct sv){ so->key + pl, kl - pl }))
+            continue;
+        if (!job_owns(&sd->s->base, (struct sv){ so->key + pl, kl - pl }))
             continue;
         memset(out, 0, sizeof(*out));
         out->kind = MERGE_FILE;
@@ -770,6 +775,7 @@ enum s3c_err sync_job_new(struct cli_ctx *c, const char *verb, int argc, char **
             { "--include", NULL, ARG_STR_LIST, &s->filters },
             OBJOPTS_SPECS(&s->oo, &s->oa),
             JOB_KNOB_SPECS(&s->knob_args),
+            JOB_SHARD_SPEC(&s->knob_args),
             { NULL, NULL, 0, NULL },
         };
         s->base.ops = &sync_ops;

@@ -24,6 +24,8 @@ static enum s3c_err parse_count(const char *verb, const char *flag, const char *
     return S3C_OK;
 }
 
+extern char **environ;
+
 enum s3c_err job_knobs_parse(struct job *j, const struct job_knob_args *a, struct s3c_error *e)
 {
     struct job_knobs *k = &j->knobs;
@@ -41,12 +43,15 @@ enum s3c_err job_knobs_parse(struct job *j, const struct job_knob_args *a, struc
                         a->part_size);
     if (a->expected_size && !cfg_parse_size(sv_from(a->expected_size), &k->expected_size))
         return s3c_fail(e, S3C_EUSAGE, "%s: --expected-size must be a size, not \"%s\"", verb, a->expected_size);
+    if (shard_parse(a->shard, environ, &k->shard, e)) {
+        char why[sizeof(e->msg)];
+        memcpy(why, e->msg, sizeof(why));
+        return s3c_fail(e, S3C_EUSAGE, "%s: %.400s", verb, why);
+    }
     if (a->bwlimit && (!cfg_parse_rate(sv_from(a->bwlimit), &k->bwlimit_bytes_s) || !k->bwlimit_bytes_s))
         return s3c_fail(e, S3C_EUSAGE, "%s: --bwlimit must be a rate like 50MB/s, not \"%s\"", verb, a->bwlimit);
     return S3C_OK;
 }
-
-extern char **environ;
 
 /* Where multipart uploads are journaled for --resume; NULL when no directory can be named. */
 static const char *state_dir(void)
@@ -102,6 +107,11 @@ void job_count(struct job *j, int op, uint64_t bytes, const struct s3c_error *e)
     c->bytes += bytes;
     j->n.ok++;
     j->n.bytes += bytes;
+}
+
+bool job_owns(const struct job *j, struct sv rel)
+{
+    return shard_owns(&j->knobs.shard, rel);
 }
 
 void job_skip(struct job *j)

@@ -387,6 +387,8 @@ static int next_from_list(struct transfer *t, struct xfer_obj **out)
         }
         if (!filter_empty(&t->filter) && !filter_accept(&t->filter, t->filter_root, sv_from(rel)))
             continue;
+        if (!job_owns(&t->base, sv_from(rel)))
+            continue;
         buf_addf(&shown_src, "s3://%s/%s", t->su.bucket, so->key);
         if (dst_for(t, rel, &dst, &shown_dst, &e)) {
             skip_with_error(t, buf_cstr(&shown_src), t->dst_arg, &e);
@@ -416,6 +418,7 @@ static int next_from_list(struct transfer *t, struct xfer_obj **out)
 }
 
 static int next_obj_raw(struct transfer *t, struct xfer_obj **out);
+static const char *base_name(const char *p);
 
 static int next_obj(void *ctx, struct xfer_obj **out)
 {
@@ -454,6 +457,14 @@ static int next_obj_raw(struct transfer *t, struct xfer_obj **out)
     case SRC_ONE:
         if (!t->one)
             return 0;
+        /* A single object is the shard's of its name. */
+        if (!job_owns(&t->base, sv_from(base_name(t->src_s3 ? t->su.key : t->src_arg)))) {
+            shown_free(t->one->user);
+            t->one->user = NULL;
+            xfer_obj_free(t->one);
+            t->one = NULL;
+            return 0;
+        }
         *out = t->one;
         t->one = NULL;
         return 1;
@@ -764,6 +775,7 @@ enum s3c_err cp_job_new(struct cli_ctx *c, const char *verb, int argc, char **ar
         { "--include", NULL, ARG_STR_LIST, &t->filters },
         OBJOPTS_SPECS(&t->oo, &t->oa),
         JOB_KNOB_SPECS(&t->knob_args),
+        JOB_SHARD_SPEC(&t->knob_args),
         { NULL, NULL, 0, NULL },
     };
     enum s3c_err rc;
@@ -882,7 +894,8 @@ static int transfer_walk_next(struct transfer *t, struct xfer_obj **out)
             }
             rel = wild_relative(t->pattern, buf_sv(&match));
         }
-        if (!filter_empty(&t->filter) && !filter_accept(&t->filter, t->filter_root, rel)) {
+        if ((!filter_empty(&t->filter) && !filter_accept(&t->filter, t->filter_root, rel)) ||
+            !job_owns(&t->base, rel)) {
             buf_release(&match);
             continue;
         }
