@@ -16,7 +16,7 @@
 # Environment: S3C_DEPS_SAN=1 is the same as --san.
 set -euo pipefail
 
-BUILD=(gcc make libcurl4-openssl-dev libssl-dev libexpat1-dev libjansson-dev libisal-dev pkg-config)
+BUILD=(gcc make libcurl4-openssl-dev libssl-dev libexpat1-dev libjansson-dev libisal-dev zlib1g-dev pkg-config)
 # Ceph's daemons pull in many "recommended" packages that we do not need.
 TEST_NORECS=(ceph-mon ceph-osd radosgw)
 TEST=(awscli curl jq openssl python3 python3-botocore time valgrind)

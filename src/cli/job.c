@@ -145,7 +145,7 @@ enum s3c_err job_result(const struct job *j)
 
 static const char *const op_names[JOB_N_OPS] = { "upload", "download", "copy", "delete", "move" };
 
-void job_print_stat(const struct job_counts *n)
+void job_print_stat(const struct job_counts *n, const struct shard *sh)
 {
     char line[256];
     int i;
@@ -170,9 +170,17 @@ void job_print_stat(const struct job_counts *n)
         buf_addc(&rows, ']');
         json_raw(&j, "stat", buf_cstr(&rows));
         json_u64(&j, "skipped", n->skipped);
+        if (sh && sh->n > 1) {
+            json_u64(&j, "shard", sh->k);
+            json_u64(&j, "shards", sh->n);
+        }
         json_end(&j);
         buf_release(&rows);
         return;
+    }
+    if (sh && sh->n > 1) {
+        snprintf(line, sizeof(line), "\nshard %u of %u (0-based)", sh->k, sh->n);
+        out_text(line);
     }
     snprintf(line, sizeof(line), "\n%-10s %10s %10s %10s %16s\n", "Operation", "Total", "Error", "Success", "Bytes");
     out_text(line);
@@ -312,6 +320,6 @@ enum s3c_err job_run(struct job *j)
     }
     rc = j->ops->finish(j, erc);
     if (j->knobs.stat)
-        job_print_stat(&j->n);
+        job_print_stat(&j->n, &j->knobs.shard);
     return rc;
 }

@@ -126,8 +126,10 @@ void job_counts_add(struct job_counts *to, const struct job_counts *from);
 /* The job's result from its counts: S3C_OK, or the first failure's code. */
 enum s3c_err job_result(const struct job *j);
 
-/* The --stat summary table (or one JSON line with --json), on stdout. */
-void job_print_stat(const struct job_counts *n);
+/* The --stat summary table (or one JSON line with --json), on stdout; with a
+ * shard (n > 1) the line names it ("shard": K, "shards": N), so a driver can
+ * add up the lines of all the shards (README: "Many machines"). */
+void job_print_stat(const struct job_counts *n, const struct shard *sh);
 
 /* The live status line for an engine's stats ('ok' objects done; one_size: ETA for one object). */
 void job_progress_line(const struct xfer_stats *st, uint64_t ok, uint64_t one_size);
