@@ -215,7 +215,7 @@ static struct run_job *open_next_job(struct run *r)
             free(rj);
             continue;
         }
-        if (rj->job->knobs.shard.n <= 1)
+        if (!rj->job->knobs.shard_set)
             rj->job->knobs.shard = r->shard;
         set_origin(r, rj->line);
         rc = rj->job->ops->start ? rj->job->ops->start(rj->job) : S3C_OK;

@@ -43,6 +43,7 @@ enum s3c_err job_knobs_parse(struct job *j, const struct job_knob_args *a, struc
                         a->part_size);
     if (a->expected_size && !cfg_parse_size(sv_from(a->expected_size), &k->expected_size))
         return s3c_fail(e, S3C_EUSAGE, "%s: --expected-size must be a size, not \"%s\"", verb, a->expected_size);
+    k->shard_set = a->shard != NULL;
     if (shard_parse(a->shard, environ, &k->shard, e)) {
         char why[sizeof(e->msg)];
         memcpy(why, e->msg, sizeof(why));

@@ -56,6 +56,7 @@ struct job_knobs {
     bool stat;                      /* --stat: a summary table at the end */
     bool resume;                    /* --resume: continue journaled multipart uploads and large downloads */
     struct shard shard;             /* --shard K/N|auto: only this shard's objects (plan/shard.h) */
+    bool shard_set;                 /* --shard was given (run passes its own to lines without) */
 };
 
 /* What every job counts, for --stat and the exit code: per operation
