@@ -32,7 +32,7 @@
 #include "s3/xml.h"
 #include "store/store_s3.h"
 
-#define LISTER_WIDTH_DEFAULT 16     /* list requests in flight per listing */
+#define LISTER_WIDTH_DEFAULT 32     /* list requests in flight per listing */
 #define LISTER_WIDTH_MAX 256
 #define LISTER_PAGES_PER_WIDTH 4    /* pages held or in flight, per unit of width */
 #define LISTER_RANGES_MAX 100000    /* ranges known at once; past it no more cuts */
