@@ -35,7 +35,7 @@ CFLAGS  ?= $(OPT)
 CFLAGS  += -std=c17 -D_GNU_SOURCE -Wall -Wextra -Werror -Wshadow -Wno-unused-parameter \
            -Wstrict-prototypes -Wmissing-prototypes -Isrc $(SANFLAGS) -MMD -MP
 LDFLAGS += $(SANFLAGS)
-LIBS    := -lcurl -lssl -lcrypto -lexpat -ljansson -lisal -lpthread -lm
+LIBS    := -lcurl -lssl -lcrypto -lexpat -ljansson -lisal -lz -lpthread -lm
 
 # Library code: every .c under src/ except main.c.
 LIB_SRC := $(filter-out src/main.c,$(wildcard src/*/*.c))

@@ -13,10 +13,12 @@
 #   --build-only  build deps only
 #   --san|--fuzz  also clang and its sanitizer/libFuzzer runtime (tests/fuzz)
 #
-# Environment: S3C_DEPS_SAN=1 is the same as --san.
+# Environment: S3C_DEPS_SAN=1 is the same as --san. The test deps include a
+# one-node Slurm (slurmctld slurmd slurm-client munge, for tests/slurm/run.sh)
+# unless S3C_SLURM=0.
 set -euo pipefail
 
-BUILD=(gcc make libcurl4-openssl-dev libssl-dev libexpat1-dev libjansson-dev libisal-dev pkg-config)
+BUILD=(gcc make libcurl4-openssl-dev libssl-dev libexpat1-dev libjansson-dev libisal-dev zlib1g-dev pkg-config)
 # Ceph's daemons pull in many "recommended" packages that we do not need.
 TEST_NORECS=(ceph-mon ceph-osd radosgw)
 TEST=(awscli curl jq openssl python3 python3-botocore time valgrind)
@@ -25,6 +27,8 @@ SAN=(clang libclang-rt-14-dev)
 # completions of the three shells. Without recommends (lintian's and
 # debhelper's are not needed).
 PKG=(debhelper dpkg-dev lintian fakeroot man-db bash-completion zsh fish)
+# tests/slurm/run.sh: a job array on a one-node cluster (scripts/slurm-start.sh).
+SLURM=(slurmctld slurmd slurm-client munge)
 
 want_test=1
 want_san=${S3C_DEPS_SAN:-0}
@@ -32,7 +36,7 @@ for a in "$@"; do
     case $a in
         --build-only) want_test=0 ;;
         --san|--fuzz) want_san=1 ;;
-        -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
         *) echo "deps.sh: unknown argument '$a'" >&2; exit 2 ;;
     esac
 done
@@ -55,6 +59,7 @@ norecs=()
 if [ "$want_test" = 1 ]; then
     plain+=("${TEST[@]}")
     norecs+=("${TEST_NORECS[@]}" "${PKG[@]}")
+    [ "${S3C_SLURM:-1}" = 1 ] && norecs+=("${SLURM[@]}")
 fi
 [ "$want_san" = 1 ] && plain+=("${SAN[@]}")
 

@@ -13,7 +13,8 @@
 # same time, against a throw-away Ceph RADOS Gateway on a free loopback port
 # with the normal build; the emulator's own suite; the fault campaign
 # (tests/faults/run.sh), also with the sanitizer build; s3c under valgrind
-# memcheck (tests/valgrind/run.sh); the libFuzzer targets; last, that the run
+# memcheck (tests/valgrind/run.sh); a sharded sync as a Slurm job array
+# (tests/slurm/run.sh); the libFuzzer targets; last, that the run
 # left no untracked file in the checkout (tests/tree-clean.sh: every test
 # writes under a temporary directory). Every server it
 # starts is stopped by PID on every way out. The last line is the sum over all
@@ -31,6 +32,9 @@
 #                     its suite runs; they share no port, dir or HOME)
 #   S3C_VALGRIND=0    skip the valgrind memcheck run (tests/valgrind/run.sh)
 #   S3C_TSAN=0        skip the ThreadSanitizer run of the engine's workers (tests/tsan/run.sh)
+#   S3C_SLURM=0       skip the Slurm suite (tests/slurm/run.sh: a sharded sync run
+#                     as a 4-task job array on a one-node cluster; also checks the
+#                     Kubernetes example); scripts/deps.sh then skips its packages
 #   S3C_EMU_SUITE=0   skip the emulator's own suite (tests/emu/run.sh)
 #   S3C_BOTODIFF_IAM=0  skip the differential tests of the server-backed
 #                     credential providers (tests/creds/botodiff_iam.py)
@@ -58,7 +62,8 @@ exec </dev/null
 : "${S3C_SKIP_DEPS:=0}" "${S3C_SAN:=1}" "${S3C_E2E_SAN:=0}" "${S3C_CEPH:=1}"
 : "${S3C_S3EMU:=1}" "${S3C_KEEP:=0}" "${E2E_FILTER:=}" "${S3C_FAULTS:=1}" "${S3C_FUZZ:=1}"
 : "${S3C_E2E_PARALLEL:=1}" "${S3C_VALGRIND:=1}" "${S3C_EMU_SUITE:=1}" "${S3C_TSAN:=1}"
-: "${S3C_BOTODIFF:=1}"
+: "${S3C_BOTODIFF:=1}" "${S3C_SLURM:=1}"
+export S3C_SLURM
 : "${S3C_PKG:=1}"
 : "${S3C_TREE_CHECK:=1}"
 : "${S3C_BOTODIFF_IAM:=1}"
@@ -491,6 +496,17 @@ fi
 if [ "$S3C_TSAN" = 1 ]; then
     step "ThreadSanitizer: the engine's land workers"
     run_counted tsan tests/tsan/run.sh
+fi
+
+# ------------------------------------------------------------------- slurm --
+# tests/slurm/run.sh: a one-node Slurm cluster on loopback (munged, slurmctld,
+# slurmd: scripts/slurm-start.sh, stopped by PID) runs examples/slurm/sync-array.sh
+# as a 4-task job array against its own s3emu, three times (up, again, changes
+# with --delete); s3emu's counters and the tasks' lines must show each object
+# done once. Also validates examples/kubernetes/indexed-job.yaml. About 20 s.
+if [ "$S3C_SLURM" = 1 ]; then
+    step "Slurm: a sharded sync as a 4-task job array"
+    run_counted slurm timeout -k 10 180 tests/slurm/run.sh
 fi
 
 # ----------------------------------------------------------------- fuzzing --

@@ -25,6 +25,7 @@
 #include "cli/output.h"
 #include "plan/filter.h"
 #include "plan/lister.h"
+#include "plan/manifest.h"
 #include "plan/wild.h"
 #include "s3/uri.h"
 #include "xfer/xfer.h"
@@ -58,6 +59,8 @@ struct rm {
     char *filter_root;
     struct lister lister;
     bool lister_open;
+    const char *from_manifest;      /* --from-manifest FILE: the keys to delete come from it */
+    struct manifest *manifest;      /* RM_LIST from a manifest instead of the lister */
     bool one_given;                 /* RM_ONE: its object was yielded */
     struct listing versions;        /* RM_VERSIONS */
     struct buf vprefix;             /* the versions listing's prefix (a wildcard's literal part) */
@@ -158,6 +161,8 @@ static void arg_close(struct rm *r)
     if (r->lister_open)
         lister_close(&r->lister);
     r->lister_open = false;
+    manifest_free(r->manifest);
+    r->manifest = NULL;
     if (r->versions_open)
         listing_close(&r->versions);
     r->versions_open = false;
@@ -174,6 +179,8 @@ static void arg_close(struct rm *r)
 /* Does 'key', listed or given, pass the filters? 'rel' is its name below the argument. */
 static bool accepted(const struct rm *r, struct sv rel)
 {
+    if (!job_owns(&r->base, rel))
+        return false;
     return filter_empty(&r->filter) || filter_accept(&r->filter, r->filter_root, rel);
 }
 
@@ -231,6 +238,15 @@ static int versions_next(struct rm *r, struct xfer_obj **out)
             const char *slash = strrchr(en->key, '/');
             if (strcmp(en->key, r->u.key) != 0 || !accepted(r, sv_from(slash ? slash + 1 : en->key)))
                 continue;
+        } else if (r->base.knobs.shard.n > 1) {
+            /* The listing filtered already; the shard goes by the same relative name. */
+            struct sv k = sv_from(en->key), rel;
+            if (!r->raw && wild_has(r->u.key))
+                rel = wild_relative(r->u.key, k);
+            else
+                rel = k.n >= r->vprefix.len ? (struct sv){ k.p + r->vprefix.len, k.n - r->vprefix.len } : k;
+            if (!job_owns(&r->base, rel))
+                continue;
         }
         *out = obj_make(r, en->key, en->version_id[0] ? en->version_id : "null");
         if (*out)
@@ -267,7 +283,7 @@ static enum s3c_err arg_open(struct rm *r)
         r->kind = RM_LIST;
         r->pattern = r->u.key;
         rc = wild_prefix(r->pattern, &b);
-    } else if (r->recursive) {
+    } else if (r->recursive || r->from_manifest) {
         size_t kl = strlen(r->u.key);
         r->kind = RM_LIST;
         rc = buf_adds(&b, r->u.key);
@@ -294,7 +310,13 @@ static enum s3c_err arg_open(struct rm *r)
             goto fail;
         }
     }
-    if (r->kind == RM_LIST) {
+    if (r->kind == RM_LIST && r->from_manifest) {
+        r->manifest = manifest_open(r->from_manifest, r->s3, &e);
+        if (!r->manifest) {
+            rc = e.code;
+            goto fail;
+        }
+    } else if (r->kind == RM_LIST) {
         rc = lister_open(&r->lister, r->s3, r->u.bucket, r->prefix, &e);
         if (rc)
             goto fail;
@@ -307,6 +329,30 @@ fail:
     arg_failed(r, &e);
     arg_close(r);
     return rc;
+}
+
+/* The next key under the argument's prefix: listed, or from --from-manifest. */
+static int rm_source_next(struct rm *r, const struct s3_object **out, struct s3c_error *e)
+{
+    static struct s3_object one;
+    size_t pl = strlen(r->prefix);
+
+    if (!r->manifest)
+        return lister_next(&r->lister, out, e);
+    for (;;) {
+        struct manifest_entry me;
+        int got = manifest_next(r->manifest, &me, e);
+
+        if (got <= 0)
+            return got;
+        if ((me.bucket[0] && strcmp(me.bucket, r->u.bucket) != 0) || strncmp(me.key, r->prefix, pl) != 0 ||
+            !me.key[pl])
+            continue;
+        memset(&one, 0, sizeof(one));
+        one.key = me.key;   /* valid until the next manifest_next: obj_make copies it */
+        *out = &one;
+        return 1;
+    }
 }
 
 /* The next object of the open argument: 1 with *out, 0 when it has no more. */
@@ -333,7 +379,7 @@ static int arg_next(struct rm *r, struct xfer_obj **out)
         }
         return 1;
     }
-    while ((got = lister_next(&r->lister, &so, &e)) == 1) {
+    while ((got = rm_source_next(r, &so, &e)) == 1) {
         size_t kl = strlen(so->key);
         struct sv rel = sv_from(so->key + strlen(r->prefix));
 
@@ -440,7 +486,7 @@ static enum s3c_err check_args(struct rm *r, struct s3c_error *e)
         rc = s3_uri_parse(a, &u, e);
         if (!rc && !u.bucket[0])
             rc = s3c_fail(e, S3C_EUSAGE, "rm: \"%s\" names no bucket", a);
-        if (!rc && !u.key[0] && !r->recursive)
+        if (!rc && !u.key[0] && !r->recursive && !r->from_manifest)
             rc = s3c_fail(e, S3C_EUSAGE, "rm: \"%s\" names no object (use --recursive to delete every object in it)", a);
         if (!rc && r->version_id && (r->recursive || r->n_args > 1 || (!r->raw && wild_has(u.key))))
             rc = s3c_fail(e, S3C_EUSAGE, "rm: --version-id takes one object, without --recursive or wildcards");
@@ -464,6 +510,8 @@ static enum s3c_err rm_parse(struct rm *r, int argc, char **argv, struct s3c_err
         { "--exclude", NULL, ARG_STR_LIST, &r->filters },
         { "--include", NULL, ARG_STR_LIST, &r->filters },
         JOB_KNOB_SPECS(&r->knob_args),
+        JOB_SHARD_SPEC(&r->knob_args),
+        { "--from-manifest", NULL, ARG_STR, &r->from_manifest },
         { NULL, NULL, 0, NULL },
     };
     enum s3c_err rc;

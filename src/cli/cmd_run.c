@@ -68,6 +68,7 @@ struct run {
     uint64_t lines_ok, lines_failed;
     enum s3c_err first_error;
     bool cancelled;
+    struct shard shard;     /* run --shard: for every line that has none of its own */
 };
 
 static void line_failed(struct run *r, enum s3c_err rc)
@@ -214,6 +215,8 @@ static struct run_job *open_next_job(struct run *r)
             free(rj);
             continue;
         }
+        if (!rj->job->knobs.shard_set)
+            rj->job->knobs.shard = r->shard;
         set_origin(r, rj->line);
         rc = rj->job->ops->start ? rj->job->ops->start(rj->job) : S3C_OK;
         rj->next_live = r->live;
@@ -394,6 +397,7 @@ enum s3c_err cmd_run(struct cli_ctx *c, int argc, char **argv)
     struct job_knob_args ka;
     const struct arg_spec specs[] = {
         JOB_KNOB_SPECS(&ka),
+        JOB_SHARD_SPEC(&ka),
         { NULL, NULL, 0, NULL },
     };
     struct s3c_error e = S3C_ERROR_INIT;
@@ -416,6 +420,7 @@ enum s3c_err cmd_run(struct cli_ctx *c, int argc, char **argv)
         return rc;
     }
     r.c = c;
+    r.shard = knobs.knobs.shard;
     r.name = strcmp(pos[0], "-") ? pos[0] : "-";
     r.in = strcmp(pos[0], "-") ? fopen(pos[0], "r") : stdin;
     if (!r.in) {
@@ -431,7 +436,7 @@ enum s3c_err cmd_run(struct cli_ctx *c, int argc, char **argv)
     if (rc)
         return rc;
     if (knobs.knobs.stat)
-        job_print_stat(&r.total);
+        job_print_stat(&r.total, &r.shard);
     if (out_opts()->json) {
         struct json j = JSON_INIT;
         json_str(&j, "operation", "run");

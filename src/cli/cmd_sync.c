@@ -40,6 +40,7 @@
 #include "fs/path.h"
 #include "plan/filter.h"
 #include "plan/lister.h"
+#include "plan/manifest.h"
 #include "plan/merge.h"
 #include "plan/walk.h"
 #include "plan/xsort.h"
@@ -52,6 +53,7 @@ enum side_kind {
     SIDE_EMPTY,     /* a local destination that does not exist yet */
     SIDE_WALK,      /* a local directory */
     SIDE_LIST,      /* an S3 prefix */
+    SIDE_MANIFEST,  /* an S3 prefix's keys from --from-manifest (always sorted first) */
 };
 
 struct sync;
@@ -70,6 +72,7 @@ struct side {
     struct walk *walk;
     struct lister lister;
     bool listing;
+    struct manifest *manifest;
     struct xsort *sorted;       /* not NULL: the merge reads this instead */
 };
 
@@ -84,6 +87,7 @@ struct sync {
     struct job base;            /* verb "sync"; counts; knobs */
     /* Flags. */
     bool size_only, exact_timestamps, delete, follow_symlinks, no_follow_symlinks;
+    const char *from_manifest;
     struct job_knob_args knob_args;
     struct objopts_args oa;
     struct xfer_obj_opts oo;
@@ -280,6 +284,9 @@ static int walk_side_next(struct side *sd, struct merge_entry *out)
             return 0;
         if (!filter_empty(&sd->s->filter) && !filter_accept(&sd->s->filter, sd->filter_root, we.rel))
             continue;
+        /* Both ends by the same relative name: --delete stays within the shard. */
+        if (!job_owns(&sd->s->base, we.rel))
+            continue;
         memset(out, 0, sizeof(*out));
         out->kind = MERGE_FILE;
         out->rel = we.rel;
@@ -309,12 +316,46 @@ static int list_side_next(struct side *sd, struct merge_entry *out, struct s3c_e
         if (!filter_empty(&sd->s->filter) &&
             !filter_accept(&sd->s->filter, sd->filter_root, (struct sv){ so->key + pl, kl - pl }))
             continue;
+        if (!job_owns(&sd->s->base, (struct sv){ so->key + pl, kl - pl }))
+            continue;
         memset(out, 0, sizeof(*out));
         out->kind = MERGE_FILE;
         out->rel = (struct sv){ so->key + pl, kl - pl };
         out->size = so->size;
         out->mtime = so->mtime_epoch;
         out->etag = sv_from(so->etag);
+        return 1;
+    }
+}
+
+static int manifest_side_next(struct side *sd, struct merge_entry *out, struct s3c_error *e)
+{
+    size_t pl = strlen(sd->root);
+
+    for (;;) {
+        struct manifest_entry me;
+        int r = manifest_next(sd->manifest, &me, e);
+        size_t kl;
+        struct sv rel;
+
+        if (r <= 0)
+            return r;
+        kl = strlen(me.key);
+        if ((me.bucket[0] && strcmp(me.bucket, sd->bucket) != 0) || kl <= pl || memcmp(me.key, sd->root, pl) != 0)
+            continue;
+        if (me.has_attrs && me.size == 0 && me.key[kl - 1] == '/')
+            continue; /* "dir/" placeholders, as listings skip them */
+        rel = (struct sv){ me.key + pl, kl - pl };
+        if (!filter_empty(&sd->s->filter) && !filter_accept(&sd->s->filter, sd->filter_root, rel))
+            continue;
+        if (!job_owns(&sd->s->base, rel))
+            continue;
+        memset(out, 0, sizeof(*out));
+        out->kind = me.has_attrs ? MERGE_FILE : MERGE_NAME;
+        out->rel = rel;
+        out->size = me.size;
+        out->mtime = me.mtime;
+        out->etag = sv_from(me.etag);
         return 1;
     }
 }
@@ -328,6 +369,7 @@ static int side_raw_next(void *ctx, struct merge_entry *out, struct s3c_error *e
     case SIDE_EMPTY: return 0;
     case SIDE_WALK: return walk_side_next(sd, out);
     case SIDE_LIST: return list_side_next(sd, out, e);
+    case SIDE_MANIFEST: return manifest_side_next(sd, out, e);
     }
     return 0;
 }
@@ -358,7 +400,17 @@ static enum s3c_err side_open(struct sync *s, struct side *sd, struct s3c_error 
     enum s3c_err rc = S3C_OK;
     size_t budget = forced_sort_budget();
 
-    if (sd->s3) {
+    if (sd->s3 && sd->is_src && s->from_manifest) {
+        sd->manifest = manifest_open(s->from_manifest, s->s3, e);
+        if (!sd->manifest) {
+            rc = e->code;
+            goto out;
+        }
+        sd->kind = SIDE_MANIFEST;
+        /* An inventory comes in no promised order. */
+        if (!budget)
+            budget = XSORT_BUDGET_DEFAULT;
+    } else if (sd->s3) {
         rc = lister_open(&sd->lister, s->s3, sd->bucket, sd->root, e);
         if (rc)
             goto out;
@@ -464,6 +516,8 @@ static void side_close(struct side *sd)
     if (sd->listing)
         lister_close(&sd->lister);
     sd->listing = false;
+    manifest_free(sd->manifest);
+    sd->manifest = NULL;
     xsort_free(sd->sorted);
     sd->sorted = NULL;
     free(sd->bucket);
@@ -474,9 +528,40 @@ static void side_close(struct side *sd)
 
 /* ---- what the merge decides, as objects and deletes ------------------------------------ */
 
-/* The engine object that copies 'en' from the source to the destination; NULL (reported) when it cannot be. */
-static struct xfer_obj *copy_obj(struct sync *s, const struct merge_entry *en, struct s3c_error *e)
+/* A key list's entry has no size or time: HEAD the source for them ('etag' keeps the ETag). */
+static enum s3c_err head_source(struct sync *s, struct merge_entry *en, struct buf *etag, struct s3c_error *e)
 {
+    struct buf key = BUF_INIT(NAME_MAX_BYTES);
+    struct http_xfer x;
+    enum s3c_err rc;
+    struct sv v;
+
+    memset(&x, 0, sizeof(x));
+    rc = path_of(&s->src, en->rel, &key, e);
+    if (!rc)
+        rc = store_s3_head_sse_c(s->s3, s->src.bucket, buf_cstr(&key), s->oa.ssec_src ? s->oa.ssec_src : s->oa.ssec,
+                                 &x, e);
+    if (!rc) {
+        if (http_resp_header(&x.resp, "content-length", &v))
+            sv_to_u64(v, &en->size);
+        if (http_resp_header(&x.resp, "last-modified", &v))
+            http_date_parse(v, &en->mtime);
+        if (http_resp_header(&x.resp, "etag", &v) && !buf_addsv(etag, v))
+            en->etag = buf_sv(etag);
+        en->kind = MERGE_FILE;
+    }
+    http_xfer_release(&x);
+    buf_release(&key);
+    return rc;
+}
+
+/* The engine object that copies 'en' from the source to the destination; NULL (reported) when it cannot be. */
+static struct xfer_obj *copy_obj(struct sync *s, const struct merge_entry *en_in, struct s3c_error *e)
+{
+    struct merge_entry named = *en_in;
+    const struct merge_entry *en = &named;
+    struct buf etag = BUF_INIT(4096);
+
     struct buf src = BUF_INIT(NAME_MAX_BYTES), dst = BUF_INIT(NAME_MAX_BYTES);
     struct buf ssh = BUF_INIT(NAME_MAX_BYTES), dsh = BUF_INIT(NAME_MAX_BYTES);
     struct xfer_obj *o = NULL;
@@ -487,6 +572,8 @@ static struct xfer_obj *copy_obj(struct sync *s, const struct merge_entry *en, s
         rc = s3c_fail(e, S3C_ENOMEM, "name too long");
     else if (path_of(&s->src, en->rel, &src, e) || path_of(&s->dst, en->rel, &dst, e))
         rc = e->code;
+    else if (en->kind == MERGE_NAME)
+        rc = head_source(s, &named, &etag, e);
     if (!rc) {
         o = xfer_obj_new(s->op);
         sh = calloc(1, sizeof(*sh));
@@ -522,6 +609,7 @@ static struct xfer_obj *copy_obj(struct sync *s, const struct merge_entry *en, s
     buf_release(&dst);
     buf_release(&ssh);
     buf_release(&dsh);
+    buf_release(&etag);
     return o;
 }
 
@@ -770,6 +858,8 @@ enum s3c_err sync_job_new(struct cli_ctx *c, const char *verb, int argc, char **
             { "--include", NULL, ARG_STR_LIST, &s->filters },
             OBJOPTS_SPECS(&s->oo, &s->oa),
             JOB_KNOB_SPECS(&s->knob_args),
+            JOB_SHARD_SPEC(&s->knob_args),
+            { "--from-manifest", NULL, ARG_STR, &s->from_manifest },
             { NULL, NULL, 0, NULL },
         };
         s->base.ops = &sync_ops;
@@ -783,6 +873,8 @@ enum s3c_err sync_job_new(struct cli_ctx *c, const char *verb, int argc, char **
         rc = s3c_fail(e, S3C_EUSAGE, "sync: --follow-symlinks and --no-follow-symlinks contradict each other");
     if (!rc)
         rc = setup_ends(s, e);
+    if (!rc && s->from_manifest && !s->src.s3)
+        rc = s3c_fail(e, S3C_EUSAGE, "sync: --from-manifest lists the keys of an S3 source, not of %s", s->src.arg);
     if (!rc)
         rc = objopts_parse(verb, &s->oa, &s->oo, e);
     if (!rc)

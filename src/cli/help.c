@@ -86,14 +86,22 @@ static const struct help helps[] = {
       "                         and large downloads an interrupted (SIGINT, SIGTERM, kill -9)\n"
       "                         --resume run left: parts already in the hidden temp file\n"
       "                         (.s3c-NAME.XXXXXXXX.tmp) are not fetched again; the whole is\n"
-      "                         still verified. Without --resume an interrupt removes it.\n" },
+      "                         still verified. Without --resume an interrupt removes it.\n"
+      "  --shard K/N            do only shard K of N (0 <= K < N): the objects whose name\n"
+      "                         relative to the source root hashes there (FNV-1a 64 mod N),\n"
+      "                         so N processes with K = 0..N-1 do the job once; --shard auto\n"
+      "                         takes K and N from a Slurm job array or a Kubernetes Indexed Job\n"
+      "  --from-manifest FILE   the source set from FILE (local or s3://) instead of a listing:\n"
+      "                         an S3 Inventory manifest.json (CSV data files, gzip'd or not)\n"
+      "                         or a plain list of keys of the source bucket, one a line\n" },
     { "run", "s3c run FILE|- [--concurrency N] [--stat]",
       "Execute one s3c command a line (FILE, or - for standard input), in this process.\n"
       "Lines are split like shell words (quotes, backslashes, # comments), with no expansion.\n"
       "cp, mv, rm and sync lines run in parallel on one engine; any other verb waits for\n"
       "the lines before it to finish. A failed line is named by its number; exit code 1.\n"
       "  --concurrency N, --numworkers N, --part-size SIZE, --bwlimit RATE, --expected-size SIZE,\n"
-      "  --no-progress, --stat, --resume   as for cp, for the one engine of all the lines\n" },
+      "  --no-progress, --stat, --resume   as for cp, for the one engine of all the lines\n"
+      "  --shard K/N|auto       as for cp, for every line without a --shard of its own\n" },
     { "mv", "s3c mv SRC DST [--recursive] [flags]",
       "Like cp, then delete each source once its copy has been verified.\n" },
     { "rm", "s3c rm s3://BUCKET/KEY... [--recursive] [--exclude P] [--include P] [--dryrun] [--all-versions]",
@@ -111,6 +119,7 @@ static const struct help helps[] = {
       "  --concurrency N, --numworkers N   fixed requests in flight (default: adaptive)\n"
       "  --no-progress, --stat  as for cp\n"
       "  --part-size, --bwlimit, --expected-size, --resume   accepted as for cp; no effect here\n"
+      "  --shard K/N|auto, --from-manifest FILE   as for cp (the root: the argument's prefix)\n"
       "Each key that fails is one error line; any failure exits 1.\n" },
     { "cat", "s3c cat s3://BUCKET/KEY [--raw] [--part-size SIZE] [--concurrency N]",
       "Write an object to stdout: ranged GETs in parallel, written in order, with at\n"
@@ -162,7 +171,11 @@ static const struct help helps[] = {
       "  --sse-kms-key-id K, --sse-c AES256 --sse-c-key KEY32, --sse-c-copy-source AES256\n"
       "  --sse-c-copy-source-key KEY32, --request-payer requester, --no-guess-mime-type,\n"
       "  and its engine flags: --concurrency N, --numworkers N, --part-size SIZE,\n"
-      "  --bwlimit RATE, --expected-size SIZE, --no-progress, --stat, --resume\n" },
+      "  --bwlimit RATE, --expected-size SIZE, --no-progress, --stat, --resume\n"
+      "  --shard K/N|auto       as for cp; both ends go by the same names, so --delete\n"
+      "                         deletes only within the shard\n"
+      "  --from-manifest FILE   as for cp: the source's objects (sizes and times from an\n"
+      "                         inventory; a plain key list copies only what DST lacks)\n" },
     { "configure", "s3c configure list [--profile NAME]",
       "Print the configuration in effect as `aws configure list` does: the profile,\n"
       "the access and secret key (masked to their last 4 characters) with the\n"

@@ -24,6 +24,8 @@ static enum s3c_err parse_count(const char *verb, const char *flag, const char *
     return S3C_OK;
 }
 
+extern char **environ;
+
 enum s3c_err job_knobs_parse(struct job *j, const struct job_knob_args *a, struct s3c_error *e)
 {
     struct job_knobs *k = &j->knobs;
@@ -41,12 +43,16 @@ enum s3c_err job_knobs_parse(struct job *j, const struct job_knob_args *a, struc
                         a->part_size);
     if (a->expected_size && !cfg_parse_size(sv_from(a->expected_size), &k->expected_size))
         return s3c_fail(e, S3C_EUSAGE, "%s: --expected-size must be a size, not \"%s\"", verb, a->expected_size);
+    k->shard_set = a->shard != NULL;
+    if (shard_parse(a->shard, environ, &k->shard, e)) {
+        char why[sizeof(e->msg)];
+        memcpy(why, e->msg, sizeof(why));
+        return s3c_fail(e, S3C_EUSAGE, "%s: %.400s", verb, why);
+    }
     if (a->bwlimit && (!cfg_parse_rate(sv_from(a->bwlimit), &k->bwlimit_bytes_s) || !k->bwlimit_bytes_s))
         return s3c_fail(e, S3C_EUSAGE, "%s: --bwlimit must be a rate like 50MB/s, not \"%s\"", verb, a->bwlimit);
     return S3C_OK;
 }
-
-extern char **environ;
 
 /* Where multipart uploads are journaled for --resume; NULL when no directory can be named. */
 static const char *state_dir(void)
@@ -104,6 +110,11 @@ void job_count(struct job *j, int op, uint64_t bytes, const struct s3c_error *e)
     j->n.bytes += bytes;
 }
 
+bool job_owns(const struct job *j, struct sv rel)
+{
+    return shard_owns(&j->knobs.shard, rel);
+}
+
 void job_skip(struct job *j)
 {
     j->n.skipped++;
@@ -135,7 +146,7 @@ enum s3c_err job_result(const struct job *j)
 
 static const char *const op_names[JOB_N_OPS] = { "upload", "download", "copy", "delete", "move" };
 
-void job_print_stat(const struct job_counts *n)
+void job_print_stat(const struct job_counts *n, const struct shard *sh)
 {
     char line[256];
     int i;
@@ -160,9 +171,17 @@ void job_print_stat(const struct job_counts *n)
         buf_addc(&rows, ']');
         json_raw(&j, "stat", buf_cstr(&rows));
         json_u64(&j, "skipped", n->skipped);
+        if (sh && sh->n > 1) {
+            json_u64(&j, "shard", sh->k);
+            json_u64(&j, "shards", sh->n);
+        }
         json_end(&j);
         buf_release(&rows);
         return;
+    }
+    if (sh && sh->n > 1) {
+        snprintf(line, sizeof(line), "\nshard %u of %u (0-based)", sh->k, sh->n);
+        out_text(line);
     }
     snprintf(line, sizeof(line), "\n%-10s %10s %10s %10s %16s\n", "Operation", "Total", "Error", "Success", "Bytes");
     out_text(line);
@@ -302,6 +321,6 @@ enum s3c_err job_run(struct job *j)
     }
     rc = j->ops->finish(j, erc);
     if (j->knobs.stat)
-        job_print_stat(&j->n);
+        job_print_stat(&j->n, &j->knobs.shard);
     return rc;
 }

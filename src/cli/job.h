@@ -24,6 +24,7 @@
 #include <stdint.h>
 
 #include "cli/cmd.h"
+#include "plan/shard.h"
 #include "xfer/xfer.h"
 
 struct job;
@@ -54,6 +55,8 @@ struct job_knobs {
     bool no_progress;
     bool stat;                      /* --stat: a summary table at the end */
     bool resume;                    /* --resume: continue journaled multipart uploads and large downloads */
+    struct shard shard;             /* --shard K/N|auto: only this shard's objects (plan/shard.h) */
+    bool shard_set;                 /* --shard was given (run passes its own to lines without) */
 };
 
 /* What every job counts, for --stat and the exit code: per operation
@@ -82,7 +85,7 @@ struct job {
 /* The flags of struct job_knobs as args_parse specs: append them to a verb's table.
  * JOB_KNOB_SPECS(k, raw) where 'raw' is a struct job_knob_args. */
 struct job_knob_args {
-    const char *numworkers, *concurrency, *part_size, *bwlimit, *expected_size;
+    const char *numworkers, *concurrency, *part_size, *bwlimit, *expected_size, *shard;
     bool no_progress, stat, resume;
 };
 #define JOB_KNOB_SPECS(a)                                               \
@@ -94,8 +97,11 @@ struct job_knob_args {
     { "--no-progress", NULL, ARG_BOOL, &(a)->no_progress },             \
     { "--stat", NULL, ARG_BOOL, &(a)->stat },                           \
     { "--resume", NULL, ARG_BOOL, &(a)->resume }
+/* --shard, for the verbs that shard (cp, mv, rm, sync, run). */
+#define JOB_SHARD_SPEC(a) { "--shard", NULL, ARG_STR, &(a)->shard }
 
-/* Check and convert the parsed knob flags into j->knobs (S3C_EUSAGE with a message naming the verb). */
+/* Check and convert the parsed knob flags into j->knobs (S3C_EUSAGE with a message naming the verb).
+ * --shard auto reads the process's environment. */
 enum s3c_err job_knobs_parse(struct job *j, const struct job_knob_args *a, struct s3c_error *e);
 
 /* The engine options for 'j' (configuration, then the job's knobs); next/done/progress left for the driver. */
@@ -111,6 +117,9 @@ enum s3c_err job_run(struct job *j);
 /* Account one finished object of operation 'op' (enum xfer_op or JOB_OP_MOVE)
  * into j->n: failed when e != NULL (first_error keeps the first code). */
 void job_count(struct job *j, int op, uint64_t bytes, const struct s3c_error *e);
+/* True when the object named 'rel' (relative to the job's source root) is this shard's. */
+bool job_owns(const struct job *j, struct sv rel);
+
 /* Account one object skipped on purpose (-n, --no-overwrite, unchanged in sync). */
 void job_skip(struct job *j);
 /* Add 'from' into 'to' (run's totals). */
@@ -118,8 +127,10 @@ void job_counts_add(struct job_counts *to, const struct job_counts *from);
 /* The job's result from its counts: S3C_OK, or the first failure's code. */
 enum s3c_err job_result(const struct job *j);
 
-/* The --stat summary table (or one JSON line with --json), on stdout. */
-void job_print_stat(const struct job_counts *n);
+/* The --stat summary table (or one JSON line with --json), on stdout; with a
+ * shard (n > 1) the line names it ("shard": K, "shards": N), so a driver can
+ * add up the lines of all the shards (README: "Many machines"). */
+void job_print_stat(const struct job_counts *n, const struct shard *sh);
 
 /* The live status line for an engine's stats ('ok' objects done; one_size: ETA for one object). */
 void job_progress_line(const struct xfer_stats *st, uint64_t ok, uint64_t one_size);

@@ -17,6 +17,7 @@
 #include "fs/path.h"
 #include "plan/filter.h"
 #include "plan/lister.h"
+#include "plan/manifest.h"
 #include "plan/walk.h"
 #include "plan/wild.h"
 #include "s3/uri.h"
@@ -63,6 +64,10 @@ struct transfer {
     enum src_kind kind;
     struct xfer_obj *one;
     struct lister lister;
+    const char *from_manifest;      /* --from-manifest FILE: the keys come from it, not a listing */
+    struct manifest *manifest;
+    struct s3_object mobj;          /* a manifest entry as a listed object */
+    struct buf mkey, metag;         /* its strings */
     char *prefix;                   /* listing prefix (ends with '/' or is "") */
     const char *pattern;            /* wildcard source: keys/paths must match it */
     struct walk *walk;              /* local source tree */
@@ -362,13 +367,74 @@ static enum s3c_err dst_for(struct transfer *t, const char *rel, struct buf *dst
     return buf_adds(shown, buf_cstr(dst)) ? s3c_fail(e, S3C_ENOMEM, "name too long") : S3C_OK;
 }
 
+/* A manifest entry without a size (a plain key list): HEAD it. False (reported) when that fails. */
+static bool manifest_head(struct transfer *t, struct s3_object *so)
+{
+    struct s3c_error e = S3C_ERROR_INIT;
+    struct http_xfer x;
+    struct sv v;
+    bool ok;
+
+    memset(&x, 0, sizeof(x));
+    ok = !store_s3_head_sse_c(t->s3, t->su.bucket, so->key, t->dst_s3 ? t->oa.ssec_src : t->oa.ssec, &x, &e);
+    if (ok) {
+        if (http_resp_header(&x.resp, "content-length", &v))
+            sv_to_u64(v, &so->size);
+        if (http_resp_header(&x.resp, "last-modified", &v))
+            http_date_parse(v, &so->mtime_epoch);
+        buf_reset(&t->metag);
+        if (http_resp_header(&x.resp, "etag", &v) && !buf_addsv(&t->metag, v))
+            so->etag = buf_cstr(&t->metag);
+    } else {
+        char shown[8192];
+        snprintf(shown, sizeof(shown), "s3://%s/%s", t->su.bucket, so->key);
+        skip_with_error(t, shown, t->dst_arg, &e);
+    }
+    http_xfer_release(&x);
+    return ok;
+}
+
+/* The next object under the source prefix: from the listing, or from --from-manifest. */
+static int next_s3_source(struct transfer *t, const struct s3_object **out, struct s3c_error *e)
+{
+    size_t pl = strlen(t->prefix);
+
+    if (!t->manifest)
+        return lister_next(&t->lister, out, e);
+    for (;;) {
+        struct manifest_entry me;
+        int r = manifest_next(t->manifest, &me, e);
+
+        if (r <= 0)
+            return r;
+        /* The manifest may cover more than the source argument: keep what is under it. */
+        if ((me.bucket[0] && strcmp(me.bucket, t->su.bucket) != 0) || strncmp(me.key, t->prefix, pl) != 0 ||
+            !me.key[pl])
+            continue;
+        memset(&t->mobj, 0, sizeof(t->mobj));
+        buf_reset(&t->mkey);
+        buf_reset(&t->metag);
+        if (buf_adds(&t->mkey, me.key) || buf_adds(&t->metag, me.etag))
+            return s3c_fail(e, S3C_ENOMEM, "out of memory"), -1;
+        t->mobj.key = buf_cstr(&t->mkey);
+        t->mobj.etag = buf_cstr(&t->metag);
+        t->mobj.last_modified = t->mobj.storage_class = "";
+        t->mobj.size = me.size;
+        t->mobj.mtime_epoch = me.mtime;
+        if (!me.has_attrs && t->op != XFER_DELETE && !manifest_head(t, &t->mobj))
+            continue;
+        *out = &t->mobj;
+        return 1;
+    }
+}
+
 static int next_from_list(struct transfer *t, struct xfer_obj **out)
 {
     const struct s3_object *so;
     struct s3c_error le = S3C_ERROR_INIT;
     int r;
 
-    while ((r = lister_next(&t->lister, &so, &le)) == 1) {
+    while ((r = next_s3_source(t, &so, &le)) == 1) {
         const char *rel = so->key + strlen(t->prefix);
         struct sv relv;
         struct buf dst = BUF_INIT(65536), shown_src = BUF_INIT(65536), shown_dst = BUF_INIT(65536);
@@ -386,6 +452,8 @@ static int next_from_list(struct transfer *t, struct xfer_obj **out)
             rel = relv.p;
         }
         if (!filter_empty(&t->filter) && !filter_accept(&t->filter, t->filter_root, sv_from(rel)))
+            continue;
+        if (!job_owns(&t->base, sv_from(rel)))
             continue;
         buf_addf(&shown_src, "s3://%s/%s", t->su.bucket, so->key);
         if (dst_for(t, rel, &dst, &shown_dst, &e)) {
@@ -416,6 +484,7 @@ static int next_from_list(struct transfer *t, struct xfer_obj **out)
 }
 
 static int next_obj_raw(struct transfer *t, struct xfer_obj **out);
+static const char *base_name(const char *p);
 
 static int next_obj(void *ctx, struct xfer_obj **out)
 {
@@ -454,6 +523,14 @@ static int next_obj_raw(struct transfer *t, struct xfer_obj **out)
     case SRC_ONE:
         if (!t->one)
             return 0;
+        /* A single object is the shard's of its name. */
+        if (!job_owns(&t->base, sv_from(base_name(t->src_s3 ? t->su.key : t->src_arg)))) {
+            shown_free(t->one->user);
+            t->one->user = NULL;
+            xfer_obj_free(t->one);
+            t->one = NULL;
+            return 0;
+        }
         *out = t->one;
         t->one = NULL;
         return 1;
@@ -667,7 +744,7 @@ static enum s3c_err job_start(struct job *j)
                 return rc;
             }
         }
-    } else if (t->recursive && t->src_s3) {
+    } else if ((t->recursive || t->from_manifest) && t->src_s3) {
         size_t kl = strlen(t->su.key);
         t->kind = SRC_LIST;
         t->prefix = str_printf("%s%s", t->su.key, kl && t->su.key[kl - 1] != '/' ? "/" : "");
@@ -696,7 +773,16 @@ static enum s3c_err job_start(struct job *j)
             return rc;
         }
     }
-    if (t->kind == SRC_LIST && (rc = lister_open(&t->lister, t->s3, t->su.bucket, t->prefix, &e))) {
+    if (t->kind == SRC_LIST && t->from_manifest) {
+        t->manifest = manifest_open(t->from_manifest, t->s3, &e);
+        if (!t->manifest) {
+            if (e.code == S3C_EUSAGE)
+                out_usage_error(&e);
+            else
+                out_error(op, &e);
+            return e.code;
+        }
+    } else if (t->kind == SRC_LIST && (rc = lister_open(&t->lister, t->s3, t->su.bucket, t->prefix, &e))) {
         out_error(op, &e);
         return rc;
     }
@@ -730,6 +816,9 @@ static void job_free(struct job *j)
     filter_release(&t->filter);
     free(t->filter_root);
     lister_close(&t->lister);
+    manifest_free(t->manifest);
+    buf_release(&t->mkey);
+    buf_release(&t->metag);
     free(t->prefix);
     while (t->dels) {
         struct pending_del *d = t->dels;
@@ -764,6 +853,8 @@ enum s3c_err cp_job_new(struct cli_ctx *c, const char *verb, int argc, char **ar
         { "--include", NULL, ARG_STR_LIST, &t->filters },
         OBJOPTS_SPECS(&t->oo, &t->oa),
         JOB_KNOB_SPECS(&t->knob_args),
+        JOB_SHARD_SPEC(&t->knob_args),
+        { "--from-manifest", NULL, ARG_STR, &t->from_manifest },
         { NULL, NULL, 0, NULL },
     };
     enum s3c_err rc;
@@ -776,10 +867,14 @@ enum s3c_err cp_job_new(struct cli_ctx *c, const char *verb, int argc, char **ar
     t->base.verb = verb;
     t->mv = !strcmp(verb, "mv");
     t->filter = (struct filter)FILTER_INIT;
+    t->mkey = (struct buf)BUF_INIT(MANIFEST_LINE_MAX);
+    t->metag = (struct buf)BUF_INIT(4096);
     rc = args_parse(verb, specs, argc, argv, t->pos, 2, &t->n_pos, e);
     t->base.dryrun = dryrun;
     if (!rc)
         rc = setup_ends(t, t->n_pos, t->pos, e);
+    if (!rc && t->from_manifest && (!t->src_s3 || !t->su.bucket[0]))
+        rc = s3c_fail(e, S3C_EUSAGE, "%s: --from-manifest needs an S3 source (s3://BUCKET[/PREFIX]) for its keys", verb);
     if (!rc)
         rc = objopts_parse(verb, &t->oa, &t->oo, e);
     if (!rc)
@@ -882,7 +977,8 @@ static int transfer_walk_next(struct transfer *t, struct xfer_obj **out)
             }
             rel = wild_relative(t->pattern, buf_sv(&match));
         }
-        if (!filter_empty(&t->filter) && !filter_accept(&t->filter, t->filter_root, rel)) {
+        if ((!filter_empty(&t->filter) && !filter_accept(&t->filter, t->filter_root, rel)) ||
+            !job_owns(&t->base, rel)) {
             buf_release(&match);
             continue;
         }

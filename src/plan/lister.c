@@ -1,16 +1,146 @@
+/*
+ * The parallel listing: ranges of the key space listed at once on the
+ * store's loop, read back in key order. What it must not do: hold more than
+ * its page budget, yield a key twice or out of order, or touch the engine.
+ */
 #include "plan/lister.h"
 
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define LIST_BODY_MAX_BYTES (32u << 20)
+#define CUTS_PER_PAGE_MAX 64        /* new ranges from one full page */
+#define FREE_RETRIES_MAX 2          /* region hints followed per request */
+
+struct lister_page {
+    struct lister_page *next;
+    struct s3_list_objects p;
+    size_t n;                       /* its objects in the range (the rest lie past the range's end) */
+};
+
+struct lister_req;
+
+struct lister_range {
+    struct lister_range *next;
+    char *after;                    /* keys after this one ("": from the prefix on) */
+    char *hi;                       /* NULL: to the end; else keys up to this one */
+    char *token;                    /* continuation token of the next page; NULL: StartAfter 'after' */
+    struct lister_page *pages, *last_page;
+    int n_pages;
+    bool done;                      /* no request left to send */
+    bool delimit;                   /* the first request of all: delimiter '/', for the common prefixes */
+    bool probe;                     /* ask for one key: the range is probably over */
+    int attempt, free_retries;
+    int64_t retry_at_ms;
+    struct lister_req *req;         /* in flight */
+};
+
+struct lister_req {
+    struct http_xfer x;
+    struct store_s3_call call;
+    struct buf query;
+    struct lister *l;
+    struct lister_range *r;
+};
+
+static int64_t now_ms(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* S3 Express directory buckets list in no order and take no StartAfter. */
+static bool directory_bucket(const char *bucket)
+{
+    size_t n = strlen(bucket);
+    return n > 6 && !strcmp(bucket + n - 6, "--x-s3");
+}
+
+static int width_from_env(void)
+{
+    const char *v = getenv("S3C_LIST_WIDTH");
+    char *end;
+    long n;
+
+    if (!v || !*v)
+        return LISTER_WIDTH_DEFAULT;
+    n = strtol(v, &end, 10);
+    if (*end || n < 1)
+        return LISTER_WIDTH_DEFAULT;
+    return n > LISTER_WIDTH_MAX ? LISTER_WIDTH_MAX : (int)n;
+}
+
+static void page_free(struct lister_page *pg)
+{
+    if (!pg)
+        return;
+    s3_list_objects_release(&pg->p);
+    free(pg);
+}
+
+static struct lister_range *range_new(const char *after, char *hi_owned)
+{
+    struct lister_range *r = calloc(1, sizeof(*r));
+
+    if (!r || !(r->after = strdup(after ? after : ""))) {
+        free(r);
+        free(hi_owned);
+        return NULL;
+    }
+    r->hi = hi_owned;
+    return r;
+}
+
+static void range_free(struct lister_range *r)
+{
+    while (r->pages) {
+        struct lister_page *pg = r->pages;
+        r->pages = pg->next;
+        page_free(pg);
+    }
+    free(r->after);
+    free(r->hi);
+    free(r->token);
+    free(r);
+}
+
+static void req_free(struct lister_req *q)
+{
+    http_xfer_release(&q->x);
+    store_s3_call_release(&q->call);
+    buf_release(&q->query);
+    free(q);
+}
+
+/* The listing is over: the first failure is the one reported. */
+static void fail(struct lister *l, const struct s3c_error *e)
+{
+    if (l->failed)
+        return;
+    l->failed = true;
+    l->err = *e;
+}
+
+static void fail_nomem(struct lister *l)
+{
+    struct s3c_error e = S3C_ERROR_INIT;
+
+    s3c_fail(&e, S3C_ENOMEM, "out of memory");
+    fail(l, &e);
+}
 
 enum s3c_err lister_open(struct lister *l, struct store_s3 *s3, const char *bucket, const char *prefix,
                          struct s3c_error *e)
 {
     memset(l, 0, sizeof(*l));
     l->s3 = s3;
-    l->page = (struct s3_list_objects)S3_LIST_OBJECTS_INIT;
     l->bucket = strdup(bucket);
     l->prefix = strdup(prefix ? prefix : "");
+    l->width = directory_bucket(bucket) ? 1 : width_from_env();
     if (!l->bucket || !l->prefix) {
         lister_close(l);
         return s3c_fail(e, S3C_ENOMEM, "out of memory");
@@ -18,54 +148,356 @@ enum s3c_err lister_open(struct lister *l, struct store_s3 *s3, const char *buck
     return S3C_OK;
 }
 
-/* Fetch pages until one has objects or the listing ends; 0 at the end, -1 on failure. */
-static int lister_fill(struct lister *l, struct s3c_error *e)
+/* ListObjectsV2's query for the next page of 'r', parameters in sorted order. */
+static enum s3c_err build_query(const struct lister *l, const struct lister_range *r, struct buf *q)
 {
-    struct store_s3_list_args a = { l->bucket, l->prefix, NULL, l->token, NULL, 0 };
+    enum s3c_err rc = s3_query_add(q, "list-type", "2");
 
-    while (!l->done) {
-        if (store_s3_list_objects(l->s3, &a, &l->page, e)) {
-            l->done = true;
-            return -1;
-        }
-        l->started = true;
-        l->i = 0;
-        free(l->token);
-        l->token = NULL;
-        if (l->page.is_truncated && l->page.next_continuation_token[0]) {
-            l->token = strdup(l->page.next_continuation_token);
-            if (!l->token) {
-                l->done = true;
-                return s3c_fail(e, S3C_ENOMEM, "out of memory"), -1;
-            }
-            a.token = l->token;
-        } else {
-            /* A truncated page without a token would list forever: treat it as the end. */
-            l->done = true;
-        }
-        if (l->page.n_objects)
-            return 1;
+    if (!rc && r->token)
+        rc = s3_query_add(q, "continuation-token", r->token);
+    if (!rc && r->delimit)
+        rc = s3_query_add(q, "delimiter", "/");
+    if (!rc)
+        rc = s3_query_add(q, "encoding-type", "url");
+    if (!rc && r->probe)
+        rc = s3_query_add(q, "max-keys", "1");
+    if (!rc && l->prefix[0])
+        rc = s3_query_add(q, "prefix", l->prefix);
+    if (!rc && !r->token && r->after[0])
+        rc = s3_query_add(q, "start-after", r->after);
+    return rc;
+}
+
+static void on_done(struct http_xfer *x, void *ctx);
+
+static bool submit(struct lister *l, struct lister_range *r)
+{
+    struct lister_req *q = calloc(1, sizeof(*q));
+    struct s3_req req = { .method = "GET", .bucket = l->bucket };
+    struct s3c_error e = S3C_ERROR_INIT;
+    enum s3c_err rc;
+
+    if (!q) {
+        fail_nomem(l);
+        return false;
     }
-    return 0;
+    q->call = (struct store_s3_call)STORE_S3_CALL_INIT;
+    q->query = (struct buf)BUF_INIT(16384);
+    q->l = l;
+    q->r = r;
+    if (build_query(l, r, &q->query)) {
+        req_free(q);
+        fail_nomem(l);
+        return false;
+    }
+    req.query = buf_cstr(&q->query);
+    q->x.body_max = LIST_BODY_MAX_BYTES;
+    rc = store_s3_prepare(l->s3, &req, &q->call, &q->x, &e);
+    q->x.done = on_done;
+    q->x.done_ctx = q;
+    if (!rc)
+        rc = http_loop_submit(store_s3_loop(l->s3), &q->x, &e);
+    if (rc) {
+        req_free(q);
+        fail(l, &e);
+        return false;
+    }
+    r->req = q;
+    l->inflight++;
+    l->requests++;
+    return true;
+}
+
+/*
+ * Send what may go now: from the head on, each range with no request out
+ * and fewer than two pages waiting, while the width and the page budget
+ * allow (the head always may, so the reader never waits on pages of
+ * ranges it has not reached).
+ */
+static void pump(struct lister *l)
+{
+    int budget = l->width * LISTER_PAGES_PER_WIDTH;
+    int64_t now = 0;
+    struct lister_range *r;
+
+    if (l->failed || l->closing || !store_s3_may_send(l->s3, l->bucket))
+        return;
+    for (r = l->head; r && l->inflight < l->width; r = r->next) {
+        if (r->done || r->req || r->n_pages >= 2)
+            continue;
+        if (r->retry_at_ms) {
+            if (!now)
+                now = now_ms();
+            if (r->retry_at_ms > now)
+                continue;
+            r->retry_at_ms = 0;
+        }
+        if (r != l->head && l->pages + l->inflight >= budget)
+            break;
+        if (!submit(l, r))
+            return;
+    }
+}
+
+/* Cut 'r' at each of the n NUL-separated 'points' (increasing, inside it). */
+static bool cut(struct lister *l, struct lister_range *r, const char *points, size_t n)
+{
+    struct lister_range *prev = r;
+    char *old_hi = r->hi, *first;
+    size_t i;
+
+    if (!n)
+        return true;
+    first = strdup(points);
+    if (!first)
+        return false;
+    r->hi = first;
+    for (i = 0; i < n; i++) {
+        const char *p = points;
+        const char *next = i + 1 < n ? p + strlen(p) + 1 : NULL;
+        char *hi = next ? strdup(next) : old_hi;
+        struct lister_range *nr;
+
+        if (next && !hi)
+            return false;
+        nr = range_new(p, hi);
+        if (!nr)
+            return false;
+        if (!next)
+            old_hi = NULL; /* nr owns it now */
+        nr->next = prev->next;
+        prev->next = nr;
+        prev = nr;
+        l->n_ranges++;
+        points = next ? next : points;
+    }
+    free(old_hi);
+    l->cuts += n;
+    return true;
+}
+
+/* The first answer had common prefixes: one range per directory. */
+static bool cut_at_prefixes(struct lister *l, struct lister_range *r, const struct s3_list_objects *p)
+{
+    struct buf pts = BUF_INIT(64u << 20);
+    size_t i, n = 0;
+    bool ok = true;
+
+    for (i = 0; i < p->n_prefixes && ok; i++) {
+        /* A cut must lie inside the range: past 'after', before 'hi'. */
+        if (strcmp(p->prefixes[i], r->after) <= 0 || (r->hi && strcmp(p->prefixes[i], r->hi) >= 0))
+            continue;
+        ok = !buf_adds(&pts, p->prefixes[i]) && !buf_addc(&pts, '\0');
+        n++;
+    }
+    ok = ok && cut(l, r, pts.data, n);
+    buf_release(&pts);
+    return ok;
+}
+
+/* A page of 'r' arrived: keep what is the range's, decide what comes next. */
+static void take_page(struct lister *l, struct lister_range *r, struct lister_page *pg)
+{
+    struct s3_list_objects *p = &pg->p;
+    size_t n = p->n_objects, i, from = strlen(l->prefix);
+    bool was_probe = r->probe, was_delimit = r->delimit;
+    struct buf pts = BUF_INIT(1u << 20);
+
+    r->probe = r->delimit = false;
+    if (was_delimit && p->n_prefixes) {
+        /* Its objects are listed again by the ranges it cuts. */
+        if (!cut_at_prefixes(l, r, p))
+            fail_nomem(l);
+        page_free(pg);
+        return;
+    }
+    /* Keys past the range's end belong to the next range. */
+    if (r->hi)
+        while (n && strcmp(p->objects[n - 1].key, r->hi) > 0)
+            n--;
+    pg->n = n;
+    if (n < p->n_objects || !p->is_truncated || !n) {
+        r->done = true;
+    } else {
+        free(r->after);
+        free(r->token);
+        r->token = NULL;
+        r->after = strdup(p->objects[n - 1].key);
+        /* A delimiter listing's token does not continue a plain one. */
+        if (!was_delimit && p->next_continuation_token[0] && !(r->token = strdup(p->next_continuation_token)))
+            r->after = NULL;
+        if (!r->after) {
+            page_free(pg);
+            fail_nomem(l);
+            return;
+        }
+        if (l->width > 1) {
+            for (i = 0; i < n; i++)
+                ranges_alphabet_add(&l->alphabet, sv_from(p->objects[i].key), from);
+            if (!was_probe && n > 1 && l->n_ranges < LISTER_RANGES_MAX) {
+                size_t k = ranges_split(&l->alphabet, sv_from(p->objects[0].key), sv_from(p->objects[n - 1].key),
+                                        r->hi, from, CUTS_PER_PAGE_MAX, &pts);
+                if (!cut(l, r, pts.data, k))
+                    fail_nomem(l);
+                /* Nothing to cut, and an end near: one key tells whether it is there. */
+                r->probe = !k && r->hi;
+            }
+        }
+    }
+    buf_release(&pts);
+    if (!n) {
+        page_free(pg);
+        return;
+    }
+    if (r->last_page)
+        r->last_page->next = pg;
+    else
+        r->pages = pg;
+    r->last_page = pg;
+    r->n_pages++;
+    l->pages++;
+}
+
+static void on_done(struct http_xfer *x, void *ctx)
+{
+    struct lister_req *q = ctx;
+    struct lister *l = q->l;
+    struct lister_range *r = q->r;
+    struct s3c_error e = S3C_ERROR_INIT;
+    struct lister_page *pg;
+    enum store_s3_verdict v;
+    long backoff_ms = 0;
+    bool free_retry = false;
+
+    l->inflight--;
+    r->req = NULL;
+    if (l->failed || l->closing) {
+        req_free(q);
+        return;
+    }
+    if (x->resp.status == 0 && x->resp.curl_code == 42 /* CURLE_ABORTED_BY_CALLBACK: cancelled */) {
+        s3c_fail(&e, S3C_ECANCEL, "interrupted");
+        fail(l, &e);
+        req_free(q);
+        return;
+    }
+    v = store_s3_judge(l->s3, &q->call, x, r->attempt, &backoff_ms, &free_retry, &e);
+    if (v == STORE_S3_RETRY) {
+        if (!free_retry || r->free_retries++ >= FREE_RETRIES_MAX)
+            r->attempt++;
+        r->retry_at_ms = now_ms() + (backoff_ms > 0 ? backoff_ms : 0);
+        req_free(q);
+        pump(l);
+        return;
+    }
+    if (v != STORE_S3_OK) {
+        fail(l, &e);
+        req_free(q);
+        return;
+    }
+    r->attempt = r->free_retries = 0;
+    pg = calloc(1, sizeof(*pg));
+    if (!pg) {
+        req_free(q);
+        fail_nomem(l);
+        return;
+    }
+    if (s3_xml_parse(S3_REPLY_LIST_OBJECTS, buf_sv(&x->resp.body), &pg->p, NULL, &e)) {
+        req_free(q);
+        page_free(pg);
+        fail(l, &e);
+        return;
+    }
+    req_free(q);
+    take_page(l, r, pg);
+    pump(l);
+}
+
+static bool start(struct lister *l)
+{
+    l->head = range_new("", NULL);
+    if (!l->head) {
+        fail_nomem(l);
+        return false;
+    }
+    l->n_ranges = 1;
+    l->head->delimit = l->width > 1;
+    pump(l);
+    return true;
 }
 
 int lister_next(struct lister *l, const struct s3_object **out, struct s3c_error *e)
 {
-    if (!l->started || l->i >= l->page.n_objects) {
-        int r = lister_fill(l, e);
-        if (r <= 0)
-            return r;
+    if (!l->opened) {
+        l->opened = true;
+        start(l);
     }
-    *out = &l->page.objects[l->i++];
-    return 1;
+    for (;;) {
+        struct lister_range *r;
+        bool retry_wait;
+        int wait_ms = 100;
+
+        if (l->cur && l->i < l->cur->n) {
+            *out = &l->cur->p.objects[l->i++];
+            return 1;
+        }
+        if (l->cur) {
+            page_free(l->cur);
+            l->cur = NULL;
+            l->pages--;
+        }
+        if (l->failed) {
+            *e = l->err;
+            return -1;
+        }
+        r = l->head;
+        if (!r)
+            return 0;
+        if (r->pages) {
+            l->cur = r->pages;
+            r->pages = l->cur->next;
+            if (!r->pages)
+                r->last_page = NULL;
+            r->n_pages--;
+            l->i = 0;
+            pump(l);
+            continue;
+        }
+        if (r->done) {
+            l->head = r->next;
+            l->n_ranges--;
+            range_free(r);
+            pump(l);
+            continue;
+        }
+        pump(l);
+        retry_wait = !r->req && r->retry_at_ms;
+        if (retry_wait) {
+            int64_t left = r->retry_at_ms - now_ms();
+            wait_ms = left < 1 ? 1 : left > 100 ? 100 : (int)left;
+        }
+        if (!http_loop_step(store_s3_loop(l->s3), wait_ms) && retry_wait)
+            usleep((useconds_t)wait_ms * 1000);
+    }
 }
 
 void lister_close(struct lister *l)
 {
-    s3_list_objects_release(&l->page);
+    if (l->s3) {
+        l->closing = true;
+        while (l->inflight > 0)
+            http_loop_step(store_s3_loop(l->s3), 100);
+        if (l->requests > 1)
+            store_s3_debugf(l->s3, "list s3://%s/%s: %llu requests, %llu cuts, width %d", l->bucket, l->prefix,
+                            (unsigned long long)l->requests, (unsigned long long)l->cuts, l->width);
+    }
+    page_free(l->cur);
+    while (l->head) {
+        struct lister_range *r = l->head;
+        l->head = r->next;
+        range_free(r);
+    }
     free(l->bucket);
     free(l->prefix);
-    free(l->token);
-    l->bucket = l->prefix = l->token = NULL;
-    l->done = true;
+    memset(l, 0, sizeof(*l));
 }

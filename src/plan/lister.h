@@ -1,27 +1,62 @@
 /*
  * lister: an S3 listing (ListObjectsV2) as a stream of objects in key
- * order, one page held at a time. Used by cp/mv/rm/sync/du for every
- * "all keys under a prefix" source.
+ * order. Used by cp/mv/rm/sync for every "all keys under a prefix" source.
  *
- * Not thread-safe; blocking (each page is one request on the store).
+ * Parallel: the prefix's key space is cut into ranges (plan/ranges.h),
+ * first at the common prefixes under '/' (one delimiter request), then,
+ * whenever a range's page comes back full, at points guessed from its keys;
+ * up to 'width' ranges are listed at once (StartAfter, then continuation
+ * tokens), each a page or two ahead, and read back strictly in order: range
+ * i to its end before range i+1. At most LISTER_PAGES_PER_WIDTH x width
+ * pages are held or in flight, so memory does not grow with the listing.
+ * A range that ends where its page is cut off has listed past its end:
+ * those keys are dropped (they belong to the next range), so every key is
+ * yielded once.
+ *
+ * The requests run on the store's loop: submitted and answered while
+ * lister_next() waits and while anyone else steps the loop (the engine),
+ * so pages arrive while the engine works. width 1 (S3C_LIST_WIDTH=1, and
+ * S3 Express directory buckets, which list in no order and take no
+ * StartAfter) is one page after another, with continuation tokens only.
+ *
+ * Not thread-safe: the thread of the store's loop.
  */
 #ifndef S3C_PLAN_LISTER_H
 #define S3C_PLAN_LISTER_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "base/err.h"
+#include "plan/ranges.h"
 #include "s3/xml.h"
 #include "store/store_s3.h"
+
+#define LISTER_WIDTH_DEFAULT 32     /* list requests in flight per listing */
+#define LISTER_WIDTH_MAX 256
+#define LISTER_PAGES_PER_WIDTH 4    /* pages held or in flight, per unit of width */
+#define LISTER_RANGES_MAX 100000    /* ranges known at once; past it no more cuts */
+
+struct lister_range;
+struct lister_page;
 
 struct lister {
     struct store_s3 *s3;
     char *bucket;
     char *prefix;
-    char *token;
-    struct s3_list_objects page;
-    size_t i;
-    bool started, done;
+    int width;                      /* list requests in flight at most */
+    struct lister_range *head;      /* ranges in key order; the head is being read */
+    struct lister_page *cur;        /* the page being read (taken off the head) */
+    size_t i;                       /* its next object */
+    struct ranges_alphabet alphabet; /* bytes seen in keys, for the cuts */
+    int inflight;                   /* requests out */
+    int pages;                      /* pages held (cur included) */
+    int n_ranges;
+    bool opened;
+    bool closing;                   /* lister_close waits for the requests out */
+    bool failed;                    /* a page failed: the listing is over */
+    struct s3c_error err;           /* why */
+    uint64_t requests, cuts;        /* for --debug */
 };
 
 /* Start a listing of 'bucket' under 'prefix' (copied). No request yet. */
@@ -35,6 +70,7 @@ enum s3c_err lister_open(struct lister *l, struct store_s3 *s3, const char *buck
  */
 int lister_next(struct lister *l, const struct s3_object **out, struct s3c_error *e);
 
+/* Stop: waits for the requests in flight (steps the store's loop), frees all. */
 void lister_close(struct lister *l);
 
 #endif

@@ -196,6 +196,10 @@ enum s3c_err merge_next(struct merge *m, struct merge_action *out, struct s3c_er
             out->why = MERGE_WHY_PROTECTED;
             return S3C_OK;
         }
+        if (m->src.kind == MERGE_NAME) {
+            out->act = MERGE_SKIP; /* nothing to compare with: present is enough */
+            return S3C_OK;
+        }
         out->act = merge_should_copy(&m->o, &m->src, &m->dst, &out->why) ? MERGE_COPY_IT : MERGE_SKIP;
         return S3C_OK;
     }

@@ -49,6 +49,8 @@
 enum merge_kind {
     MERGE_FILE = 1,     /* a file or object that exists */
     MERGE_PROTECT,      /* source only: could not be read; see "Protection" */
+    MERGE_NAME,         /* source only: known by name alone (a plain key list), no size or
+                           time: copied when the destination lacks it, else skipped */
 };
 
 struct merge_entry {

@@ -138,6 +138,9 @@ test_sync_noop_sends_only_listings() {
     local b c i
     t_new_bucket b
     t_new_bucket c
+    # Exact page counts: one page after another (parallel listing cuts the key
+    # space into ranges and sends more, smaller requests; test_shard.sh).
+    export S3C_LIST_WIDTH=1
     # 1,500 files: two listing pages a side.
     mkdir -p tree/d1 tree/d2
     for i in $(seq 1 750); do printf '%s' "$i" > "tree/d1/f$i"; printf '%s' "$i" > "tree/d2/f$i"; done
@@ -395,7 +398,8 @@ test_sync_20000_files_10_changed() {
         assert_contains "$T_OUT" "upload: tree/d$i/f1$i to s3://$b/big/d$i/f1$i"
     done
     if t_store_is s3emu; then
-        assert_eq '{"ListObjectsV2":20,"PutObject":10}' "$(_sy_emu_ops)" "requests: 20 listing pages, 10 PUTs"
+        # The listing runs in parallel ranges (more requests than its 20 pages): only the PUTs are exact.
+        assert_eq '{"PutObject":10}' "$(_sy_emu_ops | jq -c 'del(.ListObjectsV2)')" "requests: 10 PUTs and listings"
     fi
     assert_eq "changed 44" "$(s3curl GET "/$b/big/d44/f144")" "a changed object"
     assert_ok s3c sync tree "s3://$b/big"
@@ -406,7 +410,7 @@ test_sync_20000_files_10_changed() {
     assert_lines 20000 "$T_OUT" "delete lines"
     assert_contains "$T_OUT" "delete: s3://$b/big/d99/f199"
     if t_store_is s3emu; then
-        assert_eq '{"DeleteObjects":20,"ListObjectsV2":20}' "$(_sy_emu_ops)" "requests: 20 listing pages, 20 batches"
+        assert_eq '{"DeleteObjects":20}' "$(_sy_emu_ops | jq -c 'del(.ListObjectsV2)')" "requests: 20 batches and listings"
     fi
     assert_eq "" "$(_sy_keys "$b")" "keys left"
 }

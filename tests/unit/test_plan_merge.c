@@ -184,6 +184,22 @@ TEST(merge_every_decision)
                    "end\n");
 }
 
+/* A key list's names (no size, no time): copied when missing, else left alone. */
+TEST(merge_names_only)
+{
+    const struct merge_entry src[] = { { MERGE_NAME, SV("a"), 0, 0, SV_NULL }, { MERGE_NAME, SV("b"), 0, 0, SV_NULL } };
+    const struct merge_entry dst[] = { F("b", 7, 1), F("c", 1, 1) };
+    struct merge_opts o = { MERGE_COPY, false, false, true };
+    struct vec s = { src, N(src), 0, 0 }, d = { dst, N(dst), 0, 0 };
+    char out[4096];
+
+    run_merge(&o, &s, &d, out, sizeof(out));
+    CHECK_STR(out, "copy a new\n"
+                   "skip b\n"
+                   "delete c\n"
+                   "end\n");
+}
+
 TEST(merge_without_delete_keeps)
 {
     const struct merge_entry src[] = { F("b", 1, 1) };
