@@ -190,6 +190,7 @@ struct store_s3 *cli_s3(struct cli_ctx *c, struct s3c_error *e)
     o.cfg = &c->cfg;
     o.region = c->cfg.region;
     o.sign_payload = c->cfg.s3.payload_signing_enabled.value;
+    o.express_no_session = c->cfg.s3_disable_express_session_auth.value;
     o.max_attempts = (int)c->cfg.max_attempts.value;
     o.http.verify_tls = c->cfg.verify_ssl;
     o.http.ca_bundle = c->cfg.ca_bundle;

@@ -123,14 +123,38 @@ enum s3c_err store_s3_head_sse_c(struct store_s3 *s, const char *bucket, const c
     return store_s3_send(s, &r, x, e);
 }
 
+enum s3c_err store_s3_list_directory_buckets(struct store_s3 *s, const char *token,
+                                             struct s3_list_buckets *out, struct s3c_error *e)
+{
+    struct s3_req r = { .method = "GET", .control = true };
+    struct buf q = BUF_INIT(8192);
+    enum s3c_err rc = S3C_OK;
+
+    if (token && token[0])
+        rc = s3_query_add(&q, "continuation-token", token);
+    if (!rc)
+        rc = s3_query_add(&q, "max-directory-buckets", "1000");
+    if (rc)
+        return s3c_fail(e, rc, "out of memory");
+    r.query = buf_cstr(&q);
+    rc = send_parse(s, &r, S3_REPLY_LIST_BUCKETS, out, e);
+    buf_release(&q);
+    return rc;
+}
+
 enum s3c_err store_s3_create_bucket(struct store_s3 *s, const char *bucket, const char *region,
                                     struct s3c_error *e)
 {
-    struct s3_req r = { .method = "PUT", .bucket = bucket };
+    struct s3_req r = { .method = "PUT", .bucket = bucket, .control = s3_bucket_is_express(bucket) };
     struct buf body = BUF_INIT(4096);
+    char zone[64];
     enum s3c_err rc;
 
-    rc = s3_build_create_bucket(region, &body, e);
+    if (r.control)
+        rc = s3_express_zone(bucket, zone, sizeof(zone)) ? s3_build_create_directory_bucket(zone, &body, e)
+                                                         : s3c_fail(e, S3C_EUSAGE, "bad directory bucket name");
+    else
+        rc = s3_build_create_bucket(region, &body, e);
     if (!rc) {
         r.body = body.data;
         r.body_len = body.len;
@@ -144,7 +168,7 @@ enum s3c_err store_s3_create_bucket(struct store_s3 *s, const char *bucket, cons
 
 enum s3c_err store_s3_delete_bucket(struct store_s3 *s, const char *bucket, struct s3c_error *e)
 {
-    struct s3_req r = { .method = "DELETE", .bucket = bucket };
+    struct s3_req r = { .method = "DELETE", .bucket = bucket, .control = s3_bucket_is_express(bucket) };
 
     return send_parse(s, &r, S3_REPLY_ERROR, NULL, e);
 }
