@@ -154,6 +154,8 @@ enum s3c_err cmd_head(struct cli_ctx *c, int argc, char **argv)
     }
     cli_op_name(op, sizeof(op), "head", n_pos, pos);
     s = cli_s3(c, &e);
+    if (s)
+        store_s3_express_read_only(s, true);
     rc = s ? store_s3_head(s, u.bucket, u.key[0] ? u.key : NULL, &x, &e) : e.code;
     if (rc) {
         out_error(op, &e);

@@ -783,6 +783,8 @@ enum s3c_err cp_job_new(struct cli_ctx *c, const char *verb, int argc, char **ar
     if (!rc)
         rc = objopts_parse(verb, &t->oa, &t->oo, e);
     if (!rc)
+        rc = objopts_express_check(verb, &t->oo, t->src_s3 ? t->su.bucket : NULL, t->dst_s3 ? t->du.bucket : NULL, e);
+    if (!rc)
         rc = job_knobs_parse(&t->base, &t->knob_args, e);
     if (rc) {
         job_free(&t->base);
