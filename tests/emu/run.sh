@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # tests/emu/run.sh: the s3emu suite. Starts build/s3emu on a free loopback
 # port, drives it with the AWS CLI (s3 and s3api), curl (SigV4, presigned,
-# faults, latency) and tests/emu/chunked.py (aws-chunked uploads), and ends
+# faults, latency), tests/emu/chunked.py (aws-chunked uploads) and
+# tests/emu/express.py (S3 Express directory buckets and sessions), and ends
 # with one line: "emu: N passed, N failed". Exit status 0 only if none failed.
 #
 #   tests/emu/run.sh                 uses build/s3emu
@@ -454,6 +455,19 @@ AK=AKIDEXAMPLE SK=wJalrXUtnFEMI REGION=eu-central-1
 eq "keys from flags accepted" "$(s3curl -o /dev/null -w '%{http_code}' -X PUT "$URL/flagkeys")" "200"
 AK=s3emu-access SK=s3emu-secret
 has "default keys refused then" "$(s3curl "$URL/flagkeys?list-type=2")" "InvalidAccessKeyId"
+kill "$EMU_PID"; wait "$EMU_PID" 2>/dev/null; EMU_PID=; check_emu_log
+
+# ---- S3 Express One Zone: directory buckets, sessions (tests/emu/express.py) ----
+start_emu
+"$PY" "$ROOT/tests/emu/express.py" "$URL" "$AK" "$SK" >"$T/express.out" 2>&1
+while IFS= read -r line; do
+    case "$line" in
+    "ok   "*) ok "${line#ok   }" ;;
+    "FAIL "*) bad "${line#FAIL }" ;;
+    *) echo "     $line" ;;
+    esac
+done <"$T/express.out"
+grep -q '^ok   express: deleted bucket gone' "$T/express.out" || bad "express.py ran to its end" "$(tail -3 "$T/express.out")"
 kill "$EMU_PID"; wait "$EMU_PID" 2>/dev/null; EMU_PID=; check_emu_log
 
 echo "emu: $pass passed, $fail failed"

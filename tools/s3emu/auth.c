@@ -6,11 +6,15 @@
  * framing is decoded here, chunk signatures checked one by one. Temporary
  * keys (ASIA..., issued by tests/creds/fake_iam.py) are checked here too:
  * their secret and session token derive from the static secret key (README,
- * "Temporary credentials"), so no state is shared with the issuer. Counts
- * the requests each access key signed ("signers" in /_s3emu/stats).
+ * "Temporary credentials"), so no state is shared with the issuer; so are
+ * S3 Express session credentials (x-amz-s3session-token), which it issues
+ * for CreateSession too. Which requests may use which credentials is judged
+ * by ops_express.c, not here. Counts the requests each access key signed
+ * ("signers" in /_s3emu/stats).
  */
 #include "emu.h"
 
+#include <ctype.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -104,13 +108,14 @@ static void signing_key(const char *ak, const char *secret, const struct sigv4_s
 
 /* ---- temporary credentials ---- */
 
-/* The secret of temporary key 'ak': base64(HMAC-SHA256(master, "secret:" ak)), 40 chars. */
-static void temp_secret(const struct emu_server *s, const char *ak, char out[TEMP_SECRET_LEN + 1])
+/* The secret of temporary key 'ak': base64(HMAC-SHA256(master, DOMAIN ak)), 40 chars. */
+static void derived_secret(const struct emu_server *s, const char *domain, const char *ak,
+                           char out[TEMP_SECRET_LEN + 1])
 {
     struct buf b64 = BUF_INIT(64);
     unsigned char mac[32];
-    char msg[SIGNER_ID_MAX + 8];
-    int n = snprintf(msg, sizeof(msg), "secret:%s", ak);
+    char msg[SIGNER_ID_MAX + 32];
+    int n = snprintf(msg, sizeof(msg), "%s%s", domain, ak);
 
     hash_hmac_sha256(s->secret_key, strlen(s->secret_key), msg, (size_t)n, mac);
     out[0] = 0;
@@ -121,56 +126,152 @@ static void temp_secret(const struct emu_server *s, const char *ak, char out[TEM
     buf_release(&b64);
 }
 
-/*
- * Check session token 'tok' of temporary key 'ak': "PAYLOAD.MAC" where MAC is
- * hex HMAC-SHA256(master, "token:" PAYLOAD) and PAYLOAD the base64url of
- * {"akid":"AK","exp":N}. true with *exp set when it is ours and for 'ak'.
- */
-static bool temp_token_ok(const struct emu_server *s, struct sv tok, const char *ak, int64_t *exp)
+/* Hex HMAC-SHA256(master, DOMAIN payload). */
+static void token_mac(const struct emu_server *s, const char *domain, const char *p, size_t n,
+                      char hex[65])
 {
-    struct buf msg = BUF_INIT(TEMP_TOKEN_MAX + 8), b64 = BUF_INIT(TEMP_TOKEN_MAX + 4);
-    struct buf json = BUF_INIT(TEMP_TOKEN_MAX);
-    const char *dot = tok.n ? memchr(tok.p, '.', tok.n) : NULL;
+    struct buf msg = BUF_INIT(TEMP_TOKEN_MAX + 32);
     unsigned char mac[32];
-    char hex[65], want[SIGNER_ID_MAX + 16];
+
+    buf_adds(&msg, domain);
+    buf_add(&msg, p, n);
+    hash_hmac_sha256(s->secret_key, strlen(s->secret_key), msg.data, msg.len, mac);
+    str_hex(mac, 32, hex);
+    buf_release(&msg);
+}
+
+/*
+ * A token "PAYLOAD.MAC" of ours: MAC is hex HMAC-SHA256(master, DOMAIN
+ * PAYLOAD), PAYLOAD the unpadded base64url of a JSON object, decoded into
+ * 'json'. false when it is not ours.
+ */
+static bool token_payload(const struct emu_server *s, struct sv tok, const char *domain, struct buf *json)
+{
+    struct buf b64 = BUF_INIT(TEMP_TOKEN_MAX + 4);
+    const char *dot = tok.n ? memchr(tok.p, '.', tok.n) : NULL;
+    char hex[65];
     size_t plen, i;
     bool ok = false;
-    int n;
 
     if (!dot || tok.n > TEMP_TOKEN_MAX)
         goto out;
     plen = (size_t)(dot - tok.p);
     if (tok.n - plen - 1 != 64)
         goto out;
-    buf_adds(&msg, "token:");
-    buf_add(&msg, tok.p, plen);
-    hash_hmac_sha256(s->secret_key, strlen(s->secret_key), msg.data, msg.len, mac);
-    str_hex(mac, 32, hex);
+    token_mac(s, domain, tok.p, plen, hex);
     if (memcmp(hex, dot + 1, 64) != 0)
         goto out;
     for (i = 0; i < plen; i++)      /* base64url -> base64 */
         buf_addc(&b64, tok.p[i] == '-' ? '+' : tok.p[i] == '_' ? '/' : tok.p[i]);
     while (b64.len % 4)
         buf_addc(&b64, '=');
-    if (base64_decode(buf_sv(&b64), &json))
+    ok = !base64_decode(buf_sv(&b64), json);
+out:
+    buf_release(&b64);
+    return ok;
+}
+
+/* Digits up to the closing '}' that ends 'json' at 'i': the "exp" value. */
+static bool json_exp_tail(const struct buf *json, size_t i, int64_t *exp)
+{
+    if (json->len <= i + 1 || json->data[json->len - 1] != '}')
+        return false;
+    *exp = 0;
+    for (; i + 1 < json->len; i++) {
+        if (json->data[i] < '0' || json->data[i] > '9' || *exp > INT64_MAX / 20)
+            return false;
+        *exp = *exp * 10 + (json->data[i] - '0');
+    }
+    return true;
+}
+
+/*
+ * Check session token 'tok' of temporary key 'ak' (README, "Temporary
+ * credentials"): {"akid":"AK","exp":N}. true with *exp set when it is ours
+ * and for 'ak'.
+ */
+static bool temp_token_ok(const struct emu_server *s, struct sv tok, const char *ak, int64_t *exp)
+{
+    struct buf json = BUF_INIT(TEMP_TOKEN_MAX);
+    char want[SIGNER_ID_MAX + 16];
+    bool ok = false;
+    int n;
+
+    if (!token_payload(s, tok, "token:", &json))
         goto out;
     /* Ours (the MAC says so), so in the issuer's one spelling. */
     n = snprintf(want, sizeof(want), "{\"akid\":\"%s\",\"exp\":", ak);
-    if (json.len <= (size_t)n + 1 || memcmp(json.data, want, (size_t)n) != 0 ||
-        json.data[json.len - 1] != '}')
+    if (json.len <= (size_t)n || memcmp(json.data, want, (size_t)n) != 0)
         goto out;
-    *exp = 0;
-    for (i = (size_t)n; i + 1 < json.len; i++) {
-        if (json.data[i] < '0' || json.data[i] > '9' || *exp > INT64_MAX / 20)
-            goto out;
-        *exp = *exp * 10 + (json.data[i] - '0');
-    }
-    ok = true;
+    ok = json_exp_tail(&json, (size_t)n, exp);
 out:
-    buf_release(&msg);
-    buf_release(&b64);
     buf_release(&json);
     return ok;
+}
+
+/*
+ * Check S3 Express session token 'tok' of key 'ak': {"akid":"AK",
+ * "bucket":"B","mode":"ReadWrite|ReadOnly","exp":N}. Fills the session
+ * fields of 'ar' and *exp when it is ours and for 'ak'.
+ */
+static bool session_token_ok(const struct emu_server *s, struct sv tok, const char *ak,
+                             struct emu_auth_result *ar, int64_t *exp)
+{
+    struct buf json = BUF_INIT(TEMP_TOKEN_MAX);
+    char want[SIGNER_ID_MAX + 32];
+    const char *p, *end, *q;
+    bool ok = false;
+    int n;
+
+    if (!token_payload(s, tok, "s3session:", &json))
+        goto out;
+    n = snprintf(want, sizeof(want), "{\"akid\":\"%s\",\"bucket\":\"", ak);
+    if (json.len <= (size_t)n || memcmp(json.data, want, (size_t)n) != 0)
+        goto out;
+    p = json.data + n;
+    end = json.data + json.len;
+    q = memchr(p, '"', (size_t)(end - p));
+    if (!q || (size_t)(q - p) >= sizeof(ar->session_bucket))
+        goto out;
+    memcpy(ar->session_bucket, p, (size_t)(q - p));
+    ar->session_bucket[q - p] = 0;
+    p = q;
+    if ((size_t)(end - p) > 28 && !memcmp(p, "\",\"mode\":\"ReadWrite\",\"exp\":", 27))
+        ar->session_readonly = false, p += 27;
+    else if ((size_t)(end - p) > 27 && !memcmp(p, "\",\"mode\":\"ReadOnly\",\"exp\":", 26))
+        ar->session_readonly = true, p += 26;
+    else
+        goto out;
+    ok = json_exp_tail(&json, (size_t)(p - json.data), exp);
+out:
+    buf_release(&json);
+    return ok;
+}
+
+void emu_auth_session_issue(struct emu_server *s, const char *bucket, bool readonly, int64_t exp,
+                            char akid[24], char secret[48], struct buf *token)
+{
+    struct buf json = BUF_INIT(512), b64 = BUF_INIT(1024);
+    char hex[65];
+    size_t i, start;
+
+    memcpy(akid, TEMP_PREFIX, 4);
+    emu_random_hex(s, akid + 4, 16);
+    for (i = 4; i < 20; i++)
+        akid[i] = (char)toupper((unsigned char)akid[i]);
+    akid[20] = 0;
+    derived_secret(s, "s3session-secret:", akid, secret);
+    buf_addf(&json, "{\"akid\":\"%s\",\"bucket\":\"%s\",\"mode\":\"%s\",\"exp\":%lld}", akid, bucket,
+             readonly ? "ReadOnly" : "ReadWrite", (long long)exp);
+    base64_encode(json.data, json.len, &b64);
+    start = token->len;
+    for (i = 0; i < b64.len && b64.data[i] != '='; i++)    /* base64 -> unpadded base64url */
+        buf_addc(token, b64.data[i] == '+' ? '-' : b64.data[i] == '/' ? '_' : b64.data[i]);
+    token_mac(s, "s3session:", token->data + start, token->len - start, hex);
+    buf_addc(token, '.');
+    buf_adds(token, hex);
+    buf_release(&json);
+    buf_release(&b64);
 }
 
 /*
@@ -193,6 +294,22 @@ static bool key_secret(struct emu_server *s, struct emu_req *q, const char *ak, 
         fail(ar, 403, "InvalidAccessKeyId", "The AWS Access Key Id you provided does not exist in our records.");
         return false;
     }
+    tok = emu_req_header(q, "x-amz-s3session-token");
+    if (!tok.p)
+        tok = sv_from(emu_req_param(q, "X-Amz-S3session-Token"));
+    if (tok.n) {    /* S3 Express session credentials */
+        if (!session_token_ok(s, tok, ak, ar, &exp)) {
+            fail(ar, 400, "InvalidToken", "The provided token is malformed or otherwise invalid.");
+            return false;
+        }
+        if ((int64_t)now >= exp) {
+            fail(ar, 400, "ExpiredToken", "The provided token has expired.");
+            return false;
+        }
+        ar->session = true;
+        derived_secret(s, "s3session-secret:", ak, secret);
+        return true;
+    }
     tok = emu_req_header(q, "x-amz-security-token");
     if (!tok.p)
         tok = sv_from(emu_req_param(q, "X-Amz-Security-Token"));
@@ -208,7 +325,7 @@ static bool key_secret(struct emu_server *s, struct emu_req *q, const char *ak, 
         fail(ar, 400, "ExpiredToken", "The provided token has expired.");
         return false;
     }
-    temp_secret(s, ak, secret);
+    derived_secret(s, "secret:", ak, secret);
     return true;
 }
 
@@ -441,6 +558,8 @@ void emu_auth_check(struct emu_server *s, struct emu_req *q, const char *region,
         str_copy(cregion, sizeof(cregion), parts[2]);
         str_copy(csvc, sizeof(csvc), parts[3]);
         str_copy(term, sizeof(term), parts[4]);
+        str_copy(ar->scope_service, sizeof(ar->scope_service), csvc);
+        ar->presigned = presigned;
     }
     if (!key_secret(s, q, ak, now, secret, ar))
         goto out;
@@ -587,7 +706,7 @@ int emu_auth_decode_chunked(struct emu_blob *b, struct emu_auth_result *ar, stru
     char *d = b->data;
     uint64_t rp = 0, wp = 0, n = b->len;
     char prev[65];
-    struct sigv4_scope sc = { ar->amz_date, ar->scope_region, "s3" };
+    struct sigv4_scope sc = { ar->amz_date, ar->scope_region, ar->scope_service[0] ? ar->scope_service : "s3" };
 
     memcpy(prev, ar->seed_sig, sizeof(prev));
     for (;;) {

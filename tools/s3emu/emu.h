@@ -30,6 +30,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <time.h>
 
 #include "base/buf.h"
@@ -107,11 +108,20 @@ enum emu_op {
     OP_COPY_OBJECT, OP_CREATE_MPU, OP_UPLOAD_PART, OP_UPLOAD_PART_COPY, OP_COMPLETE_MPU,
     OP_ABORT_MPU, OP_LIST_PARTS, OP_LIST_MPUS,
     OP_GET_BUCKET_ACL, OP_PUT_BUCKET_ACL, OP_GET_OBJECT_ACL, OP_PUT_OBJECT_ACL,
+    OP_CREATE_SESSION, OP_LIST_DIRECTORY_BUCKETS,
     OP_ADMIN_STATS, OP_ADMIN_CONFIG, OP_ADMIN_RESET, OP_ADMIN_POPULATE,
     OP_COUNT
 };
 const char *emu_op_name(enum emu_op op);   /* "GetObject", ... */
 bool emu_op_is_write(enum emu_op op);      /* counts against the PUT rate limit */
+
+/* A directory bucket (S3 Express One Zone) is named BASE--ZONEID--x-s3. */
+static inline bool emu_is_dir_bucket(const char *name)
+{
+    size_t n = name ? strlen(name) : 0;
+
+    return n > 6 && memcmp(name + n - 6, "--x-s3", 6) == 0;
+}
 
 /* ---- faults ---- */
 
@@ -167,6 +177,8 @@ struct emu_req {
     char *bucket;                       /* malloc'd, NULL if none */
     char *key;                          /* malloc'd, decoded, NULL if none */
     size_t klen;
+    bool express;                       /* on a directory bucket, or ListDirectoryBuckets */
+    char sig_region[32];                /* region of the signature's scope, once checked */
     uint64_t id;                        /* x-amz-request-id, given when the head arrived */
     enum emu_fault_kind fault;          /* decided when the head arrived */
     double fault_arg;                   /* slow: bytes/s; delay: ms */
@@ -255,7 +267,9 @@ struct emu_model {
     double rate_put;            /* PUT/POST/DELETE/COPY per second per prefix */
     int prefix_depth;           /* prefix = bucket + key up to this many '/' */
     double xregion_ms;          /* extra latency of a cross-region copy */
-    double express_latency_ms;  /* directory-bucket profile (reserved) */
+    double express_latency_ms;  /* median first-byte latency on directory buckets; <0: latency_ms/10 */
+    double express_session_s;   /* lifetime of CreateSession credentials */
+    int express_session_required; /* object requests on directory buckets need session keys */
     uint64_t min_part_bytes;    /* EntityTooSmall threshold */
     struct emu_fault_rule rules[EMU_MAX_RULES];
     int n_rules;
@@ -416,10 +430,23 @@ struct emu_auth_result {
     char amz_date[20];
     char scope_date[10];
     char scope_region[32];
+    char scope_service[16];     /* "s3", "s3express" */
+    bool presigned;
+    /* S3 Express session credentials (x-amz-s3session-token), when signed with them */
+    bool session;
+    bool session_readonly;
+    char session_bucket[64];
 };
 /* Verify the signature of 'q' for a request to 'region' (NULL = any). */
 void emu_auth_check(struct emu_server *s, struct emu_req *q, const char *region,
                     struct emu_auth_result *ar);
+/*
+ * S3 Express: the credentials of a CreateSession on 'bucket' valid until
+ * 'exp' (epoch seconds), derived from the master secret (README). 'token'
+ * gets the session token.
+ */
+void emu_auth_session_issue(struct emu_server *s, const char *bucket, bool readonly, int64_t exp,
+                            char akid[24], char secret[48], struct buf *token);
 /* "signers" of the stats: {"ACCESS_KEY_ID": requests it signed, ...}; and their reset. */
 void emu_auth_signers_json(struct buf *b);
 void emu_auth_signers_reset(void);

@@ -33,6 +33,9 @@ static char *vhost_bucket(const struct emu_req *q)
         h.n = (size_t)(colon - h.p);
     if (h.n > 10 && strncasecmp(h.p + h.n - 10, ".localhost", 10) == 0)
         cut = h.p + h.n - 10;
+    for (i = 1; !cut && i + 11 <= h.n; i++)     /* BUCKET.s3express-ZONEID.REGION.amazonaws.com */
+        if (!strncasecmp(h.p + i, ".s3express-", 11))
+            cut = h.p + i;
     for (i = 1; !cut && i + 4 <= h.n; i++)
         if (h.p[i] == '.' && h.p[i + 1] == 's' && h.p[i + 2] == '3' &&
             (h.p[i + 3] == '.' || h.p[i + 3] == '-'))
@@ -47,8 +50,23 @@ static const char *const unsupported[] = {
     "policy", "tagging", "lifecycle", "cors", "website", "logging", "notification",
     "replication", "encryption", "object-lock", "retention", "legal-hold", "torrent", "restore",
     "select", "analytics", "metrics", "inventory", "intelligent-tiering", "ownershipControls",
-    "publicAccessBlock", "accelerate", "requestPayment", "attributes", "policyStatus", "session",
+    "publicAccessBlock", "accelerate", "requestPayment", "attributes", "policyStatus",
 };
+
+/*
+ * GET / is ListDirectoryBuckets rather than ListBuckets when it is signed
+ * for s3express, asks for max-directory-buckets, or goes to the regional
+ * s3express-control host (README, "S3 Express One Zone").
+ */
+static bool list_directory(const struct emu_req *q)
+{
+    struct sv authz = emu_req_header(q, "authorization"), host = emu_req_header(q, "host");
+    const char *cred = emu_req_param(q, "X-Amz-Credential");
+
+    return has_param(q, "max-directory-buckets") || sv_starts(host, "s3express-control.") ||
+           (authz.p && memmem(authz.p, authz.n, "/s3express/aws4_request", 23)) ||
+           (cred && strstr(cred, "/s3express/aws4_request"));
+}
 
 static enum emu_op classify(const struct emu_req *q)
 {
@@ -61,7 +79,7 @@ static enum emu_op classify(const struct emu_req *q)
         if (has_param(q, unsupported[i]))
             return OP_UNKNOWN;
     if (!q->bucket)
-        return get ? OP_LIST_BUCKETS : OP_UNKNOWN;
+        return !get ? OP_UNKNOWN : list_directory(q) ? OP_LIST_DIRECTORY_BUCKETS : OP_LIST_BUCKETS;
     if (has_param(q, "acl") && (get || put)) {
         if (!q->key)
             return get ? OP_GET_BUCKET_ACL : OP_PUT_BUCKET_ACL;
@@ -77,6 +95,8 @@ static enum emu_op classify(const struct emu_req *q)
         if (post)
             return has_param(q, "delete") ? OP_DELETE_OBJECTS : OP_UNKNOWN;
         if (get) {
+            if (has_param(q, "session"))
+                return OP_CREATE_SESSION;
             if (has_param(q, "location"))
                 return OP_GET_BUCKET_LOCATION;
             if (has_param(q, "versioning"))
@@ -150,6 +170,7 @@ void emu_ops_on_head(struct emu_server *s, struct emu_conn *c)
     if (q->bucket && path.n)
         q->key = ops_decode_path(path, &q->klen);
     q->op = classify(q);
+    q->express = emu_is_dir_bucket(q->bucket) || q->op == OP_LIST_DIRECTORY_BUCKETS;
     EMU_STAT(s, requests, 1);
     EMU_STAT(s, by_op[q->op], 1);
     q->body_max = (q->op == OP_PUT_OBJECT || q->op == OP_UPLOAD_PART) ? EMU_BODY_MAX : EMU_XML_BODY_MAX;
@@ -162,7 +183,8 @@ void emu_ops_on_head(struct emu_server *s, struct emu_conn *c)
 
 static bool needs_bucket(enum emu_op op)
 {
-    return op != OP_LIST_BUCKETS && op != OP_CREATE_BUCKET && op != OP_UNKNOWN;
+    return op != OP_LIST_BUCKETS && op != OP_CREATE_BUCKET && op != OP_LIST_DIRECTORY_BUCKETS &&
+           op != OP_UNKNOWN;
 }
 
 static void apply_fault(struct emu_server *s, struct emu_conn *c)
@@ -217,6 +239,7 @@ static bool precheck_locked(struct emu_server *s, struct emu_conn *c)
         EMU_STAT(s, auth_failures, -1);
         ar.status = 0;
     }
+    ops_express_auth(s, q, &ar, s->model.express_session_required);
     if (ar.status) {
         struct buf x = BUF_INIT(256);
         if (ar.region_hint[0])
@@ -258,7 +281,7 @@ static void check_auth(struct emu_server *s, struct emu_req *q, struct emu_auth_
 {
     struct emu_bucket *b;
     char region[32] = "";
-    bool has_bucket = false;
+    bool has_bucket = false, session_required;
 
     emu_store_lock(s, false);
     b = q->bucket ? emu_store_bucket(s, q->bucket) : NULL;
@@ -266,6 +289,7 @@ static void check_auth(struct emu_server *s, struct emu_req *q, struct emu_auth_
         has_bucket = true;
         str_copy(region, sizeof(region), b->region);
     }
+    session_required = s->model.express_session_required;
     emu_store_unlock(s);
     emu_auth_check(s, q, (has_bucket && q->op != OP_CREATE_BUCKET) ? region : NULL, ar);
     if (ar->status && ar->unsigned_request && has_bucket) {
@@ -277,6 +301,9 @@ static void check_auth(struct emu_server *s, struct emu_req *q, struct emu_auth_
         }
         emu_store_unlock(s);
     }
+    ops_express_auth(s, q, ar, session_required);
+    if (!ar->status)
+        str_copy(q->sig_region, sizeof(q->sig_region), ar->scope_region);
 }
 
 static void dispatch(struct emu_server *s, struct emu_conn *c, struct emu_bucket *b,
@@ -326,6 +353,8 @@ void emu_ops_handle(struct emu_server *s, struct emu_conn *c)
     if (q->op == OP_PUT_OBJECT || q->op == OP_UPLOAD_PART) {
         /* Checked now, outside the lock; its error is sent unless an earlier check answers. */
         ops_body_prepare(s, c, &ar, &bc);
+        if (q->express && !bc.rc)
+            ops_express_body(s, c, &bc);
     } else if (q->body) {
         /* Small bodies (XML): only the framing and digests matter. */
         struct emu_cksum ck;
@@ -361,16 +390,30 @@ static void dispatch(struct emu_server *s, struct emu_conn *c, struct emu_bucket
         ops_err_key(s, c, 400, "KeyTooLongError", "Your key is too long");
         return;
     }
+    if (b && b->directory && ops_express_refuse(s, c, b))
+        return;
     switch (q->op) {
     case OP_LIST_BUCKETS: ops_list_buckets(s, c); break;
-    case OP_CREATE_BUCKET: ops_create_bucket(s, c, b); break;
+    case OP_LIST_DIRECTORY_BUCKETS: ops_list_dir_buckets(s, c); break;
+    case OP_CREATE_SESSION: ops_create_session(s, c, b); break;
+    case OP_CREATE_BUCKET:
+        if (emu_is_dir_bucket(q->bucket))
+            ops_create_dir_bucket(s, c, b);
+        else
+            ops_create_bucket(s, c, b);
+        break;
     case OP_HEAD_BUCKET: ops_head_bucket(s, c, b); break;
     case OP_DELETE_BUCKET: ops_delete_bucket(s, c, b); break;
     case OP_GET_BUCKET_LOCATION: ops_get_location(s, c, b); break;
     case OP_GET_BUCKET_VERSIONING: ops_get_versioning(s, c, b); break;
     case OP_PUT_BUCKET_VERSIONING: ops_put_versioning(s, c, b); break;
     case OP_LIST_OBJECTS: ops_list_objects(s, c, b, false); break;
-    case OP_LIST_OBJECTS_V2: ops_list_objects(s, c, b, true); break;
+    case OP_LIST_OBJECTS_V2:
+        if (b->directory)
+            ops_list_dir_objects(s, c, b);
+        else
+            ops_list_objects(s, c, b, true);
+        break;
     case OP_LIST_OBJECT_VERSIONS: ops_list_versions(s, c, b); break;
     case OP_PUT_OBJECT: ops_put_object(s, c, b, bc); break;
     case OP_GET_OBJECT: ops_get_object(s, c, b, false); break;

@@ -7,7 +7,7 @@
  * Reading order: ops.c (classify, checks, dispatch) -> ops_reply.c (errors,
  * XML pieces, times) -> ops_payload.c (body checks, checksums, stored
  * headers, SSE-C) -> ops_object.c -> ops_mpu.c -> ops_bucket.c ->
- * ops_list.c -> ops_version.c -> ops_acl.c -> ops_admin.c.
+ * ops_list.c -> ops_version.c -> ops_acl.c -> ops_express.c -> ops_admin.c.
  *
  * Every operation runs under the store lock that emu_ops_handle() takes
  * (shared for reads, exclusive for changes) and answers in c->resp,
@@ -146,6 +146,8 @@ void ops_get_location(struct emu_server *s, struct emu_conn *c, struct emu_bucke
 
 void ops_list_objects(struct emu_server *s, struct emu_conn *c, struct emu_bucket *b, bool v2);
 void ops_list_versions(struct emu_server *s, struct emu_conn *c, struct emu_bucket *b);
+/* ListObjectsV2 of a directory bucket: unsorted (hash order), '/' the only delimiter. */
+void ops_list_dir_objects(struct emu_server *s, struct emu_conn *c, struct emu_bucket *b);
 
 /* ---- ops_version.c: bucket versioning and what it makes of a delete ---- */
 
@@ -169,6 +171,30 @@ bool ops_request_acl(struct emu_server *s, struct emu_conn *c, char out[32]);
 bool ops_public_allows(struct emu_bucket *b, struct emu_req *q);
 /* Get/Put Bucket and Object ACL. */
 void ops_acl(struct emu_server *s, struct emu_conn *c, struct emu_bucket *b);
+
+/* ---- ops_express.c: S3 Express One Zone, the directory buckets ---- */
+
+/* BASE--ZONEID--x-s3 by the naming rules; 'zone' gets ZONEID. */
+bool ops_dir_name_ok(const char *name, char zone[32]);
+/*
+ * Who may sign what on directory buckets (README): after a good signature,
+ * refuse it in 'ar' (status, code, msg) when the service is not s3express,
+ * session keys sign a bucket operation or another bucket, IAM keys an object
+ * operation while sessions are required, or a ReadOnly session a write.
+ */
+void ops_express_auth(struct emu_server *s, const struct emu_req *q, struct emu_auth_result *ar,
+                      bool session_required);
+void ops_create_dir_bucket(struct emu_server *s, struct emu_conn *c, struct emu_bucket *b);
+void ops_list_dir_buckets(struct emu_server *s, struct emu_conn *c);
+void ops_create_session(struct emu_server *s, struct emu_conn *c, struct emu_bucket *b);
+/* What a directory bucket refuses (operations, storage classes, ACLs, versions); true if answered. */
+bool ops_express_refuse(struct emu_server *s, struct emu_conn *c, struct emu_bucket *b);
+/* PutObject and UploadPart, before the lock: a random ETag, and PutObject's CRC32 if none was sent. */
+void ops_express_body(struct emu_server *s, struct emu_conn *c, struct body_check *bc);
+/* An object about to be stored in 'b': if a directory bucket, its class, ETag and checksum. */
+void ops_express_obj(struct emu_server *s, struct emu_bucket *b, struct emu_obj *o);
+/* DeleteObjects on a directory bucket: one visible character, no control but \t \n \r. */
+bool ops_express_delete_key_ok(const char *key);
 
 /* ---- ops_admin.c: /_s3emu/ ---- */
 

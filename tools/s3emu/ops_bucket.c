@@ -1,7 +1,8 @@
 /*
  * ops_bucket: the buckets themselves: ListBuckets, CreateBucket (name rules,
  * LocationConstraint), HeadBucket, DeleteBucket, GetBucketLocation. Not what
- * is in them: listings are ops_list.c, versioning ops_version.c.
+ * is in them: listings are ops_list.c, versioning ops_version.c; directory
+ * buckets' CreateBucket and ListDirectoryBuckets are ops_express.c.
  */
 #include "ops.h"
 
@@ -49,6 +50,8 @@ void ops_list_buckets(struct emu_server *s, struct emu_conn *c)
     for (n = emu_sl_first(&s->buckets); n; n = emu_sl_next(n)) {
         struct emu_bucket *b = n->val;
 
+        if (b->directory)   /* ListDirectoryBuckets lists those */
+            continue;
         ops_iso_time(b->created_ms, t);
         buf_adds(x, "<Bucket>");
         emu_xml_elem(x, "Name", b->name);
@@ -105,12 +108,16 @@ void ops_create_bucket(struct emu_server *s, struct emu_conn *c, struct emu_buck
 void ops_head_bucket(struct emu_server *s, struct emu_conn *c, struct emu_bucket *b)
 {
     emu_resp_header(&c->resp, "x-amz-bucket-region", "%s", b->region);
+    if (b->directory) {
+        emu_resp_header(&c->resp, "x-amz-bucket-location-name", "%s", b->zone);
+        emu_resp_header(&c->resp, "x-amz-bucket-location-type", "%s", b->zone_type);
+    }
     ops_ok_empty(c, 200);
 }
 
 void ops_delete_bucket(struct emu_server *s, struct emu_conn *c, struct emu_bucket *b)
 {
-    if (!emu_store_bucket_empty(b)) {
+    if (!emu_store_bucket_empty(b) || (b->directory && b->uploads.count)) {
         ops_err_bucket(s, c, 409, "BucketNotEmpty", "The bucket you tried to delete is not empty");
         return;
     }

@@ -1,11 +1,13 @@
 /*
  * ops_list: the listings of a bucket's keys: ListObjects v1 and v2 (one walk,
  * two spellings) and ListObjectVersions, each a seek in the bucket's skip list
- * and a walk with prefix, delimiter and marker. Read-only; the listings of
- * uploads and parts are in ops_mpu.c.
+ * and a walk with prefix, delimiter and marker; and the unsorted ListObjectsV2
+ * of directory buckets. Read-only; the listings of uploads and parts are in
+ * ops_mpu.c.
  */
 #include "ops.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/hash.h"
@@ -284,4 +286,177 @@ out:
     buf_release(&cps);
     buf_release(&nk);
     buf_release(&nv);
+}
+
+/* ---- directory buckets: ListObjectsV2 in a fixed, unsorted order ---- */
+
+/* An entry of a directory listing: a key (o set) or a common prefix (o NULL). */
+struct dir_ent {
+    uint64_t h;
+    const char *p;
+    size_t n;
+    const struct emu_obj *o;
+};
+
+/* The order of a directory bucket's listing: a scrambled FNV-1a of the entry. */
+static uint64_t dir_hash(const char *p, size_t n)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    size_t i;
+
+    for (i = 0; i < n; i++)
+        h = (h ^ (unsigned char)p[i]) * 0x100000001b3ull;
+    h ^= h >> 31;
+    h *= 0x9E3779B97F4A7C15ull;
+    return h ^ (h >> 29);
+}
+
+static int dir_cmp(uint64_t ha, const char *a, size_t an, uint64_t hb, const char *b, size_t bn)
+{
+    if (ha != hb)
+        return ha < hb ? -1 : 1;
+    return key_cmp(a, an, b, bn);
+}
+
+static int dir_ent_cmp(const void *x, const void *y)
+{
+    const struct dir_ent *a = x, *b = y;
+
+    return dir_cmp(a->h, a->p, a->n, b->h, b->p, b->n);
+}
+
+/*
+ * Every entry under the prefix (keys, or with '/' the common prefixes once
+ * each) is hashed; those after the continuation token (hash, entry) are
+ * sorted by (hash, entry) and the first max-keys answered. O(entries) per page.
+ */
+void ops_list_dir_objects(struct emu_server *s, struct emu_conn *c, struct emu_bucket *b)
+{
+    struct emu_req *q = &c->req;
+    const char *prefix = emu_req_param(q, "prefix");
+    const char *delim = emu_req_param(q, "delimiter");
+    const char *enc = emu_req_param(q, "encoding-type");
+    const char *token = emu_req_param(q, "continuation-token");
+    const char *fo = emu_req_param(q, "fetch-owner");
+    bool url = enc && !strcmp(enc, "url"), owner = fo && !strcmp(fo, "true");
+    size_t plen = prefix ? strlen(prefix) : 0, n_ent = 0, cap = 0, i;
+    struct buf contents = BUF_INIT((size_t)64 << 20), cps = BUF_INIT((size_t)16 << 20);
+    struct buf marker = BUF_INIT(4096), *x = &c->resp.body;
+    struct dir_ent *ents = NULL;
+    struct emu_sl_node *n;
+    uint64_t mh = 0;
+    int max, count = 0;
+    bool truncated = false;
+
+    if (enc && strcmp(enc, "url") != 0) {
+        ops_error(s, c, 400, "InvalidArgument", "Invalid Encoding Method specified in Request", NULL);
+        goto out;
+    }
+    if (delim && strcmp(delim, "/") != 0) {
+        ops_error(s, c, 400, "InvalidArgument", "For directory buckets, / is the only supported delimiter.", NULL);
+        goto out;
+    }
+    if (delim && plen && prefix[plen - 1] != '/') {
+        ops_error(s, c, 400, "InvalidArgument", "For directory buckets, prefixes must end in the delimiter (/).",
+                  NULL);
+        goto out;
+    }
+    if (emu_req_param(q, "start-after")) {
+        ops_error(s, c, 400, "InvalidArgument", "StartAfter is not supported by directory buckets.", NULL);
+        goto out;
+    }
+    if (!ops_get_max(s, c, "max-keys", &max))
+        goto out;
+    if (token) {   /* 16 hex digits of the hash, then the entry */
+        char hx[17], *end;
+
+        if (base64_decode(sv_from(token), &marker) || marker.len < 16) {
+            ops_error(s, c, 400, "InvalidArgument", "The continuation token provided is incorrect", NULL);
+            goto out;
+        }
+        memcpy(hx, marker.data, 16);
+        hx[16] = 0;
+        mh = strtoull(hx, &end, 16);
+        if (*end) {
+            ops_error(s, c, 400, "InvalidArgument", "The continuation token provided is incorrect", NULL);
+            goto out;
+        }
+    }
+    for (n = emu_sl_seek(&b->keys, prefix ? prefix : "", plen, 0); n;) {
+        struct dir_ent e = { 0, n->key, n->klen, n->val };
+        const char *d;
+
+        if (plen && (n->klen < plen || memcmp(n->key, prefix, plen) != 0))
+            break;
+        d = delim ? memchr(n->key + plen, '/', n->klen - plen) : NULL;
+        if (d) {
+            e.n = (size_t)(d - n->key) + 1;
+            e.o = NULL;
+            n = seek_past_prefix(&b->keys, n->key, e.n);
+        } else {
+            n = emu_sl_next(n);
+            if (e.o->delete_marker)
+                continue;
+        }
+        e.h = dir_hash(e.p, e.n);
+        if (token && dir_cmp(e.h, e.p, e.n, mh, marker.data + 16, marker.len - 16) <= 0)
+            continue;
+        if (n_ent == cap) {
+            struct dir_ent *ne = realloc(ents, (cap ? cap * 2 : 256) * sizeof(*ents));
+            if (!ne) {
+                ops_error(s, c, 500, "InternalError", "Out of memory.", NULL);
+                goto out;
+            }
+            ents = ne;
+            cap = cap ? cap * 2 : 256;
+        }
+        ents[n_ent++] = e;
+    }
+    if (n_ent)
+        qsort(ents, n_ent, sizeof(*ents), dir_ent_cmp);
+    for (i = 0; i < n_ent; i++) {
+        if (count == max) {
+            truncated = count > 0;
+            break;
+        }
+        if (ents[i].o) {
+            contents_xml(&contents, ents[i].p, ents[i].n, ents[i].o, url, owner);
+        } else {
+            buf_adds(&cps, "<CommonPrefixes>");
+            ops_xml_key(&cps, "Prefix", ents[i].p, ents[i].n, url);
+            buf_adds(&cps, "</CommonPrefixes>");
+        }
+        count++;
+    }
+    ops_xml_open(x, "ListBucketResult");
+    emu_xml_elem(x, "Name", b->name);
+    ops_xml_key(x, "Prefix", prefix ? prefix : "", plen, url);
+    if (token)
+        emu_xml_elem(x, "ContinuationToken", token);
+    buf_addf(x, "<KeyCount>%d</KeyCount><MaxKeys>%d</MaxKeys>", count, max);
+    if (delim)
+        ops_xml_key(x, "Delimiter", delim, 1, url);
+    if (url)
+        buf_adds(x, "<EncodingType>url</EncodingType>");
+    buf_addf(x, "<IsTruncated>%s</IsTruncated>", truncated ? "true" : "false");
+    if (truncated) {
+        struct buf raw = BUF_INIT(4096), t = BUF_INIT(8192);
+        const struct dir_ent *last = &ents[count - 1];
+
+        buf_addf(&raw, "%016llx", (unsigned long long)last->h);
+        buf_add(&raw, last->p, last->n);
+        base64_encode(raw.data, raw.len, &t);
+        emu_xml_elem(x, "NextContinuationToken", buf_cstr(&t));
+        buf_release(&raw);
+        buf_release(&t);
+    }
+    buf_addsv(x, buf_sv(&contents));
+    buf_addsv(x, buf_sv(&cps));
+    buf_adds(x, "</ListBucketResult>");
+    ops_ok_xml(c);
+out:
+    free(ents);
+    buf_release(&contents);
+    buf_release(&cps);
+    buf_release(&marker);
 }

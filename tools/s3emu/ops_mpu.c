@@ -283,6 +283,11 @@ void ops_complete_mpu(struct emu_server *s, struct emu_conn *c, struct emu_bucke
         struct emu_part *p;
         struct sv want = sv_from(cc.parts[i].etag);
 
+        if (b->directory && cc.parts[i].num != i + 1) {
+            ops_error(s, c, 400, "InvalidPartOrder", "The parts of a directory bucket's upload must be "
+                      "numbered consecutively from 1.", NULL);
+            goto out;
+        }
         if (i && cc.parts[i].num <= cc.parts[i - 1].num) {
             ops_error(s, c, 400, "InvalidPartOrder", "The list of parts was not in ascending order. Parts "
                       "must be ordered by part number.", NULL);
@@ -369,6 +374,7 @@ void ops_complete_mpu(struct emu_server *s, struct emu_conn *c, struct emu_bucke
     memcpy(o->acl, u->acl, sizeof(o->acl));
     memcpy(o->ssec_md5, u->ssec_md5, sizeof(o->ssec_md5));
     ops_ssec_headers(c, o->ssec_md5);
+    ops_express_obj(s, b, o);
     if (emu_store_put(s, b, q->key, q->klen, o)) {
         o = NULL;
         goto oom;

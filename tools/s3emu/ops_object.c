@@ -324,6 +324,7 @@ void ops_put_object(struct emu_server *s, struct emu_conn *c, struct emu_bucket 
     o->ck = bc->ck;
     str_copy(o->acl, sizeof(o->acl), acl);
     str_copy(o->ssec_md5, sizeof(o->ssec_md5), ssec);
+    ops_express_obj(s, b, o);
     if (emu_store_put(s, b, q->key, q->klen, o)) {
         ops_error(s, c, 500, "InternalError", "Out of memory.", NULL);
         return;
@@ -399,6 +400,14 @@ void ops_delete_objects(struct emu_server *s, struct emu_conn *c, struct emu_buc
         ops_error(s, c, 400, "MalformedXML",
                   "The XML you provided was not well-formed or did not validate against our published schema.", NULL);
         goto out;
+    }
+    for (i = 0; b->directory && i < d->n; i++) {
+        if (!ops_express_delete_key_ok(d->keys[i])) {
+            ops_error(s, c, 400, "InvalidArgument", "Object keys in DeleteObjects requests on directory "
+                      "buckets need a character other than white space and no control character but "
+                      "tab, newline and carriage return.", NULL);
+            goto out;
+        }
     }
     ops_xml_open(x, "DeleteResult");
     for (i = 0; i < d->n; i++) {
@@ -572,6 +581,7 @@ void ops_copy_object(struct emu_server *s, struct emu_conn *c, struct emu_bucket
             str_copy(o->ck.type, sizeof(o->ck.type), "FULL_OBJECT");
         }
     }
+    ops_express_obj(s, b, o);
     if (emu_store_put(s, b, q->key, q->klen, o)) {
         ops_error(s, c, 500, "InternalError", "Out of memory.", NULL);
         goto out;

@@ -29,6 +29,15 @@ struct emu_bucket *emu_store_bucket_create(struct emu_server *s, const char *nam
     str_copy(b->name, sizeof(b->name), name);
     str_copy(b->region, sizeof(b->region), region);
     str_copy(b->acl, sizeof(b->acl), "private");
+    b->directory = emu_is_dir_bucket(name);
+    if (b->directory) {     /* the zone from the name: ops_express.c has checked it */
+        size_t n = strlen(name) - 6, z = n;
+
+        while (z >= 2 && memcmp(name + z - 2, "--", 2) != 0)
+            z--;
+        snprintf(b->zone, sizeof(b->zone), "%.*s", (int)(n - z), name + z);
+        str_copy(b->zone_type, sizeof(b->zone_type), "AvailabilityZone");
+    }
     b->created_ms = emu_wall_ms();
     if (emu_sl_init(&b->keys) || emu_sl_init(&b->uploads) ||
         emu_sl_put(&s->buckets, name, strlen(name), b, NULL)) {

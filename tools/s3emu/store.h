@@ -66,6 +66,9 @@ struct emu_bucket {
     int64_t created_ms;
     enum emu_versioning versioning;
     char acl[32];               /* canned ACL: "private", "public-read", ... */
+    bool directory;             /* S3 Express One Zone: named BASE--ZONEID--x-s3 */
+    char zone[32];              /* its ZONEID */
+    char zone_type[20];         /* "AvailabilityZone" or "LocalZone" */
     struct emu_sl keys;         /* key -> struct emu_obj* (newest version) */
     struct emu_sl uploads;      /* key NUL id -> struct emu_upload* */
 };

@@ -1,0 +1,365 @@
+#!/usr/bin/env python3
+"""S3 Express One Zone checks of s3emu: directory buckets, CreateSession,
+session-signed requests, expiry, ReadOnly sessions, unsorted listings, the
+delimiter rules, ListDirectoryBuckets, checksums and the other differences
+(tools/s3emu/README.md, "S3 Express One Zone"). Standard library only: it
+signs SigV4 itself, so it runs where no SDK knows S3 Express.
+
+usage: express.py URL ACCESS SECRET
+Prints "ok NAME" or "FAIL NAME (detail)" per check; exit status 0 if none failed.
+"""
+import base64, datetime, hashlib, hmac, http.client, json, re, sys, time, urllib.parse, zlib
+
+URL, AK, SK = sys.argv[1:4]
+REGION = "us-east-1"
+HOST = urllib.parse.urlparse(URL).netloc
+failed = 0
+
+
+def check(name, cond, detail=""):
+    global failed
+    if cond:
+        print("ok   express: " + name)
+    else:
+        failed += 1
+        print("FAIL express: %s (%s)" % (name, str(detail)[:300]))
+
+
+def hm(k, m):
+    return hmac.new(k, m.encode(), hashlib.sha256).digest()
+
+
+def q_encode(s):
+    return urllib.parse.quote(s, safe="-_.~")
+
+
+def request(method, path, query=None, body=b"", headers=None, ak=AK, sk=SK, token=None,
+            service="s3express", host=HOST, sign=True):
+    """One signed request; returns (status, headers dict (lower-case), body bytes)."""
+    query = query or {}
+    headers = dict(headers or {})
+    now = datetime.datetime.now(datetime.timezone.utc)
+    amz_date, day = now.strftime("%Y%m%dT%H%M%SZ"), now.strftime("%Y%m%d")
+    qs = "&".join("%s=%s" % (q_encode(k), q_encode(v)) for k, v in sorted(query.items()))
+    epath = urllib.parse.quote(path, safe="/-_.~")
+    headers["host"] = host
+    headers["x-amz-date"] = amz_date
+    headers["x-amz-content-sha256"] = hashlib.sha256(body).hexdigest()
+    if token:
+        headers["x-amz-s3session-token"] = token
+    if sign:
+        names = sorted(k.lower() for k in headers)
+        lower = {k.lower(): str(v).strip() for k, v in headers.items()}
+        creq = "\n".join([method, epath, qs, "".join("%s:%s\n" % (n, lower[n]) for n in names),
+                          ";".join(names), headers["x-amz-content-sha256"]])
+        scope = "%s/%s/%s/aws4_request" % (day, REGION, service)
+        sts = "\n".join(["AWS4-HMAC-SHA256", amz_date, scope, hashlib.sha256(creq.encode()).hexdigest()])
+        key = hm(hm(hm(hm(("AWS4" + sk).encode(), day), REGION), service), "aws4_request")
+        sig = hmac.new(key, sts.encode(), hashlib.sha256).hexdigest()
+        headers["authorization"] = "AWS4-HMAC-SHA256 Credential=%s/%s, SignedHeaders=%s, Signature=%s" % (
+            ak, scope, ";".join(names), sig)
+    conn = http.client.HTTPConnection(HOST, timeout=30)
+    conn.request(method, epath + ("?" + qs if qs else ""), body=body, headers=headers)
+    r = conn.getresponse()
+    data = r.read()
+    conn.close()
+    return r.status, {k.lower(): v for k, v in r.getheaders()}, data
+
+
+def tag(xml, name):
+    m = re.search(r"<%s>(.*?)</%s>" % (name, name), xml.decode() if isinstance(xml, bytes) else xml, re.S)
+    return m.group(1) if m else None
+
+
+def tags(xml, name):
+    return re.findall(r"<%s>(.*?)</%s>" % (name, name), xml.decode())
+
+
+def code(resp):
+    return "%d %s" % (resp[0], tag(resp[2], "Code") or "")
+
+
+def dir_config(zone, loc_type="AvailabilityZone", red="SingleAvailabilityZone"):
+    return ('<CreateBucketConfiguration xmlns="http://s3.amazonaws.com/doc/2006-03-01/">'
+            "<Location><Name>%s</Name><Type>%s</Type></Location>"
+            "<Bucket><DataRedundancy>%s</DataRedundancy><Type>Directory</Type></Bucket>"
+            "</CreateBucketConfiguration>" % (zone, loc_type, red)).encode()
+
+
+def admin(settings):
+    conn = http.client.HTTPConnection(HOST, timeout=10)
+    conn.request("POST", "/_s3emu/config", body=settings.encode())
+    conn.getresponse().read()
+    conn.close()
+
+
+def stats():
+    conn = http.client.HTTPConnection(HOST, timeout=10)
+    conn.request("GET", "/_s3emu/stats")
+    d = json.loads(conn.getresponse().read())
+    conn.close()
+    return d
+
+
+class Session:
+    def __init__(self, bucket, mode=None):
+        h = {"x-amz-create-session-mode": mode} if mode else {}
+        self.resp = request("GET", "/" + bucket, {"session": ""}, headers=h)
+        x = self.resp[2]
+        self.ak, self.sk, self.token = tag(x, "AccessKeyId"), tag(x, "SecretAccessKey"), tag(x, "SessionToken")
+        self.exp = tag(x, "Expiration")
+
+    def __call__(self, method, path, query=None, body=b"", headers=None, **kw):
+        return request(method, path, query, body, headers, ak=self.ak, sk=self.sk, token=self.token, **kw)
+
+
+def crc32c(data):
+    crc = 0xFFFFFFFF
+    for b in data:
+        crc ^= b
+        for _ in range(8):
+            crc = (crc >> 1) ^ (0x82F63B78 if crc & 1 else 0)
+    return crc ^ 0xFFFFFFFF
+
+
+def b64(n, size=4):
+    return base64.b64encode(n.to_bytes(size, "big")).decode()
+
+
+ZONE = "use1-az4"
+B = "emu-x--%s--x-s3" % ZONE
+B2 = "emu-y--%s--x-s3" % ZONE
+P = "/" + B
+
+# ---- directory buckets ----
+check("CreateBucket of a directory bucket", request("PUT", P, body=dir_config(ZONE))[0] == 200)
+r = request("PUT", "/" + B2, body=dir_config(ZONE))
+check("a second one", r[0] == 200, code(r))
+for bad in ("Bad--use1-az4--x-s3", "xn--b--use1-az4--x-s3", "b--use1--x-s3", "b.c--use1-az4--x-s3",
+            "--use1-az4--x-s3", "b---use1-az4--x-s3"):
+    r = request("PUT", "/" + bad, body=dir_config(ZONE))
+    check("name %s refused" % bad, "InvalidBucketName" in code(r) or "InvalidArgument" in code(r), code(r))
+r = request("PUT", "/emu-z--%s--x-s3" % ZONE)
+check("CreateBucket without its configuration: 400", r[0] == 400, code(r))
+r = request("PUT", "/emu-z--%s--x-s3" % ZONE, body=dir_config("use1-az5"))
+check("CreateBucket with another zone than its name's: 400 InvalidArgument", code(r) == "400 InvalidArgument", code(r))
+r = request("PUT", P, body=dir_config(ZONE))
+check("CreateBucket again: 409", r[0] == 409, code(r))
+r = request("PUT", "/emu-z--%s--x-s3" % ZONE, body=dir_config(ZONE), service="s3")
+check("CreateBucket signed for s3, not s3express: 403", code(r) == "403 SignatureDoesNotMatch", code(r))
+r = request("GET", "/", {"max-directory-buckets": "1000"})
+names = tags(r[2], "Name")
+check("ListDirectoryBuckets lists them", r[0] == 200 and B in names and B2 in names, r[2][:300])
+check("ListDirectoryBuckets: root and BucketRegion", b"<ListAllMyDirectoryBucketsResult" in r[2] and
+      tag(r[2], "BucketRegion") == REGION, r[2][:300])
+r = request("GET", "/", service="s3")
+check("ListBuckets does not list them", r[0] == 200 and B not in tags(r[2], "Name"), r[2][:300])
+r = request("GET", "/")
+check("GET / signed for s3express is ListDirectoryBuckets", b"ListAllMyDirectoryBucketsResult" in r[2], r[2][:200])
+r = request("GET", "/", {"max-directory-buckets": "1"})
+tok = tag(r[2], "ContinuationToken")
+r2 = request("GET", "/", {"max-directory-buckets": "1", "continuation-token": tok or ""})
+check("ListDirectoryBuckets pages", tok and tags(r[2], "Name") + tags(r2[2], "Name") == [B, B2] and
+      not tag(r2[2], "ContinuationToken"), (r[2][:200], r2[2][:200]))
+r = request("HEAD", P)
+check("HeadBucket with IAM keys: zone headers", r[0] == 200 and r[1].get("x-amz-bucket-location-name") == ZONE, r)
+
+# ---- CreateSession ----
+before = stats()["ops"].get("CreateSession", 0)
+s = Session(B)
+check("CreateSession: 200 with credentials", s.resp[0] == 200 and s.ak and s.ak.startswith("ASIA") and s.sk and
+      s.token and s.exp, s.resp[2][:300])
+check("CreateSession counted in stats", stats()["ops"].get("CreateSession", 0) == before + 1)
+r = request("GET", P, {"session": ""}, service="s3")
+check("CreateSession signed for s3: 403", r[0] == 403, code(r))
+r = s("GET", "/" + B2, {"session": ""})
+check("CreateSession signed with session keys: 403", r[0] == 403, code(r))
+
+# ---- objects, session-signed ----
+data = b"hello express\n" * 100
+r = s("PUT", P + "/d/one.txt", body=data)
+check("session-signed PUT", r[0] == 200, code(r))
+etag = r[1].get("etag", "")
+check("ETag is not the MD5", re.fullmatch(r'"[0-9a-f]{32}"', etag) and etag.strip('"') != hashlib.md5(data).hexdigest(), etag)
+check("PUT answers the CRC32 it stored", r[1].get("x-amz-checksum-crc32") == b64(zlib.crc32(data)), r[1])
+r = s("GET", P + "/d/one.txt", headers={"x-amz-checksum-mode": "ENABLED"})
+check("session-signed GET", r[0] == 200 and r[2] == data, code(r))
+check("GET: CRC32 with checksum mode", r[1].get("x-amz-checksum-crc32") == b64(zlib.crc32(data)), r[1])
+check("GET: EXPRESS_ONEZONE", r[1].get("x-amz-storage-class") == "EXPRESS_ONEZONE", r[1])
+r = s("PUT", P + "/d/c.txt", body=data, headers={"x-amz-checksum-crc32c": b64(crc32c(data))})
+r2 = s("HEAD", P + "/d/c.txt", headers={"x-amz-checksum-mode": "ENABLED"})
+check("the checksum the client sent is the one kept (CRC32C)", r[0] == 200 and
+      r2[1].get("x-amz-checksum-crc32c") == b64(crc32c(data)) and "x-amz-checksum-crc32" not in r2[1], r2[1])
+r = s("PUT", P + "/d/bad.txt", body=data, headers={"x-amz-checksum-crc32c": b64(crc32c(data) ^ 1)})
+check("a wrong checksum: 400 BadDigest", code(r) == "400 BadDigest", code(r))
+r = request("PUT", P + "/d/iam.txt", body=b"x")
+check("IAM-signed PUT on a directory bucket: 403", code(r) == "403 AccessDenied", code(r))
+r = request("PUT", P + "/d/copy.txt", headers={"x-amz-copy-source": B + "/d/one.txt"})
+check("IAM-signed CopyObject is allowed", r[0] == 200 and b"<ETag>" in r[2], code(r))
+r = s("PUT", P + "/d/s3.txt", body=b"x", service="s3")
+check("session keys signed for s3: 403", r[0] == 403, code(r))
+r = s("GET", "/" + B2 + "/d/one.txt")
+check("a session of another bucket: 403", code(r) == "403 AccessDenied", code(r))
+r = request("GET", P + "/d/one.txt", ak=s.ak, sk=s.sk)
+check("session key without its token: 403 InvalidAccessKeyId", code(r) == "403 InvalidAccessKeyId", code(r))
+r = request("GET", P + "/d/one.txt", ak=s.ak, sk=s.sk, token=s.token[:-1] + ("0" if s.token[-1] != "0" else "1"))
+check("a forged token: 400 InvalidToken", code(r) == "400 InvalidToken", code(r))
+r = s("GET", "/d/one.txt", host="%s.s3express-%s.%s.amazonaws.com" % (B, ZONE, REGION))
+check("zonal virtual-hosted Host", r[0] == 200 and r[2] == data, code(r))
+
+# ---- ReadOnly ----
+ro = Session(B, "ReadOnly")
+check("ReadOnly session created", ro.resp[0] == 200 and ro.ak, ro.resp[2][:200])
+r = ro("GET", P + "/d/one.txt")
+check("ReadOnly session reads", r[0] == 200 and r[2] == data, code(r))
+r = ro("PUT", P + "/d/ro.txt", body=b"x")
+check("ReadOnly session may not write: 403", code(r) == "403 AccessDenied", code(r))
+r = ro("DELETE", P + "/d/one.txt")
+check("ReadOnly session may not delete: 403", code(r) == "403 AccessDenied", code(r))
+r = request("GET", P, {"session": ""}, headers={"x-amz-create-session-mode": "Sometimes"})
+check("bad session mode: 400", r[0] == 400, code(r))
+
+# ---- what differs ----
+r = s("PUT", P + "/d/std.txt", body=b"x", headers={"x-amz-storage-class": "STANDARD"})
+check("storage class other than EXPRESS_ONEZONE: 400 InvalidStorageClass", code(r) == "400 InvalidStorageClass", code(r))
+r = s("PUT", P + "/d/ez.txt", body=b"x", headers={"x-amz-storage-class": "EXPRESS_ONEZONE"})
+check("EXPRESS_ONEZONE accepted", r[0] == 200, code(r))
+r = s("PUT", P + "/d/acl.txt", body=b"x", headers={"x-amz-acl": "public-read"})
+check("ACL: 400 AccessControlListNotSupported", code(r) == "400 AccessControlListNotSupported", code(r))
+r = s("GET", P + "/d/one.txt", {"acl": ""})
+check("GetObjectAcl: 501", r[0] == 501, code(r))
+r = s("GET", P)
+check("ListObjects v1: 501", r[0] == 501, code(r))
+r = s("GET", P, {"versions": ""})
+check("ListObjectVersions: 501", r[0] == 501, code(r))
+r = s("GET", P + "/d/one.txt", {"versionId": "abc"})
+check("versionId other than null: 400", r[0] == 400, code(r))
+
+# ---- listings ----
+keys = ["k%03d" % i for i in range(40)] + ["dir/a/%d" % i for i in range(5)] + ["dir/b", "top.txt"]
+for k in keys:
+    s("PUT", P + "/" + k, body=k.encode())
+allkeys = set(keys) | {"d/one.txt", "d/c.txt", "d/copy.txt", "d/ez.txt"}
+got, tok, pages = [], None, 0
+while True:
+    q = {"list-type": "2", "max-keys": "7"}
+    if tok:
+        q["continuation-token"] = tok
+    r = s("GET", P, q)
+    got += [urllib.parse.unquote(k) for k in tags(r[2], "Key")]
+    tok = tag(r[2], "NextContinuationToken")
+    pages += 1
+    if not tok or pages > 50:
+        break
+check("ListObjectsV2 pages return every key once", sorted(got) == sorted(allkeys) and len(got) == len(allkeys),
+      (len(got), len(allkeys)))
+check("ListObjectsV2 is not in key order", got != sorted(got), got[:8])
+r1 = s("GET", P, {"list-type": "2"})
+r2 = s("GET", P, {"list-type": "2"})
+check("its order is deterministic", tags(r1[2], "Key") == tags(r2[2], "Key"))
+r = s("GET", P, {"list-type": "2", "delimiter": "/"})
+check("delimiter '/': CommonPrefixes", sorted(tags(r[2], "Prefix"))[1:] == ["d/", "dir/"] and "top.txt" in tags(r[2], "Key"),
+      r[2][:400])
+r = s("GET", P, {"list-type": "2", "delimiter": "/", "prefix": "dir/"})
+check("prefix dir/ with delimiter", sorted(tags(r[2], "Prefix"))[1:] == ["dir/a/"] and tags(r[2], "Key") == ["dir/b"],
+      r[2][:400])
+r = s("GET", P, {"list-type": "2", "delimiter": "/", "prefix": "di"})
+check("prefix not ending in / with a delimiter: 400", code(r) == "400 InvalidArgument", code(r))
+r = s("GET", P, {"list-type": "2", "delimiter": ","})
+check("delimiter other than /: 400", code(r) == "400 InvalidArgument", code(r))
+r = s("GET", P, {"list-type": "2", "prefix": "k01"})
+check("prefix without delimiter may be any", sorted(tags(r[2], "Key")) == ["k%03d" % i for i in range(10, 20)], r[2][:300])
+r = s("GET", P, {"list-type": "2", "start-after": "k001"})
+check("start-after: 400", r[0] == 400, code(r))
+for i in range(5):
+    s("DELETE", P + "/dir/a/%d" % i)
+r = s("GET", P, {"list-type": "2", "delimiter": "/", "prefix": "dir/"})
+check("deleting the last object of a directory removes it", tags(r[2], "Prefix")[1:] == [] and
+      tags(r[2], "Key") == ["dir/b"], r[2][:400])
+
+# ---- DeleteObjects ----
+def delete_xml(ks):
+    return ("<Delete>" + "".join("<Object><Key>%s</Key></Object>" % k for k in ks) + "</Delete>").encode()
+
+
+body = delete_xml(["k000", "   "])
+r = s("POST", P, {"delete": ""}, body=body, headers={"content-md5": base64.b64encode(hashlib.md5(body).digest()).decode()})
+check("DeleteObjects: a key of only white space: 400", code(r) == "400 InvalidArgument", code(r))
+body = delete_xml(["k000", "k001"])
+r = s("POST", P, {"delete": ""}, body=body, headers={"content-md5": base64.b64encode(hashlib.md5(body).digest()).decode()})
+check("DeleteObjects", r[0] == 200 and sorted(tags(r[2], "Key")) == ["k000", "k001"], code(r))
+
+# ---- multipart ----
+r = s("POST", P + "/mp.bin", {"uploads": ""})
+uid = tag(r[2], "UploadId")
+check("CreateMultipartUpload", r[0] == 200 and uid, code(r))
+part1, part2 = b"a" * (5 << 20), b"b" * 1000
+e1 = s("PUT", P + "/mp.bin", {"partNumber": "1", "uploadId": uid}, body=part1)[1].get("etag")
+e3 = s("PUT", P + "/mp.bin", {"partNumber": "3", "uploadId": uid}, body=part2)[1].get("etag")
+cx = lambda ps: ("<CompleteMultipartUpload>" + "".join(
+    "<Part><PartNumber>%d</PartNumber><ETag>%s</ETag></Part>" % p for p in ps) + "</CompleteMultipartUpload>").encode()
+r = s("POST", P + "/mp.bin", {"uploadId": uid}, body=cx([(1, e1), (3, e3)]))
+check("parts 1, 3: 400 InvalidPartOrder", code(r) == "400 InvalidPartOrder", code(r))
+e2 = s("PUT", P + "/mp.bin", {"partNumber": "2", "uploadId": uid}, body=part2)[1].get("etag")
+r = s("POST", P + "/mp.bin", {"uploadId": uid}, body=cx([(1, e1), (2, e2)]))
+check("parts 1, 2: completed, ETag without -N", r[0] == 200 and re.fullmatch(r'"[0-9a-f]{32}"', tag(r[2], "ETag").replace("&quot;", '"')),
+      r[2][:300])
+r = s("HEAD", P + "/mp.bin", headers={"x-amz-checksum-mode": "ENABLED"})
+check("multipart object: full-object CRC32", r[1].get("x-amz-checksum-crc32") == b64(zlib.crc32(part1 + part2)), r[1])
+
+# ---- presigned with the session token ----
+now = datetime.datetime.now(datetime.timezone.utc)
+amz_date, day = now.strftime("%Y%m%dT%H%M%SZ"), now.strftime("%Y%m%d")
+scope = "%s/%s/s3express/aws4_request" % (day, REGION)
+pq = {"X-Amz-Algorithm": "AWS4-HMAC-SHA256", "X-Amz-Credential": "%s/%s" % (s.ak, scope), "X-Amz-Date": amz_date,
+      "X-Amz-Expires": "60", "X-Amz-SignedHeaders": "host", "X-Amz-S3session-Token": s.token}
+qs = "&".join("%s=%s" % (q_encode(k), q_encode(v)) for k, v in sorted(pq.items()))
+creq = "\n".join(["GET", P + "/d/one.txt", qs, "host:%s\n" % HOST, "host", "UNSIGNED-PAYLOAD"])
+sts = "\n".join(["AWS4-HMAC-SHA256", amz_date, scope, hashlib.sha256(creq.encode()).hexdigest()])
+key = hm(hm(hm(hm(("AWS4" + s.sk).encode(), day), REGION), "s3express"), "aws4_request")
+conn = http.client.HTTPConnection(HOST, timeout=10)
+conn.request("GET", P + "/d/one.txt?" + qs + "&X-Amz-Signature=" + hmac.new(key, sts.encode(), hashlib.sha256).hexdigest())
+pr = conn.getresponse()
+check("presigned GET with X-Amz-S3session-Token", pr.status == 200 and pr.read() == data, pr.status)
+conn.close()
+
+# ---- expiry ----
+admin("express_session_s=2")
+short = Session(B)
+r = short("GET", P + "/d/one.txt")
+check("short session works", r[0] == 200, code(r))
+time.sleep(2.5)
+r = short("GET", P + "/d/one.txt")
+check("expired session: 400 ExpiredToken", code(r) == "400 ExpiredToken", code(r))
+fresh = Session(B)
+r = fresh("GET", P + "/d/one.txt")
+check("a new session works again", r[0] == 200, code(r))
+admin("express_session_s=300")
+
+# ---- session not required ----
+admin("express_session_required=0")
+r = request("PUT", P + "/d/iam2.txt", body=b"x")
+check("express_session_required=0: IAM keys accepted", r[0] == 200, code(r))
+admin("express_session_required=1")
+
+# ---- latency profile ----
+admin("latency_ms=200")
+t0 = time.time()
+s("GET", P + "/d/one.txt")
+t_express = time.time() - t0
+check("Express first byte: a tenth of latency_ms", 0.015 <= t_express < 0.1, t_express)
+admin("express_latency_ms=0")
+t0 = time.time()
+s("GET", P + "/d/one.txt")
+check("express_latency_ms=0: no delay", time.time() - t0 < 0.015, time.time() - t0)
+admin("latency_ms=0&express_latency_ms=-1")
+
+# ---- delete buckets ----
+r = request("DELETE", P)
+check("DeleteBucket of a non-empty one: 409", code(r) == "409 BucketNotEmpty", code(r))
+r = request("DELETE", "/" + B2)
+check("DeleteBucket", r[0] == 204, code(r))
+r = request("GET", "/", {"max-directory-buckets": "10"})
+check("deleted bucket gone from ListDirectoryBuckets", B2 not in tags(r[2], "Name") and B in tags(r[2], "Name"), r[2][:300])
+
+sys.exit(1 if failed else 0)
