@@ -789,6 +789,7 @@ enum s3c_err sync_job_new(struct cli_ctx *c, const char *verb, int argc, char **
                                    s3_uri_is(s->pos[1]) ? s->du.bucket : NULL, e);
     if (!rc)
         rc = job_knobs_parse(&s->base, &s->knob_args, e);
+    s->base.reads_only = !rc && !s3_uri_is(s->pos[1]);
     if (rc) {
         sync_free(&s->base);
         return rc;

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "auth/express.h"
 #include "cli/args.h"
 #include "cli/output.h"
 #include "xfer/journal.h"
@@ -135,10 +136,14 @@ enum s3c_err job_result(const struct job *j)
 
 static const char *const op_names[JOB_N_OPS] = { "upload", "download", "copy", "delete", "move" };
 
-void job_print_stat(const struct job_counts *n)
+void job_print_stat(const struct job_counts *n, struct store_s3 *s3)
 {
+    struct express_stats xs = { 0 };
     char line[256];
     int i;
+
+    if (s3)
+        store_s3_express_stats(s3, &xs);
 
     if (out_opts()->json) {
         struct json j = JSON_INIT;
@@ -160,6 +165,12 @@ void job_print_stat(const struct job_counts *n)
         buf_addc(&rows, ']');
         json_raw(&j, "stat", buf_cstr(&rows));
         json_u64(&j, "skipped", n->skipped);
+        if (xs.sessions || xs.failures) {
+            json_u64(&j, "express_sessions", xs.sessions);
+            json_u64(&j, "express_session_errors", xs.failures);
+            json_u64(&j, "express_sessions_ahead", xs.ahead);
+            json_u64(&j, "express_session_waits", xs.waited);
+        }
         json_end(&j);
         buf_release(&rows);
         return;
@@ -176,6 +187,13 @@ void job_print_stat(const struct job_counts *n)
     if (n->skipped) {
         snprintf(line, sizeof(line), "%-10s %10" PRIu64 " %10d %10" PRIu64 " %16d\n", "skip", n->skipped, 0,
                  n->skipped, 0);
+        out_text(line);
+    }
+    /* S3 Express: CreateSession calls (those made ahead of expiry, and the
+     * times a request waited for one, in --debug). */
+    if (xs.sessions || xs.failures) {
+        snprintf(line, sizeof(line), "%-10s %10u %10u %10u %16d\n", "session", xs.sessions + xs.failures,
+                 xs.failures, xs.sessions, 0);
         out_text(line);
     }
 }
@@ -285,6 +303,7 @@ enum s3c_err job_run(struct job *j)
             out_error(j->verb, &e);
             return e.code;
         }
+        store_s3_express_read_only(s3, j->reads_only);
         job_engine_opts(j, &xo);
         xo.next = one_next;
         xo.next_ctx = j;
@@ -302,6 +321,6 @@ enum s3c_err job_run(struct job *j)
     }
     rc = j->ops->finish(j, erc);
     if (j->knobs.stat)
-        job_print_stat(&j->n);
+        job_print_stat(&j->n, j->c->s3);
     return rc;
 }
