@@ -178,6 +178,7 @@ enum s3c_err cmd_du(struct cli_ctx *c, int argc, char **argv)
     }
     cli_op_name(op, sizeof(op), "du", n_pos, pos);
     st = calloc(1, sizeof(*st));
+    cli_reads_only(c, true);
     s = cli_s3(c, &e);
     if (!st || !s) {
         if (!st)

@@ -381,13 +381,13 @@ enum s3c_err cmd_ls(struct cli_ctx *c, int argc, char **argv)
     }
     st.json = out_opts()->json;
     cli_op_name(op, sizeof(op), "ls", n_pos, pos);
+    cli_reads_only(c, true);
     s = cli_s3(c, &e);
     if (!s) {
         out_error(op, &e);
         rc = e.code;
         goto out;
     }
-    store_s3_express_read_only(s, true);
     if (n_pos == 0 || !u.bucket[0]) {
         rc = list_buckets(s, &st, directory, op);
         goto out;

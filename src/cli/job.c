@@ -292,6 +292,7 @@ enum s3c_err job_run(struct job *j)
     struct xfer_stats st;
     enum s3c_err rc, erc = S3C_OK;
 
+    cli_reads_only(j->c, j->reads_only);
     rc = j->ops->start ? j->ops->start(j) : S3C_OK;
     if (rc)
         return rc;
@@ -303,7 +304,6 @@ enum s3c_err job_run(struct job *j)
             out_error(j->verb, &e);
             return e.code;
         }
-        store_s3_express_read_only(s3, j->reads_only);
         job_engine_opts(j, &xo);
         xo.next = one_next;
         xo.next_ctx = j;
