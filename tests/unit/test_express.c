@@ -12,9 +12,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "auth/express.h"
+#include "auth/keyring.h"
+#include "auth/sigv4.h"
+#include "store/store_s3.h"
 
 struct fake {
     atomic_int calls;
@@ -204,4 +208,121 @@ TEST(express_session_expired_and_failures)
               S3C_OK);
     CHECK_INT(atomic_load(&f.calls), i + 1);
     express_cache_free(c);
+}
+
+/* ---- signing ------------------------------------------------------------------ */
+
+/* A request signed with session keys under "s3express", its token signed as
+ * x-amz-s3session-token; the expected value computed independently (Python's
+ * hmac/hashlib from the SigV4 specification), not by this code. */
+TEST(express_sigv4_session_vector)
+{
+    const char *host = "mybucket--usw2-az1--x-s3.s3express-usw2-az1.us-west-2.amazonaws.com";
+    const struct sigv4_header h[] = {
+        { "host", host },
+        { "x-amz-content-sha256", SHA256_EMPTY_HEX },
+        { "x-amz-date", "20240115T120000Z" },
+        { "x-amz-s3session-token", "session-token.EXAMPLE" },
+    };
+    const struct sigv4_request r = { "GET", "/photos/2024/a%20b.jpg", NULL, h, 4, SHA256_EMPTY_HEX };
+    const struct sigv4_creds cr = { "ASIAEXPRESSSESSION01", "sessionSecret/Key+EXAMPLE0123456789abcdef", NULL };
+    const struct sigv4_scope sc = { "20240115T120000Z", "us-west-2", "s3express" };
+    struct buf auth = BUF_INIT(4096);
+
+    CHECK_INT(sigv4_authorization(&r, &cr, &sc, &auth), S3C_OK);
+    CHECK_STR(buf_cstr(&auth),
+              "AWS4-HMAC-SHA256 Credential=ASIAEXPRESSSESSION01/20240115/us-west-2/s3express/aws4_request, "
+              "SignedHeaders=host;x-amz-content-sha256;x-amz-date;x-amz-s3session-token, "
+              "Signature=8ee483fed4525602e1f6eb509bd0836f9149d9133a48ba600876fde2910aa80d");
+    buf_release(&auth);
+}
+
+/* The value of request header 'name' of 'x', or NULL. */
+static const char *xhdr(const struct http_xfer *x, const char *name)
+{
+    size_t i;
+
+    for (i = 0; i < x->n_headers; i++)
+        if (!strcasecmp(x->headers[i].name, name))
+            return x->headers[i].value;
+    return NULL;
+}
+
+/* What the store signs with for each kind of request to a directory bucket,
+ * without a network: requests that need no session (bucket management,
+ * HeadBucket, copies, or all of them with session auth disabled). */
+TEST(express_store_signing_decisions)
+{
+    struct s3c_config cfg = S3C_CONFIG_INIT;
+    struct creds k = CREDS_INIT;
+    struct keyring *kr;
+    struct store_s3_opts o;
+    struct store_s3 *s;
+    struct store_s3_call c = STORE_S3_CALL_INIT;
+    struct http_xfer x;
+    struct s3c_error e = S3C_ERROR_INIT;
+    const char *bucket = "b--use1-az4--x-s3";
+
+    cfg.region = (char *)"us-east-1";
+    cfg.endpoint_url = (char *)"http://127.0.0.1:9";
+    k.access_key = strdup("AKIDIAM");
+    k.secret_key = strdup("iam-secret");
+    kr = keyring_new(NULL, &k, NULL, NULL);
+    memset(&o, 0, sizeof(o));
+    o.cfg = &cfg;
+    o.region = "us-east-1";
+    o.keys = kr;
+    s = store_s3_new(&o, &e);
+    CHECK(s != NULL);
+    if (!s)
+        return;
+    memset(&x, 0, sizeof(x));
+    {
+        /* CreateBucket of a directory bucket: control endpoint, IAM keys, s3express. */
+        struct s3_req r = { .method = "PUT", .bucket = bucket, .control = true };
+        CHECK_INT(store_s3_prepare(s, &r, &c, &x, &e), S3C_OK);
+        CHECK_STR(x.url, "http://127.0.0.1:9/b--use1-az4--x-s3");
+        CHECK(strstr(xhdr(&x, "Authorization"), "Credential=AKIDIAM/") != NULL);
+        CHECK(strstr(xhdr(&x, "Authorization"), "/us-east-1/s3express/aws4_request") != NULL);
+        CHECK(xhdr(&x, "x-amz-s3session-token") == NULL);
+        CHECK_INT(c.express_gen, 0);
+    }
+    {
+        /* CopyObject and HeadBucket: IAM keys too (the S3 API reference). */
+        struct s3_req r = { .method = "PUT", .bucket = bucket, .key = "k" };
+        s3_req_header(&r, "x-amz-copy-source", "/src/k");
+        CHECK_INT(store_s3_prepare(s, &r, &c, &x, &e), S3C_OK);
+        CHECK(strstr(xhdr(&x, "Authorization"), "Credential=AKIDIAM/") != NULL);
+        CHECK(strstr(xhdr(&x, "Authorization"), "/s3express/aws4_request") != NULL);
+        struct s3_req hb = { .method = "HEAD", .bucket = bucket };
+        CHECK_INT(store_s3_prepare(s, &hb, &c, &x, &e), S3C_OK);
+        CHECK(strstr(xhdr(&x, "Authorization"), "Credential=AKIDIAM/") != NULL);
+    }
+    {
+        /* A general-purpose bucket: plain "s3". */
+        struct s3_req r = { .method = "GET", .bucket = "plain", .key = "k" };
+        CHECK_INT(store_s3_prepare(s, &r, &c, &x, &e), S3C_OK);
+        CHECK(strstr(xhdr(&x, "Authorization"), "/us-east-1/s3/aws4_request") != NULL);
+    }
+    store_s3_free(s);
+    /* Session auth disabled: object requests with the IAM keys for s3express;
+     * DeleteObjects' Content-MD5 (not taken by directory buckets) becomes a CRC32. */
+    o.express_no_session = true;
+    s = store_s3_new(&o, &e);
+    {
+        static const char body[] = "<Delete><Object><Key>a</Key></Object></Delete>";
+        struct s3_req r = { .method = "POST", .bucket = bucket, .query = "delete=", .body = body,
+                            .body_len = sizeof(body) - 1 };
+        s3_req_header(&r, "Content-MD5", "bm90IGEgcmVhbCBtZDU=");
+        CHECK_INT(store_s3_prepare(s, &r, &c, &x, &e), S3C_OK);
+        CHECK_STR(x.url, "http://127.0.0.1:9/b--use1-az4--x-s3?delete=");
+        CHECK(strstr(xhdr(&x, "Authorization"), "Credential=AKIDIAM/") != NULL);
+        CHECK(strstr(xhdr(&x, "Authorization"), "/s3express/aws4_request") != NULL);
+        CHECK(xhdr(&x, "Content-MD5") == NULL);
+        CHECK(xhdr(&x, "x-amz-checksum-crc32") != NULL);
+        CHECK_INT(c.express_gen, 0);
+    }
+    store_s3_call_release(&c);
+    store_s3_free(s);
+    keyring_free(kr);
 }
