@@ -85,7 +85,7 @@ dataset() {
 }
 
 CSV=$WORK/results.csv
-echo "workload,direction,bucket,tool,rep,status,wall_s,cpu_s,peak_rss_kb,requests,create_sessions,note" >"$CSV"
+echo "workload,direction,bucket,tool,rep,status,wall_s,cpu_s,peak_rss_kb,requests,create_sessions,load1,note" >"$CSV"
 
 # cell WL COUNT BYTES DIR KIND(standard|express) TOOL REP
 cell() {
@@ -103,9 +103,10 @@ cell() {
         s3c) CMD=("${ENV[@]}" "$S3C" --endpoint-url "$URL" cp --recursive --no-progress "$from" "$to") ;;
         aws) CMD=("${ENV[@]}" "$AWS" --endpoint-url "$URL" s3 cp --recursive --only-show-errors "$from" "$to") ;;
     esac
-    local s0 s1 t0
+    local s0 s1 load
     s0=$(curl -sf "$URL/_s3emu/stats")
     sync
+    load=$(cut -d' ' -f1 /proc/loadavg)
     set +e
     "$GNU_TIME" -f '%e %U %S %M' -o "$WORK/time" "${CMD[@]}" >"$WORK/log" 2>&1
     rc=$?
@@ -126,7 +127,7 @@ cell() {
     local req ses
     req=$(( $(jq .requests <<<"$s1") - $(jq .requests <<<"$s0") ))
     ses=$(( $(jq '.ops.CreateSession // 0' <<<"$s1") - $(jq '.ops.CreateSession // 0' <<<"$s0") ))
-    echo "$wl,$dir,$kind,$tool,$rep,$st,$wall,$(awk -v u="$user" -v s="$sys" 'BEGIN{printf "%.2f", u+s}'),$rss,$req,$ses,$why" >>"$CSV"
+    echo "$wl,$dir,$kind,$tool,$rep,$st,$wall,$(awk -v u="$user" -v s="$sys" 'BEGIN{printf "%.2f", u+s}'),$rss,$req,$ses,$load,$why" >>"$CSV"
     note "$(printf '%-14s %-4s %-8s %-4s rep %s: %-5s wall %7ss req %6s sessions %s %s' "$wl" "$dir" "$kind" "$tool" "$rep" "$st" "$wall" "$req" "$ses" "$why")"
 }
 
@@ -155,12 +156,12 @@ cp "$CSV" "$base.csv"
     echo "# S3 Express vs Standard on s3emu ($(date +%F))"
     echo
     echo "s3emu: Standard first byte ${LATENCY_MS} ms, Express ${XLAT} ms; ${BANDWIDTH_MBPS} MB/s per connection;"
-    echo "$(nproc) CPUs shared with the emulator. \`cp --recursive\` of the whole tree; median of $REPS run(s)."
+    echo "$(nproc) CPUs shared with the emulator. \`cp --recursive\` of the whole tree; one row per run ($REPS each)."
     echo "Tools: s3c $("$S3C" version 2>/dev/null | head -n 1 | awk '{print $2}'), $("$AWS" --version 2>&1 | cut -d' ' -f1) (defaults; Standard only)."
     echo
-    echo "| workload | direction | bucket | tool | wall s | CPU s | peak RSS MB | requests | CreateSession | status |"
-    echo "|---|---|---|---|---:|---:|---:|---:|---:|---|"
-    awk -F, 'NR > 1 { printf "| %s | %s | %s | %s | %s | %s | %.0f | %s | %s | %s |\n", $1, $2, $3, $4, $7, $8, $9 / 1024, $10, $11, $6 }' "$CSV"
+    echo "| workload | direction | bucket | tool | wall s | CPU s | peak RSS MB | requests | CreateSession | load1 | status |"
+    echo "|---|---|---|---|---:|---:|---:|---:|---:|---:|---|"
+    awk -F, 'NR > 1 { printf "| %s | %s | %s | %s | %s | %s | %.0f | %s | %s | %s | %s |\n", $1, $2, $3, $4, $7, $8, $9 / 1024, $10, $11, $12, $6 }' "$CSV"
 } >"$base.md"
 note "results: $base.md"
 cat "$base.md"
