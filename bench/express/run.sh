@@ -14,7 +14,9 @@
 # Environment (all optional):
 #   BENCH_WORKLOADS="1000x1048576 1x1073741824"   COUNTxBYTES
 #   BENCH_REPS=1            repetitions of every cell
-#   BENCH_TOOLS="s3c aws"   aws = the AWS CLI at its defaults (Standard only)
+#   BENCH_TOOLS="s3c s3c-c10 aws"   s3c-c10: s3c held to 10 requests in flight
+#                           (the AWS CLI's default), where latency shows;
+#                           aws = the AWS CLI at its defaults (Standard only)
 #   BENCH_LATENCY_MS=20     Standard first-byte latency (Express: a tenth)
 #   BENCH_BANDWIDTH_MBPS=90 per connection, MB/s
 #   BENCH_CACHE=DIR         generated data, kept between runs
@@ -28,7 +30,7 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
 WORKLOADS=${BENCH_WORKLOADS:-"1000x1048576 1x1073741824"}
 REPS=${BENCH_REPS:-1}
-TOOLS=${BENCH_TOOLS:-"s3c aws"}
+TOOLS=${BENCH_TOOLS:-"s3c s3c-c10 aws"}
 LATENCY_MS=${BENCH_LATENCY_MS:-20}
 BANDWIDTH_MBPS=${BENCH_BANDWIDTH_MBPS:-90}
 CACHE=${BENCH_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/s3c-bench}
@@ -101,6 +103,7 @@ cell() {
     fi
     case $tool in
         s3c) CMD=("${ENV[@]}" "$S3C" --endpoint-url "$URL" cp --recursive --no-progress "$from" "$to") ;;
+        s3c-c10) CMD=("${ENV[@]}" "$S3C" --endpoint-url "$URL" cp --recursive --no-progress --concurrency 10 "$from" "$to") ;;
         aws) CMD=("${ENV[@]}" "$AWS" --endpoint-url "$URL" s3 cp --recursive --only-show-errors "$from" "$to") ;;
     esac
     local s0 s1 load
