@@ -354,6 +354,17 @@ s("GET", P + "/d/one.txt")
 check("express_latency_ms=0: no delay", time.time() - t0 < 0.015, time.time() - t0)
 admin("latency_ms=0&express_latency_ms=-1")
 
+# ---- populate ----
+conn = http.client.HTTPConnection(HOST, timeout=10)
+conn.request("POST", "/_s3emu/populate?bucket=%s&prefix=pop/&count=3&size=5" % B)
+conn.getresponse().read()
+conn.close()
+r = s("HEAD", P + "/pop/000000002", headers={"x-amz-checksum-mode": "ENABLED"})
+check("populate in a directory bucket: CRC32, EXPRESS_ONEZONE, no MD5 ETag",
+      r[1].get("x-amz-checksum-crc32") == b64(zlib.crc32(bytes(5))) and
+      r[1].get("x-amz-storage-class") == "EXPRESS_ONEZONE" and
+      r[1].get("etag", "").strip('"') != hashlib.md5(bytes(5)).hexdigest(), r[1])
+
 # ---- delete buckets ----
 r = request("DELETE", P)
 check("DeleteBucket of a non-empty one: 409", code(r) == "409 BucketNotEmpty", code(r))

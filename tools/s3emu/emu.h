@@ -7,7 +7,8 @@
  *            (keep-alive, pipelining, Content-Length and chunked bodies),
  *            timers, write/read pacing, response assembly
  *   ops*.c   the S3 operations: ops.c classifies and dispatches, one ops_*.c
- *            per API family (ops.h, the private header, lists them)
+ *            per API family (ops.h, the private header, lists them);
+ *            ops_express.c is S3 Express (directory buckets, sessions)
  *   store.c  buckets -> ordered keys -> versions; multipart uploads; populate
  *   blob.c   object bytes: heap, huge-page mappings (recycled), --dir files
  *   digest.c the hashes of a request body, taken as its bytes arrive
@@ -326,8 +327,9 @@ struct emu_worker {
  *                        while it is held for PutObject or UploadPart
  *   model_lock (mutex)   the model's settings, fault rules and their
  *                        counters, the rate limiter
- * The settings ops.c reads (min_part_bytes, xregion_ms) are changed with
- * both held, so reading them under either is safe.
+ * The settings ops.c reads (min_part_bytes, xregion_ms, express_session_s,
+ * express_session_required) are changed with both held, so reading them
+ * under either is safe.
  */
 struct emu_server {
     int lfd;

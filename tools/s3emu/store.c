@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/crc.h"
 #include "base/hash.h"
 
 int64_t emu_wall_ms(void)
@@ -238,6 +239,7 @@ int emu_store_populate(struct emu_server *s, const char *bucket, const char *pre
     struct emu_bucket *b;
     char etag[48], hex[2 * MD5_LEN + 1], key[1100];
     unsigned char d[MD5_LEN];
+    struct emu_cksum dir_ck;
     size_t plen = strlen(prefix);
     uint64_t i = 0;
     int rc = -1;
@@ -262,6 +264,16 @@ int emu_store_populate(struct emu_server *s, const char *bucket, const char *pre
     hash_md5(blob->data, (size_t)size, d);
     str_hex(d, MD5_LEN, hex);
     snprintf(etag, sizeof(etag), "\"%s\"", hex);
+    {   /* a directory bucket's objects carry a CRC32 (README, "S3 Express One Zone") */
+        struct buf b64 = BUF_INIT(16);
+
+        memset(&dir_ck, 0, sizeof(dir_ck));
+        crc_b64_32(crc_crc32_update(0, blob->data, (size_t)size), &b64);
+        str_copy(dir_ck.algo, sizeof(dir_ck.algo), "CRC32");
+        str_copy(dir_ck.type, sizeof(dir_ck.type), "FULL_OBJECT");
+        str_copy(dir_ck.value, sizeof(dir_ck.value), buf_cstr(&b64));
+        buf_release(&b64);
+    }
     memcpy(key, prefix, plen);
     while (i < count) {
         uint64_t end = i + POPULATE_BATCH < count ? i + POPULATE_BATCH : count;
@@ -287,6 +299,14 @@ int emu_store_populate(struct emu_server *s, const char *bucket, const char *pre
             o->blob = emu_blob_ref(blob);
             o->size = size;
             memcpy(o->etag, etag, sizeof(etag));
+            if (b->directory) {     /* not MD5s: random, as ops_express.c makes them */
+                str_copy(o->storage_class, sizeof(o->storage_class), "EXPRESS_ONEZONE");
+                o->etag[0] = '"';
+                emu_random_hex(s, o->etag + 1, 32);
+                o->etag[33] = '"';
+                o->etag[34] = 0;
+                o->ck = dir_ck;
+            }
             if (emu_store_put(s, b, key, plen + (size_t)kl, o)) {
                 emu_store_obj_free(o);
                 emu_store_unlock(s);
