@@ -513,6 +513,13 @@ static enum s3c_err resolve_s3(struct cfg_ctx *x)
             s3->use_dualstack_endpoint.set = true;
         }
     }
+    /* S3 Express: a profile-wide key and its variable, as botocore reads them. */
+    pick_env_prof(x, "AWS_S3_DISABLE_EXPRESS_SESSION_AUTH", "s3_disable_express_session_auth", &p);
+    if (p.value) {
+        if (!cfg_parse_bool(sv_from(p.value), &x->out->s3_disable_express_session_auth.value))
+            return bad(x, &p.where, p.key, p.value, "is not true or false");
+        x->out->s3_disable_express_session_auth.set = true;
+    }
     return S3C_OK;
 }
 

@@ -20,7 +20,8 @@
  *   ca_bundle   --ca-bundle, AWS_CA_BUNDLE, profile `ca_bundle`
  *   the rest    environment (AWS_MAX_ATTEMPTS, AWS_RETRY_MODE,
  *               AWS_REQUEST_CHECKSUM_CALCULATION, AWS_RESPONSE_CHECKSUM_VALIDATION,
- *               AWS_USE_DUALSTACK_ENDPOINT), then the profile, then defaults.
+ *               AWS_USE_DUALSTACK_ENDPOINT, AWS_S3_DISABLE_EXPRESS_SESSION_AUTH),
+ *               then the profile, then defaults.
  *
  * A profile's settings come from its section in the credentials file first,
  * then from the config file ([default] or [profile NAME]), as botocore
@@ -142,6 +143,10 @@ struct s3c_config {
     bool request_checksum_calculation_set;
     enum cfg_checksum_when response_checksum_validation;
     bool response_checksum_validation_set;
+    /* AWS_S3_DISABLE_EXPRESS_SESSION_AUTH, else the profile's
+     * s3_disable_express_session_auth: directory buckets signed with the
+     * IAM keys (for "s3express"), no CreateSession. Default false. */
+    struct cfg_bool s3_disable_express_session_auth;
 };
 
 /* All zero: safe to cfg_release(); cfg_load() fills every field. */

@@ -190,13 +190,23 @@ struct store_s3 *cli_s3(struct cli_ctx *c, struct s3c_error *e)
     o.cfg = &c->cfg;
     o.region = c->cfg.region;
     o.sign_payload = c->cfg.s3.payload_signing_enabled.value;
+    o.express_no_session = c->cfg.s3_disable_express_session_auth.value;
     o.max_attempts = (int)c->cfg.max_attempts.value;
     o.http.verify_tls = c->cfg.verify_ssl;
     o.http.ca_bundle = c->cfg.ca_bundle;
     if (out_opts()->debug)
         o.http.debug = out_debug;
     c->s3 = store_s3_new(&o, e);
+    if (c->s3)
+        store_s3_express_read_only(c->s3, c->reads_only);
     return c->s3;
+}
+
+void cli_reads_only(struct cli_ctx *c, bool reads_only)
+{
+    c->reads_only = reads_only;
+    if (c->s3)
+        store_s3_express_read_only(c->s3, reads_only);
 }
 
 void cli_op_name(char *out, size_t n, const char *verb, int argc, const char **argv)

@@ -25,6 +25,7 @@ struct cli_ctx {
     struct creds_src *creds_src; /* the credential provider, found on first use by cli_keys() */
     struct keyring *keys;       /* its keys, refreshed as they near expiry */
     struct store_s3 *s3;        /* created on first use by cli_s3() */
+    bool reads_only;            /* the verb writes no bucket: ReadOnly S3 Express sessions */
 };
 
 /*
@@ -36,6 +37,10 @@ struct keyring *cli_keys(struct cli_ctx *c, struct s3c_error *e);
 
 /* The S3 store for this run, created on first call; NULL with 'e' set on failure. */
 struct store_s3 *cli_s3(struct cli_ctx *c, struct s3c_error *e);
+
+/* The verb writes no bucket (or does): reads then ask for ReadOnly S3
+ * Express sessions (writes always take ReadWrite ones). */
+void cli_reads_only(struct cli_ctx *c, bool reads_only);
 
 /* "ls s3://b/p" from a verb and its arguments, for error lines. */
 void cli_op_name(char *out, size_t n, const char *verb, int argc, const char **argv);

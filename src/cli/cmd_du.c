@@ -19,6 +19,7 @@
 #include "cli/args.h"
 #include "cli/cmd.h"
 #include "cli/listing.h"
+#include "cli/objopts.h"
 #include "cli/output.h"
 #include "s3/uri.h"
 
@@ -165,6 +166,8 @@ enum s3c_err cmd_du(struct cli_ctx *c, int argc, char **argv)
         rc = s3_uri_parse(pos[0], &u, &e);
     if (!rc && !u.bucket[0])
         rc = s3c_fail(&e, S3C_EUSAGE, "du: \"%s\" names no bucket", pos[0]);
+    if (!rc && versions && s3_bucket_is_express(u.bucket))
+        rc = cli_express_refuse("du", "--all-versions", u.bucket, "no versioning", &e);
     if (!rc)
         rc = cli_filters(&filters, pos[0], &filter, &root, &e);
     if (!rc)
@@ -175,6 +178,7 @@ enum s3c_err cmd_du(struct cli_ctx *c, int argc, char **argv)
     }
     cli_op_name(op, sizeof(op), "du", n_pos, pos);
     st = calloc(1, sizeof(*st));
+    cli_reads_only(c, true);
     s = cli_s3(c, &e);
     if (!st || !s) {
         if (!st)

@@ -153,8 +153,10 @@ enum s3c_err cmd_head(struct cli_ctx *c, int argc, char **argv)
         goto out;
     }
     cli_op_name(op, sizeof(op), "head", n_pos, pos);
+    cli_reads_only(c, true);
     s = cli_s3(c, &e);
-    rc = s ? store_s3_head(s, u.bucket, u.key[0] ? u.key : NULL, &x, &e) : e.code;
+    if (s)
+        rc = s ? store_s3_head(s, u.bucket, u.key[0] ? u.key : NULL, &x, &e) : e.code;
     if (rc) {
         out_error(op, &e);
         goto out;

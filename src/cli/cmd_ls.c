@@ -23,8 +23,10 @@
 #include "cli/args.h"
 #include "cli/cmd.h"
 #include "cli/listing.h"
+#include "cli/objopts.h"
 #include "cli/output.h"
 #include "plan/wild.h"
+#include "s3/endpoint.h"
 #include "s3/uri.h"
 #include "s3/xml.h"
 
@@ -236,7 +238,9 @@ static void print_summary(const struct ls_state *st)
     printf("\nTotal Objects: %" PRIu64 "\n   Total Size: %s\n", st->total_objects, size);
 }
 
-static enum s3c_err list_buckets(struct store_s3 *s, struct ls_state *st, const char *op)
+/* ListBuckets (general-purpose buckets, as `aws s3 ls`), or with 'directory'
+ * ListDirectoryBuckets (S3 Express, from the control endpoint). */
+static enum s3c_err list_buckets(struct store_s3 *s, struct ls_state *st, bool directory, const char *op)
 {
     struct s3_list_buckets page = S3_LIST_BUCKETS_INIT;
     struct s3c_error e = S3C_ERROR_INIT;
@@ -245,7 +249,8 @@ static enum s3c_err list_buckets(struct store_s3 *s, struct ls_state *st, const 
     size_t i;
 
     do {
-        rc = store_s3_list_buckets(s, token, &page, &e);
+        rc = directory ? store_s3_list_directory_buckets(s, token, &page, &e)
+                       : store_s3_list_buckets(s, token, &page, &e);
         free(token);
         token = NULL;
         if (rc)
@@ -325,7 +330,7 @@ enum s3c_err cmd_ls(struct cli_ctx *c, int argc, char **argv)
 {
     struct ls_state st = { .line = BUF_INIT(1 << 20) };
     const char *page_size_s = NULL, *request_payer = NULL;
-    bool humanize = false;
+    bool humanize = false, directory = false;
     struct arg_list filters = { .n = 0 };
     const struct arg_spec specs[] = {
         { "--recursive", "-r", ARG_BOOL, &st.recursive },
@@ -339,6 +344,7 @@ enum s3c_err cmd_ls(struct cli_ctx *c, int argc, char **argv)
         { "--include", NULL, ARG_STR_LIST, &filters },
         { "--page-size", NULL, ARG_STR, &page_size_s },
         { "--request-payer", NULL, ARG_STR, &request_payer },
+        { "--directory-buckets", "--x-s3", ARG_BOOL, &directory },
         { NULL, NULL, 0, NULL },
     };
     const char *pos[1];
@@ -360,6 +366,11 @@ enum s3c_err cmd_ls(struct cli_ctx *c, int argc, char **argv)
         rc = s3_uri_parse(pos[0], &u, &e);
     if (!rc && (n_pos == 0 || !u.bucket[0]) && (st.versions || filters.n))
         rc = s3c_fail(&e, S3C_EUSAGE, "ls: --all-versions, --exclude and --include need s3://BUCKET[/PREFIX]");
+    if (!rc && directory && n_pos == 1 && u.bucket[0])
+        rc = s3c_fail(&e, S3C_EUSAGE, "ls: --directory-buckets lists buckets: give no s3://BUCKET");
+    if (!rc && n_pos == 1 && s3_bucket_is_express(u.bucket))
+        rc = cli_express_refuse("ls", st.versions ? "--all-versions" : request_payer ? "--request-payer" : NULL,
+                                u.bucket, st.versions ? "no versioning" : NULL, &e);
     if (!rc && n_pos == 1 && u.bucket[0])
         rc = cli_filters(&filters, pos[0], &filter, &root, &e);
     if (!rc && n_pos == 1 && u.bucket[0])
@@ -370,6 +381,7 @@ enum s3c_err cmd_ls(struct cli_ctx *c, int argc, char **argv)
     }
     st.json = out_opts()->json;
     cli_op_name(op, sizeof(op), "ls", n_pos, pos);
+    cli_reads_only(c, true);
     s = cli_s3(c, &e);
     if (!s) {
         out_error(op, &e);
@@ -377,7 +389,7 @@ enum s3c_err cmd_ls(struct cli_ctx *c, int argc, char **argv)
         goto out;
     }
     if (n_pos == 0 || !u.bucket[0]) {
-        rc = list_buckets(s, &st, op);
+        rc = list_buckets(s, &st, directory, op);
         goto out;
     }
     st.bucket = u.bucket;
@@ -388,6 +400,8 @@ enum s3c_err cmd_ls(struct cli_ctx *c, int argc, char **argv)
     lo.versions = st.versions;
     lo.filter = &filter;
     lo.filter_root = buf_cstr(&root);
+    /* A directory bucket lists in no order: shown sorted, as a general-purpose one. */
+    lo.sorted = s3_bucket_is_express(u.bucket);
     rc = list_objects(s, &st, &lo, op);
     if (!rc && st.summarize)
         print_summary(&st);

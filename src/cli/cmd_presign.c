@@ -7,6 +7,11 @@
  * one HeadBucket asks where the bucket lives unless --region is given (a
  * URL signed for another region is refused by S3). The signature appears
  * only in the URL on stdout, never in --debug.
+ *
+ * A directory bucket's URL (S3 Express) goes to its zonal endpoint, signed
+ * for "s3express" with the IAM keys, as with s3_disable_express_session_auth:
+ * a CreateSession's keys would end the URL's life with the session's (5
+ * minutes), whatever --expires-in says.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -57,7 +62,7 @@ static enum s3c_err presign_url(const struct s3c_config *cfg, const struct creds
         const struct sigv4_header host = { "host", buf_cstr(&t.host) };
         const struct sigv4_request r = { "GET", buf_cstr(&t.path), NULL, &host, 1, SIGV4_UNSIGNED_PAYLOAD };
         const struct sigv4_creds cr = { k->access_key, k->secret_key, k->session_token };
-        const struct sigv4_scope sc = { date, region, "s3" };
+        const struct sigv4_scope sc = { date, region, t.express ? "s3express" : "s3" };
 
         s3_amz_date(time(NULL), date);
         rc = sigv4_presign(&r, &cr, &sc, expires_s, &query);

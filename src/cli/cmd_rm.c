@@ -22,6 +22,7 @@
 #include "cli/cmd.h"
 #include "cli/job.h"
 #include "cli/listing.h"
+#include "cli/objopts.h"
 #include "cli/output.h"
 #include "plan/filter.h"
 #include "plan/lister.h"
@@ -490,6 +491,11 @@ static enum s3c_err check_args(struct rm *r, struct s3c_error *e)
             rc = s3c_fail(e, S3C_EUSAGE, "rm: \"%s\" names no object (use --recursive to delete every object in it)", a);
         if (!rc && r->version_id && (r->recursive || r->n_args > 1 || (!r->raw && wild_has(u.key))))
             rc = s3c_fail(e, S3C_EUSAGE, "rm: --version-id takes one object, without --recursive or wildcards");
+        if (!rc && s3_bucket_is_express(u.bucket))
+            rc = cli_express_refuse("rm", r->version_id ? "--version-id" : r->all_versions ? "--all-versions"
+                                          : r->oo.request_payer ? "--request-payer" : NULL,
+                                    u.bucket, r->oo.request_payer && !r->version_id && !r->all_versions
+                                                  ? NULL : "no versioning", e);
         s3_uri_release(&u);
         if (rc)
             return rc;

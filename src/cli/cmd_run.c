@@ -436,7 +436,7 @@ enum s3c_err cmd_run(struct cli_ctx *c, int argc, char **argv)
     if (rc)
         return rc;
     if (knobs.knobs.stat)
-        job_print_stat(&r.total, &r.shard);
+        job_print_stat(&r.total, &r.shard, c->s3);
     if (out_opts()->json) {
         struct json j = JSON_INIT;
         json_str(&j, "operation", "run");

@@ -377,8 +377,7 @@ static int side_raw_next(void *ctx, struct merge_entry *out, struct s3c_error *e
 /* S3 Express directory buckets list in no order. */
 static bool directory_bucket(const char *bucket)
 {
-    size_t n = strlen(bucket);
-    return n > 6 && !strcmp(bucket + n - 6, "--x-s3");
+    return s3_bucket_is_express(bucket);
 }
 
 /* The memory budget of the external sort forced by the environment (test hook); 0: none. */
@@ -878,7 +877,11 @@ enum s3c_err sync_job_new(struct cli_ctx *c, const char *verb, int argc, char **
     if (!rc)
         rc = objopts_parse(verb, &s->oa, &s->oo, e);
     if (!rc)
+        rc = objopts_express_check(verb, &s->oo, s3_uri_is(s->pos[0]) ? s->su.bucket : NULL,
+                                   s3_uri_is(s->pos[1]) ? s->du.bucket : NULL, e);
+    if (!rc)
         rc = job_knobs_parse(&s->base, &s->knob_args, e);
+    s->base.reads_only = !rc && !s3_uri_is(s->pos[1]);
     if (rc) {
         sync_free(&s->base);
         return rc;

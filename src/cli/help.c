@@ -27,6 +27,8 @@ static const struct help helps[] = {
       "  --exclude/--include P  AWS CLI filters on the names under the prefix\n"
       "  --page-size N       keys per list request (default 1000)\n"
       "  --request-payer requester  list a requester-pays bucket\n"
+      "  --directory-buckets, --x-s3  list the S3 Express directory buckets\n"
+      "                      (ListDirectoryBuckets) instead of the general-purpose ones\n"
       "Columns: DATE TIME [CLASS] [ETAG] SIZE [VERSION-ID] NAME; the extra ones appear\n"
       "only when asked for, so the default output is the AWS CLI's.\n"
       "A PATTERN with s5cmd wildcards ('*' and '?' cross '/', \\* a literal star)\n"
@@ -34,6 +36,8 @@ static const struct help helps[] = {
       "pattern's directory (full names with --recursive): ls 's3://b/logs/2024-*/*.gz'.\n"
       "On a versioned bucket, plain ls shows current objects only (a delete marker\n"
       "hides its key), as the AWS CLI does.\n"
+      "A directory bucket (NAME--ZONE--x-s3) lists in no particular order: s3c sorts\n"
+      "its listing (in bounded memory) and prints it in key order, as for any bucket.\n"
       "Exits 1 when a prefix or pattern matches nothing.\n" },
     { "du", "s3c du s3://BUCKET[/PREFIX|/PATTERN] [--humanize] [--group] [--all-versions] [flags]",
       "Total objects and bytes under a prefix or wildcard pattern, as s5cmd's du\n"
@@ -45,7 +49,10 @@ static const struct help helps[] = {
       "  --exclude/--include P  AWS CLI filters on the names under the prefix\n"
       "  --page-size N       keys per list request (default 1000)\n" },
     { "mb", "s3c mb s3://BUCKET",
-      "Create a bucket in the configured region (LocationConstraint outside us-east-1).\n" },
+      "Create a bucket in the configured region (LocationConstraint outside us-east-1).\n"
+      "A name BASE--ZONEID--x-s3 creates an S3 Express directory bucket in that zone\n"
+      "(SingleAvailabilityZone; SingleLocalZone for a Local Zone id), through the\n"
+      "s3express-control endpoint.\n" },
     { "rb", "s3c rb s3://BUCKET [--force]",
       "Remove an empty bucket. --force first deletes everything in it. On a versioned\n"
       "bucket that means every version and delete marker too: a plain delete there\n"

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "auth/express.h"
 #include "cli/args.h"
 #include "cli/output.h"
 #include "xfer/journal.h"
@@ -146,10 +147,14 @@ enum s3c_err job_result(const struct job *j)
 
 static const char *const op_names[JOB_N_OPS] = { "upload", "download", "copy", "delete", "move" };
 
-void job_print_stat(const struct job_counts *n, const struct shard *sh)
+void job_print_stat(const struct job_counts *n, const struct shard *sh, struct store_s3 *s3)
 {
+    struct express_stats xs = { 0 };
     char line[256];
     int i;
+
+    if (s3)
+        store_s3_express_stats(s3, &xs);
 
     if (out_opts()->json) {
         struct json j = JSON_INIT;
@@ -175,6 +180,12 @@ void job_print_stat(const struct job_counts *n, const struct shard *sh)
             json_u64(&j, "shard", sh->k);
             json_u64(&j, "shards", sh->n);
         }
+        if (xs.sessions || xs.failures) {
+            json_u64(&j, "express_sessions", xs.sessions);
+            json_u64(&j, "express_session_errors", xs.failures);
+            json_u64(&j, "express_sessions_ahead", xs.ahead);
+            json_u64(&j, "express_session_waits", xs.waited);
+        }
         json_end(&j);
         buf_release(&rows);
         return;
@@ -195,6 +206,13 @@ void job_print_stat(const struct job_counts *n, const struct shard *sh)
     if (n->skipped) {
         snprintf(line, sizeof(line), "%-10s %10" PRIu64 " %10d %10" PRIu64 " %16d\n", "skip", n->skipped, 0,
                  n->skipped, 0);
+        out_text(line);
+    }
+    /* S3 Express: CreateSession calls (those made ahead of expiry, and the
+     * times a request waited for one, in --debug). */
+    if (xs.sessions || xs.failures) {
+        snprintf(line, sizeof(line), "%-10s %10u %10u %10u %16d\n", "session", xs.sessions + xs.failures,
+                 xs.failures, xs.sessions, 0);
         out_text(line);
     }
 }
@@ -293,6 +311,7 @@ enum s3c_err job_run(struct job *j)
     struct xfer_stats st;
     enum s3c_err rc, erc = S3C_OK;
 
+    cli_reads_only(j->c, j->reads_only);
     rc = j->ops->start ? j->ops->start(j) : S3C_OK;
     if (rc)
         return rc;
@@ -321,6 +340,6 @@ enum s3c_err job_run(struct job *j)
     }
     rc = j->ops->finish(j, erc);
     if (j->knobs.stat)
-        job_print_stat(&j->n, &j->knobs.shard);
+        job_print_stat(&j->n, &j->knobs.shard, j->c->s3);
     return rc;
 }

@@ -80,6 +80,7 @@ struct job {
     struct job_counts n;
     bool dryrun;                    /* --dryrun: see job_dryrun() */
     uint64_t one_size;              /* a single object's size, for the progress line's ETA */
+    bool reads_only;                /* writes no bucket (a download): ReadOnly S3 Express sessions */
 };
 
 /* The flags of struct job_knobs as args_parse specs: append them to a verb's table.
@@ -129,8 +130,9 @@ enum s3c_err job_result(const struct job *j);
 
 /* The --stat summary table (or one JSON line with --json), on stdout; with a
  * shard (n > 1) the line names it ("shard": K, "shards": N), so a driver can
- * add up the lines of all the shards (README: "Many machines"). */
-void job_print_stat(const struct job_counts *n, const struct shard *sh);
+ * add up the lines of all the shards (README: "Many machines"); with 's3'
+ * (may be NULL) a "session" row of its S3 Express CreateSession calls. */
+void job_print_stat(const struct job_counts *n, const struct shard *sh, struct store_s3 *s3);
 
 /* The live status line for an engine's stats ('ok' objects done; one_size: ETA for one object). */
 void job_progress_line(const struct xfer_stats *st, uint64_t ok, uint64_t one_size);

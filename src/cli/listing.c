@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "plan/wild.h"
+#include "plan/xsort.h"
 
 enum s3c_err listing_set_key(struct listing_opts *o, const char *key, struct buf *prefix,
                              struct s3c_error *e)
@@ -22,9 +23,12 @@ enum s3c_err listing_set_key(struct listing_opts *o, const char *key, struct buf
 
 void listing_open(struct listing *l, struct store_s3 *s3, const struct listing_opts *o)
 {
+    static const struct buf unpacked = BUF_INIT(3 << 16);
+
     memset(l, 0, sizeof(*l));
     l->s3 = s3;
     l->o = *o;
+    l->unpacked = unpacked;
 }
 
 /* Keep a copy of the page's resume point; false on OOM. */
@@ -122,7 +126,7 @@ static bool selected(const struct listing *l, const char *key)
     return filter_accept(l->o.filter, l->o.filter_root, rel);
 }
 
-int listing_next(struct listing *l, const struct listing_entry **out, struct s3c_error *e)
+static int raw_next(struct listing *l, const struct listing_entry **out, struct s3c_error *e)
 {
     for (;;) {
         const char **prefixes = l->o.versions ? l->vers.prefixes : l->objs.prefixes;
@@ -162,6 +166,95 @@ int listing_next(struct listing *l, const struct listing_entry **out, struct s3c
     }
 }
 
+/*
+ * Sorted listings (directory buckets list in no order): every entry goes
+ * through an external sort as a merge entry whose rel is a tag ('0' for a
+ * common prefix, '1' for an object, so prefixes come first as on one page
+ * of `aws s3 ls`) and the key, and whose etag carries the rest:
+ * "ETAG\x1fCLASS\x1fLAST_MODIFIED".
+ */
+#define PACK_SEP '\x1f'
+
+static enum s3c_err sort_all(struct listing *l, struct s3c_error *e)
+{
+    const struct listing_entry *en;
+    struct buf rel = BUF_INIT(1 << 16), rest = BUF_INIT(1 << 16);
+    enum s3c_err rc = S3C_OK;
+    int r;
+
+    l->sorted = xsort_new(0, NULL, e);
+    if (!l->sorted)
+        return e->code;
+    while (!rc && (r = raw_next(l, &en, e)) > 0) {
+        struct merge_entry m = { MERGE_FILE, SV_NULL, en->size, en->mtime_epoch, SV_NULL };
+
+        buf_reset(&rel);
+        buf_reset(&rest);
+        if (buf_addc(&rel, en->kind == LISTING_PREFIX ? '0' : '1') || buf_adds(&rel, en->key) ||
+            buf_addf(&rest, "%s%c%s%c%s", en->etag, PACK_SEP, en->storage_class, PACK_SEP, en->last_modified)) {
+            rc = s3c_fail(e, S3C_ENOMEM, "out of memory");
+            break;
+        }
+        m.rel = buf_sv(&rel);
+        buf_cstr(&rel);
+        m.etag = buf_sv(&rest);
+        rc = xsort_add(l->sorted, &m, e);
+    }
+    if (!rc && r < 0)
+        rc = e->code ? e->code : S3C_EHTTP;
+    buf_release(&rel);
+    buf_release(&rest);
+    return rc;
+}
+
+/* The next entry of the sorted listing, unpacked into l->cur (strings in l->unpacked). */
+static int sorted_next(struct listing *l, const struct listing_entry **out, struct s3c_error *e)
+{
+    struct listing_entry *d = &l->cur;
+    struct merge_entry m;
+    char *p, *sep;
+    int r;
+
+    if (!l->sorted && sort_all(l, e))
+        return -1;
+    r = xsort_next(l->sorted, &m, e);
+    if (r <= 0)
+        return r;
+    buf_reset(&l->unpacked);
+    if (buf_add(&l->unpacked, m.rel.p + 1, m.rel.n - 1) || buf_addc(&l->unpacked, '\0') ||
+        buf_add(&l->unpacked, m.etag.p, m.etag.n) || buf_addc(&l->unpacked, '\0')) {
+        s3c_fail(e, S3C_ENOMEM, "out of memory");
+        return -1;
+    }
+    memset(d, 0, sizeof(*d));
+    d->kind = m.rel.p[0] == '0' ? LISTING_PREFIX : LISTING_OBJECT;
+    d->key = l->unpacked.data;
+    d->version_id = "";
+    d->is_latest = true;
+    d->size = m.size;
+    d->mtime_epoch = m.mtime;
+    p = l->unpacked.data + m.rel.n;
+    d->etag = p;
+    d->storage_class = d->last_modified = "";
+    if ((sep = strchr(p, PACK_SEP))) {
+        *sep = '\0';
+        d->storage_class = sep + 1;
+        if ((sep = strchr(sep + 1, PACK_SEP))) {
+            *sep = '\0';
+            d->last_modified = sep + 1;
+        }
+    }
+    *out = d;
+    return 1;
+}
+
+int listing_next(struct listing *l, const struct listing_entry **out, struct s3c_error *e)
+{
+    if (l->o.sorted && !l->o.versions)
+        return sorted_next(l, out, e);
+    return raw_next(l, out, e);
+}
+
 bool listing_page_done(struct listing *l)
 {
     size_t n_prefixes = l->o.versions ? l->vers.n_prefixes : l->objs.n_prefixes;
@@ -181,6 +274,8 @@ bool listing_page_done(struct listing *l)
 
 void listing_close(struct listing *l)
 {
+    xsort_free(l->sorted);
+    buf_release(&l->unpacked);
     s3_list_objects_release(&l->objs);
     s3_list_versions_release(&l->vers);
     free(l->token);

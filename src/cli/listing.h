@@ -24,6 +24,8 @@
 #include "s3/xml.h"
 #include "store/store_s3.h"
 
+struct xsort;
+
 /* What to list. Strings are borrowed: they must outlive the listing. */
 struct listing_opts {
     const char *bucket;
@@ -37,6 +39,10 @@ struct listing_opts {
      * prefix), as cp does; common prefixes are not filtered. */
     const struct filter *filter;
     const char *filter_root;    /* filter_root() of the argument */
+    /* Entries in key order (common prefixes first) whatever order the store
+     * lists in, through an external sort (plan/xsort.h): for directory
+     * buckets. The whole listing is read before the first entry returns. */
+    bool sorted;
 };
 
 enum listing_kind {
@@ -68,6 +74,8 @@ struct listing {
     size_t i_prefix, i_entry;       /* next unread of the current page */
     bool started, more;             /* a page was fetched; another one follows */
     struct listing_entry cur;
+    struct xsort *sorted;           /* with o.sorted: every entry, sorted */
+    struct buf unpacked;            /* with o.sorted: the strings of 'cur' */
 };
 
 /*

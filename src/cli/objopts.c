@@ -1,5 +1,7 @@
 #include "cli/objopts.h"
 
+#include "s3/endpoint.h"
+
 #include <stdio.h>
 #include <string.h>
 
@@ -93,5 +95,38 @@ enum s3c_err objopts_parse(const char *verb, struct objopts_args *a, struct xfer
         strcmp(oo->metadata_directive, "REPLACE"))
         return s3c_fail(e, S3C_EUSAGE, "%s: --metadata-directive must be COPY or REPLACE", verb);
     oo->no_guess_mime = a->no_guess_mime;
+    return S3C_OK;
+}
+
+enum s3c_err cli_express_refuse(const char *verb, const char *flag, const char *bucket, const char *why,
+                                struct s3c_error *e)
+{
+    if (!flag)
+        return S3C_OK;
+    return s3c_fail(e, S3C_EUSAGE, "%s: %s cannot be used with the S3 Express directory bucket %s%s%s%s", verb,
+                    flag, bucket, why ? " (" : "", why ? why : "", why ? ")" : "");
+}
+
+enum s3c_err objopts_express_check(const char *verb, const struct xfer_obj_opts *oo, const char *src_bucket,
+                                   const char *dst_bucket, struct s3c_error *e)
+{
+    bool src = s3_bucket_is_express(src_bucket), dst = s3_bucket_is_express(dst_bucket);
+    const char *b = dst ? dst_bucket : src_bucket;
+
+    if (!src && !dst)
+        return S3C_OK;
+    if (oo->request_payer)
+        return cli_express_refuse(verb, "--request-payer", b, "no Requester Pays", e);
+    if (dst && oo->acl && strcmp(oo->acl, "bucket-owner-full-control") != 0)
+        return cli_express_refuse(verb, "--acl", dst_bucket, "directory buckets have no ACLs", e);
+    if (dst && oo->storage_class && strcmp(oo->storage_class, "EXPRESS_ONEZONE") != 0)
+        return cli_express_refuse(verb, "--storage-class", dst_bucket, "their one class is EXPRESS_ONEZONE", e);
+    if (dst && oo->sse && strcmp(oo->sse, "AES256") != 0 && strcmp(oo->sse, "aws:kms") != 0)
+        return cli_express_refuse(verb, "--sse", dst_bucket, "AES256 or aws:kms only", e);
+    /* SSE-C: the key of the object written (destination) or read (a download's source). */
+    if ((oo->sse_c || oo->sse_c_key) && (dst || (src && !dst_bucket)))
+        return cli_express_refuse(verb, "--sse-c", b, "no SSE-C", e);
+    if ((oo->sse_c_copy_source || oo->sse_c_copy_source_key) && src)
+        return cli_express_refuse(verb, "--sse-c-copy-source", src_bucket, "no SSE-C", e);
     return S3C_OK;
 }

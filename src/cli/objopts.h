@@ -54,4 +54,22 @@ struct objopts_args {
 enum s3c_err objopts_parse(const char *verb, struct objopts_args *a, struct xfer_obj_opts *oo,
                            struct s3c_error *e);
 
+/*
+ * Flags that cannot apply to S3 Express directory buckets, refused before
+ * anything is sent (S3C_EUSAGE, exit 2): for a directory destination --acl
+ * (but bucket-owner-full-control), --storage-class but EXPRESS_ONEZONE,
+ * --sse but AES256 and aws:kms, SSE-C; for a directory source SSE-C (a
+ * download's, or a copy's source key); --request-payer for either. NULL
+ * buckets are local ends.
+ */
+enum s3c_err objopts_express_check(const char *verb, const struct xfer_obj_opts *oo, const char *src_bucket,
+                                   const char *dst_bucket, struct s3c_error *e);
+
+/*
+ * "VERB: FLAG cannot be used with the S3 Express directory bucket BUCKET
+ * (WHY)" as S3C_EUSAGE; S3C_OK when 'flag' is NULL (nothing to refuse).
+ */
+enum s3c_err cli_express_refuse(const char *verb, const char *flag, const char *bucket, const char *why,
+                                struct s3c_error *e);
+
 #endif

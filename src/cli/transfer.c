@@ -878,6 +878,8 @@ enum s3c_err cp_job_new(struct cli_ctx *c, const char *verb, int argc, char **ar
     if (!rc)
         rc = objopts_parse(verb, &t->oa, &t->oo, e);
     if (!rc)
+        rc = objopts_express_check(verb, &t->oo, t->src_s3 ? t->su.bucket : NULL, t->dst_s3 ? t->du.bucket : NULL, e);
+    if (!rc)
         rc = job_knobs_parse(&t->base, &t->knob_args, e);
     if (rc) {
         job_free(&t->base);
@@ -885,6 +887,7 @@ enum s3c_err cp_job_new(struct cli_ctx *c, const char *verb, int argc, char **ar
     }
     /* -n is checked before each transfer; If-None-Match: * closes the race for uploads. */
     t->oo.no_overwrite = t->no_overwrite || (t->no_clobber && t->dst_s3);
+    t->base.reads_only = !t->dst_s3 && strcmp(verb, "mv") != 0;
     *out = &t->base;
     return S3C_OK;
 }

@@ -169,6 +169,7 @@ static int on_seek(void *ctx, curl_off_t offset, int origin)
 static bool is_secret_header(const char *name)
 {
     return strcasecmp(name, "authorization") == 0 || strcasecmp(name, "x-amz-security-token") == 0 ||
+           strcasecmp(name, "x-amz-s3session-token") == 0 ||
            strcasestr(name, "server-side-encryption-customer-key") != NULL; /* SSE-C keys, copy source too */
 }
 

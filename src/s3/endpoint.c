@@ -1,7 +1,8 @@
 /*
  * endpoint.c: the subset of botocore's S3 endpoint rule set that s3c
- * needs (no ARNs, access points, FIPS, outposts or Express yet), written as
- * one decision per function. See endpoint.h for the table.
+ * needs (no ARNs, access points, FIPS or outposts; S3 Express zonal and
+ * control endpoints), written as one decision per function. See
+ * endpoint.h for the table.
  */
 #include "s3/endpoint.h"
 
@@ -147,6 +148,33 @@ bad:
                     url);
 }
 
+#define EXPRESS_SUFFIX "--x-s3"
+
+bool s3_express_zone(const char *bucket, char *out, size_t n)
+{
+    size_t len = bucket ? strlen(bucket) : 0, sl = strlen(EXPRESS_SUFFIX), end, start;
+
+    if (len <= sl || strcmp(bucket + len - sl, EXPRESS_SUFFIX) != 0)
+        return false;
+    end = len - sl;
+    /* The zone id runs back to the "--" before it (a zone id has single '-' only). */
+    for (start = end; start >= 2; start--)
+        if (bucket[start - 1] == '-' && bucket[start - 2] == '-')
+            break;
+    if (start < 3 || start == end || end - start >= n) /* a BASE, a ZONEID, room for it */
+        return false;
+    memcpy(out, bucket + start, end - start);
+    out[end - start] = '\0';
+    return true;
+}
+
+bool s3_bucket_is_express(const char *bucket)
+{
+    char zone[64];
+
+    return s3_express_zone(bucket, zone, sizeof(zone));
+}
+
 void s3_target_release(struct s3_target *t)
 {
     buf_release(&t->url);
@@ -188,8 +216,8 @@ static enum s3c_err virtual_style(struct sv base, const char *key, struct buf *p
     return S3C_OK;
 }
 
-static enum s3c_err resolve_custom(const struct s3c_config *cfg, const char *bucket,
-                                   const char *key, struct s3_target *out, struct s3c_error *e)
+static enum s3c_err resolve_custom(const struct s3c_config *cfg, const char *bucket, const char *key,
+                                   enum s3_endpoint_kind kind, struct s3_target *out, struct s3c_error *e)
 {
     struct s3_url u;
     enum s3c_err rc;
@@ -200,7 +228,18 @@ static enum s3c_err resolve_custom(const struct s3c_config *cfg, const char *buc
     if (cfg->s3.use_accelerate_endpoint.value)
         return s3c_fail(e, S3C_ECONFIG, "A custom endpoint cannot be combined with S3 Accelerate");
     out->tls = u.tls;
-    if (bucket) {
+    if (kind == S3_EP_CONTROL || (bucket && s3_bucket_is_express(bucket))) {
+        /* botocore: control requests path style on the endpoint; zonal ones
+         * virtual-hosted, or path style in front of an IP address (or when
+         * addressing_style = path says so: an emulator takes both). */
+        out->express = true;
+        if (bucket && kind != S3_EP_CONTROL && !u.host_is_ip && cfg->s3.addressing_style != CFG_ADDRESSING_PATH) {
+            if (!s3_bucket_is_virtual_hostable(bucket, false))
+                return s3c_fail(e, S3C_EUSAGE, "directory bucket \"%.100s\": not a valid virtual-hostable name",
+                                bucket);
+            virt = true;
+        }
+    } else if (bucket) {
         force_path = cfg->s3.addressing_style != CFG_ADDRESSING_VIRTUAL;
         virt = !force_path && !u.host_is_ip &&
                (s3_bucket_is_virtual_hostable(bucket, false) ||
@@ -222,11 +261,40 @@ static enum s3c_err resolve_custom(const struct s3c_config *cfg, const char *buc
     return rc;
 }
 
+/* S3 Express on AWS: the regional control endpoint (path style) or the
+ * bucket's zonal one (virtual-hosted only). */
+static enum s3c_err resolve_aws_express(const struct s3c_config *cfg, const char *region, const char *bucket,
+                                        const char *key, enum s3_endpoint_kind kind, struct s3_target *out,
+                                        struct s3c_error *e)
+{
+    const char *ds = cfg->s3.use_dualstack_endpoint.value ? ".dualstack" : "";
+    char zone[64];
+
+    out->tls = out->express = true;
+    if (cfg->s3.use_accelerate_endpoint.value)
+        return s3c_fail(e, S3C_ECONFIG, "S3 Express directory buckets do not support S3 Accelerate");
+    if (kind == S3_EP_CONTROL) {
+        if (buf_addf(&out->host, "s3express-control%s.%s.%s", ds, region, dns_suffix(region)))
+            return S3C_ENOMEM;
+        return bucket ? path_style(SV_NULL, bucket, key, &out->path) : buf_addc(&out->path, '/');
+    }
+    if (!s3_express_zone(bucket, zone, sizeof(zone)) || !s3_bucket_is_virtual_hostable(bucket, false))
+        return s3c_fail(e, S3C_EUSAGE, "directory bucket \"%.100s\": not a BASE--ZONEID--x-s3 name that can "
+                                       "be virtual-hosted", bucket);
+    out->virtual_hosted = true;
+    if (buf_addf(&out->host, "%s.s3express-%s%s.%s.%s", bucket, zone, ds, region, dns_suffix(region)))
+        return S3C_ENOMEM;
+    return virtual_style(SV_NULL, key, &out->path);
+}
+
 static enum s3c_err resolve_aws(const struct s3c_config *cfg, const char *region, const char *bucket,
-                                const char *key, struct s3_target *out, struct s3c_error *e)
+                                const char *key, enum s3_endpoint_kind kind, struct s3_target *out,
+                                struct s3c_error *e)
 {
     if (!region || !*region)
         region = cfg->region && *cfg->region ? cfg->region : CFG_DEFAULT_REGION;
+    if (kind == S3_EP_CONTROL || (bucket && s3_bucket_is_express(bucket)))
+        return resolve_aws_express(cfg, region, bucket, key, kind, out, e);
     bool dualstack = cfg->s3.use_dualstack_endpoint.value;
     bool accelerate = cfg->s3.use_accelerate_endpoint.value && bucket;
     bool virt = false;
@@ -270,19 +338,26 @@ enum s3c_err s3_endpoint_resolve(const struct s3c_config *cfg, const char *bucke
 enum s3c_err s3_endpoint_resolve_in(const struct s3c_config *cfg, const char *region, const char *bucket,
                                     const char *key, struct s3_target *out, struct s3c_error *e)
 {
+    return s3_endpoint_resolve_kind(cfg, region, bucket, key, S3_EP_OBJECT, out, e);
+}
+
+enum s3c_err s3_endpoint_resolve_kind(const struct s3c_config *cfg, const char *region, const char *bucket,
+                                      const char *key, enum s3_endpoint_kind kind, struct s3_target *out,
+                                      struct s3c_error *e)
+{
     enum s3c_err rc;
 
     buf_reset(&out->url);
     buf_reset(&out->host);
     buf_reset(&out->path);
-    out->tls = out->virtual_hosted = false;
+    out->tls = out->virtual_hosted = out->express = false;
     if (bucket && !*bucket)
         bucket = NULL;
     if (bucket && strchr(bucket, '/'))
         return s3c_fail(e, S3C_EUSAGE, "bucket name \"%.100s\" contains '/'", bucket);
 
-    rc = cfg->endpoint_url ? resolve_custom(cfg, bucket, key, out, e)
-                           : resolve_aws(cfg, region, bucket, key, out, e);
+    rc = cfg->endpoint_url ? resolve_custom(cfg, bucket, key, kind, out, e)
+                           : resolve_aws(cfg, region, bucket, key, kind, out, e);
     if (!rc && (buf_adds(&out->url, out->tls ? "https://" : "http://") ||
                 buf_addsv(&out->url, buf_sv(&out->host)) ||
                 buf_addsv(&out->url, buf_sv(&out->path))))

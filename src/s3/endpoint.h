@@ -22,6 +22,17 @@
  *     Dual-stack does not apply; accelerate is an error, as in botocore.
  *   no bucket (ListBuckets): the service root, path "/" (or the base path).
  *
+ *   S3 Express One Zone: a bucket named BASE--ZONEID--x-s3 is a directory
+ *   bucket (botocore's endpoint rules, backend "S3Express"):
+ *     object requests (zonal)  https://BUCKET.s3express-ZONEID[.dualstack].REGION.amazonaws.com/KEY,
+ *                              virtual-hosted only (a name that cannot be is an error)
+ *     bucket management (control: CreateBucket, DeleteBucket, ListDirectoryBuckets)
+ *                              https://s3express-control[.dualstack].REGION.amazonaws.com/BUCKET
+ *     custom endpoint_url      control: path style on the endpoint; zonal:
+ *                              BUCKET.HOST virtual-hosted, path style when HOST
+ *                              is an IP address (so one emulator port serves both)
+ *     Accelerate is an error; every such request is signed for "s3express".
+ *
  * Default ports (:80 for http, :443 for https) are dropped from the URL and
  * the Host header alike: curl leaves them out of Host and SigV4 signs Host.
  *
@@ -50,11 +61,12 @@ struct s3_target {
     struct buf path;        /* encoded path as sent and signed, starts with '/' */
     bool tls;               /* https */
     bool virtual_hosted;    /* the bucket is in the host name */
+    bool express;           /* an S3 Express endpoint (zonal or control): sign for "s3express" */
 };
 
 #define S3_TARGET_INIT                                                       \
     { BUF_INIT(S3_URL_MAX_BYTES), BUF_INIT(S3_URL_MAX_BYTES),                \
-      BUF_INIT(S3_URL_MAX_BYTES), false, false }
+      BUF_INIT(S3_URL_MAX_BYTES), false, false, false }
 
 /*
  * Resolve the target of a request to 'bucket' (NULL or "" for the service
@@ -72,7 +84,29 @@ enum s3c_err s3_endpoint_resolve(const struct s3c_config *cfg, const char *bucke
 enum s3c_err s3_endpoint_resolve_in(const struct s3c_config *cfg, const char *region, const char *bucket,
                                     const char *key, struct s3_target *out, struct s3c_error *e);
 
+/* Which endpoint of a directory bucket a request goes to. */
+enum s3_endpoint_kind {
+    S3_EP_OBJECT = 0,       /* the bucket's own: zonal for a directory bucket */
+    S3_EP_CONTROL,          /* S3 Express bucket management (s3express-control) */
+};
+
+/* The same, for 'kind': S3_EP_CONTROL sends 'bucket' (which may be NULL:
+ * ListDirectoryBuckets) to the regional control endpoint. */
+enum s3c_err s3_endpoint_resolve_kind(const struct s3c_config *cfg, const char *region, const char *bucket,
+                                      const char *key, enum s3_endpoint_kind kind, struct s3_target *out,
+                                      struct s3c_error *e);
+
 void s3_target_release(struct s3_target *t);
+
+/* A directory bucket's name: ends in "--x-s3" after a zone id (BASE--ZONEID--x-s3). */
+bool s3_bucket_is_express(const char *bucket);
+
+/*
+ * The zone id of directory bucket 'bucket' ("usw2-az1", "usw2-lax1-az1")
+ * into 'out' (n bytes); false when the name is not BASE--ZONEID--x-s3 with
+ * a non-empty BASE and ZONEID, or the id does not fit.
+ */
+bool s3_express_zone(const char *bucket, char *out, size_t n);
 
 /*
  * Append 'in' percent-encoded (upper-case hex), keeping A-Z a-z 0-9 - _ . ~

@@ -157,6 +157,7 @@ struct s3_bucket {
     const char *region;         /* <BucketRegion>, newer S3 only; else "" */
 };
 
+/* <ListAllMyBucketsResult>, or ListDirectoryBuckets' <ListAllMyDirectoryBucketsResult>. */
 struct s3_list_buckets {
     struct s3_bucket *buckets;  /* n_buckets entries, in reply order */
     size_t n_buckets;
@@ -408,6 +409,22 @@ struct s3_location {
 enum s3c_err s3_parse_location(struct sv body, struct s3_location *out, struct s3c_error *e);
 void s3_location_release(struct s3_location *r);
 
+/* ---- CreateSession (S3 Express) ------------------------------------------- */
+
+/* <CreateSessionResult><Credentials>: a directory bucket's session keys. */
+struct s3_create_session {
+    const char *access_key;     /* required */
+    const char *secret_key;     /* required */
+    const char *session_token;  /* required */
+    const char *expiration;     /* as sent: "2025-01-01T00:05:00Z" */
+    int64_t expires_epoch;      /* expiration in seconds since 1970; 0 if absent */
+    struct s3_strpool pool;
+};
+#define S3_CREATE_SESSION_INIT { 0 }
+
+enum s3c_err s3_parse_create_session(struct sv body, struct s3_create_session *out, struct s3c_error *e);
+void s3_create_session_release(struct s3_create_session *r);
+
 /* ---- streaming ------------------------------------------------------------ */
 
 /* Which reply a stream parses, and so which struct 'out' points to. */
@@ -423,6 +440,7 @@ enum s3_reply {
     S3_REPLY_LIST_UPLOADS,      /* struct s3_list_uploads */
     S3_REPLY_DELETE_RESULT,     /* struct s3_delete_result */
     S3_REPLY_LOCATION,          /* struct s3_location */
+    S3_REPLY_CREATE_SESSION,    /* struct s3_create_session */
 };
 
 struct s3_xml_stream;
@@ -518,5 +536,12 @@ enum s3c_err s3_build_delete(const struct s3_delete_object *objs, size_t n, bool
  * and an empty body means us-east-1.
  */
 enum s3c_err s3_build_create_bucket(const char *region, struct buf *out, struct s3c_error *e);
+
+/*
+ * Append the CreateBucket body of a directory bucket (S3 Express) in zone
+ * 'zone' ("use1-az4": an Availability Zone, SingleAvailabilityZone; an id
+ * with a location, "usw2-lax1-az1": a Local Zone, SingleLocalZone).
+ */
+enum s3c_err s3_build_create_directory_bucket(const char *zone, struct buf *out, struct s3c_error *e);
 
 #endif

@@ -223,3 +223,27 @@ enum s3c_err s3_build_create_bucket(const char *region, struct buf *out, struct 
         rc = add(out, "</CreateBucketConfiguration>", e);
     return rc;
 }
+
+enum s3c_err s3_build_create_directory_bucket(const char *zone, struct buf *out, struct s3c_error *e)
+{
+    /* An Availability Zone id is REGION-azN ("use1-az4"); a Local Zone's has
+     * a location between ("usw2-lax1-az1"). */
+    const char *dash = strchr(zone, '-');
+    bool local = dash && strchr(dash + 1, '-');
+    enum s3c_err rc;
+
+    rc = add(out, "<CreateBucketConfiguration xmlns=\"" S3_XML_NS "\"><Location>", e);
+    if (!rc)
+        rc = add_elem(out, "Name", zone, e);
+    if (!rc)
+        rc = add_elem(out, "Type", local ? "LocalZone" : "AvailabilityZone", e);
+    if (!rc)
+        rc = add(out, "</Location><Bucket>", e);
+    if (!rc)
+        rc = add_elem(out, "DataRedundancy", local ? "SingleLocalZone" : "SingleAvailabilityZone", e);
+    if (!rc)
+        rc = add_elem(out, "Type", "Directory", e);
+    if (!rc)
+        rc = add(out, "</Bucket></CreateBucketConfiguration>", e);
+    return rc;
+}

@@ -89,6 +89,7 @@ static const struct xml_field list_buckets_fields[] = {
 
 static const struct xml_schema list_buckets_schema = {
     .root = "ListAllMyBucketsResult",
+    .root_alt = "ListAllMyDirectoryBucketsResult",
     .size = sizeof(struct s3_list_buckets),
     .fields = list_buckets_fields,
     .n_fields = COUNT(list_buckets_fields),
@@ -381,6 +382,23 @@ static const struct xml_schema location_schema = {
     .finish = location_finish,
 };
 
+/* ---- CreateSession ------------------------------------------------------------ */
+
+static const struct xml_field create_session_fields[] = {
+    REQ("Credentials/AccessKeyId", XF_STR, s3_create_session, access_key),
+    REQ("Credentials/SecretAccessKey", XF_STR, s3_create_session, secret_key),
+    REQ("Credentials/SessionToken", XF_STR, s3_create_session, session_token),
+    FT("Credentials/Expiration", s3_create_session, expiration, expires_epoch),
+};
+
+static const struct xml_schema create_session_schema = {
+    .root = "CreateSessionResult",
+    .size = sizeof(struct s3_create_session),
+    .fields = create_session_fields,
+    .n_fields = COUNT(create_session_fields),
+    .pool_off = offsetof(struct s3_create_session, pool),
+};
+
 _Static_assert(COUNT(error_fields) <= XML_MAX_FIELDS, "too many fields");
 _Static_assert(COUNT(list_objects_fields) <= XML_MAX_FIELDS, "too many fields");
 _Static_assert(COUNT(version_fields) <= XML_MAX_FIELDS, "too many fields");
@@ -413,6 +431,8 @@ static const struct xml_schema *xml_schema_for(enum s3_reply kind)
         return &delete_schema;
     case S3_REPLY_LOCATION:
         return &location_schema;
+    case S3_REPLY_CREATE_SESSION:
+        return &create_session_schema;
     }
     return NULL;
 }
@@ -451,6 +471,7 @@ REPLY_FUNCS(list_parts, S3_REPLY_LIST_PARTS)
 REPLY_FUNCS(list_uploads, S3_REPLY_LIST_UPLOADS)
 REPLY_FUNCS(delete_result, S3_REPLY_DELETE_RESULT)
 REPLY_FUNCS(location, S3_REPLY_LOCATION)
+REPLY_FUNCS(create_session, S3_REPLY_CREATE_SESSION)
 
 void s3_error_release(struct s3_error *err)
 {

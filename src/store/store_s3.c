@@ -13,8 +13,10 @@
 #include <strings.h>
 #include <time.h>
 
+#include "auth/express.h"
 #include "auth/keyring.h"
 #include "auth/sigv4.h"
+#include "base/crc.h"
 #include "base/hash.h"
 #include "base/str.h"
 #include "s3/endpoint.h"
@@ -40,14 +42,19 @@ struct store_s3 {
     unsigned n_buckets;
     long skew_s;                /* server time minus ours, learnt from RequestTimeTooSkewed */
     /* kSigning depends only on the secret, day, region and service: computed
-     * once a day per region and per generation of keys. */
+     * once a day per region and service and per generation of keys (the
+     * keyring's, or an S3 Express session's). */
     struct {
+        bool session;           /* 'gen' is an S3 Express session's */
         unsigned gen;
         char day[9];
         char region[64];
+        char service[12];
         unsigned char key[SHA256_LEN];
-    } keys[4];
+    } keys[8];
     unsigned n_keys;
+    struct express_cache *express;  /* S3 Express sessions, made on first use */
+    bool express_read_only;         /* reads ask for ReadOnly sessions */
     unsigned rng;               /* jitter state */
 };
 
@@ -133,22 +140,24 @@ bool store_s3_may_send(struct store_s3 *s, const char *bucket)
     return i < 0 || s->buckets[i].confirmed || !s->buckets[i].probing;
 }
 
-/* kSigning for (keys, day, region), from the cache or computed. */
-static const unsigned char *signing_key(struct store_s3 *s, const struct creds *cr, unsigned gen,
+/* kSigning for (keys, day, region, service), from the cache or computed. */
+static const unsigned char *signing_key(struct store_s3 *s, const struct creds *cr, bool session, unsigned gen,
                                         const struct sigv4_scope *sc)
 {
-    unsigned i, n = s->n_keys < 4 ? s->n_keys : 4;
+    unsigned i, n = s->n_keys < 8 ? s->n_keys : 8;
 
     for (i = 0; i < n; i++)
-        if (s->keys[i].gen == gen && !strncmp(s->keys[i].day, sc->amz_date, 8) &&
-            !strcmp(s->keys[i].region, sc->region))
+        if (s->keys[i].session == session && s->keys[i].gen == gen && !strncmp(s->keys[i].day, sc->amz_date, 8) &&
+            !strcmp(s->keys[i].region, sc->region) && !strcmp(s->keys[i].service, sc->service))
             return s->keys[i].key;
-    i = s->n_keys++ % 4;
+    i = s->n_keys++ % 8;
+    s->keys[i].session = session;
     s->keys[i].gen = gen;
     sigv4_signing_key(cr->secret_key, sc, s->keys[i].key);
     memcpy(s->keys[i].day, sc->amz_date, 8);
     s->keys[i].day[8] = '\0';
     str_copy(s->keys[i].region, sizeof(s->keys[i].region), sc->region);
+    str_copy(s->keys[i].service, sizeof(s->keys[i].service), sc->service);
     return s->keys[i].key;
 }
 
@@ -156,6 +165,7 @@ void store_s3_free(struct store_s3 *s)
 {
     if (!s)
         return;
+    express_cache_free(s->express); /* first: a refresh thread may wake the loop */
     http_loop_free(s->loop);
     free(s);
 }
@@ -210,13 +220,74 @@ int store_s3_max_attempts(const struct store_s3 *s)
     return s->opts.max_attempts;
 }
 
+void store_s3_express_read_only(struct store_s3 *s, bool read_only)
+{
+    s->express_read_only = read_only;
+}
+
+void store_s3_express_stats(const struct store_s3 *s, struct express_stats *out)
+{
+    if (s->express)
+        express_stats(s->express, out);
+    else
+        memset(out, 0, sizeof(*out));
+}
+
+/* From a refresh thread: a session is ready, let a sleeping loop take it. */
+static void express_ready(void *ctx)
+{
+    http_loop_wakeup(ctx);
+}
+
+static bool req_has_header(const struct s3_req *r, const char *name)
+{
+    size_t i;
+
+    for (i = 0; i < r->n_headers; i++)
+        if (!strcasecmp(r->headers[i].name, name))
+            return true;
+    return false;
+}
+
+/* Requests to a directory bucket signed with a session: every object
+ * request but those the S3 API reference keeps on IAM keys (HeadBucket,
+ * CopyObject, UploadPartCopy) and bucket management. */
+static bool express_session_auth(const struct store_s3 *s, const struct s3_req *r)
+{
+    return !s->opts.express_no_session && !r->control && r->bucket && r->bucket[0] &&
+           !(!strcmp(r->method, "HEAD") && !(r->key && r->key[0])) && !req_has_header(r, "x-amz-copy-source");
+}
+
+/* The session keys for 'r' (signed with IAM keys 'iam'); may move the bucket's region. */
+static enum s3c_err express_keys(struct store_s3 *s, const struct s3_req *r, const struct creds *iam,
+                                 const char *region, struct express_use *use, struct s3c_error *e)
+{
+    bool read = !strcmp(r->method, "GET") || !strcmp(r->method, "HEAD");
+    enum express_mode mode = read && s->express_read_only ? EXPRESS_READ_ONLY : EXPRESS_READ_WRITE;
+    enum s3c_err rc;
+
+    if (!s->express && !(s->express = express_cache_new(store_s3_create_session, &s->opts, express_ready, s->loop)))
+        return s3c_fail(e, S3C_ENOMEM, "out of memory");
+    rc = express_get(s->express, r->bucket, region, mode, iam, express_now_ms(), use, e);
+    if (rc)
+        return rc;
+    if (use->fresh)
+        store_s3_debugf(s, "s3express: session %s for %s (%s)", use->keys->access_key, r->bucket,
+                        express_mode_name(mode));
+    /* CreateSession answered for this region: the bucket lives there. */
+    learn_region(s, r->bucket, use->region);
+    return S3C_OK;
+}
+
 enum s3c_err store_s3_prepare(struct store_s3 *s, const struct s3_req *r, struct store_s3_call *a,
                               struct http_xfer *x, struct s3c_error *e)
 {
     struct sigv4_header sh[HTTP_MAX_REQ_HEADERS + 1]; /* host and every header of x */
     size_t n = 0, i;
-    bool own_encoding = false;
-    const struct creds *cr;
+    bool own_encoding = false, dropped_md5 = false;
+    bool express = r->control || s3_bucket_is_express(r->bucket);
+    struct express_use use = { 0 };
+    const struct creds *cr = NULL;
     enum s3c_err rc;
 
     const char *region = bucket_region(s, r->bucket);
@@ -224,10 +295,24 @@ enum s3c_err store_s3_prepare(struct store_s3 *s, const struct s3_req *r, struct
     buf_reset(&a->url);
     buf_reset(&a->auth);
     str_copy(a->bucket, sizeof(a->bucket), r->bucket && strlen(r->bucket) < sizeof(a->bucket) ? r->bucket : "");
-    str_copy(a->region, sizeof(a->region), region);
     a->probe = false;
-    rc = s3_endpoint_resolve_in(s->opts.cfg, region == s->region ? NULL : region, r->bucket, r->key,
-                                &a->target, e);
+    a->express_gen = 0;
+    a->crc32_b64[0] = '\0';
+    if (!s->opts.no_sign) {
+        cr = keyring_get(s->opts.keys, time(NULL), &a->keys_gen, e);
+        if (!cr)
+            return e->code;
+        if (express && express_session_auth(s, r)) {
+            if ((rc = express_keys(s, r, cr, region, &use, e)))
+                return rc;
+            cr = use.keys;
+            a->express_gen = use.gen;
+            region = bucket_region(s, r->bucket);
+        }
+    }
+    str_copy(a->region, sizeof(a->region), region);
+    rc = s3_endpoint_resolve_kind(s->opts.cfg, region == s->region ? NULL : region, r->bucket, r->key,
+                                  r->control ? S3_EP_CONTROL : S3_EP_OBJECT, &a->target, e);
     if (rc)
         return rc;
     rc = buf_addsv(&a->url, buf_sv(&a->target.url));
@@ -246,17 +331,28 @@ enum s3c_err store_s3_prepare(struct store_s3 *s, const struct s3_req *r, struct
     x->body.read_len = r->read_len;
     a->chunked_on = false;
     for (i = 0; i < r->n_headers; i++) {
+        if (express && !strcasecmp(r->headers[i].name, "content-md5")) {
+            dropped_md5 = true; /* directory buckets take no MD5 */
+            continue;
+        }
         http_xfer_header(x, r->headers[i].name, r->headers[i].value);
         if (!strcasecmp(r->headers[i].name, "content-encoding"))
             own_encoding = true; /* no aws-chunked beside it */
+    }
+    if (dropped_md5 && r->body && !req_has_header(r, "x-amz-checksum-crc64nvme") &&
+        !req_has_header(r, "x-amz-checksum-crc32") && !req_has_header(r, "x-amz-checksum-crc32c")) {
+        /* What needed an integrity header (DeleteObjects) gets a CRC32 instead. */
+        struct buf b = BUF_INIT(16);
+
+        crc_b64_32(crc_crc32_update(0, r->body, r->body_len), &b);
+        str_copy(a->crc32_b64, sizeof(a->crc32_b64), buf_cstr(&b));
+        buf_release(&b);
+        http_xfer_header(x, "x-amz-checksum-crc32", a->crc32_b64);
     }
     if (s->opts.no_sign) {
         mark_probe(s, a);
         return S3C_OK;
     }
-    cr = keyring_get(s->opts.keys, time(NULL), &a->keys_gen, e);
-    if (!cr)
-        return e->code;
     if (r->trailer_crc64 && r->read && !own_encoding) {
         s3_chunked_init(&a->chunked, r->read, r->read_ctx, r->read_len, 0);
         x->body.read = s3_chunked_read;
@@ -280,8 +376,9 @@ enum s3c_err store_s3_prepare(struct store_s3 *s, const struct s3_req *r, struct
         str_copy(a->payload_hash, sizeof(a->payload_hash), SHA256_EMPTY_HEX);
     http_xfer_header(x, "x-amz-date", a->date);
     http_xfer_header(x, "x-amz-content-sha256", a->payload_hash);
+    /* A session's token goes as x-amz-s3session-token, never x-amz-security-token. */
     if (cr->session_token && cr->session_token[0])
-        http_xfer_header(x, "x-amz-security-token", cr->session_token);
+        http_xfer_header(x, a->express_gen ? "x-amz-s3session-token" : "x-amz-security-token", cr->session_token);
 
     /* Sign Host and every header we send. */
     sh[n].name = "host";
@@ -293,10 +390,12 @@ enum s3c_err store_s3_prepare(struct store_s3 *s, const struct s3_req *r, struct
     {
         const struct sigv4_request sr = { r->method, buf_cstr(&a->target.path), r->query, sh, n,
                                           a->payload_hash };
-        const struct sigv4_scope sc = { a->date, region, "s3" };
+        const struct sigv4_scope sc = { a->date, region, a->target.express ? "s3express" : "s3" };
+        bool session = a->express_gen != 0;
 
-        rc = sigv4_authorization_with_key(&sr, cr->access_key, signing_key(s, cr, a->keys_gen, &sc), &sc,
-                                          &a->auth);
+        rc = sigv4_authorization_with_key(&sr, cr->access_key,
+                                          signing_key(s, cr, session, session ? a->express_gen : a->keys_gen, &sc),
+                                          &sc, &a->auth);
     }
     if (rc)
         return s3c_fail(e, rc, "cannot sign the request");
@@ -474,6 +573,15 @@ enum store_s3_verdict store_s3_judge(struct store_s3 *s, const struct store_s3_c
     if (region[0] && strcmp(region, c->region) != 0 &&
         (e->http_status == 301 || e->http_status == 400 || e->http_status == 403)) {
         learn_region(s, c->bucket, region);
+        *free_retry = true;
+        return STORE_S3_RETRY;
+    }
+    /* An S3 Express session refused as expired: sign again with a new one. */
+    if (c->express_gen && is_expired_keys(e)) {
+        if (!s->express || !express_expired(s->express, c->express_gen))
+            return STORE_S3_FAIL;
+        store_s3_debugf(s, "s3express: %s refused the session as expired (%s): a new one signs the retry",
+                        c->bucket, e->s3_code);
         *free_retry = true;
         return STORE_S3_RETRY;
     }

@@ -4,6 +4,14 @@
  * operation (method, bucket, key, query, headers, body); this module signs
  * it, sends it, retries what S3 says is retryable, and turns an error reply
  * into a struct s3c_error naming the S3 error code.
+ *
+ * S3 Express directory buckets (BASE--ZONEID--x-s3): requests go to the
+ * zonal or control endpoint (s3/endpoint.h) and are signed for "s3express":
+ * object requests with a CreateSession's keys and x-amz-s3session-token
+ * (auth/express.h caches and refreshes them), bucket management, HeadBucket,
+ * CopyObject and UploadPartCopy with the IAM keys, as the S3 API reference
+ * says; with s3_disable_express_session_auth every request with the IAM keys.
+ * Content-MD5 (which directory buckets do not take) becomes a CRC32.
  */
 #ifndef S3C_STORE_STORE_S3_H
 #define S3C_STORE_STORE_S3_H
@@ -27,6 +35,7 @@ struct store_s3_opts {
     struct keyring *keys;           /* the keys to sign with (borrowed); NULL with no_sign */
     bool no_sign;                   /* --no-sign-request: anonymous */
     bool sign_payload;              /* s3.payload_signing_enabled: SHA-256 of object data too */
+    bool express_no_session;        /* s3_disable_express_session_auth: no CreateSession */
     int max_attempts;               /* total tries per request; 0: 3 (standard mode) */
     struct http_loop_opts http;
 };
@@ -53,6 +62,9 @@ struct s3_req {
      * x-amz-checksum-crc64nvme the store verifies (not when unsigned, nor
      * with a Content-Encoding of its own); see store_s3_call.chunked. */
     bool trailer_crc64;
+    /* S3 Express bucket management (CreateBucket, DeleteBucket,
+     * ListDirectoryBuckets): the regional control endpoint, IAM keys. */
+    bool control;
 };
 
 struct store_s3;
@@ -70,6 +82,8 @@ struct store_s3_call {
     char bucket[64];                /* the request's bucket ("" for the service) */
     char region[64];                /* the region it was signed for */
     unsigned keys_gen;              /* the generation of the keys it was signed with */
+    unsigned express_gen;           /* the S3 Express session it was signed with; 0: none */
+    char crc32_b64[16];             /* x-amz-checksum-crc32 sent in place of Content-MD5 */
     bool probe;                     /* the first request to its bucket: it learns the region */
     bool chunked_on;                /* the body went as aws-chunked with a CRC64NVME trailer */
     struct s3_chunked chunked;      /* its framing; s3_chunked_crc() once it went */
@@ -116,6 +130,17 @@ enum store_s3_verdict store_s3_judge(struct store_s3 *s, const struct store_s3_c
  * flight (it may come back with a region hint): admit more once it is judged.
  */
 bool store_s3_may_send(struct store_s3 *s, const char *bucket);
+
+/*
+ * Ask for ReadOnly S3 Express sessions for reads (verbs that write nothing:
+ * ls, cat, a download); writes always take ReadWrite ones, and a ReadWrite
+ * session of the bucket serves reads too. Default: ReadWrite for all.
+ */
+void store_s3_express_read_only(struct store_s3 *s, bool read_only);
+
+/* S3 Express session counters (zero when no directory bucket was used). */
+struct express_stats;
+void store_s3_express_stats(const struct store_s3 *s, struct express_stats *out);
 
 /* Max attempts in effect (config max_attempts, default 3). */
 int store_s3_max_attempts(const struct store_s3 *s);
@@ -194,11 +219,18 @@ struct s3_sse_c;
 enum s3c_err store_s3_head_sse_c(struct store_s3 *s, const char *bucket, const char *key,
                                  const struct s3_sse_c *k, struct http_xfer *x, struct s3c_error *e);
 
-/* CreateBucket in 'region' (LocationConstraint unless us-east-1). */
+/* ListDirectoryBuckets (one page; 'token' NULL for the first): S3 Express
+ * directory buckets, from the control endpoint. */
+enum s3c_err store_s3_list_directory_buckets(struct store_s3 *s, const char *token,
+                                             struct s3_list_buckets *out, struct s3c_error *e);
+
+/* CreateBucket in 'region' (LocationConstraint unless us-east-1); a
+ * directory bucket's name creates one in its zone (SingleAvailabilityZone
+ * or SingleLocalZone), through the control endpoint. */
 enum s3c_err store_s3_create_bucket(struct store_s3 *s, const char *bucket, const char *region,
                                     struct s3c_error *e);
 
-/* DeleteBucket. */
+/* DeleteBucket (a directory bucket's through the control endpoint). */
 enum s3c_err store_s3_delete_bucket(struct store_s3 *s, const char *bucket, struct s3c_error *e);
 
 /* DeleteObjects of 1..1000 keys (quiet: only failures are listed in 'out'). */
@@ -239,5 +271,17 @@ const char *store_s3_bucket_region(const struct store_s3 *s, const char *bucket)
  * then does. Any failure just leaves the store's region: the caller goes on.
  */
 const char *store_s3_probe_region(struct store_s3 *s, const char *bucket);
+
+/*
+ * Make one CreateSession (GET /BUCKET?session) with the IAM keys in 'ask',
+ * on a private connection, blocking: the auth/express.h fetch, called on its
+ * refresh threads. 'ctx' is the store's options (struct store_s3_opts *),
+ * read only. Follows one region hint (rewriting ask->region) and retries
+ * what S3 says is retryable.
+ */
+struct express_ask;
+struct express_got;
+enum s3c_err store_s3_create_session(void *ctx, struct express_ask *ask, struct express_got *out,
+                                     struct s3c_error *e);
 
 #endif

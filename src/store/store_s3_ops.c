@@ -41,14 +41,44 @@ enum s3c_err store_s3_list_buckets(struct store_s3 *s, const char *token,
     return rc;
 }
 
+/* Keep the entries of a page that start with 'prefix' (in place, order kept). */
+static void keep_prefixed(struct s3_list_objects *out, const char *prefix)
+{
+    size_t n = strlen(prefix), i, k;
+
+    for (i = k = 0; i < out->n_objects; i++)
+        if (!strncmp(out->objects[i].key, prefix, n))
+            out->objects[k++] = out->objects[i];
+    out->n_objects = k;
+    for (i = k = 0; i < out->n_prefixes; i++)
+        if (!strncmp(out->prefixes[i], prefix, n))
+            out->prefixes[k++] = out->prefixes[i];
+    out->n_prefixes = k;
+}
+
 enum s3c_err store_s3_list_objects(struct store_s3 *s, const struct store_s3_list_args *a,
                                    struct s3_list_objects *out, struct s3c_error *e)
 {
     struct s3_req r = { .method = "GET", .bucket = a->bucket };
-    struct buf q = BUF_INIT(16384);
+    struct buf q = BUF_INIT(16384), parent = BUF_INIT(16384);
+    const char *prefix = a->prefix;
+    bool narrow = false;
     char max[16];
     enum s3c_err rc;
 
+    /* A directory bucket takes, with a delimiter, only prefixes that end in
+     * '/': list the directory above and keep what starts with the prefix. */
+    if (s3_bucket_is_express(a->bucket) && a->delimiter && a->delimiter[0] && prefix && prefix[0] &&
+        prefix[strlen(prefix) - 1] != '/') {
+        const char *slash = strrchr(prefix, '/');
+
+        if (buf_add(&parent, prefix, slash ? (size_t)(slash - prefix) + 1 : 0) || buf_addc(&parent, '\0')) {
+            buf_release(&parent);
+            return s3c_fail(e, S3C_ENOMEM, "out of memory");
+        }
+        prefix = parent.data;
+        narrow = true;
+    }
     rc = s3_query_add(&q, "list-type", "2");
     if (!rc && a->token && a->token[0])
         rc = s3_query_add(&q, "continuation-token", a->token);
@@ -60,15 +90,20 @@ enum s3c_err store_s3_list_objects(struct store_s3 *s, const struct store_s3_lis
         snprintf(max, sizeof(max), "%d", a->max_keys);
         rc = s3_query_add(&q, "max-keys", max);
     }
-    if (!rc && a->prefix && a->prefix[0])
-        rc = s3_query_add(&q, "prefix", a->prefix);
+    if (!rc && prefix && prefix[0])
+        rc = s3_query_add(&q, "prefix", prefix);
     if (!rc && a->start_after && a->start_after[0])
         rc = s3_query_add(&q, "start-after", a->start_after);
-    if (rc)
+    if (rc) {
+        buf_release(&parent);
         return s3c_fail(e, rc, "out of memory");
+    }
     r.query = buf_cstr(&q);
     rc = send_parse(s, &r, S3_REPLY_LIST_OBJECTS, out, e);
+    if (!rc && narrow)
+        keep_prefixed(out, a->prefix);
     buf_release(&q);
+    buf_release(&parent);
     return rc;
 }
 
@@ -123,14 +158,38 @@ enum s3c_err store_s3_head_sse_c(struct store_s3 *s, const char *bucket, const c
     return store_s3_send(s, &r, x, e);
 }
 
+enum s3c_err store_s3_list_directory_buckets(struct store_s3 *s, const char *token,
+                                             struct s3_list_buckets *out, struct s3c_error *e)
+{
+    struct s3_req r = { .method = "GET", .control = true };
+    struct buf q = BUF_INIT(8192);
+    enum s3c_err rc = S3C_OK;
+
+    if (token && token[0])
+        rc = s3_query_add(&q, "continuation-token", token);
+    if (!rc)
+        rc = s3_query_add(&q, "max-directory-buckets", "1000");
+    if (rc)
+        return s3c_fail(e, rc, "out of memory");
+    r.query = buf_cstr(&q);
+    rc = send_parse(s, &r, S3_REPLY_LIST_BUCKETS, out, e);
+    buf_release(&q);
+    return rc;
+}
+
 enum s3c_err store_s3_create_bucket(struct store_s3 *s, const char *bucket, const char *region,
                                     struct s3c_error *e)
 {
-    struct s3_req r = { .method = "PUT", .bucket = bucket };
+    struct s3_req r = { .method = "PUT", .bucket = bucket, .control = s3_bucket_is_express(bucket) };
     struct buf body = BUF_INIT(4096);
+    char zone[64];
     enum s3c_err rc;
 
-    rc = s3_build_create_bucket(region, &body, e);
+    if (r.control)
+        rc = s3_express_zone(bucket, zone, sizeof(zone)) ? s3_build_create_directory_bucket(zone, &body, e)
+                                                         : s3c_fail(e, S3C_EUSAGE, "bad directory bucket name");
+    else
+        rc = s3_build_create_bucket(region, &body, e);
     if (!rc) {
         r.body = body.data;
         r.body_len = body.len;
@@ -144,7 +203,7 @@ enum s3c_err store_s3_create_bucket(struct store_s3 *s, const char *bucket, cons
 
 enum s3c_err store_s3_delete_bucket(struct store_s3 *s, const char *bucket, struct s3c_error *e)
 {
-    struct s3_req r = { .method = "DELETE", .bucket = bucket };
+    struct s3_req r = { .method = "DELETE", .bucket = bucket, .control = s3_bucket_is_express(bucket) };
 
     return send_parse(s, &r, S3_REPLY_ERROR, NULL, e);
 }

@@ -92,7 +92,8 @@ enum s3c_err stdout_start(struct engine *g, struct xfer_obj_state *os, struct re
     os->fd = STDOUT_FILENO;
     os->size = o->size;
     os->part_size = xfer_stdout_part_size(os->size, g->opts.part_size);
-    if (os->size > os->part_size && g->opts.verify && !(o->etag && etag_is_md5(sv_from(o->etag), hex))) {
+    if (os->size > os->part_size && g->opts.verify &&
+        !(o->etag && etag_is_md5(sv_from(o->etag), hex) && !etag_not_md5(o->src_bucket, NULL))) {
         /* A multipart ETag checks no ranges: ask for a stored checksum first (stdout_probed). */
         os->phase = PH_PROBE;
         r = req_get(g, os, RK_HEAD_INFO);
@@ -129,7 +130,7 @@ static enum s3c_err stdout_start_parts(struct engine *g, struct xfer_obj_state *
         return s3c_fail(e, S3C_ENOMEM, "out of memory");
     /* The MD5 of the whole stream is worth its CPU only when the ETag is one. */
     if (g->opts.verify && os->o->etag && etag_is_md5(sv_from(os->o->etag), hex) &&
-        !(os->stream_md5 = hash_md5_new()))
+        !etag_not_md5(os->o->src_bucket, NULL) && !(os->stream_md5 = hash_md5_new()))
         return s3c_fail(e, S3C_ENOMEM, "out of memory");
     os->phase = PH_PARTS;
     os->next_part = 1;
@@ -239,7 +240,7 @@ void on_head_info(struct engine *g, struct req *r)
     if (stored_checksum(resp, &os->ck_algo, &os->ck_want)) {
         os->check = DL_CRC;
         plan_parts(g, os);
-    } else if ((os->etag_parts = xfer_etag_parts(etag, os->etag_hex)) && !sse_hides_md5(resp)) {
+    } else if ((os->etag_parts = xfer_etag_parts(etag, os->etag_hex)) && !etag_not_md5(o->src_bucket, resp)) {
         if (!g->no_part_number) {
             struct req *p1;
 
@@ -255,12 +256,13 @@ void on_head_info(struct engine *g, struct req *r)
             return;
         }
         dl_guess_layout(g, os);
-    } else if (!sse_hides_md5(resp) && etag_is_md5(sv_from(etag), hex)) {
+    } else if (!etag_not_md5(o->src_bucket, resp) && etag_is_md5(sv_from(etag), hex)) {
         os->check = DL_SEQ;
         memcpy(os->etag_hex, hex, sizeof(hex));
         plan_parts(g, os);
     } else {
         dl_size_only(g, os, sse_hides_md5(resp) ? "encrypted with a key whose ETag is not an MD5, and no stored checksum"
+                            : etag_not_md5(o->src_bucket, NULL) ? "a directory bucket's ETag is no MD5, and no stored checksum"
                             : "no stored checksum and no MD5 ETag");
     }
     req_put_back(g, r);
@@ -347,6 +349,8 @@ enum http_sink_verdict write_dst(void *ctx, const char *p, size_t n)
         s3c_fail(&r->local_err, S3C_EHTTP, "the store sent more bytes than asked for");
         return HTTP_SINK_ABORT;
     }
+    if (r->got == 0)
+        whole_get_checksum(r); /* a directory bucket's object: which CRC its reply carries */
     if (r->os->win) {
         /* Within the slot: r->got + n <= r->len <= part size, checked above. */
         struct win_slot *slot = &r->os->win[(r->part - 1) % r->os->win_k];
@@ -453,7 +457,7 @@ void on_get(struct engine *g, struct req *r)
     /* A whole-object GET: a single-part ETag is the MD5 of the bytes, a
      * one-part multipart ETag ("hex-1") the MD5 of that MD5. */
     if (g->opts.verify && os->n_parts == 0 && http_resp_header(&r->http.resp, "etag", &etag) &&
-        !sse_hides_md5(&r->http.resp) && (etag_is_md5(etag, got) || etag_one_part(etag, got, md5))) {
+        !etag_not_md5(os->o->src_bucket, &r->http.resp) && (etag_is_md5(etag, got) || etag_one_part(etag, got, md5))) {
         str_hex(md5, MD5_LEN, want);
         if (strcmp(want, got) != 0) {
             s3c_fail(&e, S3C_EHTTP, "downloaded bytes have MD5 %s, the store's ETag is %s", want, got);
@@ -461,6 +465,10 @@ void on_get(struct engine *g, struct req *r)
             req_fail(g, r, &e, !os->stream, 0);
             return;
         }
+    }
+    if (!whole_get_verify(g, r, &e)) {
+        req_fail(g, r, &e, !os->stream, 0); /* as an MD5 mismatch: stdout cannot take bytes back */
+        return;
     }
     g->stats.bytes += r->len;
     if (os->n_parts) {

@@ -332,6 +332,9 @@ bool stored_checksum(const struct http_resp *resp, enum ck_algo *algo, uint64_t 
 bool etag_is_md5(struct sv etag, char hex_out[33]);
 bool etag_one_part(struct sv etag, char hex_out[33], unsigned char md5[MD5_LEN]);
 bool sse_hides_md5(const struct http_resp *resp);
+bool etag_not_md5(const char *bucket, const struct http_resp *resp);
+void whole_get_checksum(struct req *r);
+bool whole_get_verify(struct engine *g, struct req *r, struct s3c_error *e);
 bool verify_sent(struct engine *g, struct req *r, unsigned char md5[MD5_LEN], struct s3c_error *e);
 bool multipart_etag(const struct xfer_obj_state *os, char want[80]);
 void mem_digests(struct engine *g, struct req *r, bool whole_object);

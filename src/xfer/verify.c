@@ -12,6 +12,7 @@
 #include "base/crc.h"
 #include "base/hash.h"
 #include "base/str.h"
+#include "s3/endpoint.h"
 #include "xfer/engine.h"
 
 /* ---- stored checksums -------------------------------------------------------- */
@@ -95,6 +96,48 @@ bool stored_checksum(const struct http_resp *resp, enum ck_algo *algo, uint64_t 
     return false;
 }
 
+/* ---- S3 Express directory buckets -------------------------------------------------- */
+
+/* A directory bucket's ETags are never MD5s (S3 API reference: "MD5 is not
+ * supported by directory buckets"); nor are those SSE-KMS or SSE-C hide. */
+bool etag_not_md5(const char *bucket, const struct http_resp *resp)
+{
+    return s3_bucket_is_express(bucket) || (resp && sse_hides_md5(resp));
+}
+
+/*
+ * A whole-object GET of a directory bucket's object asks for its stored
+ * checksum (x-amz-checksum-mode: ENABLED, req.c): when its first bytes come,
+ * the reply's headers say which CRC to compute over the body (DL_CRC), and
+ * whole_get_verify() compares at the end. Ranged GETs carry none.
+ */
+void whole_get_checksum(struct req *r)
+{
+    struct xfer_obj_state *os = r->os;
+
+    if (r->got == 0 && os->n_parts == 0 && !os->win && r->off == 0 && s3_bucket_is_express(os->o->src_bucket) &&
+        stored_checksum(&r->http.resp, &os->ck_algo, &os->ck_want))
+        os->check = DL_CRC;
+}
+
+bool whole_get_verify(struct engine *g, struct req *r, struct s3c_error *e)
+{
+    struct xfer_obj_state *os = r->os;
+    char want[24], got[24];
+
+    if (!g->opts.verify || os->n_parts || os->win || os->check != DL_CRC || r->off != 0)
+        return true;
+    ck_b64(os->ck_algo, r->crc, got);
+    ck_b64(os->ck_algo, os->ck_want, want);
+    if (r->crc != os->ck_want) {
+        s3c_fail(e, S3C_EHTTP, "downloaded bytes have %s %s, the store's checksum is %s", ck_name(os->ck_algo), got,
+                 want);
+        return false;
+    }
+    xdebug(g, os->o, "verified: %s %s matches the stored checksum", ck_name(os->ck_algo), got);
+    return true;
+}
+
 /* ---- ETags and what was sent ---------------------------------------------------- */
 
 /* ETags that are a plain MD5 ("hex32") can be checked against what we sent. */
@@ -153,9 +196,11 @@ bool verify_sent(struct engine *g, struct req *r, unsigned char md5[MD5_LEN], st
         hash_final(r->md5, md5);
     if (!g->opts.verify || r->hashed != r->len)
         return true;
+    /* The store's ETag is not an MD5: nothing to compare (a directory
+     * bucket checked the CRC64NVME sent with the body instead). */
     if (!http_resp_header(&r->http.resp, "etag", &etag) || !etag_is_md5(etag, got) ||
-        sse_hides_md5(&r->http.resp))
-        return true; /* the store's ETag is not an MD5: nothing to compare */
+        etag_not_md5(r->os->o->dst_bucket, &r->http.resp))
+        return true;
     str_hex(md5, MD5_LEN, want);
     if (strcmp(want, got) != 0) {
         s3c_fail(e, S3C_EHTTP, "the store's ETag %s does not match the MD5 %s of the bytes sent", got, want);
@@ -180,7 +225,7 @@ bool multipart_etag(const struct xfer_obj_state *os, char want[80])
 
     if (!h)
         return false;
-    for (i = 0; i < os->n_parts; i++) {
+    for (i = 0; i < os->n_parts && !s3_bucket_is_express(os->o->dst_bucket); i++) {
         if (!etag_is_md5(sv_from(os->etags[i]), hex))
             break;
         for (j = 0; j < MD5_LEN; j++)
@@ -189,7 +234,7 @@ bool multipart_etag(const struct xfer_obj_state *os, char want[80])
     }
     hash_final(h, d);
     hash_free(h);
-    if (i < os->n_parts)
+    if (i < os->n_parts || s3_bucket_is_express(os->o->dst_bucket))
         return false;
     str_hex(d, MD5_LEN, hex);
     snprintf(want, 80, "%s-%" PRIu32, hex, os->n_parts);

@@ -495,6 +495,16 @@ TEST(cfg_environment_overrides_profile_settings)
     env_add(&env, "AWS_USE_DUALSTACK_ENDPOINT", "true");
     CHECK_INT(load(&c, &f, &env, &e), S3C_OK);
     CHECK(c.s3.use_dualstack_endpoint.set && c.s3.use_dualstack_endpoint.value);
+
+    /* S3 Express session auth: off unless the variable (or the profile) says so. */
+    CHECK(!c.s3_disable_express_session_auth.set && !c.s3_disable_express_session_auth.value);
+    env_add(&env, "AWS_S3_DISABLE_EXPRESS_SESSION_AUTH", "TRUE");
+    CHECK_INT(load(&c, &f, &env, &e), S3C_OK);
+    CHECK(c.s3_disable_express_session_auth.set && c.s3_disable_express_session_auth.value);
+    env.n--;
+    env_add(&env, "AWS_S3_DISABLE_EXPRESS_SESSION_AUTH", "yes");
+    CHECK_INT(load(&c, &f, &env, &e), S3C_ECONFIG);
+    CHECK(strstr(e.msg, "AWS_S3_DISABLE_EXPRESS_SESSION_AUTH") != NULL);
     cfg_release(&c);
 }
 

@@ -295,3 +295,102 @@ TEST(endpoint_target_reuse_and_cap)
     free(big);
     s3_target_release(&t);
 }
+
+/* Resolve for 'kind' and compare the URL and the "s3express" marker. */
+static void expect_x(const struct s3c_config *c, const char *bucket, const char *key, enum s3_endpoint_kind kind,
+                     const char *url, int line)
+{
+    struct s3_target t = S3_TARGET_INIT;
+    struct s3c_error e = S3C_ERROR_INIT;
+
+    if (s3_endpoint_resolve_kind(c, NULL, bucket, key, kind, &t, &e))
+        t_fail(__FILE__, line, "resolve failed: %s", e.msg);
+    else if (strcmp(buf_cstr(&t.url), url) != 0 || !t.express)
+        t_fail(__FILE__, line, "url\n  got  [%s]%s\n  want [%s]", buf_cstr(&t.url),
+               t.express ? "" : " (not express)", url);
+    s3_target_release(&t);
+}
+
+#define EXPECT_X(c, b, k, kind, url) expect_x(c, b, k, kind, url, __LINE__)
+
+TEST(endpoint_express_names)
+{
+    char z[32];
+
+    CHECK(s3_express_zone("mybucket--usw2-az1--x-s3", z, sizeof(z)));
+    CHECK_STR(z, "usw2-az1");
+    CHECK(s3_express_zone("my--odd--name--use1-az4--x-s3", z, sizeof(z)));
+    CHECK_STR(z, "use1-az4");
+    CHECK(s3_express_zone("b--usw2-lax1-az1--x-s3", z, sizeof(z)));
+    CHECK_STR(z, "usw2-lax1-az1");
+    CHECK(s3_bucket_is_express("data--apne1-az4--x-s3"));
+    CHECK(!s3_bucket_is_express("data--x-s3"));          /* no zone */
+    CHECK(!s3_bucket_is_express("--use1-az4--x-s3"));    /* no base */
+    CHECK(!s3_bucket_is_express("data--use1-az4----x-s3"));
+    CHECK(!s3_bucket_is_express("data-use1-az4-x-s3"));
+    CHECK(!s3_bucket_is_express("mybucket"));
+    CHECK(!s3_bucket_is_express(NULL));
+    CHECK(!s3_express_zone("b--usw2-az1--x-s3", z, 4)); /* does not fit */
+}
+
+TEST(endpoint_express_aws)
+{
+    struct s3c_config c = conf("us-west-2", NULL);
+    struct s3_target t = S3_TARGET_INIT;
+    struct s3c_error e = S3C_ERROR_INIT;
+
+    /* Object requests: the zonal endpoint, virtual-hosted, whatever the addressing style. */
+    EXPECT_X(&c, "b1--usw2-az1--x-s3", "a/k 1", S3_EP_OBJECT,
+             "https://b1--usw2-az1--x-s3.s3express-usw2-az1.us-west-2.amazonaws.com/a/k%201");
+    EXPECT_X(&c, "b1--usw2-az1--x-s3", NULL, S3_EP_OBJECT,
+             "https://b1--usw2-az1--x-s3.s3express-usw2-az1.us-west-2.amazonaws.com/");
+    c.s3.addressing_style = CFG_ADDRESSING_PATH;
+    EXPECT_X(&c, "b1--usw2-az1--x-s3", "k", S3_EP_OBJECT,
+             "https://b1--usw2-az1--x-s3.s3express-usw2-az1.us-west-2.amazonaws.com/k");
+    /* Bucket management: the regional control endpoint, path style. */
+    EXPECT_X(&c, "b1--usw2-az1--x-s3", NULL, S3_EP_CONTROL,
+             "https://s3express-control.us-west-2.amazonaws.com/b1--usw2-az1--x-s3");
+    EXPECT_X(&c, NULL, NULL, S3_EP_CONTROL, "https://s3express-control.us-west-2.amazonaws.com/");
+    c.s3.use_dualstack_endpoint.value = true;
+    EXPECT_X(&c, "b1--usw2-az1--x-s3", "k", S3_EP_OBJECT,
+             "https://b1--usw2-az1--x-s3.s3express-usw2-az1.dualstack.us-west-2.amazonaws.com/k");
+    EXPECT_X(&c, NULL, NULL, S3_EP_CONTROL, "https://s3express-control.dualstack.us-west-2.amazonaws.com/");
+    /* The region of a bucket learnt elsewhere names its endpoints. */
+    CHECK_INT(s3_endpoint_resolve_in(&c, "eu-north-1", "b--eun1-az1--x-s3", "k", &t, NULL), S3C_OK);
+    CHECK_STR(buf_cstr(&t.host), "b--eun1-az1--x-s3.s3express-eun1-az1.dualstack.eu-north-1.amazonaws.com");
+    /* No Accelerate; a name that cannot be virtual-hosted cannot be sent. */
+    c.s3.use_dualstack_endpoint.value = false;
+    c.s3.use_accelerate_endpoint.value = true;
+    CHECK_INT(s3_endpoint_resolve(&c, "b1--usw2-az1--x-s3", "k", &t, &e), S3C_ECONFIG);
+    c.s3.use_accelerate_endpoint.value = false;
+    CHECK_INT(s3_endpoint_resolve(&c, "B1--usw2-az1--x-s3", "k", &t, &e), S3C_EUSAGE);
+    /* A general-purpose bucket is untouched, and not express. */
+    c.s3.addressing_style = CFG_ADDRESSING_AUTO;
+    CHECK_INT(s3_endpoint_resolve(&c, "plain", "k", &t, NULL), S3C_OK);
+    CHECK_STR(buf_cstr(&t.url), "https://plain.s3.us-west-2.amazonaws.com/k");
+    CHECK(!t.express);
+    s3_target_release(&t);
+}
+
+TEST(endpoint_express_custom)
+{
+    struct s3c_config c = conf("us-east-1", "http://127.0.0.1:9000");
+    struct s3_target t = S3_TARGET_INIT;
+
+    /* An IP endpoint: path style for both kinds (one emulator port serves both). */
+    EXPECT_X(&c, "b--use1-az4--x-s3", "k", S3_EP_OBJECT, "http://127.0.0.1:9000/b--use1-az4--x-s3/k");
+    EXPECT_X(&c, "b--use1-az4--x-s3", NULL, S3_EP_CONTROL, "http://127.0.0.1:9000/b--use1-az4--x-s3");
+    EXPECT_X(&c, NULL, NULL, S3_EP_CONTROL, "http://127.0.0.1:9000/");
+    /* A host name: zonal requests virtual-hosted on it, control ones path style. */
+    c.endpoint_url = "http://localhost:9000/base";
+    EXPECT_X(&c, "b--use1-az4--x-s3", "k", S3_EP_OBJECT, "http://b--use1-az4--x-s3.localhost:9000/base/k");
+    EXPECT_X(&c, "b--use1-az4--x-s3", NULL, S3_EP_CONTROL, "http://localhost:9000/base/b--use1-az4--x-s3");
+    c.s3.addressing_style = CFG_ADDRESSING_PATH;
+    EXPECT_X(&c, "b--use1-az4--x-s3", "k", S3_EP_OBJECT, "http://localhost:9000/base/b--use1-az4--x-s3/k");
+    /* General-purpose buckets as before. */
+    c.s3.addressing_style = CFG_ADDRESSING_AUTO;
+    CHECK_INT(s3_endpoint_resolve(&c, "plain", "k", &t, NULL), S3C_OK);
+    CHECK_STR(buf_cstr(&t.url), "http://localhost:9000/base/plain/k");
+    CHECK(!t.express);
+    s3_target_release(&t);
+}

@@ -903,3 +903,37 @@ TEST(xml_time_parse)
     CHECK(!s3_xml_time_parse(SV(""), &t));
     CHECK_INT(t, 951825600); /* untouched on failure */
 }
+
+TEST(xml_express_create_session_and_directory_buckets)
+{
+    static const char session[] =
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+        "<CreateSessionResult xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\">"
+        "<Credentials><SessionToken>tok.en</SessionToken><SecretAccessKey>sec/ret+</SecretAccessKey>"
+        "<AccessKeyId>ASIAEXAMPLE</AccessKeyId><Expiration>2023-06-26T17:33:30Z</Expiration></Credentials>"
+        "</CreateSessionResult>";
+    static const char buckets[] =
+        "<ListAllMyDirectoryBucketsResult xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\">"
+        "<Buckets><Bucket><Name>a--use1-az4--x-s3</Name><CreationDate>2024-01-02T03:04:05.000Z</CreationDate>"
+        "<BucketRegion>us-east-1</BucketRegion></Bucket></Buckets><ContinuationToken>next</ContinuationToken>"
+        "</ListAllMyDirectoryBucketsResult>";
+    struct s3_create_session cs = S3_CREATE_SESSION_INIT;
+    struct s3_list_buckets lb = S3_LIST_BUCKETS_INIT;
+    struct s3c_error e = S3C_ERROR_INIT;
+
+    CHECK_INT(s3_parse_create_session(SV(session), &cs, &e), S3C_OK);
+    CHECK_STR(cs.access_key, "ASIAEXAMPLE");
+    CHECK_STR(cs.secret_key, "sec/ret+");
+    CHECK_STR(cs.session_token, "tok.en");
+    CHECK_INT(cs.expires_epoch, 1687800810);
+    s3_create_session_release(&cs);
+    /* No credentials: an error, not an empty session. */
+    CHECK(s3_parse_create_session(SV("<CreateSessionResult/>"), &cs, &e) != S3C_OK);
+    s3_create_session_release(&cs);
+    CHECK_INT(s3_parse_list_buckets(SV(buckets), &lb, &e), S3C_OK);
+    CHECK_INT(lb.n_buckets, 1);
+    CHECK_STR(lb.buckets[0].name, "a--use1-az4--x-s3");
+    CHECK_STR(lb.buckets[0].region, "us-east-1");
+    CHECK_STR(lb.continuation_token, "next");
+    s3_list_buckets_release(&lb);
+}

@@ -555,7 +555,8 @@ void ops_copy_object(struct emu_server *s, struct emu_conn *c, struct emu_bucket
     ops_ssec_headers(c, ssec);
     o->blob = emu_blob_ref(so->blob); /* shared bytes: a copy costs no copy */
     o->size = so->size;
-    if (so->n_parts)
+    /* A directory bucket's ETag is no MD5: a copy out of one gets the MD5 S3 gives it. */
+    if (so->n_parts || sb->directory)
         ops_md5_etag(o->blob->data, (size_t)o->size, o->etag);
     else
         memcpy(o->etag, so->etag, sizeof(o->etag));
@@ -565,6 +566,8 @@ void ops_copy_object(struct emu_server *s, struct emu_conn *c, struct emu_bucket
     } else {
         o->hdrs = strdup(so->hdrs);
         memcpy(o->storage_class, so->storage_class, sizeof(o->storage_class));
+        if (sb->directory && !b->directory)
+            str_copy(o->storage_class, sizeof(o->storage_class), "STANDARD"); /* EXPRESS_ONEZONE stays behind */
         if (scl.p)
             snprintf(o->storage_class, sizeof(o->storage_class), "%.*s", (int)scl.n, scl.p);
     }
