@@ -6,6 +6,7 @@
  * resume.c, part.c, adapt.c and land.c; no other family.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,19 +14,21 @@
 #include <unistd.h>
 
 #include "base/hash.h"
+#include "base/md5.h"
 #include "base/str.h"
 #include "store/store_fs.h"
 #include "xfer/engine.h"
 
 #define LAND_THREADS 4                          /* workers creating small downloaded files */
-#define SEQ_BUF_BYTES ((size_t)256 << 10)
-#define SEQ_TURN_BYTES ((uint64_t)16 << 20)    /* re-read at most this much per loop turn */
+#define SEQ_JOB_BYTES ((uint64_t)64 << 20)      /* DL_SEQ: re-read per job at most (an interrupt waits for one) */
 #define DL_REHASH_STEP ((size_t)8 << 20)       /* bytes re-read per loop step: transfers keep moving */
 
 static void dl_start(struct engine *g, struct xfer_obj_state *os);
 static enum s3c_err stdout_start_parts(struct engine *g, struct xfer_obj_state *os, struct s3c_error *e);
 static void dl_verify(struct engine *g, struct xfer_obj_state *os);
 static void land_start(struct engine *g, struct xfer_obj_state *os, struct buf *body);
+static void dl_seq_kick(struct engine *g, struct xfer_obj_state *os);
+static void dl_seq_hashed(struct engine *g, struct eng_hash *h);
 
 /* ---- starting -------------------------------------------------------------------- */
 
@@ -83,17 +86,16 @@ enum s3c_err download_start(struct engine *g, struct xfer_obj_state *os, struct 
  * written as it comes (a retry resumes where it stopped). */
 enum s3c_err stdout_start(struct engine *g, struct xfer_obj_state *os, struct req **out, struct s3c_error *e)
 {
-    struct xfer_obj *o = os->o;
     struct req *r;
-    char hex[33];
 
     *out = NULL;
     os->stream = true;
     os->fd = STDOUT_FILENO;
-    os->size = o->size;
+    os->size = os->o->size;
     os->part_size = xfer_stdout_part_size(os->size, g->opts.part_size);
-    if (os->size > os->part_size && g->opts.verify && !(o->etag && etag_is_md5(sv_from(o->etag), hex))) {
-        /* A multipart ETag checks no ranges: ask for a stored checksum first (stdout_probed). */
+    if (os->size > os->part_size && g->opts.verify) {
+        /* Ranges: ask for a stored checksum first (stdout_probed): cheaper than the
+         * MD5 of the whole, and the only check when the ETag is a multipart one. */
         os->phase = PH_PROBE;
         r = req_get(g, os, RK_HEAD_INFO);
         if (!r)
@@ -127,8 +129,9 @@ static enum s3c_err stdout_start_parts(struct engine *g, struct xfer_obj_state *
     os->win = calloc(os->win_k, sizeof(*os->win));
     if (!os->win)
         return s3c_fail(e, S3C_ENOMEM, "out of memory");
-    /* The MD5 of the whole stream is worth its CPU only when the ETag is one. */
-    if (g->opts.verify && os->o->etag && etag_is_md5(sv_from(os->o->etag), hex) &&
+    /* The MD5 of the whole stream is worth its CPU only when the ETag is one
+     * and no stored checksum is there to check instead. */
+    if (g->opts.verify && os->check != DL_CRC && os->o->etag && etag_is_md5(sv_from(os->o->etag), hex) &&
         !(os->stream_md5 = hash_md5_new()))
         return s3c_fail(e, S3C_ENOMEM, "out of memory");
     os->phase = PH_PARTS;
@@ -172,13 +175,15 @@ static void dl_start(struct engine *g, struct xfer_obj_state *os)
 
     if (os->check == DL_CRC && !(os->part_crcs = calloc(os->n_parts, sizeof(*os->part_crcs))))
         s3c_fail(&e, S3C_ENOMEM, "out of memory");
-    if (os->check == DL_SEQ && (!(os->seq_md5 = hash_md5_new()) || !(os->part_in = calloc(os->n_parts, 1)) ||
-                                (!g->seq_buf && !(g->seq_buf = malloc(SEQ_BUF_BYTES)))))
+    if (os->check == DL_SEQ && !(os->part_in = calloc(os->n_parts, 1)))
         s3c_fail(&e, S3C_ENOMEM, "out of memory");
+    md5_init(&os->seq_hash.job.md5);
     if (!e.code && os->check == DL_PARTS && !(os->md5s = calloc(os->n_parts, sizeof(*os->md5s))))
         s3c_fail(&e, S3C_ENOMEM, "out of memory");
     if (!e.code)
         dl_resume_apply(g, os);
+    if (!e.code && os->check == DL_SEQ)
+        dl_seq_kick(g, os); /* parts an earlier run left in the file */
     if (e.code || start_parts(g, os, &e)) {
         obj_fail(g, os, &e);
         maybe_finish(g, os);
@@ -193,15 +198,17 @@ static void dl_start(struct engine *g, struct xfer_obj_state *os)
 }
 
 /* stdout, probed: a stored full-object checksum checks the stream (ranges of our
- * own size, combined in order); without one, lengths do. Then the ranges start. */
+ * own size, combined in order); without one, the MD5 of the whole when the
+ * ETag is one, else lengths do. Then the ranges start. */
 static void stdout_probed(struct engine *g, struct req *r)
 {
     struct xfer_obj_state *os = r->os;
     struct s3c_error e = S3C_ERROR_INIT;
+    char hex[33];
 
     if (stored_checksum(&r->http.resp, &os->ck_algo, &os->ck_want))
         os->check = DL_CRC;
-    else
+    else if (!os->o->etag || !etag_is_md5(sv_from(os->o->etag), hex))
         xdebug(g, os->o, "checked by the length of every range: a multipart ETag and no stored checksum");
     req_put_back(g, r);
     if (stdout_start_parts(g, os, &e)) {
@@ -329,10 +336,35 @@ static bool stdout_write(struct xfer_obj_state *os, const char *p, size_t n, str
     return true;
 }
 
+/*
+ * The first bytes of a whole-object GET: its reply carries the store's
+ * full-object checksum when there is one (asked with x-amz-checksum-mode), and
+ * that CRC, at memory speed, checks the bytes instead of their MD5. For
+ * stdout it holds for the whole stream (a retry resumes with a range).
+ */
+static void get_pick_check(struct req *r)
+{
+    struct xfer_obj_state *os = r->os;
+
+    if (!r->eng->opts.verify)
+        return;
+    if (os->stream) {
+        if (os->streamed == 0 && stored_checksum(&r->http.resp, &os->ck_algo, &os->ck_want)) {
+            os->check = DL_CRC;
+            os->stream_crc = 0;
+        }
+        return;
+    }
+    r->use_crc = stored_checksum(&r->http.resp, &r->ck_algo, &r->ck_want);
+}
+
 enum http_sink_verdict write_dst(void *ctx, const char *p, size_t n)
 {
     struct req *r = ctx;
     size_t allowed = n;
+
+    if (r->got == 0 && !r->os->n_parts)
+        get_pick_check(r);
 
     if (r->os->stream && r->os->failed)
         return HTTP_SINK_ABORT; /* stdout closed or the object failed: stop fetching */
@@ -357,7 +389,11 @@ enum http_sink_verdict write_dst(void *ctx, const char *p, size_t n)
             r->local_failed = true;
             return HTTP_SINK_ABORT;
         }
-        hash_update(r->os->stream_md5, p, n);
+        /* One range at most (xfer_stdout_part_size): hashed here, on the loop. */
+        if (r->os->check == DL_CRC)
+            r->os->stream_crc = ck_update(r->os->ck_algo, r->os->stream_crc, p, n);
+        else
+            hash_update(r->os->stream_md5, p, n);
         r->os->streamed += n;
     } else if (r->os->small_dl) {
         if (r->got == 0)
@@ -371,16 +407,14 @@ enum http_sink_verdict write_dst(void *ctx, const char *p, size_t n)
         r->local_failed = true;
         return HTTP_SINK_ABORT;
     }
-    /* Per-request MD5: what a whole GET is checked by; ranges need it only as parts
-     * (stdout ranges have the stream's own check, stdout_verify). */
-    if (!r->os->win && (!r->os->n_parts || r->os->check == DL_PARTS))
-        hash_update(r->md5, p, n);
-    if (r->os->check == DL_CRC)
+    /* CRCs as the bytes pass (memory speed); an MD5 only of a small body in
+     * memory. A file's MD5s are a hash worker's, re-read once on disk (on_get). */
+    if (r->use_crc)
+        r->crc = ck_update(r->ck_algo, r->crc, p, n);
+    else if (r->os->check == DL_CRC && !(r->os->stream && !r->os->win))
         r->crc = ck_update(r->os->ck_algo, r->crc, p, n);
-    else if (r->os->check == DL_SEQ && r->off + r->got == r->os->seq_off) {
-        hash_update(r->os->seq_md5, p, n); /* this range is at the frontier: no re-read */
-        r->os->seq_off += n;
-    }
+    else if (r->os->small_dl && r->eng->opts.verify)
+        hash_update(r->md5, p, n);
     r->got += n;
     r->eng->stats.bytes_live += n;
     return HTTP_SINK_OK;
@@ -426,13 +460,108 @@ static void on_stdout_part(struct engine *g, struct req *r)
     maybe_finish(g, os);
 }
 
+/* An ETag that is the MD5 of the bytes ("hex") or of their MD5 ("hex-1"). */
+static bool etag_whole_md5(struct sv etag)
+{
+    char hex[33], e[48];
+
+    if (etag_is_md5(etag, hex))
+        return true;
+    if (etag.n >= sizeof(e))
+        return false;
+    memcpy(e, etag.p, etag.n);
+    e[etag.n] = '\0';
+    return xfer_etag_parts(e, hex) == 1;
+}
+
+/*
+ * A whole-object GET is in: check it by the stored checksum its reply carried
+ * (get_pick_check), else by its ETag when that is an MD5 ("hex", or "hex-1":
+ * the MD5 of that MD5). A file's MD5 is a hash worker's: SENT_WAIT while it is
+ * not back (the request is parked, and on_get runs again).
+ */
+static enum sent_verdict get_whole_check(struct engine *g, struct req *r, struct s3c_error *e)
+{
+    struct xfer_obj_state *os = r->os;
+    unsigned char md5[MD5_LEN];
+    char want[33], got[33];
+    struct sv etag;
+
+    if (!g->opts.verify)
+        return SENT_OK;
+    if (r->use_crc || (os->stream && os->check == DL_CRC)) {
+        if (os->stream)
+            return stdout_verify(g, os, e) ? SENT_OK : SENT_BAD;
+        if (r->crc != r->ck_want) {
+            s3c_fail(e, S3C_EHTTP, "downloaded bytes do not have the store's checksum (%016" PRIx64 ", not %016" PRIx64 ")",
+                     r->crc, r->ck_want);
+            return SENT_BAD;
+        }
+        if (!os->small_dl)
+            xdebug(g, os->o, "verified: the stored checksum of the whole (no MD5)");
+        return SENT_OK;
+    }
+    if (!http_resp_header(&r->http.resp, "etag", &etag) || sse_hides_md5(&r->http.resp) || !etag_whole_md5(etag))
+        return SENT_OK; /* no MD5 of the whole to compare */
+    if (os->stream || os->small_dl) {
+        hash_final(os->stream ? os->stream_md5 : r->md5, md5);
+    } else if (r->hash.ready) {
+        memcpy(md5, r->hash.job.digest, MD5_LEN);
+    } else {
+        if (!r->hash.busy && !req_hash_file(g, r, os->fd, 0, r->len)) {
+            s3c_fail(e, S3C_ENOMEM, "cannot start a thread to hash %s", os->o->dst);
+            return SENT_BAD;
+        }
+        req_park(g, r);
+        return SENT_WAIT;
+    }
+    if (!etag_is_md5(etag, got))
+        etag_one_part(etag, got, md5); /* "hex-1": md5 becomes the MD5 of itself */
+    str_hex(md5, MD5_LEN, want);
+    if (strcmp(want, got) != 0) {
+        s3c_fail(e, S3C_EHTTP, "downloaded bytes have MD5 %s, the store's ETag is %s", want, got);
+        return SENT_BAD;
+    }
+    return SENT_OK;
+}
+
+/* A range of a file download is in: its part's share of the whole's check. */
+static void on_get_part(struct engine *g, struct req *r)
+{
+    struct xfer_obj_state *os = r->os;
+    struct s3c_error e = S3C_ERROR_INIT;
+
+    if (os->check == DL_PARTS && !r->hash.ready) {
+        /* Its MD5, by a hash worker re-reading it from the page cache. */
+        if (!r->hash.busy && !req_hash_file(g, r, os->fd, r->off, r->len)) {
+            s3c_fail(&e, S3C_ENOMEM, "cannot start a thread to hash %s", os->o->dst);
+            req_fail(g, r, &e, false, 0);
+            return;
+        }
+        req_park(g, r);
+        return;
+    }
+    g->stats.bytes += r->len;
+    if (os->check == DL_PARTS)
+        memcpy(os->md5s[r->part - 1], r->hash.job.digest, MD5_LEN);
+    else if (os->check == DL_CRC)
+        os->part_crcs[r->part - 1] = r->crc;
+    else if (os->check == DL_SEQ)
+        os->part_in[r->part - 1] = 1;
+    os->parts_done++;
+    dl_part_written(g, os, r->part);
+    req_put_back(g, r);
+    if (os->check == DL_SEQ)
+        dl_seq_kick(g, os);
+    if (os->parts_done == os->n_parts && !os->failed)
+        dl_verify(g, os);
+    maybe_finish(g, os);
+}
+
 void on_get(struct engine *g, struct req *r)
 {
     struct xfer_obj_state *os = r->os;
     struct s3c_error e = S3C_ERROR_INIT;
-    unsigned char md5[MD5_LEN];
-    struct sv etag;
-    char want[33], got[33];
 
     if (r->local_failed) {
         /* Disk full or unwritable: retrying will not help. A store that sent
@@ -449,38 +578,21 @@ void on_get(struct engine *g, struct req *r)
         on_stdout_part(g, r);
         return;
     }
-    hash_final(os->stream ? os->stream_md5 : r->md5, md5);
-    /* A whole-object GET: a single-part ETag is the MD5 of the bytes, a
-     * one-part multipart ETag ("hex-1") the MD5 of that MD5. */
-    if (g->opts.verify && os->n_parts == 0 && http_resp_header(&r->http.resp, "etag", &etag) &&
-        !sse_hides_md5(&r->http.resp) && (etag_is_md5(etag, got) || etag_one_part(etag, got, md5))) {
-        str_hex(md5, MD5_LEN, want);
-        if (strcmp(want, got) != 0) {
-            s3c_fail(&e, S3C_EHTTP, "downloaded bytes have MD5 %s, the store's ETag is %s", want, got);
-            /* Bytes already on stdout cannot be taken back: report, do not retry. */
-            req_fail(g, r, &e, !os->stream, 0);
-            return;
-        }
-    }
-    g->stats.bytes += r->len;
     if (os->n_parts) {
-        if (os->check == DL_PARTS)
-            memcpy(os->md5s[r->part - 1], md5, MD5_LEN);
-        else if (os->check == DL_CRC)
-            os->part_crcs[r->part - 1] = r->crc;
-        else if (os->check == DL_SEQ) {
-            os->part_in[r->part - 1] = 1;
-            if (os->seq_off < os->size)
-                seq_queue(g, os);
-        }
-        os->parts_done++;
-        dl_part_written(g, os, r->part);
-        req_put_back(g, r);
-        if (os->parts_done == os->n_parts && !os->failed)
-            dl_verify(g, os);
-        maybe_finish(g, os);
+        on_get_part(g, r);
         return;
     }
+    switch (get_whole_check(g, r, &e)) {
+    case SENT_WAIT:
+        return;
+    case SENT_BAD:
+        /* Bytes already on stdout cannot be taken back: report, do not retry. */
+        req_fail(g, r, &e, !os->stream, 0);
+        return;
+    case SENT_OK:
+        break;
+    }
+    g->stats.bytes += r->len;
     if (os->small_dl) {
         land_start(g, os, &r->mem);
         req_put_back(g, r);
@@ -509,9 +621,9 @@ static void dl_again(struct engine *g, struct xfer_obj_state *os, const struct s
     os->next = g->active;
     g->active = os;
     if (os->check == DL_SEQ) {
-        seq_remove(g, os);
-        hash_reset(os->seq_md5);
-        os->seq_off = os->seq_reread = 0;
+        /* Its last job is back (dl_check ran on all of it): start over. */
+        md5_init(&os->seq_hash.job.md5);
+        os->seq_off = 0;
         memset(os->part_in, 0, os->n_parts);
     }
     if (os->have) {
@@ -532,8 +644,7 @@ static void dl_verify(struct engine *g, struct xfer_obj_state *os)
         os->phase = PH_END;
         break;
     case DLV_HASHING:
-        os->phase = PH_VERIFY; /* dl_seq_work comes back once all is hashed */
-        seq_queue(g, os);
+        os->phase = PH_VERIFY; /* dl_seq_hashed comes back once all is hashed */
         break;
     case DLV_AGAIN:
         dl_again(g, os, &e);
@@ -545,48 +656,49 @@ static void dl_verify(struct engine *g, struct xfer_obj_state *os)
 }
 
 /*
- * DL_SEQ: hash, in key order, bytes that are on disk but were not at the
- * frontier when they came (at most SEQ_TURN_BYTES a loop turn, so the loop
- * keeps serving transfers). An object whose parts are all in and whose
- * bytes are all hashed gets its verdict.
+ * DL_SEQ: the MD5 of the whole, in key order, by a hash worker re-reading
+ * the temp file: one job at a time per object, over the parts on disk from
+ * where the last stopped (at most SEQ_JOB_BYTES, so an interrupt waits for
+ * little). Nothing when a job is out, the object failed or the run stops.
  */
-void dl_seq_work(struct engine *g)
+static void dl_seq_kick(struct engine *g, struct xfer_obj_state *os)
 {
-    uint64_t budget = SEQ_TURN_BYTES;
+    struct s3c_error e = S3C_ERROR_INIT;
+    uint64_t end = os->seq_off;
 
-    while (g->seq_work && budget) {
-        struct xfer_obj_state *os = g->seq_work;
-        struct s3c_error e = S3C_ERROR_INIT;
-
-        while (os->seq_off < os->size && budget) {
-            uint64_t k = os->seq_off / os->part_size;
-            uint64_t end = (k + 1) * os->part_size < os->size ? (k + 1) * os->part_size : os->size;
-            size_t n = (size_t)(end - os->seq_off);
-
-            if (!os->part_in[k])
-                break;
-            if (n > SEQ_BUF_BYTES)
-                n = SEQ_BUF_BYTES;
-            if (n > budget)
-                n = (size_t)budget;
-            if (fs_pread_all(os->fd, g->seq_buf, n, os->seq_off, os->o->dst, &e))
-                break;
-            hash_update(os->seq_md5, g->seq_buf, n);
-            os->seq_off += n;
-            os->seq_reread += n;
-            budget -= n;
-        }
-        if (!budget && !e.code)
-            break; /* more next turn */
-        seq_remove(g, os);
-        if (e.code) {
-            obj_fail(g, os, &e);
-            maybe_finish(g, os);
-        } else if (os->phase == PH_VERIFY) {
-            dl_verify(g, os);
-            maybe_finish(g, os);
-        }
+    if (os->seq_hash.busy || os->failed || stopping(g))
+        return;
+    while (end < os->size && end - os->seq_off < SEQ_JOB_BYTES && os->part_in[end / os->part_size])
+        end = (end / os->part_size + 1) * os->part_size < os->size ? (end / os->part_size + 1) * os->part_size
+                                                                   : os->size;
+    if (end == os->seq_off)
+        return;
+    os->seq_hash.job.final = end == os->size;
+    os->seq_hash.done = dl_seq_hashed;
+    if (!hash_start(g, &os->seq_hash, os->fd, NULL, os->seq_off, end - os->seq_off)) {
+        s3c_fail(&e, S3C_ENOMEM, "cannot start a thread to hash %s", os->o->dst);
+        obj_fail(g, os, &e);
     }
+}
+
+/* A DL_SEQ job is back: on to the next, or, all hashed and every part in, the verdict. */
+static void dl_seq_hashed(struct engine *g, struct eng_hash *h)
+{
+    struct xfer_obj_state *os = (struct xfer_obj_state *)((char *)h - offsetof(struct xfer_obj_state, seq_hash));
+    struct s3c_error e = S3C_ERROR_INIT;
+
+    if (h->job.err.code) {
+        obj_fail(g, os, &h->job.err);
+    } else if (stopping(g) && !os->failed) {
+        s3c_fail(&e, S3C_ECANCEL, "%s", cancel_requested ? "interrupted" : "stopped");
+        obj_fail(g, os, &e);
+    } else if (!os->failed) {
+        os->seq_off += h->job.len;
+        dl_seq_kick(g, os);
+        if (os->seq_off == os->size && os->phase == PH_VERIFY)
+            dl_verify(g, os);
+    }
+    maybe_finish(g, os);
 }
 
 /* A resumed download cannot go on (its temp file cannot be read, the run stops, no memory). */

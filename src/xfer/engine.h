@@ -23,6 +23,7 @@
 #include "s3/xml.h"
 #include "store/store_s3.h"
 #include "xfer/del.h"
+#include "xfer/hashpool.h"
 #include "xfer/land.h"
 #include "xfer/xfer.h"
 
@@ -76,6 +77,16 @@ enum dl_check {
 
 /* The stored full-object checksums a download can be checked against. */
 enum ck_algo { CK_CRC64NVME, CK_CRC32C, CK_CRC32 };
+
+struct engine;
+
+/* An MD5 the engine asked of its hash workers (hashpool.h), and who hears of it. */
+struct eng_hash {
+    struct hash_job job;            /* first: the pool's job, its ctx is this */
+    void (*done)(struct engine *g, struct eng_hash *h); /* on the loop, once it is back */
+    bool busy;                      /* with the workers: its owner may not be freed */
+    bool ready;                     /* job.digest holds the MD5 of the bytes asked for */
+};
 
 /* An object's state while the engine runs it (xfer_obj.st). */
 struct xfer_obj_state {
@@ -131,14 +142,12 @@ struct xfer_obj_state {
     unsigned char prev_digest[MD5_LEN];
     int attempts;                   /* whole-object downloads after a mismatch */
     bool mpu_crc;                   /* upload created with CRC64NVME: each part carries one (part_crcs), Complete lists them */
-    /* DL_SEQ: the MD5 of the whole in key order: fed live by the range at the
-     * frontier, else re-read from the temp file once the parts there are in. */
-    struct hash_ctx *seq_md5;
+    /* DL_SEQ: the MD5 of the whole in key order, re-read from the temp file by
+     * a hash worker as the parts from the start on are in (dl_seq_kick). */
+    struct eng_hash seq_hash;       /* its job carries the MD5 so far */
     uint64_t seq_off;               /* bytes hashed so far */
-    uint64_t seq_reread;            /* of which re-read from the file */
     unsigned char *part_in;         /* per part: 1 when all its bytes are on disk */
-    bool seq_queued;                /* on the engine's seq_work list */
-    struct xfer_obj_state *seq_next;
+    bool md5s_unknown;              /* upload: some part was proven by its CRC alone: no md5 of md5s */
     /* --resume of a ranged download: 'have' flags the parts complete in the temp
      * file; the journal records them once the file is synced (dl_journal_flush). */
     struct journal_download *dj;    /* this download's record; NULL: not journaled */
@@ -167,8 +176,13 @@ struct req {
     uint64_t off, len;              /* bytes of the object this request moves */
     int attempt;
     int64_t due_ms;                 /* when a retry may start */
-    struct hash_ctx *md5;           /* of the bytes sent or received */
-    uint64_t hashed;                /* bytes fed to md5 so far (in order) */
+    struct hash_ctx *md5;           /* MD5 of a small body received into memory (on the loop) */
+    struct eng_hash hash;           /* MD5 of a file's bytes sent or received, by a hash worker */
+    bool parked;                    /* answered; waits for 'hash' (then its ok handler runs again) */
+    bool zombie;                    /* put back while 'hash' was busy: freed when it is back */
+    bool use_crc;                   /* a whole GET: checked by the stored checksum in its reply */
+    enum ck_algo ck_algo;           /* use_crc: which, and its value */
+    uint64_t ck_want;
     uint64_t got;                   /* download bytes written */
     uint64_t crc;                   /* DL_CRC: CRC of the bytes written */
     uint64_t mem_crc;               /* CRC64NVME of a memory body (hdr_crc64) */
@@ -233,8 +247,9 @@ struct engine {
     bool no_trailers;               /* the store keeps no flexible checksums (Ceph 16): none from now on */
     bool flex_known;                /* ... or it does: an answer echoed one */
     struct req *flex_probe;         /* the one streamed body with a trailer while that is unknown */
-    struct xfer_obj_state *seq_work; /* DL_SEQ objects with parts on disk not yet hashed */
-    char *seq_buf;                  /* SEQ_BUF_BYTES (download.c), for those re-reads */
+    struct hashpool *hash;          /* workers computing MD5s; NULL until the first */
+    int hashing;                    /* jobs with them */
+    int parked;                     /* requests answered, waiting for their MD5 */
     bool any_ok;                    /* some request of the run succeeded */
     bool stop;                      /* a run-wide error: start nothing more (see run_wide_error) */
     struct s3c_error stop_err;      /* that error, as reported for the object that met it */
@@ -278,7 +293,7 @@ struct obj_ops {
 /* What the check of a ranged download's whole says (dl_check). */
 enum dl_verdict {
     DLV_OK,             /* the bytes are the store's, or nothing better can tell (--debug says) */
-    DLV_HASHING,        /* DL_SEQ: bytes on disk still to hash in order (dl_seq_work) */
+    DLV_HASHING,        /* DL_SEQ: bytes on disk still to hash in order (dl_seq_kick) */
     DLV_AGAIN,          /* a mismatch, in 'e': download the whole again, or fail */
     DLV_ERROR,          /* the check could not run, in 'e' */
 };
@@ -309,8 +324,10 @@ void adapt(struct engine *g);
 bool stopping(const struct engine *g);
 void xdebug(struct engine *g, const struct xfer_obj *o, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
-void seq_remove(struct engine *g, struct xfer_obj_state *os);
-void seq_queue(struct engine *g, struct xfer_obj_state *os);
+bool hash_start(struct engine *g, struct eng_hash *h, int fd, const void *mem, uint64_t off, uint64_t len);
+bool req_hash_file(struct engine *g, struct req *r, int fd, uint64_t off, uint64_t len);
+void req_park(struct engine *g, struct req *r);
+void hash_reap(struct engine *g);
 void rehash_remove(struct engine *g, struct xfer_obj_state *os);
 void obj_finish(struct engine *g, struct xfer_obj_state *os);
 void active_remove(struct engine *g, struct xfer_obj_state *os);
@@ -331,7 +348,9 @@ bool stored_checksum(const struct http_resp *resp, enum ck_algo *algo, uint64_t 
 bool etag_is_md5(struct sv etag, char hex_out[33]);
 bool etag_one_part(struct sv etag, char hex_out[33], unsigned char md5[MD5_LEN]);
 bool sse_hides_md5(const struct http_resp *resp);
-bool verify_sent(struct engine *g, struct req *r, unsigned char md5[MD5_LEN], struct s3c_error *e);
+enum sent_verdict { SENT_OK, SENT_BAD, SENT_WAIT };
+enum sent_verdict verify_sent(struct engine *g, struct req *r, unsigned char md5[MD5_LEN], bool *md5_known,
+                              struct s3c_error *e);
 bool multipart_etag(const struct xfer_obj_state *os, char want[80]);
 void mem_digests(struct engine *g, struct req *r, bool whole_object);
 bool stdout_verify(struct engine *g, struct xfer_obj_state *os, struct s3c_error *e);
@@ -386,7 +405,6 @@ void on_head_part1(struct engine *g, struct req *r);
 bool head_part1_refused(struct engine *g, struct req *r, const struct s3c_error *e);
 enum http_sink_verdict write_dst(void *ctx, const char *p, size_t n);
 void on_get(struct engine *g, struct req *r);
-void dl_seq_work(struct engine *g);
 void dl_rehash_step(struct engine *g);
 void land_reap(struct engine *g);
 void dl_end(struct engine *g, struct xfer_obj_state *os);

@@ -6,6 +6,7 @@
  * of the engine's files, only part.c and journal.c.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -14,6 +15,7 @@
 #include <unistd.h>
 
 #include "base/hash.h"
+#include "base/md5.h"
 #include "base/str.h"
 #include "s3/xml.h"
 #include "xfer/engine.h"
@@ -22,6 +24,7 @@
 #define REPLY_BODY_MAX ((size_t)4 << 20)
 
 static const char *req_op_name(enum req_kind k);
+static bool req_md5_sent(struct engine *g, struct req *r);
 
 /* ---- run-wide state ---------------------------------------------------------- */
 
@@ -93,7 +96,6 @@ static void obj_state_free(struct xfer_obj_state *os)
     buf_release(&os->src_headers);
     hash_free(os->stream_md5);
     free(os->part_crcs);
-    hash_free(os->seq_md5);
     free(os->part_in);
     buf_release(&os->tmp_path);
     buf_release(&os->land.body);
@@ -107,31 +109,6 @@ static void obj_state_free(struct xfer_obj_state *os)
     free(os->etags);
     free(os->md5s);
     free(os);
-}
-
-void seq_remove(struct engine *g, struct xfer_obj_state *os)
-{
-    struct xfer_obj_state **pp;
-
-    if (!os->seq_queued)
-        return;
-    for (pp = &g->seq_work; *pp; pp = &(*pp)->seq_next) {
-        if (*pp == os) {
-            *pp = os->seq_next;
-            break;
-        }
-    }
-    os->seq_next = NULL;
-    os->seq_queued = false;
-}
-
-void seq_queue(struct engine *g, struct xfer_obj_state *os)
-{
-    if (os->seq_queued)
-        return;
-    os->seq_queued = true;
-    os->seq_next = g->seq_work;
-    g->seq_work = os;
 }
 
 /* Take 'os' off the engine's rehash list (if it is there). */
@@ -168,7 +145,6 @@ void obj_finish(struct engine *g, struct xfer_obj_state *os)
     } else {
         g->stats.objects_ok++;
     }
-    seq_remove(g, os);
     g->n_objects--;
     if (o->op == XFER_DELETE)
         g->n_deletes--;
@@ -280,7 +256,7 @@ struct req *req_get(struct engine *g, struct xfer_obj_state *os, enum req_kind k
     r->part = 0;
     r->off = r->len = 0;
     r->attempt = 0;
-    r->got = r->hashed = 0;
+    r->got = 0;
     r->local_failed = false;
     r->next = NULL;
     buf_reset(&r->mem);
@@ -288,15 +264,16 @@ struct req *req_get(struct engine *g, struct xfer_obj_state *os, enum req_kind k
     buf_reset(&r->hdr_copy_src);
     r->hdr_md5[0] = r->hdr_range[0] = r->hdr_crc64[0] = '\0';
     r->flex_wait = false;
+    r->hash.ready = false;
+    r->use_crc = false;
     s3c_error_clear(&r->local_err);
     os->reqs++;
     return r;
 }
 
-void req_put_back(struct engine *g, struct req *r)
+/* The request is free for others now (its hash job, if any, is back). */
+static void req_recycle(struct engine *g, struct req *r)
 {
-    if (r == g->flex_probe)
-        flex_release(g); /* its object ended another way: others may ask next */
     r->os->reqs--;
     http_xfer_release(&r->http);
     memset(&r->http, 0, sizeof(r->http));
@@ -304,6 +281,113 @@ void req_put_back(struct engine *g, struct req *r)
         buf_release(&r->mem);
     r->next = g->free_reqs;
     g->free_reqs = r;
+}
+
+void req_put_back(struct engine *g, struct req *r)
+{
+    if (r == g->flex_probe)
+        flex_release(g); /* its object ended another way: others may ask next */
+    if (r->parked) {
+        r->parked = false;
+        g->parked--;
+    }
+    if (r->hash.busy) {
+        /* A worker still reads the request's bytes: it goes when the job is back,
+         * and until then its object counts it (os->reqs), so cannot end. */
+        r->zombie = true;
+        return;
+    }
+    req_recycle(g, r);
+}
+
+/* ---- MD5s on the hash workers ------------------------------------------------------ */
+
+static void wake_loop(void *loop) { http_loop_wakeup(loop); }
+
+/*
+ * Hand h->job (its bytes and MD5 filled in by the caller) to the hash
+ * workers, started on first use; h->done runs on the loop when it is back
+ * (hash_reap). False when no worker could be started (nothing queued).
+ */
+bool hash_start(struct engine *g, struct eng_hash *h, int fd, const void *mem, uint64_t off, uint64_t len)
+{
+    if (!g->hash && !(g->hash = hashpool_new(0, wake_loop, g->loop)))
+        return false;
+    h->job.fd = fd;
+    h->job.mem = mem;
+    h->job.off = off;
+    h->job.len = len;
+    h->job.ctx = h;
+    h->ready = false;
+    if (!hashpool_submit(g->hash, &h->job))
+        return false;
+    h->busy = true;
+    g->hashing++;
+    return true;
+}
+
+/* A request's MD5 is back: a put-back request is free now; a parked one's
+ * answer is taken up again (as req_done would have, had it not waited). */
+static void req_hashed(struct engine *g, struct eng_hash *h)
+{
+    struct req *r = (struct req *)((char *)h - offsetof(struct req, hash));
+
+    if (h->job.err.code && !r->local_failed) {
+        r->local_failed = true;
+        r->local_err = h->job.err;
+    }
+    h->ready = !h->job.err.code;
+    if (r->zombie) {
+        r->zombie = false;
+        req_recycle(g, r);
+        maybe_finish(g, r->os);
+        return;
+    }
+    if (!r->parked)
+        return; /* still in flight: its answer finds the MD5 ready */
+    r->parked = false;
+    g->parked--;
+    if (r->os->failed) {
+        req_put_back(g, r);
+        maybe_finish(g, r->os);
+    } else if (stopping(g)) {
+        struct s3c_error e = S3C_ERROR_INIT;
+        s3c_fail(&e, S3C_ECANCEL, "%s", cancel_requested ? "interrupted" : "stopped");
+        req_fail(g, r, &e, false, 0);
+    } else {
+        g->kinds[r->kind].ok(g, r);
+    }
+}
+
+/* The MD5 of [off, off + len) of 'fd', for request 'r' (r->hash.job.digest once ready). */
+bool req_hash_file(struct engine *g, struct req *r, int fd, uint64_t off, uint64_t len)
+{
+    md5_init(&r->hash.job.md5);
+    r->hash.job.final = true;
+    r->hash.done = req_hashed;
+    return hash_start(g, &r->hash, fd, NULL, off, len);
+}
+
+/* 'r' was answered but its MD5 is still with the workers: its ok handler runs
+ * again when it is back. */
+void req_park(struct engine *g, struct req *r)
+{
+    r->parked = true;
+    g->parked++;
+}
+
+/* Jobs the workers finished: each goes to whoever asked. */
+void hash_reap(struct engine *g)
+{
+    struct hash_job *j;
+
+    while (g->hash && (j = hashpool_take(g->hash))) {
+        struct eng_hash *h = j->ctx;
+
+        h->busy = false;
+        g->hashing--;
+        h->done(g, h);
+    }
 }
 
 static void add_obj_headers(struct req *r, struct s3_req *q, bool for_create)
@@ -415,7 +499,7 @@ enum s3c_err req_submit(struct engine *g, struct req *r, struct s3c_error *e)
         hash_reset(r->md5);
     if (!r->md5)
         return s3c_fail(e, S3C_ENOMEM, "out of memory");
-    r->hashed = r->got = r->crc = 0;
+    r->got = r->crc = 0;
     r->sent_mem = false;
     r->local_failed = false;
     r->flex = false;
@@ -438,17 +522,19 @@ enum s3c_err req_submit(struct engine *g, struct req *r, struct s3c_error *e)
         if (r->mem.len || r->len == 0) {
             q.body = r->mem.data;
             q.body_len = r->mem.len;
-            s3_req_header(&q, "Content-MD5", r->hdr_md5);
+            if (r->hdr_md5[0])
+                s3_req_header(&q, "Content-MD5", r->hdr_md5);
             if (r->hdr_crc64[0])
                 s3_req_header(&q, "x-amz-checksum-crc64nvme", r->hdr_crc64);
             r->sent_mem = true;
-            r->hashed = r->mem.len;
             g->stats.bytes_live += r->mem.len;
         } else {
             q.read = g->kinds[r->kind].read;
             q.read_ctx = r;
             q.read_len = r->len;
             q.trailer_crc64 = r->flex = flex_ok(g); /* the store checks a CRC64NVME trailer */
+            if (!req_md5_sent(g, r))
+                return s3c_fail(e, S3C_ENOMEM, "cannot start a thread to hash %s", o->src);
         }
         break;
     case RK_CREATE:
@@ -515,17 +601,19 @@ enum s3c_err req_submit(struct engine *g, struct req *r, struct s3c_error *e)
             /* A stdin part: sent from memory, with Content-MD5. */
             q.body = r->mem.data;
             q.body_len = r->mem.len;
-            s3_req_header(&q, "Content-MD5", r->hdr_md5);
+            if (r->hdr_md5[0])
+                s3_req_header(&q, "Content-MD5", r->hdr_md5);
             if (os->mpu_crc && r->hdr_crc64[0])
                 s3_req_header(&q, "x-amz-checksum-crc64nvme", r->hdr_crc64);
             r->sent_mem = true;
-            r->hashed = r->mem.len;
             g->stats.bytes_live += r->mem.len;
         } else if (r->kind == RK_PART) {
             q.read = g->kinds[r->kind].read;
             q.read_ctx = r;
             q.read_len = r->len;
             q.trailer_crc64 = r->flex = os->mpu_crc && flex_ok(g);
+            if (!req_md5_sent(g, r))
+                return s3c_fail(e, S3C_ENOMEM, "cannot start a thread to hash %s", o->src);
         } else {
             s3_req_header(&q, "x-amz-copy-source", buf_cstr(&r->hdr_copy_src));
             snprintf(r->hdr_range, sizeof(r->hdr_range), "bytes=%" PRIu64 "-%" PRIu64, r->off,
@@ -566,6 +654,8 @@ enum s3c_err req_submit(struct engine *g, struct req *r, struct s3c_error *e)
         q.method = "GET";
         q.bucket = o->src_bucket;
         q.key = o->src;
+        r->hash.ready = false; /* new bytes */
+        r->use_crc = false;
         if (os->win) {
             /* A retry fetches its range again from the start, into the same slot. */
             struct win_slot *slot = &os->win[(r->part - 1) % os->win_k];
@@ -587,6 +677,9 @@ enum s3c_err req_submit(struct engine *g, struct req *r, struct s3c_error *e)
             s3_req_header(&q, "Range", r->hdr_range);
             if (o->etag && o->etag[0])
                 s3_req_header(&q, "If-Match", o->etag);
+        } else if (g->opts.verify) {
+            /* The whole object: its stored checksum, if any, comes with it (write_dst). */
+            s3_req_header(&q, "x-amz-checksum-mode", "ENABLED");
         }
         r->http.sink = g->kinds[r->kind].sink;
         r->http.sink_ctx = r;
@@ -641,6 +734,19 @@ enum s3c_err req_submit(struct engine *g, struct req *r, struct s3c_error *e)
     g->inflight++;
     g->stats.requests++;
     return S3C_OK;
+}
+
+/*
+ * A file's bytes about to be streamed (PutObject, UploadPart): the MD5 their
+ * ETag is checked against, by a hash worker reading the file alongside the
+ * send. Not when the store is known to check the CRC64NVME trailer they carry:
+ * its echo proves them (verify_sent). False when no worker could start.
+ */
+static bool req_md5_sent(struct engine *g, struct req *r)
+{
+    if (!g->opts.verify || (r->flex && g->flex_known) || r->hash.ready || r->hash.busy)
+        return true;
+    return req_hash_file(g, r, r->os->fd, r->off, r->len);
 }
 
 /* Whether 'r' would stream its body with a trailer. */
@@ -716,7 +822,7 @@ void obj_fail(struct engine *g, struct xfer_obj_state *os, const struct s3c_erro
 
 void maybe_finish(struct engine *g, struct xfer_obj_state *os)
 {
-    if (os->phase == PH_END && os->reqs == 0)
+    if (os->phase == PH_END && os->reqs == 0 && !os->seq_hash.busy)
         obj_finish(g, os);
 }
 
