@@ -29,6 +29,7 @@ static void dl_verify(struct engine *g, struct xfer_obj_state *os);
 static void land_start(struct engine *g, struct xfer_obj_state *os, struct buf *body);
 static void dl_seq_kick(struct engine *g, struct xfer_obj_state *os);
 static void dl_seq_hashed(struct engine *g, struct eng_hash *h);
+static void stdout_hashed(struct engine *g, struct eng_hash *h);
 
 /* ---- starting -------------------------------------------------------------------- */
 
@@ -131,12 +132,14 @@ static enum s3c_err stdout_start_parts(struct engine *g, struct xfer_obj_state *
         return s3c_fail(e, S3C_ENOMEM, "out of memory");
     /* The MD5 of the whole stream is worth its CPU only when the ETag is one
      * and no stored checksum is there to check instead. */
-    if (g->opts.verify && os->check != DL_CRC && os->o->etag && etag_is_md5(sv_from(os->o->etag), hex) &&
-        !(os->stream_md5 = hash_md5_new()))
-        return s3c_fail(e, S3C_ENOMEM, "out of memory");
+    if (g->opts.verify && os->check != DL_CRC && os->o->etag && etag_is_md5(sv_from(os->o->etag), hex)) {
+        os->win_md5 = true; /* by a hash worker, a part at a time once written (stdout_hash_kick) */
+        md5_init(&os->seq_hash.job.md5);
+    }
     os->phase = PH_PARTS;
     os->next_part = 1;
     os->win_head = 1;
+    os->win_free = 1;
     os->next = g->active;
     g->active = os;
     return S3C_OK;
@@ -420,6 +423,52 @@ enum http_sink_verdict write_dst(void *ctx, const char *p, size_t n)
     return HTTP_SINK_OK;
 }
 
+/* stdout's bytes are all out and, with an MD5 to check, all hashed: the verdict. */
+static void stdout_end(struct engine *g, struct xfer_obj_state *os)
+{
+    struct s3c_error e = S3C_ERROR_INIT;
+
+    if (stdout_verify(g, os, &e))
+        os->phase = PH_END;
+    else
+        obj_fail(g, os, &e);
+}
+
+/* The MD5 of the stream, in order, by a hash worker: the oldest part written
+ * and not yet hashed, one job at a time. Its slot is reused only after. */
+static void stdout_hash_kick(struct engine *g, struct xfer_obj_state *os)
+{
+    struct win_slot *slot = &os->win[(os->win_free - 1) % os->win_k];
+    struct s3c_error e = S3C_ERROR_INIT;
+
+    if (os->seq_hash.busy || os->failed || stopping(g) || os->win_free >= os->win_head)
+        return;
+    os->seq_hash.job.final = os->win_free == os->n_parts;
+    os->seq_hash.done = stdout_hashed;
+    if (!hash_start(g, &os->seq_hash, -1, slot->data, 0, slot->len)) {
+        s3c_fail(&e, S3C_ENOMEM, "cannot start a thread to hash standard output");
+        obj_fail(g, os, &e);
+    }
+}
+
+static void stdout_hashed(struct engine *g, struct eng_hash *h)
+{
+    struct xfer_obj_state *os = (struct xfer_obj_state *)((char *)h - offsetof(struct xfer_obj_state, seq_hash));
+    struct s3c_error e = S3C_ERROR_INIT;
+
+    if (stopping(g) && !os->failed) {
+        s3c_fail(&e, S3C_ECANCEL, "%s", cancel_requested ? "interrupted" : "stopped");
+        obj_fail(g, os, &e);
+    } else if (!os->failed) {
+        os->win[(os->win_free - 1) % os->win_k].len = 0;
+        if (++os->win_free > os->n_parts)
+            stdout_end(g, os);
+        else
+            stdout_hash_kick(g, os);
+    }
+    maybe_finish(g, os);
+}
+
 /* A range for stdout is in: write every whole part from the head on, in order. */
 static void on_stdout_part(struct engine *g, struct req *r)
 {
@@ -441,22 +490,21 @@ static void on_stdout_part(struct engine *g, struct req *r)
             maybe_finish(g, os);
             return;
         }
-        if (os->stream_md5)
-            hash_update(os->stream_md5, slot->data, slot->len);
         if (os->check == DL_CRC)
             os->stream_crc = os->streamed ? ck_combine(os->ck_algo, os->stream_crc, slot->crc, slot->len)
                                           : slot->crc;
         os->streamed += slot->len;
-        slot->len = 0;
         slot->full = false;
         os->win_head++;
+        if (!os->win_md5) {
+            slot->len = 0;
+            os->win_free = os->win_head; /* nothing to hash: the slot is free at once */
+        }
     }
-    if (os->win_head > os->n_parts) {
-        if (stdout_verify(g, os, &e))
-            os->phase = PH_END;
-        else
-            obj_fail(g, os, &e);
-    }
+    if (os->win_md5)
+        stdout_hash_kick(g, os);
+    else if (os->win_head > os->n_parts)
+        stdout_end(g, os);
     maybe_finish(g, os);
 }
 

@@ -116,7 +116,7 @@ struct xfer_obj_state {
     struct buf spare[16];           /* stdin: buffers of parts sent, for the next parts (no fresh pages) */
     int n_spare;
     uint64_t streamed;              /* stdout: bytes written so far */
-    struct hash_ctx *stream_md5;    /* stdout: MD5 of the whole object */
+    struct hash_ctx *stream_md5;    /* stdout in one GET: MD5 of the whole object (on the loop: one range) */
     bool reader_gone;               /* stdout: its reader closed it (EPIPE): end quietly */
     bool small_dl;                  /* a small download: body in memory, landed by a worker */
     struct land_job land;           /* small_dl: the write to disk, once verified */
@@ -125,6 +125,8 @@ struct xfer_obj_state {
     struct win_slot *win;
     uint32_t win_k;
     uint32_t win_head;              /* the next part to write, 1-based */
+    uint32_t win_free;              /* the oldest part whose slot is held (written, MD5 not yet taken) */
+    bool win_md5;                   /* the stream's MD5 is checked: seq_hash hashes each written part */
     bool md5_hidden;                /* a reply named SSE-KMS or SSE-C: the ETag is no MD5 */
     uint64_t stream_crc;            /* DL_CRC: of the bytes written so far */
     /* Multipart copy with the COPY directive: the source's headers, which
@@ -143,7 +145,8 @@ struct xfer_obj_state {
     int attempts;                   /* whole-object downloads after a mismatch */
     bool mpu_crc;                   /* upload created with CRC64NVME: each part carries one (part_crcs), Complete lists them */
     /* DL_SEQ: the MD5 of the whole in key order, re-read from the temp file by
-     * a hash worker as the parts from the start on are in (dl_seq_kick). */
+     * a hash worker as the parts from the start on are in (dl_seq_kick); stdout
+     * in ranges: the stream's, a part at a time (stdout_hash_kick). */
     struct eng_hash seq_hash;       /* its job carries the MD5 so far */
     uint64_t seq_off;               /* bytes hashed so far */
     unsigned char *part_in;         /* per part: 1 when all its bytes are on disk */
@@ -352,6 +355,9 @@ enum sent_verdict { SENT_OK, SENT_BAD, SENT_WAIT };
 enum sent_verdict verify_sent(struct engine *g, struct req *r, unsigned char md5[MD5_LEN], bool *md5_known,
                               struct s3c_error *e);
 bool multipart_etag(const struct xfer_obj_state *os, char want[80]);
+void mem_crc(struct engine *g, struct req *r, bool whole_object);
+bool mem_needs_md5(const struct engine *g, bool whole_object);
+void mem_md5_set(struct req *r, const unsigned char md5[MD5_LEN]);
 void mem_digests(struct engine *g, struct req *r, bool whole_object);
 bool stdout_verify(struct engine *g, struct xfer_obj_state *os, struct s3c_error *e);
 enum dl_verdict dl_check(struct engine *g, struct xfer_obj_state *os, struct s3c_error *e);

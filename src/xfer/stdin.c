@@ -7,8 +7,10 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <poll.h>
+#include <stddef.h>
 #include <unistd.h>
 
+#include "base/md5.h"
 #include "xfer/engine.h"
 
 /*
@@ -98,6 +100,28 @@ enum s3c_err stdin_start(struct engine *g, struct xfer_obj_state *os, struct req
     return S3C_OK;
 }
 
+/* A part's Content-MD5 is back from the hash workers: send it (or let it go,
+ * its object failed or the run stops). */
+static void part_hashed(struct engine *g, struct eng_hash *h)
+{
+    struct req *r = (struct req *)((char *)h - offsetof(struct req, hash));
+    struct xfer_obj_state *os = r->os;
+    struct s3c_error e = S3C_ERROR_INIT;
+
+    if (os->failed) {
+        req_put_back(g, r);
+        maybe_finish(g, os);
+        return;
+    }
+    if (stopping(g)) {
+        s3c_fail(&e, S3C_ECANCEL, "%s", cancel_requested ? "interrupted" : "stopped");
+        req_fail(g, r, &e, false, 0);
+        return;
+    }
+    mem_md5_set(r, h->job.digest);
+    submit_or_fail(g, r);
+}
+
 /*
  * The next part of stdin as a part request; NULL when there is none yet (its
  * bytes are still coming, or the window of parts in memory is full), at the
@@ -151,10 +175,19 @@ struct req *next_stream_part(struct engine *g, struct xfer_obj_state *os)
     r->off = os->size;
     r->len = got;
     os->size += got;
-    mem_digests(g, r, os->mpu_crc); /* a part's CRC64NVME only when the upload declared it */
+    mem_crc(g, r, os->mpu_crc); /* a part's CRC64NVME only when the upload declared it */
     if (os->eof) {
         active_remove(g, os);
         os->n_parts = r->part;
+    }
+    if (mem_needs_md5(g, os->mpu_crc)) {
+        /* Content-MD5: a hash worker's; the part goes once it is back. */
+        md5_init(&r->hash.job.md5);
+        r->hash.job.final = true;
+        r->hash.done = part_hashed;
+        if (hash_start(g, &r->hash, -1, r->mem.data, 0, r->mem.len))
+            return NULL;
+        mem_digests(g, r, os->mpu_crc); /* no worker could start: here, then */
     }
     return r;
 }

@@ -247,34 +247,51 @@ bool multipart_etag(const struct xfer_obj_state *os, char want[80])
 }
 
 /*
- * Digests of a body held in memory, computed once: for whole objects (and
+ * Digests of a body held in memory, computed once. For whole objects (and
  * parts of uploads that declared it) the CRC64NVME flexible checksum that S3
- * verifies and stores, and Content-MD5, which every store verifies, unless
- * the store is known to verify that CRC (an earlier answer echoed one): then
- * the CRC alone proves the bytes (verify_sent) and no MD5 is computed.
+ * verifies and stores (mem_crc); and Content-MD5, which every store
+ * verifies, unless the store is known to verify that CRC (an earlier answer
+ * echoed one): then the CRC alone proves the bytes (verify_sent) and no MD5
+ * is computed (mem_needs_md5).
  */
-void mem_digests(struct engine *g, struct req *r, bool whole_object)
+void mem_crc(struct engine *g, struct req *r, bool whole_object)
 {
-    unsigned char md5[MD5_LEN];
     struct buf b64 = BUF_INIT(64);
-    const char *p = r->mem.data ? r->mem.data : "";
 
     r->hdr_md5[0] = r->hdr_crc64[0] = '\0';
-    if (whole_object && g->opts.flexible_checksums) {
-        r->mem_crc = crc_crc64nvme_update(0, p, r->mem.len);
-        crc_b64_64(r->mem_crc, &b64);
-        str_copy(r->hdr_crc64, sizeof(r->hdr_crc64), buf_cstr(&b64));
-        if (g->flex_known && !g->no_trailers) {
-            buf_release(&b64);
-            return;
-        }
-        buf_reset(&b64);
-    }
-    hash_md5(p, r->mem.len, md5);
+    if (!whole_object || !g->opts.flexible_checksums)
+        return;
+    r->mem_crc = crc_crc64nvme_update(0, r->mem.data ? r->mem.data : "", r->mem.len);
+    crc_b64_64(r->mem_crc, &b64);
+    str_copy(r->hdr_crc64, sizeof(r->hdr_crc64), buf_cstr(&b64));
+    buf_release(&b64);
+}
+
+bool mem_needs_md5(const struct engine *g, bool whole_object)
+{
+    return !(whole_object && g->opts.flexible_checksums && g->flex_known && !g->no_trailers);
+}
+
+/* Content-MD5 from the body's MD5 (computed here, or by a hash worker). */
+void mem_md5_set(struct req *r, const unsigned char md5[MD5_LEN])
+{
+    struct buf b64 = BUF_INIT(64);
+
     memcpy(r->mem_md5, md5, MD5_LEN);
     base64_encode(md5, MD5_LEN, &b64);
     str_copy(r->hdr_md5, sizeof(r->hdr_md5), buf_cstr(&b64));
     buf_release(&b64);
+}
+
+void mem_digests(struct engine *g, struct req *r, bool whole_object)
+{
+    unsigned char md5[MD5_LEN];
+
+    mem_crc(g, r, whole_object);
+    if (!mem_needs_md5(g, whole_object))
+        return;
+    hash_md5(r->mem.data ? r->mem.data : "", r->mem.len, md5);
+    mem_md5_set(r, md5);
 }
 
 /* ---- downloads: the whole ------------------------------------------------------- */
@@ -303,15 +320,17 @@ bool stdout_verify(struct engine *g, struct xfer_obj_state *os, struct s3c_error
                ck_name(os->ck_algo), got, os->n_parts);
         return true;
     }
-    if (!os->stream_md5 || os->md5_hidden)
+    if (!os->win_md5 || os->md5_hidden)
         return true;
-    hash_final(os->stream_md5, md5);
-    etag_is_md5(sv_from(os->o->etag), got); /* it is: stream_md5 exists only then */
+    memcpy(md5, os->seq_hash.job.digest, MD5_LEN); /* the hash worker's, all parts in order */
+    etag_is_md5(sv_from(os->o->etag), got); /* it is: win_md5 is set only then */
     str_hex(md5, MD5_LEN, want);
     if (strcmp(want, got) != 0) {
         s3c_fail(e, S3C_EHTTP, "downloaded bytes have MD5 %s, the store's ETag is %s", want, got);
         return false;
     }
+    xdebug(g, os->o, "verified: MD5 of the stream (%" PRIu32 " ranges, hashed in order by a hash worker) matches the ETag",
+           os->n_parts);
     return true;
 }
 

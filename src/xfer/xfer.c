@@ -106,8 +106,8 @@ static struct req *next_part(struct engine *g)
         active_remove(g, os);
         return next_part(g);
     }
-    if (os->win && os->next_part >= os->win_head + os->win_k)
-        return NULL; /* stdout's window is full: the head part has to go out first */
+    if (os->win && os->next_part >= os->win_free + os->win_k)
+        return NULL; /* stdout's window is full: the head part has to go out (and be hashed) first */
     if (g->parked >= PARKED_MAX)
         return NULL; /* the hash workers are behind: what waits for them is still in the page cache */
     n = os->next_part++;
