@@ -459,6 +459,8 @@ static void stdout_hashed(struct engine *g, struct eng_hash *h)
     if (stopping(g) && !os->failed) {
         s3c_fail(&e, S3C_ECANCEL, "%s", cancel_requested ? "interrupted" : "stopped");
         obj_fail(g, os, &e);
+    } else if (h->job.err.code && !os->failed) {
+        obj_fail(g, os, &h->job.err);
     } else if (!os->failed) {
         os->win[(os->win_free - 1) % os->win_k].len = 0;
         if (++os->win_free > os->n_parts)

@@ -24,6 +24,7 @@ struct hashpool {
     int want, started, idle;
     int free_lanes;                 /* lanes free in the workers at work: they take new jobs first */
     bool stop;
+    bool cancel;                    /* hashpool_cancel: jobs end at their next slice (atomic) */
     void (*wake)(void *);
     void *wake_ctx;
     pthread_t th[HASHPOOL_THREADS_MAX];
@@ -181,6 +182,8 @@ static void *worker(void *arg)
                 continue;
             if (!bufs && l[i].j->fd >= 0)
                 s3c_fail(&l[i].j->err, S3C_ENOMEM, "out of memory to check a download");
+            if (__atomic_load_n(&q->cancel, __ATOMIC_RELAXED) && !l[i].j->err.code)
+                s3c_fail(&l[i].j->err, S3C_ECANCEL, "interrupted");
             if (!l[i].j->err.code && !l[i].n && l[i].at < l[i].j->len)
                 (void)lane_slice(&l[i]);
             if (l[i].j->err.code || l[i].at == l[i].j->len) {
@@ -255,6 +258,12 @@ bool hashpool_submit(struct hashpool *q, struct hash_job *j)
     }
     pthread_mutex_unlock(&q->mu);
     return ok;
+}
+
+void hashpool_cancel(struct hashpool *q)
+{
+    if (q)
+        __atomic_store_n(&q->cancel, true, __ATOMIC_RELAXED);
 }
 
 struct hash_job *hashpool_take(struct hashpool *q)

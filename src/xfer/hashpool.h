@@ -44,6 +44,10 @@ struct hashpool *hashpool_new(int threads, void (*wake)(void *), void *wake_ctx)
  * (nothing queued) when no worker could be started. */
 bool hashpool_submit(struct hashpool *q, struct hash_job *j);
 
+/* Every job, queued or under way, ends soon with err.code S3C_ECANCEL (the
+ * run is stopping: what it would prove no longer matters). NULL: no-op. */
+void hashpool_cancel(struct hashpool *q);
+
 /* A finished job, or NULL when none is. */
 struct hash_job *hashpool_take(struct hashpool *q);
 

@@ -113,8 +113,11 @@ static void part_hashed(struct engine *g, struct eng_hash *h)
         maybe_finish(g, os);
         return;
     }
-    if (stopping(g)) {
-        s3c_fail(&e, S3C_ECANCEL, "%s", cancel_requested ? "interrupted" : "stopped");
+    if (stopping(g) || h->job.err.code) {
+        if (h->job.err.code)
+            e = h->job.err;
+        else
+            s3c_fail(&e, S3C_ECANCEL, "%s", cancel_requested ? "interrupted" : "stopped");
         req_fail(g, r, &e, false, 0);
         return;
     }

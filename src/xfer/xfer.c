@@ -233,6 +233,7 @@ enum s3c_err xfer_run(struct store_s3 *s, const struct xfer_opts *opts, struct x
         if (stopping(g) && !cancelled) {
             cancelled = true;
             http_loop_cancel_all(g->loop);
+            hashpool_cancel(g->hash); /* MD5s under way end at their next slice */
             cancel_all(g);
         }
         bw_refill(g, now_ms());
