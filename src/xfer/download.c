@@ -6,8 +6,8 @@
  * resume.c, part.c, adapt.c and land.c; no other family.
  */
 #include <errno.h>
-#include <stddef.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -542,14 +542,7 @@ static enum sent_verdict get_whole_check(struct engine *g, struct req *r, struct
     if (r->use_crc || (os->stream && os->check == DL_CRC)) {
         if (os->stream)
             return stdout_verify(g, os, e) ? SENT_OK : SENT_BAD;
-        if (r->crc != r->ck_want) {
-            s3c_fail(e, S3C_EHTTP, "downloaded bytes do not have the store's checksum (%016" PRIx64 ", not %016" PRIx64 ")",
-                     r->crc, r->ck_want);
-            return SENT_BAD;
-        }
-        if (!os->small_dl)
-            xdebug(g, os->o, "verified: the stored checksum of the whole (no MD5)");
-        return SENT_OK;
+        return whole_crc_verify(g, os, r->ck_algo, r->crc, r->ck_want, !os->small_dl, e) ? SENT_OK : SENT_BAD;
     }
     if (!http_resp_header(&r->http.resp, "etag", &etag) || sse_hides_md5(&r->http.resp) || !etag_whole_md5(etag))
         return SENT_OK; /* no MD5 of the whole to compare */

@@ -359,6 +359,8 @@ void mem_crc(struct engine *g, struct req *r, bool whole_object);
 bool mem_needs_md5(const struct engine *g, bool whole_object);
 void mem_md5_set(struct req *r, const unsigned char md5[MD5_LEN]);
 void mem_digests(struct engine *g, struct req *r, bool whole_object);
+bool whole_crc_verify(struct engine *g, const struct xfer_obj_state *os, enum ck_algo a, uint64_t got,
+                      uint64_t want, bool say, struct s3c_error *e);
 bool stdout_verify(struct engine *g, struct xfer_obj_state *os, struct s3c_error *e);
 enum dl_verdict dl_check(struct engine *g, struct xfer_obj_state *os, struct s3c_error *e);
 

@@ -6,9 +6,9 @@
  * of the engine's files, only part.c and journal.c.
  */
 #include <errno.h>
-#include <stddef.h>
 #include <inttypes.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

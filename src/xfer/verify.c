@@ -296,6 +296,23 @@ void mem_digests(struct engine *g, struct req *r, bool whole_object)
 
 /* ---- downloads: the whole ------------------------------------------------------- */
 
+/* A whole object's CRC ('got') against the store's ('want'); 'say' puts a match in --debug. */
+bool whole_crc_verify(struct engine *g, const struct xfer_obj_state *os, enum ck_algo a, uint64_t got,
+                      uint64_t want, bool say, struct s3c_error *e)
+{
+    char g64[24], w64[24];
+
+    ck_b64(a, got, g64);
+    ck_b64(a, want, w64);
+    if (got != want) {
+        s3c_fail(e, S3C_EHTTP, "downloaded bytes have %s %s, the store's checksum is %s", ck_name(a), g64, w64);
+        return false;
+    }
+    if (say)
+        xdebug(g, os->o, "verified: %s %s of the whole matches the stored checksum (no MD5)", ck_name(a), g64);
+    return true;
+}
+
 /*
  * All of a stdout object is out: check it against the stored full-object
  * checksum (DL_CRC, learnt by the probe), else against its ETag when that is
