@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -216,6 +217,17 @@ static void *worker(void *arg)
     return NULL;
 }
 
+/* The cores this process may run on (its affinity mask, as taskset or a
+ * container's cpuset leave it), else those online. */
+static int cores(void)
+{
+    cpu_set_t set;
+
+    if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) > 0)
+        return CPU_COUNT(&set);
+    return (int)sysconf(_SC_NPROCESSORS_ONLN);
+}
+
 struct hashpool *hashpool_new(int threads, void (*wake)(void *), void *wake_ctx)
 {
     struct hashpool *q = calloc(1, sizeof(*q));
@@ -223,7 +235,7 @@ struct hashpool *hashpool_new(int threads, void (*wake)(void *), void *wake_ctx)
     if (!q)
         return NULL;
     if (threads <= 0)
-        threads = (int)sysconf(_SC_NPROCESSORS_ONLN);
+        threads = cores();
     pthread_mutex_init(&q->mu, NULL);
     pthread_cond_init(&q->work, NULL);
     pthread_cond_init(&q->done_cv, NULL);
