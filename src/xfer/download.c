@@ -30,6 +30,7 @@ static void land_start(struct engine *g, struct xfer_obj_state *os, struct buf *
 static void dl_seq_kick(struct engine *g, struct xfer_obj_state *os);
 static void dl_seq_hashed(struct engine *g, struct eng_hash *h);
 static void stdout_hashed(struct engine *g, struct eng_hash *h);
+static void dl_rehashed(struct engine *g, struct eng_hash *h);
 
 /* ---- starting -------------------------------------------------------------------- */
 
@@ -752,11 +753,62 @@ static void dl_rehash_fail(struct engine *g, struct xfer_obj_state *os, const st
     maybe_finish(g, os);
 }
 
+/* A part taken from the earlier run counts as done like a fetched one; the
+ * last one done starts the check. */
+static void dl_rehash_done(struct engine *g, struct xfer_obj_state *os, uint32_t n)
+{
+    os->parts_done++;
+    os->rehash_part = dl_next_resumed(os, n);
+    if (os->parts_done == os->n_parts)
+        dl_verify(g, os);
+}
+
+/* DL_PARTS: the MD5 of the next resumed part, by a hash worker (one at a
+ * time per download; seq_hash is free, DL_SEQ's alone uses it). */
+static void dl_rehash_kick(struct engine *g, struct xfer_obj_state *os)
+{
+    struct s3c_error e = S3C_ERROR_INIT;
+    uint32_t n = os->rehash_part;
+    uint64_t off = (uint64_t)(n - 1) * os->part_size;
+
+    if (!n || os->seq_hash.busy || os->failed || stopping(g))
+        return;
+    md5_init(&os->seq_hash.job.md5);
+    os->seq_hash.job.final = true;
+    os->seq_hash.done = dl_rehashed;
+    if (!hash_start(g, &os->seq_hash, os->fd, NULL, off, n == os->n_parts ? os->size - off : os->part_size)) {
+        s3c_fail(&e, S3C_ENOMEM, "cannot start a thread to hash %s", os->o->dst);
+        obj_fail(g, os, &e);
+    }
+}
+
+static void dl_rehashed(struct engine *g, struct eng_hash *h)
+{
+    struct xfer_obj_state *os = (struct xfer_obj_state *)((char *)h - offsetof(struct xfer_obj_state, seq_hash));
+    struct s3c_error e = S3C_ERROR_INIT;
+    uint32_t n = os->rehash_part;
+
+    if (stopping(g) && !os->failed) {
+        s3c_fail(&e, S3C_ECANCEL, "%s", cancel_requested ? "interrupted" : "stopped");
+        obj_fail(g, os, &e);
+    } else if (h->job.err.code && !os->failed) {
+        s3c_fail(&e, h->job.err.code, "cannot re-read %s, kept by an interrupted download: %s",
+                 buf_cstr(&os->tmp_path), h->job.err.msg);
+        obj_fail(g, os, &e);
+    } else if (!os->failed) {
+        memcpy(os->md5s[n - 1], h->job.digest, MD5_LEN);
+        dl_rehash_done(g, os, n);
+        dl_rehash_kick(g, os);
+    }
+    maybe_finish(g, os);
+}
+
 /*
- * Re-read up to DL_REHASH_STEP bytes of the first listed download's resumed
- * parts into its whole-object check (MD5 per part, or CRC per part). A part
- * re-read counts as done like a fetched one; the last one done starts the
- * check. Runs between loop steps, so the missing parts download meanwhile.
+ * The parts of the first listed download taken from an earlier run go into
+ * its whole-object check: an MD5 per part is a hash worker's (dl_rehash_kick,
+ * and the download leaves the list); a CRC per part is read here, up to
+ * DL_REHASH_STEP bytes a loop step (CRC runs at memory speed), so the missing
+ * parts download meanwhile.
  */
 void dl_rehash_step(struct engine *g)
 {
@@ -774,15 +826,15 @@ void dl_rehash_step(struct engine *g)
         dl_rehash_fail(g, os, &e);
         return;
     }
+    if (os->check == DL_PARTS) {
+        rehash_remove(g, os);
+        dl_rehash_kick(g, os);
+        return;
+    }
     n = os->rehash_part;
     off = (uint64_t)(n - 1) * os->part_size;
     len = n == os->n_parts ? os->size - off : os->part_size;
     if (!g->rehash_buf && !(g->rehash_buf = malloc(DL_REHASH_STEP))) {
-        s3c_fail(&e, S3C_ENOMEM, "out of memory");
-        dl_rehash_fail(g, os, &e);
-        return;
-    }
-    if (os->check == DL_PARTS && !os->rehash_md5 && !(os->rehash_md5 = hash_md5_new())) {
         s3c_fail(&e, S3C_ENOMEM, "out of memory");
         dl_rehash_fail(g, os, &e);
         return;
@@ -797,29 +849,17 @@ void dl_rehash_step(struct engine *g)
         dl_rehash_fail(g, os, &e);
         return;
     }
-    if (os->check == DL_PARTS)
-        hash_update(os->rehash_md5, g->rehash_buf, (size_t)got);
-    else
-        os->rehash_crc = ck_update(os->ck_algo, os->rehash_crc, g->rehash_buf, (size_t)got);
+    os->rehash_crc = ck_update(os->ck_algo, os->rehash_crc, g->rehash_buf, (size_t)got);
     os->rehash_at += (uint64_t)got;
     if (os->rehash_at < len)
         return;
-    if (os->check == DL_PARTS) {
-        hash_final(os->rehash_md5, os->md5s[n - 1]);
-        hash_free(os->rehash_md5);
-        os->rehash_md5 = NULL;
-    } else {
-        os->part_crcs[n - 1] = os->rehash_crc;
-    }
+    os->part_crcs[n - 1] = os->rehash_crc;
     os->rehash_crc = 0;
     os->rehash_at = 0;
-    os->parts_done++;
-    if (!(os->rehash_part = dl_next_resumed(os, n)))
+    dl_rehash_done(g, os, n);
+    if (!os->rehash_part)
         rehash_remove(g, os);
-    if (os->parts_done == os->n_parts) {
-        dl_verify(g, os);
-        maybe_finish(g, os);
-    }
+    maybe_finish(g, os);
 }
 
 /* ---- the end: on disk ---------------------------------------------------------------- */

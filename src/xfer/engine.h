@@ -158,11 +158,11 @@ struct xfer_obj_state {
     bool dj_dirty;                  /* parts completed since the record was written */
     int64_t dj_saved_ms;            /* when it was written */
     /* Parts taken from an earlier run are re-read into the whole-object check
-     * a slice per loop step (dl_rehash_step), while the missing ones download. */
+     * while the missing ones download: their MD5s by a hash worker, their CRCs
+     * a slice per loop step (dl_rehash_step). */
     uint8_t *resumed;               /* per part: taken from the earlier run; NULL: none */
     uint32_t rehash_part;           /* the part being re-read, 1-based; 0: none left */
-    uint64_t rehash_at;             /* bytes of it read so far */
-    struct hash_ctx *rehash_md5;    /* DL_PARTS: its MD5 so far */
+    uint64_t rehash_at;             /* DL_CRC: bytes of it read so far (DL_PARTS: a hash worker's, seq_hash) */
     uint64_t rehash_crc;            /* DL_CRC: its CRC so far */
     struct xfer_obj_state *rehash_next; /* in the engine's rehash list */
     struct xfer_obj_state *next;    /* in the engine's active list */

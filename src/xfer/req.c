@@ -103,7 +103,6 @@ static void obj_state_free(struct xfer_obj_state *os)
         journal_download_release(os->dj);
     free(os->dj);
     free(os->resumed);
-    hash_free(os->rehash_md5);
     free(os->upload_id);
     free(os->have);
     free(os->etags);
