@@ -48,7 +48,7 @@ tests/e2e/run.sh 'test_cp_tree_round_trip_mixed_sizes$' 'test_sync_down_mtime_ro
     'test_limits_full_disk' 'test_interrupt_sigterm_recursive_download' 'test_interrupt_kill9_sync_down' \
     'test_mv_s3_to_local_removes_source$' 'test_cp_download_refuses_escaping_keys$' \
     'test_verify_' 'test_interrupt_sigint_download_leaves_no_partial_file' \
-    'test_interrupt_sigterm_recursive_upload' 'test_resume_download_after_sigint' \
+    'test_interrupt_sigterm_recursive_upload' 'test_resume_download_after_sigint' 'test_resume_download_of_an_md5' \
     'test_resume_download_bad_bytes_on_disk' 'test_cp_damaged_upload_bytes_are_sent_again' \
     'test_cp_uploads_carry_crc64nvme' 'test_cat_sizes_by_sha256' 'test_cat_corrupt_range' \
     'test_pipe_30MB_stream_round_trips' 'test_pipe_parts_carry_content_md5' 'test_interrupt_sigint_stdin_upload'
