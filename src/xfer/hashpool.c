@@ -103,8 +103,8 @@ static bool lane_slice(struct lane *l)
     ssize_t got;
 
     if (j->fd < 0) {
-        l->p = j->mem + l->at;
-        l->n = (size_t)(j->len - l->at);
+        l->p = j->mem + l->at; /* a slice at a time too: the worker comes back for new jobs */
+        l->n = want;
         return true;
     }
     do
