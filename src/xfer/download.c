@@ -21,6 +21,7 @@
 
 #define LAND_THREADS 4                          /* workers creating small downloaded files */
 #define SEQ_JOB_BYTES ((uint64_t)64 << 20)      /* DL_SEQ: re-read per job at most (an interrupt waits for one) */
+#define MD5_STEP_BYTES ((uint64_t)1 << 20)      /* a GET's MD5 moves on once this much more has landed */
 #define DL_REHASH_STEP ((size_t)8 << 20)       /* bytes re-read per loop step: transfers keep moving */
 
 static void dl_start(struct engine *g, struct xfer_obj_state *os);
@@ -31,6 +32,7 @@ static void dl_seq_kick(struct engine *g, struct xfer_obj_state *os);
 static void dl_seq_hashed(struct engine *g, struct eng_hash *h);
 static void stdout_hashed(struct engine *g, struct eng_hash *h);
 static void dl_rehashed(struct engine *g, struct eng_hash *h);
+static bool etag_whole_md5(struct sv etag);
 
 /* ---- starting -------------------------------------------------------------------- */
 
@@ -362,13 +364,76 @@ static void get_pick_check(struct req *r)
     r->use_crc = stored_checksum(&r->http.resp, &r->ck_algo, &r->ck_want);
 }
 
+/* A hash job of a GET's bytes is back (dl_md5_kick's): on with the next, or,
+ * the answer in and the MD5 whole, the answer is taken up again. */
+static void dl_md5_hashed(struct engine *g, struct eng_hash *h)
+{
+    struct req *r = (struct req *)((char *)h - offsetof(struct req, hash));
+
+    if (r->hash_stale)
+        s3c_error_clear(&h->job.err); /* an earlier exchange's: not this one's failure */
+    if (!req_hash_back(g, r))
+        return;
+    if (r->hash_stale) {
+        /* An earlier exchange's bytes: this one starts over. */
+        r->hash_stale = false;
+        r->md5_at = 0;
+        md5_init(&h->job.md5);
+        h->ready = false;
+    } else if (!h->job.err.code) {
+        r->md5_at += h->job.len;
+        h->ready = h->job.final;
+    }
+    if (!r->parked)
+        return; /* still receiving: write_dst hands on the next slice */
+    if (!h->ready && !r->local_failed && dl_md5_kick(g, r, true))
+        return; /* the rest, and then the answer */
+    req_unpark(g, r);
+}
+
+/*
+ * A file GET's MD5, by a hash worker, as its bytes land: the next slice of
+ * whole blocks once MD5_STEP_BYTES more are on disk (many GETs in flight fill
+ * a worker's lanes; the page cache is still hot), and, with 'final', the rest
+ * and the digest. One job at a time per request. False when no worker could start.
+ */
+bool dl_md5_kick(struct engine *g, struct req *r, bool final)
+{
+    uint64_t upto = final ? r->len : r->got / MD5_BLOCK * MD5_BLOCK;
+
+    if (r->hash.busy || r->hash.ready || (!final && upto - r->md5_at < MD5_STEP_BYTES))
+        return true;
+    r->hash.job.final = final;
+    r->hash.done = dl_md5_hashed;
+    return hash_start(g, &r->hash, r->os->fd, NULL, r->off + r->md5_at, upto - r->md5_at);
+}
+
+/* The first bytes of a file GET: is its MD5 wanted (a DL_PARTS range, or a whole
+ * object with an MD5 ETag and no stored checksum)? Then taken as they land. */
+static void get_pick_md5(struct req *r)
+{
+    struct xfer_obj_state *os = r->os;
+    struct sv etag;
+
+    if (os->stream || os->small_dl || !r->eng->opts.verify)
+        return;
+    if (os->n_parts)
+        r->md5_live = os->check == DL_PARTS;
+    else
+        r->md5_live = !r->use_crc && http_resp_header(&r->http.resp, "etag", &etag) &&
+                      !sse_hides_md5(&r->http.resp) && etag_whole_md5(etag);
+}
+
 enum http_sink_verdict write_dst(void *ctx, const char *p, size_t n)
 {
     struct req *r = ctx;
     size_t allowed = n;
 
-    if (r->got == 0 && !r->os->n_parts)
-        get_pick_check(r);
+    if (r->got == 0) {
+        if (!r->os->n_parts)
+            get_pick_check(r);
+        get_pick_md5(r);
+    }
 
     if (r->os->stream && r->os->failed)
         return HTTP_SINK_ABORT; /* stdout closed or the object failed: stop fetching */
@@ -421,6 +486,8 @@ enum http_sink_verdict write_dst(void *ctx, const char *p, size_t n)
         hash_update(r->md5, p, n);
     r->got += n;
     r->eng->stats.bytes_live += n;
+    if (r->md5_live && !dl_md5_kick(r->eng, r, false))
+        r->md5_live = false; /* no worker now: the rest at the end (on_get), or the error then */
     return HTTP_SINK_OK;
 }
 
@@ -552,7 +619,8 @@ static enum sent_verdict get_whole_check(struct engine *g, struct req *r, struct
     } else if (r->hash.ready) {
         memcpy(md5, r->hash.job.digest, MD5_LEN);
     } else {
-        if (!r->hash.busy && !req_hash_file(g, r, os->fd, 0, r->len)) {
+        /* The bytes not yet hashed as they landed, and the digest. */
+        if (!dl_md5_kick(g, r, true)) {
             s3c_fail(e, S3C_ENOMEM, "cannot start a thread to hash %s", os->o->dst);
             return SENT_BAD;
         }
@@ -576,8 +644,8 @@ static void on_get_part(struct engine *g, struct req *r)
     struct s3c_error e = S3C_ERROR_INIT;
 
     if (os->check == DL_PARTS && !r->hash.ready) {
-        /* Its MD5, by a hash worker re-reading it from the page cache. */
-        if (!r->hash.busy && !req_hash_file(g, r, os->fd, r->off, r->len)) {
+        /* Its MD5: what did not go to a hash worker as it landed, and the digest. */
+        if (!dl_md5_kick(g, r, true)) {
             s3c_fail(&e, S3C_ENOMEM, "cannot start a thread to hash %s", os->o->dst);
             req_fail(g, r, &e, false, 0);
             return;

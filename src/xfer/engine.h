@@ -183,6 +183,9 @@ struct req {
     struct eng_hash hash;           /* MD5 of a file's bytes sent or received, by a hash worker */
     bool parked;                    /* answered; waits for 'hash' (then its ok handler runs again) */
     bool zombie;                    /* put back while 'hash' was busy: freed when it is back */
+    bool md5_live;                  /* a file GET whose MD5 is taken as its bytes land (dl_md5_kick) */
+    bool hash_stale;                /* 'hash' is busy with an earlier exchange's bytes: drop its result */
+    uint64_t md5_at;                /* md5_live: bytes of this exchange in hash.job.md5 */
     bool use_crc;                   /* a whole GET: checked by the stored checksum in its reply */
     enum ck_algo ck_algo;           /* use_crc: which, and its value */
     uint64_t ck_want;
@@ -330,6 +333,8 @@ void xdebug(struct engine *g, const struct xfer_obj *o, const char *fmt, ...)
 bool hash_start(struct engine *g, struct eng_hash *h, int fd, const void *mem, uint64_t off, uint64_t len);
 bool req_hash_file(struct engine *g, struct req *r, int fd, uint64_t off, uint64_t len);
 void req_park(struct engine *g, struct req *r);
+bool req_hash_back(struct engine *g, struct req *r);
+void req_unpark(struct engine *g, struct req *r);
 void hash_reap(struct engine *g);
 void rehash_remove(struct engine *g, struct xfer_obj_state *os);
 void obj_finish(struct engine *g, struct xfer_obj_state *os);
@@ -411,6 +416,7 @@ enum s3c_err stdout_start(struct engine *g, struct xfer_obj_state *os, struct re
 void on_head_info(struct engine *g, struct req *r);
 void on_head_part1(struct engine *g, struct req *r);
 bool head_part1_refused(struct engine *g, struct req *r, const struct s3c_error *e);
+bool dl_md5_kick(struct engine *g, struct req *r, bool final);
 enum http_sink_verdict write_dst(void *ctx, const char *p, size_t n);
 void on_get(struct engine *g, struct req *r);
 void dl_rehash_step(struct engine *g);

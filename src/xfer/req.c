@@ -265,6 +265,8 @@ struct req *req_get(struct engine *g, struct xfer_obj_state *os, enum req_kind k
     r->flex_wait = false;
     r->hash.ready = false;
     r->use_crc = false;
+    r->md5_live = r->hash_stale = false;
+    r->md5_at = 0;
     s3c_error_clear(&r->local_err);
     os->reqs++;
     return r;
@@ -325,25 +327,32 @@ bool hash_start(struct engine *g, struct eng_hash *h, int fd, const void *mem, u
     return true;
 }
 
-/* A request's MD5 is back: a put-back request is free now; a parked one's
- * answer is taken up again (as req_done would have, had it not waited). */
-static void req_hashed(struct engine *g, struct eng_hash *h)
+/*
+ * A request's hash job is back (called first by whoever hears of it): a
+ * worker's failure becomes the request's local failure, and a request put
+ * back meanwhile is free now (false: nothing more to do with it).
+ */
+bool req_hash_back(struct engine *g, struct req *r)
 {
-    struct req *r = (struct req *)((char *)h - offsetof(struct req, hash));
+    struct eng_hash *h = &r->hash;
 
     if (h->job.err.code && !r->local_failed) {
         r->local_failed = true;
         r->local_err = h->job.err;
     }
-    h->ready = !h->job.err.code;
     if (r->zombie) {
         r->zombie = false;
         req_recycle(g, r);
         maybe_finish(g, r->os);
-        return;
+        return false;
     }
-    if (!r->parked)
-        return; /* still in flight: its answer finds the MD5 ready */
+    return true;
+}
+
+/* A parked request's MD5 is ready (or failed): its answer is taken up again,
+ * as req_done would have, had it not waited. */
+void req_unpark(struct engine *g, struct req *r)
+{
     r->parked = false;
     g->parked--;
     if (r->os->failed) {
@@ -356,6 +365,17 @@ static void req_hashed(struct engine *g, struct eng_hash *h)
     } else {
         g->kinds[r->kind].ok(g, r);
     }
+}
+
+static void req_hashed(struct engine *g, struct eng_hash *h)
+{
+    struct req *r = (struct req *)((char *)h - offsetof(struct req, hash));
+
+    if (!req_hash_back(g, r))
+        return;
+    h->ready = !h->job.err.code;
+    if (r->parked)
+        req_unpark(g, r); /* else still in flight: its answer finds the MD5 ready */
 }
 
 /* The MD5 of [off, off + len) of 'fd', for request 'r' (r->hash.job.digest once ready). */
@@ -655,6 +675,13 @@ enum s3c_err req_submit(struct engine *g, struct req *r, struct s3c_error *e)
         q.key = o->src;
         r->hash.ready = false; /* new bytes */
         r->use_crc = false;
+        r->md5_live = false;
+        if (r->hash.busy) {
+            r->hash_stale = true; /* the last exchange's MD5, still with a worker: dropped when back */
+        } else {
+            r->md5_at = 0;
+            md5_init(&r->hash.job.md5);
+        }
         if (os->win) {
             /* A retry fetches its range again from the start, into the same slot. */
             struct win_slot *slot = &os->win[(r->part - 1) % os->win_k];
