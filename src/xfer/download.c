@@ -1,9 +1,10 @@
 /*
  * Downloads, to files and to stdout: how one starts (small: into memory and
  * landed by a worker; ranged: probed for its check, then parts), the bytes
- * received (write_dst), each GET's answer, the whole checked (dl_check) and
- * downloaded again on a mismatch, the file's ending. Calls req.c, verify.c,
- * resume.c, part.c, adapt.c and land.c; no other family.
+ * received (write_dst: CRCs as they pass, MD5s handed to the hash workers),
+ * each GET's answer, the whole checked (dl_check) and downloaded again on a
+ * mismatch, the file's ending. Calls req.c, verify.c, resume.c, part.c,
+ * adapt.c and land.c; no other family.
  */
 #include <errno.h>
 #include <inttypes.h>

@@ -1,12 +1,12 @@
 /*
  * xfer/engine: the engine's private types, shared by its files and by no
  * one else (xfer.h is the public contract). Files, from the bottom up:
- * part.c and adapt.c (call no engine file); req.c, a request's and an
- * object's life; the helpers verify.c, resume.c, multipart.c; one family per
+ * part.c, adapt.c and the workers land.c and hashpool.c (call no engine
+ * file); req.c, a request's and an object's life; the helpers verify.c, resume.c, multipart.c; one family per
  * operation (upload.c stdin.c copy.c download.c delete.c); xfer.c, the loop.
  * A file calls only files below it (scripts/check-layers.sh, make lint):
  * answers reach the families through the tables of handlers below, which
- * xfer.c fills in.
+ * xfer.c fills in, and hash jobs through their own done (struct eng_hash).
  */
 #ifndef S3C_XFER_ENGINE_H
 #define S3C_XFER_ENGINE_H

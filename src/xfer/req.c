@@ -2,8 +2,10 @@
  * A request's life and an object's: objects made, finished (obj_finish, the
  * only place one ends) and failed; requests taken, described to the store
  * (req_submit), judged when they finish (req_done), retried or failed
- * (req_fail). Calls no family (answers go on through g->kinds, engine.h);
- * of the engine's files, only part.c and journal.c.
+ * (req_fail), and parked while their MD5 is with the hash workers
+ * (hash_start, hash_reap). Calls no family (answers go on through g->kinds
+ * and each hash job's done, engine.h); of the engine's files, only part.c,
+ * journal.c and hashpool.c.
  */
 #include <errno.h>
 #include <inttypes.h>

@@ -1,8 +1,9 @@
 /*
  * Uploads from standard input: read in order, never seeked, into parts that
  * grow when no size is expected; a window of parts in memory. The parts go
- * as a multipart upload (multipart.c). Calls req.c, verify.c, part.c and
- * multipart.c; no other family.
+ * as a multipart upload (multipart.c), each once its Content-MD5 is back
+ * from the hash workers when one is needed. Calls req.c, verify.c, part.c
+ * and multipart.c; no other family.
  */
 #include <errno.h>
 #include <inttypes.h>
