@@ -2,6 +2,7 @@
 
 #include <isa-l/crc.h>
 #include <pthread.h>
+#include <stdbool.h>
 
 #include "base/hash.h"
 
@@ -50,12 +51,10 @@ static void crc64_build(void)
                                 crc64_table[0][crc64_table[k - 1][i] & 0xff];
 }
 
-uint64_t crc_crc64nvme_update(uint64_t crc, const void *p, size_t n)
+/* The table implementation: any CPU, and the folded one's last bytes. Takes
+ * and returns the raw register (no inversion). */
+static uint64_t crc64_table_raw(uint64_t crc, const unsigned char *b, size_t n)
 {
-    const unsigned char *b = p;
-
-    pthread_once(&crc64_once, crc64_build);
-    crc = ~crc;
     while (n >= 8) {
         uint64_t w = (uint64_t)b[0] | (uint64_t)b[1] << 8 | (uint64_t)b[2] << 16 |
                      (uint64_t)b[3] << 24 | (uint64_t)b[4] << 32 | (uint64_t)b[5] << 40 |
@@ -71,7 +70,96 @@ uint64_t crc_crc64nvme_update(uint64_t crc, const void *p, size_t n)
     }
     while (n--)
         crc = (crc >> 8) ^ crc64_table[0][(crc ^ *b++) & 0xff];
-    return ~crc;
+    return crc;
+}
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+
+/*
+ * Folding with carry-less multiplication (Intel, "Fast CRC Computation for
+ * Generic Polynomials Using PCLMULQDQ"), 8 blocks of 16 bytes at a time:
+ * about 20 times the table's speed. In the reflected order a 16-byte block
+ * loaded little-endian holds x^127 in bit 0; a block A followed D bits later
+ * by B contributes A*x^D + B, and A*x^D mod P is two 64x64 products with
+ * constants x^(D+63) and x^(D-1) mod P (one less than D+64 and D because a
+ * reflected carry-less product comes out multiplied by x). What is left, 16
+ * bytes, goes through the table: no Barrett constants to get wrong.
+ */
+static __m128i crc64_k1024, crc64_k128;         /* fold by 8 blocks, by 1 */
+static bool crc64_clmul;                        /* the CPU has PCLMULQDQ and SSE4.1 */
+
+/* x^m mod P, reflected as a loaded qword is: bit 63 is x^0, bit 0 x^63. */
+static uint64_t crc64_xpow(unsigned m)
+{
+    uint64_t v = (uint64_t)1 << 63;
+
+    while (m--)
+        v = (v & 1) ? (v >> 1) ^ CRC64NVME_POLY : v >> 1;
+    return v;
+}
+
+static void crc64_clmul_build(void)
+{
+    __builtin_cpu_init();
+    crc64_clmul = __builtin_cpu_supports("pclmul") && __builtin_cpu_supports("sse4.1");
+    crc64_k1024 = _mm_set_epi64x((long long)crc64_xpow(1024 - 1), (long long)crc64_xpow(1024 + 63));
+    crc64_k128 = _mm_set_epi64x((long long)crc64_xpow(128 - 1), (long long)crc64_xpow(128 + 63));
+}
+
+__attribute__((target("pclmul,sse4.1"))) static inline __m128i crc64_fold(__m128i a, __m128i k, __m128i b)
+{
+    return _mm_xor_si128(_mm_xor_si128(_mm_clmulepi64_si128(a, k, 0x00), _mm_clmulepi64_si128(a, k, 0x11)), b);
+}
+
+/* Raw register in and out, n >= 128. */
+__attribute__((target("pclmul,sse4.1"))) static uint64_t crc64_clmul_raw(uint64_t crc, const unsigned char *b,
+                                                                        size_t n)
+{
+    __m128i x[8], k = crc64_k1024;
+    unsigned char rest[16];
+    int i;
+
+    for (i = 0; i < 8; i++)
+        x[i] = _mm_loadu_si128((const __m128i *)(b + 16 * i));
+    x[0] = _mm_xor_si128(x[0], _mm_set_epi64x(0, (long long)crc));
+    b += 128;
+    n -= 128;
+    while (n >= 128) {
+        for (i = 0; i < 8; i++)
+            x[i] = crc64_fold(x[i], k, _mm_loadu_si128((const __m128i *)(b + 16 * i)));
+        b += 128;
+        n -= 128;
+    }
+    k = crc64_k128;
+    for (i = 1; i < 8; i++)
+        x[0] = crc64_fold(x[0], k, x[i]);
+    while (n >= 16) {
+        x[0] = crc64_fold(x[0], k, _mm_loadu_si128((const __m128i *)b));
+        b += 16;
+        n -= 16;
+    }
+    _mm_storeu_si128((__m128i *)rest, x[0]);
+    return crc64_table_raw(crc64_table_raw(0, rest, 16), b, n);
+}
+#endif
+
+static void crc64_init(void)
+{
+    crc64_build();
+#if defined(__x86_64__)
+    crc64_clmul_build();
+#endif
+}
+
+uint64_t crc_crc64nvme_update(uint64_t crc, const void *p, size_t n)
+{
+    pthread_once(&crc64_once, crc64_init);
+#if defined(__x86_64__)
+    if (crc64_clmul && n >= 128)
+        return ~crc64_clmul_raw(~crc, p, n);
+#endif
+    return ~crc64_table_raw(~crc, p, n);
 }
 
 /*

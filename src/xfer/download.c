@@ -1,31 +1,39 @@
 /*
  * Downloads, to files and to stdout: how one starts (small: into memory and
  * landed by a worker; ranged: probed for its check, then parts), the bytes
- * received (write_dst), each GET's answer, the whole checked (dl_check) and
- * downloaded again on a mismatch, the file's ending. Calls req.c, verify.c,
- * resume.c, part.c, adapt.c and land.c; no other family.
+ * received (write_dst: CRCs as they pass, MD5s handed to the hash workers),
+ * each GET's answer, the whole checked (dl_check) and downloaded again on a
+ * mismatch, the file's ending. Calls req.c, verify.c, resume.c, part.c,
+ * adapt.c and land.c; no other family.
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "base/hash.h"
+#include "base/md5.h"
 #include "base/str.h"
 #include "store/store_fs.h"
 #include "xfer/engine.h"
 
 #define LAND_THREADS 4                          /* workers creating small downloaded files */
-#define SEQ_BUF_BYTES ((size_t)256 << 10)
-#define SEQ_TURN_BYTES ((uint64_t)16 << 20)    /* re-read at most this much per loop turn */
+#define SEQ_JOB_BYTES ((uint64_t)64 << 20)      /* DL_SEQ: re-read per job at most (an interrupt waits for one) */
+#define MD5_STEP_BYTES ((uint64_t)1 << 20)      /* a GET's MD5 moves on once this much more has landed */
 #define DL_REHASH_STEP ((size_t)8 << 20)       /* bytes re-read per loop step: transfers keep moving */
 
 static void dl_start(struct engine *g, struct xfer_obj_state *os);
 static enum s3c_err stdout_start_parts(struct engine *g, struct xfer_obj_state *os, struct s3c_error *e);
 static void dl_verify(struct engine *g, struct xfer_obj_state *os);
 static void land_start(struct engine *g, struct xfer_obj_state *os, struct buf *body);
+static void dl_seq_kick(struct engine *g, struct xfer_obj_state *os);
+static void dl_seq_hashed(struct engine *g, struct eng_hash *h);
+static void stdout_hashed(struct engine *g, struct eng_hash *h);
+static void dl_rehashed(struct engine *g, struct eng_hash *h);
+static bool etag_whole_md5(struct sv etag);
 
 /* ---- starting -------------------------------------------------------------------- */
 
@@ -83,18 +91,16 @@ enum s3c_err download_start(struct engine *g, struct xfer_obj_state *os, struct 
  * written as it comes (a retry resumes where it stopped). */
 enum s3c_err stdout_start(struct engine *g, struct xfer_obj_state *os, struct req **out, struct s3c_error *e)
 {
-    struct xfer_obj *o = os->o;
     struct req *r;
-    char hex[33];
 
     *out = NULL;
     os->stream = true;
     os->fd = STDOUT_FILENO;
-    os->size = o->size;
+    os->size = os->o->size;
     os->part_size = xfer_stdout_part_size(os->size, g->opts.part_size);
-    if (os->size > os->part_size && g->opts.verify &&
-        !(o->etag && etag_is_md5(sv_from(o->etag), hex) && !etag_not_md5(o->src_bucket, NULL))) {
-        /* A multipart ETag checks no ranges: ask for a stored checksum first (stdout_probed). */
+    if (os->size > os->part_size && g->opts.verify) {
+        /* Ranges: ask for a stored checksum first (stdout_probed): cheaper than the
+         * MD5 of the whole, and the only check when the ETag is a multipart one. */
         os->phase = PH_PROBE;
         r = req_get(g, os, RK_HEAD_INFO);
         if (!r)
@@ -128,13 +134,17 @@ static enum s3c_err stdout_start_parts(struct engine *g, struct xfer_obj_state *
     os->win = calloc(os->win_k, sizeof(*os->win));
     if (!os->win)
         return s3c_fail(e, S3C_ENOMEM, "out of memory");
-    /* The MD5 of the whole stream is worth its CPU only when the ETag is one. */
-    if (g->opts.verify && os->o->etag && etag_is_md5(sv_from(os->o->etag), hex) &&
-        !etag_not_md5(os->o->src_bucket, NULL) && !(os->stream_md5 = hash_md5_new()))
-        return s3c_fail(e, S3C_ENOMEM, "out of memory");
+    /* The MD5 of the whole stream is worth its CPU only when the ETag is one
+     * and no stored checksum is there to check instead. */
+    if (g->opts.verify && os->check != DL_CRC && os->o->etag && etag_is_md5(sv_from(os->o->etag), hex) &&
+        !etag_not_md5(os->o->src_bucket, NULL)) {
+        os->win_md5 = true; /* by a hash worker, a part at a time once written (stdout_hash_kick) */
+        md5_init(&os->seq_hash.job.md5);
+    }
     os->phase = PH_PARTS;
     os->next_part = 1;
     os->win_head = 1;
+    os->win_free = 1;
     os->next = g->active;
     g->active = os;
     return S3C_OK;
@@ -173,13 +183,15 @@ static void dl_start(struct engine *g, struct xfer_obj_state *os)
 
     if (os->check == DL_CRC && !(os->part_crcs = calloc(os->n_parts, sizeof(*os->part_crcs))))
         s3c_fail(&e, S3C_ENOMEM, "out of memory");
-    if (os->check == DL_SEQ && (!(os->seq_md5 = hash_md5_new()) || !(os->part_in = calloc(os->n_parts, 1)) ||
-                                (!g->seq_buf && !(g->seq_buf = malloc(SEQ_BUF_BYTES)))))
+    if (os->check == DL_SEQ && !(os->part_in = calloc(os->n_parts, 1)))
         s3c_fail(&e, S3C_ENOMEM, "out of memory");
+    md5_init(&os->seq_hash.job.md5);
     if (!e.code && os->check == DL_PARTS && !(os->md5s = calloc(os->n_parts, sizeof(*os->md5s))))
         s3c_fail(&e, S3C_ENOMEM, "out of memory");
     if (!e.code)
         dl_resume_apply(g, os);
+    if (!e.code && os->check == DL_SEQ)
+        dl_seq_kick(g, os); /* parts an earlier run left in the file */
     if (e.code || start_parts(g, os, &e)) {
         obj_fail(g, os, &e);
         maybe_finish(g, os);
@@ -194,15 +206,17 @@ static void dl_start(struct engine *g, struct xfer_obj_state *os)
 }
 
 /* stdout, probed: a stored full-object checksum checks the stream (ranges of our
- * own size, combined in order); without one, lengths do. Then the ranges start. */
+ * own size, combined in order); without one, the MD5 of the whole when the
+ * ETag is one, else lengths do. Then the ranges start. */
 static void stdout_probed(struct engine *g, struct req *r)
 {
     struct xfer_obj_state *os = r->os;
     struct s3c_error e = S3C_ERROR_INIT;
+    char hex[33];
 
     if (stored_checksum(&r->http.resp, &os->ck_algo, &os->ck_want))
         os->check = DL_CRC;
-    else
+    else if (!os->o->etag || !etag_is_md5(sv_from(os->o->etag), hex))
         xdebug(g, os->o, "checked by the length of every range: a multipart ETag and no stored checksum");
     req_put_back(g, r);
     if (stdout_start_parts(g, os, &e)) {
@@ -331,10 +345,98 @@ static bool stdout_write(struct xfer_obj_state *os, const char *p, size_t n, str
     return true;
 }
 
+/*
+ * The first bytes of a whole-object GET: its reply carries the store's
+ * full-object checksum when there is one (asked with x-amz-checksum-mode), and
+ * that CRC, at memory speed, checks the bytes instead of their MD5. For
+ * stdout it holds for the whole stream (a retry resumes with a range).
+ */
+static void get_pick_check(struct req *r)
+{
+    struct xfer_obj_state *os = r->os;
+
+    if (!r->eng->opts.verify)
+        return;
+    if (os->stream) {
+        if (os->streamed == 0 && stored_checksum(&r->http.resp, &os->ck_algo, &os->ck_want)) {
+            os->check = DL_CRC;
+            os->stream_crc = 0;
+        }
+        return;
+    }
+    r->use_crc = stored_checksum(&r->http.resp, &r->ck_algo, &r->ck_want);
+}
+
+/* A hash job of a GET's bytes is back (dl_md5_kick's): on with the next, or,
+ * the answer in and the MD5 whole, the answer is taken up again. */
+static void dl_md5_hashed(struct engine *g, struct eng_hash *h)
+{
+    struct req *r = (struct req *)((char *)h - offsetof(struct req, hash));
+
+    if (r->hash_stale)
+        s3c_error_clear(&h->job.err); /* an earlier exchange's: not this one's failure */
+    if (!req_hash_back(g, r))
+        return;
+    if (r->hash_stale) {
+        /* An earlier exchange's bytes: this one starts over. */
+        r->hash_stale = false;
+        r->md5_at = 0;
+        md5_init(&h->job.md5);
+        h->ready = false;
+    } else if (!h->job.err.code) {
+        r->md5_at += h->job.len;
+        h->ready = h->job.final;
+    }
+    if (!r->parked)
+        return; /* still receiving: write_dst hands on the next slice */
+    if (!h->ready && !r->local_failed && dl_md5_kick(g, r, true))
+        return; /* the rest, and then the answer */
+    req_unpark(g, r);
+}
+
+/*
+ * A file GET's MD5, by a hash worker, as its bytes land: the next slice of
+ * whole blocks once MD5_STEP_BYTES more are on disk (many GETs in flight fill
+ * a worker's lanes; the page cache is still hot), and, with 'final', the rest
+ * and the digest. One job at a time per request. False when no worker could start.
+ */
+bool dl_md5_kick(struct engine *g, struct req *r, bool final)
+{
+    uint64_t upto = final ? r->len : r->got / MD5_BLOCK * MD5_BLOCK;
+
+    if (r->hash.busy || r->hash.ready || (!final && upto - r->md5_at < MD5_STEP_BYTES))
+        return true;
+    r->hash.job.final = final;
+    r->hash.done = dl_md5_hashed;
+    return hash_start(g, &r->hash, r->os->fd, NULL, r->off + r->md5_at, upto - r->md5_at);
+}
+
+/* The first bytes of a file GET: is its MD5 wanted (a DL_PARTS range, or a whole
+ * object with an MD5 ETag and no stored checksum)? Then taken as they land. */
+static void get_pick_md5(struct req *r)
+{
+    struct xfer_obj_state *os = r->os;
+    struct sv etag;
+
+    if (os->stream || os->small_dl || !r->eng->opts.verify)
+        return;
+    if (os->n_parts)
+        r->md5_live = os->check == DL_PARTS;
+    else
+        r->md5_live = !r->use_crc && http_resp_header(&r->http.resp, "etag", &etag) &&
+                      !etag_not_md5(os->o->src_bucket, &r->http.resp) && etag_whole_md5(etag);
+}
+
 enum http_sink_verdict write_dst(void *ctx, const char *p, size_t n)
 {
     struct req *r = ctx;
     size_t allowed = n;
+
+    if (r->got == 0) {
+        if (!r->os->n_parts)
+            get_pick_check(r);
+        get_pick_md5(r);
+    }
 
     if (r->os->stream && r->os->failed)
         return HTTP_SINK_ABORT; /* stdout closed or the object failed: stop fetching */
@@ -349,8 +451,6 @@ enum http_sink_verdict write_dst(void *ctx, const char *p, size_t n)
         s3c_fail(&r->local_err, S3C_EHTTP, "the store sent more bytes than asked for");
         return HTTP_SINK_ABORT;
     }
-    if (r->got == 0)
-        whole_get_checksum(r); /* a directory bucket's object: which CRC its reply carries */
     if (r->os->win) {
         /* Within the slot: r->got + n <= r->len <= part size, checked above. */
         struct win_slot *slot = &r->os->win[(r->part - 1) % r->os->win_k];
@@ -361,7 +461,11 @@ enum http_sink_verdict write_dst(void *ctx, const char *p, size_t n)
             r->local_failed = true;
             return HTTP_SINK_ABORT;
         }
-        hash_update(r->os->stream_md5, p, n);
+        /* One range at most (xfer_stdout_part_size): hashed here, on the loop. */
+        if (r->os->check == DL_CRC)
+            r->os->stream_crc = ck_update(r->os->ck_algo, r->os->stream_crc, p, n);
+        else
+            hash_update(r->os->stream_md5, p, n);
         r->os->streamed += n;
     } else if (r->os->small_dl) {
         if (r->got == 0)
@@ -375,19 +479,67 @@ enum http_sink_verdict write_dst(void *ctx, const char *p, size_t n)
         r->local_failed = true;
         return HTTP_SINK_ABORT;
     }
-    /* Per-request MD5: what a whole GET is checked by; ranges need it only as parts
-     * (stdout ranges have the stream's own check, stdout_verify). */
-    if (!r->os->win && (!r->os->n_parts || r->os->check == DL_PARTS))
-        hash_update(r->md5, p, n);
-    if (r->os->check == DL_CRC)
+    /* CRCs as the bytes pass (memory speed); an MD5 only of a small body in
+     * memory. A file's MD5s are a hash worker's, re-read once on disk (on_get). */
+    if (r->use_crc)
+        r->crc = ck_update(r->ck_algo, r->crc, p, n);
+    else if (r->os->check == DL_CRC && !(r->os->stream && !r->os->win))
         r->crc = ck_update(r->os->ck_algo, r->crc, p, n);
-    else if (r->os->check == DL_SEQ && r->off + r->got == r->os->seq_off) {
-        hash_update(r->os->seq_md5, p, n); /* this range is at the frontier: no re-read */
-        r->os->seq_off += n;
-    }
+    else if (r->os->small_dl && r->eng->opts.verify)
+        hash_update(r->md5, p, n);
     r->got += n;
     r->eng->stats.bytes_live += n;
+    if (r->md5_live && !dl_md5_kick(r->eng, r, false))
+        r->md5_live = false; /* no worker now: the rest at the end (on_get), or the error then */
     return HTTP_SINK_OK;
+}
+
+/* stdout's bytes are all out and, with an MD5 to check, all hashed: the verdict. */
+static void stdout_end(struct engine *g, struct xfer_obj_state *os)
+{
+    struct s3c_error e = S3C_ERROR_INIT;
+
+    if (stdout_verify(g, os, &e))
+        os->phase = PH_END;
+    else
+        obj_fail(g, os, &e);
+}
+
+/* The MD5 of the stream, in order, by a hash worker: the oldest part written
+ * and not yet hashed, one job at a time. Its slot is reused only after. */
+static void stdout_hash_kick(struct engine *g, struct xfer_obj_state *os)
+{
+    struct win_slot *slot = &os->win[(os->win_free - 1) % os->win_k];
+    struct s3c_error e = S3C_ERROR_INIT;
+
+    if (os->seq_hash.busy || os->failed || stopping(g) || os->win_free >= os->win_head)
+        return;
+    os->seq_hash.job.final = os->win_free == os->n_parts;
+    os->seq_hash.done = stdout_hashed;
+    if (!hash_start(g, &os->seq_hash, -1, slot->data, 0, slot->len)) {
+        s3c_fail(&e, S3C_ENOMEM, "cannot start a thread to hash standard output");
+        obj_fail(g, os, &e);
+    }
+}
+
+static void stdout_hashed(struct engine *g, struct eng_hash *h)
+{
+    struct xfer_obj_state *os = (struct xfer_obj_state *)((char *)h - offsetof(struct xfer_obj_state, seq_hash));
+    struct s3c_error e = S3C_ERROR_INIT;
+
+    if (stopping(g) && !os->failed) {
+        s3c_fail(&e, S3C_ECANCEL, "%s", cancel_requested ? "interrupted" : "stopped");
+        obj_fail(g, os, &e);
+    } else if (h->job.err.code && !os->failed) {
+        obj_fail(g, os, &h->job.err);
+    } else if (!os->failed) {
+        os->win[(os->win_free - 1) % os->win_k].len = 0;
+        if (++os->win_free > os->n_parts)
+            stdout_end(g, os);
+        else
+            stdout_hash_kick(g, os);
+    }
+    maybe_finish(g, os);
 }
 
 /* A range for stdout is in: write every whole part from the head on, in order. */
@@ -411,22 +563,114 @@ static void on_stdout_part(struct engine *g, struct req *r)
             maybe_finish(g, os);
             return;
         }
-        if (os->stream_md5)
-            hash_update(os->stream_md5, slot->data, slot->len);
         if (os->check == DL_CRC)
             os->stream_crc = os->streamed ? ck_combine(os->ck_algo, os->stream_crc, slot->crc, slot->len)
                                           : slot->crc;
         os->streamed += slot->len;
-        slot->len = 0;
         slot->full = false;
         os->win_head++;
+        if (!os->win_md5) {
+            slot->len = 0;
+            os->win_free = os->win_head; /* nothing to hash: the slot is free at once */
+        }
     }
-    if (os->win_head > os->n_parts) {
-        if (stdout_verify(g, os, &e))
-            os->phase = PH_END;
-        else
-            obj_fail(g, os, &e);
+    if (os->win_md5)
+        stdout_hash_kick(g, os);
+    else if (os->win_head > os->n_parts)
+        stdout_end(g, os);
+    maybe_finish(g, os);
+}
+
+/* An ETag that is the MD5 of the bytes ("hex") or of their MD5 ("hex-1"). */
+static bool etag_whole_md5(struct sv etag)
+{
+    char hex[33], e[48];
+
+    if (etag_is_md5(etag, hex))
+        return true;
+    if (etag.n >= sizeof(e))
+        return false;
+    memcpy(e, etag.p, etag.n);
+    e[etag.n] = '\0';
+    return xfer_etag_parts(e, hex) == 1;
+}
+
+/*
+ * A whole-object GET is in: check it by the stored checksum its reply carried
+ * (get_pick_check), else by its ETag when that is an MD5 ("hex", or "hex-1":
+ * the MD5 of that MD5). A file's MD5 is a hash worker's: SENT_WAIT while it is
+ * not back (the request is parked, and on_get runs again).
+ */
+static enum sent_verdict get_whole_check(struct engine *g, struct req *r, struct s3c_error *e)
+{
+    struct xfer_obj_state *os = r->os;
+    unsigned char md5[MD5_LEN];
+    char want[33], got[33];
+    struct sv etag;
+
+    if (!g->opts.verify)
+        return SENT_OK;
+    if (r->use_crc || (os->stream && os->check == DL_CRC)) {
+        if (os->stream)
+            return stdout_verify(g, os, e) ? SENT_OK : SENT_BAD;
+        return whole_crc_verify(g, os, r->ck_algo, r->crc, r->ck_want, !os->small_dl, e) ? SENT_OK : SENT_BAD;
     }
+    if (!http_resp_header(&r->http.resp, "etag", &etag) || etag_not_md5(os->o->src_bucket, &r->http.resp) ||
+        !etag_whole_md5(etag))
+        return SENT_OK; /* no MD5 of the whole to compare (a directory bucket's ETag is none) */
+    if (os->stream || os->small_dl) {
+        hash_final(os->stream ? os->stream_md5 : r->md5, md5);
+    } else if (r->hash.ready) {
+        memcpy(md5, r->hash.job.digest, MD5_LEN);
+    } else {
+        /* The bytes not yet hashed as they landed, and the digest. */
+        if (!dl_md5_kick(g, r, true)) {
+            s3c_fail(e, S3C_ENOMEM, "cannot start a thread to hash %s", os->o->dst);
+            return SENT_BAD;
+        }
+        req_park(g, r);
+        return SENT_WAIT;
+    }
+    if (!etag_is_md5(etag, got))
+        etag_one_part(etag, got, md5); /* "hex-1": md5 becomes the MD5 of itself */
+    str_hex(md5, MD5_LEN, want);
+    if (strcmp(want, got) != 0) {
+        s3c_fail(e, S3C_EHTTP, "downloaded bytes have MD5 %s, the store's ETag is %s", want, got);
+        return SENT_BAD;
+    }
+    return SENT_OK;
+}
+
+/* A range of a file download is in: its part's share of the whole's check. */
+static void on_get_part(struct engine *g, struct req *r)
+{
+    struct xfer_obj_state *os = r->os;
+    struct s3c_error e = S3C_ERROR_INIT;
+
+    if (os->check == DL_PARTS && !r->hash.ready) {
+        /* Its MD5: what did not go to a hash worker as it landed, and the digest. */
+        if (!dl_md5_kick(g, r, true)) {
+            s3c_fail(&e, S3C_ENOMEM, "cannot start a thread to hash %s", os->o->dst);
+            req_fail(g, r, &e, false, 0);
+            return;
+        }
+        req_park(g, r);
+        return;
+    }
+    g->stats.bytes += r->len;
+    if (os->check == DL_PARTS)
+        memcpy(os->md5s[r->part - 1], r->hash.job.digest, MD5_LEN);
+    else if (os->check == DL_CRC)
+        os->part_crcs[r->part - 1] = r->crc;
+    else if (os->check == DL_SEQ)
+        os->part_in[r->part - 1] = 1;
+    os->parts_done++;
+    dl_part_written(g, os, r->part);
+    req_put_back(g, r);
+    if (os->check == DL_SEQ)
+        dl_seq_kick(g, os);
+    if (os->parts_done == os->n_parts && !os->failed)
+        dl_verify(g, os);
     maybe_finish(g, os);
 }
 
@@ -434,9 +678,6 @@ void on_get(struct engine *g, struct req *r)
 {
     struct xfer_obj_state *os = r->os;
     struct s3c_error e = S3C_ERROR_INIT;
-    unsigned char md5[MD5_LEN];
-    struct sv etag;
-    char want[33], got[33];
 
     if (r->local_failed) {
         /* Disk full or unwritable: retrying will not help. A store that sent
@@ -453,42 +694,21 @@ void on_get(struct engine *g, struct req *r)
         on_stdout_part(g, r);
         return;
     }
-    hash_final(os->stream ? os->stream_md5 : r->md5, md5);
-    /* A whole-object GET: a single-part ETag is the MD5 of the bytes, a
-     * one-part multipart ETag ("hex-1") the MD5 of that MD5. */
-    if (g->opts.verify && os->n_parts == 0 && http_resp_header(&r->http.resp, "etag", &etag) &&
-        !etag_not_md5(os->o->src_bucket, &r->http.resp) && (etag_is_md5(etag, got) || etag_one_part(etag, got, md5))) {
-        str_hex(md5, MD5_LEN, want);
-        if (strcmp(want, got) != 0) {
-            s3c_fail(&e, S3C_EHTTP, "downloaded bytes have MD5 %s, the store's ETag is %s", want, got);
-            /* Bytes already on stdout cannot be taken back: report, do not retry. */
-            req_fail(g, r, &e, !os->stream, 0);
-            return;
-        }
-    }
-    if (!whole_get_verify(g, r, &e)) {
-        req_fail(g, r, &e, !os->stream, 0); /* as an MD5 mismatch: stdout cannot take bytes back */
+    if (os->n_parts) {
+        on_get_part(g, r);
         return;
+    }
+    switch (get_whole_check(g, r, &e)) {
+    case SENT_WAIT:
+        return;
+    case SENT_BAD:
+        /* Bytes already on stdout cannot be taken back: report, do not retry. */
+        req_fail(g, r, &e, !os->stream, 0);
+        return;
+    case SENT_OK:
+        break;
     }
     g->stats.bytes += r->len;
-    if (os->n_parts) {
-        if (os->check == DL_PARTS)
-            memcpy(os->md5s[r->part - 1], md5, MD5_LEN);
-        else if (os->check == DL_CRC)
-            os->part_crcs[r->part - 1] = r->crc;
-        else if (os->check == DL_SEQ) {
-            os->part_in[r->part - 1] = 1;
-            if (os->seq_off < os->size)
-                seq_queue(g, os);
-        }
-        os->parts_done++;
-        dl_part_written(g, os, r->part);
-        req_put_back(g, r);
-        if (os->parts_done == os->n_parts && !os->failed)
-            dl_verify(g, os);
-        maybe_finish(g, os);
-        return;
-    }
     if (os->small_dl) {
         land_start(g, os, &r->mem);
         req_put_back(g, r);
@@ -517,9 +737,9 @@ static void dl_again(struct engine *g, struct xfer_obj_state *os, const struct s
     os->next = g->active;
     g->active = os;
     if (os->check == DL_SEQ) {
-        seq_remove(g, os);
-        hash_reset(os->seq_md5);
-        os->seq_off = os->seq_reread = 0;
+        /* Its last job is back (dl_check ran on all of it): start over. */
+        md5_init(&os->seq_hash.job.md5);
+        os->seq_off = 0;
         memset(os->part_in, 0, os->n_parts);
     }
     if (os->have) {
@@ -540,8 +760,7 @@ static void dl_verify(struct engine *g, struct xfer_obj_state *os)
         os->phase = PH_END;
         break;
     case DLV_HASHING:
-        os->phase = PH_VERIFY; /* dl_seq_work comes back once all is hashed */
-        seq_queue(g, os);
+        os->phase = PH_VERIFY; /* dl_seq_hashed comes back once all is hashed */
         break;
     case DLV_AGAIN:
         dl_again(g, os, &e);
@@ -553,48 +772,49 @@ static void dl_verify(struct engine *g, struct xfer_obj_state *os)
 }
 
 /*
- * DL_SEQ: hash, in key order, bytes that are on disk but were not at the
- * frontier when they came (at most SEQ_TURN_BYTES a loop turn, so the loop
- * keeps serving transfers). An object whose parts are all in and whose
- * bytes are all hashed gets its verdict.
+ * DL_SEQ: the MD5 of the whole, in key order, by a hash worker re-reading
+ * the temp file: one job at a time per object, over the parts on disk from
+ * where the last stopped (at most SEQ_JOB_BYTES, so an interrupt waits for
+ * little). Nothing when a job is out, the object failed or the run stops.
  */
-void dl_seq_work(struct engine *g)
+static void dl_seq_kick(struct engine *g, struct xfer_obj_state *os)
 {
-    uint64_t budget = SEQ_TURN_BYTES;
+    struct s3c_error e = S3C_ERROR_INIT;
+    uint64_t end = os->seq_off;
 
-    while (g->seq_work && budget) {
-        struct xfer_obj_state *os = g->seq_work;
-        struct s3c_error e = S3C_ERROR_INIT;
-
-        while (os->seq_off < os->size && budget) {
-            uint64_t k = os->seq_off / os->part_size;
-            uint64_t end = (k + 1) * os->part_size < os->size ? (k + 1) * os->part_size : os->size;
-            size_t n = (size_t)(end - os->seq_off);
-
-            if (!os->part_in[k])
-                break;
-            if (n > SEQ_BUF_BYTES)
-                n = SEQ_BUF_BYTES;
-            if (n > budget)
-                n = (size_t)budget;
-            if (fs_pread_all(os->fd, g->seq_buf, n, os->seq_off, os->o->dst, &e))
-                break;
-            hash_update(os->seq_md5, g->seq_buf, n);
-            os->seq_off += n;
-            os->seq_reread += n;
-            budget -= n;
-        }
-        if (!budget && !e.code)
-            break; /* more next turn */
-        seq_remove(g, os);
-        if (e.code) {
-            obj_fail(g, os, &e);
-            maybe_finish(g, os);
-        } else if (os->phase == PH_VERIFY) {
-            dl_verify(g, os);
-            maybe_finish(g, os);
-        }
+    if (os->seq_hash.busy || os->failed || stopping(g))
+        return;
+    while (end < os->size && end - os->seq_off < SEQ_JOB_BYTES && os->part_in[end / os->part_size])
+        end = (end / os->part_size + 1) * os->part_size < os->size ? (end / os->part_size + 1) * os->part_size
+                                                                   : os->size;
+    if (end == os->seq_off)
+        return;
+    os->seq_hash.job.final = end == os->size;
+    os->seq_hash.done = dl_seq_hashed;
+    if (!hash_start(g, &os->seq_hash, os->fd, NULL, os->seq_off, end - os->seq_off)) {
+        s3c_fail(&e, S3C_ENOMEM, "cannot start a thread to hash %s", os->o->dst);
+        obj_fail(g, os, &e);
     }
+}
+
+/* A DL_SEQ job is back: on to the next, or, all hashed and every part in, the verdict. */
+static void dl_seq_hashed(struct engine *g, struct eng_hash *h)
+{
+    struct xfer_obj_state *os = (struct xfer_obj_state *)((char *)h - offsetof(struct xfer_obj_state, seq_hash));
+    struct s3c_error e = S3C_ERROR_INIT;
+
+    if (h->job.err.code) {
+        obj_fail(g, os, &h->job.err);
+    } else if (stopping(g) && !os->failed) {
+        s3c_fail(&e, S3C_ECANCEL, "%s", cancel_requested ? "interrupted" : "stopped");
+        obj_fail(g, os, &e);
+    } else if (!os->failed) {
+        os->seq_off += h->job.len;
+        dl_seq_kick(g, os);
+        if (os->seq_off == os->size && os->phase == PH_VERIFY)
+            dl_verify(g, os);
+    }
+    maybe_finish(g, os);
 }
 
 /* A resumed download cannot go on (its temp file cannot be read, the run stops, no memory). */
@@ -605,11 +825,62 @@ static void dl_rehash_fail(struct engine *g, struct xfer_obj_state *os, const st
     maybe_finish(g, os);
 }
 
+/* A part taken from the earlier run counts as done like a fetched one; the
+ * last one done starts the check. */
+static void dl_rehash_done(struct engine *g, struct xfer_obj_state *os, uint32_t n)
+{
+    os->parts_done++;
+    os->rehash_part = dl_next_resumed(os, n);
+    if (os->parts_done == os->n_parts)
+        dl_verify(g, os);
+}
+
+/* DL_PARTS: the MD5 of the next resumed part, by a hash worker (one at a
+ * time per download; seq_hash is free, DL_SEQ's alone uses it). */
+static void dl_rehash_kick(struct engine *g, struct xfer_obj_state *os)
+{
+    struct s3c_error e = S3C_ERROR_INIT;
+    uint32_t n = os->rehash_part;
+    uint64_t off = (uint64_t)(n - 1) * os->part_size;
+
+    if (!n || os->seq_hash.busy || os->failed || stopping(g))
+        return;
+    md5_init(&os->seq_hash.job.md5);
+    os->seq_hash.job.final = true;
+    os->seq_hash.done = dl_rehashed;
+    if (!hash_start(g, &os->seq_hash, os->fd, NULL, off, n == os->n_parts ? os->size - off : os->part_size)) {
+        s3c_fail(&e, S3C_ENOMEM, "cannot start a thread to hash %s", os->o->dst);
+        obj_fail(g, os, &e);
+    }
+}
+
+static void dl_rehashed(struct engine *g, struct eng_hash *h)
+{
+    struct xfer_obj_state *os = (struct xfer_obj_state *)((char *)h - offsetof(struct xfer_obj_state, seq_hash));
+    struct s3c_error e = S3C_ERROR_INIT;
+    uint32_t n = os->rehash_part;
+
+    if (stopping(g) && !os->failed) {
+        s3c_fail(&e, S3C_ECANCEL, "%s", cancel_requested ? "interrupted" : "stopped");
+        obj_fail(g, os, &e);
+    } else if (h->job.err.code && !os->failed) {
+        s3c_fail(&e, h->job.err.code, "cannot re-read %s, kept by an interrupted download: %s",
+                 buf_cstr(&os->tmp_path), h->job.err.msg);
+        obj_fail(g, os, &e);
+    } else if (!os->failed) {
+        memcpy(os->md5s[n - 1], h->job.digest, MD5_LEN);
+        dl_rehash_done(g, os, n);
+        dl_rehash_kick(g, os);
+    }
+    maybe_finish(g, os);
+}
+
 /*
- * Re-read up to DL_REHASH_STEP bytes of the first listed download's resumed
- * parts into its whole-object check (MD5 per part, or CRC per part). A part
- * re-read counts as done like a fetched one; the last one done starts the
- * check. Runs between loop steps, so the missing parts download meanwhile.
+ * The parts of the first listed download taken from an earlier run go into
+ * its whole-object check: an MD5 per part is a hash worker's (dl_rehash_kick,
+ * and the download leaves the list); a CRC per part is read here, up to
+ * DL_REHASH_STEP bytes a loop step (CRC runs at memory speed), so the missing
+ * parts download meanwhile.
  */
 void dl_rehash_step(struct engine *g)
 {
@@ -627,15 +898,15 @@ void dl_rehash_step(struct engine *g)
         dl_rehash_fail(g, os, &e);
         return;
     }
+    if (os->check == DL_PARTS) {
+        rehash_remove(g, os);
+        dl_rehash_kick(g, os);
+        return;
+    }
     n = os->rehash_part;
     off = (uint64_t)(n - 1) * os->part_size;
     len = n == os->n_parts ? os->size - off : os->part_size;
     if (!g->rehash_buf && !(g->rehash_buf = malloc(DL_REHASH_STEP))) {
-        s3c_fail(&e, S3C_ENOMEM, "out of memory");
-        dl_rehash_fail(g, os, &e);
-        return;
-    }
-    if (os->check == DL_PARTS && !os->rehash_md5 && !(os->rehash_md5 = hash_md5_new())) {
         s3c_fail(&e, S3C_ENOMEM, "out of memory");
         dl_rehash_fail(g, os, &e);
         return;
@@ -650,29 +921,17 @@ void dl_rehash_step(struct engine *g)
         dl_rehash_fail(g, os, &e);
         return;
     }
-    if (os->check == DL_PARTS)
-        hash_update(os->rehash_md5, g->rehash_buf, (size_t)got);
-    else
-        os->rehash_crc = ck_update(os->ck_algo, os->rehash_crc, g->rehash_buf, (size_t)got);
+    os->rehash_crc = ck_update(os->ck_algo, os->rehash_crc, g->rehash_buf, (size_t)got);
     os->rehash_at += (uint64_t)got;
     if (os->rehash_at < len)
         return;
-    if (os->check == DL_PARTS) {
-        hash_final(os->rehash_md5, os->md5s[n - 1]);
-        hash_free(os->rehash_md5);
-        os->rehash_md5 = NULL;
-    } else {
-        os->part_crcs[n - 1] = os->rehash_crc;
-    }
+    os->part_crcs[n - 1] = os->rehash_crc;
     os->rehash_crc = 0;
     os->rehash_at = 0;
-    os->parts_done++;
-    if (!(os->rehash_part = dl_next_resumed(os, n)))
+    dl_rehash_done(g, os, n);
+    if (!os->rehash_part)
         rehash_remove(g, os);
-    if (os->parts_done == os->n_parts) {
-        dl_verify(g, os);
-        maybe_finish(g, os);
-    }
+    maybe_finish(g, os);
 }
 
 /* ---- the end: on disk ---------------------------------------------------------------- */

@@ -1,12 +1,12 @@
 /*
  * xfer/engine: the engine's private types, shared by its files and by no
  * one else (xfer.h is the public contract). Files, from the bottom up:
- * part.c and adapt.c (call no engine file); req.c, a request's and an
- * object's life; the helpers verify.c, resume.c, multipart.c; one family per
+ * part.c, adapt.c and the workers land.c and hashpool.c (call no engine
+ * file); req.c, a request's and an object's life; the helpers verify.c, resume.c, multipart.c; one family per
  * operation (upload.c stdin.c copy.c download.c delete.c); xfer.c, the loop.
  * A file calls only files below it (scripts/check-layers.sh, make lint):
  * answers reach the families through the tables of handlers below, which
- * xfer.c fills in.
+ * xfer.c fills in, and hash jobs through their own done (struct eng_hash).
  */
 #ifndef S3C_XFER_ENGINE_H
 #define S3C_XFER_ENGINE_H
@@ -23,6 +23,7 @@
 #include "s3/xml.h"
 #include "store/store_s3.h"
 #include "xfer/del.h"
+#include "xfer/hashpool.h"
 #include "xfer/land.h"
 #include "xfer/xfer.h"
 
@@ -77,6 +78,16 @@ enum dl_check {
 /* The stored full-object checksums a download can be checked against. */
 enum ck_algo { CK_CRC64NVME, CK_CRC32C, CK_CRC32 };
 
+struct engine;
+
+/* An MD5 the engine asked of its hash workers (hashpool.h), and who hears of it. */
+struct eng_hash {
+    struct hash_job job;            /* first: the pool's job, its ctx is this */
+    void (*done)(struct engine *g, struct eng_hash *h); /* on the loop, once it is back */
+    bool busy;                      /* with the workers: its owner may not be freed */
+    bool ready;                     /* job.digest holds the MD5 of the bytes asked for */
+};
+
 /* An object's state while the engine runs it (xfer_obj.st). */
 struct xfer_obj_state {
     struct xfer_obj *o;
@@ -105,7 +116,7 @@ struct xfer_obj_state {
     struct buf spare[16];           /* stdin: buffers of parts sent, for the next parts (no fresh pages) */
     int n_spare;
     uint64_t streamed;              /* stdout: bytes written so far */
-    struct hash_ctx *stream_md5;    /* stdout: MD5 of the whole object */
+    struct hash_ctx *stream_md5;    /* stdout in one GET: MD5 of the whole object (on the loop: one range) */
     bool reader_gone;               /* stdout: its reader closed it (EPIPE): end quietly */
     bool small_dl;                  /* a small download: body in memory, landed by a worker */
     struct land_job land;           /* small_dl: the write to disk, once verified */
@@ -114,6 +125,8 @@ struct xfer_obj_state {
     struct win_slot *win;
     uint32_t win_k;
     uint32_t win_head;              /* the next part to write, 1-based */
+    uint32_t win_free;              /* the oldest part whose slot is held (written, MD5 not yet taken) */
+    bool win_md5;                   /* the stream's MD5 is checked: seq_hash hashes each written part */
     bool md5_hidden;                /* a reply named SSE-KMS or SSE-C: the ETag is no MD5 */
     uint64_t stream_crc;            /* DL_CRC: of the bytes written so far */
     /* Multipart copy with the COPY directive: the source's headers, which
@@ -131,14 +144,13 @@ struct xfer_obj_state {
     unsigned char prev_digest[MD5_LEN];
     int attempts;                   /* whole-object downloads after a mismatch */
     bool mpu_crc;                   /* upload created with CRC64NVME: each part carries one (part_crcs), Complete lists them */
-    /* DL_SEQ: the MD5 of the whole in key order: fed live by the range at the
-     * frontier, else re-read from the temp file once the parts there are in. */
-    struct hash_ctx *seq_md5;
+    /* DL_SEQ: the MD5 of the whole in key order, re-read from the temp file by
+     * a hash worker as the parts from the start on are in (dl_seq_kick); stdout
+     * in ranges: the stream's, a part at a time (stdout_hash_kick). */
+    struct eng_hash seq_hash;       /* its job carries the MD5 so far */
     uint64_t seq_off;               /* bytes hashed so far */
-    uint64_t seq_reread;            /* of which re-read from the file */
     unsigned char *part_in;         /* per part: 1 when all its bytes are on disk */
-    bool seq_queued;                /* on the engine's seq_work list */
-    struct xfer_obj_state *seq_next;
+    bool md5s_unknown;              /* upload: some part was proven by its CRC alone: no md5 of md5s */
     /* --resume of a ranged download: 'have' flags the parts complete in the temp
      * file; the journal records them once the file is synced (dl_journal_flush). */
     struct journal_download *dj;    /* this download's record; NULL: not journaled */
@@ -146,11 +158,11 @@ struct xfer_obj_state {
     bool dj_dirty;                  /* parts completed since the record was written */
     int64_t dj_saved_ms;            /* when it was written */
     /* Parts taken from an earlier run are re-read into the whole-object check
-     * a slice per loop step (dl_rehash_step), while the missing ones download. */
+     * while the missing ones download: their MD5s by a hash worker, their CRCs
+     * a slice per loop step (dl_rehash_step). */
     uint8_t *resumed;               /* per part: taken from the earlier run; NULL: none */
     uint32_t rehash_part;           /* the part being re-read, 1-based; 0: none left */
-    uint64_t rehash_at;             /* bytes of it read so far */
-    struct hash_ctx *rehash_md5;    /* DL_PARTS: its MD5 so far */
+    uint64_t rehash_at;             /* DL_CRC: bytes of it read so far (DL_PARTS: a hash worker's, seq_hash) */
     uint64_t rehash_crc;            /* DL_CRC: its CRC so far */
     struct xfer_obj_state *rehash_next; /* in the engine's rehash list */
     struct xfer_obj_state *next;    /* in the engine's active list */
@@ -167,8 +179,16 @@ struct req {
     uint64_t off, len;              /* bytes of the object this request moves */
     int attempt;
     int64_t due_ms;                 /* when a retry may start */
-    struct hash_ctx *md5;           /* of the bytes sent or received */
-    uint64_t hashed;                /* bytes fed to md5 so far (in order) */
+    struct hash_ctx *md5;           /* MD5 of a small body received into memory (on the loop) */
+    struct eng_hash hash;           /* MD5 of a file's bytes sent or received, by a hash worker */
+    bool parked;                    /* answered; waits for 'hash' (then its ok handler runs again) */
+    bool zombie;                    /* put back while 'hash' was busy: freed when it is back */
+    bool md5_live;                  /* a file GET whose MD5 is taken as its bytes land (dl_md5_kick) */
+    bool hash_stale;                /* 'hash' is busy with an earlier exchange's bytes: drop its result */
+    uint64_t md5_at;                /* md5_live: bytes of this exchange in hash.job.md5 */
+    bool use_crc;                   /* a whole GET: checked by the stored checksum in its reply */
+    enum ck_algo ck_algo;           /* use_crc: which, and its value */
+    uint64_t ck_want;
     uint64_t got;                   /* download bytes written */
     uint64_t crc;                   /* DL_CRC: CRC of the bytes written */
     uint64_t mem_crc;               /* CRC64NVME of a memory body (hdr_crc64) */
@@ -234,8 +254,9 @@ struct engine {
     bool no_trailers;               /* the store keeps no flexible checksums (Ceph 16): none from now on */
     bool flex_known;                /* ... or it does: an answer echoed one */
     struct req *flex_probe;         /* the one streamed body with a trailer while that is unknown */
-    struct xfer_obj_state *seq_work; /* DL_SEQ objects with parts on disk not yet hashed */
-    char *seq_buf;                  /* SEQ_BUF_BYTES (download.c), for those re-reads */
+    struct hashpool *hash;          /* workers computing MD5s; NULL until the first */
+    int hashing;                    /* jobs with them */
+    int parked;                     /* requests answered, waiting for their MD5 */
     bool any_ok;                    /* some request of the run succeeded */
     bool stop;                      /* a run-wide error: start nothing more (see run_wide_error) */
     struct s3c_error stop_err;      /* that error, as reported for the object that met it */
@@ -279,7 +300,7 @@ struct obj_ops {
 /* What the check of a ranged download's whole says (dl_check). */
 enum dl_verdict {
     DLV_OK,             /* the bytes are the store's, or nothing better can tell (--debug says) */
-    DLV_HASHING,        /* DL_SEQ: bytes on disk still to hash in order (dl_seq_work) */
+    DLV_HASHING,        /* DL_SEQ: bytes on disk still to hash in order (dl_seq_kick) */
     DLV_AGAIN,          /* a mismatch, in 'e': download the whole again, or fail */
     DLV_ERROR,          /* the check could not run, in 'e' */
 };
@@ -310,8 +331,12 @@ void adapt(struct engine *g);
 bool stopping(const struct engine *g);
 void xdebug(struct engine *g, const struct xfer_obj *o, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
-void seq_remove(struct engine *g, struct xfer_obj_state *os);
-void seq_queue(struct engine *g, struct xfer_obj_state *os);
+bool hash_start(struct engine *g, struct eng_hash *h, int fd, const void *mem, uint64_t off, uint64_t len);
+bool req_hash_file(struct engine *g, struct req *r, int fd, uint64_t off, uint64_t len);
+void req_park(struct engine *g, struct req *r);
+bool req_hash_back(struct engine *g, struct req *r);
+void req_unpark(struct engine *g, struct req *r);
+void hash_reap(struct engine *g);
 void rehash_remove(struct engine *g, struct xfer_obj_state *os);
 void obj_finish(struct engine *g, struct xfer_obj_state *os);
 void active_remove(struct engine *g, struct xfer_obj_state *os);
@@ -333,11 +358,16 @@ bool etag_is_md5(struct sv etag, char hex_out[33]);
 bool etag_one_part(struct sv etag, char hex_out[33], unsigned char md5[MD5_LEN]);
 bool sse_hides_md5(const struct http_resp *resp);
 bool etag_not_md5(const char *bucket, const struct http_resp *resp);
-void whole_get_checksum(struct req *r);
-bool whole_get_verify(struct engine *g, struct req *r, struct s3c_error *e);
-bool verify_sent(struct engine *g, struct req *r, unsigned char md5[MD5_LEN], struct s3c_error *e);
+enum sent_verdict { SENT_OK, SENT_BAD, SENT_WAIT };
+enum sent_verdict verify_sent(struct engine *g, struct req *r, unsigned char md5[MD5_LEN], bool *md5_known,
+                              struct s3c_error *e);
 bool multipart_etag(const struct xfer_obj_state *os, char want[80]);
+void mem_crc(struct engine *g, struct req *r, bool whole_object);
+bool mem_needs_md5(const struct engine *g, bool whole_object);
+void mem_md5_set(struct req *r, const unsigned char md5[MD5_LEN]);
 void mem_digests(struct engine *g, struct req *r, bool whole_object);
+bool whole_crc_verify(struct engine *g, const struct xfer_obj_state *os, enum ck_algo a, uint64_t got,
+                      uint64_t want, bool say, struct s3c_error *e);
 bool stdout_verify(struct engine *g, struct xfer_obj_state *os, struct s3c_error *e);
 enum dl_verdict dl_check(struct engine *g, struct xfer_obj_state *os, struct s3c_error *e);
 
@@ -388,9 +418,9 @@ enum s3c_err stdout_start(struct engine *g, struct xfer_obj_state *os, struct re
 void on_head_info(struct engine *g, struct req *r);
 void on_head_part1(struct engine *g, struct req *r);
 bool head_part1_refused(struct engine *g, struct req *r, const struct s3c_error *e);
+bool dl_md5_kick(struct engine *g, struct req *r, bool final);
 enum http_sink_verdict write_dst(void *ctx, const char *p, size_t n);
 void on_get(struct engine *g, struct req *r);
-void dl_seq_work(struct engine *g);
 void dl_rehash_step(struct engine *g);
 void land_reap(struct engine *g);
 void dl_end(struct engine *g, struct xfer_obj_state *os);

@@ -112,6 +112,7 @@ void on_part(struct engine *g, struct req *r)
     struct s3c_error e = S3C_ERROR_INIT;
     unsigned char md5[MD5_LEN];
     struct sv etag = SV_NULL;
+    bool known = false;
 
     if (r->kind == RK_COPY_PART) {
         struct s3_copy_result cr = S3_COPY_RESULT_INIT;
@@ -129,9 +130,14 @@ void on_part(struct engine *g, struct req *r)
             req_fail(g, r, &r->local_err, false, 0);
             return;
         }
-        if (!verify_sent(g, r, md5, &e)) {
+        switch (verify_sent(g, r, md5, &known, &e)) {
+        case SENT_WAIT:
+            return; /* parked: back here once the MD5 is */
+        case SENT_BAD:
             req_fail(g, r, &e, true, 0);
             return;
+        case SENT_OK:
+            break;
         }
         if (!http_resp_header(&r->http.resp, "etag", &etag) || etag.n >= sizeof(os->etags[0])) {
             s3c_fail(&e, S3C_EHTTP, "UploadPart returned no ETag");
@@ -140,7 +146,10 @@ void on_part(struct engine *g, struct req *r)
         }
         memcpy(os->etags[r->part - 1], etag.p, etag.n);
         os->etags[r->part - 1][etag.n] = '\0';
-        memcpy(os->md5s[r->part - 1], md5, MD5_LEN);
+        if (known)
+            memcpy(os->md5s[r->part - 1], md5, MD5_LEN);
+        else
+            os->md5s_unknown = true; /* proven by its CRC64NVME: Complete is checked by the CRCs */
         if (os->mpu_crc) {
             uint64_t crc;
             if (r->mem.len && r->hdr_crc64[0])
@@ -244,6 +253,50 @@ bool list_parts_refused(struct engine *g, struct req *r, const struct s3c_error 
     return true;
 }
 
+/* The size of part n (1-based) of a multipart upload. */
+static uint64_t part_len(const struct xfer_obj_state *os, uint32_t n)
+{
+    uint64_t off = 0;
+    uint32_t i;
+
+    if (!os->stream)
+        return n == os->n_parts ? os->size - (uint64_t)(n - 1) * os->part_size : os->part_size;
+    for (i = 1; i < n; i++)
+        off += xfer_stream_part_size(os->part_size, i, os->grow);
+    return n == os->n_parts ? os->size - off : xfer_stream_part_size(os->part_size, n, os->grow);
+}
+
+/*
+ * Complete's answer for an upload whose parts were proven by their CRC64NVME
+ * (no MD5s to make its ETag from): the full-object CRC64NVME it names, if it
+ * names one, must be the parts' CRCs combined.
+ */
+static bool complete_crc_ok(struct engine *g, const struct xfer_obj_state *os, const struct buf *body,
+                            struct s3c_error *e)
+{
+    struct s3_complete_multipart cm = S3_COMPLETE_MULTIPART_INIT;
+    struct buf b64 = BUF_INIT(32);
+    uint64_t crc = 0;
+    uint32_t n;
+    bool ok = true;
+
+    if (os->mpu_crc && !s3_parse_complete_multipart(buf_sv(body), &cm, NULL) && cm.checksums.crc64nvme &&
+        cm.checksums.crc64nvme[0] && !strchr(cm.checksums.crc64nvme, '-')) {
+        for (n = 1; n <= os->n_parts; n++)
+            crc = n == 1 ? os->part_crcs[0] : crc_crc64nvme_combine(crc, os->part_crcs[n - 1], part_len(os, n));
+        ok = !crc_b64_64(crc, &b64) && !strcmp(buf_cstr(&b64), cm.checksums.crc64nvme);
+        if (!ok)
+            s3c_fail(e, S3C_EHTTP, "the store's CRC64NVME %s of the whole does not match %s, its parts' combined",
+                     cm.checksums.crc64nvme, buf_cstr(&b64));
+        else
+            xdebug(g, os->o, "verified: parts by the CRC64NVME the store echoed, the whole by its CRC64NVME %s (no MD5)",
+                   cm.checksums.crc64nvme);
+    }
+    s3_complete_multipart_release(&cm);
+    buf_release(&b64);
+    return ok;
+}
+
 void on_complete(struct engine *g, struct req *r)
 {
     struct xfer_obj_state *os = r->os;
@@ -262,8 +315,18 @@ void on_complete(struct engine *g, struct req *r)
         req_fail(g, r, &e, true, 0);
         return;
     }
+    /* Parts proven by their CRC64NVME: the whole's, which the store combined, is ours combined. */
+    if (g->opts.verify && r->os->o->op == XFER_UPLOAD && os->md5s_unknown) {
+        if (!complete_crc_ok(g, os, &r->http.resp.body, &e)) {
+            os->phase = PH_PARTS;
+            req_put_back(g, r);
+            obj_fail(g, os, &e);
+            maybe_finish(g, os);
+            return;
+        }
+    }
     /* An upload's final ETag is md5(part md5s)-N: check it when the parts were ours. */
-    if (g->opts.verify && r->os->o->op == XFER_UPLOAD) {
+    if (g->opts.verify && r->os->o->op == XFER_UPLOAD && !os->md5s_unknown) {
         struct s3_complete_multipart cm = S3_COMPLETE_MULTIPART_INIT;
         if (!s3_parse_complete_multipart(buf_sv(&r->http.resp.body), &cm, NULL) && cm.etag[0]) {
             struct hash_ctx *h = hash_md5_new();

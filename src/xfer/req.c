@@ -2,18 +2,22 @@
  * A request's life and an object's: objects made, finished (obj_finish, the
  * only place one ends) and failed; requests taken, described to the store
  * (req_submit), judged when they finish (req_done), retried or failed
- * (req_fail). Calls no family (answers go on through g->kinds, engine.h);
- * of the engine's files, only part.c and journal.c.
+ * (req_fail), and parked while their MD5 is with the hash workers
+ * (hash_start, hash_reap). Calls no family (answers go on through g->kinds
+ * and each hash job's done, engine.h); of the engine's files, only part.c,
+ * journal.c and hashpool.c.
  */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "base/hash.h"
+#include "base/md5.h"
 #include "base/str.h"
 #include "s3/xml.h"
 #include "xfer/engine.h"
@@ -22,6 +26,7 @@
 #define REPLY_BODY_MAX ((size_t)4 << 20)
 
 static const char *req_op_name(enum req_kind k);
+static bool req_md5_sent(struct engine *g, struct req *r);
 
 /* ---- run-wide state ---------------------------------------------------------- */
 
@@ -93,7 +98,6 @@ static void obj_state_free(struct xfer_obj_state *os)
     buf_release(&os->src_headers);
     hash_free(os->stream_md5);
     free(os->part_crcs);
-    hash_free(os->seq_md5);
     free(os->part_in);
     buf_release(&os->tmp_path);
     buf_release(&os->land.body);
@@ -101,37 +105,11 @@ static void obj_state_free(struct xfer_obj_state *os)
         journal_download_release(os->dj);
     free(os->dj);
     free(os->resumed);
-    hash_free(os->rehash_md5);
     free(os->upload_id);
     free(os->have);
     free(os->etags);
     free(os->md5s);
     free(os);
-}
-
-void seq_remove(struct engine *g, struct xfer_obj_state *os)
-{
-    struct xfer_obj_state **pp;
-
-    if (!os->seq_queued)
-        return;
-    for (pp = &g->seq_work; *pp; pp = &(*pp)->seq_next) {
-        if (*pp == os) {
-            *pp = os->seq_next;
-            break;
-        }
-    }
-    os->seq_next = NULL;
-    os->seq_queued = false;
-}
-
-void seq_queue(struct engine *g, struct xfer_obj_state *os)
-{
-    if (os->seq_queued)
-        return;
-    os->seq_queued = true;
-    os->seq_next = g->seq_work;
-    g->seq_work = os;
 }
 
 /* Take 'os' off the engine's rehash list (if it is there). */
@@ -168,7 +146,6 @@ void obj_finish(struct engine *g, struct xfer_obj_state *os)
     } else {
         g->stats.objects_ok++;
     }
-    seq_remove(g, os);
     g->n_objects--;
     if (o->op == XFER_DELETE)
         g->n_deletes--;
@@ -280,7 +257,7 @@ struct req *req_get(struct engine *g, struct xfer_obj_state *os, enum req_kind k
     r->part = 0;
     r->off = r->len = 0;
     r->attempt = 0;
-    r->got = r->hashed = 0;
+    r->got = 0;
     r->local_failed = false;
     r->next = NULL;
     buf_reset(&r->mem);
@@ -288,15 +265,18 @@ struct req *req_get(struct engine *g, struct xfer_obj_state *os, enum req_kind k
     buf_reset(&r->hdr_copy_src);
     r->hdr_md5[0] = r->hdr_range[0] = r->hdr_crc64[0] = '\0';
     r->flex_wait = false;
+    r->hash.ready = false;
+    r->use_crc = false;
+    r->md5_live = r->hash_stale = false;
+    r->md5_at = 0;
     s3c_error_clear(&r->local_err);
     os->reqs++;
     return r;
 }
 
-void req_put_back(struct engine *g, struct req *r)
+/* The request is free for others now (its hash job, if any, is back). */
+static void req_recycle(struct engine *g, struct req *r)
 {
-    if (r == g->flex_probe)
-        flex_release(g); /* its object ended another way: others may ask next */
     r->os->reqs--;
     http_xfer_release(&r->http);
     memset(&r->http, 0, sizeof(r->http));
@@ -304,6 +284,131 @@ void req_put_back(struct engine *g, struct req *r)
         buf_release(&r->mem);
     r->next = g->free_reqs;
     g->free_reqs = r;
+}
+
+void req_put_back(struct engine *g, struct req *r)
+{
+    if (r == g->flex_probe)
+        flex_release(g); /* its object ended another way: others may ask next */
+    if (r->parked) {
+        r->parked = false;
+        g->parked--;
+    }
+    if (r->hash.busy) {
+        /* A worker still reads the request's bytes: it goes when the job is back,
+         * and until then its object counts it (os->reqs), so cannot end. */
+        r->zombie = true;
+        return;
+    }
+    req_recycle(g, r);
+}
+
+/* ---- MD5s on the hash workers ------------------------------------------------------ */
+
+static void wake_loop(void *loop) { http_loop_wakeup(loop); }
+
+/*
+ * Hand h->job (its bytes and MD5 filled in by the caller) to the hash
+ * workers, started on first use; h->done runs on the loop when it is back
+ * (hash_reap). False when no worker could be started (nothing queued).
+ */
+bool hash_start(struct engine *g, struct eng_hash *h, int fd, const void *mem, uint64_t off, uint64_t len)
+{
+    if (!g->hash && !(g->hash = hashpool_new(0, wake_loop, g->loop)))
+        return false;
+    h->job.fd = fd;
+    h->job.mem = mem;
+    h->job.off = off;
+    h->job.len = len;
+    h->job.ctx = h;
+    h->ready = false;
+    if (!hashpool_submit(g->hash, &h->job))
+        return false;
+    h->busy = true;
+    g->hashing++;
+    return true;
+}
+
+/*
+ * A request's hash job is back (called first by whoever hears of it): a
+ * worker's failure becomes the request's local failure, and a request put
+ * back meanwhile is free now (false: nothing more to do with it).
+ */
+bool req_hash_back(struct engine *g, struct req *r)
+{
+    struct eng_hash *h = &r->hash;
+
+    if (h->job.err.code && !r->local_failed) {
+        r->local_failed = true;
+        r->local_err = h->job.err;
+    }
+    if (r->zombie) {
+        r->zombie = false;
+        req_recycle(g, r);
+        maybe_finish(g, r->os);
+        return false;
+    }
+    return true;
+}
+
+/* A parked request's MD5 is ready (or failed): its answer is taken up again,
+ * as req_done would have, had it not waited. */
+void req_unpark(struct engine *g, struct req *r)
+{
+    r->parked = false;
+    g->parked--;
+    if (r->os->failed) {
+        req_put_back(g, r);
+        maybe_finish(g, r->os);
+    } else if (stopping(g)) {
+        struct s3c_error e = S3C_ERROR_INIT;
+        s3c_fail(&e, S3C_ECANCEL, "%s", cancel_requested ? "interrupted" : "stopped");
+        req_fail(g, r, &e, false, 0);
+    } else {
+        g->kinds[r->kind].ok(g, r);
+    }
+}
+
+static void req_hashed(struct engine *g, struct eng_hash *h)
+{
+    struct req *r = (struct req *)((char *)h - offsetof(struct req, hash));
+
+    if (!req_hash_back(g, r))
+        return;
+    h->ready = !h->job.err.code;
+    if (r->parked)
+        req_unpark(g, r); /* else still in flight: its answer finds the MD5 ready */
+}
+
+/* The MD5 of [off, off + len) of 'fd', for request 'r' (r->hash.job.digest once ready). */
+bool req_hash_file(struct engine *g, struct req *r, int fd, uint64_t off, uint64_t len)
+{
+    md5_init(&r->hash.job.md5);
+    r->hash.job.final = true;
+    r->hash.done = req_hashed;
+    return hash_start(g, &r->hash, fd, NULL, off, len);
+}
+
+/* 'r' was answered but its MD5 is still with the workers: its ok handler runs
+ * again when it is back. */
+void req_park(struct engine *g, struct req *r)
+{
+    r->parked = true;
+    g->parked++;
+}
+
+/* Jobs the workers finished: each goes to whoever asked. */
+void hash_reap(struct engine *g)
+{
+    struct hash_job *j;
+
+    while (g->hash && (j = hashpool_take(g->hash))) {
+        struct eng_hash *h = j->ctx;
+
+        h->busy = false;
+        g->hashing--;
+        h->done(g, h);
+    }
 }
 
 static void add_obj_headers(struct req *r, struct s3_req *q, bool for_create)
@@ -415,7 +520,7 @@ enum s3c_err req_submit(struct engine *g, struct req *r, struct s3c_error *e)
         hash_reset(r->md5);
     if (!r->md5)
         return s3c_fail(e, S3C_ENOMEM, "out of memory");
-    r->hashed = r->got = r->crc = 0;
+    r->got = r->crc = 0;
     r->sent_mem = false;
     r->local_failed = false;
     r->flex = false;
@@ -438,17 +543,19 @@ enum s3c_err req_submit(struct engine *g, struct req *r, struct s3c_error *e)
         if (r->mem.len || r->len == 0) {
             q.body = r->mem.data;
             q.body_len = r->mem.len;
-            s3_req_header(&q, "Content-MD5", r->hdr_md5);
+            if (r->hdr_md5[0])
+                s3_req_header(&q, "Content-MD5", r->hdr_md5);
             if (r->hdr_crc64[0])
                 s3_req_header(&q, "x-amz-checksum-crc64nvme", r->hdr_crc64);
             r->sent_mem = true;
-            r->hashed = r->mem.len;
             g->stats.bytes_live += r->mem.len;
         } else {
             q.read = g->kinds[r->kind].read;
             q.read_ctx = r;
             q.read_len = r->len;
             q.trailer_crc64 = r->flex = flex_ok(g); /* the store checks a CRC64NVME trailer */
+            if (!req_md5_sent(g, r))
+                return s3c_fail(e, S3C_ENOMEM, "cannot start a thread to hash %s", o->src);
         }
         break;
     case RK_CREATE:
@@ -515,17 +622,19 @@ enum s3c_err req_submit(struct engine *g, struct req *r, struct s3c_error *e)
             /* A stdin part: sent from memory, with Content-MD5. */
             q.body = r->mem.data;
             q.body_len = r->mem.len;
-            s3_req_header(&q, "Content-MD5", r->hdr_md5);
+            if (r->hdr_md5[0])
+                s3_req_header(&q, "Content-MD5", r->hdr_md5);
             if (os->mpu_crc && r->hdr_crc64[0])
                 s3_req_header(&q, "x-amz-checksum-crc64nvme", r->hdr_crc64);
             r->sent_mem = true;
-            r->hashed = r->mem.len;
             g->stats.bytes_live += r->mem.len;
         } else if (r->kind == RK_PART) {
             q.read = g->kinds[r->kind].read;
             q.read_ctx = r;
             q.read_len = r->len;
             q.trailer_crc64 = r->flex = os->mpu_crc && flex_ok(g);
+            if (!req_md5_sent(g, r))
+                return s3c_fail(e, S3C_ENOMEM, "cannot start a thread to hash %s", o->src);
         } else {
             s3_req_header(&q, "x-amz-copy-source", buf_cstr(&r->hdr_copy_src));
             snprintf(r->hdr_range, sizeof(r->hdr_range), "bytes=%" PRIu64 "-%" PRIu64, r->off,
@@ -566,6 +675,15 @@ enum s3c_err req_submit(struct engine *g, struct req *r, struct s3c_error *e)
         q.method = "GET";
         q.bucket = o->src_bucket;
         q.key = o->src;
+        r->hash.ready = false; /* new bytes */
+        r->use_crc = false;
+        r->md5_live = false;
+        if (r->hash.busy) {
+            r->hash_stale = true; /* the last exchange's MD5, still with a worker: dropped when back */
+        } else {
+            r->md5_at = 0;
+            md5_init(&r->hash.job.md5);
+        }
         if (os->win) {
             /* A retry fetches its range again from the start, into the same slot. */
             struct win_slot *slot = &os->win[(r->part - 1) % os->win_k];
@@ -587,6 +705,9 @@ enum s3c_err req_submit(struct engine *g, struct req *r, struct s3c_error *e)
             s3_req_header(&q, "Range", r->hdr_range);
             if (o->etag && o->etag[0])
                 s3_req_header(&q, "If-Match", o->etag);
+        } else if (g->opts.verify) {
+            /* The whole object: its stored checksum, if any, comes with it (write_dst). */
+            s3_req_header(&q, "x-amz-checksum-mode", "ENABLED");
         }
         /* A directory bucket's ETag proves nothing: a whole GET asks for the stored CRC. */
         if (!os->n_parts && !os->win && r->off == 0 && s3_bucket_is_express(o->src_bucket))
@@ -644,6 +765,19 @@ enum s3c_err req_submit(struct engine *g, struct req *r, struct s3c_error *e)
     g->inflight++;
     g->stats.requests++;
     return S3C_OK;
+}
+
+/*
+ * A file's bytes about to be streamed (PutObject, UploadPart): the MD5 their
+ * ETag is checked against, by a hash worker reading the file alongside the
+ * send. Not when the store is known to check the CRC64NVME trailer they carry:
+ * its echo proves them (verify_sent). False when no worker could start.
+ */
+static bool req_md5_sent(struct engine *g, struct req *r)
+{
+    if (!g->opts.verify || (r->flex && g->flex_known) || r->hash.ready || r->hash.busy)
+        return true;
+    return req_hash_file(g, r, r->os->fd, r->off, r->len);
 }
 
 /* Whether 'r' would stream its body with a trailer. */
@@ -719,7 +853,7 @@ void obj_fail(struct engine *g, struct xfer_obj_state *os, const struct s3c_erro
 
 void maybe_finish(struct engine *g, struct xfer_obj_state *os)
 {
-    if (os->phase == PH_END && os->reqs == 0)
+    if (os->phase == PH_END && os->reqs == 0 && !os->seq_hash.busy)
         obj_finish(g, os);
 }
 

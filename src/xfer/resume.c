@@ -324,11 +324,9 @@ void dl_resume_apply(struct engine *g, struct xfer_obj_state *os)
         if (os->check == DL_SIZE) {
             os->parts_done = resumed; /* nothing to re-read them for */
         } else if (os->check == DL_SEQ) {
-            /* On disk: hashed in key order with the rest by dl_seq_work. */
+            /* On disk: hashed in key order with the rest (dl_seq_kick, after this). */
             os->parts_done = resumed;
             memcpy(os->part_in, j->done, os->n_parts);
-            if (resumed)
-                seq_queue(g, os);
         } else if (resumed) {
             os->resumed = j->done;
             j->done = NULL;

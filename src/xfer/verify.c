@@ -13,6 +13,7 @@
 #include "base/hash.h"
 #include "base/str.h"
 #include "s3/endpoint.h"
+#include "s3/chunked.h"
 #include "xfer/engine.h"
 
 /* ---- stored checksums -------------------------------------------------------- */
@@ -105,39 +106,6 @@ bool etag_not_md5(const char *bucket, const struct http_resp *resp)
     return s3_bucket_is_express(bucket) || (resp && sse_hides_md5(resp));
 }
 
-/*
- * A whole-object GET of a directory bucket's object asks for its stored
- * checksum (x-amz-checksum-mode: ENABLED, req.c): when its first bytes come,
- * the reply's headers say which CRC to compute over the body (DL_CRC), and
- * whole_get_verify() compares at the end. Ranged GETs carry none.
- */
-void whole_get_checksum(struct req *r)
-{
-    struct xfer_obj_state *os = r->os;
-
-    if (r->got == 0 && os->n_parts == 0 && !os->win && r->off == 0 && s3_bucket_is_express(os->o->src_bucket) &&
-        stored_checksum(&r->http.resp, &os->ck_algo, &os->ck_want))
-        os->check = DL_CRC;
-}
-
-bool whole_get_verify(struct engine *g, struct req *r, struct s3c_error *e)
-{
-    struct xfer_obj_state *os = r->os;
-    char want[24], got[24];
-
-    if (!g->opts.verify || os->n_parts || os->win || os->check != DL_CRC || r->off != 0)
-        return true;
-    ck_b64(os->ck_algo, r->crc, got);
-    ck_b64(os->ck_algo, os->ck_want, want);
-    if (r->crc != os->ck_want) {
-        s3c_fail(e, S3C_EHTTP, "downloaded bytes have %s %s, the store's checksum is %s", ck_name(os->ck_algo), got,
-                 want);
-        return false;
-    }
-    xdebug(g, os->o, "verified: %s %s matches the stored checksum", ck_name(os->ck_algo), got);
-    return true;
-}
-
 /* ---- ETags and what was sent ---------------------------------------------------- */
 
 /* ETags that are a plain MD5 ("hex32") can be checked against what we sent. */
@@ -184,29 +152,78 @@ bool sse_hides_md5(const struct http_resp *resp)
            http_resp_header(resp, "x-amz-server-side-encryption-customer-algorithm", &v);
 }
 
-/* Check the ETag of a PUT/UploadPart reply against the MD5 of what we sent. */
-bool verify_sent(struct engine *g, struct req *r, unsigned char md5[MD5_LEN], struct s3c_error *e)
+/*
+ * Whether the store proved the bytes of 'r' by the CRC64NVME sent with them
+ * (a header, or the aws-chunked trailer): a store that keeps flexible
+ * checksums verifies them (400 BadDigest otherwise) and echoes the value in
+ * its answer, which must be ours.
+ */
+static bool crc_echoed(const struct req *r)
+{
+    struct buf b64 = BUF_INIT(32);
+    uint64_t ours;
+    struct sv v;
+    bool same;
+
+    if (r->sent_mem && r->hdr_crc64[0] && (r->kind == RK_PUT || r->os->mpu_crc))
+        ours = r->mem_crc;
+    else if (!r->sent_mem && r->flex && r->call.chunked_on && s3_chunked_crc(&r->call.chunked, &ours))
+        ;
+    else
+        return false;
+    if (!http_resp_header(&r->http.resp, "x-amz-checksum-crc64nvme", &v))
+        return false;
+    same = !crc_b64_64(ours, &b64) && sv_eqs(v, buf_cstr(&b64));
+    buf_release(&b64);
+    return same;
+}
+
+/*
+ * Check a PutObject or UploadPart answer against what was sent: by the
+ * CRC64NVME the store echoes (crc_echoed), else by the ETag, the MD5 of the
+ * bytes (Content-MD5's for memory bodies, a hash worker's for files). 'md5'
+ * gets the bytes' MD5 when it is known (*md5_known). SENT_WAIT: the MD5 is
+ * still with the workers; the request is parked and its answer taken up again.
+ */
+enum sent_verdict verify_sent(struct engine *g, struct req *r, unsigned char md5[MD5_LEN], bool *md5_known,
+                              struct s3c_error *e)
 {
     struct sv etag;
     char want[33], got[33];
 
-    if (r->sent_mem)
+    *md5_known = false;
+    if (r->sent_mem && r->hdr_md5[0]) {
         memcpy(md5, r->mem_md5, MD5_LEN); /* hashed once, for Content-MD5 */
-    else
-        hash_final(r->md5, md5);
-    if (!g->opts.verify || r->hashed != r->len)
-        return true;
-    /* The store's ETag is not an MD5: nothing to compare (a directory
-     * bucket checked the CRC64NVME sent with the body instead). */
+        *md5_known = true;
+    } else if (!r->sent_mem && r->hash.ready) {
+        memcpy(md5, r->hash.job.digest, MD5_LEN);
+        *md5_known = true;
+    }
+    if (!g->opts.verify || crc_echoed(r))
+        return SENT_OK;
+    if (etag_not_md5(r->os->o->dst_bucket, NULL))
+        return SENT_OK; /* a directory bucket: no MD5 ETag; it checked the CRC64NVME sent with the body */
+    if (!*md5_known && r->sent_mem) {
+        hash_md5(r->mem.data ? r->mem.data : "", r->mem.len, md5);
+        *md5_known = true;
+    } else if (!*md5_known) {
+        /* The CRC was not echoed after all (or none went): the ETag it is. */
+        if (!r->hash.busy && !req_hash_file(g, r, r->os->fd, r->off, r->len)) {
+            s3c_fail(e, S3C_ENOMEM, "cannot start a thread to hash %s", r->os->o->src);
+            return SENT_BAD;
+        }
+        req_park(g, r);
+        return SENT_WAIT;
+    }
     if (!http_resp_header(&r->http.resp, "etag", &etag) || !etag_is_md5(etag, got) ||
         etag_not_md5(r->os->o->dst_bucket, &r->http.resp))
-        return true;
+        return SENT_OK; /* the store's ETag is not an MD5: nothing to compare */
     str_hex(md5, MD5_LEN, want);
     if (strcmp(want, got) != 0) {
         s3c_fail(e, S3C_EHTTP, "the store's ETag %s does not match the MD5 %s of the bytes sent", got, want);
-        return false;
+        return SENT_BAD;
     }
-    return true;
+    return SENT_OK;
 }
 
 static int nibble(char c)
@@ -242,31 +259,71 @@ bool multipart_etag(const struct xfer_obj_state *os, char want[80])
 }
 
 /*
- * Digests of a body held in memory, computed once: Content-MD5 (every store
- * verifies it) and, for whole objects, the CRC64NVME flexible checksum that
- * S3 verifies and stores (stores without flexible checksums ignore it).
+ * Digests of a body held in memory, computed once. For whole objects (and
+ * parts of uploads that declared it) the CRC64NVME flexible checksum that S3
+ * verifies and stores (mem_crc); and Content-MD5, which every store
+ * verifies, unless the store is known to verify that CRC (an earlier answer
+ * echoed one): then the CRC alone proves the bytes (verify_sent) and no MD5
+ * is computed (mem_needs_md5).
  */
-void mem_digests(struct engine *g, struct req *r, bool whole_object)
+void mem_crc(struct engine *g, struct req *r, bool whole_object)
 {
-    unsigned char md5[MD5_LEN];
     struct buf b64 = BUF_INIT(64);
-    const char *p = r->mem.data ? r->mem.data : "";
 
-    hash_md5(p, r->mem.len, md5);
-    memcpy(r->mem_md5, md5, MD5_LEN);
-    base64_encode(md5, MD5_LEN, &b64);
-    str_copy(r->hdr_md5, sizeof(r->hdr_md5), buf_cstr(&b64));
-    r->hdr_crc64[0] = '\0';
-    if (whole_object && g->opts.flexible_checksums) {
-        buf_reset(&b64);
-        r->mem_crc = crc_crc64nvme_update(0, p, r->mem.len);
-        crc_b64_64(r->mem_crc, &b64);
-        str_copy(r->hdr_crc64, sizeof(r->hdr_crc64), buf_cstr(&b64));
-    }
+    r->hdr_md5[0] = r->hdr_crc64[0] = '\0';
+    if (!whole_object || !g->opts.flexible_checksums)
+        return;
+    r->mem_crc = crc_crc64nvme_update(0, r->mem.data ? r->mem.data : "", r->mem.len);
+    crc_b64_64(r->mem_crc, &b64);
+    str_copy(r->hdr_crc64, sizeof(r->hdr_crc64), buf_cstr(&b64));
     buf_release(&b64);
 }
 
+bool mem_needs_md5(const struct engine *g, bool whole_object)
+{
+    return !(whole_object && g->opts.flexible_checksums && g->flex_known && !g->no_trailers);
+}
+
+/* Content-MD5 from the body's MD5 (computed here, or by a hash worker). */
+void mem_md5_set(struct req *r, const unsigned char md5[MD5_LEN])
+{
+    struct buf b64 = BUF_INIT(64);
+
+    memcpy(r->mem_md5, md5, MD5_LEN);
+    base64_encode(md5, MD5_LEN, &b64);
+    str_copy(r->hdr_md5, sizeof(r->hdr_md5), buf_cstr(&b64));
+    buf_release(&b64);
+}
+
+void mem_digests(struct engine *g, struct req *r, bool whole_object)
+{
+    unsigned char md5[MD5_LEN];
+
+    mem_crc(g, r, whole_object);
+    if (!mem_needs_md5(g, whole_object))
+        return;
+    hash_md5(r->mem.data ? r->mem.data : "", r->mem.len, md5);
+    mem_md5_set(r, md5);
+}
+
 /* ---- downloads: the whole ------------------------------------------------------- */
+
+/* A whole object's CRC ('got') against the store's ('want'); 'say' puts a match in --debug. */
+bool whole_crc_verify(struct engine *g, const struct xfer_obj_state *os, enum ck_algo a, uint64_t got,
+                      uint64_t want, bool say, struct s3c_error *e)
+{
+    char g64[24], w64[24];
+
+    ck_b64(a, got, g64);
+    ck_b64(a, want, w64);
+    if (got != want) {
+        s3c_fail(e, S3C_EHTTP, "downloaded bytes have %s %s, the store's checksum is %s", ck_name(a), g64, w64);
+        return false;
+    }
+    if (say)
+        xdebug(g, os->o, "verified: %s %s of the whole matches the stored checksum (no MD5)", ck_name(a), g64);
+    return true;
+}
 
 /*
  * All of a stdout object is out: check it against the stored full-object
@@ -292,15 +349,17 @@ bool stdout_verify(struct engine *g, struct xfer_obj_state *os, struct s3c_error
                ck_name(os->ck_algo), got, os->n_parts);
         return true;
     }
-    if (!os->stream_md5 || os->md5_hidden)
+    if (!os->win_md5 || os->md5_hidden)
         return true;
-    hash_final(os->stream_md5, md5);
-    etag_is_md5(sv_from(os->o->etag), got); /* it is: stream_md5 exists only then */
+    memcpy(md5, os->seq_hash.job.digest, MD5_LEN); /* the hash worker's, all parts in order */
+    etag_is_md5(sv_from(os->o->etag), got); /* it is: win_md5 is set only then */
     str_hex(md5, MD5_LEN, want);
     if (strcmp(want, got) != 0) {
         s3c_fail(e, S3C_EHTTP, "downloaded bytes have MD5 %s, the store's ETag is %s", want, got);
         return false;
     }
+    xdebug(g, os->o, "verified: MD5 of the stream (%" PRIu32 " ranges, hashed in order by a hash worker) matches the ETag",
+           os->n_parts);
     return true;
 }
 
@@ -335,13 +394,13 @@ enum dl_verdict dl_check(struct engine *g, struct xfer_obj_state *os, struct s3c
     if (os->check == DL_SEQ) {
         unsigned char d[MD5_LEN];
 
-        if (os->seq_off < os->size)
+        if (os->seq_off < os->size || os->seq_hash.busy)
             return DLV_HASHING;
-        hash_final(os->seq_md5, d);
+        memcpy(d, os->seq_hash.job.digest, MD5_LEN);
         str_hex(d, MD5_LEN, got);
         if (!strcmp(got, os->etag_hex)) {
-            xdebug(g, os->o, "verified: MD5 of the whole (%" PRIu32 " ranges, %" PRIu64 " of %" PRIu64
-                   " bytes re-read in order from the file) matches the ETag", os->n_parts, os->seq_reread, os->size);
+            xdebug(g, os->o, "verified: MD5 of the whole (%" PRIu32 " ranges, %" PRIu64 " bytes re-read in order"
+                   " from the file by a hash worker) matches the ETag", os->n_parts, os->size);
             return DLV_OK;
         }
         s3c_fail(e, S3C_EHTTP, "downloaded bytes have MD5 %s, the store's ETag is %s", got, os->etag_hex);

@@ -16,6 +16,7 @@
 #define START_CONCURRENCY 64
 #define DELETE_OPEN_MAX 16                      /* buckets with a batch being filled */
 #define LAND_BACKLOG_MAX 256                    /* small bodies waiting for land workers (16 MiB) */
+#define PARKED_MAX 64                           /* answered parts waiting for their MD5: start no more */
 
 /*
  * Who takes each kind of request's answer (req_done) and body (req_submit):
@@ -105,8 +106,10 @@ static struct req *next_part(struct engine *g)
         active_remove(g, os);
         return next_part(g);
     }
-    if (os->win && os->next_part >= os->win_head + os->win_k)
-        return NULL; /* stdout's window is full: the head part has to go out first */
+    if (os->win && os->next_part >= os->win_free + os->win_k)
+        return NULL; /* stdout's window is full: the head part has to go out (and be hashed) first */
+    if (g->parked >= PARKED_MAX)
+        return NULL; /* the hash workers are behind: what waits for them is still in the page cache */
     n = os->next_part++;
     if (os->next_part > os->n_parts)
         active_remove(g, os);
@@ -213,12 +216,6 @@ static void cancel_all(struct engine *g)
         xfer_obj_free(g->held);
         g->held = NULL;
     }
-    while (g->seq_work) {
-        struct xfer_obj_state *os = g->seq_work;
-        seq_remove(g, os);
-        obj_fail(g, os, &e);
-        maybe_finish(g, os);
-    }
     while (g->active) {
         struct xfer_obj_state *os = g->active;
         obj_fail(g, os, &e);
@@ -272,6 +269,7 @@ enum s3c_err xfer_run(struct store_s3 *s, const struct xfer_opts *opts, struct x
         if (stopping(g) && !cancelled) {
             cancelled = true;
             http_loop_cancel_all(g->loop);
+            hashpool_cancel(g->hash); /* MD5s under way end at their next slice */
             cancel_all(g);
         }
         bw_refill(g, now_ms());
@@ -280,8 +278,8 @@ enum s3c_err xfer_run(struct store_s3 *s, const struct xfer_opts *opts, struct x
         dl_rehash_step(g);
         if (g->inflight > g->window_peak)
             g->window_peak = g->inflight;
-        if (g->inflight == 0 && !g->retry && !g->done && !g->active && !g->seq_work && !g->rehash && !g->held &&
-            xfer_del_idle(&g->del) && !g->landing) {
+        if (g->inflight == 0 && !g->retry && !g->done && !g->active && !g->rehash && !g->held &&
+            xfer_del_idle(&g->del) && !g->landing && !g->hashing) {
             /* A source that waits with nothing in flight has nothing left to wait for. */
             if (g->source_done || g->source_wait || cancelled)
                 break;
@@ -300,24 +298,29 @@ enum s3c_err xfer_run(struct store_s3 *s, const struct xfer_opts *opts, struct x
         }
         if (g->opts.bwlimit_bytes_s && wait_ms > 10)
             wait_ms = 10; /* come back to refill the bucket */
-        if (g->seq_work || g->rehash)
-            wait_ms = 0; /* bytes to hash or resumed parts to re-read: only a look at the sockets */
+        if (g->rehash)
+            wait_ms = 0; /* resumed parts to re-read: only a look at the sockets */
         if (g->inflight > 0)
-            http_loop_step_fd(g->loop, wait_ms > 0 || g->seq_work || g->rehash ? wait_ms : 1, g->stdin_wait ? STDIN_FILENO : -1);
+            http_loop_step_fd(g->loop, wait_ms > 0 || g->rehash ? wait_ms : 1, g->stdin_wait ? STDIN_FILENO : -1);
+        else if (g->landing > 0 && g->hashing > 0 && !g->done && wait_ms > 0)
+            usleep(1000); /* both kinds of workers: no one wait covers both */
         else if (g->landing > 0 && !g->done && wait_ms > 0)
             land_wait(g->land, wait_ms);
+        else if (g->hashing > 0 && !g->done && wait_ms > 0)
+            hashpool_wait(g->hash, wait_ms);
         else if (wait_ms > 0 && !g->done)
             usleep((useconds_t)wait_ms * 1000);
         land_reap(g);
+        hash_reap(g);
         while ((done = g->done)) {
             g->done = done->next;
             done->next = NULL;
             req_done(g, done);
         }
-        dl_seq_work(g);
         adapt(g);
     }
     land_free(g->land);
+    hashpool_free(g->hash);
     g->stats.seconds = (double)(now_ms() - t0) / 1000.0;
     if (stats)
         *stats = g->stats;
@@ -332,7 +335,6 @@ enum s3c_err xfer_run(struct store_s3 *s, const struct xfer_opts *opts, struct x
         buf_release(&r->hdr_copy_src);
         free(r);
     }
-    free(g->seq_buf);
     free(g->rehash_buf);
     free(g);
     return rc;

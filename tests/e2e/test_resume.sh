@@ -347,6 +347,36 @@ test_resume_download_missing_or_resized_temp_file_starts_afresh() {
 # checked by its single-part ETag, the MD5 of the whole hashed in key order).
 # Resumed parts are re-read into that check, so bytes damaged on disk are
 # caught on both stores.
+# An object uploaded in parts without flexible checksums: checked by its
+# md5-of-part-MD5s ETag; the resumed parts' MD5s come from the hash workers,
+# so bytes damaged on disk are caught there too.
+test_resume_download_of_an_md5_checked_object() {
+    local b tmp n missing
+    t_new_bucket b
+    export S3C_STATE_DIR=$T_DIR/state
+    cp "$(t_data 48MB $_DL_SIZE)" src
+    AWS_REQUEST_CHECKSUM_CALCULATION=when_required assert_ok s3c cp src "s3://$b/big" --part-size 5MiB
+    _dl_interrupt INT "$b" --resume
+    n=$(_dl_done_parts | wc -l)
+    [ "$n" -ge 2 ] || t_fail "no parts recorded"
+    missing=$(_dl_missing_bytes)
+    _dl_gets_reset
+    assert_ok s3c --debug cp "s3://$b/big" got --part-size 5MiB --resume
+    assert_contains "$T_ERR" "resumed: $n of $_DL_PARTS parts"
+    assert_contains "$T_ERR" "verified: md5 of $_DL_PARTS part MD5s"
+    _dl_check_resumed "$missing" $((_DL_PARTS - n))
+    assert_file_sha256 got "$(t_sha256 src)"
+    rm -f got
+    _dl_interrupt INT "$b" --resume
+    n=$(_dl_done_parts | head -1)
+    [ -n "$n" ] || t_fail "no parts recorded"
+    tmp=$(ls -A . | grep '^\.s3c-got\.')
+    printf 'XXXXXXXX' | dd of="$tmp" bs=1 seek=$(((n - 1) * _DL_PART + 7)) conv=notrunc status=none
+    assert_ok s3c --debug cp "s3://$b/big" got --part-size 5MiB --resume
+    assert_contains "$T_ERR" "downloading it again"
+    assert_file_sha256 got "$(t_sha256 src)"
+}
+
 test_resume_download_of_a_crc_checked_object() {
     local b tmp n missing
     t_new_bucket b

@@ -221,6 +221,20 @@ test_pipe_30MB_stream_round_trips() {
     assert_eq "$(t_sha256 sent2)" "$T_OUT" "sha256 of cp - of a stream"
 }
 
+# Without flexible checksums (as on a store that keeps none), each part goes
+# with its Content-MD5, computed by a hash worker before the part is sent.
+test_pipe_parts_carry_content_md5_without_flexible_checksums() {
+    local b f
+    t_new_bucket b
+    f=$(t_data 20MB 20000000)
+    t_cmd bash -c 'AWS_REQUEST_CHECKSUM_CALCULATION=when_required "$0" --debug pipe "$1" < "$2"' "$S3C" "s3://$b/md5" "$f"
+    assert_eq 0 "$T_RC" "exit status of pipe"
+    assert_eq 3 "$(grep -c 'http:   > Content-MD5: ' <<< "$T_ERR")" "parts sent with Content-MD5"
+    assert_eq 0 "$(grep -c 'x-amz-checksum-crc64nvme' <<< "$T_ERR")" "parts sent with a CRC64NVME"
+    assert_ok _st_cat_sha "s3://$b/md5"
+    assert_eq "$(t_sha256 "$f")" "$T_OUT" "sha256 of the piped stream"
+}
+
 test_pipe_expected_size_picks_the_part_size() {
     local b f
     t_new_bucket b

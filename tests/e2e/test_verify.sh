@@ -110,7 +110,7 @@ test_verify_ranged_download_of_single_part_object() {
     f=$(t_data 20MB 20000000)
     t_put "$b" plain "$f"
     assert_ok s3c --debug cp "s3://$b/plain" plain
-    assert_match "$T_ERR" "xfer: s3://$b/plain: verified: MD5 of the whole \(3 ranges, [0-9]+ of 20000000 bytes re-read in order from the file\) matches the ETag"
+    assert_match "$T_ERR" "xfer: s3://$b/plain: verified: MD5 of the whole \(3 ranges, 20000000 bytes re-read in order from the file by a hash worker\) matches the ETag"
     assert_eq "$(t_sha256 plain)" "$(t_sha256 "$f")" "bytes"
     if t_store_is s3emu; then
         _v_emu_faults "corrupt@op=GetObject,bucket=$b,key=plain,times=1"
@@ -181,4 +181,40 @@ test_verify_corrupt_range_is_downloaded_again() {
     assert_eq "$(_v_emu_fired corrupt)" "$((before + 1))" "corrupt faults fired"
     assert_contains "$T_ERR" "downloaded bytes have MD5"
     assert_eq "$(t_sha256 one.out)" "$(t_sha256 one)" "bytes of the one-part object"
+}
+
+# A whole-object GET (below the multipart threshold) is checked by the stored
+# checksum its reply carries (x-amz-checksum-mode), else by its ETag, the MD5
+# of the file re-read by a hash worker (or of the body in memory when small).
+# A flipped byte is caught either way and the object fetched again.
+test_verify_corrupt_whole_get_crc_or_md5() {
+    local b f s k
+    t_store_is s3emu || t_skip "faults need s3emu"
+    t_new_bucket b
+    f=$(t_data 3MB 3000000)
+    s=$(t_data 40KB 40000)
+    assert_ok s3c cp "$f" "s3://$b/crc"
+    assert_ok s3c cp "$s" "s3://$b/crc-small"
+    AWS_REQUEST_CHECKSUM_CALCULATION=when_required assert_ok s3c cp "$f" "s3://$b/md5"
+    AWS_REQUEST_CHECKSUM_CALCULATION=when_required assert_ok s3c cp "$s" "s3://$b/md5-small"
+    assert_ok s3c --debug cp "s3://$b/crc" clean.crc
+    assert_match "$T_ERR" "xfer: s3://$b/crc: verified: CRC64NVME [^ ]+ of the whole matches the stored checksum \(no MD5\)"
+    for k in crc crc-small md5 md5-small; do
+        _v_emu_faults "corrupt@op=GetObject,bucket=$b,key=$k,times=1"
+        assert_ok s3c --debug cp "s3://$b/$k" "$k.out"
+        _v_emu_faults ""
+        case $k in
+        crc*) assert_contains "$T_ERR" "xfer: s3://$b/$k: GetObject: downloaded bytes have CRC64NVME" ;;
+        md5*) assert_contains "$T_ERR" "xfer: s3://$b/$k: GetObject: downloaded bytes have MD5" ;;
+        esac
+        case $k in
+        *small) assert_eq "$(t_sha256 "$k.out")" "$(t_sha256 "$s")" "bytes of $k after a corrupted GET" ;;
+        *) assert_eq "$(t_sha256 "$k.out")" "$(t_sha256 "$f")" "bytes of $k after a corrupted GET" ;;
+        esac
+    done
+    # To stdout: the bytes are out, so a flipped byte fails the command (exit 1).
+    _v_emu_faults "corrupt@op=GetObject,bucket=$b,key=crc-small,times=1"
+    assert_exit 1 s3c cp "s3://$b/crc-small" -
+    _v_emu_faults ""
+    assert_contains "$T_ERR" "checksum"
 }

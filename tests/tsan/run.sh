@@ -2,10 +2,12 @@
 # tests/tsan/run.sh — the engine's threads under ThreadSanitizer.
 #
 # The engine is one event loop plus the workers that put small downloads on
-# disk (src/xfer/land.c). This builds s3c with TSan (`make SAN=thread`, into
-# build-tsan/), starts its own s3emu, and runs the e2e tests that drive those
-# workers hardest: trees of small files down and up, sync down, a full disk,
-# and interrupts while files are landing. A race report makes s3c exit 66
+# disk (src/xfer/land.c) and those that compute MD5s (src/xfer/hashpool.c).
+# This builds s3c with TSan (`make SAN=thread`, into build-tsan/), starts its
+# own s3emu, and runs the e2e tests that drive those workers hardest: trees of
+# small files down and up, sync down, a full disk, interrupts while files are
+# landing; ranged and whole downloads checked by MD5 and by CRC, corrupted
+# bytes, resumed downloads, interrupted uploads and downloads. A race report makes s3c exit 66
 # (TSAN_OPTIONS below), which fails the test that ran it.
 #
 # Closes with "tsan: N passed, N failed". Exit 0 only when nothing failed.
@@ -44,7 +46,12 @@ export TSAN_OPTIONS="halt_on_error=1 exitcode=66 second_deadlock_stack=1 ${TSAN_
 export E2E_RESULT_FILE=$WORK/result
 tests/e2e/run.sh 'test_cp_tree_round_trip_mixed_sizes$' 'test_sync_down_mtime_round_trip$' \
     'test_limits_full_disk' 'test_interrupt_sigterm_recursive_download' 'test_interrupt_kill9_sync_down' \
-    'test_mv_s3_to_local_removes_source$' 'test_cp_download_refuses_escaping_keys$'
+    'test_mv_s3_to_local_removes_source$' 'test_cp_download_refuses_escaping_keys$' \
+    'test_verify_' 'test_interrupt_sigint_download_leaves_no_partial_file' \
+    'test_interrupt_sigterm_recursive_upload' 'test_resume_download_after_sigint' 'test_resume_download_of_an_md5' \
+    'test_resume_download_bad_bytes_on_disk' 'test_cp_damaged_upload_bytes_are_sent_again' \
+    'test_cp_uploads_carry_crc64nvme' 'test_cat_sizes_by_sha256' 'test_cat_corrupt_range' \
+    'test_pipe_30MB_stream_round_trips' 'test_pipe_parts_carry_content_md5' 'test_interrupt_sigint_stdin_upload'
 rc=$?
 read -r passed failed _ < "$WORK/result" 2>/dev/null || { passed=0; failed=1; }
 echo "tsan: $passed passed, $failed failed"

@@ -1,0 +1,295 @@
+/* md5.c — MD5 with an open state, scalar and eight lanes of AVX2 (see md5.h). */
+#include "base/md5.h"
+
+#include <pthread.h>
+#include <string.h>
+
+/* Per step: the shift, and the index of the message word (RFC 1321, 3.4). */
+static const uint8_t md5_s[64] = {
+    7, 12, 17, 22, 7, 12, 17, 22, 7, 12, 17, 22, 7, 12, 17, 22,
+    5, 9, 14, 20, 5, 9, 14, 20, 5, 9, 14, 20, 5, 9, 14, 20,
+    4, 11, 16, 23, 4, 11, 16, 23, 4, 11, 16, 23, 4, 11, 16, 23,
+    6, 10, 15, 21, 6, 10, 15, 21, 6, 10, 15, 21, 6, 10, 15, 21,
+};
+
+/* T[i] = floor(2^32 * abs(sin(i + 1))). */
+static const uint32_t md5_t[64] = {
+    0xd76aa478, 0xe8c7b756, 0x242070db, 0xc1bdceee, 0xf57c0faf, 0x4787c62a, 0xa8304613, 0xfd469501,
+    0x698098d8, 0x8b44f7af, 0xffff5bb1, 0x895cd7be, 0x6b901122, 0xfd987193, 0xa679438e, 0x49b40821,
+    0xf61e2562, 0xc040b340, 0x265e5a51, 0xe9b6c7aa, 0xd62f105d, 0x02441453, 0xd8a1e681, 0xe7d3fbc8,
+    0x21e1cde6, 0xc33707d6, 0xf4d50d87, 0x455a14ed, 0xa9e3e905, 0xfcefa3f8, 0x676f02d9, 0x8d2a4c8a,
+    0xfffa3942, 0x8771f681, 0x6d9d6122, 0xfde5380c, 0xa4beea44, 0x4bdecfa9, 0xf6bb4b60, 0xbebfbc70,
+    0x289b7ec6, 0xeaa127fa, 0xd4ef3085, 0x04881d05, 0xd9d4d039, 0xe6db99e5, 0x1fa27cf8, 0xc4ac5665,
+    0xf4292244, 0x432aff97, 0xab9423a7, 0xfc93a039, 0x655b59c3, 0x8f0ccc92, 0xffeff47d, 0x85845dd1,
+    0x6fa87e4f, 0xfe2ce6e0, 0xa3014314, 0x4e0811a1, 0xf7537e82, 0xbd3af235, 0x2ad7d2bb, 0xeb86d391,
+};
+
+static const uint8_t md5_g[64] = {
+    0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,
+    1, 6, 11, 0, 5, 10, 15, 4, 9, 14, 3, 8, 13, 2, 7, 12,
+    5, 8, 11, 14, 1, 4, 7, 10, 13, 0, 3, 6, 9, 12, 15, 2,
+    0, 7, 14, 5, 12, 3, 10, 1, 8, 15, 6, 13, 4, 11, 2, 9,
+};
+
+static inline uint32_t rol(uint32_t x, int s)
+{
+    return x << s | x >> (32 - s);
+}
+
+static inline uint32_t le32(const unsigned char *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+#define MD5_STEP(f, a, b, c, d, i)                                                  \
+    do {                                                                            \
+        a += f(b, c, d) + w[md5_g[i]] + md5_t[i];                                   \
+        a = b + rol(a, md5_s[i]);                                                   \
+    } while (0)
+#define F1(x, y, z) ((z) ^ ((x) & ((y) ^ (z))))
+#define F2(x, y, z) ((y) ^ ((z) & ((x) ^ (y))))
+#define F3(x, y, z) ((x) ^ (y) ^ (z))
+#define F4(x, y, z) ((y) ^ ((x) | ~(z)))
+
+void md5_blocks(uint32_t h[4], const unsigned char *p, size_t n)
+{
+    uint32_t w[16];
+    int i;
+
+    for (; n; n--, p += MD5_BLOCK) {
+        uint32_t a = h[0], b = h[1], c = h[2], d = h[3];
+
+#pragma GCC unroll 16
+        for (i = 0; i < 16; i++)
+            w[i] = le32(p + 4 * i);
+#pragma GCC unroll 4
+        for (i = 0; i < 16; i += 4) {
+            MD5_STEP(F1, a, b, c, d, i);
+            MD5_STEP(F1, d, a, b, c, i + 1);
+            MD5_STEP(F1, c, d, a, b, i + 2);
+            MD5_STEP(F1, b, c, d, a, i + 3);
+        }
+#pragma GCC unroll 4
+        for (; i < 32; i += 4) {
+            MD5_STEP(F2, a, b, c, d, i);
+            MD5_STEP(F2, d, a, b, c, i + 1);
+            MD5_STEP(F2, c, d, a, b, i + 2);
+            MD5_STEP(F2, b, c, d, a, i + 3);
+        }
+#pragma GCC unroll 4
+        for (; i < 48; i += 4) {
+            MD5_STEP(F3, a, b, c, d, i);
+            MD5_STEP(F3, d, a, b, c, i + 1);
+            MD5_STEP(F3, c, d, a, b, i + 2);
+            MD5_STEP(F3, b, c, d, a, i + 3);
+        }
+#pragma GCC unroll 4
+        for (; i < 64; i += 4) {
+            MD5_STEP(F4, a, b, c, d, i);
+            MD5_STEP(F4, d, a, b, c, i + 1);
+            MD5_STEP(F4, c, d, a, b, i + 2);
+            MD5_STEP(F4, b, c, d, a, i + 3);
+        }
+        h[0] += a;
+        h[1] += b;
+        h[2] += c;
+        h[3] += d;
+    }
+}
+
+void md5_init(struct md5 *m)
+{
+    m->h[0] = 0x67452301;
+    m->h[1] = 0xefcdab89;
+    m->h[2] = 0x98badcfe;
+    m->h[3] = 0x10325476;
+    m->bytes = 0;
+}
+
+void md5_update(struct md5 *m, const void *data, size_t n)
+{
+    const unsigned char *p = data;
+    size_t have = (size_t)(m->bytes % MD5_BLOCK), k;
+
+    m->bytes += n;
+    if (have) {
+        k = MD5_BLOCK - have < n ? MD5_BLOCK - have : n;
+        memcpy(m->tail + have, p, k);
+        p += k;
+        n -= k;
+        if (have + k < MD5_BLOCK)
+            return;
+        md5_blocks(m->h, m->tail, 1);
+    }
+    md5_blocks(m->h, p, n / MD5_BLOCK);
+    p += n - n % MD5_BLOCK;
+    memcpy(m->tail, p, n % MD5_BLOCK);
+}
+
+void md5_final(struct md5 *m, unsigned char out[16])
+{
+    unsigned char pad[2 * MD5_BLOCK] = { 0 };
+    size_t have = (size_t)(m->bytes % MD5_BLOCK), len = have < 56 ? MD5_BLOCK : 2 * MD5_BLOCK;
+    uint64_t bits = m->bytes * 8;
+    int i;
+
+    memcpy(pad, m->tail, have);
+    pad[have] = 0x80;
+    for (i = 0; i < 8; i++)
+        pad[len - 8 + i] = (unsigned char)(bits >> (8 * i));
+    md5_blocks(m->h, pad, len / MD5_BLOCK);
+    for (i = 0; i < 16; i++)
+        out[i] = (unsigned char)(m->h[i / 4] >> (8 * (i % 4)));
+    md5_init(m);
+}
+
+/* ---- eight lanes of AVX2 --------------------------------------------------------
+ *
+ * The multi-buffer technique of ISA-L's md5_mb and minio's md5-simd: MD5 is
+ * one long chain of dependent steps, so one stream leaves most of a core
+ * idle; eight streams in the eight 32-bit lanes of a vector run the same
+ * steps side by side for about the price of one. Blocks are transposed so
+ * that vector j holds word j of every lane's block.
+ */
+#if defined(__x86_64__)
+#include <immintrin.h>
+
+static pthread_once_t x8_once = PTHREAD_ONCE_INIT;
+static bool x8_ok;
+
+static void x8_detect(void)
+{
+    __builtin_cpu_init();
+    x8_ok = __builtin_cpu_supports("avx2");
+}
+
+bool md5_x8_available(void)
+{
+    pthread_once(&x8_once, x8_detect);
+    return x8_ok;
+}
+
+#define X8 __attribute__((target("avx2"))) static inline
+
+X8 __m256i x8_rol(__m256i x, int s)
+{
+    return _mm256_or_si256(_mm256_slli_epi32(x, s), _mm256_srli_epi32(x, 32 - s));
+}
+
+/* Rows r[0..7] (8 words of one lane each) into columns (word j of every lane). */
+X8 void x8_transpose(__m256i r[8])
+{
+    __m256i t0 = _mm256_unpacklo_epi32(r[0], r[1]), t1 = _mm256_unpackhi_epi32(r[0], r[1]);
+    __m256i t2 = _mm256_unpacklo_epi32(r[2], r[3]), t3 = _mm256_unpackhi_epi32(r[2], r[3]);
+    __m256i t4 = _mm256_unpacklo_epi32(r[4], r[5]), t5 = _mm256_unpackhi_epi32(r[4], r[5]);
+    __m256i t6 = _mm256_unpacklo_epi32(r[6], r[7]), t7 = _mm256_unpackhi_epi32(r[6], r[7]);
+    __m256i u0 = _mm256_unpacklo_epi64(t0, t2), u1 = _mm256_unpackhi_epi64(t0, t2);
+    __m256i u2 = _mm256_unpacklo_epi64(t1, t3), u3 = _mm256_unpackhi_epi64(t1, t3);
+    __m256i u4 = _mm256_unpacklo_epi64(t4, t6), u5 = _mm256_unpackhi_epi64(t4, t6);
+    __m256i u6 = _mm256_unpacklo_epi64(t5, t7), u7 = _mm256_unpackhi_epi64(t5, t7);
+
+    r[0] = _mm256_permute2x128_si256(u0, u4, 0x20);
+    r[1] = _mm256_permute2x128_si256(u1, u5, 0x20);
+    r[2] = _mm256_permute2x128_si256(u2, u6, 0x20);
+    r[3] = _mm256_permute2x128_si256(u3, u7, 0x20);
+    r[4] = _mm256_permute2x128_si256(u0, u4, 0x31);
+    r[5] = _mm256_permute2x128_si256(u1, u5, 0x31);
+    r[6] = _mm256_permute2x128_si256(u2, u6, 0x31);
+    r[7] = _mm256_permute2x128_si256(u3, u7, 0x31);
+}
+
+#define V_F1(x, y, z) _mm256_xor_si256(z, _mm256_and_si256(x, _mm256_xor_si256(y, z)))
+#define V_F2(x, y, z) _mm256_xor_si256(y, _mm256_and_si256(z, _mm256_xor_si256(x, y)))
+#define V_F3(x, y, z) _mm256_xor_si256(_mm256_xor_si256(x, y), z)
+/* y ^ (x | ~z) = ~(y ^ (~x & z)) */
+#define V_F4(x, y, z) _mm256_xor_si256(_mm256_xor_si256(y, _mm256_andnot_si256(x, z)), ones)
+#define V_STEP(f, a, b, c, d, i)                                                              \
+    do {                                                                                      \
+        a = _mm256_add_epi32(_mm256_add_epi32(a, f(b, c, d)),                                 \
+                             _mm256_add_epi32(w[md5_g[i]], _mm256_set1_epi32((int)md5_t[i]))); \
+        a = _mm256_add_epi32(b, x8_rol(a, md5_s[i]));                                         \
+    } while (0)
+
+__attribute__((target("avx2"))) void md5_x8_blocks(uint32_t h[8][4], const unsigned char *const p[8], size_t n)
+{
+    const __m256i ones = _mm256_set1_epi32(-1);
+    __m256i a, b, c, d, w[16];
+    size_t off;
+    int i;
+
+    /* The chaining values, lane per lane, as columns. */
+    a = _mm256_setr_epi32((int)h[0][0], (int)h[1][0], (int)h[2][0], (int)h[3][0], (int)h[4][0], (int)h[5][0], (int)h[6][0], (int)h[7][0]);
+    b = _mm256_setr_epi32((int)h[0][1], (int)h[1][1], (int)h[2][1], (int)h[3][1], (int)h[4][1], (int)h[5][1], (int)h[6][1], (int)h[7][1]);
+    c = _mm256_setr_epi32((int)h[0][2], (int)h[1][2], (int)h[2][2], (int)h[3][2], (int)h[4][2], (int)h[5][2], (int)h[6][2], (int)h[7][2]);
+    d = _mm256_setr_epi32((int)h[0][3], (int)h[1][3], (int)h[2][3], (int)h[3][3], (int)h[4][3], (int)h[5][3], (int)h[6][3], (int)h[7][3]);
+    for (off = 0; n; n--, off += MD5_BLOCK) {
+        __m256i a0 = a, b0 = b, c0 = c, d0 = d;
+
+        for (i = 0; i < 8; i++) {
+            w[i] = _mm256_loadu_si256((const __m256i *)(p[i] + off));
+            w[8 + i] = _mm256_loadu_si256((const __m256i *)(p[i] + off + 32));
+        }
+        x8_transpose(w);
+        x8_transpose(w + 8);
+#pragma GCC unroll 4
+        for (i = 0; i < 16; i += 4) {
+            V_STEP(V_F1, a, b, c, d, i);
+            V_STEP(V_F1, d, a, b, c, i + 1);
+            V_STEP(V_F1, c, d, a, b, i + 2);
+            V_STEP(V_F1, b, c, d, a, i + 3);
+        }
+#pragma GCC unroll 4
+        for (; i < 32; i += 4) {
+            V_STEP(V_F2, a, b, c, d, i);
+            V_STEP(V_F2, d, a, b, c, i + 1);
+            V_STEP(V_F2, c, d, a, b, i + 2);
+            V_STEP(V_F2, b, c, d, a, i + 3);
+        }
+#pragma GCC unroll 4
+        for (; i < 48; i += 4) {
+            V_STEP(V_F3, a, b, c, d, i);
+            V_STEP(V_F3, d, a, b, c, i + 1);
+            V_STEP(V_F3, c, d, a, b, i + 2);
+            V_STEP(V_F3, b, c, d, a, i + 3);
+        }
+#pragma GCC unroll 4
+        for (; i < 64; i += 4) {
+            V_STEP(V_F4, a, b, c, d, i);
+            V_STEP(V_F4, d, a, b, c, i + 1);
+            V_STEP(V_F4, c, d, a, b, i + 2);
+            V_STEP(V_F4, b, c, d, a, i + 3);
+        }
+        a = _mm256_add_epi32(a, a0);
+        b = _mm256_add_epi32(b, b0);
+        c = _mm256_add_epi32(c, c0);
+        d = _mm256_add_epi32(d, d0);
+    }
+    {
+        uint32_t va[8], vb[8], vc[8], vd[8];
+
+        _mm256_storeu_si256((__m256i *)va, a);
+        _mm256_storeu_si256((__m256i *)vb, b);
+        _mm256_storeu_si256((__m256i *)vc, c);
+        _mm256_storeu_si256((__m256i *)vd, d);
+        for (i = 0; i < 8; i++) {
+            h[i][0] = va[i];
+            h[i][1] = vb[i];
+            h[i][2] = vc[i];
+            h[i][3] = vd[i];
+        }
+    }
+}
+#else
+bool md5_x8_available(void)
+{
+    return false;
+}
+
+void md5_x8_blocks(uint32_t h[8][4], const unsigned char *const p[8], size_t n)
+{
+    int i;
+
+    for (i = 0; i < 8; i++)
+        md5_blocks(h[i], p[i], n);
+}
+#endif

@@ -1,0 +1,75 @@
+#include "t.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "base/hash.h"
+#include "base/md5.h"
+#include "xfer/hashpool.h"
+
+static unsigned rnd_state = 77;
+
+static unsigned rnd(void)
+{
+    rnd_state = rnd_state * 1103515245u + 12345u;
+    return rnd_state >> 8;
+}
+
+/* The pool: file ranges and buffers of random sizes, some continuing an MD5,
+ * many at once (so workers fill their lanes), each against OpenSSL. */
+TEST(hashpool_jobs_equal_openssl)
+{
+    enum { JOBS = 40, FILE_BYTES = 3 << 20 };
+    unsigned char *data = malloc(FILE_BYTES);
+    struct hash_job *jobs = calloc(JOBS, sizeof(*jobs));
+    struct hashpool *q = hashpool_new(2, NULL, NULL);
+    char path[] = "/tmp/s3c-unit-md5-XXXXXX";
+    int fd = mkstemp(path), i, got = 0;
+
+    CHECK(data && jobs && q && fd >= 0);
+    if (!data || !jobs || !q || fd < 0)
+        goto out;
+    unlink(path);
+    for (i = 0; i < FILE_BYTES; i++)
+        data[i] = (unsigned char)rnd();
+    CHECK(write(fd, data, FILE_BYTES) == FILE_BYTES);
+    for (i = 0; i < JOBS; i++) {
+        struct hash_job *j = &jobs[i];
+        uint64_t head = i % 3 == 0 ? (uint64_t)(rnd() % 100) * 64 : 0;
+
+        j->off = (uint64_t)(rnd() % (FILE_BYTES / 2)) / 64 * 64;
+        j->len = i % 5 == 0 ? rnd() % 300 : rnd() % (FILE_BYTES / 2);
+        md5_init(&j->md5);
+        /* A job may continue an MD5: the 'head' bytes before it, hashed here. */
+        if (j->off >= head) {
+            md5_update(&j->md5, data + j->off - head, head);
+        }
+        j->fd = i % 2 ? fd : -1;
+        j->mem = data + j->off;
+        j->final = true;
+        j->ctx = (void *)(uintptr_t)(j->off >= head ? head : 0);
+        CHECK(hashpool_submit(q, j));
+    }
+    while (got < JOBS) {
+        struct hash_job *j = hashpool_take(q);
+        unsigned char want[16];
+        uint64_t head;
+
+        if (!j) {
+            hashpool_wait(q, 100);
+            continue;
+        }
+        got++;
+        head = (uint64_t)(uintptr_t)j->ctx;
+        hash_md5(data + j->off - head, (size_t)(j->len + head), want);
+        CHECK_INT(j->err.code, S3C_OK);
+        CHECK(!memcmp(want, j->digest, 16));
+    }
+out:
+    hashpool_free(q);
+    if (fd >= 0)
+        close(fd);
+    free(jobs);
+    free(data);
+}
