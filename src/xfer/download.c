@@ -613,7 +613,7 @@ static enum sent_verdict get_whole_check(struct engine *g, struct req *r, struct
     if (r->use_crc || (os->stream && os->check == DL_CRC)) {
         if (os->stream)
             return stdout_verify(g, os, e) ? SENT_OK : SENT_BAD;
-        return whole_crc_verify(g, os, r->ck_algo, r->crc, r->ck_want, !os->small_dl, e) ? SENT_OK : SENT_BAD;
+        return whole_crc_verify(g, os, r->ck_algo, r->crc, r->ck_want, true, e) ? SENT_OK : SENT_BAD;
     }
     if (!http_resp_header(&r->http.resp, "etag", &etag) || etag_not_md5(os->o->src_bucket, &r->http.resp) ||
         !etag_whole_md5(etag))

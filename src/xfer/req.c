@@ -709,9 +709,6 @@ enum s3c_err req_submit(struct engine *g, struct req *r, struct s3c_error *e)
             /* The whole object: its stored checksum, if any, comes with it (write_dst). */
             s3_req_header(&q, "x-amz-checksum-mode", "ENABLED");
         }
-        /* A directory bucket's ETag proves nothing: a whole GET asks for the stored CRC. */
-        if (!os->n_parts && !os->win && r->off == 0 && s3_bucket_is_express(o->src_bucket))
-            s3_req_header(&q, "x-amz-checksum-mode", "ENABLED");
         r->http.sink = g->kinds[r->kind].sink;
         r->http.sink_ctx = r;
         break;

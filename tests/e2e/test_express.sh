@@ -83,7 +83,7 @@ test_express_bucket_life_sync_ls_rm() {
     # sync down: every byte checked against the CRC the bucket stores.
     assert_ok s3c --debug sync "s3://$b/tree/" dst
     assert_eq "13" "$(grep -c 'verified: CRC64NVME' <<<"$T_ERR")" "objects verified by their stored CRC"
-    assert_not_contains "$T_ERR" "MD5"
+    assert_not_contains "$(grep -v "(no MD5)" <<<"$T_ERR")" "MD5" "an MD5 check of a directory bucket's object"
     assert_eq "$(t_tree_sums src)" "$(t_tree_sums dst)" "downloaded tree"
     # cat, head: a ReadOnly session (the bucket is only read).
     assert_ok s3c --debug cat "s3://$b/tree/f1"
@@ -124,7 +124,9 @@ test_express_sessions_expire_during_a_long_run() {
     assert_ok s3c --debug sync --concurrency 2 --bwlimit 3MB/s --stat src "s3://$b/"
     got=$(( $(_x_stat '.ops.CreateSession // 0') - n0 ))
     [ "$got" -ge 4 ] || t_fail "only $got CreateSession in a run crossing 3 session lifetimes"
-    assert_match "$T_OUT" "session +$got +0 +$got "
+    # s3c's own count: a refresh ahead may still be on its way when the
+    # table is printed (the store then counts one more).
+    assert_match "$T_OUT" "session +($got|$((got - 1))) +0 +($got|$((got - 1))) "
     assert_eq "$e0" "$(_x_stat '.status["4xx"]')" "requests refused (none: sessions replaced before they expire)"
     assert_not_contains "$T_ERR" "try 2"
     n0=$(_x_stat '.ops.CreateSession // 0')
