@@ -340,6 +340,12 @@ static void finish(struct http_loop *l, CURL *c, CURLcode code)
     curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &x->resp.status);
     curl_easy_getinfo(c, CURLINFO_TOTAL_TIME, &t);
     x->resp.total_s = t;
+    t = 0;
+    curl_easy_getinfo(c, CURLINFO_PRETRANSFER_TIME, &t);
+    x->resp.sent_s = t;
+    t = 0;
+    curl_easy_getinfo(c, CURLINFO_STARTTRANSFER_TIME, &t);
+    x->resp.first_s = t;
     x->resp.curl_code = (int)code;
     if (code != CURLE_OK) {
         if (!x->resp.over_cap)
