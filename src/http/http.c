@@ -354,7 +354,7 @@ static void finish(struct http_loop *l, CURL *c, CURLcode code)
         x->resp.status = 0;
     }
     debugf(l, "http: %s -> %ld%s%s (%.0f ms)", x->method, x->resp.status, code ? " " : "",
-           code ? x->resp.err : "", t * 1000);
+           code ? x->resp.err : "", x->resp.total_s * 1000);
     curl_multi_remove_handle(l->multi, c);
     if (x->priv_prev)
         x->priv_prev->priv_next = x->priv_next;

@@ -119,22 +119,29 @@ static void link_mean(double *mean, double sample)
 /*
  * A request answered 2xx: what it shows of the network. A GET's first byte
  * comes one latency after the request went; its body then arrives at the
- * connection's pace. A PUT's answer comes after its body: a small one shows
- * the latency, a large one (less the latency) the pace. Copies and deletes
- * show the store's work, not the network, and are not counted.
+ * connection's pace. A PUT's answer comes after its body (curl's first-byte
+ * time is its first byte sent: the whole exchange counts): a small one shows
+ * the latency (as does CreateMultipartUpload), a large one (less the
+ * latency) the pace. Copies, deletes and Complete show the store's work, not
+ * the network, and are not counted.
  */
 void link_observe(struct engine *g, const struct req *r)
 {
     const struct http_resp *resp = &r->http.resp;
     double wait = resp->first_s - resp->sent_s, body = resp->total_s - resp->first_s;
-    bool get = r->kind == RK_GET, put = r->kind == RK_PUT || r->kind == RK_PART;
+    double whole = resp->total_s - resp->sent_s;
+    bool put = r->kind == RK_PUT || r->kind == RK_PART;
 
-    if (!(wait > 0 && wait < 60 && body >= 0))
-        return;
-    if (get || r->kind == RK_HEAD_INFO || r->kind == RK_HEAD_PART1 || (put && r->len <= LINK_SMALL_BODY))
+    if (r->kind == RK_GET || r->kind == RK_HEAD_INFO || r->kind == RK_HEAD_PART1) {
+        if (!(wait > 0 && wait < 60 && body >= 0))
+            return;
         link_mean(&g->link_latency_s, wait);
-    if (get && r->len >= LINK_BIG_BODY && body > 0.001)
-        link_mean(&g->link_bytes_s, (double)r->len / body);
-    else if (put && r->len >= LINK_BIG_BODY && g->link_latency_s > 0 && wait - g->link_latency_s > 0.001)
-        link_mean(&g->link_bytes_s, (double)r->len / (wait - g->link_latency_s));
+        if (r->kind == RK_GET && r->len >= LINK_BIG_BODY && body > 0.001)
+            link_mean(&g->link_bytes_s, (double)r->len / body);
+    } else if ((put || r->kind == RK_CREATE) && whole > 0 && whole < 600) {
+        if (r->kind == RK_CREATE || r->len <= LINK_SMALL_BODY)
+            link_mean(&g->link_latency_s, whole);
+        else if (r->len >= LINK_BIG_BODY && g->link_latency_s > 0 && whole - g->link_latency_s > 0.001)
+            link_mean(&g->link_bytes_s, (double)r->len / (whole - g->link_latency_s));
+    }
 }
