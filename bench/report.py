@@ -26,10 +26,11 @@ NAMES = {
     "rclone": "rclone (defaults)",
     "rclone-64": "rclone --transfers 64 --checkers 64",
     "curl": "limit: N parallel unsigned curl",
+    "s3c-8mib": "s3c --part-size 8MiB (its parts before issue 12)",
 }
 SHORT = {
     "s3c": "s3c", "aws": "AWS CLI", "aws-tuned": "AWS CLI tuned", "aws-crt": "AWS CLI CRT",
-    "rclone": "rclone", "rclone-64": "rclone 64", "curl": "limit (curl)",
+    "rclone": "rclone", "rclone-64": "rclone 64", "curl": "limit (curl)", "s3c-8mib": "s3c 8 MiB parts",
 }
 DIRS = ["up", "down", "s3s3", "xregion"]
 
@@ -209,7 +210,8 @@ def plot(prefix, path, tools):
                     f.write('"%s" %s\n' % (label(wl).replace(" x ", "×"), " ".join(vals)))
                 f.write("\n\n")
         gp = "%s-%s.gp" % (prefix, p)
-        colors = ["#d62728", "#1f77b4", "#aec7e8", "#9467bd", "#2ca02c", "#98df8a", "#7f7f7f"]
+        colors = {"s3c": "#d62728", "aws": "#1f77b4", "aws-tuned": "#aec7e8", "aws-crt": "#9467bd",
+                  "rclone-64": "#2ca02c", "rclone": "#98df8a", "curl": "#bcbd22", "s3c-8mib": "#ff9896"}
         with open(gp, "w") as f:
             f.write('set terminal pngcairo size 1600,1000 font "DejaVu Sans,11"\n')
             f.write('set output "%s"\n' % png)
@@ -229,7 +231,7 @@ def plot(prefix, path, tools):
                     if not any(summary(cells.get((p, wl, d, t), []))["med"] for wl in wls):
                         continue  # no bar: gnuplot refuses a column without a point
                     plots.append("'%s' index %d using %d:xtic(1) title columnheader(%d) lc rgb '%s'" % (
-                        os.path.basename(dat), i, j + 2, j + 2, colors[j % len(colors)]))
+                        os.path.basename(dat), i, j + 2, j + 2, colors.get(t, "#7f7f7f")))
                 f.write("plot " + ", \\\n     ".join(plots) + "\n")
             f.write("unset multiplot\n")
         subprocess.run(["gnuplot", os.path.basename(gp)], cwd=os.path.dirname(os.path.abspath(gp)), check=True)

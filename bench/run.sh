@@ -20,7 +20,10 @@
 #   BENCH_PROFILES="..."     LATENCY_MS:BANDWIDTH_MBPS list; 0 turns either off
 #                            (default "20:90 0:0": S3's figures, then loopback as it is)
 #   BENCH_TOOLS="..."        subset of: s3c aws aws-tuned aws-crt rclone rclone-64 curl
-#                            (default all but rclone at its defaults). curl is the limit.
+#                            s3c-8mib (default all but rclone at its defaults and
+#                            s3c-8mib). curl is the limit; s3c-8mib is s3c with
+#                            --part-size 8MiB, its part size before it sized parts
+#                            from the latency and bandwidth it sees.
 #   BENCH_DIRECTIONS="..."   subset of: up down s3s3 xregion
 #   BENCH_XREGION_MS=70      extra latency of a copy from the other region
 #   BENCH_PORT=N             the emulator's port (default 80 when root and free:
@@ -93,7 +96,7 @@ if [ "$PORT" != 80 ] && [ "$PORT" != 443 ] && [[ " $TOOLS " == *" aws-crt "* ]];
 fi
 for t in $TOOLS; do
     case $t in
-        s3c|curl) ;;
+        s3c|s3c-8mib|curl) ;;
         aws|aws-tuned|aws-crt) [ -x "$AWS" ] || die "no AWS CLI at $AWS" ;;
         rclone|rclone-64) [ -x "$RCLONE" ] || die "no rclone at $RCLONE" ;;
         *) die "unknown tool '$t'" ;;
@@ -182,7 +185,7 @@ tool_cmd() {
     local tool=$1 dir=$2 src=$3 dst=$4 from to extra=()
     local p="s3://$BUCKET/p/" q="s3://$BUCKET/q/" qeu="s3://$BUCKET_EU/q/"
     case $tool in
-        s3c|aws*)
+        s3c*|aws*)
             case $dir in
                 up) from=$src; to=$p ;;
                 down) from=$p; to=$dst ;;
@@ -204,6 +207,8 @@ tool_cmd() {
     case $tool in
         s3c) CMD=(env -i "${BASE_ENV[@]}" HOME="$WORK/home-default"
                   "$S3C" --endpoint-url "$URL" cp --recursive "$from" "$to") ;;
+        s3c-8mib) CMD=(env -i "${BASE_ENV[@]}" HOME="$WORK/home-default"
+                  "$S3C" --endpoint-url "$URL" cp --recursive --part-size 8MiB "$from" "$to") ;;
         aws) CMD=(env -i "${BASE_ENV[@]}" HOME="$WORK/home-default"
                   "$AWS" --endpoint-url "$URL" s3 cp --recursive --no-progress "${extra[@]}" "$from" "$to") ;;
         aws-tuned) CMD=(env -i "${BASE_ENV[@]}" HOME="$WORK/home-tuned"
