@@ -69,7 +69,7 @@ uint64_t xfer_part_size_fit(uint64_t size, uint64_t configured, const struct xfe
     double bw = l && l->conn_bytes_s > 0 ? l->conn_bytes_s : LINK_CONN_BYTES_S;
     int objects = l && l->objects > 1 ? l->objects : 1;
     int conns = PARALLEL_PARTS / objects;
-    uint64_t floor = xfer_part_size(size, 0), p;
+    uint64_t least = xfer_part_size(size, 0), p;
     double want = LATENCY_SHARE * lat * bw;
 
     if (configured)
@@ -81,7 +81,7 @@ uint64_t xfer_part_size_fit(uint64_t size, uint64_t configured, const struct xfe
     if (!(want > 0))
         want = 0; /* NaN from a bad observation: the floor */
     p = pow2_mib_near(want);
-    return p < floor ? floor : p > PART_MAX ? PART_MAX : p;
+    return p < least ? least : p > PART_MAX ? PART_MAX : p;
 }
 
 uint32_t xfer_window_parts(uint64_t part)
