@@ -341,6 +341,12 @@ static void finish(struct http_loop *l, CURL *c, CURLcode code)
     curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &x->resp.status);
     curl_easy_getinfo(c, CURLINFO_TOTAL_TIME, &t);
     x->resp.total_s = t;
+    t = 0;
+    curl_easy_getinfo(c, CURLINFO_PRETRANSFER_TIME, &t);
+    x->resp.sent_s = t;
+    t = 0;
+    curl_easy_getinfo(c, CURLINFO_STARTTRANSFER_TIME, &t);
+    x->resp.first_s = t;
     x->resp.curl_code = (int)code;
     if (code != CURLE_OK) {
         if (!x->resp.over_cap)
@@ -349,7 +355,7 @@ static void finish(struct http_loop *l, CURL *c, CURLcode code)
         x->resp.status = 0;
     }
     debugf(l, "http: %s -> %ld%s%s (%.0f ms)", x->method, x->resp.status, code ? " " : "",
-           code ? x->resp.err : "", t * 1000);
+           code ? x->resp.err : "", x->resp.total_s * 1000);
     curl_multi_remove_handle(l->multi, c);
     if (x->priv_prev)
         x->priv_prev->priv_next = x->priv_next;

@@ -76,6 +76,9 @@ struct http_resp {
     int curl_code;              /* CURLcode of the transfer */
     bool over_cap;              /* cut off: headers or body over their cap (err says which) */
     double total_s;             /* wall time of the exchange */
+    double sent_s;              /* from its start to the request about to go (connected) */
+    double first_s;             /* from its start to the first byte of the answer (of a
+                                 * request with a body: to its first byte sent, as curl counts) */
 };
 
 struct http_xfer {

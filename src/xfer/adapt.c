@@ -1,13 +1,18 @@
 /*
  * How fast the engine goes: the concurrency controller (adapt: the cap on
- * requests in flight, hill-climbing on throughput) and the --bwlimit token
- * bucket. Reads and writes engine counters only; calls no other engine file.
+ * requests in flight, hill-climbing on throughput), the --bwlimit token
+ * bucket, and what finished requests show of the network (link_observe: the
+ * first-byte latency and one connection's bandwidth, which size parts).
+ * Reads and writes engine counters only; calls no other engine file.
  */
 #include "xfer/engine.h"
 
 #define DEFAULT_MAX_CONCURRENCY 512
 #define ADAPT_WINDOW_MIN_MS 50
 #define ADAPT_WINDOW_MAX_MS 500
+#define LINK_SMALL_BODY (64 << 10)      /* a request body this small takes no time to send */
+#define LINK_BIG_BODY (1 << 20)         /* a body this large shows a connection's bandwidth */
+#define LINK_WEIGHT 0.125               /* of a new sample in the running means */
 
 /* --bwlimit: a token bucket of bytes; callbacks pause when it is empty. */
 bool bw_take(struct engine *g, size_t *n)
@@ -104,4 +109,39 @@ void adapt(struct engine *g)
     g->window_reqs = 0;
     g->window_peak = g->inflight;
     g->throttled = 0;
+}
+
+static void link_mean(double *mean, double sample)
+{
+    *mean = *mean > 0 ? *mean + LINK_WEIGHT * (sample - *mean) : sample;
+}
+
+/*
+ * A request answered 2xx: what it shows of the network. A GET's first byte
+ * comes one latency after the request went; its body then arrives at the
+ * connection's pace. A PUT's answer comes after its body (curl's first-byte
+ * time is its first byte sent: the whole exchange counts): a small one shows
+ * the latency (as does CreateMultipartUpload), a large one (less the
+ * latency) the pace. Copies, deletes and Complete show the store's work, not
+ * the network, and are not counted.
+ */
+void link_observe(struct engine *g, const struct req *r)
+{
+    const struct http_resp *resp = &r->http.resp;
+    double wait = resp->first_s - resp->sent_s, body = resp->total_s - resp->first_s;
+    double whole = resp->total_s - resp->sent_s;
+    bool put = r->kind == RK_PUT || r->kind == RK_PART;
+
+    if (r->kind == RK_GET || r->kind == RK_HEAD_INFO || r->kind == RK_HEAD_PART1) {
+        if (!(wait > 0 && wait < 60 && body >= 0))
+            return;
+        link_mean(&g->link_latency_s, wait);
+        if (r->kind == RK_GET && r->len >= LINK_BIG_BODY && body > 0.001)
+            link_mean(&g->link_bytes_s, (double)r->len / body);
+    } else if ((put || r->kind == RK_CREATE) && whole > 0 && whole < 600) {
+        if (r->kind == RK_CREATE || r->len <= LINK_SMALL_BODY)
+            link_mean(&g->link_latency_s, whole);
+        else if (r->len >= LINK_BIG_BODY && g->link_latency_s > 0 && whole - g->link_latency_s > 0.001)
+            link_mean(&g->link_bytes_s, (double)r->len / (whole - g->link_latency_s));
+    }
 }

@@ -240,6 +240,9 @@ struct engine {
     int64_t progress_ms;            /* last progress callback */
     uint64_t window_live_start;     /* bytes_live when the window began */
     bool slow_start;                /* still doubling the cap */
+    /* The network as seen by finished requests (link_observe), for sizing parts; 0: not yet. */
+    double link_latency_s;          /* first-byte latency */
+    double link_bytes_s;            /* bytes per second of one connection */
     double bw_tokens;               /* --bwlimit: bytes that may move now */
     int64_t bw_last_ms;
     bool bw_paused;                 /* some transfer waits for tokens */
@@ -322,10 +325,11 @@ bool small_multipart(const struct xfer_obj *o);
 bool wants_multipart(struct engine *g, uint64_t size);
 enum s3c_err start_parts(struct engine *g, struct xfer_obj_state *os, struct s3c_error *e);
 
-/* adapt.c: the concurrency cap and the --bwlimit bucket (calls no other engine file) */
+/* adapt.c: the concurrency cap, the --bwlimit bucket, the network seen (calls no other engine file) */
 bool bw_take(struct engine *g, size_t *n);
 void bw_refill(struct engine *g, int64_t now);
 void adapt(struct engine *g);
+void link_observe(struct engine *g, const struct req *r);
 
 /* req.c: objects' and requests' life, the judge of answers, retries (calls part.c only) */
 bool stopping(const struct engine *g);

@@ -8,6 +8,7 @@
 #include <strings.h>
 
 #include "xfer/engine.h"
+#include "xfer/journal.h"
 
 #define MIB ((uint64_t)1 << 20)
 #define PART_MIN (8 * MIB)
@@ -20,6 +21,10 @@
 #define GROW_EVERY_PARTS 2000
 #define GROW_DOUBLINGS_MAX 4
 #define DEFAULT_THRESHOLD ((uint64_t)8 << 20)   /* objects this large go in parts */
+#define LINK_LATENCY_S 0.020        /* S3's first-byte latency, until the engine has seen one */
+#define LINK_CONN_BYTES_S 90e6      /* S3's bytes per second a connection, until seen */
+#define LATENCY_SHARE 8             /* a part lasts at least this many first-byte latencies */
+#define PARALLEL_PARTS 16           /* an object alone keeps this many requests going */
 
 uint64_t xfer_part_size(uint64_t size, uint64_t configured)
 {
@@ -36,6 +41,47 @@ uint64_t xfer_part_size(uint64_t size, uint64_t configured)
     if (p > PART_MAX)
         p = PART_MAX;
     return p;
+}
+
+/* The power of two of MiB nearest to 'bytes' (by ratio: 11.3 MiB is the middle of 8 and 16). */
+static uint64_t pow2_mib_near(double bytes)
+{
+    uint64_t p = MIB;
+
+    while (p < PART_MAX && (double)(p * 2) <= bytes * 1.4142135623730951)
+        p *= 2;
+    return p;
+}
+
+/*
+ * A request of P bytes on a connection of bandwidth B with first-byte latency
+ * L takes L + P/B: at P = 8 L B the latency is a ninth of it (S3, 20 ms and
+ * 90 MB/s: 14.4 MB, so 16 MiB). Fewer, longer requests pay L fewer times, but
+ * an object cut in fewer parts than there are connections to use leaves some
+ * idle: an object alone is cut in 16 parts at least, one of several in its
+ * share of 16, and any in 2 at least (it is over the multipart threshold).
+ * Powers of two of MiB keep the sizes among those a later download guesses
+ * from a multipart ETag (xfer_part_size_guesses) when the store does not say.
+ */
+uint64_t xfer_part_size_fit(uint64_t size, uint64_t configured, const struct xfer_link *l)
+{
+    double lat = l && l->latency_s > 0 ? l->latency_s : LINK_LATENCY_S;
+    double bw = l && l->conn_bytes_s > 0 ? l->conn_bytes_s : LINK_CONN_BYTES_S;
+    int objects = l && l->objects > 1 ? l->objects : 1;
+    int conns = PARALLEL_PARTS / objects;
+    uint64_t least = xfer_part_size(size, 0), p;
+    double want = LATENCY_SHARE * lat * bw;
+
+    if (configured)
+        return xfer_part_size(size, configured);
+    if (conns < 2)
+        conns = 2;
+    if (want > (double)size / conns)
+        want = (double)size / conns;
+    if (!(want > 0))
+        want = 0; /* NaN from a bad observation: the floor */
+    p = pow2_mib_near(want);
+    return p < least ? least : p > PART_MAX ? PART_MAX : p;
 }
 
 uint32_t xfer_window_parts(uint64_t part)
@@ -133,8 +179,9 @@ int xfer_part_size_guesses(uint64_t size, uint32_t n, uint64_t configured, uint6
 {
     /* Defaults of common clients: AWS CLI and boto3 8 MiB, Go/Java SDKs and
      * rclone 5 MiB, mc 16 MiB, s3cmd 15 MiB, s5cmd 50 MiB, and round sizes
-     * people configure. Adjusters double them to stay under 10,000 parts. */
-    static const uint64_t common_mib[] = { 8, 5, 16, 15, 50, 64, 100, 128, 256, 512, 1024 };
+     * people configure (s3c's own are powers of two: xfer_part_size_fit).
+     * Adjusters double them to stay under 10,000 parts. */
+    static const uint64_t common_mib[] = { 8, 5, 16, 15, 50, 32, 64, 100, 128, 256, 512, 1024, 2048, 4096 };
     size_t i;
     int k = 0;
 
@@ -186,9 +233,21 @@ const char *xfer_guess_mime(const char *name)
 
 /* ---- the engine's part planning ---------------------------------------------- */
 
+/*
+ * The parts of an object going in parts, sized from what the engine has seen
+ * of the network so far (adapt.c's link_observe). A download resumed from its
+ * journal keeps the ranges it recorded: those on disk are of that size.
+ */
 void plan_parts(struct engine *g, struct xfer_obj_state *os)
 {
-    os->part_size = xfer_part_size(os->size, g->opts.part_size);
+    struct xfer_link l = { g->link_latency_s, g->link_bytes_s, g->n_objects };
+    const struct journal_download *j = os->dj;
+
+    if (os->dj_resumed && j && !g->opts.part_size && j->part_size >= 5 * MIB && j->part_size <= PART_MAX &&
+        j->n_parts <= PARTS_MAX && xfer_parts_fit(os->size, j->n_parts, j->part_size))
+        os->part_size = j->part_size;
+    else
+        os->part_size = xfer_part_size_fit(os->size, g->opts.part_size, &l);
     os->n_parts = (uint32_t)((os->size + os->part_size - 1) / os->part_size);
 }
 

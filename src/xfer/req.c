@@ -976,9 +976,10 @@ void req_done(struct engine *g, struct req *r)
         return;
     }
     v = store_s3_judge(g->s3, &r->call, &r->http, r->attempt, &backoff, &free_retry, &e);
-    if (v == STORE_S3_OK)
+    if (v == STORE_S3_OK) {
         flex_learn(g, r);
-    else if (r == g->flex_probe && !(r->flex && flex_refused(&e)))
+        link_observe(g, r);
+    } else if (r == g->flex_probe && !(r->flex && flex_refused(&e)))
         flex_release(g); /* no verdict: the next streamed body probes again */
     /* A refusal that answers something (HEAD ?partNumber=1, ListParts of a gone upload). */
     if (v == STORE_S3_FAIL && ops->refused && ops->refused(g, r, &e))

@@ -55,7 +55,15 @@ void journal_drop(struct engine *g, struct xfer_obj_state *os)
         journal_upload_remove(g->opts.state_dir, os->o->dst_bucket, os->o->dst);
 }
 
-/* --resume: a journaled upload of this very file (same path, size, mtime, part size)? */
+/* The part size of a journaled upload, if one of 'size' bytes can have it. */
+static bool journal_part_size_fits(uint64_t size, uint64_t part)
+{
+    return part >= ((uint64_t)5 << 20) && part <= ((uint64_t)5 << 30) && (size + part - 1) / part <= S3_MAX_PARTS;
+}
+
+/* --resume: a journaled upload of this very file (same path, size, mtime, and
+ * part size: the one planned, or when s3c chose it, the one the journal says,
+ * since that choice follows what the network showed the earlier run)? */
 bool resume_find(struct engine *g, struct xfer_obj_state *os)
 {
     struct s3c_error e = S3C_ERROR_INIT;
@@ -67,7 +75,11 @@ bool resume_find(struct engine *g, struct xfer_obj_state *os)
         journal_upload_load(g->opts.state_dir, os->o->dst_bucket, os->o->dst, &j, &e) != 1)
         return false;
     ok = !strcmp(j.source, src) && j.size == os->size && j.mtime_s == os->src_mtime &&
-         j.part_size == os->part_size;
+         (j.part_size == os->part_size || (!g->opts.part_size && journal_part_size_fits(os->size, j.part_size)));
+    if (ok && j.part_size != os->part_size) {
+        os->part_size = j.part_size;
+        os->n_parts = (uint32_t)((os->size + os->part_size - 1) / os->part_size);
+    }
     if (ok) {
         os->upload_id = strdup(j.upload_id);
         os->have = calloc(os->n_parts, 1);

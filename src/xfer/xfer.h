@@ -141,8 +141,26 @@ enum s3c_err xfer_run(struct store_s3 *s, const struct xfer_opts *opts, struct x
 struct xfer_obj *xfer_obj_new(enum xfer_op op);
 void xfer_obj_free(struct xfer_obj *o);
 
-/* The part size the engine picks for an object of 'size' bytes (>= 8 MiB, <= 10,000 parts, <= 5 GiB). */
+/* 'configured', or 8 MiB, raised to fit 'size' bytes in 10,000 parts, at most 5 GiB: an explicit
+ * part size as kept, and the floor of xfer_part_size_fit. */
 uint64_t xfer_part_size(uint64_t size, uint64_t configured);
+
+/* What the engine has seen of the network, for sizing parts (xfer_part_size_fit). */
+struct xfer_link {
+    double latency_s;       /* first-byte latency of a request; 0: not seen yet (20 ms assumed) */
+    double conn_bytes_s;    /* bytes per second one connection moves; 0: not seen yet (90 MB/s assumed) */
+    int objects;            /* objects in flight sharing the connections, this one included */
+};
+
+/*
+ * The part size for an object of 'size' bytes that goes in parts: 'configured'
+ * when set (xfer_part_size). Otherwise long enough that a request's first-byte
+ * latency is at most a ninth of it (8 x latency x bandwidth), short enough that
+ * the object alone fills 16 connections (its share when others are in flight,
+ * and 2 parts at least), a power of two of MiB, never under xfer_part_size's
+ * floor (8 MiB, 10,000 parts) nor over 5 GiB.
+ */
+uint64_t xfer_part_size_fit(uint64_t size, uint64_t configured, const struct xfer_link *l);
 
 /* Parts of a stream (stdin or stdout) held in memory at once for parts of 'part' bytes:
  * 64 MiB worth, at least 2 and at most 16. */

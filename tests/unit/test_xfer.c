@@ -18,6 +18,67 @@ TEST(part_size_defaults_and_limits)
     CHECK_INT(xfer_part_size(1, (uint64_t)6 << 30), (uint64_t)5 << 30);
 }
 
+TEST(part_size_fit_latency_parallelism_and_limits)
+{
+    const uint64_t MiB = 1 << 20, GiB = (uint64_t)1 << 30;
+    struct xfer_link s3 = { 0.020, 90e6, 1 }, none = { 0, 0, 0 };
+    struct xfer_link lan = { 0.0003, 1e9, 1 }, far = { 0.200, 90e6, 1 };
+    struct xfer_link many = { 0.020, 90e6, 64 }, four = { 0.020, 90e6, 4 };
+    uint64_t p, sizes[] = { 8 * MiB, 9 * MiB, 20000000, 200000000, GiB, 100 * GiB, (uint64_t)5 << 40 };
+    size_t i;
+
+    /* S3's 20 ms and 90 MB/s: 8 x 1.8 MB = 14.4 MB -> 16 MiB; 1 GiB in 64 parts, not 128. */
+    CHECK_INT(xfer_part_size_fit(GiB, 0, &s3), 16 * MiB);
+    /* Nothing seen yet: the same assumptions. */
+    CHECK_INT(xfer_part_size_fit(GiB, 0, &none), 16 * MiB);
+    CHECK_INT(xfer_part_size_fit(GiB, 0, NULL), 16 * MiB);
+    /* A fast local link: latency is no cost, 8 MiB stays. */
+    CHECK_INT(xfer_part_size_fit(GiB, 0, &lan), 8 * MiB);
+    /* 200 ms across the world: 144 MB -> 128 MiB, but 16 connections' worth of parts. */
+    CHECK_INT(xfer_part_size_fit(100 * GiB, 0, &far), 128 * MiB);
+    CHECK_INT(xfer_part_size_fit(GiB, 0, &far), 64 * MiB);
+    /* Alone, 200 MB gives 16 parts' worth (12.5 MB -> 16 MiB: 12 parts); small ones stay 8 MiB. */
+    CHECK_INT(xfer_part_size_fit(200000000, 0, &s3), 16 * MiB);
+    CHECK_INT(xfer_part_size_fit(100 * MiB, 0, &s3), 8 * MiB);
+    CHECK_INT(xfer_part_size_fit(50000000, 0, &s3), 8 * MiB);
+    /* Among many objects in flight, each needs 2 parts only: 32 MiB in 2, 9 MiB in 2. */
+    CHECK_INT(xfer_part_size_fit(32 * MiB, 0, &many), 16 * MiB);
+    CHECK_INT(xfer_part_size_fit(9 * MiB, 0, &many), 8 * MiB);
+    CHECK_INT(xfer_part_size_fit(32 * MiB, 0, &s3), 8 * MiB);
+    /* Four at once: a quarter of 16 connections each; the latency bound rules. */
+    CHECK_INT(xfer_part_size_fit(200000000, 0, &four), 16 * MiB);
+    CHECK_INT(xfer_part_size_fit(GiB, 0, &four), 16 * MiB);
+    /* An explicit part size (--part-size, multipart_chunksize) is kept. */
+    CHECK_INT(xfer_part_size_fit(GiB, 5 * MiB, &far), 5 * MiB);
+    CHECK_INT(xfer_part_size_fit(GiB, 256 * MiB, &lan), 256 * MiB);
+    /* ...unless 10,000 parts cannot hold the object. */
+    CHECK_INT(xfer_part_size_fit((uint64_t)1 << 40, 16 * MiB, &s3), 105 * MiB);
+    /* The limits, whatever was seen: >= 8 MiB, <= 10,000 parts, <= 5 GiB. */
+    CHECK_INT(xfer_part_size_fit((uint64_t)5 << 40, 0, &lan), 525 * MiB);
+    for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+        struct xfer_link odd[] = { { 1e-9, 1, 1 }, { 100, 1e12, 1 }, { 0.02, 90e6, 100000 }, { -1, -1, -5 },
+                                   { 0.0 / 0.0, 1e9, 1 } };
+        size_t k;
+
+        for (k = 0; k < sizeof(odd) / sizeof(odd[0]); k++) {
+            p = xfer_part_size_fit(sizes[i], 0, &odd[k]);
+            CHECK(p >= 8 * MiB);
+            CHECK(p <= ((uint64_t)5 << 30));
+            CHECK((sizes[i] + p - 1) / p <= 10000);
+            /* s3c's own sizes are among those a download guesses from a "-N" ETag. */
+            if (p <= 4 * GiB && sizes[i] > p) {
+                uint64_t g[16];
+                uint32_t n = (uint32_t)((sizes[i] + p - 1) / p);
+                int m = xfer_part_size_guesses(sizes[i], n, 0, g, 16), j, found = 0;
+
+                for (j = 0; j < m; j++)
+                    found |= g[j] == p;
+                CHECK(found || (p & (p - 1)) != 0);
+            }
+        }
+    }
+}
+
 TEST(mime_from_extension)
 {
     CHECK_STR(xfer_guess_mime("a/b/index.HTML"), "text/html");

@@ -146,6 +146,8 @@ void ops_upload_part(struct emu_server *s, struct emu_conn *c, struct emu_bucket
             memcpy(p.blob->data, so->blob->data + a, (size_t)(z - a + 1));
             p.blob->len = z - a + 1;
         }
+        if (strcmp(sb->region, b->region) != 0)
+            c->resp.delay_ns += (int64_t)(s->model.xregion_ms * 1e6); /* as CopyObject's */
     }
     if (!p.blob) {
         ops_error(s, c, 500, "InternalError", "Out of memory.", NULL);
