@@ -26,6 +26,7 @@ union any_result {
     struct s3_list_uploads uploads;
     struct s3_delete_result deleted;
     struct s3_location location;
+    struct s3_create_session session;
 };
 
 static void release(enum s3_reply kind, union any_result *r)
@@ -42,6 +43,7 @@ static void release(enum s3_reply kind, union any_result *r)
     case S3_REPLY_LIST_UPLOADS: s3_list_uploads_release(&r->uploads); break;
     case S3_REPLY_DELETE_RESULT: s3_delete_result_release(&r->deleted); break;
     case S3_REPLY_LOCATION: s3_location_release(&r->location); break;
+    case S3_REPLY_CREATE_SESSION: s3_create_session_release(&r->session); break;
     }
 }
 
@@ -127,7 +129,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
     lim.entries_max = 64; /* reach the caps too */
     lim.field_max_bytes = 256;
-    for (kind = S3_REPLY_ERROR; kind <= S3_REPLY_LOCATION; kind++) {
+    for (kind = S3_REPLY_ERROR; kind <= S3_REPLY_CREATE_SESSION; kind++) {
         enum s3c_err a, b;
 
         memset(&whole, 0, sizeof(whole));
