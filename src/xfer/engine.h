@@ -365,6 +365,13 @@ bool etag_not_md5(const char *bucket, const struct http_resp *resp);
 enum sent_verdict { SENT_OK, SENT_BAD, SENT_WAIT };
 enum sent_verdict verify_sent(struct engine *g, struct req *r, unsigned char md5[MD5_LEN], bool *md5_known,
                               struct s3c_error *e);
+/*
+ * An upload's answer (PutObject or UploadPart): true when it may be taken up.
+ * False when reading the bytes failed or they do not match what the store
+ * says it got (the request is failed or retried), or when their MD5 is still
+ * on a hash worker (parked: the answer comes back here once it is).
+ */
+bool sent_answer_ok(struct engine *g, struct req *r, unsigned char md5[MD5_LEN], bool *md5_known);
 bool multipart_etag(const struct xfer_obj_state *os, char want[80]);
 void mem_crc(struct engine *g, struct req *r, bool whole_object);
 bool mem_needs_md5(const struct engine *g, bool whole_object);

@@ -126,19 +126,8 @@ void on_part(struct engine *g, struct req *r)
         str_copy(os->etags[r->part - 1], sizeof(os->etags[0]), cr.etag);
         s3_copy_result_release(&cr);
     } else {
-        if (r->local_failed) {
-            req_fail(g, r, &r->local_err, false, 0);
+        if (!sent_answer_ok(g, r, md5, &known))
             return;
-        }
-        switch (verify_sent(g, r, md5, &known, &e)) {
-        case SENT_WAIT:
-            return; /* parked: back here once the MD5 is */
-        case SENT_BAD:
-            req_fail(g, r, &e, true, 0);
-            return;
-        case SENT_OK:
-            break;
-        }
         if (!http_resp_header(&r->http.resp, "etag", &etag) || etag.n >= sizeof(os->etags[0])) {
             s3c_fail(&e, S3C_EHTTP, "UploadPart returned no ETag");
             req_fail(g, r, &e, true, 0);

@@ -82,23 +82,11 @@ ssize_t read_src(void *ctx, char *dst, size_t n, uint64_t offset)
 void on_put(struct engine *g, struct req *r)
 {
     struct xfer_obj_state *os = r->os;
-    struct s3c_error e = S3C_ERROR_INIT;
     unsigned char md5[MD5_LEN];
     bool known;
 
-    if (r->local_failed) {
-        req_fail(g, r, &r->local_err, false, 0);
+    if (!sent_answer_ok(g, r, md5, &known))
         return;
-    }
-    switch (verify_sent(g, r, md5, &known, &e)) {
-    case SENT_WAIT:
-        return; /* parked: back here once the MD5 is */
-    case SENT_BAD:
-        req_fail(g, r, &e, true, 0);
-        return;
-    case SENT_OK:
-        break;
-    }
     if (!known && g->opts.verify)
         xdebug(g, os->o, "verified: by the CRC64NVME the store echoed (no MD5)");
     g->stats.bytes += r->len;

@@ -226,6 +226,26 @@ enum sent_verdict verify_sent(struct engine *g, struct req *r, unsigned char md5
     return SENT_OK;
 }
 
+bool sent_answer_ok(struct engine *g, struct req *r, unsigned char md5[MD5_LEN], bool *md5_known)
+{
+    struct s3c_error e = S3C_ERROR_INIT;
+
+    if (r->local_failed) {
+        req_fail(g, r, &r->local_err, false, 0);
+        return false;
+    }
+    switch (verify_sent(g, r, md5, md5_known, &e)) {
+    case SENT_WAIT:
+        return false; /* parked: back here once the MD5 is */
+    case SENT_BAD:
+        req_fail(g, r, &e, true, 0);
+        return false;
+    case SENT_OK:
+        break;
+    }
+    return true;
+}
+
 static int nibble(char c)
 {
     return c <= '9' ? c - '0' : c - 'a' + 10; /* etag_is_md5 let only 0-9a-f through */
