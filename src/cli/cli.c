@@ -16,6 +16,7 @@
 #include "cli/output.h"
 #include "cli/transfer.h"
 #include "http/http.h"
+#include "s3/retry.h"
 #include "xfer/xfer.h"
 
 extern char **environ;
@@ -192,6 +193,10 @@ struct store_s3 *cli_s3(struct cli_ctx *c, struct s3c_error *e)
     o.sign_payload = c->cfg.s3.payload_signing_enabled.value;
     o.express_no_session = c->cfg.s3_disable_express_session_auth.value;
     o.max_attempts = (int)c->cfg.max_attempts.value;
+    o.retry_mode = !c->cfg.retry_mode_set                        ? S3_RETRY_S3C
+                   : c->cfg.retry_mode == CFG_RETRY_LEGACY   ? S3_RETRY_LEGACY
+                   : c->cfg.retry_mode == CFG_RETRY_ADAPTIVE ? S3_RETRY_ADAPTIVE
+                                                             : S3_RETRY_STANDARD;
     o.http.verify_tls = c->cfg.verify_ssl;
     o.http.ca_bundle = c->cfg.ca_bundle;
     if (out_opts()->debug)

@@ -84,7 +84,6 @@ void job_engine_opts(const struct job *j, struct xfer_opts *xo)
     xo->multipart_threshold = cfg->s3.multipart_threshold.set ? cfg->s3.multipart_threshold.value : 0;
     xo->bwlimit_bytes_s = k->bwlimit_bytes_s ? k->bwlimit_bytes_s
                           : cfg->s3.max_bandwidth.set ? cfg->s3.max_bandwidth.value : 0;
-    xo->max_queue = cfg->s3.max_queue_size.set ? (int)cfg->s3.max_queue_size.value : 0;
     xo->expected_size = k->expected_size;
     xo->verify = true;
     /* request_checksum_calculation = when_required: only what S3 demands (Content-MD5). */

@@ -377,6 +377,8 @@ static bool manifest_head(struct transfer *t, struct s3_object *so)
 
     memset(&x, 0, sizeof(x));
     ok = !store_s3_head_sse_c(t->s3, t->su.bucket, so->key, t->dst_s3 ? t->oa.ssec_src : t->oa.ssec, &x, &e);
+    if (!ok)
+        store_s3_explain_head_404(t->s3, t->su.bucket, &e);
     if (ok) {
         if (http_resp_header(&x.resp, "content-length", &v))
             sv_to_u64(v, &so->size);
@@ -582,8 +584,11 @@ static enum s3c_err setup_one(struct transfer *t, struct s3c_error *e)
             goto out;
         }
         rc = store_s3_head_sse_c(t->s3, t->su.bucket, t->su.key, t->dst_s3 ? t->oa.ssec_src : t->oa.ssec, &x, e);
-        if (rc)
+        if (rc) {
+            store_s3_explain_head_404(t->s3, t->su.bucket, e); /* a missing bucket, or key? */
+            rc = e->code;
             goto out;
+        }
         if (http_resp_header(&x.resp, "content-length", &v))
             sv_to_u64(v, &size);
         if (http_resp_header(&x.resp, "etag", &v))
