@@ -24,24 +24,25 @@ extern char **environ;
 struct verb {
     const char *name;
     enum s3c_err (*run)(struct cli_ctx *c, int argc, char **argv);
+    bool fails_1;       /* any failure exits 1, as the CLI's transfers, mb and rb; else 254/255 as ls */
 };
 
 static const struct verb verbs[] = {
-    { "ls", cmd_ls },
-    { "du", cmd_du },
-    { "mb", cmd_mb },
-    { "rb", cmd_rb },
-    { "head", cmd_head },
-    { "cp", cmd_cp },
-    { "mv", cmd_mv },
-    { "rm", cmd_rm },
-    { "cat", cmd_cat },
-    { "pipe", cmd_pipe },
-    { "presign", cmd_presign },
-    { "sync", cmd_sync },
-    { "run", cmd_run },
-    { "configure", cmd_configure },
-    { NULL, NULL },
+    { "ls", cmd_ls, false },
+    { "du", cmd_du, false },
+    { "mb", cmd_mb, true },
+    { "rb", cmd_rb, true },
+    { "head", cmd_head, false },
+    { "cp", cmd_cp, true },
+    { "mv", cmd_mv, true },
+    { "rm", cmd_rm, true },
+    { "cat", cmd_cat, true },
+    { "pipe", cmd_pipe, true },
+    { "presign", cmd_presign, false },
+    { "sync", cmd_sync, true },
+    { "run", cmd_run, true },
+    { "configure", cmd_configure, false },
+    { NULL, NULL, false },
 };
 
 cli_verb_fn cli_verb(const char *name)
@@ -154,8 +155,13 @@ struct keyring *cli_keys(struct cli_ctx *c, struct s3c_error *e)
 
     if (c->keys)
         return c->keys;
-    if (creds_resolve(&c->cfg, environ, &c->creds_src, &first, e))
+    if (creds_resolve(&c->cfg, environ, &c->creds_src, &first, e)) {
+        /* No credentials anywhere is the configuration's fault: exit 253, as
+         * the CLI's NoCredentialsError (a provider that failed is not). */
+        if (e->code == S3C_EAUTH && !strcmp(e->msg, CREDS_NO_CREDENTIALS))
+            e->code = S3C_ECONFIG;
         return NULL;
+    }
     /* On an instance with no region configured, its own region (as the CLI). */
     region = c->creds_src ? creds_src_region(c->creds_src) : NULL;
     if (region && !c->cfg.region_set) {
@@ -252,14 +258,28 @@ static void install_signals(void)
     signal(SIGPIPE, SIG_IGN);
 }
 
-static int exit_code(enum s3c_err rc)
+/*
+ * The AWS CLI v2's return codes (its "return codes" topic): 0 ok; 1 an s3
+ * transfer failed; 2 files were skipped, the rest done; 130 SIGINT; 252 bad
+ * command line; 253 bad configuration or no credentials; 254 the service
+ * answered with an error; 255 anything else. 'fails_1': every failure of the
+ * verb is 1, as `aws s3 cp|mv|rm|sync` count failed transfers and `aws s3
+ * mb|rb` catch theirs; the other verbs (ls, du, head) tell a store's error
+ * (254) from one of the network or the machine (255), as `aws s3 ls` does.
+ */
+static int exit_code(enum s3c_err rc, bool fails_1)
 {
     switch (rc) {
     case S3C_OK: return EXIT_OK;
-    case S3C_EUSAGE:
-    case S3C_ECONFIG: return EXIT_USAGE;
+    case S3C_EUSAGE: return EXIT_USAGE;
+    case S3C_ECONFIG: return EXIT_CONFIG;
     case S3C_ECANCEL: return EXIT_SIGINT;
-    default: return EXIT_FAILED;
+    case S3C_ESKIPPED: return EXIT_SKIPPED;
+    case S3C_ENOMATCH: return EXIT_FAILED;
+    case S3C_EHTTP:
+    case S3C_ENOTFOUND:
+    case S3C_EAUTH: return fails_1 ? EXIT_FAILED : EXIT_SERVICE;
+    default: return fails_1 ? EXIT_FAILED : EXIT_GENERAL;
     }
 }
 
@@ -330,7 +350,7 @@ int cli_main(int argc, char **argv)
         out_usage_error(&e);
         free(rest);
         cfg_release(&ctx.cfg);
-        return exit_code(rc);
+        return exit_code(rc, v->fails_1);
     }
     ctx.region_flag = flags.region;
     rc = v->run(&ctx, n_rest - 1, rest + 1);
@@ -340,7 +360,7 @@ int cli_main(int argc, char **argv)
     cfg_release(&ctx.cfg);
     free(rest);
     fflush(stdout);
-    return exit_code(rc);
+    return exit_code(rc, v->fails_1);
 }
 
 /* ---- for the man page and the completions (cli/doc.c) ---- */

@@ -73,36 +73,9 @@ struct rm {
 
 static void report(struct rm *r, const struct xfer_obj *o, const struct s3c_error *e)
 {
-    const char *shown = o->user;
+    struct out_result res = { "delete", o->user, NULL, 0, false, o->version_id, r->base.dryrun, false };
 
-    if (out_opts()->json) {
-        struct json j = JSON_INIT;
-        json_str(&j, "operation", "delete");
-        json_bool(&j, "success", e == NULL);
-        json_str(&j, "source", shown);
-        if (o->version_id)
-            json_str(&j, "version_id", o->version_id);
-        if (r->base.dryrun)
-            json_bool(&j, "dryrun", true);
-        if (e) {
-            json_str(&j, "error", e->msg);
-            if (e->s3_code[0])
-                json_str(&j, "error_code", e->s3_code);
-        }
-        json_end(&j);
-        return;
-    }
-    if (e) {
-        char op[8192];
-        snprintf(op, sizeof(op), "rm %s%s%s", shown, o->version_id ? " --version-id " : "",
-                 o->version_id ? o->version_id : "");
-        out_error(op, e);
-        return;
-    }
-    if (o->version_id)
-        out_line("%sdelete: %s (version %s)", r->base.dryrun ? "(dryrun) " : "", shown, o->version_id);
-    else
-        out_line("%sdelete: %s", r->base.dryrun ? "(dryrun) " : "", shown);
+    out_result(&res, e);
 }
 
 static void rm_done(struct job *j, const struct xfer_obj *o, const struct s3c_error *e)
@@ -119,13 +92,12 @@ static void rm_done(struct job *j, const struct xfer_obj *o, const struct s3c_er
     free(o->user);
 }
 
-/* A listing failed: one line for the argument, one failure. */
+/* A listing failed: one "fatal error" line (or record) for the argument, one failure. */
 static void arg_failed(struct rm *r, const struct s3c_error *e)
 {
-    char op[8192];
+    struct out_result res = { "rm", r->args[r->cur], NULL, 0, false, NULL, false, true };
 
-    snprintf(op, sizeof(op), "rm %s", r->args[r->cur]);
-    out_error(op, e);
+    out_result(&res, e);
     job_count(&r->base, XFER_DELETE, 0, e);
 }
 

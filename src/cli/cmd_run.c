@@ -10,7 +10,7 @@
  *
  * The exit code is the whole file's: 0 when every line succeeded, 1 when
  * any failed (a line that does not parse is a failed line, reported with
- * its number), 130 when interrupted.
+ * its number), 2 when lines only skipped files (as cp's), 130 when interrupted.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -74,7 +74,8 @@ struct run {
 static void line_failed(struct run *r, enum s3c_err rc)
 {
     r->lines_failed++;
-    if (!r->first_error)
+    /* A line that failed beats one that only skipped (exit 1 over 2). */
+    if (!r->first_error || (r->first_error == S3C_ESKIPPED && rc != S3C_ESKIPPED))
         r->first_error = rc == S3C_EUSAGE || rc == S3C_ECONFIG ? S3C_EPARSE : rc;
 }
 

@@ -210,8 +210,12 @@ static const char global_text[] =
     "  --no-progress       no live progress line\n"
     "  --debug             trace requests on stderr (credentials are never shown)\n"
     "Configuration follows the AWS CLI: flags, then AWS_* environment variables,\n"
-    "then ~/.aws/config and ~/.aws/credentials (see man s3c). Exit codes: 0 ok,\n"
-    "1 a request failed, 2 bad usage or configuration, 130 interrupted.\n";
+    "then ~/.aws/config and ~/.aws/credentials (see man s3c).\n"
+    "Exit codes, the AWS CLI v2's: 0 ok; 1 a transfer, mb or rb failed, or a prefix or\n"
+    "wildcard matched nothing; 2 files skipped (unreadable, special, or a key leaving\n"
+    "the destination), the rest done; 130 interrupted; 252 bad command line; 253 bad\n"
+    "configuration or no credentials; 254 the store answered with an error (ls, du,\n"
+    "head); 255 any other error (the network, the machine).\n";
 
 bool cli_help(const char *verb)
 {

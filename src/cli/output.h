@@ -39,6 +39,30 @@ bool out_status_enabled(void);
 
 /* One error line on stderr naming the operation 'op' (e.g. "ls s3://b"). */
 void out_error(const char *op, const struct s3c_error *e);
+
+/*
+ * One object's outcome (cp, mv, sync, rm), in the AWS CLI's shapes:
+ *   upload: a.txt to s3://b/a.txt                          (stdout; --quiet drops it)
+ *   download failed: s3://b/k to x An error occurred (NoSuchKey) when calling
+ *     the GetObject operation: The specified key does not exist.   (stderr, one line)
+ *   warning: Skipping file s3://b/../x. key "../x" has a "." or ".." segment
+ *                                  (stderr: e->code S3C_ESKIPPED, refused before it started)
+ *   fatal error: An error occurred (NoSuchBucket) when calling the
+ *     ListObjectsV2 operation: ...  (stderr: 'fatal', what failed is no one object)
+ * or, with --json, one record on stdout whatever the outcome (docs/JSON.md).
+ */
+struct out_result {
+    const char *op;             /* "upload", "download", "copy", "move", "delete" */
+    const char *src;            /* as shown: s3://b/k or a local path */
+    const char *dst;            /* as shown; NULL for a delete */
+    uint64_t size;
+    bool has_size;
+    const char *version_id;     /* a delete of one version; NULL */
+    bool dryrun;
+    bool fatal;                 /* no one object's: a listing or walk failed, the
+                                   command stops; 'op' is the verb, src/dst its arguments */
+};
+void out_result(const struct out_result *r, const struct s3c_error *e);
 /* A usage/config error line: "s3c: <msg>" (and a hint to `s3c help`). */
 void out_usage_error(const struct s3c_error *e);
 /* Where the lines that follow come from, put before them ("cmds:12: " in a

@@ -224,7 +224,7 @@ test_rm_per_key_failure() {
     # The others went; the refused key is named on one line with its code, and stays.
     assert_eq "$(printf 'delete: s3://%s/%s\n' "$b" keep/a "$b" keep/c)" "$T_OUT"
     assert_lines 1 "$T_ERR" "error lines"
-    assert_match "$T_ERR" "^s3c: ERROR \"rm s3://$b/deny/b\": .*AccessDenied"
+    assert_match "$T_ERR" "^delete failed: s3://$b/deny/b An error occurred \(AccessDenied\)"
     assert_eq '"deny/b"' "$(_rm_keys "$b")" "keys left"
 }
 
@@ -328,7 +328,7 @@ test_rm_all_versions() {
     assert_ok s3c rm --all-versions "s3://$b/ol?"
     assert_eq "delete: s3://$b/old (version null)" "$T_OUT"
     assert_eq "$(printf '%s\n' 'd/b.log v' 'k2 v')" "$(_rm_versions "$b")" "versions left"
-    assert_exit 2 s3c rm --all-versions --version-id v1 "s3://$b/k2"
+    assert_exit 252 s3c rm --all-versions --version-id v1 "s3://$b/k2"
     assert_ok s3c rm --all-versions -r "s3://$b"
     assert_eq "" "$(_rm_versions "$b")" "versions left"
 }
@@ -337,13 +337,13 @@ test_rm_usage_errors() {
     local b
     t_bucket b
     printf x > local.txt
-    assert_exit 2 s3c rm local.txt
+    assert_exit 252 s3c rm local.txt
     assert_contains "$T_ERR" "not an S3 path"
     [ -f local.txt ] || t_fail "rm touched a local file"
-    assert_exit 2 s3c rm "s3://$b"
+    assert_exit 252 s3c rm "s3://$b"
     assert_contains "$T_ERR" "--recursive"
-    assert_exit 2 s3c rm
-    assert_exit 2 s3c rm -r "s3://$b/p" --version-id v1
-    assert_exit 2 s3c rm "s3://$b/a" "s3://$b/b" --version-id v1
-    assert_exit 2 s3c rm --no-such-flag "s3://$b/a"
+    assert_exit 252 s3c rm
+    assert_exit 252 s3c rm -r "s3://$b/p" --version-id v1
+    assert_exit 252 s3c rm "s3://$b/a" "s3://$b/b" --version-id v1
+    assert_exit 252 s3c rm --no-such-flag "s3://$b/a"
 }
