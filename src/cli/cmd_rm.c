@@ -57,6 +57,7 @@ struct rm {
     struct s3_uri u;
     char *prefix;                   /* listing prefix */
     const char *pattern;            /* wildcard argument: keys must match it */
+    uint64_t matched;               /* keys the pattern matched (none: an error) */
     char *filter_root;
     struct lister lister;
     bool lister_open;
@@ -145,6 +146,7 @@ static void arg_close(struct rm *r)
     free(r->filter_root);
     r->prefix = r->filter_root = NULL;
     r->pattern = NULL;
+    r->matched = 0;
     r->open = false;
     r->one_given = false;
 }
@@ -359,6 +361,7 @@ static int arg_next(struct rm *r, struct xfer_obj **out)
         if (r->pattern) {
             if (!wild_match(r->pattern, (struct sv){ so->key, kl }))
                 continue;
+            r->matched++;
             rel = wild_relative(r->pattern, (struct sv){ so->key, kl });
         }
         if (!accepted(r, rel))
@@ -370,8 +373,13 @@ static int arg_next(struct rm *r, struct xfer_obj **out)
         got = -1;
         break;
     }
-    if (got < 0)
+    if (got < 0) {
         arg_failed(r, &e);
+    } else if (r->pattern && !r->matched) {
+        /* A wildcard that matched nothing is an error (exit 1), as for cp. */
+        s3c_fail(&e, S3C_ENOMATCH, "no object matches %s", r->args[r->cur]);
+        arg_failed(r, &e);
+    }
     return 0;
 }
 

@@ -70,6 +70,7 @@ struct transfer {
     struct buf mkey, metag;         /* its strings */
     char *prefix;                   /* listing prefix (ends with '/' or is "") */
     const char *pattern;            /* wildcard source: keys/paths must match it */
+    uint64_t matched;               /* keys or files the pattern matched (none: an error) */
     struct walk *walk;              /* local source tree */
     char *walk_root;                /* the directory walked */
     char *walk_match;               /* text before each rel to match 'pattern' ("dir/") */
@@ -442,6 +443,7 @@ static int next_from_list(struct transfer *t, struct xfer_obj **out)
         if (t->pattern) {
             if (!wild_match(t->pattern, (struct sv){ so->key, kl }))
                 continue;
+            t->matched++;
             relv = wild_relative(t->pattern, (struct sv){ so->key, kl });
             rel = relv.p;
         }
@@ -793,6 +795,14 @@ static enum s3c_err job_finish(struct job *j, enum s3c_err engine_rc)
 {
     struct transfer *t = (struct transfer *)j;
 
+    /* A wildcard that matched nothing is an error (exit 1), as ls says for a prefix. */
+    if (t->pattern && !t->matched && engine_rc != S3C_ECANCEL && !j->n.failed && !j->n.warned) {
+        struct s3c_error e = S3C_ERROR_INIT;
+        s3c_fail(&e, S3C_ENOMATCH, "no %s matches %s", t->src_s3 ? "object" : "file", t->src_arg);
+        fatal(t, &e);
+        job_count(j, t->mv ? JOB_OP_MOVE : (int)t->op, 0, &e);
+    }
+
     if (engine_rc == S3C_ECANCEL) {
         struct s3c_error e = S3C_ERROR_INIT;
         s3c_fail(&e, S3C_ECANCEL, "interrupted");
@@ -979,6 +989,7 @@ static int transfer_walk_next(struct transfer *t, struct xfer_obj **out)
                 buf_release(&match);
                 continue;
             }
+            t->matched++;
             rel = wild_relative(t->pattern, buf_sv(&match));
         }
         if ((!filter_empty(&t->filter) && !filter_accept(&t->filter, t->filter_root, rel)) ||
