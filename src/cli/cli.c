@@ -99,7 +99,8 @@ static void set_global(struct cfg_flags *f, struct out_opts *o, const char *name
         o->quiet = true;
     else if (!strcmp(name, "--only-show-errors"))
         o->only_errors = true;
-    /* --no-progress: there is no progress output yet; accepted for scripts. */
+    else if (!strcmp(name, "--no-progress"))
+        o->no_progress = true;
 }
 
 /* Move global flags out of argv into 'f' and 'o'; the rest stays in order in rest[]. */
@@ -136,6 +137,31 @@ static enum s3c_err take_globals(int argc, char **argv, struct cfg_flags *f, str
         }
     }
     return S3C_OK;
+}
+
+enum s3c_err cli_line_globals(int *argc, char **argv, struct out_opts *o, struct s3c_error *e)
+{
+    struct cfg_flags f, none;
+    char **rest = calloc((size_t)*argc + 1, sizeof(char *));
+    bool debug = o->debug;
+    enum s3c_err rc;
+    int n = 0, i;
+
+    if (!rest)
+        return s3c_fail(e, S3C_ENOMEM, "out of memory");
+    memset(&f, 0, sizeof(f));
+    memset(&none, 0, sizeof(none));
+    rc = take_globals(*argc, argv, &f, o, rest, &n, e);
+    if (!rc && (memcmp(&f, &none, sizeof(f)) != 0 || o->debug != debug))
+        rc = s3c_fail(e, S3C_EUSAGE, "%s: --endpoint-url, --profile, --region, --ca-bundle, --no-sign-request, "
+                      "--no-verify-ssl and --debug are the run's: give them to s3c run, not to a line", argv[0]);
+    if (!rc) {
+        for (i = 0; i < n; i++)
+            argv[i + 1] = rest[i];
+        *argc = n + 1;
+    }
+    free(rest);
+    return rc;
 }
 
 /* From the refresh thread: fresh keys are ready, let a sleeping loop take them. */

@@ -6,12 +6,12 @@
 #include <string.h>
 #include <unistd.h>
 
-static struct out_opts opts;
+static struct out_opts opts, run_opts;
 static bool status_shown;
 
 bool out_status_enabled(void)
 {
-    return !opts.quiet && !opts.only_errors && !opts.json && isatty(STDERR_FILENO);
+    return !opts.quiet && !opts.only_errors && !opts.json && !opts.no_progress && isatty(STDERR_FILENO);
 }
 
 /* Erase the status line before printing anything else. */
@@ -39,7 +39,12 @@ void out_status(const char *text)
 
 void out_init(const struct out_opts *o)
 {
-    opts = *o;
+    opts = run_opts = *o;
+}
+
+void out_line_opts(const struct out_opts *o)
+{
+    opts = o ? *o : run_opts;
 }
 
 const struct out_opts *out_opts(void)

@@ -19,10 +19,14 @@ struct out_opts {
     bool quiet;         /* --quiet: no result lines */
     bool only_errors;   /* --only-show-errors */
     bool debug;         /* --debug: trace lines on stderr */
+    bool no_progress;   /* --no-progress: no live status line */
 };
 
 void out_init(const struct out_opts *o);
 const struct out_opts *out_opts(void);
+/* A run file's line with options of its own (--json...): they hold until
+ * out_line_opts(NULL) puts back those of out_init(). */
+void out_line_opts(const struct out_opts *o);
 
 /* A result line on stdout (suppressed by --quiet / --only-show-errors). */
 void out_line(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -31,8 +35,9 @@ void out_text(const char *s);
 
 /*
  * The live status line (progress): shown on stderr only when stderr is a
- * terminal and neither --quiet, --only-show-errors nor --json is on; every
- * other line printed clears it first. out_status(NULL) clears it for good.
+ * terminal and none of --quiet, --only-show-errors, --json or --no-progress
+ * is on; every other line printed clears it first. out_status(NULL) clears
+ * it for good.
  */
 void out_status(const char *text);
 bool out_status_enabled(void);
