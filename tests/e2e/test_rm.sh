@@ -104,9 +104,10 @@ test_rm_wildcards() {
     assert_ok s3c rm "s3://$b/logs/*/202?-0?.gz"
     assert_eq "delete: s3://$b/logs/old/2024-03.gz" "$T_OUT"
     assert_eq "$(printf '"%s"\n' 'lit*star' logs/2023-12.gz logs/2024-02.txt other.gz)" "$(_rm_keys "$b")"
-    # A pattern that matches nothing deletes nothing (as cp copies nothing).
-    assert_ok s3c rm "s3://$b/nomatch*"
+    # A pattern that matches nothing deletes nothing, and says so: exit 1 (as cp's).
+    assert_exit 1 s3c rm "s3://$b/nomatch*"
     assert_eq "" "$T_OUT"
+    assert_contains "$T_ERR" "no object matches s3://$b/nomatch*"
     # --raw: the '*' is part of the key.
     assert_ok s3c rm --raw "s3://$b/lit*star"
     assert_eq "$(printf '"%s"\n' logs/2023-12.gz logs/2024-02.txt other.gz)" "$(_rm_keys "$b")"

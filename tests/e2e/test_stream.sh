@@ -322,8 +322,8 @@ test_presign_session_token_and_addressing() {
     AWS_SESSION_TOKEN='tok/en+=' t_cmd s3c presign "s3://$b/k"
     assert_eq 0 "$T_RC" "exit status"
     assert_contains "$T_OUT" "X-Amz-Security-Token=tok%2Fen%2B%3D&"
-    # No credentials: a clear error, no URL (exit 1, as for any command without them).
-    assert_exit 1 env -u AWS_ACCESS_KEY_ID -u AWS_SECRET_ACCESS_KEY "$S3C" presign "s3://$b/k"
+    # No credentials: a clear error, no URL (exit 253, as for any command without them).
+    assert_exit 253 env -u AWS_ACCESS_KEY_ID -u AWS_SECRET_ACCESS_KEY "$S3C" presign "s3://$b/k"
     assert_eq "" "$T_OUT" "stdout without credentials"
     # Another region is signed for, and named in the credential scope.
     assert_ok s3c presign "s3://$b/k" --region eu-west-3
