@@ -49,6 +49,13 @@ _ex_compare() {
     s3c_rc=$T_RC
     printf '%s\t%s\t%s\n' "$name" "$aws_rc" "$s3c_rc" >> exits.tsv
     t_note "$name: aws $aws_rc, s3c $s3c_rc"
+    # Against Ceph RGW the CLI 2.9 fails some error replies with a Python
+    # error of its own ("argument of type 'NoneType' is not iterable", 255):
+    # nothing to compare with then.
+    if [ "$want" = same ] && [ "$aws_rc" = 255 ] && grep -q "NoneType\|Traceback" "$T_DIR/aws.$name.err"; then
+        t_note "$name: the AWS CLI failed on its own error, not compared"
+        return 0
+    fi
     if [ "$want" = same ]; then
         [ "$s3c_rc" = "$aws_rc" ] || t_fail "$name: s3c exited $s3c_rc, the AWS CLI $aws_rc ($(head -c 300 "$T_DIR/aws.$name.err"))"
     else
