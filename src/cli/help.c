@@ -105,7 +105,12 @@ static const struct help helps[] = {
       "Execute one s3c command a line (FILE, or - for standard input), in this process.\n"
       "Lines are split like shell words (quotes, backslashes, # comments), with no expansion.\n"
       "cp, mv, rm and sync lines run in parallel on one engine; any other verb waits for\n"
-      "the lines before it to finish. A failed line is named by its number; exit code 1.\n"
+      "the lines before it to finish. A failed line is named by its number; exit code 1\n"
+      "(2 when lines only skipped files).\n"
+      "A line may carry the output options --json, --quiet and --only-show-errors, for its\n"
+      "own results; --no-progress on any line turns the run's one status line off. The\n"
+      "connection options (--endpoint-url, --profile, --region...) and --debug are the\n"
+      "run's: given on a line, that line fails.\n"
       "  --concurrency N, --numworkers N, --part-size SIZE, --bwlimit RATE, --expected-size SIZE,\n"
       "  --no-progress, --stat, --resume   as for cp, for the one engine of all the lines\n"
       "  --shard K/N|auto       as for cp, for every line without a --shard of its own\n" },
@@ -210,8 +215,12 @@ static const char global_text[] =
     "  --no-progress       no live progress line\n"
     "  --debug             trace requests on stderr (credentials are never shown)\n"
     "Configuration follows the AWS CLI: flags, then AWS_* environment variables,\n"
-    "then ~/.aws/config and ~/.aws/credentials (see man s3c). Exit codes: 0 ok,\n"
-    "1 a request failed, 2 bad usage or configuration, 130 interrupted.\n";
+    "then ~/.aws/config and ~/.aws/credentials (see man s3c).\n"
+    "Exit codes, the AWS CLI v2's: 0 ok; 1 a transfer, mb or rb failed, or a prefix or\n"
+    "wildcard matched nothing; 2 files skipped (unreadable, special, or a key leaving\n"
+    "the destination), the rest done; 130 interrupted; 252 bad command line; 253 bad\n"
+    "configuration or no credentials; 254 the store answered with an error (ls, du,\n"
+    "head); 255 any other error (the network, the machine).\n";
 
 bool cli_help(const char *verb)
 {

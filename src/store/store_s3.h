@@ -37,6 +37,8 @@ struct store_s3_opts {
     bool sign_payload;              /* s3.payload_signing_enabled: SHA-256 of object data too */
     bool express_no_session;        /* s3_disable_express_session_auth: no CreateSession */
     int max_attempts;               /* total tries per request; 0: 3 (standard mode) */
+    int retry_mode;                 /* enum s3_retry_mode (s3/retry.h): which answers retry, how
+                                       long to wait, the quota, adaptive's rate limiter */
     struct http_loop_opts http;
 };
 
@@ -65,6 +67,10 @@ struct s3_req {
     /* S3 Express bucket management (CreateBucket, DeleteBucket,
      * ListDirectoryBuckets): the regional control endpoint, IAM keys. */
     bool control;
+    /* The SHA-256 (hex) of a streamed body ('read'), computed by the caller
+     * for payload signing (store_s3_signs_payload): signed instead of
+     * UNSIGNED-PAYLOAD, and then sent without an aws-chunked trailer. */
+    const char *payload_sha256;
 };
 
 struct store_s3;
@@ -88,6 +94,8 @@ struct store_s3_call {
     bool chunked_on;                /* the body went as aws-chunked with a CRC64NVME trailer */
     struct s3_chunked chunked;      /* its framing; s3_chunked_crc() once it went */
     char decoded_len[24];
+    const char *op;                 /* the S3 operation (s3/op.h), named in errors */
+    int quota_cost;                 /* standard mode: what its last retry took from the quota */
 };
 
 #define STORE_S3_CALL_INIT { .target = S3_TARGET_INIT, .url = BUF_INIT(32768), .auth = BUF_INIT(4096) }
@@ -116,11 +124,12 @@ enum store_s3_verdict {
  * Judge a finished exchange: the reply's status, an S3 error body, network
  * failures ('c': the call it was prepared with). 'attempt' counts from 0.
  * Learns region hints (per bucket: buckets of one run may live in several
- * regions) and clock skew for later requests. A region hint asks for an immediate retry (backoff 0)
+ * regions) and clock skew for later requests; keeps the retry mode's quota
+ * and rate (s3/retry.h) and names the operation in e->op. A region hint asks for an immediate retry (backoff 0)
  * that does not count as an attempt: *free_retry is set then; so do keys the store calls
  * expired (ExpiredToken) when fresher ones can be had: the retry is signed with them.
  */
-enum store_s3_verdict store_s3_judge(struct store_s3 *s, const struct store_s3_call *c,
+enum store_s3_verdict store_s3_judge(struct store_s3 *s, struct store_s3_call *c,
                                      const struct http_xfer *x, int attempt,
                                      long *backoff_ms, bool *free_retry, struct s3c_error *e);
 
@@ -144,6 +153,24 @@ void store_s3_express_stats(const struct store_s3 *s, struct express_stats *out)
 
 /* Max attempts in effect (config max_attempts, default 3). */
 int store_s3_max_attempts(const struct store_s3 *s);
+
+/*
+ * Adaptive retry mode: may a request be sent now? 0 when it may (a token of
+ * the client-side rate limiter taken; always 0 in other modes and until the
+ * store first throttles), else the milliseconds to wait before asking again.
+ * Thread-safe.
+ */
+long store_s3_rate_wait_ms(struct store_s3 *s);
+
+/* payload_signing_enabled: streamed bodies want their SHA-256 (s3_req.payload_sha256). */
+bool store_s3_signs_payload(const struct store_s3 *s);
+
+/*
+ * A HeadObject of s3://bucket/KEY answered 404, which has no body to say
+ * why: ask HeadBucket, and name in 'e' a missing bucket (NoSuchBucket) or a
+ * missing key (NoSuchKey). 'e' is left as it was when HeadBucket cannot tell.
+ */
+void store_s3_explain_head_404(struct store_s3 *s, const char *bucket, struct s3c_error *e);
 
 /* Add a header to 'r'; false when full. Strings are borrowed. */
 bool s3_req_header(struct s3_req *r, const char *name, const char *value);

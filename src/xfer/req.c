@@ -27,6 +27,7 @@
 
 static const char *req_op_name(enum req_kind k);
 static bool req_md5_sent(struct engine *g, struct req *r);
+static enum s3c_err body_sha256(struct req *r, char hex[2 * SHA256_LEN + 1], struct s3c_error *e);
 
 /* ---- run-wide state ---------------------------------------------------------- */
 
@@ -508,7 +509,7 @@ enum s3c_err req_submit(struct engine *g, struct req *r, struct s3c_error *e)
     struct xfer_obj *o = os->o;
     struct s3_req q;
     const struct xfer_obj_opts *oo = o->opts;
-    char num[32];
+    char num[32], sha[2 * SHA256_LEN + 1];
     enum s3c_err rc = S3C_OK;
 
     memset(&q, 0, sizeof(q));
@@ -749,6 +750,16 @@ enum s3c_err req_submit(struct engine *g, struct req *r, struct s3c_error *e)
     if (oo && (rc = add_sse_c(r, &q, oo, e)))
         return rc;
     q.object_data = r->kind == RK_PUT || r->kind == RK_PART;
+    if (q.read && store_s3_signs_payload(g->s3)) {
+        /* payload_signing_enabled: the file's bytes signed by their SHA-256
+         * (then no aws-chunked trailer: the signature covers them). */
+        if ((rc = body_sha256(r, sha, e)))
+            return rc;
+        q.payload_sha256 = sha;
+        q.trailer_crc64 = r->flex = false;
+        if (!req_md5_sent(g, r)) /* no trailer's echo to prove them: their MD5 does */
+            return s3c_fail(e, S3C_ENOMEM, "cannot start a thread to hash %s", o->src);
+    }
     rc = store_s3_prepare(g->s3, &q, &r->call, &r->http, e);
     if (rc)
         return rc;
@@ -762,6 +773,47 @@ enum s3c_err req_submit(struct engine *g, struct req *r, struct s3c_error *e)
     g->inflight++;
     g->stats.requests++;
     return S3C_OK;
+}
+
+/*
+ * payload_signing_enabled: the SHA-256 of the file's bytes 'r' streams,
+ * read once more before they go. On the loop thread, as botocore reads a
+ * body to hash it before sending: the cost that configuration asks for
+ * (a pass over the bytes at SHA-256's speed, every part, every retry).
+ */
+static enum s3c_err body_sha256(struct req *r, char hex[2 * SHA256_LEN + 1], struct s3c_error *e)
+{
+    enum { CHUNK = 1 << 20 };
+    struct hash_ctx *h = hash_sha256_new();
+    unsigned char d[SHA256_LEN];
+    char *buf = malloc(CHUNK);
+    uint64_t done = 0;
+    enum s3c_err rc = S3C_OK;
+
+    if (!h || !buf) {
+        rc = s3c_fail(e, S3C_ENOMEM, "out of memory");
+        goto out;
+    }
+    while (done < r->len) {
+        size_t want = r->len - done < CHUNK ? (size_t)(r->len - done) : CHUNK;
+        ssize_t got = pread(r->os->fd, buf, want, (off_t)(r->off + done));
+
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got <= 0) {
+            rc = got < 0 ? s3c_fail_errno(e, errno, "cannot read %s", r->os->o->src)
+                         : s3c_fail(e, S3C_EIO, "%s shrank while it was read", r->os->o->src);
+            goto out;
+        }
+        hash_update(h, buf, (size_t)got);
+        done += (uint64_t)got;
+    }
+    hash_final(h, d);
+    str_hex(d, SHA256_LEN, hex);
+out:
+    free(buf);
+    hash_free(h);
+    return rc;
 }
 
 /*
@@ -903,12 +955,15 @@ static void stop_run(struct engine *g, struct req *r, struct s3c_error *e)
         return;
     if (n && e->msg[n - 1] == '.')
         e->msg[n - 1] = '\0';
+    /* The operation is e->op's (the line names it); the message names the bucket. */
     if (o->op == XFER_COPY && !reads)
-        snprintf(msg, sizeof(msg), "%s from s3://%s to s3://%s: %.300s; stopped, nothing more was tried",
-                 req_op_name(r->kind), o->src_bucket, o->dst_bucket, e->msg);
+        snprintf(msg, sizeof(msg), "%.300s (from s3://%s to s3://%s); stopped, nothing more was tried",
+                 e->msg, o->src_bucket, o->dst_bucket);
     else
-        snprintf(msg, sizeof(msg), "%s in s3://%s: %.300s; stopped, nothing more was tried", req_op_name(r->kind),
-                 reads || o->op == XFER_DELETE ? o->src_bucket : o->dst_bucket, e->msg);
+        snprintf(msg, sizeof(msg), "%.300s (s3://%s); stopped, nothing more was tried", e->msg,
+                 reads || o->op == XFER_DELETE ? o->src_bucket : o->dst_bucket);
+    if (!e->op[0])
+        str_copy(e->op, sizeof(e->op), req_op_name(r->kind));
     str_copy(e->msg, sizeof(e->msg), msg);
     g->stop = true;
     g->stop_err = *e;

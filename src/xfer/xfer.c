@@ -145,6 +145,23 @@ static bool obj_must_wait(struct engine *g, const struct xfer_obj *o)
     return g->inflight > 0 && b && *b && !store_s3_may_send(g->s3, b);
 }
 
+/*
+ * retry_mode = adaptive, once the store throttled: the client-side rate
+ * limiter says when 'r' may go. Until then it waits with the retries (its
+ * attempt unchanged) and nothing more is sent this turn.
+ */
+static bool hold_for_rate(struct engine *g, struct req *r, int64_t now)
+{
+    long wait_ms = store_s3_rate_wait_ms(g->s3);
+
+    if (wait_ms <= 0)
+        return false;
+    r->due_ms = now + wait_ms;
+    r->next = g->retry;
+    g->retry = r;
+    return true;
+}
+
 static void fill(struct engine *g)
 {
     int64_t now = now_ms();
@@ -195,6 +212,8 @@ static void fill(struct engine *g)
             if (!r)
                 continue;
         }
+        if (hold_for_rate(g, r, now))
+            break;
         submit_or_fail(g, r);
     }
 }

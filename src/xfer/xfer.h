@@ -94,7 +94,6 @@ struct xfer_opts {
     int max_concurrency;            /* ceiling for adaptive; 0: 512 */
     uint64_t part_size;             /* fixed part size; 0: from the object size */
     uint64_t multipart_threshold;   /* 0: 8 MiB */
-    int max_queue;                  /* objects admitted but not started; 0: 1000 */
     uint64_t bwlimit_bytes_s;       /* 0: none */
     uint64_t expected_size;         /* stdin uploads: expected bytes, to pick the part size */
     bool verify;                    /* check MD5/ETag and checksums (default true) */

@@ -92,14 +92,14 @@ test_cat_usage_and_missing_key() {
     local b
     t_new_bucket b
     t_put_text "$b" 'a%2Ab' star
-    assert_exit 2 s3c cat "s3://$b/a*"
+    assert_exit 252 s3c cat "s3://$b/a*"
     assert_contains "$T_ERR" "wildcards"
     # A wildcard to standard output once wrote into a directory named '-' (see test_cp.sh).
     [ ! -e ./- ] || t_fail "a local '-' was created"
-    assert_exit 2 s3c cat "s3://$b/"
-    assert_exit 2 s3c cat "s3://$b/x" "s3://$b/y"
-    assert_exit 2 s3c cat ./local
-    assert_exit 2 s3c cat "s3://$b/x" --recursive
+    assert_exit 252 s3c cat "s3://$b/"
+    assert_exit 252 s3c cat "s3://$b/x" "s3://$b/y"
+    assert_exit 252 s3c cat ./local
+    assert_exit 252 s3c cat "s3://$b/x" --recursive
     assert_ok s3c cat --raw "s3://$b/a*b"
     assert_eq "star" "$T_OUT" "cat --raw of a key with '*'"
     assert_exit 1 s3c cat "s3://$b/no-such-key"
@@ -245,7 +245,7 @@ test_pipe_expected_size_picks_the_part_size() {
     [[ $(_st_etag "$b" k) == *-3 ]] || t_fail "not 3 parts of 11 MiB: ETag $(_st_etag "$b" k)"
     assert_ok _st_cat_sha "s3://$b/k"
     assert_eq "$(t_sha256 "$f")" "$T_OUT" "sha256"
-    assert_exit 2 s3c pipe --expected-size lots "s3://$b/k"
+    assert_exit 252 s3c pipe --expected-size lots "s3://$b/k"
 }
 
 test_pipe_slow_producer_and_object_flags() {
@@ -268,8 +268,8 @@ test_pipe_slow_producer_and_object_flags() {
     assert_eq 0 "$T_RC" "exit status of a tiny pipe"
     assert_ok s3c cat "s3://$b/tiny"
     assert_eq "hi" "$T_OUT" "content of tiny"
-    assert_exit 2 s3c pipe "s3://$b/dir/"
-    assert_exit 2 s3c pipe "s3://$b/k" --recursive
+    assert_exit 252 s3c pipe "s3://$b/dir/"
+    assert_exit 252 s3c pipe "s3://$b/k" --recursive
 }
 
 # --------------------------------------------------------------- presign --
@@ -295,11 +295,11 @@ test_presign_urls_work_with_curl() {
     # 7 days at most.
     assert_ok s3c presign "s3://$b/dir/a b+c.bin" --expires-in 604800
     assert_match "$T_OUT" "X-Amz-Expires=604800&"
-    assert_exit 2 s3c presign "s3://$b/dir/a b+c.bin" --expires-in 604801
+    assert_exit 252 s3c presign "s3://$b/dir/a b+c.bin" --expires-in 604801
     assert_lines 1 "$T_ERR" "stderr"
     assert_contains "$T_ERR" "604800"
-    assert_exit 2 s3c presign "s3://$b/dir/a b+c.bin" --expires-in 0
-    assert_exit 2 s3c presign "s3://$b/"
+    assert_exit 252 s3c presign "s3://$b/dir/a b+c.bin" --expires-in 0
+    assert_exit 252 s3c presign "s3://$b/"
 
     # --debug never shows the signature (it is only in the URL on stdout).
     assert_ok s3c --debug presign "s3://$b/dir/a b+c.bin"
@@ -322,8 +322,8 @@ test_presign_session_token_and_addressing() {
     AWS_SESSION_TOKEN='tok/en+=' t_cmd s3c presign "s3://$b/k"
     assert_eq 0 "$T_RC" "exit status"
     assert_contains "$T_OUT" "X-Amz-Security-Token=tok%2Fen%2B%3D&"
-    # No credentials: a clear error, no URL (exit 1, as for any command without them).
-    assert_exit 1 env -u AWS_ACCESS_KEY_ID -u AWS_SECRET_ACCESS_KEY "$S3C" presign "s3://$b/k"
+    # No credentials: a clear error, no URL (exit 253, as for any command without them).
+    assert_exit 253 env -u AWS_ACCESS_KEY_ID -u AWS_SECRET_ACCESS_KEY "$S3C" presign "s3://$b/k"
     assert_eq "" "$T_OUT" "stdout without credentials"
     # Another region is signed for, and named in the credential scope.
     assert_ok s3c presign "s3://$b/k" --region eu-west-3
