@@ -713,6 +713,7 @@ static enum s3c_err job_start(struct job *j)
         out_error(op, &e);
         return e.code;
     }
+    objopts_source_region(&t->oa, t->s3, t->src_s3 ? t->su.bucket : NULL, t->dst_s3 ? t->du.bucket : NULL);
     if (t->filters.n) {
         struct buf root = BUF_INIT(65536);
         rc = filter_add_list(&t->filter, t->filters.flag, t->filters.v, (size_t)t->filters.n, &e);
