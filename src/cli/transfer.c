@@ -649,6 +649,12 @@ static enum s3c_err setup_one(struct transfer *t, struct s3c_error *e)
     t->one->mtime = mtime;
     t->one->etag = etag;
     etag = NULL;
+    if (t->src_s3 && (t->one->head = calloc(1, sizeof(*t->one->head)))) {
+        /* The engine takes this HEAD as its own (xfer_obj.head): asked once, not twice. */
+        t->one->head->status = x.resp.status;
+        t->one->head->headers = x.resp.headers;
+        x.resp.headers = (struct buf)BUF_INIT(0);
+    }
     ((struct shown *)t->one->user)->size = size;
 out:
     free(etag);
