@@ -773,10 +773,12 @@ static enum s3c_err job_start(struct job *j)
         t->kind = SRC_ONE;
         rc = setup_one(t, &e);
         if (rc) {
-            if (rc == S3C_EUSAGE)
+            if (rc == S3C_EUSAGE) {
                 out_usage_error(&e);
-            else
+            } else {
                 out_error(op, &e);
+                job_count(&t->base, t->mv ? JOB_OP_MOVE : (int)t->op, 0, &e); /* for --stat */
+            }
             return rc;
         }
     }
