@@ -39,6 +39,7 @@ static bool dl_head_same(struct xfer_obj_state *os, const struct http_resp *resp
 static bool dl_check_from(struct engine *g, struct xfer_obj_state *os, const struct http_resp *resp,
                           const char *etag);
 static void dl_probed(struct engine *g, struct xfer_obj_state *os, bool part1);
+static void stdout_check_from(struct engine *g, struct xfer_obj_state *os, const struct http_resp *resp);
 
 /* ---- starting -------------------------------------------------------------------- */
 
@@ -114,8 +115,17 @@ enum s3c_err stdout_start(struct engine *g, struct xfer_obj_state *os, struct re
     os->part_size = xfer_stdout_part_size(os->size, g->opts.part_size);
     if (os->size > os->part_size && g->opts.verify) {
         /* Ranges: ask for a stored checksum first (stdout_probed): cheaper than the
-         * MD5 of the whole, and the only check when the ETag is a multipart one. */
+         * MD5 of the whole, and the only check when the ETag is a multipart one.
+         * The caller's HEAD, when it made one, says it. */
         os->phase = PH_PROBE;
+        if (os->o->head) {
+            char etag[80];
+
+            if (!dl_head_same(os, os->o->head, etag, e))
+                return e->code;
+            stdout_check_from(g, os, os->o->head);
+            return stdout_start_parts(g, os, e);
+        }
         r = req_get(g, os, RK_HEAD_INFO);
         if (!r)
             return s3c_fail(e, S3C_ENOMEM, "out of memory");
@@ -219,19 +229,26 @@ static void dl_start(struct engine *g, struct xfer_obj_state *os)
     }
 }
 
-/* stdout, probed: a stored full-object checksum checks the stream (ranges of our
- * own size, combined in order); without one, the MD5 of the whole when the
- * ETag is one, else lengths do. Then the ranges start. */
+/* stdout, probed (by the engine's HEAD or its caller's): a stored full-object
+ * checksum checks the stream (ranges of our own size, combined in order);
+ * without one, the MD5 of the whole when the ETag is one, else lengths do.
+ * Then the ranges start. */
+static void stdout_check_from(struct engine *g, struct xfer_obj_state *os, const struct http_resp *resp)
+{
+    char hex[33];
+
+    if (stored_checksum(resp, &os->ck_algo, &os->ck_want))
+        os->check = DL_CRC;
+    else if (!os->o->etag || !etag_is_md5(sv_from(os->o->etag), hex))
+        xdebug(g, os->o, "checked by the length of every range: a multipart ETag and no stored checksum");
+}
+
 static void stdout_probed(struct engine *g, struct req *r)
 {
     struct xfer_obj_state *os = r->os;
     struct s3c_error e = S3C_ERROR_INIT;
-    char hex[33];
 
-    if (stored_checksum(&r->http.resp, &os->ck_algo, &os->ck_want))
-        os->check = DL_CRC;
-    else if (!os->o->etag || !etag_is_md5(sv_from(os->o->etag), hex))
-        xdebug(g, os->o, "checked by the length of every range: a multipart ETag and no stored checksum");
+    stdout_check_from(g, os, &r->http.resp);
     req_put_back(g, r);
     if (stdout_start_parts(g, os, &e)) {
         obj_fail(g, os, &e);

@@ -6,6 +6,7 @@
 # know.
 
 _u_stat() { curl -sS "$S3C_TEST_ENDPOINT/_s3emu/stats" | jq -r "$1"; }
+_u_cat_sha() { s3c cat "$1" | sha256sum | cut -d' ' -f1; }
 
 # .bin and names with no known extension get the Content-Type the AWS CLI's
 # upload gives them (it guesses with Python's mimetypes).
@@ -34,6 +35,12 @@ test_usability_one_head_per_download() {
     after=$(_u_stat '.ops.HeadObject // 0')
     assert_file_sha256 got "$(t_sha256 big)"
     assert_eq 1 "$((after - before))" "HeadObject requests for one download"
+    # The same to standard output, in ranges.
+    before=$after
+    assert_ok _u_cat_sha "s3://$b/big"
+    after=$(_u_stat '.ops.HeadObject // 0')
+    assert_eq "$(t_sha256 big)" "$T_OUT" "sha256 of the object to stdout"
+    assert_eq 1 "$((after - before))" "HeadObject requests for one cat"
 }
 
 # --stat prints its table when nothing succeeded too.
