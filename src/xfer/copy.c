@@ -25,7 +25,7 @@
  * replace those of the source's properties and keep the rest: the source's
  * HEAD is asked for one CopyObject too, which then says REPLACE (merge_meta).
  */
-static void copy_props(struct xfer_obj_state *os)
+static void copy_props(const struct engine *g, struct xfer_obj_state *os)
 {
     const struct xfer_obj *o = os->o;
     const struct xfer_obj_opts *oo = o->opts;
@@ -37,7 +37,7 @@ static void copy_props(struct xfer_obj_state *os)
 
     os->keep_meta = md ? strcmp(md, "REPLACE") != 0 : props != XFER_PROPS_NONE;
     os->merge_meta = os->keep_meta && !md && flags;
-    os->keep_tags = props == XFER_PROPS_DEFAULT && !directory;
+    os->keep_tags = props == XFER_PROPS_DEFAULT && !directory && !g->no_tagging;
     os->drop_tags = props != XFER_PROPS_DEFAULT && !directory;
 }
 
@@ -60,7 +60,7 @@ enum s3c_err copy_start(struct engine *g, struct xfer_obj_state *os, struct req 
 
     *out = NULL;
     os->size = o->size;
-    copy_props(os);
+    copy_props(g, os);
     if (wants_multipart(g, os->size)) {
         bool head = os->keep_meta && !o->head; /* the caller's HEAD, when it made one, says it */
 
@@ -185,6 +185,24 @@ void on_src_tags(struct engine *g, struct req *r)
     }
     req_put_back(g, r);
     copy_next(g, os, RK_CREATE);
+}
+
+/* GetObjectTagging refused with 501: a store without object tagging. Its
+ * objects have no tags to keep: this copy and the run's next ones go on
+ * without asking (said in --debug). */
+bool src_tags_refused(struct engine *g, struct req *r, const struct s3c_error *e)
+{
+    struct xfer_obj_state *os = r->os;
+
+    if (e->http_status != 501)
+        return false;
+    if (!g->no_tagging)
+        xdebug(g, os->o, "the store has no object tagging (GetObjectTagging: %ld %s): copies keep no tags",
+               e->http_status, e->s3_code);
+    g->no_tagging = true;
+    req_put_back(g, r);
+    copy_next(g, os, RK_CREATE);
+    return true;
 }
 
 /* CopyObject answered: S3 may answer 200 and then fail, with no result. */

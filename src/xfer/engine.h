@@ -269,6 +269,7 @@ struct engine {
     int n_deletes;                  /* delete objects started and not finished */
     bool source_wait;               /* the source said WAIT: ask again after the next done */
     bool no_part_number;            /* the store ignores ?partNumber= (Ceph 16) */
+    bool no_tagging;                /* the store has no object tagging (GetObjectTagging: 501) */
     int mpu_tagging;                /* x-amz-tagging on CreateMultipartUpload: 1 the store applies
                                        it, -1 it ignores it (Ceph 16), 0 not known yet */
     bool no_trailers;               /* the store keeps no flexible checksums (Ceph 16): none from now on */
@@ -439,6 +440,7 @@ enum s3c_err copy_start(struct engine *g, struct xfer_obj_state *os, struct req 
 enum s3c_err copy_source(const struct xfer_obj *o, struct buf *out);
 void on_head_src(struct engine *g, struct req *r);
 void on_src_tags(struct engine *g, struct req *r);
+bool src_tags_refused(struct engine *g, struct req *r, const struct s3c_error *e);
 void on_put_tags(struct engine *g, struct req *r);
 void on_check_tags(struct engine *g, struct req *r);
 void on_copy(struct engine *g, struct req *r);

@@ -38,7 +38,7 @@ static const struct req_ops req_kinds[] = {
     [RK_HEAD_PART1] = { .ok = on_head_part1, .refused = head_part1_refused },
     [RK_LIST_PARTS] = { .ok = on_list_parts, .refused = list_parts_refused },
     [RK_HEAD_DST] = { .ok = on_head_dst, .failed = head_dst_failed },
-    [RK_GET_TAGS] = { .ok = on_src_tags },
+    [RK_GET_TAGS] = { .ok = on_src_tags, .refused = src_tags_refused },
     [RK_PUT_TAGS] = { .ok = on_put_tags },
     [RK_CHECK_TAGS] = { .ok = on_check_tags },
 };
