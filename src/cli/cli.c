@@ -355,7 +355,10 @@ int cli_main(int argc, char **argv)
         if (!strcmp(v->name, rest[0]))
             break;
     if (!v->name) {
-        s3c_fail(&e, S3C_EUSAGE, "unknown command \"%s\" (see: s3c help)", rest[0]);
+        if (rest[0][0] == '-')  /* no global flag of that name, and no verb before it */
+            s3c_fail(&e, S3C_EUSAGE, "unknown option %s (see: s3c help)", rest[0]);
+        else
+            s3c_fail(&e, S3C_EUSAGE, "unknown command \"%s\" (see: s3c help)", rest[0]);
         out_usage_error(&e);
         free(rest);
         return EXIT_USAGE;

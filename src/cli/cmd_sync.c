@@ -726,6 +726,7 @@ static enum s3c_err sync_start(struct job *j)
         out_error(s->op_name, &e);
         return e.code;
     }
+    objopts_source_region(&s->oa, s->s3, s->src.s3 ? s->src.bucket : NULL, s->dst.s3 ? s->dst.bucket : NULL);
     if (s->filters.n &&
         (rc = filter_add_list(&s->filter, s->filters.flag, s->filters.v, (size_t)s->filters.n, &e))) {
         out_usage_error(&e);

@@ -330,8 +330,13 @@ enum s3c_err job_run(struct job *j)
 
     cli_reads_only(j->c, j->reads_only);
     rc = j->ops->start ? j->ops->start(j) : S3C_OK;
-    if (rc)
+    if (rc) {
+        /* Failed before any transfer (a single source that is not there): --stat still
+         * has its table, with that failure in it; bad usage has none. */
+        if (j->knobs.stat && rc != S3C_EUSAGE)
+            job_print_stat(&j->n, &j->knobs.shard, j->c->s3);
         return rc;
+    }
     if (!j->dryrun) {
         struct s3c_error e = S3C_ERROR_INIT;
         struct store_s3 *s3 = cli_s3(j->c, &e);

@@ -701,6 +701,14 @@ const char *store_s3_region(const struct store_s3 *s)
     return s->region;
 }
 
+void store_s3_bucket_region_set(struct store_s3 *s, const char *bucket, const char *region)
+{
+    int i = bucket_slot(s, bucket);
+
+    if (i >= 0 && region && region[0])
+        str_copy(s->buckets[i].region, sizeof(s->buckets[i].region), region);
+}
+
 const char *store_s3_bucket_region(const struct store_s3 *s, const char *bucket)
 {
     return bucket_region(s, bucket);

@@ -289,6 +289,13 @@ void s3_req_sse_c(struct s3_req *r, const struct s3_sse_c *k, bool copy_source);
 /* The signing region now in use (after any region hint). */
 const char *store_s3_region(const struct store_s3 *s);
 
+/*
+ * Sign requests to 'bucket' for 'region' from the first one (--source-region),
+ * rather than for the store's and then as a region hint says. The first
+ * request still goes alone (a probe); a hint from the store still wins.
+ */
+void store_s3_bucket_region_set(struct store_s3 *s, const char *bucket, const char *region);
+
 /* The region requests to 'bucket' are signed for: learnt from a hint, else the store's. */
 const char *store_s3_bucket_region(const struct store_s3 *s, const char *bucket);
 

@@ -34,6 +34,12 @@ static void dl_seq_hashed(struct engine *g, struct eng_hash *h);
 static void stdout_hashed(struct engine *g, struct eng_hash *h);
 static void dl_rehashed(struct engine *g, struct eng_hash *h);
 static bool etag_whole_md5(struct sv etag);
+static bool dl_head_same(struct xfer_obj_state *os, const struct http_resp *resp, char etag[80],
+                         struct s3c_error *e);
+static bool dl_check_from(struct engine *g, struct xfer_obj_state *os, const struct http_resp *resp,
+                          const char *etag);
+static void dl_probed(struct engine *g, struct xfer_obj_state *os, bool part1);
+static void stdout_check_from(struct engine *g, struct xfer_obj_state *os, const struct http_resp *resp);
 
 /* ---- starting -------------------------------------------------------------------- */
 
@@ -64,8 +70,17 @@ enum s3c_err download_start(struct engine *g, struct xfer_obj_state *os, struct 
     if ((rc = dl_tmp_open(g, os, e)))
         return rc;
     if (g->opts.verify && (wants_multipart(g, os->size) || small_multipart(o))) {
-        /* Ranged: first learn how the whole can be checked (on_head_info). */
+        /* Ranged: first learn how the whole can be checked (on_head_info), from
+         * the caller's HEAD when it made one: the same question, asked once. */
         os->phase = PH_PROBE;
+        if (o->head) {
+            char etag[80];
+
+            if (!dl_head_same(os, o->head, etag, e))
+                return e->code;
+            dl_probed(g, os, dl_check_from(g, os, o->head, etag));
+            return S3C_OK;
+        }
         r = req_get(g, os, RK_HEAD_INFO);
         if (!r)
             return s3c_fail(e, S3C_ENOMEM, "out of memory");
@@ -100,8 +115,17 @@ enum s3c_err stdout_start(struct engine *g, struct xfer_obj_state *os, struct re
     os->part_size = xfer_stdout_part_size(os->size, g->opts.part_size);
     if (os->size > os->part_size && g->opts.verify) {
         /* Ranges: ask for a stored checksum first (stdout_probed): cheaper than the
-         * MD5 of the whole, and the only check when the ETag is a multipart one. */
+         * MD5 of the whole, and the only check when the ETag is a multipart one.
+         * The caller's HEAD, when it made one, says it. */
         os->phase = PH_PROBE;
+        if (os->o->head) {
+            char etag[80];
+
+            if (!dl_head_same(os, os->o->head, etag, e))
+                return e->code;
+            stdout_check_from(g, os, os->o->head);
+            return stdout_start_parts(g, os, e);
+        }
         r = req_get(g, os, RK_HEAD_INFO);
         if (!r)
             return s3c_fail(e, S3C_ENOMEM, "out of memory");
@@ -205,19 +229,26 @@ static void dl_start(struct engine *g, struct xfer_obj_state *os)
     }
 }
 
-/* stdout, probed: a stored full-object checksum checks the stream (ranges of our
- * own size, combined in order); without one, the MD5 of the whole when the
- * ETag is one, else lengths do. Then the ranges start. */
+/* stdout, probed (by the engine's HEAD or its caller's): a stored full-object
+ * checksum checks the stream (ranges of our own size, combined in order);
+ * without one, the MD5 of the whole when the ETag is one, else lengths do.
+ * Then the ranges start. */
+static void stdout_check_from(struct engine *g, struct xfer_obj_state *os, const struct http_resp *resp)
+{
+    char hex[33];
+
+    if (stored_checksum(resp, &os->ck_algo, &os->ck_want))
+        os->check = DL_CRC;
+    else if (!os->o->etag || !etag_is_md5(sv_from(os->o->etag), hex))
+        xdebug(g, os->o, "checked by the length of every range: a multipart ETag and no stored checksum");
+}
+
 static void stdout_probed(struct engine *g, struct req *r)
 {
     struct xfer_obj_state *os = r->os;
     struct s3c_error e = S3C_ERROR_INIT;
-    char hex[33];
 
-    if (stored_checksum(&r->http.resp, &os->ck_algo, &os->ck_want))
-        os->check = DL_CRC;
-    else if (!os->o->etag || !etag_is_md5(sv_from(os->o->etag), hex))
-        xdebug(g, os->o, "checked by the length of every range: a multipart ETag and no stored checksum");
+    stdout_check_from(g, os, &r->http.resp);
     req_put_back(g, r);
     if (stdout_start_parts(g, os, &e)) {
         obj_fail(g, os, &e);
@@ -225,50 +256,45 @@ static void stdout_probed(struct engine *g, struct req *r)
     }
 }
 
-void on_head_info(struct engine *g, struct req *r)
+/* The source's HEAD (the engine's own, or the one its caller made) says the
+ * object is still the one listed; its ETag then pins every range (If-Match).
+ * False, with 'e', when it changed. 'etag' gets the ETag, quotes kept. */
+static bool dl_head_same(struct xfer_obj_state *os, const struct http_resp *resp, char etag[80],
+                         struct s3c_error *e)
 {
-    struct xfer_obj_state *os = r->os;
     struct xfer_obj *o = os->o;
-    const struct http_resp *resp = &r->http.resp;
-    struct s3c_error e = S3C_ERROR_INIT;
     struct sv v;
     uint64_t len = 0;
-    char etag[80] = "", hex[33];
 
-    if (http_resp_header(resp, "etag", &v) && v.n < sizeof(etag)) {
+    etag[0] = '\0';
+    if (http_resp_header(resp, "etag", &v) && v.n < 80) {
         memcpy(etag, v.p, v.n);
         etag[v.n] = '\0';
     }
     if (!http_resp_header(resp, "content-length", &v) || !sv_to_u64(v, &len) || len != os->size) {
-        s3c_fail(&e, S3C_EHTTP, "the object changed since it was listed: %" PRIu64 " bytes, now %" PRIu64,
+        s3c_fail(e, S3C_EHTTP, "the object changed since it was listed: %" PRIu64 " bytes, now %" PRIu64,
                  os->size, len);
-        req_fail(g, r, &e, false, 0);
-        return;
+        return false;
     }
     if (!o->etag && etag[0])
         o->etag = strdup(etag); /* every range then asks for this version (If-Match) */
-    if (os->stream) {
-        stdout_probed(g, r);
-        return;
-    }
+    return true;
+}
+
+/* How the whole of a file download is checked, from its source's HEAD: true
+ * when HEAD ?partNumber=1 must first say the part size (else the parts are planned). */
+static bool dl_check_from(struct engine *g, struct xfer_obj_state *os, const struct http_resp *resp,
+                          const char *etag)
+{
+    struct xfer_obj *o = os->o;
+    char hex[33];
+
     if (stored_checksum(resp, &os->ck_algo, &os->ck_want)) {
         os->check = DL_CRC;
         plan_parts(g, os);
     } else if ((os->etag_parts = xfer_etag_parts(etag, os->etag_hex)) && !etag_not_md5(o->src_bucket, resp)) {
-        if (!g->no_part_number) {
-            struct req *p1;
-
-            req_put_back(g, r);
-            p1 = req_get(g, os, RK_HEAD_PART1);
-            if (p1)
-                submit_or_fail(g, p1);
-            else
-                dl_size_only(g, os, "out of memory");
-            if (p1)
-                return;
-            dl_start(g, os);
-            return;
-        }
+        if (!g->no_part_number)
+            return true;
         dl_guess_layout(g, os);
     } else if (!etag_not_md5(o->src_bucket, resp) && etag_is_md5(sv_from(etag), hex)) {
         os->check = DL_SEQ;
@@ -279,8 +305,41 @@ void on_head_info(struct engine *g, struct req *r)
                             : etag_not_md5(o->src_bucket, NULL) ? "a directory bucket's ETag is no MD5, and no stored checksum"
                             : "no stored checksum and no MD5 ETag");
     }
-    req_put_back(g, r);
+    return false;
+}
+
+/* After dl_check_from: HEAD ?partNumber=1 first, or the parts. */
+static void dl_probed(struct engine *g, struct xfer_obj_state *os, bool part1)
+{
+    struct req *p1 = part1 ? req_get(g, os, RK_HEAD_PART1) : NULL;
+
+    if (p1) {
+        submit_or_fail(g, p1);
+        return;
+    }
+    if (part1)
+        dl_size_only(g, os, "out of memory");
     dl_start(g, os);
+}
+
+void on_head_info(struct engine *g, struct req *r)
+{
+    struct xfer_obj_state *os = r->os;
+    struct s3c_error e = S3C_ERROR_INIT;
+    char etag[80];
+    bool part1;
+
+    if (!dl_head_same(os, &r->http.resp, etag, &e)) {
+        req_fail(g, r, &e, false, 0);
+        return;
+    }
+    if (os->stream) {
+        stdout_probed(g, r);
+        return;
+    }
+    part1 = dl_check_from(g, os, &r->http.resp, etag);
+    req_put_back(g, r);
+    dl_probed(g, os, part1);
 }
 
 /* HEAD ?partNumber=1 answered ('ok'), or refused: the upload's part size, if the store says it. */

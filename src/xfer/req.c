@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "base/hash.h"
@@ -81,6 +82,11 @@ void xfer_obj_free(struct xfer_obj *o)
     free(o->dst_bucket);
     free(o->etag);
     free(o->version_id);
+    if (o->head) {
+        buf_release(&o->head->headers);
+        buf_release(&o->head->body);
+        free(o->head);
+    }
     free(o);
 }
 
@@ -97,6 +103,8 @@ static void obj_state_free(struct xfer_obj_state *os)
     while (os->n_spare > 0)
         buf_release(&os->spare[--os->n_spare]);
     buf_release(&os->src_headers);
+    buf_release(&os->src_tagging);
+    buf_release(&os->src_tag_xml);
     hash_free(os->stream_md5);
     free(os->part_crcs);
     free(os->part_in);
@@ -453,6 +461,38 @@ static void add_obj_headers(struct req *r, struct s3_req *q, bool for_create)
 }
 
 /*
+ * A copy that keeps its source's metadata (CreateMultipartUpload of a copy in
+ * parts, or a CopyObject saying REPLACE for metadata flags): the command
+ * line's headers, then the source's (its HEAD's) that those do not give, as
+ * the AWS CLI lets explicit arguments win; --metadata replaces all of the
+ * source's x-amz-meta-*.
+ */
+static void add_kept_headers(struct req *r, struct s3_req *q, bool for_create)
+{
+    const struct xfer_obj_opts *oo = r->os->o->opts;
+    const struct buf *src = &r->os->src_headers;
+    const char *p = src->data, *end = p + src->len;
+
+    if (!oo)
+        oo = &(const struct xfer_obj_opts){ 0 };
+    add_obj_headers(r, q, for_create);
+    while (p && p < end && q->n_headers < S3_REQ_MAX_HEADERS - 8) {
+        const char *v = p + strlen(p) + 1;
+        bool given = (!strcasecmp(p, "content-type") && oo->content_type) ||
+                     (!strcasecmp(p, "cache-control") && oo->cache_control) ||
+                     (!strcasecmp(p, "content-encoding") && oo->content_encoding) ||
+                     (!strcasecmp(p, "content-disposition") && oo->content_disposition) ||
+                     (!strcasecmp(p, "content-language") && oo->content_language) ||
+                     (!strcasecmp(p, "expires") && oo->expires) ||
+                     (!strncasecmp(p, "x-amz-meta-", 11) && oo->n_metadata);
+
+        if (!given)
+            s3_req_header(q, p, v);
+        p = v + strlen(v) + 1;
+    }
+}
+
+/*
  * SSE-C: the object's key goes with every request that writes or reads its
  * bytes (S3 wants it on parts, and s3transfer sends it on Complete too); a
  * copy's source key goes as x-amz-copy-source-..., or plain on the HEAD of
@@ -490,6 +530,16 @@ static enum s3c_err add_sse_c(struct req *r, struct s3_req *q, const struct xfer
         s3_req_sse_c(q, &r->ssec_src, r->kind != RK_HEAD_SRC);
     }
     return S3C_OK;
+}
+
+/* An XML body from r->mem, with the Content-MD5 (r->hdr_md5) that DeleteObjects and
+ * PutObjectTagging require: an integrity header, and MD5 is the one every store knows. */
+static void xml_body_md5(struct req *r, struct s3_req *q)
+{
+    q->body = r->mem.data;
+    q->body_len = r->mem.len;
+    s3_req_header(q, "Content-Type", "application/xml");
+    s3_req_header(q, "Content-MD5", r->hdr_md5);
 }
 
 static void on_http_done(struct http_xfer *x, void *ctx)
@@ -564,17 +614,8 @@ enum s3c_err req_submit(struct engine *g, struct req *r, struct s3c_error *e)
         q.bucket = o->dst_bucket;
         q.key = o->dst;
         q.query = "uploads=";
-        if (o->op == XFER_COPY && !(oo && oo->metadata_directive && !strcmp(oo->metadata_directive, "REPLACE"))) {
-            const char *p = os->src_headers.data, *end = p + os->src_headers.len;
-            while (p && p < end && q.n_headers < S3_REQ_MAX_HEADERS - 8) {
-                const char *v = p + strlen(p) + 1;
-                s3_req_header(&q, p, v);
-                p = v + strlen(v) + 1;
-            }
-            if (oo && oo->storage_class)
-                s3_req_header(&q, "x-amz-storage-class", oo->storage_class);
-            if (oo && oo->acl)
-                s3_req_header(&q, "x-amz-acl", oo->acl);
+        if (o->op == XFER_COPY && os->keep_meta) {
+            add_kept_headers(r, &q, true);
         } else {
             add_obj_headers(r, &q, true);
             if (o->op == XFER_UPLOAD && flex_ok(g) &&
@@ -586,16 +627,34 @@ enum s3c_err req_submit(struct engine *g, struct req *r, struct s3c_error *e)
                 os->mpu_crc = r->flex = true;
             }
         }
+        /* The copy's tags, unless the store is known to ignore them here (then they
+         * go with PutObjectTagging after Complete). */
+        os->tags_sent = o->op == XFER_COPY && os->src_tagging.len && g->mpu_tagging >= 0;
+        if (os->tags_sent)
+            s3_req_header(&q, "x-amz-tagging", buf_cstr(&os->src_tagging));
         break;
     case RK_HEAD_SRC:
-        q.method = "HEAD";
+    case RK_GET_TAGS:
+        /* What a copy keeps of its source: its headers, its tags. */
+        q.method = r->kind == RK_HEAD_SRC ? "HEAD" : "GET";
         q.bucket = o->src_bucket;
         q.key = o->src;
+        q.query = r->kind == RK_GET_TAGS ? "tagging=" : NULL;
         break;
     case RK_HEAD_DST:
         q.method = "HEAD";
         q.bucket = o->dst_bucket;
         q.key = o->dst;
+        break;
+    case RK_PUT_TAGS:
+    case RK_CHECK_TAGS:
+        /* A copy's tags after Complete: set, or read back. */
+        q.method = r->kind == RK_PUT_TAGS ? "PUT" : "GET";
+        q.bucket = o->dst_bucket;
+        q.key = o->dst;
+        q.query = "tagging=";
+        if (r->kind == RK_PUT_TAGS)
+            xml_body_md5(r, &q);
         break;
     case RK_HEAD_INFO:
     case RK_HEAD_PART1:
@@ -718,22 +777,26 @@ enum s3c_err req_submit(struct engine *g, struct req *r, struct s3c_error *e)
         q.bucket = o->dst_bucket;
         q.key = o->dst;
         s3_req_header(&q, "x-amz-copy-source", buf_cstr(&r->hdr_copy_src));
-        if (oo && oo->metadata_directive)
-            s3_req_header(&q, "x-amz-metadata-directive", oo->metadata_directive);
-        if (oo && oo->metadata_directive && !strcmp(oo->metadata_directive, "REPLACE"))
+        if (!os->keep_meta) {
+            s3_req_header(&q, "x-amz-metadata-directive", "REPLACE");
             add_obj_headers(r, &q, false);
-        else if (oo && oo->no_overwrite)
-            s3_req_header(&q, "If-None-Match", "*");
+        } else if (os->merge_meta) {
+            s3_req_header(&q, "x-amz-metadata-directive", "REPLACE");
+            add_kept_headers(r, &q, false);
+        } else {
+            if (oo && oo->metadata_directive)
+                s3_req_header(&q, "x-amz-metadata-directive", oo->metadata_directive);
+            if (oo && oo->no_overwrite)
+                s3_req_header(&q, "If-None-Match", "*");
+        }
+        if (os->drop_tags)
+            s3_req_header(&q, "x-amz-tagging-directive", "REPLACE");
         break;
     case RK_DELETE:
         q.method = "POST";
         q.bucket = o->src_bucket;
         q.query = "delete=";
-        q.body = r->mem.data;
-        q.body_len = r->mem.len;
-        s3_req_header(&q, "Content-Type", "application/xml");
-        /* DeleteObjects requires an integrity header; Content-MD5 is the one every store knows. */
-        s3_req_header(&q, "Content-MD5", r->hdr_md5);
+        xml_body_md5(r, &q);
         break;
     case RK_DELETE_ONE:
         q.method = "DELETE";
@@ -921,6 +984,9 @@ static const char *req_op_name(enum req_kind k)
     case RK_HEAD_INFO:
     case RK_HEAD_PART1:
     case RK_HEAD_DST: return "HeadObject";
+    case RK_GET_TAGS: return "GetObjectTagging";
+    case RK_PUT_TAGS: return "PutObjectTagging";
+    case RK_CHECK_TAGS: return "GetObjectTagging";
     case RK_DELETE: return "DeleteObjects";
     case RK_DELETE_ONE: return "DeleteObject";
     case RK_LIST_PARTS: return "ListParts";
@@ -949,7 +1015,7 @@ static void stop_run(struct engine *g, struct req *r, struct s3c_error *e)
     char msg[sizeof(e->msg)];
     size_t n = strlen(e->msg);
     bool reads = r->kind == RK_GET || r->kind == RK_HEAD_INFO || r->kind == RK_HEAD_PART1 ||
-                 r->kind == RK_HEAD_SRC;
+                 r->kind == RK_HEAD_SRC || r->kind == RK_GET_TAGS;
 
     if (g->stop)
         return;

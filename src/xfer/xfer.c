@@ -38,6 +38,9 @@ static const struct req_ops req_kinds[] = {
     [RK_HEAD_PART1] = { .ok = on_head_part1, .refused = head_part1_refused },
     [RK_LIST_PARTS] = { .ok = on_list_parts, .refused = list_parts_refused },
     [RK_HEAD_DST] = { .ok = on_head_dst, .failed = head_dst_failed },
+    [RK_GET_TAGS] = { .ok = on_src_tags, .refused = src_tags_refused },
+    [RK_PUT_TAGS] = { .ok = on_put_tags },
+    [RK_CHECK_TAGS] = { .ok = on_check_tags },
 };
 
 /* How each operation's objects start, and end. */
@@ -76,6 +79,8 @@ static struct req *obj_start(struct engine *g, struct xfer_obj *o)
 
     os->pending = (struct buf)BUF_INIT(0);
     os->src_headers = (struct buf)BUF_INIT(64 << 10);
+    os->src_tagging = (struct buf)BUF_INIT(16 << 10);
+    os->src_tag_xml = (struct buf)BUF_INIT(32 << 10);
     /* Standard I/O is stdout for a download, stdin for anything else. */
     ops = &g->ops[o->stdio && o->op != XFER_DOWNLOAD ? XFER_UPLOAD : o->op];
     if ((o->stdio ? ops->start_stdio : ops->start)(g, os, &r, &e))
