@@ -233,8 +233,11 @@ static int walk_side_next(struct side *sd, struct merge_entry *out)
 
         if (rc || we.kind == WALK_SPECIAL) {
             shown_name(sd, we.rel, &name);
-            if (rc && sd->is_src) {
-                /* Unreadable, a dangling link, a loop: skipped (exit 2), the rest goes on. */
+            if (sd->is_src) {
+                /* Unreadable, a dangling link, a loop, a FIFO or a device:
+                 * skipped (exit 2, as the AWS CLI's), the rest goes on. */
+                if (!rc)
+                    s3c_fail(&we_e, S3C_ESKIPPED, "not a regular file (a device, a FIFO or a socket)");
                 we_e.code = S3C_ESKIPPED;
                 report(sd->s, sd->s->op, buf_cstr(&name), NULL, 0, &we_e);
                 job_count(&sd->s->base, (int)sd->s->op, 0, &we_e);

@@ -986,7 +986,11 @@ static int transfer_walk_next(struct transfer *t, struct xfer_obj **out)
         if (we.kind == WALK_END)
             return 0;
         if (we.kind == WALK_SPECIAL) {
-            out_warn("skipping %s/%.*s: not a regular file", t->walk_root, (int)we.rel.n, we.rel.p);
+            /* A FIFO, a device, a socket: skipped (exit 2), as the AWS CLI skips them. */
+            char shown[65536];
+            snprintf(shown, sizeof(shown), "%s/%.*s", t->walk_root, (int)we.rel.n, we.rel.p);
+            s3c_fail(&e, S3C_ESKIPPED, "not a regular file (a device, a FIFO or a socket)");
+            skip_with_error(t, shown, t->dst_arg, &e);
             continue;
         }
         rel = we.rel;

@@ -498,10 +498,12 @@ test_cp_unreadable_file_in_tree() {
     printf 1 > tree/a.txt; printf 2 > tree/sub/b.txt; printf 3 > tree/z.txt
     ln -s no-such-target tree/sub/dangling      # stat fails: ENOENT
     mkfifo tree/fifo                            # not a regular file: skipped, never opened
-    # The dangling link is skipped with a warning (exit 2, as the AWS CLI's skipped files).
+    # The dangling link and the FIFO are skipped with a warning (exit 2, as
+    # the AWS CLI's skipped files).
     assert_exit 2 s3c cp --recursive tree "s3://$b/t/"
-    assert_lines 1 "$(grep '^warning: Skipping file' <<<"$T_ERR")" "skip lines"
+    assert_lines 2 "$(grep '^warning: Skipping file' <<<"$T_ERR")" "skip lines"
     assert_match "$T_ERR" '^warning: Skipping file tree/sub/dangling\. .*No such file or directory' "stderr"
+    assert_match "$T_ERR" '^warning: Skipping file tree/fifo\. not a regular file' "stderr"
     assert_lines 3 "$T_OUT" "upload lines"
     assert_eq "$(printf '%s\n' t/a.txt t/sub/b.txt t/z.txt)" "$(_keys "$b")" "keys: every other file"
 }
