@@ -55,6 +55,10 @@ struct store_s3 {
     unsigned n_keys;
     struct express_cache *express;  /* S3 Express sessions, made on first use */
     bool express_read_only;         /* reads ask for ReadOnly sessions */
+    struct express_stats express_gone; /* sessions of clones already freed (store_s3_clone) */
+    struct store_s3 *parent;        /* a clone's: where its session counts go when it is freed */
+    struct creds my_keys;           /* this store's copy of the keyring's keys (keyring_copy) */
+    unsigned my_keys_gen;           /* their generation */
     unsigned rng;               /* jitter state */
 };
 
@@ -77,6 +81,35 @@ struct store_s3 *store_s3_new(const struct store_s3_opts *opts, struct s3c_error
         return NULL;
     }
     return s;
+}
+
+struct store_s3 *store_s3_clone(struct store_s3 *s, struct s3c_error *e)
+{
+    struct store_s3 *c = store_s3_new(&s->opts, e);
+    unsigned i;
+
+    if (!c)
+        return NULL;
+    str_copy(c->region, sizeof(c->region), s->region);
+    /* What replies taught the store: each bucket's region (not probes in flight). */
+    for (i = 0; i < 16 && i < s->n_buckets; i++) {
+        if (!s->buckets[i].confirmed)
+            continue;
+        c->buckets[c->n_buckets++] = s->buckets[i];
+    }
+    c->skew_s = s->skew_s;
+    c->express_read_only = s->express_read_only;
+    c->parent = s;
+    return c;
+}
+
+static void stats_add(struct express_stats *to, const struct express_stats *from)
+{
+    to->sessions += from->sessions;
+    to->failures += from->failures;
+    to->ahead += from->ahead;
+    to->waited += from->waited;
+    to->evicted += from->evicted;
 }
 
 static int bucket_find(const struct store_s3 *s, const char *bucket)
@@ -165,8 +198,15 @@ void store_s3_free(struct store_s3 *s)
 {
     if (!s)
         return;
+    if (s->parent) {
+        struct express_stats mine;
+
+        store_s3_express_stats(s, &mine);
+        stats_add(&s->parent->express_gone, &mine);
+    }
     express_cache_free(s->express); /* first: a refresh thread may wake the loop */
     http_loop_free(s->loop);
+    creds_release(&s->my_keys);
     free(s);
 }
 
@@ -231,6 +271,7 @@ void store_s3_express_stats(const struct store_s3 *s, struct express_stats *out)
         express_stats(s->express, out);
     else
         memset(out, 0, sizeof(*out));
+    stats_add(out, &s->express_gone);
 }
 
 /* From a refresh thread: a session is ready, let a sleeping loop take it. */
@@ -299,9 +340,11 @@ enum s3c_err store_s3_prepare(struct store_s3 *s, const struct s3_req *r, struct
     a->express_gen = 0;
     a->crc32_b64[0] = '\0';
     if (!s->opts.no_sign) {
-        cr = keyring_get(s->opts.keys, time(NULL), &a->keys_gen, e);
-        if (!cr)
-            return e->code;
+        /* A copy of the keyring's keys: the engine's loops sign on several threads. */
+        if ((rc = keyring_copy(s->opts.keys, time(NULL), &s->my_keys, &s->my_keys_gen, e)))
+            return rc;
+        cr = &s->my_keys;
+        a->keys_gen = s->my_keys_gen;
         if (express && express_session_auth(s, r)) {
             if ((rc = express_keys(s, r, cr, region, &use, e)))
                 return rc;
