@@ -98,7 +98,7 @@ done | tee "$T/csv"
 
 python3 - "$T/csv" <<'PY'
 import csv, statistics, sys
-rows = [r for r in csv.reader(l for l in open(sys.argv[1]) if not l.startswith("#"))][1:]
+rows = [r for r in csv.reader(open(sys.argv[1])) if r and r[0] in ("up", "down")]
 cells = {}
 for d, loops, lat, rep, wall, user, sys_, rss, req, load, rc in rows:
     cells.setdefault((lat, d, loops), []).append((float(wall), float(user) + float(sys_), int(req), float(load), rc))
