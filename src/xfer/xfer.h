@@ -138,7 +138,8 @@ struct xfer_stats {
  * A run-wide error (NoSuchBucket, InvalidAccessKeyId, SignatureDoesNotMatch,
  * and AccessDenied before any request succeeded) stops the run: the object
  * that met it is reported with it (the message names the S3 operation and
- * the bucket), every other object in flight ends with S3C_ECANCEL (callers
+ * the bucket; with several loops, each loop that met it before hearing of
+ * the others' names its own), every other object in flight ends with S3C_ECANCEL (callers
  * print nothing for those), multipart uploads are aborted, temp files
  * removed, next() is not called again, and the error's code is returned.
  * SIGINT (xfer_cancel) does the same and returns S3C_ECANCEL.
