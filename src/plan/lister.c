@@ -276,16 +276,28 @@ static bool cut(struct lister *l, struct lister_range *r, const char *points, si
     return true;
 }
 
-/* The first answer had common prefixes: one range per directory. */
+/* A cut must lie inside the range: past 'after', before 'hi'. */
+static bool prefix_inside(const struct lister_range *r, const char *prefix)
+{
+    return strcmp(prefix, r->after) > 0 && !(r->hi && strcmp(prefix, r->hi) >= 0);
+}
+
+/* The first answer had common prefixes: one range per directory, or per run
+ * of directories when there are more than two per request in flight (a
+ * thousand directories of a few keys each are not a thousand requests). */
 static bool cut_at_prefixes(struct lister *l, struct lister_range *r, const struct s3_list_objects *p)
 {
     struct buf pts = BUF_INIT(64u << 20);
-    size_t i, n = 0;
+    size_t i, n = 0, inside = 0, step, k = 0;
     bool ok = true;
 
+    for (i = 0; i < p->n_prefixes; i++)
+        inside += prefix_inside(r, p->prefixes[i]);
+    step = (inside + 2 * (size_t)l->width - 1) / (2 * (size_t)l->width);
+    if (step < 1)
+        step = 1;
     for (i = 0; i < p->n_prefixes && ok; i++) {
-        /* A cut must lie inside the range: past 'after', before 'hi'. */
-        if (strcmp(p->prefixes[i], r->after) <= 0 || (r->hi && strcmp(p->prefixes[i], r->hi) >= 0))
+        if (!prefix_inside(r, p->prefixes[i]) || k++ % step)
             continue;
         ok = !buf_adds(&pts, p->prefixes[i]) && !buf_addc(&pts, '\0');
         n++;
@@ -293,6 +305,27 @@ static bool cut_at_prefixes(struct lister *l, struct lister_range *r, const stru
     ok = ok && cut(l, r, pts.data, n);
     buf_release(&pts);
     return ok;
+}
+
+/*
+ * How many new ranges a full page may cut: the listing earns them as it
+ * proves large, two for each full page read so far (so a listing of a few
+ * thousand keys sends about the requests of one page after another, where
+ * cutting 64 ways at the first page sent 28 times as many), up to
+ * CUTS_PER_PAGE_MAX a page and LISTER_RANGES_MAX in all. A large listing
+ * still reaches its width within a few round trips: the allowance triples
+ * with each round of pages.
+ */
+static size_t cuts_allowed(struct lister *l)
+{
+    uint64_t earned = 2 * ++l->full_pages;
+    size_t allow = earned > l->page_cuts ? (size_t)(earned - l->page_cuts) : 0;
+
+    if (l->n_ranges >= LISTER_RANGES_MAX)
+        return 0;
+    if (allow > (size_t)(LISTER_RANGES_MAX - l->n_ranges))
+        allow = (size_t)(LISTER_RANGES_MAX - l->n_ranges);
+    return allow < CUTS_PER_PAGE_MAX ? allow : CUTS_PER_PAGE_MAX;
 }
 
 /* A page of 'r' arrived: keep what is the range's, decide what comes next. */
@@ -334,11 +367,14 @@ static void take_page(struct lister *l, struct lister_range *r, struct lister_pa
         if (l->width > 1) {
             for (i = 0; i < n; i++)
                 ranges_alphabet_add(&l->alphabet, sv_from(p->objects[i].key), from);
-            if (!was_probe && n > 1 && l->n_ranges < LISTER_RANGES_MAX) {
+            size_t allow = !was_probe && n > 1 ? cuts_allowed(l) : 0;
+
+            if (allow) {
                 size_t k = ranges_split(&l->alphabet, sv_from(p->objects[0].key), sv_from(p->objects[n - 1].key),
-                                        r->hi, from, CUTS_PER_PAGE_MAX, &pts);
+                                        r->hi, from, allow, &pts);
                 if (!cut(l, r, pts.data, k))
                     fail_nomem(l);
+                l->page_cuts += k;
                 /* Nothing to cut, and an end near: one key tells whether it is there. */
                 r->probe = !k && r->hi;
             }

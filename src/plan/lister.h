@@ -57,6 +57,7 @@ struct lister {
     bool failed;                    /* a page failed: the listing is over */
     struct s3c_error err;           /* why */
     uint64_t requests, cuts;        /* for --debug */
+    uint64_t full_pages, page_cuts; /* full pages read, ranges they cut: the cuts' allowance */
 };
 
 /* Start a listing of 'bucket' under 'prefix' (copied). No request yet. */
