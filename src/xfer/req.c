@@ -25,7 +25,6 @@
 
 #define REPLY_BODY_MAX ((size_t)4 << 20)
 
-static const char *req_op_name(enum req_kind k);
 static bool req_md5_sent(struct engine *g, struct req *r);
 
 /* ---- run-wide state ---------------------------------------------------------- */
@@ -269,6 +268,7 @@ struct req *req_get(struct engine *g, struct xfer_obj_state *os, enum req_kind k
     r->use_crc = false;
     r->md5_live = r->hash_stale = false;
     r->md5_at = 0;
+    memset(&r->hg, 0, sizeof(r->hg));
     s3c_error_clear(&r->local_err);
     os->reqs++;
     return r;
@@ -756,11 +756,15 @@ enum s3c_err req_submit(struct engine *g, struct req *r, struct s3c_error *e)
         g->bw_tokens -= (double)r->mem.len; /* memory bodies do not pass read_src */
     r->http.done = on_http_done;
     r->http.done_ctx = r;
+    r->http.fresh_connect = r->hg.fresh; /* sent again after a slow connection (hedge.c) */
+    r->hg.fresh = false;
     rc = http_loop_submit(g->loop, &r->http, e);
     if (rc)
         return rc;
     g->inflight++;
     g->stats.requests++;
+    if (g->watch)
+        g->watch->sent(g, r);
     return S3C_OK;
 }
 
@@ -854,7 +858,7 @@ void maybe_finish(struct engine *g, struct xfer_obj_state *os)
         obj_finish(g, os);
 }
 
-static const char *req_op_name(enum req_kind k)
+const char *req_op_name(enum req_kind k)
 {
     switch (k) {
     case RK_PUT: return "PutObject";
@@ -961,6 +965,8 @@ void req_done(struct engine *g, struct req *r)
     long backoff = 0;
     bool free_retry = false;
 
+    if (g->watch && g->watch->done(g, r))
+        return; /* a hedged request's loser, or a slow one sent again */
     g->window_reqs++;
     if (ops->late && (r->os->failed || stopping(g)) && ops->late(g, r))
         return;

@@ -99,6 +99,8 @@ struct xfer_opts {
     uint64_t expected_size;         /* stdin uploads: expected bytes, to pick the part size */
     bool verify;                    /* check MD5/ETag and checksums (default true) */
     bool flexible_checksums;        /* send x-amz-checksum-crc64nvme where the body is known up front */
+    double hedge_budget;            /* duplicates of overdue requests allowed per request sent:
+                                       0: 3%; negative: none */
     const char *state_dir;          /* journal multipart uploads here (xfer/journal.h); NULL: none */
     bool resume;                    /* continue journaled uploads of unchanged files (ListParts);
                                        journal ranged downloads, continue those of unchanged objects,
@@ -118,6 +120,9 @@ struct xfer_stats {
     uint64_t bytes_live;            /* payload bytes sent or received so far, retries included */
     int inflight;                   /* requests in flight now */
     uint64_t requests, retries;
+    uint64_t hedged;                /* duplicates sent of requests whose answer was overdue (in requests) */
+    uint64_t hedge_wins;            /* ... that answered first */
+    uint64_t slow_resent;           /* transfers cut off as too slow and sent again on a new connection */
     int peak_concurrency;
     double seconds;
 };
