@@ -70,6 +70,9 @@ struct job_counts {
     uint64_t ok, failed, skipped;
     uint64_t bytes;
     enum s3c_err first_error;
+    /* The engine's (job_count_engine): requests sent, duplicates of overdue
+     * ones and those that answered first, slow transfers sent again. */
+    uint64_t requests, hedged, hedge_wins, slow_resent;
 };
 
 struct job {
@@ -125,6 +128,9 @@ bool job_owns(const struct job *j, struct sv rel);
 void job_skip(struct job *j);
 /* Add 'from' into 'to' (run's totals). */
 void job_counts_add(struct job_counts *to, const struct job_counts *from);
+
+/* Add what an engine run counted (xfer_run's stats) to 'n', for --stat. */
+void job_count_engine(struct job_counts *n, const struct xfer_stats *st);
 /* The job's result from its counts: S3C_OK, or the first failure's code. */
 enum s3c_err job_result(const struct job *j);
 
