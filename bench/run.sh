@@ -17,8 +17,11 @@
 # Environment (all optional):
 #   BENCH_REPS=N             repetitions of every cell (default 3; quick: 1)
 #   BENCH_WORKLOADS="..."    COUNTxBYTES list (default above)
-#   BENCH_PROFILES="..."     LATENCY_MS:BANDWIDTH_MBPS list; 0 turns either off
-#                            (default "20:90 0:0": S3's figures, then loopback as it is)
+#   BENCH_PROFILES="..."     LATENCY_MS:BANDWIDTH_MBPS[:TAIL_PCT:TAIL_MULT] list; 0 turns
+#                            either off (default "20:90 0:0": S3's figures, then loopback
+#                            as it is). A tail makes TAIL_PCT percent of requests
+#                            TAIL_MULT times slower: "20:90:1:50" is the tail rows
+#                            (1% of requests take 1 s instead of 20 ms)
 #   BENCH_TOOLS="..."        subset of: s3c aws aws-tuned aws-crt rclone rclone-64 curl
 #                            s3c-8mib (default all but rclone at its defaults and
 #                            s3c-8mib). curl is the limit; s3c-8mib is s3c with
@@ -139,9 +142,9 @@ emu_op() { # JSON OP -> how many requests of that S3 operation
     v=$(sed -n "s/.*\"ops\":{[^}]*\"$2\":\([0-9]*\).*/\1/p" <<<"$1")
     echo "${v:-0}"
 }
-emu_model() { # LATENCY_MS BANDWIDTH_MBPS
-    curl -sf -X POST --data "latency_ms=$1&bandwidth_mbps=$2" "$URL/_s3emu/config" >/dev/null ||
-        die "cannot set the emulator's model"
+emu_model() { # LATENCY_MS BANDWIDTH_MBPS [TAIL_PCT TAIL_MULT]
+    curl -sf -X POST --data "latency_ms=$1&bandwidth_mbps=$2&tail_pct=${3:-0}&tail_mult=${4:-10}" \
+        "$URL/_s3emu/config" >/dev/null || die "cannot set the emulator's model"
 }
 
 # ---- isolated homes: credentials and config for each tool ---------------------
@@ -552,10 +555,11 @@ for w in $WORKLOADS; do
 done
 
 for prof in $PROFILES; do
-    LAT=${prof%%:*}; BW=${prof#*:}
+    IFS=: read -r LAT BW TAIL_PCT TAIL_MULT <<<"$prof"
     PLABEL="${LAT}ms"
     if [ "$BW" != 0 ]; then PLABEL+="-${BW}MBps"; else PLABEL+="-uncapped"; fi
-    emu_model "$LAT" "$BW"
+    if [ -n "$TAIL_PCT" ] && [ "$TAIL_PCT" != 0 ]; then PLABEL+="-tail${TAIL_PCT}pct-x${TAIL_MULT:-10}"; fi
+    emu_model "$LAT" "$BW" "${TAIL_PCT:-0}" "${TAIL_MULT:-10}"
     for w in $WORKLOADS; do
         COUNT=${w%x*}; BYTES=${w#*x}
         WL="${COUNT} x $(human "$BYTES")"
