@@ -26,7 +26,9 @@
 #                            s3c-8mib (default all but rclone at its defaults and
 #                            s3c-8mib). curl is the limit; s3c-8mib is s3c with
 #                            --part-size 8MiB, its part size before it sized parts
-#                            from the latency and bandwidth it sees.
+#                            from the latency and bandwidth it sees; s3c-nohedge is
+#                            s3c with S3C_HEDGE_BUDGET=0 (no duplicate of an overdue
+#                            request: what the budget buys, with a tail).
 #   BENCH_DIRECTIONS="..."   subset of: up down s3s3 xregion
 #   BENCH_XREGION_MS=70      extra latency of a copy from the other region
 #   BENCH_PORT=N             the emulator's port (default 80 when root and free:
@@ -99,7 +101,7 @@ if [ "$PORT" != 80 ] && [ "$PORT" != 443 ] && [[ " $TOOLS " == *" aws-crt "* ]];
 fi
 for t in $TOOLS; do
     case $t in
-        s3c|s3c-8mib|curl) ;;
+        s3c|s3c-8mib|s3c-nohedge|curl) ;;
         aws|aws-tuned|aws-crt) [ -x "$AWS" ] || die "no AWS CLI at $AWS" ;;
         rclone|rclone-64) [ -x "$RCLONE" ] || die "no rclone at $RCLONE" ;;
         *) die "unknown tool '$t'" ;;
@@ -212,6 +214,8 @@ tool_cmd() {
                   "$S3C" --endpoint-url "$URL" cp --recursive "$from" "$to") ;;
         s3c-8mib) CMD=(env -i "${BASE_ENV[@]}" HOME="$WORK/home-default"
                   "$S3C" --endpoint-url "$URL" cp --recursive --part-size 8MiB "$from" "$to") ;;
+        s3c-nohedge) CMD=(env -i "${BASE_ENV[@]}" HOME="$WORK/home-default" S3C_HEDGE_BUDGET=0
+                  "$S3C" --endpoint-url "$URL" cp --recursive "$from" "$to") ;;
         aws) CMD=(env -i "${BASE_ENV[@]}" HOME="$WORK/home-default"
                   "$AWS" --endpoint-url "$URL" s3 cp --recursive --no-progress "${extra[@]}" "$from" "$to") ;;
         aws-tuned) CMD=(env -i "${BASE_ENV[@]}" HOME="$WORK/home-tuned"
