@@ -27,10 +27,12 @@ NAMES = {
     "rclone-64": "rclone --transfers 64 --checkers 64",
     "curl": "limit: N parallel unsigned curl",
     "s3c-8mib": "s3c --part-size 8MiB (its parts before issue 12)",
+    "s3c-nohedge": "s3c, S3C_HEDGE_BUDGET=0 (no hedged requests)",
 }
 SHORT = {
     "s3c": "s3c", "aws": "AWS CLI", "aws-tuned": "AWS CLI tuned", "aws-crt": "AWS CLI CRT",
     "rclone": "rclone", "rclone-64": "rclone 64", "curl": "limit (curl)", "s3c-8mib": "s3c 8 MiB parts",
+    "s3c-nohedge": "s3c no hedging",
 }
 DIRS = ["up", "down", "s3s3", "xregion"]
 
@@ -180,6 +182,45 @@ def report(path, tools):
     print()
     for l in losses or ["none"]:
         print("- " + l)
+    tails(cells, profiles, order, tools)
+
+
+def tails(cells, profiles, order, tools):
+    """Issue 17's target for every profile with a tail ("...-tailPpct-xM") beside the same profile
+    without one: s3c's median with the tail at most 1.25 times its median without, with at most 3%
+    more requests; and what the tail costs each tool."""
+    pairs = [(p, p.split("-tail")[0]) for p in profiles if "-tail" in p and p.split("-tail")[0] in profiles]
+    if not pairs:
+        return
+    print()
+    print("## Tails (issue 17): each tool with the tail over the same tool without it")
+    print()
+    print("Target: s3c with the tail at most 1.25x its own time without it, with at most 3% more requests")
+    print("(the emulator's count: s3c's duplicates of overdue requests).")
+    print()
+    head = ["profile", "workload", "direction", "s3c without / with (ratio)", "s3c requests without / with (extra)",
+            "target"] + ["%s without / with (ratio)" % SHORT.get(t, t) for t in tools if t not in ("s3c", "curl")]
+    print("| " + " | ".join(head) + " |")
+    print("|" + "---|" * len(head))
+    for p, base_p in pairs:
+        for wl, d in order[p]:
+            a = summary(cells.get((base_p, wl, d, "s3c"), []))
+            b = summary(cells.get((p, wl, d, "s3c"), []))
+            if a["med"] is None or b["med"] is None:
+                continue
+            ratio = b["med"] / a["med"]
+            extra = (b["req"] - a["req"]) / a["req"] if a["req"] else 0
+            row = [p, label(wl), d, "%.2f / %.2f (%.2f)" % (a["med"], b["med"], ratio),
+                   "%.0f / %.0f (%+.1f%%)" % (a["req"], b["req"], 100 * extra),
+                   "ok" if ratio <= 1.25 and extra <= 0.03 else "**FAIL**"]
+            for t in tools:
+                if t in ("s3c", "curl"):
+                    continue
+                x = summary(cells.get((base_p, wl, d, t), []))
+                y = summary(cells.get((p, wl, d, t), []))
+                row.append("%.2f / %.2f (%.2f)" % (x["med"], y["med"], y["med"] / x["med"])
+                           if x["med"] and y["med"] else "")
+            print("| " + " | ".join(row) + " |")
 
 
 def plot(prefix, path, tools):
@@ -211,7 +252,8 @@ def plot(prefix, path, tools):
                 f.write("\n\n")
         gp = "%s-%s.gp" % (prefix, p)
         colors = {"s3c": "#d62728", "aws": "#1f77b4", "aws-tuned": "#aec7e8", "aws-crt": "#9467bd",
-                  "rclone-64": "#2ca02c", "rclone": "#98df8a", "curl": "#bcbd22", "s3c-8mib": "#ff9896"}
+                  "rclone-64": "#2ca02c", "rclone": "#98df8a", "curl": "#bcbd22", "s3c-8mib": "#ff9896",
+                  "s3c-nohedge": "#c5b0d5"}
         with open(gp, "w") as f:
             f.write('set terminal pngcairo size 1600,1000 font "DejaVu Sans,11"\n')
             f.write('set output "%s"\n' % png)

@@ -17,13 +17,18 @@
 # Environment (all optional):
 #   BENCH_REPS=N             repetitions of every cell (default 3; quick: 1)
 #   BENCH_WORKLOADS="..."    COUNTxBYTES list (default above)
-#   BENCH_PROFILES="..."     LATENCY_MS:BANDWIDTH_MBPS list; 0 turns either off
-#                            (default "20:90 0:0": S3's figures, then loopback as it is)
+#   BENCH_PROFILES="..."     LATENCY_MS:BANDWIDTH_MBPS[:TAIL_PCT:TAIL_MULT] list; 0 turns
+#                            either off (default "20:90 0:0": S3's figures, then loopback
+#                            as it is). A tail makes TAIL_PCT percent of requests
+#                            TAIL_MULT times slower: "20:90:1:50" is the tail rows
+#                            (1% of requests take 1 s instead of 20 ms)
 #   BENCH_TOOLS="..."        subset of: s3c aws aws-tuned aws-crt rclone rclone-64 curl
 #                            s3c-8mib (default all but rclone at its defaults and
 #                            s3c-8mib). curl is the limit; s3c-8mib is s3c with
 #                            --part-size 8MiB, its part size before it sized parts
-#                            from the latency and bandwidth it sees.
+#                            from the latency and bandwidth it sees; s3c-nohedge is
+#                            s3c with S3C_HEDGE_BUDGET=0 (no duplicate of an overdue
+#                            request: what the budget buys, with a tail).
 #   BENCH_DIRECTIONS="..."   subset of: up down s3s3 xregion
 #   BENCH_XREGION_MS=70      extra latency of a copy from the other region
 #   BENCH_PORT=N             the emulator's port (default 80 when root and free:
@@ -96,7 +101,7 @@ if [ "$PORT" != 80 ] && [ "$PORT" != 443 ] && [[ " $TOOLS " == *" aws-crt "* ]];
 fi
 for t in $TOOLS; do
     case $t in
-        s3c|s3c-8mib|curl) ;;
+        s3c|s3c-8mib|s3c-nohedge|curl) ;;
         aws|aws-tuned|aws-crt) [ -x "$AWS" ] || die "no AWS CLI at $AWS" ;;
         rclone|rclone-64) [ -x "$RCLONE" ] || die "no rclone at $RCLONE" ;;
         *) die "unknown tool '$t'" ;;
@@ -139,9 +144,9 @@ emu_op() { # JSON OP -> how many requests of that S3 operation
     v=$(sed -n "s/.*\"ops\":{[^}]*\"$2\":\([0-9]*\).*/\1/p" <<<"$1")
     echo "${v:-0}"
 }
-emu_model() { # LATENCY_MS BANDWIDTH_MBPS
-    curl -sf -X POST --data "latency_ms=$1&bandwidth_mbps=$2" "$URL/_s3emu/config" >/dev/null ||
-        die "cannot set the emulator's model"
+emu_model() { # LATENCY_MS BANDWIDTH_MBPS [TAIL_PCT TAIL_MULT]
+    curl -sf -X POST --data "latency_ms=$1&bandwidth_mbps=$2&tail_pct=${3:-0}&tail_mult=${4:-10}" \
+        "$URL/_s3emu/config" >/dev/null || die "cannot set the emulator's model"
 }
 
 # ---- isolated homes: credentials and config for each tool ---------------------
@@ -209,6 +214,8 @@ tool_cmd() {
                   "$S3C" --endpoint-url "$URL" cp --recursive "$from" "$to") ;;
         s3c-8mib) CMD=(env -i "${BASE_ENV[@]}" HOME="$WORK/home-default"
                   "$S3C" --endpoint-url "$URL" cp --recursive --part-size 8MiB "$from" "$to") ;;
+        s3c-nohedge) CMD=(env -i "${BASE_ENV[@]}" HOME="$WORK/home-default" S3C_HEDGE_BUDGET=0
+                  "$S3C" --endpoint-url "$URL" cp --recursive "$from" "$to") ;;
         aws) CMD=(env -i "${BASE_ENV[@]}" HOME="$WORK/home-default"
                   "$AWS" --endpoint-url "$URL" s3 cp --recursive --no-progress "${extra[@]}" "$from" "$to") ;;
         aws-tuned) CMD=(env -i "${BASE_ENV[@]}" HOME="$WORK/home-tuned"
@@ -499,7 +506,9 @@ run_cell() {
 # without a journal (these machines' disks) each file created within a minute
 # of thousands being deleted costs ~250 us of kernel time (the inode allocator
 # skips recently deleted inodes: recently_deleted()), so deleting run N's tree
-# just before run N+1 would time that rm, not the tool.
+# just before run N+1 would time that rm, not the tool. After a workload's
+# trees go, the run waits a minute for the same reason (the next profile's
+# downloads would pay for them: twice the CPU of 10,000 x 8 KB down).
 retire() {
     if [ "$COUNT" -ge 1000 ]; then
         mkdir -p "$WORK/old"
@@ -552,10 +561,11 @@ for w in $WORKLOADS; do
 done
 
 for prof in $PROFILES; do
-    LAT=${prof%%:*}; BW=${prof#*:}
+    IFS=: read -r LAT BW TAIL_PCT TAIL_MULT <<<"$prof"
     PLABEL="${LAT}ms"
     if [ "$BW" != 0 ]; then PLABEL+="-${BW}MBps"; else PLABEL+="-uncapped"; fi
-    emu_model "$LAT" "$BW"
+    if [ -n "$TAIL_PCT" ] && [ "$TAIL_PCT" != 0 ]; then PLABEL+="-tail${TAIL_PCT}pct-x${TAIL_MULT:-10}"; fi
+    emu_model "$LAT" "$BW" "${TAIL_PCT:-0}" "${TAIL_MULT:-10}"
     for w in $WORKLOADS; do
         COUNT=${w%x*}; BYTES=${w#*x}
         WL="${COUNT} x $(human "$BYTES")"
@@ -574,7 +584,12 @@ for prof in $PROFILES; do
                 done
             done
         done
-        rm -rf "$WORK/old" # the retired downloads (see retire)
+        if [ -d "$WORK/old" ]; then
+            # The retired downloads (see retire) go, and the inodes they freed
+            # cool down before the next profile's downloads create files.
+            rm -rf "$WORK/old"
+            sleep 60
+        fi
     done
 done
 

@@ -383,6 +383,7 @@ static enum s3c_err run_file(struct run *r, struct job *knobs)
         memset(&st, 0, sizeof(st));
         erc = xfer_run(s3, &xo, &st);
         job_engine_report(erc, &st, knobs->knobs.resume);
+        job_count_engine(&r->total, &st);
         if (erc == S3C_ECANCEL)
             r->cancelled = true;
         close_finished(r);

@@ -85,6 +85,25 @@ static int loops_from_env(void)
     return *end || n < 1 ? 0 : n > XFER_LOOPS_MAX ? XFER_LOOPS_MAX : (int)n;
 }
 
+/*
+ * S3C_HEDGE_BUDGET: duplicates of overdue requests allowed, in percent of the
+ * requests sent (0 for none); unset or not a number from 0 to 100: the
+ * engine's default (3%).
+ */
+static double hedge_budget(void)
+{
+    const char *v = getenv("S3C_HEDGE_BUDGET");
+    char *end;
+    double pct;
+
+    if (!v || !*v)
+        return 0;
+    pct = strtod(v, &end);
+    if (*end || !(pct >= 0 && pct <= 100))
+        return 0;
+    return pct == 0 ? -1 : pct / 100;
+}
+
 void job_engine_opts(const struct job *j, struct xfer_opts *xo)
 {
     const struct s3c_config *cfg = &j->c->cfg;
@@ -106,6 +125,7 @@ void job_engine_opts(const struct job *j, struct xfer_opts *xo)
     xo->flexible_checksums = cfg->request_checksum_calculation != CFG_WHEN_REQUIRED;
     xo->state_dir = state_dir();
     xo->resume = k->resume;
+    xo->hedge_budget = hedge_budget();
 }
 
 void job_count(struct job *j, int op, uint64_t bytes, const struct s3c_error *e)
@@ -168,6 +188,18 @@ void job_counts_add(struct job_counts *to, const struct job_counts *from)
     to->bytes += from->bytes;
     if (!to->first_error)
         to->first_error = from->first_error;
+    to->requests += from->requests;
+    to->hedged += from->hedged;
+    to->hedge_wins += from->hedge_wins;
+    to->slow_resent += from->slow_resent;
+}
+
+void job_count_engine(struct job_counts *n, const struct xfer_stats *st)
+{
+    n->requests += st->requests;
+    n->hedged += st->hedged;
+    n->hedge_wins += st->hedge_wins;
+    n->slow_resent += st->slow_resent;
 }
 
 enum s3c_err job_result(const struct job *j)
@@ -218,6 +250,12 @@ void job_print_stat(const struct job_counts *n, const struct shard *sh, struct s
             json_u64(&j, "express_sessions_ahead", xs.ahead);
             json_u64(&j, "express_session_waits", xs.waited);
         }
+        if (n->requests) {
+            json_u64(&j, "requests", n->requests);
+            json_u64(&j, "hedged", n->hedged);
+            json_u64(&j, "hedge_wins", n->hedge_wins);
+            json_u64(&j, "slow_resent", n->slow_resent);
+        }
         json_end(&j);
         buf_release(&rows);
         return;
@@ -245,6 +283,12 @@ void job_print_stat(const struct job_counts *n, const struct shard *sh, struct s
     if (xs.sessions || xs.failures) {
         snprintf(line, sizeof(line), "%-10s %10u %10u %10u %16d\n", "session", xs.sessions + xs.failures,
                  xs.failures, xs.sessions, 0);
+        out_text(line);
+    }
+    /* Duplicates of requests whose answer was overdue, and slow transfers sent again. */
+    if (n->hedged || n->slow_resent) {
+        snprintf(line, sizeof(line), "\nrequests %" PRIu64 ": %" PRIu64 " hedged (%" PRIu64 " answered first), %"
+                 PRIu64 " slow sent again\n", n->requests, n->hedged, n->hedge_wins, n->slow_resent);
         out_text(line);
     }
 }
@@ -293,9 +337,10 @@ void job_engine_report(enum s3c_err engine_rc, const struct xfer_stats *st, bool
     if (out_opts()->debug) {
         char line[512];
         snprintf(line, sizeof(line), "xfer: %" PRIu64 " ok, %" PRIu64 " failed, %" PRIu64 " bytes, %" PRIu64
-                 " requests, %" PRIu64 " retries, peak concurrency %d, %.2f s",
-                 st->objects_ok, st->objects_failed, st->bytes, st->requests, st->retries, st->peak_concurrency,
-                 st->seconds);
+                 " requests, %" PRIu64 " retries, %" PRIu64 " hedged (%" PRIu64 " answered first), %" PRIu64
+                 " slow sent again, peak concurrency %d, %.2f s",
+                 st->objects_ok, st->objects_failed, st->bytes, st->requests, st->retries, st->hedged,
+                 st->hedge_wins, st->slow_resent, st->peak_concurrency, st->seconds);
         out_debug(NULL, line);
     }
 }
@@ -372,6 +417,7 @@ enum s3c_err job_run(struct job *j)
         memset(&st, 0, sizeof(st));
         erc = xfer_run(s3, &xo, &st);
         job_engine_report(erc, &st, j->knobs.resume);
+        job_count_engine(&j->n, &st);
     } else {
         job_dryrun(j);
     }

@@ -72,6 +72,9 @@ struct job_counts {
     uint64_t warned;                /* refused before they started (S3C_ESKIPPED): exit 2 */
     uint64_t bytes;
     enum s3c_err first_error;
+    /* The engine's (job_count_engine): requests sent, duplicates of overdue
+     * ones and those that answered first, slow transfers sent again. */
+    uint64_t requests, hedged, hedge_wins, slow_resent;
 };
 
 struct job {
@@ -137,6 +140,9 @@ const struct s3c_error *job_skip_unreadable(const struct xfer_obj *o, const stru
 void job_skip(struct job *j);
 /* Add 'from' into 'to' (run's totals). */
 void job_counts_add(struct job_counts *to, const struct job_counts *from);
+
+/* Add what an engine run counted (xfer_run's stats) to 'n', for --stat. */
+void job_count_engine(struct job_counts *n, const struct xfer_stats *st);
 /* The job's result from its counts: S3C_OK, the first failure's code, or
  * S3C_ESKIPPED when nothing failed but something was skipped with a warning. */
 enum s3c_err job_result(const struct job *j);

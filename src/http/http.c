@@ -181,10 +181,32 @@ static size_t over_cap(struct http_xfer *x, const char *what, size_t max)
     return 0;
 }
 
+int64_t http_now_ns(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* The request is all with curl: say when (resp.sent_ns), and tell the owner once. */
+static void told_sent(struct http_xfer *x)
+{
+    if (x->priv_told_sent)
+        return;
+    x->priv_told_sent = true;
+    x->resp.sent_ns = http_now_ns();
+    if (x->sent)
+        x->sent(x, x->done_ctx);
+}
+
 static size_t on_header(char *p, size_t size, size_t n, void *ctx)
 {
     struct http_xfer *x = ctx;
     size_t len = size * n;
+
+    if (!x->resp.head_ns)
+        x->resp.head_ns = http_now_ns();
 
     /* A new status line (after a 100 Continue, or a redirect) restarts the block. */
     if (len >= 5 && memcmp(p, "HTTP/", 5) == 0)
@@ -226,8 +248,10 @@ static size_t on_read(char *dst, size_t size, size_t n, void *ctx)
 
     if (total - b->priv_offset < want)
         want = (size_t)(total - b->priv_offset);
-    if (want == 0)
+    if (want == 0) {
+        told_sent(x);
         return 0;
+    }
     if (b->read) {
         got = b->read(b->read_ctx, dst, want, b->priv_offset);
         if (got == HTTP_READ_PAUSE) {
@@ -241,6 +265,8 @@ static size_t on_read(char *dst, size_t size, size_t n, void *ctx)
         got = (ssize_t)want;
     }
     b->priv_offset += (uint64_t)got;
+    if (b->priv_offset == total)
+        told_sent(x);
     return (size_t)got;
 }
 
@@ -365,6 +391,8 @@ enum s3c_err http_loop_submit(struct http_loop *l, struct http_xfer *x, struct s
     x->resp.body.max = x->body_max ? x->body_max : HTTP_ERROR_BODY_MAX_BYTES;
     x->body.priv_offset = 0;
     x->priv_paused = false;
+    x->priv_told_sent = false;
+    x->resp.sent_ns = x->resp.head_ns = 0;
     x->priv_easy = c;
     x->priv_slist = hdrs;
     x->priv_loop = l;
@@ -390,6 +418,8 @@ enum s3c_err http_loop_submit(struct http_loop *l, struct http_xfer *x, struct s
     curl_easy_setopt(c, CURLOPT_WRITEDATA, x);
     curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
     curl_easy_setopt(c, CURLOPT_PATH_AS_IS, 1L); /* keys like "a/../b" go as they are */
+    if (x->fresh_connect)
+        curl_easy_setopt(c, CURLOPT_FRESH_CONNECT, 1L);
     if (strcmp(x->method, "HEAD") == 0) {
         curl_easy_setopt(c, CURLOPT_NOBODY, 1L);
     } else if (strcmp(x->method, "PUT") == 0 || (has_body && strcmp(x->method, "GET") != 0)) {
@@ -411,6 +441,8 @@ enum s3c_err http_loop_submit(struct http_loop *l, struct http_xfer *x, struct s
         x->priv_easy = x->priv_slist = NULL;
         return s3c_fail(e, S3C_EINTERNAL, "cannot start an HTTP transfer");
     }
+    if (!has_body)
+        told_sent(x); /* nothing more to hand over: the wait for the answer starts now */
     l->running++;
     x->priv_prev = NULL;
     x->priv_next = l->all;
@@ -562,6 +594,24 @@ void http_loop_cancel_all(struct http_loop *l)
         if (!x->keep_on_cancel)
             finish(l, (CURL *)x->priv_easy, CURLE_ABORTED_BY_CALLBACK);
     }
+}
+
+void http_loop_cancel(struct http_loop *l, struct http_xfer *x)
+{
+    if (!x->priv_easy || x->priv_loop != l)
+        return;
+    /* Cut off mid-exchange: curl closes the connection rather than pool it. */
+    finish(l, (CURL *)x->priv_easy, CURLE_ABORTED_BY_CALLBACK);
+}
+
+bool http_xfer_running(const struct http_xfer *x)
+{
+    return x->priv_easy != NULL;
+}
+
+uint64_t http_xfer_body_sent(const struct http_xfer *x)
+{
+    return x->body.priv_offset;
 }
 
 void http_loop_run(struct http_loop *l)

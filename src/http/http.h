@@ -79,6 +79,10 @@ struct http_resp {
     double sent_s;              /* from its start to the request about to go (connected) */
     double first_s;             /* from its start to the first byte of the answer (of a
                                  * request with a body: to its first byte sent, as curl counts) */
+    /* CLOCK_MONOTONIC (http_now_ns), 0 until it happens: */
+    int64_t sent_ns;            /* the request all handed to curl: its body's last byte, or the
+                                 * submit of a request without a body */
+    int64_t head_ns;            /* the first byte of the answer (its status line) */
 };
 
 struct http_xfer {
@@ -93,6 +97,10 @@ struct http_xfer {
     void *sink_ctx;
     size_t body_max;            /* cap on resp.body; 0: HTTP_ERROR_BODY_MAX_BYTES */
     bool keep_on_cancel;        /* http_loop_cancel_all lets this one finish */
+    bool fresh_connect;         /* on a new connection, never a pooled one */
+    /* Called once the body's last byte is handed to curl (resp.sent_ns), from
+     * inside curl: it may not call the loop. NULL: not told. Gets done_ctx. */
+    void (*sent)(struct http_xfer *x, void *ctx);
     /* Completion, exactly once per successful submit. */
     void (*done)(struct http_xfer *x, void *ctx);
     void *done_ctx;
@@ -106,6 +114,7 @@ struct http_xfer {
     struct http_loop *priv_loop;
     struct http_xfer *priv_prev, *priv_next;  /* the loop's running list */
     bool priv_paused;
+    bool priv_told_sent;        /* 'sent' ran for this exchange */
 };
 
 /* Create a loop; NULL (with 'e' set) on failure. */
@@ -121,6 +130,20 @@ int http_loop_step(struct http_loop *l, int timeout_ms);
 /* The same, and also return once 'fd' is readable (-1: none), for a caller
  * that reads a stream between steps (stdin). */
 int http_loop_step_fd(struct http_loop *l, int timeout_ms, int fd);
+
+/* Stop one transfer now (never from inside a callback of the loop): its done
+ * runs (status 0, "cancelled") before this returns, and its connection is
+ * closed, never reused. Nothing happens to a transfer not running. */
+void http_loop_cancel(struct http_loop *l, struct http_xfer *x);
+
+/* Whether 'x' was submitted and its done has not run yet. */
+bool http_xfer_running(const struct http_xfer *x);
+
+/* Bytes of the request body handed to curl so far. */
+uint64_t http_xfer_body_sent(const struct http_xfer *x);
+
+/* CLOCK_MONOTONIC in nanoseconds: the clock of resp.sent_ns and resp.head_ns. */
+int64_t http_now_ns(void);
 
 /* Run until no transfer is left. */
 void http_loop_run(struct http_loop *l);

@@ -2,8 +2,8 @@
  * xfer/engine: the engine's private types, shared by its files and by no
  * one else (xfer.h is the public contract). Files, from the bottom up:
  * part.c, adapt.c and the workers land.c and hashpool.c (call no engine
- * file); req.c, a request's and an object's life; the helpers verify.c, resume.c, multipart.c; one family per
- * operation (upload.c stdin.c copy.c download.c delete.c); xfer.c, the loop;
+ * file); req.c, a request's and an object's life; the helpers verify.c, resume.c, multipart.c,
+ * hedge.c; one family per operation (upload.c stdin.c copy.c download.c delete.c); xfer.c, the loop;
  * loops.c, the loop run several times on threads of their own (xfer_run).
  * A file calls only files below it (scripts/check-layers.sh, make lint):
  * answers reach the families through the tables of handlers below, which
@@ -186,6 +186,21 @@ struct xfer_obj_state {
     struct xfer_obj_state *next;    /* in the engine's active list */
 };
 
+/* A request as hedge.c watches it (zero when it is not watched). */
+struct req_hedge {
+    struct req *twin;               /* the other of a hedged pair, until the first of them is judged */
+    struct req *prev, *next;        /* in the wait list: sent, no answer yet, oldest first */
+    struct req *big_prev, *big_next; /* in the list of large transfers watched for a slow connection */
+    struct req *pair_next;          /* in the list of pairs (originals only) */
+    int64_t start_ns;               /* when it was submitted (http_now_ns) */
+    bool waiting, big;              /* on those lists */
+    bool dup;                       /* sent as the duplicate of its twin */
+    bool lost;                      /* its twin answered first: nothing of it is taken */
+    bool resend;                    /* cut off as too slow: sent again, on a new connection */
+    bool fresh;                     /* its next exchange opens a new connection */
+    uint8_t slow_resends;           /* times it was cut off as too slow */
+};
+
 /* One exchange with the store, reused for its retries and then for others. */
 struct req {
     struct http_xfer http;
@@ -223,7 +238,19 @@ struct req {
     struct s3_sse_c ssec, ssec_src; /* SSE-C headers of the object and of a copy's source */
     struct s3c_error local_err;     /* a local failure during the exchange (disk full...) */
     bool local_failed;
+    struct req_hedge hg;            /* hedged, or watched for a slow connection (hedge.c) */
     struct req *next;               /* done list or retry list */
+};
+
+struct hedge;
+
+/* What req.c tells of a request's life to whoever watches it (hedge.c);
+ * xfer.c fills it in. */
+struct req_watch {
+    /* It was just submitted. */
+    void (*sent)(struct engine *g, struct req *r);
+    /* It finished, before it is judged: true when taken (dropped, or sent again). */
+    bool (*done)(struct engine *g, struct req *r);
 };
 
 /* One run of xfer_run(): everything the loop and the families share. */
@@ -231,6 +258,8 @@ struct engine {
     struct store_s3 *s3;
     const struct req_ops *kinds;    /* per enum req_kind: who takes its body and answers (xfer.c) */
     const struct obj_ops *ops;      /* per enum xfer_op: how its objects start and end (xfer.c) */
+    const struct req_watch *watch;  /* told of every request sent and finished (xfer.c); NULL */
+    struct hedge *hedge;            /* hedged requests and slow transfers (hedge.c); NULL: none */
     struct http_loop *loop;
     struct xfer_opts opts;
     struct xfer_stats stats;
@@ -396,6 +425,7 @@ void obj_fail(struct engine *g, struct xfer_obj_state *os, const struct s3c_erro
 void maybe_finish(struct engine *g, struct xfer_obj_state *os);
 void req_fail(struct engine *g, struct req *r, const struct s3c_error *e, bool retryable, long backoff_ms);
 void req_done(struct engine *g, struct req *r);
+const char *req_op_name(enum req_kind k);
 
 /* verify.c: which check proves the bytes, and the checks (calls req.c) */
 uint64_t ck_update(enum ck_algo a, uint64_t crc, const void *p, size_t n);
@@ -450,6 +480,14 @@ bool complete_failed(struct engine *g, struct req *r, enum store_s3_verdict v, s
 void on_head_dst(struct engine *g, struct req *r);
 bool head_dst_failed(struct engine *g, struct req *r, enum store_s3_verdict v, struct s3c_error *e);
 void on_abort(struct engine *g, struct req *r);
+
+/* hedge.c: duplicates of overdue requests, slow transfers sent again (calls req.c) */
+struct hedge *hedge_new(double budget);
+void hedge_free(struct hedge *h);
+void hedge_sent(struct engine *g, struct req *r);
+bool hedge_done(struct engine *g, struct req *r);
+void hedge_tick(struct engine *g);
+int hedge_wait_ms(struct engine *g);
 
 /* upload.c: the local-file family */
 enum s3c_err upload_start(struct engine *g, struct xfer_obj_state *os, struct req **out, struct s3c_error *e);

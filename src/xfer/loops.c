@@ -491,6 +491,22 @@ static int home_next(void *ctx, struct xfer_obj **out)
     return r;
 }
 
+/* One loop's counts added to another's (progress, and the run's end). */
+static void stats_add(struct xfer_stats *to, const struct xfer_stats *from)
+{
+    to->objects_ok += from->objects_ok;
+    to->objects_failed += from->objects_failed;
+    to->bytes += from->bytes;
+    to->bytes_live += from->bytes_live;
+    to->inflight += from->inflight;
+    to->requests += from->requests;
+    to->retries += from->retries;
+    to->hedged += from->hedged;
+    to->hedge_wins += from->hedge_wins;
+    to->slow_resent += from->slow_resent;
+    to->peak_concurrency += from->peak_concurrency;
+}
+
 static void home_progress(void *ctx, const struct xfer_stats *now)
 {
     struct lane *ln = ctx;
@@ -499,15 +515,8 @@ static void home_progress(void *ctx, const struct xfer_stats *now)
     int i, n = atomic_load(&d->spawned);
 
     pthread_mutex_lock(&d->lock);
-    for (i = 1; i <= n; i++) {
-        sum.objects_ok += d->live[i].objects_ok;
-        sum.objects_failed += d->live[i].objects_failed;
-        sum.bytes += d->live[i].bytes;
-        sum.bytes_live += d->live[i].bytes_live;
-        sum.inflight += d->live[i].inflight;
-        sum.requests += d->live[i].requests;
-        sum.retries += d->live[i].retries;
-    }
+    for (i = 1; i <= n; i++)
+        stats_add(&sum, &d->live[i]);
     pthread_mutex_unlock(&d->lock);
     d->user->progress(d->user->progress_ctx, &sum);
 }
@@ -666,17 +675,6 @@ static void deal_free(struct deal *d)
     pthread_cond_destroy(&d->more);
     pthread_mutex_destroy(&d->lock);
     free(d);
-}
-
-static void stats_add(struct xfer_stats *to, const struct xfer_stats *from)
-{
-    to->objects_ok += from->objects_ok;
-    to->objects_failed += from->objects_failed;
-    to->bytes += from->bytes;
-    to->bytes_live += from->bytes_live;
-    to->requests += from->requests;
-    to->retries += from->retries;
-    to->peak_concurrency += from->peak_concurrency;
 }
 
 enum s3c_err xfer_run(struct store_s3 *s, const struct xfer_opts *opts, struct xfer_stats *stats)

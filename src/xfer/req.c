@@ -26,7 +26,6 @@
 
 #define REPLY_BODY_MAX ((size_t)4 << 20)
 
-static const char *req_op_name(enum req_kind k);
 static bool req_md5_sent(struct engine *g, struct req *r);
 static enum s3c_err body_sha256(struct req *r, char hex[2 * SHA256_LEN + 1], struct s3c_error *e);
 
@@ -284,6 +283,7 @@ struct req *req_get(struct engine *g, struct xfer_obj_state *os, enum req_kind k
     r->use_crc = false;
     r->md5_live = r->hash_stale = false;
     r->md5_at = 0;
+    memset(&r->hg, 0, sizeof(r->hg));
     s3c_error_clear(&r->local_err);
     os->reqs++;
     return r;
@@ -836,11 +836,15 @@ enum s3c_err req_submit(struct engine *g, struct req *r, struct s3c_error *e)
         g->bw_tokens -= (double)r->mem.len; /* memory bodies do not pass read_src */
     r->http.done = on_http_done;
     r->http.done_ctx = r;
+    r->http.fresh_connect = r->hg.fresh; /* sent again after a slow connection (hedge.c) */
+    r->hg.fresh = false;
     rc = http_loop_submit(g->loop, &r->http, e);
     if (rc)
         return rc;
     g->inflight++;
     g->stats.requests++;
+    if (g->watch)
+        g->watch->sent(g, r);
     return S3C_OK;
 }
 
@@ -975,7 +979,7 @@ void maybe_finish(struct engine *g, struct xfer_obj_state *os)
         obj_finish(g, os);
 }
 
-static const char *req_op_name(enum req_kind k)
+const char *req_op_name(enum req_kind k)
 {
     switch (k) {
     case RK_PUT: return "PutObject";
@@ -1088,6 +1092,8 @@ void req_done(struct engine *g, struct req *r)
     long backoff = 0;
     bool free_retry = false;
 
+    if (g->watch && g->watch->done(g, r))
+        return; /* a hedged request's loser, or a slow one sent again */
     g->window_reqs++;
     if (ops->late && (r->os->failed || stopping(g)) && ops->late(g, r))
         return;

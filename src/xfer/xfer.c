@@ -52,6 +52,9 @@ static const struct obj_ops obj_kinds[] = {
     [XFER_DELETE] = { .start = del_start },
 };
 
+/* Who hears of every request sent and finished: hedged requests, slow transfers. */
+static const struct req_watch req_watching = { .sent = hedge_sent, .done = hedge_done };
+
 /* ---- filling ------------------------------------------------------------------- */
 
 /* Set up an object and return its first request (NULL when it failed at once
@@ -283,6 +286,8 @@ enum s3c_err engine_run(struct store_s3 *s, const struct xfer_opts *opts, struct
     g->slow_start = true;
     g->bw_tokens = 65536;
     g->stats.peak_concurrency = g->cap;
+    if ((g->hedge = hedge_new(opts->hedge_budget)))
+        g->watch = &req_watching;
     g->hooks = hooks;
     if (hooks) {
         g->lane = hooks->lane;
@@ -331,6 +336,8 @@ enum s3c_err engine_run(struct store_s3 *s, const struct xfer_opts *opts, struct
         }
         if (g->opts.bwlimit_bytes_s && wait_ms > 10)
             wait_ms = 10; /* come back to refill the bucket */
+        if (g->inflight > 0 && hedge_wait_ms(g) < wait_ms)
+            wait_ms = hedge_wait_ms(g); /* an answer comes due, or slow transfers are looked at */
         if (g->rehash)
             wait_ms = 0; /* resumed parts to re-read: only a look at the sockets */
         if (g->inflight > 0)
@@ -350,10 +357,12 @@ enum s3c_err engine_run(struct store_s3 *s, const struct xfer_opts *opts, struct
             done->next = NULL;
             req_done(g, done);
         }
+        hedge_tick(g);
         adapt(g);
     }
     land_free(g->land);
     hashpool_free(g->hash);
+    hedge_free(g->hedge);
     g->stats.seconds = (double)(now_ms() - t0) / 1000.0;
     if (stats)
         *stats = g->stats;

@@ -116,6 +116,8 @@ struct xfer_opts {
     int loops;                      /* event loops, each on its own thread with its own connections;
                                        0: one per online CPU, at most XFER_LOOPS_DEFAULT_MAX (1 with
                                        --bwlimit); helpers start only once objects queue up */
+    double hedge_budget;            /* duplicates of overdue requests allowed per request sent:
+                                       0: 3%; negative: none */
     const char *state_dir;          /* journal multipart uploads here (xfer/journal.h); NULL: none */
     bool resume;                    /* continue journaled uploads of unchanged files (ListParts);
                                        journal ranged downloads, continue those of unchanged objects,
@@ -138,6 +140,9 @@ struct xfer_stats {
     uint64_t bytes_live;            /* payload bytes sent or received so far, retries included */
     int inflight;                   /* requests in flight now */
     uint64_t requests, retries;
+    uint64_t hedged;                /* duplicates sent of requests whose answer was overdue (in requests) */
+    uint64_t hedge_wins;            /* ... that answered first */
+    uint64_t slow_resent;           /* transfers cut off as too slow and sent again on a new connection */
     int peak_concurrency;
     double seconds;
 };

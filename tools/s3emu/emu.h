@@ -185,6 +185,7 @@ struct emu_req {
     enum emu_fault_kind fault;          /* decided when the head arrived */
     double fault_arg;                   /* slow: bytes/s; delay: ms */
     int64_t t_head_ns;                  /* when the head was complete */
+    bool latency_spent;                 /* apply_late: waited its latency before the operation */
 };
 
 struct emu_resp {
@@ -221,7 +222,8 @@ struct emu_pace {
     int64_t last_ns;    /* last refill */
 };
 
-enum emu_conn_state { CS_HEAD, CS_BODY, CS_WAIT, CS_WRITE, CS_DEAD };
+/* CS_LATE: a request in, its operation waiting for its latency (model apply_late). */
+enum emu_conn_state { CS_HEAD, CS_BODY, CS_LATE, CS_WAIT, CS_WRITE, CS_DEAD };
 
 struct emu_conn {
     int fd;
@@ -273,6 +275,7 @@ struct emu_model {
     double express_session_s;   /* lifetime of CreateSession credentials */
     int express_session_required; /* object requests on directory buckets need session keys */
     uint64_t min_part_bytes;    /* EntityTooSmall threshold */
+    int apply_late;             /* an operation runs once its latency has passed, not before it */
     struct emu_fault_rule rules[EMU_MAX_RULES];
     int n_rules;
     double fault_prob;          /* global probability of a random 500/503 */
@@ -292,6 +295,8 @@ struct emu_stats {
     _Atomic uint64_t slowdowns;         /* 503 from the rate limiter */
     _Atomic uint64_t status[6];         /* 1xx..5xx */
     _Atomic uint64_t auth_failures;
+    _Atomic uint64_t stored_again;      /* PutObject of the same bytes as the key's, UploadPart over its number */
+    _Atomic uint64_t hung_up;           /* requests whose client left before their operation ran (apply_late) */
 };
 
 /* Add n (may be negative) to the calling worker's counter 'field' of s. */

@@ -496,6 +496,8 @@ static int set_key(struct emu_server *s, const char *k, const char *v, char *err
         m->express_session_required = d != 0;
     else if (!strcmp(k, "min_part_bytes"))
         m->min_part_bytes = (uint64_t)d;
+    else if (!strcmp(k, "apply_late"))
+        m->apply_late = d != 0;
     else if (!strcmp(k, "faults"))
         return emu_model_parse_faults(m, v, err, errn);
     else if (!strcmp(k, "reset_stats")) {
@@ -642,6 +644,7 @@ struct stats_sum {
     uint64_t slowdowns;
     uint64_t status[6];
     uint64_t auth_failures;
+    uint64_t stored_again, hung_up;
 };
 _Static_assert(sizeof(struct stats_sum) / sizeof(uint64_t) == EMU_STATS_N, "stats_sum mirrors emu_stats");
 
@@ -656,11 +659,13 @@ void emu_model_stats_json(struct emu_server *s, struct buf *b)
     pthread_mutex_lock(&s->model_lock);
 
     buf_addf(b, "{\"requests\":%llu,\"errors\":%llu,\"connections\":%llu,\"open_connections\":%llu,"
-                "\"bytes_in\":%llu,\"bytes_out\":%llu,\"slowdowns\":%llu,\"auth_failures\":%llu,",
+                "\"bytes_in\":%llu,\"bytes_out\":%llu,\"slowdowns\":%llu,\"auth_failures\":%llu,"
+                "\"stored_again\":%llu,\"hung_up\":%llu,",
              (unsigned long long)st->requests, (unsigned long long)st->errors,
              (unsigned long long)st->connections, (unsigned long long)st->conns_open,
              (unsigned long long)st->bytes_in, (unsigned long long)st->bytes_out,
-             (unsigned long long)st->slowdowns, (unsigned long long)st->auth_failures);
+             (unsigned long long)st->slowdowns, (unsigned long long)st->auth_failures,
+             (unsigned long long)st->stored_again, (unsigned long long)st->hung_up);
     buf_addf(b, "\"status\":{\"1xx\":%llu,\"2xx\":%llu,\"3xx\":%llu,\"4xx\":%llu,\"5xx\":%llu},",
              (unsigned long long)st->status[1], (unsigned long long)st->status[2],
              (unsigned long long)st->status[3], (unsigned long long)st->status[4],
@@ -692,11 +697,11 @@ void emu_model_stats_json(struct emu_server *s, struct buf *b)
     buf_addf(b, "],\"model\":{\"latency_ms\":%g,\"jitter\":%g,\"tail_pct\":%g,\"tail_mult\":%g,"
                 "\"bandwidth_mbps\":%g,\"rate_get\":%g,\"rate_put\":%g,\"prefix_depth\":%d,"
                 "\"xregion_ms\":%g,\"express_latency_ms\":%g,\"express_session_s\":%g,"
-                "\"express_session_required\":%d,\"min_part_bytes\":%llu},",
+                "\"express_session_required\":%d,\"min_part_bytes\":%llu,\"apply_late\":%d},",
              m->latency_ms, m->jitter, m->tail_pct, m->tail_mult, m->bandwidth_mbps, m->rate_get,
              m->rate_put, m->prefix_depth, m->xregion_ms, m->express_latency_ms,
              m->express_session_s, m->express_session_required,
-             (unsigned long long)m->min_part_bytes);
+             (unsigned long long)m->min_part_bytes, m->apply_late);
     {
         struct emu_sl_node *n;
         uint64_t objects = 0, nb = 0;

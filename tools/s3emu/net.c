@@ -672,6 +672,7 @@ static void fail_head(struct emu_conn *c, int status)
 }
 
 static void conn_run(struct emu_conn *c);
+static void run_op(struct emu_conn *c);
 
 static void head_done(struct emu_conn *c, size_t hlen)
 {
@@ -735,14 +736,58 @@ static void head_done(struct emu_conn *c, size_t hlen)
         c->state = CS_BODY;
     } else {
         c->state = CS_WAIT;
-        emu_ops_handle(c->srv, c);
-        start_response(c);
+        run_op(c);
     }
 }
 
 static void body_done(struct emu_conn *c)
 {
     emu_digest_finish(&c->dig);
+    run_op(c);
+}
+
+/* Whether the client hung up (or reset the connection): a read would say so. */
+static bool peer_gone(struct emu_conn *c)
+{
+    char b;
+    ssize_t n = recv(c->fd, &b, 1, MSG_PEEK | MSG_DONTWAIT);
+
+    return n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR);
+}
+
+/*
+ * The request is in: its operation now, and the answer after the latency;
+ * or, with the model's apply_late, the latency first (CS_LATE) and the
+ * operation after it, so a client that hangs up meanwhile leaves nothing
+ * done, as a request cancelled in a queue (late_op).
+ */
+static void run_op(struct emu_conn *c)
+{
+    struct emu_req *q = &c->req;
+    int64_t ns;
+    bool late;
+
+    pthread_mutex_lock(&c->srv->model_lock);
+    late = c->srv->model.apply_late;
+    pthread_mutex_unlock(&c->srv->model_lock);
+    if (q->op < OP_ADMIN_STATS && late && (ns = emu_model_latency_ns(c->srv, q)) > 0) {
+        q->latency_spent = true;
+        c->state = CS_LATE;
+        timer_set(c, emu_now_ns() + ns);
+        return;
+    }
+    emu_ops_handle(c->srv, c);
+    start_response(c);
+}
+
+static void late_op(struct emu_conn *c)
+{
+    if (peer_gone(c)) {
+        W_STAT(c, hung_up, 1);
+        conn_close(c, 0);
+        return;
+    }
+    c->state = CS_WAIT;
     emu_ops_handle(c->srv, c);
     start_response(c);
 }
@@ -977,6 +1022,11 @@ static void conn_run(struct emu_conn *c)
             break;
         case CS_BODY:
             do_body(c);
+            break;
+        case CS_LATE:
+            if (c->heap_idx >= 0)
+                return;
+            late_op(c);
             break;
         case CS_WAIT:
             if (c->heap_idx >= 0)

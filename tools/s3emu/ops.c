@@ -378,7 +378,8 @@ void emu_ops_handle(struct emu_server *s, struct emu_conn *c)
     dispatch(s, c, b, &bc);
     emu_store_unlock(s);
 model:
-    r->delay_ns += emu_model_latency_ns(s, q);
+    if (!q->latency_spent)
+        r->delay_ns += emu_model_latency_ns(s, q);
     apply_fault(s, c);
 }
 

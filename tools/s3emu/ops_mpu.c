@@ -162,7 +162,13 @@ void ops_upload_part(struct emu_server *s, struct emu_conn *c, struct emu_bucket
         str_copy(p.ck.algo, sizeof(p.ck.algo), u->ck_algo);
         ops_ck_b64(u->ck_algo, p.blob->data, (size_t)p.blob->len, p.ck.value);
     }
-    if (emu_store_upload_part(u, &p)) {
+    switch (emu_store_upload_part(u, &p)) {
+    case 0:
+        break;
+    case 1:
+        EMU_STAT(s, stored_again, 1); /* the same part number again (a retry or a duplicate) */
+        break;
+    default:
         emu_blob_unref(p.blob);
         ops_error(s, c, 500, "InternalError", "Out of memory.", NULL);
         return;

@@ -331,6 +331,11 @@ void ops_put_object(struct emu_server *s, struct emu_conn *c, struct emu_bucket 
     str_copy(o->acl, sizeof(o->acl), acl);
     str_copy(o->ssec_md5, sizeof(o->ssec_md5), ssec);
     ops_express_obj(s, b, o);
+    {
+        const struct emu_obj *old = emu_store_get(b, q->key, q->klen, NULL);
+        if (old && !strcmp(old->etag, o->etag) && old->size == o->size)
+            EMU_STAT(s, stored_again, 1); /* the same bytes again (a retry or a duplicate) */
+    }
     if (emu_store_put(s, b, q->key, q->klen, o)) {
         ops_error(s, c, 500, "InternalError", "Out of memory.", NULL);
         return;

@@ -235,7 +235,7 @@ int emu_store_upload_part(struct emu_upload *u, struct emu_part *p)
     if (lo < u->n_parts && u->parts[lo].num == p->num) {
         emu_blob_unref(u->parts[lo].blob);
         u->parts[lo] = *p;
-        return 0;
+        return 1;
     }
     if (u->n_parts == u->cap_parts) {
         int cap = u->cap_parts ? u->cap_parts * 2 : 16;

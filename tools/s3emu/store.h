@@ -138,6 +138,6 @@ struct emu_upload *emu_store_upload(struct emu_bucket *b, const char *key, size_
                                     const char *id);
 void emu_store_upload_free(struct emu_upload *u);
 /* Put (or replace) part 'num'; takes the blob reference. 0 or -1. */
-int emu_store_upload_part(struct emu_upload *u, struct emu_part *p);
+int emu_store_upload_part(struct emu_upload *u, struct emu_part *p);  /* 1: replaced a part of that number */
 
 #endif

@@ -1,0 +1,559 @@
+/*
+ * Hedged requests and slow connections. A request whose answer is overdue
+ * against the waits the run has seen (their 98th percentile, from a log
+ * histogram: O(1) a request, no sort) gets a duplicate on another
+ * connection while the budget allows (a token bucket: every request sent
+ * adds 'budget' tokens, a duplicate takes one). The first of the two to
+ * answer wins; the other is cut off, and none of its bytes is taken. A
+ * large transfer that moves under a quarter of the median pace of finished
+ * ones is cut off and sent again on a new connection, as aws-c-s3 does.
+ * Only requests a duplicate cannot harm are hedged (hedgeable). Told of
+ * requests by req.c (struct req_watch); calls req.c and the http loop.
+ */
+#include <inttypes.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "xfer/engine.h"
+
+#define HEDGE_PCT 0.98                          /* a wait past this percentile is overdue... */
+#define HEDGE_MEDIAN_MULT 1.5                   /* ...and past 1.5 times the median... */
+#define HEDGE_MIN_NS ((int64_t)2000000)         /* ...and past 2 ms */
+#define HEDGE_MIN_SAMPLES 32                    /* waits seen before any duplicate */
+#define HEDGE_TOKENS_MAX 64.0                   /* duplicates the budget can save up */
+#define HEDGE_DEFAULT_BUDGET 0.03               /* duplicates per request sent */
+#define HIST_N 160                              /* 4 buckets a power of two, up to 2^40 */
+#define HIST_DECAY 4096                         /* samples kept, about: older ones fade */
+#define SLOW_MIN_BYTES ((uint64_t)1 << 20)      /* a transfer this large is watched for its pace */
+#define SLOW_GRACE_NS ((int64_t)1000000000)     /* and judged after this long moving bytes */
+#define SLOW_FACTOR 4                           /* slow: under a quarter of the median pace */
+#define SLOW_MIN_SAMPLES 3                      /* finished large transfers before any is judged */
+#define SLOW_CHECK_NS ((int64_t)100000000)      /* large transfers are looked at this often */
+#define SLOW_RESENDS_MAX 2                      /* a request is cut off as slow at most this often */
+#define BIG_WAIT_MULT 4                         /* a large body sent: its answer overdue after 4 delays */
+#define BIG_WAIT_EXTRA_NS ((int64_t)50000000)   /* and 50 ms (the socket's buffer still drains) */
+
+/* Counts of values in buckets of a quarter of a power of two (under 8: one each). */
+struct hist {
+    uint32_t n[HIST_N];
+    uint32_t total;
+};
+
+struct hedge {
+    double budget;                  /* tokens a request sent adds; 0: no duplicates */
+    double tokens;
+    struct hist wait;               /* ns from a request all sent to its answer's first byte */
+    struct hist pace;               /* bytes/s of finished large transfers */
+    uint32_t since;                 /* waits added since delay_ns was computed */
+    int64_t delay_ns;               /* an answer later than this is overdue; INT64_MAX: none yet */
+    struct req *head, *tail;        /* the wait list, oldest first */
+    struct req *big;                /* large transfers in flight */
+    struct req *pairs;              /* hedged pairs, by their originals */
+    int64_t slow_check_ns;          /* when the large ones were last looked at */
+};
+
+/* ---- the histograms ---------------------------------------------------------------- */
+
+static int hist_bucket(uint64_t v)
+{
+    int msb, i;
+
+    if (v < 8)
+        return (int)v;
+    msb = 63 - __builtin_clzll(v);
+    i = msb * 4 + (int)((v >> (msb - 2)) & 3);
+    return i < HIST_N ? i : HIST_N - 1;
+}
+
+/* The largest value of bucket i. */
+static uint64_t hist_top(int i)
+{
+    if (i < 8)
+        return (uint64_t)i;
+    return ((uint64_t)(5 + i % 4) << (i / 4 - 2)) - 1;
+}
+
+static void hist_add(struct hist *h, uint64_t v)
+{
+    int i;
+
+    h->n[hist_bucket(v)]++;
+    if (++h->total < HIST_DECAY)
+        return;
+    /* Halve: what the network did long ago weighs less than what it does now. */
+    h->total = 0;
+    for (i = 0; i < HIST_N; i++) {
+        h->n[i] = (h->n[i] + 1) / 2;
+        h->total += h->n[i];
+    }
+}
+
+/* The value under which a fraction q of the samples lie (the top of its bucket). */
+static uint64_t hist_quantile(const struct hist *h, double q)
+{
+    uint64_t want = (uint64_t)(q * h->total), seen = 0;
+    int i;
+
+    for (i = 0; i < HIST_N; i++) {
+        seen += h->n[i];
+        if (seen > want)
+            return hist_top(i);
+    }
+    return hist_top(HIST_N - 1);
+}
+
+static void wait_add(struct hedge *h, int64_t ns)
+{
+    uint64_t p, m;
+
+    if (ns <= 0)
+        return;
+    hist_add(&h->wait, (uint64_t)ns);
+    if (h->wait.total < HEDGE_MIN_SAMPLES || (++h->since < 16 && h->delay_ns != INT64_MAX))
+        return;
+    h->since = 0;
+    p = hist_quantile(&h->wait, HEDGE_PCT);
+    m = (uint64_t)((double)hist_quantile(&h->wait, 0.5) * HEDGE_MEDIAN_MULT);
+    if (p < m)
+        p = m;
+    h->delay_ns = p > (uint64_t)HEDGE_MIN_NS ? (int64_t)p : HEDGE_MIN_NS;
+}
+
+/* ---- the lists ------------------------------------------------------------------------ */
+
+static void wait_push(struct hedge *h, struct req *r)
+{
+    r->hg.waiting = true;
+    r->hg.prev = h->tail;
+    r->hg.next = NULL;
+    if (h->tail)
+        h->tail->hg.next = r;
+    else
+        h->head = r;
+    h->tail = r;
+}
+
+static void wait_remove(struct hedge *h, struct req *r)
+{
+    if (!r->hg.waiting)
+        return;
+    r->hg.waiting = false;
+    if (r->hg.prev)
+        r->hg.prev->hg.next = r->hg.next;
+    else
+        h->head = r->hg.next;
+    if (r->hg.next)
+        r->hg.next->hg.prev = r->hg.prev;
+    else
+        h->tail = r->hg.prev;
+    r->hg.prev = r->hg.next = NULL;
+}
+
+static void big_push(struct hedge *h, struct req *r)
+{
+    r->hg.big = true;
+    r->hg.big_prev = NULL;
+    r->hg.big_next = h->big;
+    if (h->big)
+        h->big->hg.big_prev = r;
+    h->big = r;
+}
+
+static void big_remove(struct hedge *h, struct req *r)
+{
+    if (!r->hg.big)
+        return;
+    r->hg.big = false;
+    if (r->hg.big_prev)
+        r->hg.big_prev->hg.big_next = r->hg.big_next;
+    else
+        h->big = r->hg.big_next;
+    if (r->hg.big_next)
+        r->hg.big_next->hg.big_prev = r->hg.big_prev;
+    r->hg.big_prev = r->hg.big_next = NULL;
+}
+
+static void pair_remove(struct hedge *h, struct req *orig)
+{
+    struct req **pp;
+
+    for (pp = &h->pairs; *pp; pp = &(*pp)->hg.pair_next) {
+        if (*pp == orig) {
+            *pp = orig->hg.pair_next;
+            orig->hg.pair_next = NULL;
+            return;
+        }
+    }
+}
+
+/* ---- which requests ------------------------------------------------------------------ */
+
+/*
+ * Whether a duplicate of 'r' is harmless: reads (GET, whole or ranged, and
+ * HEADs), a PutObject without a condition and an UploadPart, which store the
+ * same bytes again at worst (the last write wins with the same content), their
+ * bodies read again from the file or copied from memory. Never
+ * CreateMultipartUpload (two uploads), Complete, deletes, copies, POSTs, a PUT
+ * with If-None-Match (the duplicate could fail where the first succeeded), nor
+ * streams (stdin's parts and stdout's window are written once, in order).
+ */
+static bool hedgeable(const struct engine *g, const struct req *r)
+{
+    const struct xfer_obj_opts *oo = r->os->o->opts;
+
+    if (r->os->stream || r->hg.dup || r == g->flex_probe)
+        return false;
+    switch (r->kind) {
+    case RK_GET:
+    case RK_HEAD_INFO:
+    case RK_HEAD_PART1:
+    case RK_HEAD_SRC:
+    case RK_PART:
+        return true;
+    case RK_PUT:
+        return !(oo && oo->no_overwrite);
+    default:
+        return false;
+    }
+}
+
+/* Whether the wait of 'r' for its answer shows the store's latency. */
+static bool shows_latency(const struct req *r)
+{
+    return r->kind == RK_GET || r->kind == RK_HEAD_INFO || r->kind == RK_HEAD_PART1 || r->kind == RK_HEAD_SRC ||
+           r->kind == RK_PUT || r->kind == RK_PART;
+}
+
+/* "GetObject (part 3)": what --debug calls a request. */
+static void req_label(const struct req *r, char out[64])
+{
+    if (r->part)
+        snprintf(out, 64, "%s (part %" PRIu32 ")", req_op_name(r->kind), r->part);
+    else
+        snprintf(out, 64, "%s", req_op_name(r->kind));
+}
+
+/* ---- a request's life ------------------------------------------------------------------ */
+
+struct hedge *hedge_new(double budget)
+{
+    struct hedge *h = calloc(1, sizeof(*h));
+
+    if (!h)
+        return NULL;
+    h->budget = budget < 0 ? 0 : budget > 0 ? budget : HEDGE_DEFAULT_BUDGET;
+    h->delay_ns = INT64_MAX;
+    return h;
+}
+
+void hedge_free(struct hedge *h)
+{
+    free(h);
+}
+
+/* From inside curl: the body's last byte is handed over, the wait for the answer starts. */
+static void body_sent(struct http_xfer *x, void *ctx)
+{
+    struct req *r = ctx;
+
+    (void)x;
+    if (r->eng->hedge && !r->hg.waiting)
+        wait_push(r->eng->hedge, r);
+}
+
+void hedge_sent(struct engine *g, struct req *r)
+{
+    struct hedge *h = g->hedge;
+
+    if (!h)
+        return;
+    r->hg.start_ns = http_now_ns();
+    if (!r->hg.dup) {
+        h->tokens += h->budget;
+        if (h->tokens > HEDGE_TOKENS_MAX)
+            h->tokens = HEDGE_TOKENS_MAX;
+    }
+    if (r->len >= SLOW_MIN_BYTES && (r->kind == RK_GET || r->kind == RK_PUT || r->kind == RK_PART) &&
+        r->hg.slow_resends < SLOW_RESENDS_MAX && !g->opts.bwlimit_bytes_s)
+        big_push(h, r);
+    if (!h->budget || !hedgeable(g, r))
+        return;
+    if (r->len >= SLOW_MIN_BYTES && r->kind != RK_GET)
+        return; /* a large body's answer: looked at with the large transfers (slow_scan) */
+    if (r->http.resp.sent_ns)
+        wait_push(h, r); /* no body: waiting since the submit */
+    else
+        r->http.sent = body_sent;
+}
+
+/* 'w' answered first: 'l' loses, and is cut off at the next look (no loop call here). */
+static void decide(struct engine *g, struct req *w, struct req *l)
+{
+    if (l->hg.lost)
+        return;
+    l->hg.lost = true;
+    if (w->hg.dup) {
+        g->stats.hedge_wins++;
+        /* The original's wait was at least this long: the tail stays in the histogram. */
+        if (l->http.resp.sent_ns && !l->http.resp.head_ns)
+            wait_add(g->hedge, http_now_ns() - l->http.resp.sent_ns);
+    }
+}
+
+/* The body of a GET with a twin: the first to bring bytes wins, the other's are refused. */
+static enum http_sink_verdict hedge_sink(void *ctx, const char *p, size_t n)
+{
+    struct req *r = ctx;
+
+    if (r->hg.lost)
+        return HTTP_SINK_ABORT;
+    if (r->hg.twin)
+        decide(r->eng, r, r->hg.twin);
+    return r->eng->kinds[r->kind].sink(ctx, p, n);
+}
+
+/* A duplicate of 'r' (overdue), on another connection: curl's pool never
+ * gives a connection with a transfer on it. */
+static void send_twin(struct engine *g, struct hedge *h, struct req *r, int64_t waited_ns)
+{
+    struct s3c_error e = S3C_ERROR_INIT;
+    struct req *t = req_get(g, r->os, r->kind);
+    char label[64];
+
+    if (!t)
+        return;
+    t->part = r->part;
+    t->off = r->off;
+    t->len = r->len;
+    t->attempt = r->attempt;
+    if ((r->kind == RK_PUT || r->kind == RK_PART) && r->mem.len) {
+        if (buf_add(&t->mem, r->mem.data, r->mem.len)) {
+            req_put_back(g, t);
+            return;
+        }
+        memcpy(t->hdr_md5, r->hdr_md5, sizeof(t->hdr_md5));
+        memcpy(t->hdr_crc64, r->hdr_crc64, sizeof(t->hdr_crc64));
+        memcpy(t->mem_md5, r->mem_md5, sizeof(t->mem_md5));
+        t->mem_crc = r->mem_crc;
+    }
+    t->hg.dup = true;
+    if (req_submit(g, t, &e)) {
+        req_put_back(g, t);
+        return;
+    }
+    h->tokens -= 1;
+    g->stats.hedged++;
+    r->hg.twin = t;
+    t->hg.twin = r;
+    if (r->kind == RK_GET)
+        r->http.sink = t->http.sink = hedge_sink;
+    r->hg.pair_next = h->pairs;
+    h->pairs = r;
+    req_label(r, label);
+    xdebug(g, r->os->o, "%s: no answer after %.0f ms (overdue after %.0f ms): a duplicate sent", label,
+           (double)waited_ns / 1e6, (double)h->delay_ns / 1e6);
+}
+
+/* Cut off the loser of each pair once the other has answered. */
+static void settle_pairs(struct engine *g, struct hedge *h)
+{
+    struct req *a, *b;
+
+    for (a = h->pairs; a; a = a->hg.pair_next) {
+        b = a->hg.twin;
+        if (!a->hg.lost && !b->hg.lost) {
+            if (a->http.resp.head_ns)
+                decide(g, a, b);
+            else if (b->http.resp.head_ns)
+                decide(g, b, a);
+        }
+        if (a->hg.lost && http_xfer_running(&a->http))
+            http_loop_cancel(g->loop, &a->http); /* its done comes to hedge_done: dropped */
+        if (b->hg.lost && http_xfer_running(&b->http))
+            http_loop_cancel(g->loop, &b->http);
+    }
+}
+
+/*
+ * A large upload all sent whose answer is overdue: hedged as small requests
+ * are, but later (the bytes still in the socket's buffer drain first).
+ */
+static void big_overdue(struct engine *g, struct hedge *h, struct req *r, int64_t now)
+{
+    int64_t waited = now - r->http.resp.sent_ns;
+
+    if (!h->budget || h->delay_ns == INT64_MAX || r->http.resp.head_ns || !hedgeable(g, r) ||
+        waited < BIG_WAIT_MULT * h->delay_ns + BIG_WAIT_EXTRA_NS)
+        return;
+    if (h->tokens < 1 || stopping(g) || r->os->failed)
+        return;
+    big_remove(h, r); /* its body is all sent: nothing more to watch */
+    send_twin(g, h, r, waited);
+}
+
+/* Large transfers moving far slower than the run's finished ones: cut off,
+ * sent again; large uploads whose answer is overdue: hedged. */
+static void slow_scan(struct engine *g, struct hedge *h, int64_t now)
+{
+    struct req *r, *next;
+    double median;
+    char label[64];
+
+    median = h->pace.total >= SLOW_MIN_SAMPLES ? (double)hist_quantile(&h->pace, 0.5) : 0;
+    for (r = h->big; r; r = next) {
+        int64_t since;
+        uint64_t moved;
+        double pace;
+
+        next = r->hg.big_next;
+        if (r->hg.twin || !http_xfer_running(&r->http))
+            continue;
+        if (r->kind == RK_GET) {
+            if (!r->http.resp.head_ns)
+                continue; /* no answer yet: a matter of latency, not of pace */
+            since = r->http.resp.head_ns;
+            moved = r->got;
+        } else {
+            if (r->http.resp.sent_ns) {
+                big_overdue(g, h, r, now); /* all sent: waiting for the answer */
+                continue;
+            }
+            since = r->hg.start_ns;
+            moved = http_xfer_body_sent(&r->http);
+        }
+        if (median <= 0)
+            continue;
+        if (now - since < SLOW_GRACE_NS)
+            continue;
+        pace = (double)moved * 1e9 / (double)(now - since);
+        if (pace * SLOW_FACTOR >= median)
+            continue;
+        req_label(r, label);
+        xdebug(g, r->os->o, "%s: %" PRIu64 " of %" PRIu64 " bytes in %.1f s (%.0f KB/s, the run's median is "
+               "%.0f KB/s): cut off, sent again on a new connection", label, moved, r->len,
+               (double)(now - since) / 1e9, pace / 1e3, median / 1e3);
+        big_remove(h, r);
+        r->hg.resend = true;
+        r->hg.slow_resends++;
+        http_loop_cancel(g->loop, &r->http); /* its done comes to hedge_done */
+    }
+}
+
+void hedge_tick(struct engine *g)
+{
+    struct hedge *h = g->hedge;
+    int64_t now;
+
+    if (!h)
+        return;
+    now = http_now_ns();
+    settle_pairs(g, h);
+    while (h->head) {
+        struct req *r = h->head;
+        int64_t waited = now - r->http.resp.sent_ns;
+
+        if (r->http.resp.head_ns || !http_xfer_running(&r->http)) {
+            wait_remove(h, r); /* answered: nothing to hedge */
+            continue;
+        }
+        if (waited < h->delay_ns)
+            break; /* nor any after it: they were sent later */
+        wait_remove(h, r);
+        if (h->tokens >= 1 && !stopping(g) && !r->os->failed)
+            send_twin(g, h, r, waited);
+    }
+    if (h->big && now - h->slow_check_ns >= SLOW_CHECK_NS) {
+        h->slow_check_ns = now;
+        slow_scan(g, h, now);
+    }
+}
+
+/* How long the loop may wait before hedge_tick has something to do. */
+int hedge_wait_ms(struct engine *g)
+{
+    struct hedge *h = g->hedge;
+    int64_t now, due = INT64_MAX;
+
+    if (!h || (!h->head && !h->big))
+        return 100;
+    now = http_now_ns();
+    if (h->head && h->delay_ns != INT64_MAX)
+        due = h->head->http.resp.sent_ns + h->delay_ns;
+    if (h->big && h->slow_check_ns + SLOW_CHECK_NS < due)
+        due = h->slow_check_ns + SLOW_CHECK_NS;
+    if (due <= now)
+        return 0;
+    return due - now > 100000000 ? 100 : (int)((due - now) / 1000000) + 1;
+}
+
+/* What a finished request shows: its wait for the answer, a large one's pace. */
+static void observe(struct hedge *h, const struct req *r)
+{
+    const struct http_resp *resp = &r->http.resp;
+    int64_t now = http_now_ns();
+
+    if (resp->status < 200 || resp->status >= 300 || resp->curl_code || !resp->head_ns || !resp->sent_ns)
+        return;
+    if (shows_latency(r) && h->budget)
+        wait_add(h, resp->head_ns - resp->sent_ns);
+    if (r->len < SLOW_MIN_BYTES)
+        return;
+    if (r->kind == RK_GET && now - resp->head_ns > 1000000)
+        hist_add(&h->pace, (uint64_t)((double)r->len * 1e9 / (double)(now - resp->head_ns)));
+    else if ((r->kind == RK_PUT || r->kind == RK_PART) && resp->sent_ns - r->hg.start_ns > 1000000)
+        hist_add(&h->pace, (uint64_t)((double)r->len * 1e9 / (double)(resp->sent_ns - r->hg.start_ns)));
+}
+
+/*
+ * The first of a pair to be judged: the winner if it answered first (or
+ * at all), and the other is cut off; without any answer (a connection
+ * lost, the run stopped) it is dropped and the other goes on alone. Either
+ * way exactly one of the two goes on to be judged.
+ */
+static void settle(struct engine *g, struct hedge *h, struct req *r)
+{
+    struct req *t = r->hg.twin;
+
+    pair_remove(h, r->hg.dup ? t : r);
+    r->hg.twin = t->hg.twin = NULL;
+    if (!r->hg.lost && !t->hg.lost && !r->http.resp.head_ns) {
+        r->hg.lost = true;
+    } else if (!r->hg.lost) {
+        decide(g, r, t);
+        if (http_xfer_running(&t->http))
+            http_loop_cancel(g->loop, &t->http);
+    }
+}
+
+bool hedge_done(struct engine *g, struct req *r)
+{
+    struct hedge *h = g->hedge;
+
+    if (!h)
+        return false;
+    wait_remove(h, r);
+    big_remove(h, r);
+    if (r->hg.resend) {
+        r->hg.resend = false;
+        g->stats.slow_resent++;
+        if (r->os->failed || stopping(g))
+            return false; /* judged as it stands: a cancelled exchange */
+        r->hg.fresh = true;
+        r->due_ms = 0;
+        r->next = g->retry;
+        g->retry = r;
+        return true;
+    }
+    if (r->hg.twin)
+        settle(g, h, r);
+    if (r->hg.lost) {
+        struct xfer_obj_state *os = r->os;
+        req_put_back(g, r);
+        maybe_finish(g, os);
+        return true;
+    }
+    observe(h, r);
+    return false;
+}

@@ -1,0 +1,136 @@
+# tests/e2e/test_hedge.sh — issue 17 items 2 and 3: requests whose answer is
+# overdue get a duplicate (hedged), within a budget, and nothing is done twice
+# or taken from the loser; a large transfer on a slow connection is cut off and
+# sent again on a new one. Needs s3emu's latency model (tail_pct, the slow and
+# delay faults, apply_late): skipped on Ceph.
+# shellcheck shell=bash
+
+_hg_need_emu() { t_store_is s3emu || t_skip "needs s3emu's latency model (tail_pct, slow and delay faults)"; }
+
+# _hg_emu KEY=VALUE&...: change s3emu's model.
+_hg_emu() {
+    curl -sS --fail -X POST --data "$1" "$S3C_TEST_ENDPOINT/_s3emu/config" >/dev/null ||
+        t_fail "could not set s3emu's model '$1'"
+}
+
+# _hg_calm: the model every other test expects (set back on every exit of a test here).
+_hg_calm() { _hg_emu "latency_ms=0&tail_pct=0&tail_mult=10&apply_late=0&faults="; }
+
+# _hg_stat FIELD: a top-level number of s3emu's stats.
+_hg_emu_stat() { curl -sS "$S3C_TEST_ENDPOINT/_s3emu/stats" | jq -r ".$1 // 0"; }
+
+# _hg_json FIELD: the FIELD of the --stat --json line in $T_OUT.
+_hg_json() { grep '"stat":' <<<"$T_OUT" | jq -r ".$1 // 0"; }
+
+# _hg_tree DIR N: N files of 1 to 6 KB of random bytes.
+_hg_tree() {
+    local i
+    mkdir -p "$1"
+    for i in $(seq -w 1 "$2"); do head -c $((1000 + RANDOM % 5000)) /dev/urandom > "$1/f$i"; done
+}
+
+# _hg_stored_once AGAIN0: since s3emu's stored_again was AGAIN0, nothing was
+# stored twice but by a pair whose original answered first (its duplicate may
+# have run before it was cut off: the same bytes again). A slow original whose
+# duplicate won never ran: s3emu found its client gone (hung_up).
+_hg_stored_once() {
+    local again orig_won
+    again=$(( $(_hg_emu_stat stored_again) - $1 ))
+    orig_won=$(( $(_hg_json hedged) - $(_hg_json hedge_wins) ))
+    [ "$again" -le "$orig_won" ] ||
+        t_fail "$again objects or parts stored twice, more than the $orig_won pairs whose original answered first"
+}
+
+# _hg_budget_ok: the duplicates in $T_OUT's --stat are within 3% of the other requests.
+_hg_budget_ok() {
+    local req hedged
+    req=$(_hg_json requests); hedged=$(_hg_json hedged)
+    [ "$req" -gt 0 ] || t_fail "--stat --json gives no request count"
+    [ $((hedged * 100)) -le $((3 * (req - hedged))) ] || t_fail "$hedged duplicates for $((req - hedged)) requests: over 3%"
+}
+
+# Under a slow tail (1% of requests 30 times slower: 900 ms instead of 30),
+# uploads and downloads of many small objects hedge the overdue ones: counted
+# in --stat, within the budget, every object right. With apply_late the slow
+# losers hung up before their operation ran and were never stored
+# (_hg_stored_once), and no object is there twice. (800 objects: the chance
+# that none of them meets the tail is under 1 in 2,000.)
+test_hedge_tail_small_objects() {
+    local b again0 hung0 n
+    _hg_need_emu
+    trap _hg_calm EXIT
+    t_new_bucket b
+    _hg_tree tree 800
+    _hg_emu "latency_ms=30&tail_pct=1&tail_mult=30&apply_late=1"
+    again0=$(_hg_emu_stat stored_again); hung0=$(_hg_emu_stat hung_up)
+    assert_ok s3c --json cp -r --stat tree "s3://$b/t/"
+    [ "$(_hg_json hedged)" -gt 0 ] || t_fail "no hedged request under a 1% tail"
+    _hg_budget_ok
+    sleep 1 # the slow losers' latency ends: s3emu finds they hung up
+    _hg_stored_once "$again0"
+    if [ "$(_hg_json hedge_wins)" -gt 0 ]; then
+        [ "$(_hg_emu_stat hung_up)" -gt "$hung0" ] || t_fail "no slow loser hung up before its operation ran"
+    fi
+    n=$(t_list_keys "$b" | grep -c '^t/')
+    assert_eq 800 "$n" "objects in the bucket"
+    # Down, under the same tail: every file as it was.
+    assert_ok s3c --json cp -r --stat "s3://$b/t/" out/
+    [ "$(_hg_json hedged)" -gt 0 ] || t_fail "no hedged GET under a 1% tail"
+    _hg_budget_ok
+    assert_eq "$(t_tree_sums tree)" "$(t_tree_sums out)" "downloaded tree"
+    # S3C_HEDGE_BUDGET=0: no duplicate.
+    S3C_HEDGE_BUDGET=0 assert_ok s3c --json cp -r --stat "s3://$b/t/" out0/
+    assert_eq 0 "$(_hg_json hedged)" "hedged with S3C_HEDGE_BUDGET=0"
+    assert_eq "$(t_tree_sums tree)" "$(t_tree_sums out0)" "downloaded tree, no hedging"
+}
+
+# A part whose answer is 2 s late gets a duplicate: the object is right, the
+# part was stored once (the late one's client hung up before it ran: s3emu's
+# hung_up), and the upload did not wait the 2 s.
+test_hedge_upload_part_stored_once() {
+    local b again0 hung0 parts0 t0 ms
+    _hg_need_emu
+    trap _hg_calm EXIT
+    t_new_bucket b
+    _hg_tree tree 120
+    cp "$(t_data 20MB 20000000)" tree/zz-big
+    # Waits seen first (120 small PUTs), then the big file's parts; its second is late.
+    _hg_emu "latency_ms=30&apply_late=1&faults=delay@op=UploadPart,nth=2,ms=2000"
+    again0=$(_hg_emu_stat stored_again); hung0=$(_hg_emu_stat hung_up)
+    parts0=$(curl -sS "$S3C_TEST_ENDPOINT/_s3emu/stats" | jq -r '.ops.UploadPart // 0')
+    t0=$EPOCHREALTIME
+    assert_ok s3c --debug --json cp -r --stat --concurrency 8 tree "s3://$b/u/"
+    ms=$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%d", (b - a) * 1000 }')
+    assert_match "$T_ERR" "UploadPart \(part [0-9]+\): no answer after"
+    [ "$(_hg_json hedged)" -ge 1 ] || t_fail "the late part was not hedged"
+    [ "$(_hg_json hedge_wins)" -ge 1 ] || t_fail "the duplicate did not answer first"
+    [ "$ms" -lt 1800 ] || t_fail "the upload took $ms ms: it waited for the late part"
+    sleep 2.5 # the late part's latency ends: s3emu finds its client gone
+    _hg_stored_once "$again0"
+    [ "$(_hg_emu_stat hung_up)" -gt "$hung0" ] || t_fail "the late part's request was not dropped by s3emu"
+    t_note "UploadPart requests: $(( $(curl -sS "$S3C_TEST_ENDPOINT/_s3emu/stats" | jq -r '.ops.UploadPart // 0') - parts0 ))"
+    _hg_calm
+    assert_ok s3c cp "s3://$b/u/zz-big" big.out
+    assert_eq "$(t_sha256 tree/zz-big)" "$(t_sha256 big.out)" "the hedged multipart object"
+    assert_eq 0 "$(t_mpu_count "$b")" "multipart uploads left"
+}
+
+# One range of a large download comes at 200 KB/s (s3emu's slow fault): it is
+# cut off and fetched again on a new connection; the file is right, and the
+# run takes seconds, not the 40 s the slow range would.
+test_hedge_slow_range_sent_again() {
+    local b f t0 secs
+    _hg_need_emu
+    trap _hg_calm EXIT
+    t_new_bucket b
+    f=$(t_data 64MiB 67108864)
+    assert_ok s3c cp --part-size 8MiB "$f" "s3://$b/big"
+    _hg_emu "faults=slow@op=GetObject,bucket=$b,nth=3,rate=200000"
+    t0=$EPOCHREALTIME
+    assert_ok s3c --debug --json cp --stat --part-size 8MiB "s3://$b/big" big.out
+    secs=$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%d", b - a }')
+    assert_contains "$T_ERR" "cut off, sent again on a new connection"
+    [ "$(_hg_json slow_resent)" -ge 1 ] || t_fail "--stat counts no slow transfer sent again"
+    [ "$secs" -lt 15 ] || t_fail "took $secs s: the slow range was waited for"
+    assert_eq "$(t_sha256 "$f")" "$(t_sha256 big.out)" "the downloaded file"
+}
