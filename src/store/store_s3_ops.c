@@ -150,8 +150,9 @@ enum s3c_err store_s3_head_sse_c(struct store_s3 *s, const char *bucket, const c
 {
     struct s3_req r = { .method = "HEAD", .bucket = bucket, .key = key };
 
-    /* Ask for the stored checksums too (stores without them ignore this). */
-    if (key)
+    /* Ask for the stored checksums too (stores without them ignore this), unless
+     * response_checksum_validation = when_required says not to. */
+    if (key && store_s3_checksum_mode(s))
         s3_req_header(&r, "x-amz-checksum-mode", "ENABLED");
     if (k)
         s3_req_sse_c(&r, k, false);

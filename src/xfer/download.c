@@ -24,16 +24,20 @@
 #define SEQ_JOB_BYTES ((uint64_t)64 << 20)      /* DL_SEQ: re-read per job at most (an interrupt waits for one) */
 #define MD5_STEP_BYTES ((uint64_t)1 << 20)      /* a GET's MD5 moves on once this much more has landed */
 #define DL_REHASH_STEP ((size_t)8 << 20)       /* bytes re-read per loop step: transfers keep moving */
+#define STDOUT_PART_MAX ((uint64_t)32 << 20)    /* stdout's largest range (xfer_stdout_part_size: half its window) */
 
 static void dl_start(struct engine *g, struct xfer_obj_state *os);
 static enum s3c_err stdout_start_parts(struct engine *g, struct xfer_obj_state *os, struct s3c_error *e);
+static void stdout_parts_go(struct engine *g, struct xfer_obj_state *os);
 static void dl_verify(struct engine *g, struct xfer_obj_state *os);
+static void dl_again(struct engine *g, struct xfer_obj_state *os, const struct s3c_error *e);
 static void land_start(struct engine *g, struct xfer_obj_state *os, struct buf *body);
 static void dl_seq_kick(struct engine *g, struct xfer_obj_state *os);
 static void dl_seq_hashed(struct engine *g, struct eng_hash *h);
 static void stdout_hashed(struct engine *g, struct eng_hash *h);
 static void dl_rehashed(struct engine *g, struct eng_hash *h);
 static bool etag_whole_md5(struct sv etag);
+static int composite_alloc(struct xfer_obj_state *os);
 
 /* ---- starting -------------------------------------------------------------------- */
 
@@ -98,9 +102,9 @@ enum s3c_err stdout_start(struct engine *g, struct xfer_obj_state *os, struct re
     os->fd = STDOUT_FILENO;
     os->size = os->o->size;
     os->part_size = xfer_stdout_part_size(os->size, g->opts.part_size);
-    if (os->size > os->part_size && g->opts.verify) {
+    if ((os->size > os->part_size || small_multipart(os->o)) && g->opts.verify) {
         /* Ranges: ask for a stored checksum first (stdout_probed): cheaper than the
-         * MD5 of the whole, and the only check when the ETag is a multipart one. */
+         * MD5 of the whole; without one, a multipart ETag is checked part by part. */
         os->phase = PH_PROBE;
         r = req_get(g, os, RK_HEAD_INFO);
         if (!r)
@@ -123,7 +127,6 @@ enum s3c_err stdout_start(struct engine *g, struct xfer_obj_state *os, struct re
 static enum s3c_err stdout_start_parts(struct engine *g, struct xfer_obj_state *os, struct s3c_error *e)
 {
     uint64_t n = (os->size + os->part_size - 1) / os->part_size;
-    char hex[33];
 
     if (n > UINT32_MAX)
         return s3c_fail(e, S3C_EINTERNAL, "object too large for standard output");
@@ -134,10 +137,29 @@ static enum s3c_err stdout_start_parts(struct engine *g, struct xfer_obj_state *
     os->win = calloc(os->win_k, sizeof(*os->win));
     if (!os->win)
         return s3c_fail(e, S3C_ENOMEM, "out of memory");
-    /* The MD5 of the whole stream is worth its CPU only when the ETag is one
-     * and no stored checksum is there to check instead. */
-    if (g->opts.verify && os->check != DL_CRC && os->o->etag && etag_is_md5(sv_from(os->o->etag), hex) &&
-        !etag_not_md5(os->o->src_bucket, NULL)) {
+    if (os->check == DL_PARTS) {
+        /* Ranges are the upload's parts, each MD5'd by a hash worker before it
+         * may go out (on_stdout_part). When they all fit in the window, none
+         * goes out before the md5 of their MD5s matches the ETag. */
+        os->md5s = calloc(os->n_parts, sizeof(*os->md5s));
+        if (!os->md5s)
+            return s3c_fail(e, S3C_ENOMEM, "out of memory");
+        os->win_hold = os->win_k == os->n_parts;
+    }
+    /* A composite checksum: each part GET by its number, checked against the
+     * part's own checksum before it goes out (on_stdout_part). */
+    if (composite_alloc(os))
+        return s3c_fail(e, S3C_ENOMEM, "out of memory");
+    if (os->seq_sha) {
+        /* A stored full-object SHA: the stream's, by a hash worker, a part at a time once written. */
+        os->win_md5 = true;
+        md5_init(&os->seq_hash.job.md5);
+        os->seq_hash.job.also = os->seq_sha;
+        os->seq_hash.job.no_md5 = true;
+    } else if (g->opts.verify && os->check != DL_CRC && os->check != DL_PARTS && os->check != DL_COMPOSITE &&
+               os->o->etag && etag_whole_md5(sv_from(os->o->etag)) && !etag_not_md5(os->o->src_bucket, NULL)) {
+        /* The MD5 of the whole stream is worth its CPU only when the ETag is one
+         * and no stored checksum is there to check instead. */
         os->win_md5 = true; /* by a hash worker, a part at a time once written (stdout_hash_kick) */
         md5_init(&os->seq_hash.job.md5);
     }
@@ -157,7 +179,10 @@ static void dl_size_only(struct engine *g, struct xfer_obj_state *os, const char
 {
     xdebug(g, os->o, "checked by size only: %s", why);
     os->check = DL_SIZE;
-    plan_parts(g, os);
+    if (os->stream)
+        os->part_size = xfer_stdout_part_size(os->size, g->opts.part_size);
+    else
+        plan_parts(g, os);
 }
 
 /* The store does not say the part size: take the likeliest that makes the
@@ -170,10 +195,31 @@ static void dl_guess_layout(struct engine *g, struct xfer_obj_state *os)
         dl_size_only(g, os, "the store does not say its part size, and no usual one makes the ETag's part count");
         return;
     }
-    os->check = DL_PARTS;
+    if (os->check != DL_COMPOSITE)
+        os->check = DL_PARTS;
     os->layout_guessed = true;
     os->part_size = p;
     os->n_parts = os->etag_parts;
+}
+
+/* DL_COMPOSITE: room for each part's digest (a CRC's value, or a SHA); nonzero on no memory. */
+static int composite_alloc(struct xfer_obj_state *os)
+{
+    if (os->check != DL_COMPOSITE)
+        return 0;
+    if (ck_is_crc(os->stored.algo))
+        return !os->part_crcs && !(os->part_crcs = calloc(os->n_parts, sizeof(*os->part_crcs)));
+    return !os->part_sums && !(os->part_sums = calloc(os->n_parts, sizeof(*os->part_sums)));
+}
+
+/* A stored full-object SHA checks the whole in order, by a hash worker (DL_SEQ with seq_sha). */
+static bool seq_sha_start(struct xfer_obj_state *os)
+{
+    if (os->stored.composite || ck_is_crc(os->stored.algo))
+        return false;
+    if (!os->seq_sha)
+        os->seq_sha = os->stored.algo == CK_SHA1 ? hash_sha1_new() : hash_sha256_new();
+    return os->seq_sha != NULL;
 }
 
 /* The ranges are planned: allocate what the check needs and start the parts. */
@@ -186,10 +232,14 @@ static void dl_start(struct engine *g, struct xfer_obj_state *os)
     if (os->check == DL_SEQ && !(os->part_in = calloc(os->n_parts, 1)))
         s3c_fail(&e, S3C_ENOMEM, "out of memory");
     md5_init(&os->seq_hash.job.md5);
+    os->seq_hash.job.also = os->seq_sha; /* DL_SEQ of a stored SHA: that, not the MD5 */
+    os->seq_hash.job.no_md5 = os->seq_sha != NULL;
     if (!e.code && os->check == DL_PARTS && !(os->md5s = calloc(os->n_parts, sizeof(*os->md5s))))
         s3c_fail(&e, S3C_ENOMEM, "out of memory");
-    if (!e.code)
-        dl_resume_apply(g, os);
+    if (!e.code && composite_alloc(os))
+        s3c_fail(&e, S3C_ENOMEM, "out of memory");
+    if (!e.code && os->check != DL_COMPOSITE)
+        dl_resume_apply(g, os); /* (a composite check re-reads no resumed parts: they download again) */
     if (!e.code && os->check == DL_SEQ)
         dl_seq_kick(g, os); /* parts an earlier run left in the file */
     if (e.code || start_parts(g, os, &e)) {
@@ -205,20 +255,77 @@ static void dl_start(struct engine *g, struct xfer_obj_state *os)
     }
 }
 
-/* stdout, probed: a stored full-object checksum checks the stream (ranges of our
- * own size, combined in order); without one, the MD5 of the whole when the
- * ETag is one, else lengths do. Then the ranges start. */
-static void stdout_probed(struct engine *g, struct req *r)
+/* The part layout is settled (or not to be had): the ranges start. */
+static void dl_layout_known(struct engine *g, struct xfer_obj_state *os)
+{
+    if (os->stream)
+        stdout_parts_go(g, os);
+    else
+        dl_start(g, os);
+}
+
+/* A "hex-N" ETag: the upload's part size from HEAD ?partNumber=1 (head_part1),
+ * or guessed when the store does not say it. Takes 'r' (the probe) over. */
+static void dl_learn_parts(struct engine *g, struct req *r)
 {
     struct xfer_obj_state *os = r->os;
-    struct s3c_error e = S3C_ERROR_INIT;
-    char hex[33];
+    struct req *p1;
 
-    if (stored_checksum(&r->http.resp, &os->ck_algo, &os->ck_want))
-        os->check = DL_CRC;
-    else if (!os->o->etag || !etag_is_md5(sv_from(os->o->etag), hex))
-        xdebug(g, os->o, "checked by the length of every range: a multipart ETag and no stored checksum");
     req_put_back(g, r);
+    if (g->no_part_number) {
+        dl_guess_layout(g, os);
+    } else if ((p1 = req_get(g, os, RK_HEAD_PART1))) {
+        submit_or_fail(g, p1);
+        return;
+    } else {
+        dl_size_only(g, os, "out of memory");
+    }
+    dl_layout_known(g, os);
+}
+
+/* stdout, probed: a stored full-object checksum checks the stream (ranges of our
+ * own size, combined in order); without one, a multipart ETag is checked part
+ * by part (ranges = the upload's parts, dl_learn_parts), a single-part one by
+ * the MD5 of the whole. Then the ranges start. */
+static void stdout_probed(struct engine *g, struct req *r, const char *etag)
+{
+    struct xfer_obj_state *os = r->os;
+
+    if (stored_checksum(&r->http.resp, &os->ck_algo, &os->ck_want)) {
+        os->check = DL_CRC;
+    } else if (stored_ck(&r->http.resp, &os->stored) && os->stored.composite) {
+        os->check = DL_COMPOSITE;
+        os->etag_parts = os->stored.parts;
+        dl_learn_parts(g, r);
+        return;
+    } else if (stored_ck(&r->http.resp, &os->stored) && seq_sha_start(os)) {
+        /* the stream's SHA, in order (stdout_start_parts) */
+    } else if ((os->etag_parts = xfer_etag_parts(etag, os->etag_hex)) > 1 &&
+               !etag_not_md5(os->o->src_bucket, &r->http.resp)) {
+        dl_learn_parts(g, r);
+        return;
+    } else if (!etag_whole_md5(sv_from(etag)) || etag_not_md5(os->o->src_bucket, &r->http.resp)) {
+        xdebug(g, os->o, "checked by the length of every range: no stored checksum and no MD5 ETag");
+    }
+    req_put_back(g, r);
+    stdout_parts_go(g, os);
+}
+
+/*
+ * stdout's ranges start. Parts the window cannot hold (over STDOUT_PART_MAX),
+ * or of a guessed size in an object larger than the window (a wrong guess
+ * would fail bytes already written), are not checked part by part: lengths then.
+ */
+static void stdout_parts_go(struct engine *g, struct xfer_obj_state *os)
+{
+    struct s3c_error e = S3C_ERROR_INIT;
+    bool parts = os->check == DL_PARTS || os->check == DL_COMPOSITE;
+
+    if (parts && os->part_size > STDOUT_PART_MAX)
+        dl_size_only(g, os, "the upload's parts are larger than standard output's ranges");
+    else if (parts && os->layout_guessed && os->n_parts > xfer_window_parts(os->part_size))
+        dl_size_only(g, os, "the store does not say its part size, and the object is larger than standard "
+                            "output's window");
     if (stdout_start_parts(g, os, &e)) {
         obj_fail(g, os, &e);
         maybe_finish(g, os);
@@ -248,28 +355,24 @@ void on_head_info(struct engine *g, struct req *r)
     if (!o->etag && etag[0])
         o->etag = strdup(etag); /* every range then asks for this version (If-Match) */
     if (os->stream) {
-        stdout_probed(g, r);
+        stdout_probed(g, r, etag);
         return;
     }
     if (stored_checksum(resp, &os->ck_algo, &os->ck_want)) {
         os->check = DL_CRC;
         plan_parts(g, os);
+    } else if (stored_ck(resp, &os->stored) && os->stored.composite) {
+        /* The digests of the parts, ranges cut at the upload's parts. */
+        os->check = DL_COMPOSITE;
+        os->etag_parts = os->stored.parts;
+        dl_learn_parts(g, r);
+        return;
+    } else if (stored_ck(resp, &os->stored) && seq_sha_start(os)) {
+        os->check = DL_SEQ; /* the SHA of the whole, in order, by a hash worker */
+        plan_parts(g, os);
     } else if ((os->etag_parts = xfer_etag_parts(etag, os->etag_hex)) && !etag_not_md5(o->src_bucket, resp)) {
-        if (!g->no_part_number) {
-            struct req *p1;
-
-            req_put_back(g, r);
-            p1 = req_get(g, os, RK_HEAD_PART1);
-            if (p1)
-                submit_or_fail(g, p1);
-            else
-                dl_size_only(g, os, "out of memory");
-            if (p1)
-                return;
-            dl_start(g, os);
-            return;
-        }
-        dl_guess_layout(g, os);
+        dl_learn_parts(g, r);
+        return;
     } else if (!etag_not_md5(o->src_bucket, resp) && etag_is_md5(sv_from(etag), hex)) {
         os->check = DL_SEQ;
         memcpy(os->etag_hex, hex, sizeof(hex));
@@ -294,7 +397,8 @@ static void head_part1(struct engine *g, struct req *r, bool ok)
 
     if (counted && count == os->etag_parts && http_resp_header(resp, "content-length", &v) &&
         sv_to_u64(v, &p) && xfer_parts_fit(os->size, os->etag_parts, p)) {
-        os->check = DL_PARTS;
+        if (os->check != DL_COMPOSITE)
+            os->check = DL_PARTS;
         os->part_size = p;
         os->n_parts = os->etag_parts;
     } else if (counted) {
@@ -306,7 +410,7 @@ static void head_part1(struct engine *g, struct req *r, bool ok)
         dl_guess_layout(g, os);
     }
     req_put_back(g, r);
-    dl_start(g, os);
+    dl_layout_known(g, os);
 }
 
 void on_head_part1(struct engine *g, struct req *r)
@@ -361,10 +465,20 @@ static void get_pick_check(struct req *r)
         if (os->streamed == 0 && stored_checksum(&r->http.resp, &os->ck_algo, &os->ck_want)) {
             os->check = DL_CRC;
             os->stream_crc = 0;
+        } else if (os->streamed == 0 && stored_ck(&r->http.resp, &r->stored)) {
+            /* One range of 1 MiB at most, written as it comes: its MD5 (on the loop) checks it. */
+            xdebug(r->eng, os->o, "the stored %s is not checked on a stream of one range; its ETag is",
+                   ck_name(r->stored.algo));
         }
         return;
     }
     r->use_crc = stored_checksum(&r->http.resp, &r->ck_algo, &r->ck_want);
+    /* A stored SHA of the whole: a hash worker's, as the bytes land (dl_md5_kick). */
+    r->use_sha = !r->use_crc && stored_ck(&r->http.resp, &r->stored) && !r->stored.composite &&
+                 !ck_is_crc(r->stored.algo);
+    if (!r->use_crc && !r->use_sha && stored_ck(&r->http.resp, &r->stored))
+        xdebug(r->eng, os->o, "a composite %s in one GET cannot be checked without its parts; its ETag is",
+               ck_name(r->stored.algo));
 }
 
 /* A hash job of a GET's bytes is back (dl_md5_kick's): on with the next, or,
@@ -406,6 +520,14 @@ bool dl_md5_kick(struct engine *g, struct req *r, bool final)
 
     if (r->hash.busy || r->hash.ready || (!final && upto - r->md5_at < MD5_STEP_BYTES))
         return true;
+    if (r->md5_at == 0) {
+        /* The exchange's first job: a stored SHA's (whole, or a composite's part), else the MD5. */
+        enum ck_algo a = r->os->n_parts ? r->os->stored.algo : r->stored.algo;
+        r->hash.job.also = r->use_sha ? req_sha(r, a) : NULL;
+        r->hash.job.no_md5 = r->use_sha;
+        if (r->use_sha && !r->hash.job.also)
+            return false;
+    }
     r->hash.job.final = final;
     r->hash.done = dl_md5_hashed;
     return hash_start(g, &r->hash, r->os->fd, NULL, r->off + r->md5_at, upto - r->md5_at);
@@ -420,11 +542,13 @@ static void get_pick_md5(struct req *r)
 
     if (os->stream || os->small_dl || !r->eng->opts.verify)
         return;
-    if (os->n_parts)
-        r->md5_live = os->check == DL_PARTS;
-    else
-        r->md5_live = !r->use_crc && http_resp_header(&r->http.resp, "etag", &etag) &&
-                      !etag_not_md5(os->o->src_bucket, &r->http.resp) && etag_whole_md5(etag);
+    if (os->n_parts) {
+        r->use_sha = os->check == DL_COMPOSITE && !ck_is_crc(os->stored.algo);
+        r->md5_live = os->check == DL_PARTS || r->use_sha;
+    } else {
+        r->md5_live = r->use_sha || (!r->use_crc && http_resp_header(&r->http.resp, "etag", &etag) &&
+                                     !etag_not_md5(os->o->src_bucket, &r->http.resp) && etag_whole_md5(etag));
+    }
 }
 
 enum http_sink_verdict write_dst(void *ctx, const char *p, size_t n)
@@ -485,6 +609,8 @@ enum http_sink_verdict write_dst(void *ctx, const char *p, size_t n)
         r->crc = ck_update(r->ck_algo, r->crc, p, n);
     else if (r->os->check == DL_CRC && !(r->os->stream && !r->os->win))
         r->crc = ck_update(r->os->ck_algo, r->crc, p, n);
+    else if (r->os->check == DL_COMPOSITE && ck_is_crc(r->os->stored.algo))
+        r->crc = ck_update(r->os->stored.algo, r->crc, p, n);
     else if (r->os->small_dl && r->eng->opts.verify)
         hash_update(r->md5, p, n);
     r->got += n;
@@ -542,19 +668,106 @@ static void stdout_hashed(struct engine *g, struct eng_hash *h)
     maybe_finish(g, os);
 }
 
-/* A range for stdout is in: write every whole part from the head on, in order. */
+/*
+ * A held stream (win_hold) with every part in: the md5 of their MD5s against
+ * the ETag before a byte is written. True when they may go out; on a
+ * mismatch every part is fetched again (which one is wrong cannot be told),
+ * and a mismatch that persists fails the object with nothing written.
+ */
+static bool stdout_hold_check(struct engine *g, struct xfer_obj_state *os)
+{
+    struct s3c_error e = S3C_ERROR_INIT;
+    uint32_t i;
+
+    if (os->parts_done < os->n_parts)
+        return false;
+    switch (dl_check(g, os, &e)) {
+    case DLV_OK:
+        os->win_hold = false;
+        os->win_proven = true;
+        return true;
+    case DLV_AGAIN:
+        for (i = 0; i < os->win_k; i++) {
+            os->win[i].full = false;
+            os->win[i].len = 0;
+        }
+        dl_again(g, os, &e);
+        return false;
+    case DLV_HASHING:
+    case DLV_ERROR:
+        break;
+    }
+    obj_fail(g, os, &e);
+    return false;
+}
+
+/*
+ * DL_COMPOSITE on stdout: a part's digest (write_dst's CRC, or a hash
+ * worker's SHA) is kept for the composite, and checked against the part's
+ * own checksum, which its partNumber GET's reply names. False (in 'e') when
+ * it does not match: the part is fetched again, none of it written.
+ */
+static bool composite_part_ok(struct engine *g, struct req *r, struct s3c_error *e)
+{
+    struct xfer_obj_state *os = r->os;
+    enum ck_algo a = os->stored.algo;
+    unsigned char raw[CK_MAX_LEN];
+    char got[CK_B64_MAX];
+
+    if (ck_is_crc(a)) {
+        ck_crc_raw(a, r->crc, raw);
+        os->part_crcs[r->part - 1] = r->crc;
+    } else {
+        memcpy(raw, r->hash.job.also_digest, CK_MAX_LEN);
+        memcpy(os->part_sums[r->part - 1], raw, CK_MAX_LEN);
+    }
+    if (!stored_ck(&r->http.resp, &r->stored) || r->stored.composite || r->stored.algo != a)
+        return true; /* the store named no checksum of the part: the composite, at the end, checks it */
+    if (!memcmp(raw, r->stored.raw, ck_len(a)))
+        return true;
+    ck_b64(a, raw, got);
+    s3c_fail(e, S3C_EHTTP, "part %" PRIu32 " has %s %s, the store's checksum of it is %s", r->part, ck_name(a), got,
+             r->stored.value);
+    return false;
+}
+
+/* A range for stdout is in: checked (DL_PARTS, DL_COMPOSITE), then every whole
+ * part from the head on is written, in order. */
 static void on_stdout_part(struct engine *g, struct req *r)
 {
     struct xfer_obj_state *os = r->os;
+    struct win_slot *landed = &os->win[(r->part - 1) % os->win_k];
     struct s3c_error e = S3C_ERROR_INIT;
 
+    if ((os->check == DL_PARTS || (os->check == DL_COMPOSITE && !ck_is_crc(os->stored.algo))) && !r->hash.ready) {
+        /* The part's MD5 (or a composite's SHA), by a hash worker, before any of it may go out. */
+        if (os->check == DL_PARTS ? !req_hash_mem(g, r, landed->data, r->len)
+                                  : !req_sha_mem(g, r, os->stored.algo, landed->data, r->len)) {
+            s3c_fail(&e, S3C_ENOMEM, "cannot start a thread to hash standard output");
+            req_fail(g, r, &e, false, 0);
+            return;
+        }
+        req_park(g, r);
+        return;
+    }
+    if (os->check == DL_COMPOSITE && !composite_part_ok(g, r, &e)) {
+        xdebug(g, os->o, "%s; fetching it again", e.msg);
+        req_fail(g, r, &e, true, 0);
+        return;
+    }
     if (sse_hides_md5(&r->http.resp))
         os->md5_hidden = true;
-    os->win[(r->part - 1) % os->win_k].full = true;
-    os->win[(r->part - 1) % os->win_k].crc = r->crc; /* write_dst's, for DL_CRC */
+    if (os->check == DL_PARTS)
+        memcpy(os->md5s[r->part - 1], r->hash.job.digest, MD5_LEN);
+    landed->full = true;
+    landed->crc = r->crc; /* write_dst's, for DL_CRC */
     g->stats.bytes += r->len;
     os->parts_done++;
     req_put_back(g, r);
+    if (os->win_hold && !stdout_hold_check(g, os)) {
+        maybe_finish(g, os);
+        return;
+    }
     while (os->win_head <= os->n_parts && os->win[(os->win_head - 1) % os->win_k].full) {
         struct win_slot *slot = &os->win[(os->win_head - 1) % os->win_k];
 
@@ -615,6 +828,18 @@ static enum sent_verdict get_whole_check(struct engine *g, struct req *r, struct
             return stdout_verify(g, os, e) ? SENT_OK : SENT_BAD;
         return whole_crc_verify(g, os, r->ck_algo, r->crc, r->ck_want, true, e) ? SENT_OK : SENT_BAD;
     }
+    if (r->use_sha && !r->hash.ready) {
+        /* The stored SHA of the whole: a hash worker's, of the body in memory or the file. */
+        if (os->small_dl ? !req_sha_mem(g, r, r->stored.algo, r->mem.data ? r->mem.data : "", r->mem.len)
+                         : !dl_md5_kick(g, r, true)) {
+            s3c_fail(e, S3C_ENOMEM, "cannot start a thread to hash %s", os->o->dst);
+            return SENT_BAD;
+        }
+        req_park(g, r);
+        return SENT_WAIT;
+    }
+    if (r->use_sha)
+        return whole_sum_verify(g, os, &r->stored, r->hash.job.also_digest, e) ? SENT_OK : SENT_BAD;
     if (!http_resp_header(&r->http.resp, "etag", &etag) || etag_not_md5(os->o->src_bucket, &r->http.resp) ||
         !etag_whole_md5(etag))
         return SENT_OK; /* no MD5 of the whole to compare (a directory bucket's ETag is none) */
@@ -647,8 +872,8 @@ static void on_get_part(struct engine *g, struct req *r)
     struct xfer_obj_state *os = r->os;
     struct s3c_error e = S3C_ERROR_INIT;
 
-    if (os->check == DL_PARTS && !r->hash.ready) {
-        /* Its MD5: what did not go to a hash worker as it landed, and the digest. */
+    if ((os->check == DL_PARTS || r->use_sha) && !r->hash.ready) {
+        /* Its MD5 (or SHA): what did not go to a hash worker as it landed, and the digest. */
         if (!dl_md5_kick(g, r, true)) {
             s3c_fail(&e, S3C_ENOMEM, "cannot start a thread to hash %s", os->o->dst);
             req_fail(g, r, &e, false, 0);
@@ -664,6 +889,10 @@ static void on_get_part(struct engine *g, struct req *r)
         os->part_crcs[r->part - 1] = r->crc;
     else if (os->check == DL_SEQ)
         os->part_in[r->part - 1] = 1;
+    else if (os->check == DL_COMPOSITE && r->use_sha)
+        memcpy(os->part_sums[r->part - 1], r->hash.job.also_digest, CK_MAX_LEN);
+    else if (os->check == DL_COMPOSITE)
+        os->part_crcs[r->part - 1] = r->crc;
     os->parts_done++;
     dl_part_written(g, os, r->part);
     req_put_back(g, r);
@@ -739,6 +968,8 @@ static void dl_again(struct engine *g, struct xfer_obj_state *os, const struct s
     if (os->check == DL_SEQ) {
         /* Its last job is back (dl_check ran on all of it): start over. */
         md5_init(&os->seq_hash.job.md5);
+        if (os->seq_sha)
+            hash_reset(os->seq_sha);
         os->seq_off = 0;
         memset(os->part_in, 0, os->n_parts);
     }

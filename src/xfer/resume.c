@@ -12,7 +12,6 @@
 #include <strings.h>
 #include <unistd.h>
 
-#include "base/crc.h"
 #include "base/hash.h"
 #include "base/str.h"
 #include "store/store_fs.h"
@@ -92,7 +91,7 @@ bool resume_find(struct engine *g, struct xfer_obj_state *os)
 }
 
 /* A part the store already has counts only if its ETag is the MD5 of our bytes at that place. */
-static void resume_check_part(struct xfer_obj_state *os, const struct s3_part *p)
+static void resume_check_part(struct xfer_obj_state *os, const struct s3_part *p, enum ck_algo a)
 {
     unsigned char d[MD5_LEN], chunk[1 << 16];
     char hex[33], want[33];
@@ -116,7 +115,7 @@ static void resume_check_part(struct xfer_obj_state *os, const struct s3_part *p
         }
         hash_update(h, chunk, (size_t)got);
         if (os->mpu_crc)
-            crc = crc_crc64nvme_update(crc, chunk, (size_t)got);
+            crc = ck_update(a, crc, chunk, (size_t)got);
         at += (uint64_t)got;
     }
     hash_final(h, d);
@@ -134,15 +133,15 @@ static void resume_check_part(struct xfer_obj_state *os, const struct s3_part *p
 
 /* A page of ListParts of a journaled upload: take the parts the store has
  * that are ours (resume_check_part). The caller pages on and finishes. */
-void resume_listed(struct xfer_obj_state *os, const struct s3_list_parts *lp)
+void resume_listed(struct xfer_obj_state *os, const struct s3_list_parts *lp, enum ck_algo a)
 {
     size_t i;
 
-    /* Created with CRC64NVME (by a run with flexible checksums): the parts sent now carry it too. */
-    os->mpu_crc = lp->checksum_algorithm && !strcasecmp(lp->checksum_algorithm, "CRC64NVME") &&
+    /* Created with this run's CRC (by a run with flexible checksums): the parts sent now carry it too. */
+    os->mpu_crc = lp->checksum_algorithm && !strcasecmp(lp->checksum_algorithm, ck_name(a)) && ck_is_crc(a) &&
                   (os->part_crcs || (os->part_crcs = calloc(os->n_parts, sizeof(*os->part_crcs))));
     for (i = 0; i < lp->n_parts; i++)
-        resume_check_part(os, &lp->parts[i]);
+        resume_check_part(os, &lp->parts[i], a);
 }
 
 /* ---- journaled ranged downloads ------------------------------------------------ */
