@@ -36,8 +36,6 @@ static void dl_seq_kick(struct engine *g, struct xfer_obj_state *os);
 static void dl_seq_hashed(struct engine *g, struct eng_hash *h);
 static void stdout_hashed(struct engine *g, struct eng_hash *h);
 static void dl_rehashed(struct engine *g, struct eng_hash *h);
-static bool etag_whole_md5(struct sv etag);
-static int composite_alloc(struct xfer_obj_state *os);
 
 /* ---- starting -------------------------------------------------------------------- */
 
@@ -148,7 +146,7 @@ static enum s3c_err stdout_start_parts(struct engine *g, struct xfer_obj_state *
     }
     /* A composite checksum: each part GET by its number, checked against the
      * part's own checksum before it goes out (on_stdout_part). */
-    if (composite_alloc(os))
+    if (!composite_alloc(os))
         return s3c_fail(e, S3C_ENOMEM, "out of memory");
     if (os->seq_sha) {
         /* A stored full-object SHA: the stream's, by a hash worker, a part at a time once written. */
@@ -202,26 +200,6 @@ static void dl_guess_layout(struct engine *g, struct xfer_obj_state *os)
     os->n_parts = os->etag_parts;
 }
 
-/* DL_COMPOSITE: room for each part's digest (a CRC's value, or a SHA); nonzero on no memory. */
-static int composite_alloc(struct xfer_obj_state *os)
-{
-    if (os->check != DL_COMPOSITE)
-        return 0;
-    if (ck_is_crc(os->stored.algo))
-        return !os->part_crcs && !(os->part_crcs = calloc(os->n_parts, sizeof(*os->part_crcs)));
-    return !os->part_sums && !(os->part_sums = calloc(os->n_parts, sizeof(*os->part_sums)));
-}
-
-/* A stored full-object SHA checks the whole in order, by a hash worker (DL_SEQ with seq_sha). */
-static bool seq_sha_start(struct xfer_obj_state *os)
-{
-    if (os->stored.composite || ck_is_crc(os->stored.algo))
-        return false;
-    if (!os->seq_sha)
-        os->seq_sha = os->stored.algo == CK_SHA1 ? hash_sha1_new() : hash_sha256_new();
-    return os->seq_sha != NULL;
-}
-
 /* The ranges are planned: allocate what the check needs and start the parts. */
 static void dl_start(struct engine *g, struct xfer_obj_state *os)
 {
@@ -236,7 +214,7 @@ static void dl_start(struct engine *g, struct xfer_obj_state *os)
     os->seq_hash.job.no_md5 = os->seq_sha != NULL;
     if (!e.code && os->check == DL_PARTS && !(os->md5s = calloc(os->n_parts, sizeof(*os->md5s))))
         s3c_fail(&e, S3C_ENOMEM, "out of memory");
-    if (!e.code && composite_alloc(os))
+    if (!e.code && !composite_alloc(os))
         s3c_fail(&e, S3C_ENOMEM, "out of memory");
     if (!e.code && os->check != DL_COMPOSITE)
         dl_resume_apply(g, os); /* (a composite check re-reads no resumed parts: they download again) */
@@ -701,36 +679,6 @@ static bool stdout_hold_check(struct engine *g, struct xfer_obj_state *os)
     return false;
 }
 
-/*
- * DL_COMPOSITE on stdout: a part's digest (write_dst's CRC, or a hash
- * worker's SHA) is kept for the composite, and checked against the part's
- * own checksum, which its partNumber GET's reply names. False (in 'e') when
- * it does not match: the part is fetched again, none of it written.
- */
-static bool composite_part_ok(struct engine *g, struct req *r, struct s3c_error *e)
-{
-    struct xfer_obj_state *os = r->os;
-    enum ck_algo a = os->stored.algo;
-    unsigned char raw[CK_MAX_LEN];
-    char got[CK_B64_MAX];
-
-    if (ck_is_crc(a)) {
-        ck_crc_raw(a, r->crc, raw);
-        os->part_crcs[r->part - 1] = r->crc;
-    } else {
-        memcpy(raw, r->hash.job.also_digest, CK_MAX_LEN);
-        memcpy(os->part_sums[r->part - 1], raw, CK_MAX_LEN);
-    }
-    if (!stored_ck(&r->http.resp, &r->stored) || r->stored.composite || r->stored.algo != a)
-        return true; /* the store named no checksum of the part: the composite, at the end, checks it */
-    if (!memcmp(raw, r->stored.raw, ck_len(a)))
-        return true;
-    ck_b64(a, raw, got);
-    s3c_fail(e, S3C_EHTTP, "part %" PRIu32 " has %s %s, the store's checksum of it is %s", r->part, ck_name(a), got,
-             r->stored.value);
-    return false;
-}
-
 /* A range for stdout is in: checked (DL_PARTS, DL_COMPOSITE), then every whole
  * part from the head on is written, in order. */
 static void on_stdout_part(struct engine *g, struct req *r)
@@ -750,7 +698,7 @@ static void on_stdout_part(struct engine *g, struct req *r)
         req_park(g, r);
         return;
     }
-    if (os->check == DL_COMPOSITE && !composite_part_ok(g, r, &e)) {
+    if (os->check == DL_COMPOSITE && !composite_part_ok(r, &e)) {
         xdebug(g, os->o, "%s; fetching it again", e.msg);
         req_fail(g, r, &e, true, 0);
         return;
@@ -792,20 +740,6 @@ static void on_stdout_part(struct engine *g, struct req *r)
     else if (os->win_head > os->n_parts)
         stdout_end(g, os);
     maybe_finish(g, os);
-}
-
-/* An ETag that is the MD5 of the bytes ("hex") or of their MD5 ("hex-1"). */
-static bool etag_whole_md5(struct sv etag)
-{
-    char hex[33], e[48];
-
-    if (etag_is_md5(etag, hex))
-        return true;
-    if (etag.n >= sizeof(e))
-        return false;
-    memcpy(e, etag.p, etag.n);
-    e[etag.n] = '\0';
-    return xfer_etag_parts(e, hex) == 1;
 }
 
 /*

@@ -424,6 +424,10 @@ bool whole_crc_verify(struct engine *g, const struct xfer_obj_state *os, enum ck
  * algorithm) or raw SHAs ('sums'); false on no memory. */
 bool parts_composite(enum ck_algo a, const uint64_t *crcs, const unsigned char (*sums)[CK_MAX_LEN], uint32_t n,
                      char out[CK_B64_MAX + 8]);
+bool etag_whole_md5(struct sv etag);
+bool composite_alloc(struct xfer_obj_state *os);
+bool seq_sha_start(struct xfer_obj_state *os);
+bool composite_part_ok(struct req *r, struct s3c_error *e);
 bool whole_sum_verify(struct engine *g, const struct xfer_obj_state *os, const struct ck_stored *want,
                       const unsigned char *got, struct s3c_error *e);
 bool stdout_verify(struct engine *g, struct xfer_obj_state *os, struct s3c_error *e);

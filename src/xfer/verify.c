@@ -374,6 +374,73 @@ bool mem_digests_later(struct engine *g, struct req *r, bool whole_object, bool 
     return false;
 }
 
+/* ---- downloads: setting the checks up, a part's ---------------------------------- */
+
+/* An ETag that is the MD5 of the bytes ("hex") or of their MD5 ("hex-1"). */
+bool etag_whole_md5(struct sv etag)
+{
+    char hex[33], e[48];
+
+    if (etag_is_md5(etag, hex))
+        return true;
+    if (etag.n >= sizeof(e))
+        return false;
+    memcpy(e, etag.p, etag.n);
+    e[etag.n] = '\0';
+    return xfer_etag_parts(e, hex) == 1;
+}
+
+/* DL_COMPOSITE: room for each part's digest (a CRC's value, or a SHA); false on no memory. */
+bool composite_alloc(struct xfer_obj_state *os)
+{
+    if (os->check != DL_COMPOSITE)
+        return true;
+    if (ck_is_crc(os->stored.algo))
+        return os->part_crcs || (os->part_crcs = calloc(os->n_parts, sizeof(*os->part_crcs)));
+    return os->part_sums || (os->part_sums = calloc(os->n_parts, sizeof(*os->part_sums)));
+}
+
+/* A stored full-object SHA (os->stored) checks the whole in order, by a hash
+ * worker (DL_SEQ, or a stream, with seq_sha): false when it is no such SHA. */
+bool seq_sha_start(struct xfer_obj_state *os)
+{
+    if (os->stored.composite || ck_is_crc(os->stored.algo))
+        return false;
+    if (!os->seq_sha)
+        os->seq_sha = os->stored.algo == CK_SHA1 ? hash_sha1_new() : hash_sha256_new();
+    return os->seq_sha != NULL;
+}
+
+/*
+ * DL_COMPOSITE on stdout: a part's digest (write_dst's CRC, or a hash
+ * worker's SHA) is kept for the composite, and checked against the part's
+ * own checksum, which its partNumber GET's reply names. False (in 'e') when
+ * it does not match: the part is fetched again, none of it written.
+ */
+bool composite_part_ok(struct req *r, struct s3c_error *e)
+{
+    struct xfer_obj_state *os = r->os;
+    enum ck_algo a = os->stored.algo;
+    unsigned char raw[CK_MAX_LEN];
+    char got[CK_B64_MAX];
+
+    if (ck_is_crc(a)) {
+        ck_crc_raw(a, r->crc, raw);
+        os->part_crcs[r->part - 1] = r->crc;
+    } else {
+        memcpy(raw, r->hash.job.also_digest, CK_MAX_LEN);
+        memcpy(os->part_sums[r->part - 1], raw, CK_MAX_LEN);
+    }
+    if (!stored_ck(&r->http.resp, &r->stored) || r->stored.composite || r->stored.algo != a)
+        return true; /* the store named no checksum of the part: the composite, at the end, checks it */
+    if (!memcmp(raw, r->stored.raw, ck_len(a)))
+        return true;
+    ck_b64(a, raw, got);
+    s3c_fail(e, S3C_EHTTP, "part %" PRIu32 " has %s %s, the store's checksum of it is %s", r->part, ck_name(a), got,
+             r->stored.value);
+    return false;
+}
+
 /* ---- downloads: the whole ------------------------------------------------------- */
 
 /* A whole object's CRC ('got') against the store's ('want'); 'say' puts a match in --debug. */
