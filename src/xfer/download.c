@@ -443,10 +443,11 @@ static void get_pick_check(struct req *r)
         if (os->streamed == 0 && stored_checksum(&r->http.resp, &os->ck_algo, &os->ck_want)) {
             os->check = DL_CRC;
             os->stream_crc = 0;
-        } else if (os->streamed == 0 && stored_ck(&r->http.resp, &r->stored)) {
-            /* One range of 1 MiB at most, written as it comes: its MD5 (on the loop) checks it. */
-            xdebug(r->eng, os->o, "the stored %s is not checked on a stream of one range; its ETag is",
-                   ck_name(r->stored.algo));
+        } else if (os->streamed == 0 && stored_ck(&r->http.resp, &r->stored) && !r->stored.composite &&
+                   !ck_is_crc(r->stored.algo) && r->len < r->mem.max) {
+            /* One range (1 MiB at most) and a stored SHA: held in memory, hashed by a
+             * worker, written once it matches (get_whole_check, on_get). */
+            r->use_sha = true;
         }
         return;
     }
@@ -558,6 +559,14 @@ enum http_sink_verdict write_dst(void *ctx, const char *p, size_t n)
         struct win_slot *slot = &r->os->win[(r->part - 1) % r->os->win_k];
         memcpy(slot->data + r->got, p, n);
         slot->len = r->got + n;
+    } else if (r->os->small_dl || (r->os->stream && r->use_sha)) {
+        if (r->got == 0)
+            buf_reset(&r->mem); /* a retry starts again */
+        if (buf_add(&r->mem, p, n)) {
+            r->local_failed = true;
+            s3c_fail(&r->local_err, S3C_ENOMEM, "out of memory");
+            return HTTP_SINK_ABORT;
+        }
     } else if (r->os->stream) {
         if (!stdout_write(r->os, p, n, &r->local_err)) {
             r->local_failed = true;
@@ -569,14 +578,6 @@ enum http_sink_verdict write_dst(void *ctx, const char *p, size_t n)
         else
             hash_update(r->os->stream_md5, p, n);
         r->os->streamed += n;
-    } else if (r->os->small_dl) {
-        if (r->got == 0)
-            buf_reset(&r->mem); /* a retry starts again */
-        if (buf_add(&r->mem, p, n)) {
-            r->local_failed = true;
-            s3c_fail(&r->local_err, S3C_ENOMEM, "out of memory");
-            return HTTP_SINK_ABORT;
-        }
     } else if (fs_pwrite_all(r->os->fd, p, n, r->off + r->got, r->os->o->dst, &r->local_err)) {
         r->local_failed = true;
         return HTTP_SINK_ABORT;
@@ -764,8 +765,8 @@ static enum sent_verdict get_whole_check(struct engine *g, struct req *r, struct
     }
     if (r->use_sha && !r->hash.ready) {
         /* The stored SHA of the whole: a hash worker's, of the body in memory or the file. */
-        if (os->small_dl ? !req_sha_mem(g, r, r->stored.algo, r->mem.data ? r->mem.data : "", r->mem.len)
-                         : !dl_md5_kick(g, r, true)) {
+        if (os->small_dl || os->stream ? !req_sha_mem(g, r, r->stored.algo, r->mem.data ? r->mem.data : "", r->mem.len)
+                                       : !dl_md5_kick(g, r, true)) {
             s3c_fail(e, S3C_ENOMEM, "cannot start a thread to hash %s", os->o->dst);
             return SENT_BAD;
         }
@@ -865,11 +866,21 @@ void on_get(struct engine *g, struct req *r)
     case SENT_WAIT:
         return;
     case SENT_BAD:
-        /* Bytes already on stdout cannot be taken back: report, do not retry. */
-        req_fail(g, r, &e, !os->stream, 0);
+        /* Bytes already on stdout cannot be taken back: report, do not retry
+         * (a stream held in memory for its SHA wrote none: fetch it again). */
+        req_fail(g, r, &e, !os->stream || r->use_sha, 0);
         return;
     case SENT_OK:
         break;
+    }
+    if (os->stream && r->use_sha) {
+        if (!stdout_write(os, r->mem.data ? r->mem.data : "", r->mem.len, &e)) {
+            req_put_back(g, r);
+            obj_fail(g, os, &e);
+            maybe_finish(g, os);
+            return;
+        }
+        os->streamed += r->mem.len;
     }
     g->stats.bytes += r->len;
     if (os->small_dl) {

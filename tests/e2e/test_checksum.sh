@@ -207,6 +207,19 @@ test_checksum_corrupt_get_caught_for_each_algorithm() {
         assert_match "$T_ERR" "part [0-9] has $a .*, the store's checksum of it is .*; fetching it again"
         assert_contains "$T_ERR" "xfer: s3://$b/$a/comp: verified: composite $a "
     done
+    # A stream of one range with a stored SHA is held until its SHA matches: a
+    # corrupted GET is fetched again before a byte is written.
+    head -c 300000 "$big" > small
+    for a in SHA1 SHA256; do
+        assert_ok s3c cp small "s3://$b/$a/small" --checksum-algorithm "$a"
+        _ck_faults "corrupt@op=GetObject,bucket=$b,key=$a/small,times=1"
+        t_cmd bash -c 'set -o pipefail; "$0" --debug cat "$1" | sha256sum | cut -d" " -f1' "$S3C" "s3://$b/$a/small"
+        _ck_faults ""
+        assert_eq 0 "$T_RC" "exit status of cat of $a/small with one corrupted GET"
+        assert_eq "$(t_sha256 small)" "$T_OUT" "sha256 of cat of $a/small"
+        assert_contains "$T_ERR" "downloaded bytes have $a "
+        assert_contains "$T_ERR" "xfer: s3://$b/$a/small: verified: $a "
+    done
     # Every GET of one composite object corrupted: cat exits 1 and writes no
     # byte of the damaged part (each part goes out only once it matched).
     _ck_faults "corrupt@op=GetObject,bucket=$b,key=SHA256/comp"
