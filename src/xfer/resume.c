@@ -114,7 +114,7 @@ static void resume_check_part(struct xfer_obj_state *os, const struct s3_part *p
             return;     /* unreadable: send it again, and fail there if need be */
         }
         hash_update(h, chunk, (size_t)got);
-        if (os->mpu_crc)
+        if (os->mpu_crc && ck_is_crc(a))
             crc = ck_update(a, crc, chunk, (size_t)got);
         at += (uint64_t)got;
     }
@@ -123,8 +123,15 @@ static void resume_check_part(struct xfer_obj_state *os, const struct s3_part *p
     str_hex(d, MD5_LEN, hex);
     if (strcasecmp(hex, want))
         return;
+    if (os->mpu_crc && !ck_is_crc(a)) {
+        /* A SHA: the store's of the part, now that its MD5 proved the bytes ours
+         * (Complete must list it); a part listed without one is sent again. */
+        const char *v = a == CK_SHA1 ? p->checksums.sha1 : p->checksums.sha256;
+        if (!v || !ck_from_b64(a, sv_from(v), os->part_sums[n - 1]))
+            return;
+    }
     os->have[n - 1] = 1;
-    if (os->mpu_crc)
+    if (os->mpu_crc && ck_is_crc(a))
         os->part_crcs[n - 1] = crc;
     str_copy(os->etags[n - 1], sizeof(os->etags[0]), p->etag);
     memcpy(os->md5s[n - 1], d, MD5_LEN);
@@ -137,9 +144,10 @@ void resume_listed(struct xfer_obj_state *os, const struct s3_list_parts *lp, en
 {
     size_t i;
 
-    /* Created with this run's CRC (by a run with flexible checksums): the parts sent now carry it too. */
-    os->mpu_crc = lp->checksum_algorithm && !strcasecmp(lp->checksum_algorithm, ck_name(a)) && ck_is_crc(a) &&
-                  (os->part_crcs || (os->part_crcs = calloc(os->n_parts, sizeof(*os->part_crcs))));
+    /* Created with this run's checksum (by a run with flexible checksums): the parts sent now carry it too. */
+    os->mpu_crc = lp->checksum_algorithm && !strcasecmp(lp->checksum_algorithm, ck_name(a)) &&
+                  (ck_is_crc(a) ? (os->part_crcs || (os->part_crcs = calloc(os->n_parts, sizeof(*os->part_crcs))))
+                                : (os->part_sums || (os->part_sums = calloc(os->n_parts, sizeof(*os->part_sums)))));
     for (i = 0; i < lp->n_parts; i++)
         resume_check_part(os, &lp->parts[i], a);
 }
