@@ -143,6 +143,13 @@ static enum s3c_err stdout_start_parts(struct engine *g, struct xfer_obj_state *
         if (!os->md5s)
             return s3c_fail(e, S3C_ENOMEM, "out of memory");
         os->win_hold = os->win_k == os->n_parts;
+    } else if (os->check == DL_CRC && os->win_k == os->n_parts) {
+        /* A stored CRC of the whole and an object the window holds: none of it
+         * goes out before the ranges' CRCs, combined, match it. */
+        os->part_crcs = calloc(os->n_parts, sizeof(*os->part_crcs));
+        if (!os->part_crcs)
+            return s3c_fail(e, S3C_ENOMEM, "out of memory");
+        os->win_hold = true;
     }
     /* A composite checksum: each part GET by its number, checked against the
      * part's own checksum before it goes out (on_stdout_part). */
@@ -649,9 +656,10 @@ static void stdout_hashed(struct engine *g, struct eng_hash *h)
 
 /*
  * A held stream (win_hold) with every part in: the md5 of their MD5s against
- * the ETag before a byte is written. True when they may go out; on a
- * mismatch every part is fetched again (which one is wrong cannot be told),
- * and a mismatch that persists fails the object with nothing written.
+ * the ETag (or their CRCs combined against the stored CRC) before a byte is
+ * written. True when they may go out; on a mismatch every part is fetched
+ * again (which one is wrong cannot be told), and a mismatch that persists
+ * fails the object with nothing written.
  */
 static bool stdout_hold_check(struct engine *g, struct xfer_obj_state *os)
 {
@@ -708,6 +716,8 @@ static void on_stdout_part(struct engine *g, struct req *r)
         os->md5_hidden = true;
     if (os->check == DL_PARTS)
         memcpy(os->md5s[r->part - 1], r->hash.job.digest, MD5_LEN);
+    else if (os->check == DL_CRC && os->part_crcs)
+        os->part_crcs[r->part - 1] = r->crc;
     landed->full = true;
     landed->crc = r->crc; /* write_dst's, for DL_CRC */
     g->stats.bytes += r->len;

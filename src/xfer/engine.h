@@ -139,8 +139,8 @@ struct xfer_obj_state {
     uint32_t win_head;              /* the next part to write, 1-based */
     uint32_t win_free;              /* the oldest part whose slot is held (written, MD5 not yet taken) */
     bool win_md5;                   /* the stream's MD5 is checked: seq_hash hashes each written part */
-    bool win_hold;                  /* DL_PARTS, every part in the window: none is written before
-                                       the md5 of part MD5s matches the ETag (stdout_hold_check) */
+    bool win_hold;                  /* DL_PARTS or DL_CRC, every part in the window: none is written
+                                       before the whole's check passes (stdout_hold_check) */
     bool win_proven;                /* ... and it did, before the first byte went out */
     bool md5_hidden;                /* a reply named SSE-KMS or SSE-C: the ETag is no MD5 */
     uint64_t stream_crc;            /* DL_CRC: of the bytes written so far */

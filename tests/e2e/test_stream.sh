@@ -175,14 +175,23 @@ test_cat_multipart_checked_against_stored_checksum() {
     assert_contains "$T_ERR" "of 7 ranges matches the stored checksum"
     t_cmd _st_cat_sha "s3://$b/crc"
     assert_eq "$(t_sha256 "$f")" "$T_OUT" "sha256"
-    # One range corrupted: caught at the end (the bytes are out: exit 1, no second download).
+    # One range corrupted: the 7 ranges fit the window, so none is written before
+    # their CRCs, combined, match the stored one: fetched again, exit 0.
     before=$(_st_emu_stat '.faults.corrupt')
     _st_emu_faults "corrupt@op=GetObject,bucket=$b,nth=4"
-    t_cmd _st_cat_sha "s3://$b/crc"
+    t_cmd _st_cat_sha "s3://$b/crc" --debug
     _st_emu_faults ""
     assert_eq 1 $(($(_st_emu_stat '.faults.corrupt') - before)) "corrupt faults fired"
-    assert_eq 1 "$T_RC" "exit status of cat of a corrupted range"
+    assert_eq 0 "$T_RC" "exit status of cat of a corrupted range"
+    assert_eq "$(t_sha256 "$f")" "$T_OUT" "sha256 after a corrupted range"
+    assert_match "$T_ERR" "downloaded bytes have CRC64NVME .*, the store's checksum is .*; downloading it again"
+    # Every GET corrupted: exit 1, not a byte written.
+    _st_emu_faults "corrupt@op=GetObject,bucket=$b,key=crc"
+    t_cmd bash -c '"$0" cat "$1" > crc.out' "$S3C" "s3://$b/crc"
+    _st_emu_faults ""
+    assert_eq 1 "$T_RC" "exit status of cat with every GET corrupted"
     assert_match "$T_ERR" "downloaded bytes have CRC64NVME .*, the store's checksum is"
+    assert_eq 0 "$(stat -c %s crc.out)" "bytes written to stdout"
     # Without a stored checksum, --debug says what was checked: the md5 of part MD5s.
     # (request_checksum_calculation = when_required: an upload that stores no CRC64NVME)
     AWS_REQUEST_CHECKSUM_CALCULATION=when_required assert_ok s3c cp "$f" "s3://$b/plain" --part-size 5MB
