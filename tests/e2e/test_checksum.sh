@@ -132,6 +132,31 @@ test_checksum_algorithm_on_every_upload_path() {
     done
 }
 
+# A store that keeps no flexible checksums (Ceph 16) ignores the algorithm:
+# s3c learns it from the first answer (none is echoed) and every path falls
+# back to Content-MD5 and ETags; the bytes come back the same.
+test_checksum_algorithm_on_a_store_without_flexible_checksums() {
+    t_store_is ceph || t_skip "this store keeps flexible checksums (the fallback is Ceph 16's)"
+    local b a big mid
+    t_new_bucket b
+    big=$(t_data 12MB 12000000)
+    mid=$(t_data 3MB 3000000)
+    for a in SHA256 SHA1 CRC32 CRC32C; do
+        assert_ok s3c cp "$mid" "s3://$b/$a/mid" --checksum-algorithm "$a"
+        assert_ok s3c --debug cp "$big" "s3://$b/$a/big" --checksum-algorithm "$a" --part-size 5MB
+        assert_contains "$T_ERR" "the store keeps no flexible checksums"
+        t_cmd bash -c '"$0" pipe "$1" --checksum-algorithm "$2" --part-size 5MB < "$3"' "$S3C" "s3://$b/$a/pipe" "$a" "$big"
+        assert_eq 0 "$T_RC" "exit status of pipe with $a"
+        assert_ok s3c cp "s3://$b/$a/mid" "$a-mid"
+        assert_eq "$(t_sha256 "$mid")" "$(t_sha256 "$a-mid")" "bytes of $a/mid"
+        for k in big pipe; do
+            t_cmd bash -c 'set -o pipefail; "$0" cat "$1" | sha256sum | cut -d" " -f1' "$S3C" "s3://$b/$a/$k"
+            assert_eq 0 "$T_RC" "exit status of cat of $a/$k"
+            assert_eq "$(t_sha256 "$big")" "$T_OUT" "sha256 of cat of $a/$k"
+        done
+    done
+}
+
 # response_checksum_validation = when_required: no stored checksum is asked
 # for unless --checksum-mode ENABLED says so (the ETag checks the bytes).
 test_checksum_mode_and_response_validation() {
