@@ -82,7 +82,7 @@ static const struct help helps[] = {
       "  --sse-c AES256 --sse-c-key KEY32    customer key of the object written (or read, downloads)\n"
       "  --sse-c-copy-source AES256 --sse-c-copy-source-key KEY32   customer key of a copy's source\n"
       "  --no-guess-mime-type, --follow-symlinks, --no-follow-symlinks\n"
-      "  --checksum-algorithm A the flexible checksum uploads carry, which the store verifies\n"
+      "  --checksum-algorithm A  the flexible checksum uploads carry, which the store verifies\n"
       "                         and keeps: CRC64NVME (default), CRC32, CRC32C, SHA1 or SHA256\n"
       "                         (a SHA is hashed by worker threads; multipart: a CRC of the\n"
       "                         whole object, a SHA of the parts' SHAs, \"...-N\", as S3 keeps it)\n"
