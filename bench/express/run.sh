@@ -21,6 +21,8 @@
 #   BENCH_BANDWIDTH_MBPS=90 per connection, MB/s
 #   BENCH_CACHE=DIR         generated data, kept between runs
 #   BENCH_OUT=DIR           results (default bench/results): DATE-express.md/.csv
+#   BENCH_DL=DIR            where downloads land (default /dev/shm when it exists:
+#                           tmpfs, so the disk's speed is not what is measured)
 #   S3C, S3EMU, AWS         binaries (default build/s3c, build/s3emu, /usr/bin/aws)
 #
 # Needs GNU time (/usr/bin/time), curl, the AWS CLI v2. Loopback only.
@@ -48,10 +50,12 @@ note() { echo "bench/express: $*" >&2; }
 [ -x "$S3C" ] && [ -x "$S3EMU" ] || die "build s3c and s3emu first (make)"
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/s3c-xbench.XXXXXX")
+DLBASE=${BENCH_DL:-$([ -d /dev/shm ] && echo /dev/shm || echo "$WORK")}
+DL=$(mktemp -d "$DLBASE/s3c-xbench-dl.XXXXXX")
 EMU_PID=
 cleanup() {
     [ -z "$EMU_PID" ] || { kill "$EMU_PID" 2>/dev/null || true; wait "$EMU_PID" 2>/dev/null || true; }
-    rm -rf "$WORK"
+    rm -rf "$WORK" "$DL"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
@@ -98,8 +102,8 @@ cell() {
         s3c_admin rm --recursive "$s3url" >/dev/null 2>&1 || true
         from=$DATA to=$s3url
     else
-        rm -rf "$WORK/dl"; mkdir -p "$WORK/dl"
-        from=$s3url to=$WORK/dl
+        rm -rf "$DL"; mkdir -p "$DL"
+        from=$s3url to=$DL
     fi
     case $tool in
         s3c) CMD=("${ENV[@]}" "$S3C" --endpoint-url "$URL" cp --recursive --no-progress "$from" "$to") ;;
@@ -124,7 +128,7 @@ cell() {
         sum=$(s3c_admin ls --recursive --summarize "$s3url" | sed -n 's/^ *Total \(Objects\|Size\): *//p' | xargs)
         [ "$sum" = "$count $((count * bytes))" ] || st=wrong why="store holds $sum"
     else
-        (cd "$WORK/dl" && find . -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum) >"$WORK/got"
+        (cd "$DL" && find . -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum) >"$WORK/got"
         cmp -s "$WORK/got" "$SUMS" || st=wrong why="sha256 of the tree differs"
     fi
     local req ses
@@ -161,6 +165,18 @@ cp "$CSV" "$base.csv"
     echo "s3emu: Standard first byte ${LATENCY_MS} ms, Express ${XLAT} ms; ${BANDWIDTH_MBPS} MB/s per connection;"
     echo "$(nproc) CPUs shared with the emulator. \`cp --recursive\` of the whole tree; one row per run ($REPS each)."
     echo "Tools: s3c $("$S3C" version 2>/dev/null | head -n 1 | awk '{print $2}'), $("$AWS" --version 2>&1 | cut -d' ' -f1) (defaults; Standard only)."
+    echo
+    echo "Downloads land in $DLBASE. Summary: min / median wall over the repetitions, CPU at the median row."
+    echo
+    echo "| workload | direction | bucket | tool | wall min s | wall median s | CPU s | runs ok |"
+    echo "|---|---|---|---|---:|---:|---:|---:|"
+    awk -F, 'NR > 1 { k = $1 "|" $2 "|" $3 "|" $4; n[k]++; w[k, n[k]] = $7; c[k, n[k]] = $8; if ($6 == "ok") ok[k]++; if (!(k in seen)) { seen[k] = 1; order[++m] = k } }
+        END { for (i = 1; i <= m; i++) { k = order[i]; c0 = n[k]
+                for (a = 1; a <= c0; a++) for (b = a + 1; b <= c0; b++) if (w[k, b] + 0 < w[k, a] + 0) { t = w[k, a]; w[k, a] = w[k, b]; w[k, b] = t; t = c[k, a]; c[k, a] = c[k, b]; c[k, b] = t }
+                mid = int((c0 + 1) / 2); split(k, f, "|")
+                printf "| %s | %s | %s | %s | %s | %s | %s | %d/%d |\n", f[1], f[2], f[3], f[4], w[k, 1], w[k, mid], c[k, mid], ok[k], c0 } }' "$CSV"
+    echo
+    echo "Every run:"
     echo
     echo "| workload | direction | bucket | tool | wall s | CPU s | peak RSS MB | requests | CreateSession | load1 | status |"
     echo "|---|---|---|---|---:|---:|---:|---:|---:|---:|---|"

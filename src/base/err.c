@@ -60,6 +60,8 @@ const char *s3c_err_name(enum s3c_err code)
     case S3C_EAUTH: return "auth";
     case S3C_ECANCEL: return "cancelled";
     case S3C_EINTERNAL: return "internal";
+    case S3C_ESKIPPED: return "skipped";
+    case S3C_ENOMATCH: return "no match";
     }
     return "unknown";
 }

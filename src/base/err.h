@@ -10,8 +10,8 @@
 
 enum s3c_err {
     S3C_OK = 0,
-    S3C_EUSAGE,     /* bad flag, argument or command line: exit 2 */
-    S3C_ECONFIG,    /* bad or missing configuration value: exit 2 */
+    S3C_EUSAGE,     /* bad flag, argument or command line: exit 252 */
+    S3C_ECONFIG,    /* bad or missing configuration value, no credentials: exit 253 */
     S3C_EIO,        /* local I/O failed; sys_errno says how */
     S3C_ENOMEM,     /* out of memory, or a capped buffer would overflow */
     S3C_EPARSE,     /* malformed input (XML, INI, URL, number) */
@@ -21,6 +21,10 @@ enum s3c_err {
     S3C_EAUTH,      /* missing credentials, or access denied */
     S3C_ECANCEL,    /* stopped by a signal or by the user */
     S3C_EINTERNAL,  /* a bug in s3c */
+    S3C_ESKIPPED,   /* a file or key refused before its transfer (unreadable,
+                       special, a name leaving the destination): exit 2 when
+                       nothing failed, as the AWS CLI's skipped files */
+    S3C_ENOMATCH,   /* a prefix or wildcard matched no object: exit 1 */
 };
 
 /* Detail beside the code: everything a one-line message needs. */
@@ -29,10 +33,11 @@ struct s3c_error {
     int sys_errno;      /* errno for S3C_EIO, else 0 */
     long http_status;   /* HTTP status for S3C_EHTTP and friends, else 0 */
     char s3_code[64];   /* S3 <Code>, e.g. "NoSuchBucket"; "" if none */
+    char op[40];        /* the S3 operation that failed, e.g. "GetObject"; "" if none */
     char msg[512];      /* one line, no credentials, no trailing newline */
 };
 
-#define S3C_ERROR_INIT { S3C_OK, 0, 0, "", "" }
+#define S3C_ERROR_INIT { S3C_OK, 0, 0, "", "", "" }
 
 /*
  * Record 'code' and a printf-style message in 'e' (which may be NULL) and

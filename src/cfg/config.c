@@ -383,6 +383,10 @@ static enum s3c_err resolve_misc(struct cfg_ctx *x)
             return bad(x, &p.where, p.key, p.value,
                        "is not a retry mode (standard, legacy or adaptive)");
         x->out->retry_mode_set = true;
+        /* Without max_attempts, the mode's own count, as botocore's: 3 tries
+         * in standard and adaptive, 5 in legacy. With neither key, s3c's 5. */
+        if (!x->out->max_attempts.set)
+            x->out->max_attempts.value = x->out->retry_mode == CFG_RETRY_LEGACY ? 5 : 3;
     }
 
     {
@@ -435,7 +439,6 @@ static enum s3c_err resolve_s3(struct cfg_ctx *x)
         int kind;           /* 0 positive integer, 1 size, 2 rate */
     } nums[] = {
         { "max_concurrent_requests", offsetof(struct cfg_s3, max_concurrent_requests), 0 },
-        { "max_queue_size", offsetof(struct cfg_s3, max_queue_size), 0 },
         { "multipart_threshold", offsetof(struct cfg_s3, multipart_threshold), 1 },
         { "multipart_chunksize", offsetof(struct cfg_s3, multipart_chunksize), 1 },
         { "max_bandwidth", offsetof(struct cfg_s3, max_bandwidth), 2 },
@@ -622,7 +625,6 @@ static void set_defaults(struct s3c_config *c)
 {
     c->verify_ssl = true;
     c->s3.max_concurrent_requests.value = CFG_DEFAULT_MAX_CONCURRENT_REQUESTS;
-    c->s3.max_queue_size.value = CFG_DEFAULT_MAX_QUEUE_SIZE;
     c->s3.multipart_threshold.value = CFG_DEFAULT_MULTIPART_THRESHOLD;
     c->s3.multipart_chunksize.value = CFG_DEFAULT_MULTIPART_CHUNKSIZE;
     c->max_attempts.value = CFG_DEFAULT_MAX_ATTEMPTS;

@@ -47,7 +47,6 @@
 /* The AWS CLI's defaults (awscli/customizations/s3/transferconfig.py). */
 #define CFG_DEFAULT_REGION "us-east-1"
 #define CFG_DEFAULT_MAX_CONCURRENT_REQUESTS 10
-#define CFG_DEFAULT_MAX_QUEUE_SIZE 1000
 #define CFG_DEFAULT_MULTIPART_THRESHOLD ((uint64_t)8 << 20)
 #define CFG_DEFAULT_MULTIPART_CHUNKSIZE ((uint64_t)8 << 20)
 #define CFG_DEFAULT_MAX_ATTEMPTS 5   /* standard mode says 3: too few for thousands of objects */
@@ -96,7 +95,6 @@ struct cfg_bool {
 /* The profile's `s3 =` sub-section. */
 struct cfg_s3 {
     struct cfg_u64 max_concurrent_requests;  /* > 0 */
-    struct cfg_u64 max_queue_size;           /* > 0 */
     struct cfg_u64 multipart_threshold;      /* bytes, > 0 */
     struct cfg_u64 multipart_chunksize;      /* bytes, > 0 */
     struct cfg_u64 max_bandwidth;            /* bytes per second; 0 and !set = unlimited */

@@ -16,6 +16,7 @@
 #include "cli/output.h"
 #include "cli/transfer.h"
 #include "http/http.h"
+#include "s3/retry.h"
 #include "xfer/xfer.h"
 
 extern char **environ;
@@ -23,24 +24,25 @@ extern char **environ;
 struct verb {
     const char *name;
     enum s3c_err (*run)(struct cli_ctx *c, int argc, char **argv);
+    bool fails_1;       /* any failure exits 1, as the CLI's transfers, mb and rb; else 254/255 as ls */
 };
 
 static const struct verb verbs[] = {
-    { "ls", cmd_ls },
-    { "du", cmd_du },
-    { "mb", cmd_mb },
-    { "rb", cmd_rb },
-    { "head", cmd_head },
-    { "cp", cmd_cp },
-    { "mv", cmd_mv },
-    { "rm", cmd_rm },
-    { "cat", cmd_cat },
-    { "pipe", cmd_pipe },
-    { "presign", cmd_presign },
-    { "sync", cmd_sync },
-    { "run", cmd_run },
-    { "configure", cmd_configure },
-    { NULL, NULL },
+    { "ls", cmd_ls, false },
+    { "du", cmd_du, false },
+    { "mb", cmd_mb, true },
+    { "rb", cmd_rb, true },
+    { "head", cmd_head, false },
+    { "cp", cmd_cp, true },
+    { "mv", cmd_mv, true },
+    { "rm", cmd_rm, true },
+    { "cat", cmd_cat, true },
+    { "pipe", cmd_pipe, true },
+    { "presign", cmd_presign, false },
+    { "sync", cmd_sync, true },
+    { "run", cmd_run, true },
+    { "configure", cmd_configure, false },
+    { NULL, NULL, false },
 };
 
 cli_verb_fn cli_verb(const char *name)
@@ -97,7 +99,8 @@ static void set_global(struct cfg_flags *f, struct out_opts *o, const char *name
         o->quiet = true;
     else if (!strcmp(name, "--only-show-errors"))
         o->only_errors = true;
-    /* --no-progress: there is no progress output yet; accepted for scripts. */
+    else if (!strcmp(name, "--no-progress"))
+        o->no_progress = true;
 }
 
 /* Move global flags out of argv into 'f' and 'o'; the rest stays in order in rest[]. */
@@ -136,6 +139,31 @@ static enum s3c_err take_globals(int argc, char **argv, struct cfg_flags *f, str
     return S3C_OK;
 }
 
+enum s3c_err cli_line_globals(int *argc, char **argv, struct out_opts *o, struct s3c_error *e)
+{
+    struct cfg_flags f, none;
+    char **rest = calloc((size_t)*argc + 1, sizeof(char *));
+    bool debug = o->debug;
+    enum s3c_err rc;
+    int n = 0, i;
+
+    if (!rest)
+        return s3c_fail(e, S3C_ENOMEM, "out of memory");
+    memset(&f, 0, sizeof(f));
+    memset(&none, 0, sizeof(none));
+    rc = take_globals(*argc, argv, &f, o, rest, &n, e);
+    if (!rc && (memcmp(&f, &none, sizeof(f)) != 0 || o->debug != debug))
+        rc = s3c_fail(e, S3C_EUSAGE, "%s: --endpoint-url, --profile, --region, --ca-bundle, --no-sign-request, "
+                      "--no-verify-ssl and --debug are the run's: give them to s3c run, not to a line", argv[0]);
+    if (!rc) {
+        for (i = 0; i < n; i++)
+            argv[i + 1] = rest[i];
+        *argc = n + 1;
+    }
+    free(rest);
+    return rc;
+}
+
 /* From the refresh thread: fresh keys are ready, let a sleeping loop take them. */
 static void keys_ready(void *ctx)
 {
@@ -153,8 +181,13 @@ struct keyring *cli_keys(struct cli_ctx *c, struct s3c_error *e)
 
     if (c->keys)
         return c->keys;
-    if (creds_resolve(&c->cfg, environ, &c->creds_src, &first, e))
+    if (creds_resolve(&c->cfg, environ, &c->creds_src, &first, e)) {
+        /* No credentials anywhere is the configuration's fault: exit 253, as
+         * the CLI's NoCredentialsError (a provider that failed is not). */
+        if (e->code == S3C_EAUTH && !strcmp(e->msg, CREDS_NO_CREDENTIALS))
+            e->code = S3C_ECONFIG;
         return NULL;
+    }
     /* On an instance with no region configured, its own region (as the CLI). */
     region = c->creds_src ? creds_src_region(c->creds_src) : NULL;
     if (region && !c->cfg.region_set) {
@@ -192,6 +225,10 @@ struct store_s3 *cli_s3(struct cli_ctx *c, struct s3c_error *e)
     o.sign_payload = c->cfg.s3.payload_signing_enabled.value;
     o.express_no_session = c->cfg.s3_disable_express_session_auth.value;
     o.max_attempts = (int)c->cfg.max_attempts.value;
+    o.retry_mode = !c->cfg.retry_mode_set                        ? S3_RETRY_S3C
+                   : c->cfg.retry_mode == CFG_RETRY_LEGACY   ? S3_RETRY_LEGACY
+                   : c->cfg.retry_mode == CFG_RETRY_ADAPTIVE ? S3_RETRY_ADAPTIVE
+                                                             : S3_RETRY_STANDARD;
     o.http.verify_tls = c->cfg.verify_ssl;
     o.http.ca_bundle = c->cfg.ca_bundle;
     if (out_opts()->debug)
@@ -247,14 +284,28 @@ static void install_signals(void)
     signal(SIGPIPE, SIG_IGN);
 }
 
-static int exit_code(enum s3c_err rc)
+/*
+ * The AWS CLI v2's return codes (its "return codes" topic): 0 ok; 1 an s3
+ * transfer failed; 2 files were skipped, the rest done; 130 SIGINT; 252 bad
+ * command line; 253 bad configuration or no credentials; 254 the service
+ * answered with an error; 255 anything else. 'fails_1': every failure of the
+ * verb is 1, as `aws s3 cp|mv|rm|sync` count failed transfers and `aws s3
+ * mb|rb` catch theirs; the other verbs (ls, du, head) tell a store's error
+ * (254) from one of the network or the machine (255), as `aws s3 ls` does.
+ */
+static int exit_code(enum s3c_err rc, bool fails_1)
 {
     switch (rc) {
     case S3C_OK: return EXIT_OK;
-    case S3C_EUSAGE:
-    case S3C_ECONFIG: return EXIT_USAGE;
+    case S3C_EUSAGE: return EXIT_USAGE;
+    case S3C_ECONFIG: return EXIT_CONFIG;
     case S3C_ECANCEL: return EXIT_SIGINT;
-    default: return EXIT_FAILED;
+    case S3C_ESKIPPED: return EXIT_SKIPPED;
+    case S3C_ENOMATCH: return EXIT_FAILED;
+    case S3C_EHTTP:
+    case S3C_ENOTFOUND:
+    case S3C_EAUTH: return fails_1 ? EXIT_FAILED : EXIT_SERVICE;
+    default: return fails_1 ? EXIT_FAILED : EXIT_GENERAL;
     }
 }
 
@@ -304,7 +355,10 @@ int cli_main(int argc, char **argv)
         if (!strcmp(v->name, rest[0]))
             break;
     if (!v->name) {
-        s3c_fail(&e, S3C_EUSAGE, "unknown command \"%s\" (see: s3c help)", rest[0]);
+        if (rest[0][0] == '-')  /* no global flag of that name, and no verb before it */
+            s3c_fail(&e, S3C_EUSAGE, "unknown option %s (see: s3c help)", rest[0]);
+        else
+            s3c_fail(&e, S3C_EUSAGE, "unknown command \"%s\" (see: s3c help)", rest[0]);
         out_usage_error(&e);
         free(rest);
         return EXIT_USAGE;
@@ -325,7 +379,7 @@ int cli_main(int argc, char **argv)
         out_usage_error(&e);
         free(rest);
         cfg_release(&ctx.cfg);
-        return exit_code(rc);
+        return exit_code(rc, v->fails_1);
     }
     ctx.region_flag = flags.region;
     rc = v->run(&ctx, n_rest - 1, rest + 1);
@@ -335,7 +389,7 @@ int cli_main(int argc, char **argv)
     cfg_release(&ctx.cfg);
     free(rest);
     fflush(stdout);
-    return exit_code(rc);
+    return exit_code(rc, v->fails_1);
 }
 
 /* ---- for the man page and the completions (cli/doc.c) ---- */

@@ -7,12 +7,16 @@
 
 #include <stdbool.h>
 
-/* Exit codes, as the AWS CLI's s3 commands use them. */
+/* Exit codes, as the AWS CLI v2 documents them (cli.c: exit_code). */
 enum {
     EXIT_OK = 0,
-    EXIT_FAILED = 1,   /* a request or transfer failed */
-    EXIT_USAGE = 2,    /* bad command line or configuration */
-    EXIT_SIGINT = 130, /* interrupted */
+    EXIT_FAILED = 1,    /* a transfer failed; a prefix or wildcard matched nothing */
+    EXIT_SKIPPED = 2,   /* files or keys skipped with a warning, the rest done */
+    EXIT_SIGINT = 130,  /* interrupted */
+    EXIT_USAGE = 252,   /* bad command line */
+    EXIT_CONFIG = 253,  /* bad configuration, no credentials */
+    EXIT_SERVICE = 254, /* the store answered with an error (ls, du, head) */
+    EXIT_GENERAL = 255, /* anything else: the network, the machine */
 };
 
 int cli_main(int argc, char **argv);

@@ -42,6 +42,15 @@ struct store_s3 *cli_s3(struct cli_ctx *c, struct s3c_error *e);
  * Express sessions (writes always take ReadWrite ones). */
 void cli_reads_only(struct cli_ctx *c, bool reads_only);
 
+/*
+ * A run file's line: take the global options out of argv[1..*argc) (argv[0]
+ * is its verb), closing the gap. The output ones (--json, --quiet,
+ * --only-show-errors, --no-progress) go into 'o'; the others (--endpoint-url,
+ * --profile, --region, --debug...) are the run's, not a line's: S3C_EUSAGE.
+ */
+struct out_opts;
+enum s3c_err cli_line_globals(int *argc, char **argv, struct out_opts *o, struct s3c_error *e);
+
 /* "ls s3://b/p" from a verb and its arguments, for error lines. */
 void cli_op_name(char *out, size_t n, const char *verb, int argc, const char **argv);
 

@@ -194,6 +194,12 @@ enum s3c_err cmd_du(struct cli_ctx *c, int argc, char **argv)
     rc = du_walk(s, &lo, st, op);
     if (rc)
         goto out;
+    /* A wildcard that matched nothing is an error (exit 1), as ls and cp say. */
+    if (lo.pattern && st->all.count == 0) {
+        rc = s3c_fail(&e, S3C_ENOMATCH, "no object matches %s", pos[0]);
+        out_error(op, &e);
+        goto out;
+    }
     if (!group) {
         print_total(&st->all, pos[0], false, humanize || human_readable);
         goto out;

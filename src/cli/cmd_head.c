@@ -155,8 +155,11 @@ enum s3c_err cmd_head(struct cli_ctx *c, int argc, char **argv)
     cli_op_name(op, sizeof(op), "head", n_pos, pos);
     cli_reads_only(c, true);
     s = cli_s3(c, &e);
-    if (s)
-        rc = s ? store_s3_head(s, u.bucket, u.key[0] ? u.key : NULL, &x, &e) : e.code;
+    rc = s ? store_s3_head(s, u.bucket, u.key[0] ? u.key : NULL, &x, &e) : e.code;
+    if (rc && s && u.key[0]) {
+        store_s3_explain_head_404(s, u.bucket, &e); /* a missing bucket, or key? */
+        rc = e.code;
+    }
     if (rc) {
         out_error(op, &e);
         goto out;

@@ -407,7 +407,7 @@ enum s3c_err cmd_ls(struct cli_ctx *c, int argc, char **argv)
         print_summary(&st);
     /* As the AWS CLI: a prefix that matches nothing exits 1, silently. */
     if (!rc && u.key[0] && st.shown == 0)
-        rc = S3C_ENOTFOUND;
+        rc = S3C_ENOMATCH;
 out:
     filter_release(&filter);
     buf_release(&root);

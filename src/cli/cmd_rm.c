@@ -57,6 +57,7 @@ struct rm {
     struct s3_uri u;
     char *prefix;                   /* listing prefix */
     const char *pattern;            /* wildcard argument: keys must match it */
+    uint64_t matched;               /* keys the pattern matched (none: an error) */
     char *filter_root;
     struct lister lister;
     bool lister_open;
@@ -73,36 +74,9 @@ struct rm {
 
 static void report(struct rm *r, const struct xfer_obj *o, const struct s3c_error *e)
 {
-    const char *shown = o->user;
+    struct out_result res = { "delete", o->user, NULL, 0, false, o->version_id, r->base.dryrun, false };
 
-    if (out_opts()->json) {
-        struct json j = JSON_INIT;
-        json_str(&j, "operation", "delete");
-        json_bool(&j, "success", e == NULL);
-        json_str(&j, "source", shown);
-        if (o->version_id)
-            json_str(&j, "version_id", o->version_id);
-        if (r->base.dryrun)
-            json_bool(&j, "dryrun", true);
-        if (e) {
-            json_str(&j, "error", e->msg);
-            if (e->s3_code[0])
-                json_str(&j, "error_code", e->s3_code);
-        }
-        json_end(&j);
-        return;
-    }
-    if (e) {
-        char op[8192];
-        snprintf(op, sizeof(op), "rm %s%s%s", shown, o->version_id ? " --version-id " : "",
-                 o->version_id ? o->version_id : "");
-        out_error(op, e);
-        return;
-    }
-    if (o->version_id)
-        out_line("%sdelete: %s (version %s)", r->base.dryrun ? "(dryrun) " : "", shown, o->version_id);
-    else
-        out_line("%sdelete: %s", r->base.dryrun ? "(dryrun) " : "", shown);
+    out_result(&res, e);
 }
 
 static void rm_done(struct job *j, const struct xfer_obj *o, const struct s3c_error *e)
@@ -119,13 +93,12 @@ static void rm_done(struct job *j, const struct xfer_obj *o, const struct s3c_er
     free(o->user);
 }
 
-/* A listing failed: one line for the argument, one failure. */
+/* A listing failed: one "fatal error" line (or record) for the argument, one failure. */
 static void arg_failed(struct rm *r, const struct s3c_error *e)
 {
-    char op[8192];
+    struct out_result res = { "rm", r->args[r->cur], NULL, 0, false, NULL, false, true };
 
-    snprintf(op, sizeof(op), "rm %s", r->args[r->cur]);
-    out_error(op, e);
+    out_result(&res, e);
     job_count(&r->base, XFER_DELETE, 0, e);
 }
 
@@ -173,6 +146,7 @@ static void arg_close(struct rm *r)
     free(r->filter_root);
     r->prefix = r->filter_root = NULL;
     r->pattern = NULL;
+    r->matched = 0;
     r->open = false;
     r->one_given = false;
 }
@@ -387,6 +361,7 @@ static int arg_next(struct rm *r, struct xfer_obj **out)
         if (r->pattern) {
             if (!wild_match(r->pattern, (struct sv){ so->key, kl }))
                 continue;
+            r->matched++;
             rel = wild_relative(r->pattern, (struct sv){ so->key, kl });
         }
         if (!accepted(r, rel))
@@ -398,8 +373,13 @@ static int arg_next(struct rm *r, struct xfer_obj **out)
         got = -1;
         break;
     }
-    if (got < 0)
+    if (got < 0) {
         arg_failed(r, &e);
+    } else if (r->pattern && !r->matched) {
+        /* A wildcard that matched nothing is an error (exit 1), as for cp. */
+        s3c_fail(&e, S3C_ENOMATCH, "no object matches %s", r->args[r->cur]);
+        arg_failed(r, &e);
+    }
     return 0;
 }
 

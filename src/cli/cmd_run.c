@@ -10,7 +10,7 @@
  *
  * The exit code is the whole file's: 0 when every line succeeded, 1 when
  * any failed (a line that does not parse is a failed line, reported with
- * its number), 130 when interrupted.
+ * its number), 2 when lines only skipped files (as cp's), 130 when interrupted.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -46,6 +46,7 @@ struct run_job {
     uint64_t inflight;      /* objects yielded, not yet done */
     bool ended;             /* next() said END */
     bool waiting;           /* next() said WAIT: ask again after a done */
+    struct out_opts out;    /* the run's output options, and the line's own (--json...) */
     unsigned long line;
     struct run_job *next_live;
 };
@@ -62,6 +63,8 @@ struct run {
     int barrier_argc;
     struct buf barrier_words;
     unsigned long barrier_line;
+    struct out_opts barrier_out;
+    struct out_opts out;    /* the run's own output options */
     struct run_job *cur;    /* the job being read for objects */
     struct run_job *live;   /* every job not yet finished (cur included) */
     struct job_counts total;
@@ -74,24 +77,33 @@ struct run {
 static void line_failed(struct run *r, enum s3c_err rc)
 {
     r->lines_failed++;
-    if (!r->first_error)
+    /* A line that failed beats one that only skipped (exit 1 over 2). */
+    if (!r->first_error || (r->first_error == S3C_ESKIPPED && rc != S3C_ESKIPPED))
         r->first_error = rc == S3C_EUSAGE || rc == S3C_ECONFIG ? S3C_EPARSE : rc;
 }
 
-/* Error lines name the file and line they come from: "s3c: cmds:12: ...". */
-static void set_origin(struct run *r, unsigned long line)
+/* Error lines name the file and line they come from: "s3c: cmds:12: ...";
+ * the line's own output options ('o', NULL for the run's) hold until leave(). */
+static void set_origin(struct run *r, unsigned long line, const struct out_opts *o)
 {
     static char where[512];
 
     snprintf(where, sizeof(where), "%s:%lu: ", r->name, line);
     out_set_origin(where);
+    out_line_opts(o);
+}
+
+static void leave(void)
+{
+    out_set_origin(NULL);
+    out_line_opts(NULL);
 }
 
 static void line_error(struct run *r, unsigned long line, const struct s3c_error *e)
 {
-    set_origin(r, line);
+    set_origin(r, line, NULL);
     out_usage_error(e);
-    out_set_origin(NULL);
+    leave();
     line_failed(r, e->code);
 }
 
@@ -108,9 +120,9 @@ static void job_close(struct run *r, struct run_job *rj)
         }
     if (r->cur == rj)
         r->cur = NULL;
-    set_origin(r, rj->line);
+    set_origin(r, rj->line, &rj->out);
     rc = rj->job->ops->finish(rj->job, r->cancelled ? S3C_ECANCEL : S3C_OK);
-    out_set_origin(NULL);
+    leave();
     job_counts_add(&r->total, &rj->job->n);
     if (rc)
         line_failed(r, rc);
@@ -198,6 +210,15 @@ static struct run_job *open_next_job(struct run *r)
             return NULL;
         }
         rj->line = r->line;
+        rj->out = r->out;
+        if (cli_line_globals(&argc, argv, &rj->out, &e)) {
+            line_error(r, rj->line, &e);
+            buf_release(&rj->words);
+            free(rj);
+            continue;
+        }
+        /* One live status line for the whole run: a line's --no-progress turns it off. */
+        r->out.no_progress |= rj->out.no_progress;
         make = job_maker(argv[0]);
         if (!make) {
             /* A barrier: keep its words until the engine has drained. */
@@ -205,6 +226,7 @@ static struct run_job *open_next_job(struct run *r)
             r->barrier = argv;
             r->barrier_argc = argc;
             r->barrier_line = r->line;
+            r->barrier_out = rj->out;
             free(rj);
             return NULL;
         }
@@ -217,7 +239,7 @@ static struct run_job *open_next_job(struct run *r)
         }
         if (!rj->job->knobs.shard_set)
             rj->job->knobs.shard = r->shard;
-        set_origin(r, rj->line);
+        set_origin(r, rj->line, &rj->out);
         rc = rj->job->ops->start ? rj->job->ops->start(rj->job) : S3C_OK;
         rj->next_live = r->live;
         r->live = rj;
@@ -233,7 +255,7 @@ static struct run_job *open_next_job(struct run *r)
             job_close(r, rj);
             continue;
         }
-        out_set_origin(NULL);
+        leave();
         return rj;
     }
     return NULL;
@@ -244,9 +266,9 @@ static int job_next_of(struct run *r, struct run_job *rj, struct xfer_obj **out)
 {
     int n;
 
-    set_origin(r, rj->line);
+    set_origin(r, rj->line, &rj->out);
     n = rj->job->ops->next(rj->job, out);
-    out_set_origin(NULL);
+    leave();
     return n;
 }
 
@@ -301,9 +323,9 @@ static void run_done(void *ctx, const struct xfer_obj *o, const struct s3c_error
 {
     struct run_job *rj = o->owner;
 
-    set_origin(ctx, rj->line);
+    set_origin(ctx, rj->line, &rj->out);
     rj->job->ops->done(rj->job, o, e);
-    out_set_origin(NULL);
+    leave();
     rj->inflight--;
     /* Closing frees the job: done later, from next() or the end of the engine,
      * since the engine still holds 'o' (whose options live in the job). */
@@ -354,7 +376,7 @@ static enum s3c_err run_file(struct run *r, struct job *knobs)
         xo.next_ctx = r;
         xo.done = run_done;
         xo.done_ctx = r;
-        if (!knobs->knobs.no_progress && out_status_enabled()) {
+        if (!knobs->knobs.no_progress && !r->out.no_progress && out_status_enabled()) {
             xo.progress = run_progress;
             xo.progress_ctx = r;
         }
@@ -375,9 +397,9 @@ static enum s3c_err run_file(struct run *r, struct job *knobs)
                 s3c_fail(&e, S3C_EUSAGE, "\"%s\" cannot run in a run file", r->barrier[0]);
                 line_error(r, r->barrier_line, &e);
             } else {
-                set_origin(r, r->barrier_line);
+                set_origin(r, r->barrier_line, &r->barrier_out);
                 rc = fn(r->c, r->barrier_argc - 1, r->barrier + 1);
-                out_set_origin(NULL);
+                leave();
                 if (rc)
                     line_failed(r, rc);
                 else
@@ -420,6 +442,7 @@ enum s3c_err cmd_run(struct cli_ctx *c, int argc, char **argv)
         return rc;
     }
     r.c = c;
+    r.out = *out_opts();
     r.shard = knobs.knobs.shard;
     r.name = strcmp(pos[0], "-") ? pos[0] : "-";
     r.in = strcmp(pos[0], "-") ? fopen(pos[0], "r") : stdin;

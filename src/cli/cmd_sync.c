@@ -177,13 +177,19 @@ static enum s3c_err shown_name(const struct side *sd, struct sv rel, struct buf 
 /* The S3 key or local path of 'rel' at this end. */
 static enum s3c_err path_of(const struct side *sd, struct sv rel, struct buf *out, struct s3c_error *e)
 {
+    enum s3c_err rc;
+
     if (sd->s3) {
         if (buf_adds(out, sd->root) || buf_addsv(out, rel))
             return s3c_fail(e, S3C_ENOMEM, "key too long");
         return S3C_OK;
     }
-    /* Names from S3 may try to leave the directory ("../x"): refused here. */
-    return path_join_safe(sd->root, rel, out, e);
+    /* Names from S3 may try to leave the directory ("../x"): refused here,
+     * skipped as the AWS CLI skips them (exit 2 when nothing failed). */
+    rc = path_join_safe(sd->root, rel, out, e);
+    if (rc == S3C_EUSAGE)
+        rc = e->code = S3C_ESKIPPED;
+    return rc;
 }
 
 static const char *op_word(enum xfer_op op)
@@ -197,55 +203,21 @@ static const char *op_word(enum xfer_op op)
     return "copy";
 }
 
-/* One result line (or JSON object, or error line); 'dst' NULL for a delete. */
+/* One result line (or JSON record, or error line); 'dst' NULL for a delete. */
 static void report(struct sync *s, enum xfer_op op, const char *src, const char *dst, uint64_t size,
                    const struct s3c_error *e)
 {
-    if (out_opts()->json) {
-        struct json j = JSON_INIT;
-        json_str(&j, "operation", op_word(op));
-        json_bool(&j, "success", e == NULL);
-        if (s->base.dryrun)
-            json_bool(&j, "dryrun", true);
-        json_str(&j, "source", src);
-        if (dst)
-            json_str(&j, "destination", dst);
-        if (op != XFER_DELETE)
-            json_u64(&j, "size", size);
-        if (e) {
-            json_str(&j, "error", e->msg);
-            if (e->s3_code[0])
-                json_str(&j, "error_code", e->s3_code);
-        }
-        json_end(&j);
-        return;
-    }
-    if (e) {
-        char line[8192];
-        snprintf(line, sizeof(line), "%s %s%s%s", op_word(op), src, dst ? " " : "", dst ? dst : "");
-        out_error(line, e);
-        return;
-    }
-    if (dst)
-        out_line("%s%s: %s to %s", s->base.dryrun ? "(dryrun) " : "", op_word(op), src, dst);
-    else
-        out_line("%s%s: %s", s->base.dryrun ? "(dryrun) " : "", op_word(op), src);
+    struct out_result r = { op_word(op), src, dst, size, op != XFER_DELETE, NULL, s->base.dryrun, false };
+
+    out_result(&r, e);
 }
 
-/* A failure that belongs to no object ('op': "sync SRC DST" for a listing, "upload ./x" for an unreadable file): one line, counted. */
-static void fail_line(struct sync *s, const char *op, const struct s3c_error *e)
+/* A listing failed: the sync stops deciding (a "fatal error" line), counted. */
+static void fail_line(struct sync *s, const struct s3c_error *e)
 {
-    if (out_opts()->json) {
-        struct json j = JSON_INIT;
-        json_str(&j, "operation", op);
-        json_bool(&j, "success", false);
-        json_str(&j, "error", e->msg);
-        if (e->s3_code[0])
-            json_str(&j, "error_code", e->s3_code);
-        json_end(&j);
-    } else {
-        out_error(op, e);
-    }
+    struct out_result r = { "sync", s->src.arg, s->dst.arg, 0, false, NULL, false, true };
+
+    out_result(&r, e);
     job_count(&s->base, (int)s->op, 0, e);
 }
 
@@ -260,14 +232,16 @@ static int walk_side_next(struct side *sd, struct merge_entry *out)
         struct buf name = BUF_INIT(NAME_MAX_BYTES);
 
         if (rc || we.kind == WALK_SPECIAL) {
-            if (rc && sd->is_src) {
-                buf_adds(&name, op_word(sd->s->op));
-                buf_addc(&name, ' ');
-            }
             shown_name(sd, we.rel, &name);
-            if (rc && sd->is_src)
-                fail_line(sd->s, buf_cstr(&name), &we_e);
-            else if (rc)
+            if (sd->is_src) {
+                /* Unreadable, a dangling link, a loop, a FIFO or a device:
+                 * skipped (exit 2, as the AWS CLI's), the rest goes on. */
+                if (!rc)
+                    s3c_fail(&we_e, S3C_ESKIPPED, "not a regular file (a device, a FIFO or a socket)");
+                we_e.code = S3C_ESKIPPED;
+                report(sd->s, sd->s->op, buf_cstr(&name), NULL, 0, &we_e);
+                job_count(&sd->s->base, (int)sd->s->op, 0, &we_e);
+            } else if (rc)
                 out_warn("skipping %s: %s", buf_cstr(&name), we_e.msg);
             else
                 out_warn("skipping %s: not a regular file", buf_cstr(&name));
@@ -691,7 +665,7 @@ static int sync_next(struct job *j, struct xfer_obj **out)
 
         if (merge_next(&s->m, &a, &e)) {
             /* A listing failed (or came unsorted): nothing more is decided, nothing deleted. */
-            fail_line(s, s->op_name, &e);
+            fail_line(s, &e);
             s->ended = true;
             break;
         }
@@ -728,9 +702,11 @@ static void sync_done(struct job *j, const struct xfer_obj *o, const struct s3c_
 {
     struct sync *s = (struct sync *)j;
     struct shown *sh = o->user;
+    struct s3c_error skip;
 
     if (!sh)
         return;
+    e = job_skip_unreadable(o, e, &skip);
     if (j->dryrun) {
         report(s, o->op, sh->src, sh->dst, sh->size, NULL);
     } else {
@@ -753,16 +729,19 @@ static enum s3c_err sync_start(struct job *j)
         out_error(s->op_name, &e);
         return e.code;
     }
+    objopts_source_region(&s->oa, s->s3, s->src.s3 ? s->src.bucket : NULL, s->dst.s3 ? s->dst.bucket : NULL);
     if (s->filters.n &&
         (rc = filter_add_list(&s->filter, s->filters.flag, s->filters.v, (size_t)s->filters.n, &e))) {
         out_usage_error(&e);
         return rc;
     }
     if ((rc = side_open(s, &s->src, &e)) || (rc = side_open(s, &s->dst, &e))) {
+        struct out_result r = { "sync", s->src.arg, s->dst.arg, 0, false, NULL, false, true };
+
         if (rc == S3C_EUSAGE)
             out_usage_error(&e);
         else
-            out_error(s->op_name, &e);
+            out_result(&r, &e);
         return rc;
     }
     memset(&mo, 0, sizeof(mo));

@@ -1,5 +1,6 @@
 #include "cli/job.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -84,7 +85,6 @@ void job_engine_opts(const struct job *j, struct xfer_opts *xo)
     xo->multipart_threshold = cfg->s3.multipart_threshold.set ? cfg->s3.multipart_threshold.value : 0;
     xo->bwlimit_bytes_s = k->bwlimit_bytes_s ? k->bwlimit_bytes_s
                           : cfg->s3.max_bandwidth.set ? cfg->s3.max_bandwidth.value : 0;
-    xo->max_queue = cfg->s3.max_queue_size.set ? (int)cfg->s3.max_queue_size.value : 0;
     xo->expected_size = k->expected_size;
     xo->verify = true;
     /* request_checksum_calculation = when_required: only what S3 demands (Content-MD5). */
@@ -99,6 +99,11 @@ void job_count(struct job *j, int op, uint64_t bytes, const struct s3c_error *e)
 {
     struct job_op_counts *c = &j->n.op[op >= 0 && op < JOB_N_OPS ? op : XFER_COPY];
 
+    if (e && e->code == S3C_ESKIPPED) {
+        c->failed++;        /* not transferred: an error in --stat's table */
+        j->n.warned++;      /* but the exit code is 2, not 1 (job_result) */
+        return;
+    }
     if (e) {
         c->failed++;
         j->n.failed++;
@@ -111,6 +116,17 @@ void job_count(struct job *j, int op, uint64_t bytes, const struct s3c_error *e)
     c->bytes += bytes;
     j->n.ok++;
     j->n.bytes += bytes;
+}
+
+const struct s3c_error *job_skip_unreadable(const struct xfer_obj *o, const struct s3c_error *e,
+                                            struct s3c_error *out)
+{
+    if (!e || o->op != XFER_UPLOAD || o->stdio || e->code != S3C_EIO ||
+        (e->sys_errno != EACCES && e->sys_errno != EPERM && e->sys_errno != ENOENT))
+        return e;
+    *out = *e;
+    out->code = S3C_ESKIPPED;
+    return out;
 }
 
 bool job_owns(const struct job *j, struct sv rel)
@@ -135,6 +151,7 @@ void job_counts_add(struct job_counts *to, const struct job_counts *from)
     to->ok += from->ok;
     to->failed += from->failed;
     to->skipped += from->skipped;
+    to->warned += from->warned;
     to->bytes += from->bytes;
     if (!to->first_error)
         to->first_error = from->first_error;
@@ -143,7 +160,7 @@ void job_counts_add(struct job_counts *to, const struct job_counts *from)
 enum s3c_err job_result(const struct job *j)
 {
     if (!j->n.failed)
-        return S3C_OK;
+        return j->n.warned ? S3C_ESKIPPED : S3C_OK;
     return j->n.first_error ? j->n.first_error : S3C_EHTTP;
 }
 
@@ -315,8 +332,13 @@ enum s3c_err job_run(struct job *j)
 
     cli_reads_only(j->c, j->reads_only);
     rc = j->ops->start ? j->ops->start(j) : S3C_OK;
-    if (rc)
+    if (rc) {
+        /* Failed before any transfer (a single source that is not there): --stat still
+         * has its table, with that failure in it; bad usage has none. */
+        if (j->knobs.stat && rc != S3C_EUSAGE)
+            job_print_stat(&j->n, &j->knobs.shard, j->c->s3);
         return rc;
+    }
     if (!j->dryrun) {
         struct s3c_error e = S3C_ERROR_INIT;
         struct store_s3 *s3 = cli_s3(j->c, &e);

@@ -68,6 +68,7 @@ struct job_op_counts {
 struct job_counts {
     struct job_op_counts op[JOB_N_OPS];
     uint64_t ok, failed, skipped;
+    uint64_t warned;                /* refused before they started (S3C_ESKIPPED): exit 2 */
     uint64_t bytes;
     enum s3c_err first_error;
 };
@@ -116,16 +117,26 @@ void job_dryrun(struct job *j);
 enum s3c_err job_run(struct job *j);
 
 /* Account one finished object of operation 'op' (enum xfer_op or JOB_OP_MOVE)
- * into j->n: failed when e != NULL (first_error keeps the first code). */
+ * into j->n: failed when e != NULL (first_error keeps the first code), warned
+ * when e->code is S3C_ESKIPPED. */
 void job_count(struct job *j, int op, uint64_t bytes, const struct s3c_error *e);
 /* True when the object named 'rel' (relative to the job's source root) is this shard's. */
 bool job_owns(const struct job *j, struct sv rel);
+
+/*
+ * An upload whose file could not be opened (unreadable, or gone since the
+ * walk saw it) is skipped, as the AWS CLI skips such files (exit 2): 'e'
+ * rewritten as S3C_ESKIPPED into 'out', which is returned; else 'e'.
+ */
+const struct s3c_error *job_skip_unreadable(const struct xfer_obj *o, const struct s3c_error *e,
+                                            struct s3c_error *out);
 
 /* Account one object skipped on purpose (-n, --no-overwrite, unchanged in sync). */
 void job_skip(struct job *j);
 /* Add 'from' into 'to' (run's totals). */
 void job_counts_add(struct job_counts *to, const struct job_counts *from);
-/* The job's result from its counts: S3C_OK, or the first failure's code. */
+/* The job's result from its counts: S3C_OK, the first failure's code, or
+ * S3C_ESKIPPED when nothing failed but something was skipped with a warning. */
 enum s3c_err job_result(const struct job *j);
 
 /* The --stat summary table (or one JSON line with --json), on stdout; with a

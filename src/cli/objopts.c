@@ -94,6 +94,14 @@ enum s3c_err objopts_parse(const char *verb, struct objopts_args *a, struct xfer
     if (oo->metadata_directive && strcmp(oo->metadata_directive, "COPY") &&
         strcmp(oo->metadata_directive, "REPLACE"))
         return s3c_fail(e, S3C_EUSAGE, "%s: --metadata-directive must be COPY or REPLACE", verb);
+    if (!a->copy_props || !strcmp(a->copy_props, "default"))
+        oo->copy_props = XFER_PROPS_DEFAULT;
+    else if (!strcmp(a->copy_props, "metadata-directive"))
+        oo->copy_props = XFER_PROPS_METADATA;
+    else if (!strcmp(a->copy_props, "none"))
+        oo->copy_props = XFER_PROPS_NONE;
+    else
+        return s3c_fail(e, S3C_EUSAGE, "%s: --copy-props must be none, metadata-directive or default", verb);
     oo->no_guess_mime = a->no_guess_mime;
     if (a->checksum_algorithm && !ck_parse(sv_from(a->checksum_algorithm), &oo->checksum_algo))
         return s3c_fail(e, S3C_EUSAGE, "%s: --checksum-algorithm must be CRC32, CRC32C, SHA1, SHA256 or CRC64NVME, "
@@ -102,6 +110,13 @@ enum s3c_err objopts_parse(const char *verb, struct objopts_args *a, struct xfer
         return s3c_fail(e, S3C_EUSAGE, "%s: --checksum-mode must be ENABLED, not \"%s\"", verb, a->checksum_mode);
     oo->checksum_mode = a->checksum_mode != NULL;
     return S3C_OK;
+}
+
+void objopts_source_region(const struct objopts_args *a, struct store_s3 *s, const char *src_bucket,
+                           const char *dst_bucket)
+{
+    if (a->source_region && src_bucket && dst_bucket)
+        store_s3_bucket_region_set(s, src_bucket, a->source_region);
 }
 
 enum s3c_err cli_express_refuse(const char *verb, const char *flag, const char *bucket, const char *why,

@@ -1,8 +1,8 @@
 /*
  * objopts: the per-object flags that cp, mv and sync share (Content-Type
  * and the other standard headers, --metadata, --storage-class, --acl, SSE,
- * --request-payer, --metadata-directive, --checksum-algorithm, --checksum-mode),
- * as args_parse specs, and their
+ * --request-payer, --metadata-directive, --copy-props, --checksum-algorithm,
+ * --checksum-mode), as args_parse specs, and their
  * checks. What they become is struct xfer_obj_opts (xfer/xfer.h).
  */
 #ifndef S3C_CLI_OBJOPTS_H
@@ -18,6 +18,8 @@
 /* The raw flags that need parsing, and the storage of what they become. */
 struct objopts_args {
     const char *metadata;                       /* --metadata as given */
+    const char *copy_props;                     /* --copy-props as given */
+    const char *source_region;                  /* --source-region: the source bucket's (S3 to S3) */
     bool no_guess_mime;                         /* --no-guess-mime-type */
     const char *checksum_algorithm;             /* --checksum-algorithm as given */
     const char *checksum_mode;                  /* --checksum-mode as given (ENABLED) */
@@ -48,6 +50,8 @@ struct objopts_args {
     { "--checksum-mode", NULL, ARG_STR, &(a)->checksum_mode },                    \
     { "--metadata-directive", NULL, ARG_STR, &(oo)->metadata_directive },         \
     { "--metadata", NULL, ARG_STR, &(a)->metadata },                              \
+    { "--copy-props", NULL, ARG_STR, &(a)->copy_props },                          \
+    { "--source-region", NULL, ARG_STR, &(a)->source_region },                    \
     { "--no-guess-mime-type", NULL, ARG_BOOL, &(a)->no_guess_mime }
 
 /*
@@ -58,6 +62,14 @@ struct objopts_args {
  */
 enum s3c_err objopts_parse(const char *verb, struct objopts_args *a, struct xfer_obj_opts *oo,
                            struct s3c_error *e);
+
+/*
+ * --source-region: when both ends are buckets ('src_bucket' and 'dst_bucket'
+ * not NULL), requests to the source bucket are signed for that region from the
+ * first one, as the AWS CLI's source client is; else nothing.
+ */
+void objopts_source_region(const struct objopts_args *a, struct store_s3 *s, const char *src_bucket,
+                           const char *dst_bucket);
 
 /*
  * Flags that cannot apply to S3 Express directory buckets, refused before

@@ -6,12 +6,12 @@
 #include <string.h>
 #include <unistd.h>
 
-static struct out_opts opts;
+static struct out_opts opts, run_opts;
 static bool status_shown;
 
 bool out_status_enabled(void)
 {
-    return !opts.quiet && !opts.only_errors && !opts.json && isatty(STDERR_FILENO);
+    return !opts.quiet && !opts.only_errors && !opts.json && !opts.no_progress && isatty(STDERR_FILENO);
 }
 
 /* Erase the status line before printing anything else. */
@@ -39,7 +39,12 @@ void out_status(const char *text)
 
 void out_init(const struct out_opts *o)
 {
-    opts = *o;
+    opts = run_opts = *o;
+}
+
+void out_line_opts(const struct out_opts *o)
+{
+    opts = o ? *o : run_opts;
 }
 
 const struct out_opts *out_opts(void)
@@ -110,6 +115,108 @@ void out_error(const char *op, const struct s3c_error *e)
         put_clean(e->s3_code);
         fputc(')', stderr);
     }
+    fputc('\n', stderr);
+}
+
+/* "An error occurred (NoSuchKey) when calling the GetObject operation: ..." for a
+ * store's error, as botocore words it; the message alone for a local one. */
+static void put_detail(const struct s3c_error *e)
+{
+    if (e->s3_code[0] || e->http_status) {
+        fputs("An error occurred (", stderr);
+        if (e->s3_code[0])
+            put_clean(e->s3_code);
+        else
+            fprintf(stderr, "%ld", e->http_status);
+        fputc(')', stderr);
+        if (e->op[0]) {
+            fputs(" when calling the ", stderr);
+            put_clean(e->op);
+            fputs(" operation", stderr);
+        }
+        fputs(": ", stderr);
+    }
+    put_clean(e->msg);
+}
+
+static void result_json(const struct out_result *r, const struct s3c_error *e)
+{
+    struct json j = JSON_INIT;
+
+    json_str(&j, "operation", r->op);
+    json_bool(&j, "success", e == NULL);
+    if (r->dryrun)
+        json_bool(&j, "dryrun", true);
+    json_str(&j, "source", r->src);
+    if (r->dst)
+        json_str(&j, "destination", r->dst);
+    if (r->version_id)
+        json_str(&j, "version_id", r->version_id);
+    if (r->has_size)
+        json_u64(&j, "size", r->size);
+    if (e) {
+        if (e->code == S3C_ESKIPPED)
+            json_bool(&j, "skipped", true);
+        if (r->fatal)
+            json_bool(&j, "fatal", true);
+        json_str(&j, "error", e->msg);
+        if (e->s3_code[0])
+            json_str(&j, "error_code", e->s3_code);
+        if (e->op[0])
+            json_str(&j, "error_operation", e->op);
+        if (e->http_status)
+            json_i64(&j, "http_status", e->http_status);
+    }
+    json_end(&j);
+}
+
+void out_result(const struct out_result *r, const struct s3c_error *e)
+{
+    if (opts.json) {
+        result_json(r, e);
+        return;
+    }
+    if (!e) {
+        const char *dry = r->dryrun ? "(dryrun) " : "";
+        if (r->dst)
+            out_line("%s%s: %s to %s", dry, r->op, r->src, r->dst);
+        else if (r->version_id)
+            out_line("%s%s: %s (version %s)", dry, r->op, r->src, r->version_id);
+        else
+            out_line("%s%s: %s", dry, r->op, r->src);
+        return;
+    }
+    status_clear();
+    fflush(stdout);
+    put_clean(origin);
+    if (r->fatal) {
+        fputs("fatal error: ", stderr);
+        put_detail(e);
+        fputc('\n', stderr);
+        return;
+    }
+    if (e->code == S3C_ESKIPPED) {
+        fputs("warning: Skipping file ", stderr);
+        put_clean(r->src);
+        fputs(". ", stderr);
+        put_clean(e->msg);
+        fputc('\n', stderr);
+        return;
+    }
+    put_clean(r->op);
+    fputs(" failed: ", stderr);
+    put_clean(r->src);
+    if (r->dst) {
+        fputs(" to ", stderr);
+        put_clean(r->dst);
+    }
+    if (r->version_id) {
+        fputs(" (version ", stderr);
+        put_clean(r->version_id);
+        fputc(')', stderr);
+    }
+    fputc(' ', stderr);
+    put_detail(e);
     fputc('\n', stderr);
 }
 

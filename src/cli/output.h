@@ -19,10 +19,14 @@ struct out_opts {
     bool quiet;         /* --quiet: no result lines */
     bool only_errors;   /* --only-show-errors */
     bool debug;         /* --debug: trace lines on stderr */
+    bool no_progress;   /* --no-progress: no live status line */
 };
 
 void out_init(const struct out_opts *o);
 const struct out_opts *out_opts(void);
+/* A run file's line with options of its own (--json...): they hold until
+ * out_line_opts(NULL) puts back those of out_init(). */
+void out_line_opts(const struct out_opts *o);
 
 /* A result line on stdout (suppressed by --quiet / --only-show-errors). */
 void out_line(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -31,14 +35,39 @@ void out_text(const char *s);
 
 /*
  * The live status line (progress): shown on stderr only when stderr is a
- * terminal and neither --quiet, --only-show-errors nor --json is on; every
- * other line printed clears it first. out_status(NULL) clears it for good.
+ * terminal and none of --quiet, --only-show-errors, --json or --no-progress
+ * is on; every other line printed clears it first. out_status(NULL) clears
+ * it for good.
  */
 void out_status(const char *text);
 bool out_status_enabled(void);
 
 /* One error line on stderr naming the operation 'op' (e.g. "ls s3://b"). */
 void out_error(const char *op, const struct s3c_error *e);
+
+/*
+ * One object's outcome (cp, mv, sync, rm), in the AWS CLI's shapes:
+ *   upload: a.txt to s3://b/a.txt                          (stdout; --quiet drops it)
+ *   download failed: s3://b/k to x An error occurred (NoSuchKey) when calling
+ *     the GetObject operation: The specified key does not exist.   (stderr, one line)
+ *   warning: Skipping file s3://b/../x. key "../x" has a "." or ".." segment
+ *                                  (stderr: e->code S3C_ESKIPPED, refused before it started)
+ *   fatal error: An error occurred (NoSuchBucket) when calling the
+ *     ListObjectsV2 operation: ...  (stderr: 'fatal', what failed is no one object)
+ * or, with --json, one record on stdout whatever the outcome (docs/JSON.md).
+ */
+struct out_result {
+    const char *op;             /* "upload", "download", "copy", "move", "delete" */
+    const char *src;            /* as shown: s3://b/k or a local path */
+    const char *dst;            /* as shown; NULL for a delete */
+    uint64_t size;
+    bool has_size;
+    const char *version_id;     /* a delete of one version; NULL */
+    bool dryrun;
+    bool fatal;                 /* no one object's: a listing or walk failed, the
+                                   command stops; 'op' is the verb, src/dst its arguments */
+};
+void out_result(const struct out_result *r, const struct s3c_error *e);
 /* A usage/config error line: "s3c: <msg>" (and a hint to `s3c help`). */
 void out_usage_error(const struct s3c_error *e);
 /* Where the lines that follow come from, put before them ("cmds:12: " in a

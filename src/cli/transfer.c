@@ -70,6 +70,7 @@ struct transfer {
     struct buf mkey, metag;         /* its strings */
     char *prefix;                   /* listing prefix (ends with '/' or is "") */
     const char *pattern;            /* wildcard source: keys/paths must match it */
+    uint64_t matched;               /* keys or files the pattern matched (none: an error) */
     struct walk *walk;              /* local source tree */
     char *walk_root;                /* the directory walked */
     char *walk_match;               /* text before each rel to match 'pattern' ("dir/") */
@@ -116,32 +117,19 @@ static const char *op_word(enum xfer_op op, bool mv)
 static void report(struct transfer *t, const struct shown *sh, enum xfer_op op,
                    const struct s3c_error *e)
 {
-    bool mv = t->mv;
+    struct out_result r = { op_word(op, t->mv), sh->src, sh->dst, sh->size, true, NULL, t->base.dryrun, false };
 
-    if (out_opts()->json) {
-        struct json j = JSON_INIT;
-        json_str(&j, "operation", op_word(op, mv));
-        json_bool(&j, "success", e == NULL);
-        json_str(&j, "source", sh->src);
-        json_str(&j, "destination", sh->dst);
-        json_u64(&j, "size", sh->size);
-        if (e) {
-            json_str(&j, "error", e->msg);
-            if (e->s3_code[0])
-                json_str(&j, "error_code", e->s3_code);
-        }
-        json_end(&j);
-        return;
-    }
-    if (e) {
-        char op_line[8192];
-        snprintf(op_line, sizeof(op_line), "%s %s %s", t->base.verb, sh->src, sh->dst);
-        out_error(op_line, e);
-        return;
-    }
-    if (!strcmp(sh->dst, "-"))
+    if (!e && !out_opts()->json && !strcmp(sh->dst, "-"))
         return; /* stdout carries the data */
-    out_line("%s%s: %s to %s", t->base.dryrun ? "(dryrun) " : "", op_word(op, mv), sh->src, sh->dst);
+    out_result(&r, e);
+}
+
+/* What failed is no one object (a listing): a "fatal error" line, or a --json record. */
+static void fatal(struct transfer *t, const struct s3c_error *e)
+{
+    struct out_result r = { t->base.verb, t->src_arg, t->dst_arg, 0, false, NULL, false, true };
+
+    out_result(&r, e);
 }
 
 /* ---- mv: delete sources after their copy ----------------------------------------- */
@@ -164,10 +152,9 @@ static void delete_source(struct transfer *t, const struct xfer_obj *o, const st
     if (o->op == XFER_UPLOAD) {
         if (unlink(o->src) != 0) {
             struct s3c_error e = S3C_ERROR_INIT;
-            char op[4096];
+            struct out_result r = { "delete", sh->src, NULL, 0, false, NULL, false, false };
             s3c_fail_errno(&e, errno, "cannot remove %s after moving it", sh->src);
-            snprintf(op, sizeof(op), "mv %s %s", sh->src, sh->dst);
-            out_error(op, &e);
+            out_result(&r, &e);
             job_count(&t->base, XFER_DELETE, 0, &e);
         }
         return;
@@ -209,13 +196,14 @@ static struct xfer_obj *next_delete(struct transfer *t)
 /* A source delete answered: only failures are news (the move line is out). */
 static void delete_done(struct transfer *t, const struct xfer_obj *o, const struct s3c_error *e)
 {
-    char op[4096];
+    char shown[4096];
+    struct out_result r = { "delete", shown, NULL, 0, false, NULL, false, false };
 
     if (!e)
         return;
     if (e->code != S3C_ECANCEL) {
-        snprintf(op, sizeof(op), "mv: delete s3://%s/%s", o->src_bucket, o->src);
-        out_error(op, e);
+        snprintf(shown, sizeof(shown), "s3://%s/%s", o->src_bucket, o->src);
+        out_result(&r, e);
     }
     job_count(&t->base, XFER_DELETE, 0, e);
 }
@@ -224,6 +212,7 @@ static void on_done(struct job *j, const struct xfer_obj *o, const struct s3c_er
 {
     struct transfer *t = (struct transfer *)j;
     struct shown *sh = o->user;
+    struct s3c_error skip;
 
     t->inflight--;
     if (o->op == XFER_DELETE) {
@@ -241,6 +230,7 @@ static void on_done(struct job *j, const struct xfer_obj *o, const struct s3c_er
         shown_free(sh);
         return;
     }
+    e = job_skip_unreadable(o, e, &skip);
     if (!(e && e->code == S3C_ECANCEL))
         report(t, sh, o->op, e);
     job_count(j, t->mv ? JOB_OP_MOVE : (int)o->op, sh->size, e);
@@ -279,18 +269,21 @@ fail:
     return NULL;
 }
 
-/* A key refused before it could start (hostile name...): report and go on. */
+/*
+ * An object that could not start: report it and go on with the rest. A name
+ * the path rules refuse (a key leaving the destination) and a file the walk
+ * cannot read are skipped (S3C_ESKIPPED: a warning, exit 2 when nothing
+ * failed, the AWS CLI's rule for skipped files); anything else failed (1).
+ */
 static void skip_with_error(struct transfer *t, const char *src_shown, const char *dst_shown,
                             const struct s3c_error *e)
 {
     struct shown sh = { (char *)src_shown, (char *)dst_shown, 0 };
-
     struct s3c_error fe = *e;
 
-    report(t, &sh, t->op, e);
-    /* A refused object is a failed transfer (exit 1), not a usage error. */
     if (fe.code == S3C_EUSAGE)
-        fe.code = S3C_EPARSE;
+        fe.code = S3C_ESKIPPED;
+    report(t, &sh, t->op, &fe);
     job_count(&t->base, t->mv ? JOB_OP_MOVE : (int)t->op, 0, &fe);
 }
 
@@ -377,6 +370,8 @@ static bool manifest_head(struct transfer *t, struct s3_object *so)
 
     memset(&x, 0, sizeof(x));
     ok = !store_s3_head_sse_c(t->s3, t->su.bucket, so->key, t->dst_s3 ? t->oa.ssec_src : t->oa.ssec, &x, &e);
+    if (!ok)
+        store_s3_explain_head_404(t->s3, t->su.bucket, &e);
     if (ok) {
         if (http_resp_header(&x.resp, "content-length", &v))
             sv_to_u64(v, &so->size);
@@ -448,6 +443,7 @@ static int next_from_list(struct transfer *t, struct xfer_obj **out)
         if (t->pattern) {
             if (!wild_match(t->pattern, (struct sv){ so->key, kl }))
                 continue;
+            t->matched++;
             relv = wild_relative(t->pattern, (struct sv){ so->key, kl });
             rel = relv.p;
         }
@@ -475,9 +471,7 @@ static int next_from_list(struct transfer *t, struct xfer_obj **out)
         return 1;
     }
     if (r < 0) {
-        char op[4096];
-        snprintf(op, sizeof(op), "%s %s", t->base.verb, t->src_arg);
-        out_error(op, &le);
+        fatal(t, &le);
         job_count(&t->base, t->mv ? JOB_OP_MOVE : (int)t->op, 0, &le);
     }
     return 0;
@@ -581,9 +575,13 @@ static enum s3c_err setup_one(struct transfer *t, struct s3c_error *e)
             rc = s3c_fail(e, S3C_EUSAGE, "%s: \"%s\" names no object (use --recursive for a prefix)", t->base.verb, t->src_arg);
             goto out;
         }
-        rc = store_s3_head_sse_c(t->s3, t->su.bucket, t->su.key, t->dst_s3 ? t->oa.ssec_src : t->oa.ssec, &x, e);
-        if (rc)
+        rc = store_s3_head_ck(t->s3, t->su.bucket, t->su.key, t->dst_s3 ? t->oa.ssec_src : t->oa.ssec,
+                              t->oo.checksum_mode, &x, e);
+        if (rc) {
+            store_s3_explain_head_404(t->s3, t->su.bucket, e); /* a missing bucket, or key? */
+            rc = e->code;
             goto out;
+        }
         if (http_resp_header(&x.resp, "content-length", &v))
             sv_to_u64(v, &size);
         if (http_resp_header(&x.resp, "etag", &v))
@@ -649,6 +647,12 @@ static enum s3c_err setup_one(struct transfer *t, struct s3c_error *e)
     t->one->mtime = mtime;
     t->one->etag = etag;
     etag = NULL;
+    if (t->src_s3 && (t->one->head = calloc(1, sizeof(*t->one->head)))) {
+        /* The engine takes this HEAD as its own (xfer_obj.head): asked once, not twice. */
+        t->one->head->status = x.resp.status;
+        t->one->head->headers = x.resp.headers;
+        x.resp.headers = (struct buf)BUF_INIT(0);
+    }
     ((struct shown *)t->one->user)->size = size;
 out:
     free(etag);
@@ -713,6 +717,7 @@ static enum s3c_err job_start(struct job *j)
         out_error(op, &e);
         return e.code;
     }
+    objopts_source_region(&t->oa, t->s3, t->src_s3 ? t->su.bucket : NULL, t->dst_s3 ? t->du.bucket : NULL);
     if (t->filters.n) {
         struct buf root = BUF_INIT(65536);
         rc = filter_add_list(&t->filter, t->filters.flag, t->filters.v, (size_t)t->filters.n, &e);
@@ -765,11 +770,17 @@ static enum s3c_err job_start(struct job *j)
     } else {
         t->kind = SRC_ONE;
         rc = setup_one(t, &e);
+        if (rc == S3C_EUSAGE) {
+            out_usage_error(&e);
+            return rc;
+        }
         if (rc) {
-            if (rc == S3C_EUSAGE)
-                out_usage_error(&e);
-            else
-                out_error(op, &e);
+            /* The source's HEAD failed: the object's own result line (or record). */
+            char src[4096];
+            struct shown sh = { src, (char *)t->dst_arg, 0 };
+            snprintf(src, sizeof(src), "%s", t->src_arg);
+            report(t, &sh, t->op, &e);
+            job_count(&t->base, t->mv ? JOB_OP_MOVE : (int)t->op, 0, &e); /* for --stat */
             return rc;
         }
     }
@@ -783,7 +794,7 @@ static enum s3c_err job_start(struct job *j)
             return e.code;
         }
     } else if (t->kind == SRC_LIST && (rc = lister_open(&t->lister, t->s3, t->su.bucket, t->prefix, &e))) {
-        out_error(op, &e);
+        fatal(t, &e);
         return rc;
     }
     return S3C_OK;
@@ -792,6 +803,14 @@ static enum s3c_err job_start(struct job *j)
 static enum s3c_err job_finish(struct job *j, enum s3c_err engine_rc)
 {
     struct transfer *t = (struct transfer *)j;
+
+    /* A wildcard that matched nothing is an error (exit 1), as ls says for a prefix. */
+    if (t->pattern && !t->matched && engine_rc != S3C_ECANCEL && !j->n.failed && !j->n.warned) {
+        struct s3c_error e = S3C_ERROR_INIT;
+        s3c_fail(&e, S3C_ENOMATCH, "no %s matches %s", t->src_s3 ? "object" : "file", t->src_arg);
+        fatal(t, &e);
+        job_count(j, t->mv ? JOB_OP_MOVE : (int)t->op, 0, &e);
+    }
 
     if (engine_rc == S3C_ECANCEL) {
         struct s3c_error e = S3C_ERROR_INIT;
@@ -958,16 +977,21 @@ static int transfer_walk_next(struct transfer *t, struct xfer_obj **out)
         enum s3c_err rc = walk_next(t->walk, &we, &e);
 
         if (rc) {
-            /* One entry failed (unreadable, loop...): report it, go on with the rest. */
+            /* One entry failed (unreadable, loop...): skipped, the rest goes on. */
             char shown[65536];
             snprintf(shown, sizeof(shown), "%s/%.*s", t->walk_root, (int)we.rel.n, we.rel.p);
+            e.code = S3C_ESKIPPED;
             skip_with_error(t, shown, t->dst_arg, &e);
             continue;
         }
         if (we.kind == WALK_END)
             return 0;
         if (we.kind == WALK_SPECIAL) {
-            out_warn("skipping %s/%.*s: not a regular file", t->walk_root, (int)we.rel.n, we.rel.p);
+            /* A FIFO, a device, a socket: skipped (exit 2), as the AWS CLI skips them. */
+            char shown[65536];
+            snprintf(shown, sizeof(shown), "%s/%.*s", t->walk_root, (int)we.rel.n, we.rel.p);
+            s3c_fail(&e, S3C_ESKIPPED, "not a regular file (a device, a FIFO or a socket)");
+            skip_with_error(t, shown, t->dst_arg, &e);
             continue;
         }
         rel = we.rel;
@@ -978,6 +1002,7 @@ static int transfer_walk_next(struct transfer *t, struct xfer_obj **out)
                 buf_release(&match);
                 continue;
             }
+            t->matched++;
             rel = wild_relative(t->pattern, buf_sv(&match));
         }
         if ((!filter_empty(&t->filter) && !filter_accept(&t->filter, t->filter_root, rel)) ||

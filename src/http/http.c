@@ -1,5 +1,8 @@
 /*
- * The loop, as curl's own parallel tool runs it: fill, poll, perform, drain.
+ * The loop: fill, wait, act, drain, on curl's socket interface. epoll says
+ * which sockets are ready and only those transfers run (curl_multi_perform
+ * would poll(2) every transfer's socket on every wake: with 128 ranges in
+ * flight that was 1.5 million poll calls and 3 CPU-s of kernel time per GB).
  * Easy handles are pooled and reused so connections and TLS sessions stay
  * warm; TCP_NODELAY is always on (Ceph RGW stalls 40 ms per request without).
  */
@@ -11,9 +14,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <time.h>
+#include <unistd.h>
 
 #define HTTP_POOL_MAX 256
+#define HTTP_EVENTS_MAX 256
 
 struct http_loop {
     CURLM *multi;
@@ -23,7 +30,70 @@ struct http_loop {
     int n_pool;
     int running;                  /* transfers submitted and not yet done */
     struct http_xfer *all;        /* those transfers, for cancel_all */
+    int ep;                       /* epoll: curl's sockets, wake_fd, a caller's fd */
+    int wake_fd;                  /* eventfd: http_loop_wakeup from any thread */
+    bool timer_set;               /* curl asked to be called back at timer_at */
+    struct timespec timer_at;
 };
+
+static void now_plus(struct timespec *t, long ms)
+{
+    clock_gettime(CLOCK_MONOTONIC, t);
+    t->tv_sec += ms / 1000;
+    t->tv_nsec += (ms % 1000) * 1000000L;
+    if (t->tv_nsec >= 1000000000L) {
+        t->tv_sec++;
+        t->tv_nsec -= 1000000000L;
+    }
+}
+
+/* Milliseconds until curl's timer is due (0: now), or -1 when none is set. */
+static long timer_wait_ms(const struct http_loop *l)
+{
+    struct timespec now;
+    long ms;
+
+    if (!l->timer_set)
+        return -1;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    ms = (long)(l->timer_at.tv_sec - now.tv_sec) * 1000 + (l->timer_at.tv_nsec - now.tv_nsec) / 1000000L;
+    if (ms <= 0 && (l->timer_at.tv_sec > now.tv_sec ||
+                    (l->timer_at.tv_sec == now.tv_sec && l->timer_at.tv_nsec > now.tv_nsec)))
+        ms = 1; /* less than a millisecond left: not due yet */
+    return ms < 0 ? 0 : ms;
+}
+
+static int on_timer(CURLM *multi, long timeout_ms, void *ctx)
+{
+    struct http_loop *l = ctx;
+
+    (void)multi;
+    l->timer_set = timeout_ms >= 0;
+    if (l->timer_set)
+        now_plus(&l->timer_at, timeout_ms);
+    return 0;
+}
+
+/* curl says which events a socket of its waits for; epoll keeps the list. */
+static int on_socket(CURL *easy, curl_socket_t s, int what, void *ctx, void *sock_ctx)
+{
+    struct http_loop *l = ctx;
+    struct epoll_event ev = { .events = 0, .data.fd = s };
+
+    (void)easy;
+    (void)sock_ctx;
+    if (what == CURL_POLL_REMOVE) {
+        epoll_ctl(l->ep, EPOLL_CTL_DEL, s, NULL); /* ENOENT/EBADF: already gone with its close */
+        return 0;
+    }
+    if (what & CURL_POLL_IN)
+        ev.events |= EPOLLIN;
+    if (what & CURL_POLL_OUT)
+        ev.events |= EPOLLOUT;
+    if (epoll_ctl(l->ep, EPOLL_CTL_MOD, s, &ev) != 0)
+        epoll_ctl(l->ep, EPOLL_CTL_ADD, s, &ev);
+    return 0;
+}
 
 enum s3c_err http_global_init(struct s3c_error *e)
 {
@@ -47,13 +117,27 @@ struct http_loop *http_loop_new(const struct http_loop_opts *opts, struct s3c_er
         l->opts.stall_timeout_ms = 60000;
     l->multi = curl_multi_init();
     l->share = curl_share_init();
-    if (!l->multi || !l->share) {
+    l->ep = epoll_create1(EPOLL_CLOEXEC);
+    l->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    if (l->ep >= 0 && l->wake_fd >= 0) {
+        struct epoll_event ev = { .events = EPOLLIN, .data.fd = l->wake_fd };
+
+        if (epoll_ctl(l->ep, EPOLL_CTL_ADD, l->wake_fd, &ev) != 0) {
+            close(l->wake_fd);
+            l->wake_fd = -1;
+        }
+    }
+    if (!l->multi || !l->share || l->ep < 0 || l->wake_fd < 0) {
         http_loop_free(l);
         s3c_fail(e, S3C_ENOMEM, "cannot create an HTTP loop");
         return NULL;
     }
     curl_share_setopt(l->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_DNS);
     curl_share_setopt(l->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_SSL_SESSION);
+    curl_multi_setopt(l->multi, CURLMOPT_SOCKETFUNCTION, on_socket);
+    curl_multi_setopt(l->multi, CURLMOPT_SOCKETDATA, l);
+    curl_multi_setopt(l->multi, CURLMOPT_TIMERFUNCTION, on_timer);
+    curl_multi_setopt(l->multi, CURLMOPT_TIMERDATA, l);
     if (l->opts.max_host_conns > 0)
         curl_multi_setopt(l->multi, CURLMOPT_MAX_HOST_CONNECTIONS, l->opts.max_host_conns);
     return l;
@@ -71,6 +155,10 @@ void http_loop_free(struct http_loop *l)
         curl_multi_cleanup(l->multi);
     if (l->share)
         curl_share_cleanup(l->share);
+    if (l->ep >= 0)
+        close(l->ep);
+    if (l->wake_fd >= 0)
+        close(l->wake_fd);
     free(l);
 }
 
@@ -378,29 +466,78 @@ int http_loop_step(struct http_loop *l, int timeout_ms)
     return http_loop_step_fd(l, timeout_ms, -1);
 }
 
-int http_loop_step_fd(struct http_loop *l, int timeout_ms, int fd)
+static void drain(struct http_loop *l)
 {
-    struct curl_waitfd w = { .fd = fd, .events = CURL_WAIT_POLLIN, .revents = 0 };
     CURLMsg *m;
-    int still = 0, left;
+    int left;
 
-    curl_multi_perform(l->multi, &still);
     while ((m = curl_multi_info_read(l->multi, &left)))
         if (m->msg == CURLMSG_DONE)
             finish(l, m->easy_handle, m->data.result);
-    if (l->running > 0 && timeout_ms > 0) {
-        curl_multi_poll(l->multi, fd >= 0 ? &w : NULL, fd >= 0 ? 1 : 0, timeout_ms, NULL);
-        curl_multi_perform(l->multi, &still);
-        while ((m = curl_multi_info_read(l->multi, &left)))
-            if (m->msg == CURLMSG_DONE)
-                finish(l, m->easy_handle, m->data.result);
+}
+
+static void run_timer_if_due(struct http_loop *l)
+{
+    int still;
+
+    if (timer_wait_ms(l) == 0) {
+        l->timer_set = false;
+        curl_multi_socket_action(l->multi, CURL_SOCKET_TIMEOUT, 0, &still);
     }
+}
+
+int http_loop_step_fd(struct http_loop *l, int timeout_ms, int fd)
+{
+    struct epoll_event ev[HTTP_EVENTS_MAX];
+    int n, i, still;
+    long t;
+
+    run_timer_if_due(l); /* transfers just added start here (curl asks for a timer of 0) */
+    drain(l);
+    if (l->running <= 0 || timeout_ms <= 0)
+        return l->running;
+    t = timer_wait_ms(l);
+    if (t >= 0 && t < timeout_ms)
+        timeout_ms = (int)t;
+    if (fd >= 0) {
+        struct epoll_event in = { .events = EPOLLIN, .data.fd = fd };
+
+        epoll_ctl(l->ep, EPOLL_CTL_ADD, fd, &in);
+    }
+    n = epoll_wait(l->ep, ev, HTTP_EVENTS_MAX, timeout_ms);
+    if (fd >= 0)
+        epoll_ctl(l->ep, EPOLL_CTL_DEL, fd, NULL);
+    for (i = 0; i < n; i++) {
+        int s = ev[i].data.fd, mask = 0;
+
+        if (s == l->wake_fd) {
+            uint64_t v;
+
+            if (read(l->wake_fd, &v, sizeof(v)) < 0)
+                continue; /* EAGAIN: another wake already read it */
+            continue;
+        }
+        if (s == fd)
+            continue;
+        if (ev[i].events & (EPOLLIN | EPOLLHUP))
+            mask |= CURL_CSELECT_IN;
+        if (ev[i].events & EPOLLOUT)
+            mask |= CURL_CSELECT_OUT;
+        if (ev[i].events & EPOLLERR)
+            mask |= CURL_CSELECT_ERR;
+        curl_multi_socket_action(l->multi, s, mask, &still);
+    }
+    run_timer_if_due(l);
+    drain(l);
     return l->running;
 }
 
 void http_loop_wakeup(struct http_loop *l)
 {
-    curl_multi_wakeup(l->multi);
+    uint64_t one = 1;
+
+    if (write(l->wake_fd, &one, sizeof(one)) < 0)
+        return; /* the counter is full: a wake is pending anyway */
 }
 
 void http_loop_resume(struct http_loop *l)

@@ -425,6 +425,34 @@ struct s3_create_session {
 enum s3c_err s3_parse_create_session(struct sv body, struct s3_create_session *out, struct s3c_error *e);
 void s3_create_session_release(struct s3_create_session *r);
 
+/* ---- GetObjectTagging ----------------------------------------------------- */
+
+struct s3_tag {
+    const char *key;            /* required */
+    const char *value;          /* "" when empty */
+};
+
+/* <Tagging><TagSet><Tag><Key/><Value/></Tag>...</TagSet></Tagging>. */
+struct s3_tagging {
+    struct s3_tag *tags;        /* n_tags entries, in the reply's order */
+    size_t n_tags;
+    struct s3_strpool pool;
+};
+#define S3_TAGGING_INIT { 0 }
+
+enum s3c_err s3_parse_tagging(struct sv body, struct s3_tagging *out, struct s3c_error *e);
+void s3_tagging_release(struct s3_tagging *r);
+
+/*
+ * The tags as the x-amz-tagging header of PutObject, CopyObject and
+ * CreateMultipartUpload carries them: "k1=v1&k2=v2", keys and values
+ * percent-encoded (RFC 3986). Appended to 'out'; S3C_ENOMEM past its cap.
+ */
+enum s3c_err s3_tagging_header(const struct s3_tagging *t, struct buf *out);
+
+/* The PutObjectTagging body of those tags (<Tagging><TagSet>...), appended to 'out'. */
+enum s3c_err s3_build_tagging(const struct s3_tagging *t, struct buf *out, struct s3c_error *e);
+
 /* ---- streaming ------------------------------------------------------------ */
 
 /* Which reply a stream parses, and so which struct 'out' points to. */
@@ -441,6 +469,7 @@ enum s3_reply {
     S3_REPLY_DELETE_RESULT,     /* struct s3_delete_result */
     S3_REPLY_LOCATION,          /* struct s3_location */
     S3_REPLY_CREATE_SESSION,    /* struct s3_create_session */
+    S3_REPLY_TAGGING,           /* struct s3_tagging */
 };
 
 struct s3_xml_stream;

@@ -1,11 +1,13 @@
 /*
  * The request bodies s3c sends: CompleteMultipartUpload, Delete and
- * CreateBucketConfiguration. Text is escaped so that S3's parser gives back
- * exactly the bytes s3c meant; what XML 1.0 cannot carry is refused, never
- * replaced.
+ * CreateBucketConfiguration, Tagging; and the x-amz-tagging header, which
+ * carries the tags a GetObjectTagging reply gave back to a new object. Text is
+ * escaped so that S3's parser gives back exactly the bytes s3c meant; what
+ * XML 1.0 cannot carry is refused, never replaced.
  */
 #include <string.h>
 
+#include "base/pct.h"
 #include "s3/xml.h"
 
 /*
@@ -245,5 +247,44 @@ enum s3c_err s3_build_create_directory_bucket(const char *zone, struct buf *out,
         rc = add_elem(out, "Type", "Directory", e);
     if (!rc)
         rc = add(out, "</Bucket></CreateBucketConfiguration>", e);
+    return rc;
+}
+
+enum s3c_err s3_build_tagging(const struct s3_tagging *t, struct buf *out, struct s3c_error *e)
+{
+    enum s3c_err rc = add(out, "<Tagging xmlns=\"" S3_XML_NS "\"><TagSet>", e);
+    size_t i;
+
+    for (i = 0; i < t->n_tags && !rc; i++) {
+        rc = add(out, "<Tag><Key>", e);
+        if (!rc)
+            rc = s3_xml_escape(sv_from(t->tags[i].key), out, e);
+        if (!rc)
+            rc = add(out, "</Key><Value>", e);
+        if (!rc)
+            rc = s3_xml_escape(sv_from(t->tags[i].value), out, e);
+        if (!rc)
+            rc = add(out, "</Value></Tag>", e);
+    }
+    if (!rc)
+        rc = add(out, "</TagSet></Tagging>", e);
+    return rc;
+}
+
+enum s3c_err s3_tagging_header(const struct s3_tagging *t, struct buf *out)
+{
+    enum s3c_err rc = S3C_OK;
+    size_t i;
+
+    for (i = 0; i < t->n_tags && !rc; i++) {
+        if (i)
+            rc = buf_addc(out, '&');
+        if (!rc)
+            rc = pct_encode(sv_from(t->tags[i].key), false, out);
+        if (!rc)
+            rc = buf_addc(out, '=');
+        if (!rc)
+            rc = pct_encode(sv_from(t->tags[i].value), false, out);
+    }
     return rc;
 }

@@ -399,6 +399,25 @@ static const struct xml_schema create_session_schema = {
     .pool_off = offsetof(struct s3_create_session, pool),
 };
 
+/* ---- GetObjectTagging ----------------------------------------------------------- */
+
+static const struct xml_field tag_fields[] = {
+    REQ("Key", XF_STR, s3_tag, key),
+    FS("Value", s3_tag, value),
+};
+
+static const struct xml_group tagging_groups[] = {
+    GROUP("TagSet/Tag", tag_fields, s3_tag, s3_tagging, tags, n_tags),
+};
+
+static const struct xml_schema tagging_schema = {
+    .root = "Tagging",
+    .size = sizeof(struct s3_tagging),
+    .groups = tagging_groups,
+    .n_groups = COUNT(tagging_groups),
+    .pool_off = offsetof(struct s3_tagging, pool),
+};
+
 _Static_assert(COUNT(error_fields) <= XML_MAX_FIELDS, "too many fields");
 _Static_assert(COUNT(list_objects_fields) <= XML_MAX_FIELDS, "too many fields");
 _Static_assert(COUNT(version_fields) <= XML_MAX_FIELDS, "too many fields");
@@ -433,6 +452,8 @@ static const struct xml_schema *xml_schema_for(enum s3_reply kind)
         return &location_schema;
     case S3_REPLY_CREATE_SESSION:
         return &create_session_schema;
+    case S3_REPLY_TAGGING:
+        return &tagging_schema;
     }
     return NULL;
 }
@@ -472,6 +493,7 @@ REPLY_FUNCS(list_uploads, S3_REPLY_LIST_UPLOADS)
 REPLY_FUNCS(delete_result, S3_REPLY_DELETE_RESULT)
 REPLY_FUNCS(location, S3_REPLY_LOCATION)
 REPLY_FUNCS(create_session, S3_REPLY_CREATE_SESSION)
+REPLY_FUNCS(tagging, S3_REPLY_TAGGING)
 
 void s3_error_release(struct s3_error *err)
 {

@@ -6,6 +6,7 @@
 #include "store/store_s3.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,9 +21,9 @@
 #include "base/hash.h"
 #include "base/str.h"
 #include "s3/endpoint.h"
+#include "s3/op.h"
+#include "s3/retry.h"
 #include "s3/xml.h"
-
-#define BACKOFF_MAX_MS 20000
 
 struct store_s3 {
     struct store_s3_opts opts;
@@ -56,7 +57,19 @@ struct store_s3 {
     struct express_cache *express;  /* S3 Express sessions, made on first use */
     bool express_read_only;         /* reads ask for ReadOnly sessions */
     unsigned rng;               /* jitter state */
+    /* The retry mode's shared state, for every thread that judges answers. */
+    pthread_mutex_t retry_lock;
+    struct s3_retry_quota quota;    /* standard and adaptive modes */
+    struct s3_rate_limiter rate;    /* adaptive mode */
 };
+
+static double mono_s(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
 
 struct store_s3 *store_s3_new(const struct store_s3_opts *opts, struct s3c_error *e)
 {
@@ -71,8 +84,12 @@ struct store_s3 *store_s3_new(const struct store_s3_opts *opts, struct s3c_error
         s->opts.max_attempts = 3;
     str_copy(s->region, sizeof(s->region), opts->region && opts->region[0] ? opts->region : "us-east-1");
     s->rng = (unsigned)time(NULL) ^ (unsigned)(uintptr_t)s;
+    pthread_mutex_init(&s->retry_lock, NULL);
+    s->quota = (struct s3_retry_quota)S3_RETRY_QUOTA_INIT;
+    s3_rate_init(&s->rate, mono_s());
     s->loop = http_loop_new(&opts->http, e);
     if (!s->loop) {
+        pthread_mutex_destroy(&s->retry_lock);
         free(s);
         return NULL;
     }
@@ -167,6 +184,7 @@ void store_s3_free(struct store_s3 *s)
         return;
     express_cache_free(s->express); /* first: a refresh thread may wake the loop */
     http_loop_free(s->loop);
+    pthread_mutex_destroy(&s->retry_lock);
     free(s);
 }
 
@@ -297,6 +315,9 @@ enum s3c_err store_s3_prepare(struct store_s3 *s, const struct s3_req *r, struct
     size_t n = 0, i;
     bool own_encoding = false, dropped_md5 = false;
     bool express = r->control || s3_bucket_is_express(r->bucket);
+    /* payload_signing_enabled: a streamed body the caller hashed is signed with its SHA-256. */
+    bool signed_stream = r->read && s->opts.sign_payload && r->payload_sha256 &&
+                         strlen(r->payload_sha256) == 2 * SHA256_LEN;
     struct express_use use = { 0 };
     const struct creds *cr = NULL;
     enum s3c_err rc;
@@ -309,6 +330,8 @@ enum s3c_err store_s3_prepare(struct store_s3 *s, const struct s3_req *r, struct
     a->probe = false;
     a->express_gen = 0;
     a->crc32_b64[0] = '\0';
+    a->op = s3_op_name(r->method, r->bucket && r->bucket[0], r->key && r->key[0], r->query,
+                       req_has_header(r, "x-amz-copy-source"));
     if (!s->opts.no_sign) {
         cr = keyring_get(s->opts.keys, time(NULL), &a->keys_gen, e);
         if (!cr)
@@ -363,7 +386,7 @@ enum s3c_err store_s3_prepare(struct store_s3 *s, const struct s3_req *r, struct
         mark_probe(s, a);
         return S3C_OK;
     }
-    if (r->trailer && r->read && !own_encoding) {
+    if (r->trailer && r->read && !own_encoding && !signed_stream) {
         s3_chunked_init(&a->chunked, r->read, r->read_ctx, r->read_len, 0);
         s3_chunked_use(&a->chunked, r->trailer_algo, r->trailer_sum, r->trailer_sum_ctx);
         x->body.read = s3_chunked_read;
@@ -379,6 +402,8 @@ enum s3c_err store_s3_prepare(struct store_s3 *s, const struct s3_req *r, struct
     s3_amz_date(time(NULL) + s->skew_s, a->date);
     if (a->chunked_on)
         str_copy(a->payload_hash, sizeof(a->payload_hash), "STREAMING-UNSIGNED-PAYLOAD-TRAILER");
+    else if (signed_stream)
+        str_copy(a->payload_hash, sizeof(a->payload_hash), r->payload_sha256);
     else if (r->read || (r->object_data && !s->opts.sign_payload))
         str_copy(a->payload_hash, sizeof(a->payload_hash), SIGV4_UNSIGNED_PAYLOAD);
     else if (r->body && r->body_len)
@@ -493,50 +518,81 @@ static enum s3c_err reply_error(const struct http_xfer *x, char region[64], stru
     return code;
 }
 
-static bool is_throttle(const struct s3c_error *e)
-{
-    return e->http_status == 429 || strcmp(e->s3_code, "SlowDown") == 0 ||
-           strcmp(e->s3_code, "Throttling") == 0 || strcmp(e->s3_code, "ThrottlingException") == 0 ||
-           strcmp(e->s3_code, "RequestThrottled") == 0;
-}
-
 static bool is_expired_keys(const struct s3c_error *e)
 {
     return strcmp(e->s3_code, "ExpiredToken") == 0 || strcmp(e->s3_code, "ExpiredTokenException") == 0 ||
            strcmp(e->s3_code, "InvalidToken") == 0 || strcmp(e->s3_code, "TokenRefreshRequired") == 0;
 }
 
-static bool is_retryable(const struct http_xfer *x, const struct s3c_error *e)
+/* A network failure another try may fix (not a bad URL, name or certificate). */
+static bool net_retryable(const struct http_xfer *x)
 {
-    if (e->code == S3C_ENET) {
-        if (x->resp.over_cap)
-            return false; /* the same reply would be cut off again */
-        /* Errors that another try cannot fix. */
-        switch (x->resp.curl_code) {
-        case 1:  /* unsupported protocol */
-        case 3:  /* malformed URL */
-        case 6:  /* could not resolve host */
-        case 60: /* peer certificate */
-        case 77: /* CA cert */
-            return false;
-        }
-        return true;
+    if (x->resp.over_cap)
+        return false; /* the same reply would be cut off again */
+    switch (x->resp.curl_code) {
+    case 1:  /* unsupported protocol */
+    case 3:  /* malformed URL */
+    case 6:  /* could not resolve host */
+    case 60: /* peer certificate */
+    case 77: /* CA cert */
+        return false;
     }
-    return e->http_status >= 500 || is_throttle(e) || strcmp(e->s3_code, "RequestTimeout") == 0 ||
-           strcmp(e->s3_code, "RequestTimeTooSkewed") == 0;
+    return true;
 }
 
-/* AWS standard mode: random(0,1) * 2^attempt seconds, capped at 20 s. */
-static long backoff_ms_for(struct store_s3 *s, int attempt, bool throttle)
+static bool is_retryable(const struct store_s3 *s, const struct http_xfer *x, const struct s3c_error *e)
 {
-    double r, base = throttle ? 1000.0 : 100.0 * (1 << (attempt > 8 ? 8 : attempt));
+    if (e->code == S3C_ENET)
+        return net_retryable(x);
+    return s3_retry_retryable((enum s3_retry_mode)s->opts.retry_mode, e->http_status, e->s3_code);
+}
+
+/* The retry mode's bookkeeping of one judged answer: adaptive's send rate,
+ * and the retry quota (standard, adaptive), which a retry must be granted
+ * (false: the quota is spent, no retry). */
+static bool retry_account(struct store_s3 *s, struct store_s3_call *c, const struct http_xfer *x,
+                          int attempt, bool ok, bool retry, bool throttle)
+{
+    enum s3_retry_mode m = (enum s3_retry_mode)s->opts.retry_mode;
+    bool granted = true, engaged = false;
+    double rate = 0;
+
+    if (m != S3_RETRY_STANDARD && m != S3_RETRY_ADAPTIVE)
+        return true;
+    pthread_mutex_lock(&s->retry_lock);
+    if (m == S3_RETRY_ADAPTIVE) {
+        engaged = !s->rate.enabled;
+        s3_rate_update(&s->rate, throttle, mono_s());
+        engaged = engaged && s->rate.enabled;
+        rate = s->rate.fill_rate;
+    }
+    if (ok)
+        s3_retry_quota_give(&s->quota, attempt > 0 ? c->quota_cost : 1);
+    else if (retry)
+        granted = (c->quota_cost = s3_retry_quota_take(&s->quota, x->resp.curl_code == 28)) > 0;
+    pthread_mutex_unlock(&s->retry_lock);
+    if (engaged)
+        store_s3_debugf(s, "adaptive retry mode: the store throttles; requests now paced from %.1f a second", rate);
+    if (!granted)
+        store_s3_debugf(s, "standard retry mode: the retry quota is spent; %s is not tried again", c->op);
+    return granted;
+}
+
+long store_s3_rate_wait_ms(struct store_s3 *s)
+{
     long ms;
 
-    if (throttle)
-        base *= (double)(1 << (attempt > 5 ? 5 : attempt));
-    r = (double)(rand_r(&s->rng) % 1000) / 1000.0;
-    ms = (long)(r * base);
-    return ms > BACKOFF_MAX_MS ? BACKOFF_MAX_MS : ms;
+    if (s->opts.retry_mode != S3_RETRY_ADAPTIVE)
+        return 0;
+    pthread_mutex_lock(&s->retry_lock);
+    ms = s3_rate_acquire(&s->rate, mono_s());
+    pthread_mutex_unlock(&s->retry_lock);
+    return ms;
+}
+
+bool store_s3_signs_payload(const struct store_s3 *s)
+{
+    return s->opts.sign_payload && !s->opts.no_sign;
 }
 
 static void sleep_ms(long ms)
@@ -557,12 +613,13 @@ static void learn_skew(struct store_s3 *s, const struct http_xfer *x)
         s->skew_s = (long)(server - (int64_t)time(NULL));
 }
 
-enum store_s3_verdict store_s3_judge(struct store_s3 *s, const struct store_s3_call *c,
+enum store_s3_verdict store_s3_judge(struct store_s3 *s, struct store_s3_call *c,
                                      const struct http_xfer *x, int attempt,
                                      long *backoff_ms, bool *free_retry, struct s3c_error *e)
 {
     char region[64] = "";
     enum s3c_err rc;
+    bool throttle, retry;
 
     *backoff_ms = 0;
     *free_retry = false;
@@ -575,10 +632,13 @@ enum store_s3_verdict store_s3_judge(struct store_s3 *s, const struct store_s3_c
             s->buckets[b].confirmed |= x->resp.status != 0;
         }
     }
-    if (x->resp.status >= 200 && x->resp.status < 300)
+    if (x->resp.status >= 200 && x->resp.status < 300) {
+        retry_account(s, c, x, attempt, true, false, false);
         return STORE_S3_OK;
+    }
     s3c_error_clear(e);
     rc = reply_error(x, region, e);
+    str_copy(e->op, sizeof(e->op), c->op ? c->op : "");
     /* Signed for the wrong region: S3 names the right one; follow it (every
      * request signed before the first hint arrived needs the retry too). */
     if (region[0] && strcmp(region, c->region) != 0 &&
@@ -604,9 +664,12 @@ enum store_s3_verdict store_s3_judge(struct store_s3 *s, const struct store_s3_c
     }
     if (strcmp(e->s3_code, "RequestTimeTooSkewed") == 0)
         learn_skew(s, x);
-    if (rc == S3C_ENOMEM || !is_retryable(x, e) || attempt + 1 >= s->opts.max_attempts)
+    throttle = s3_retry_is_throttle(e->http_status, e->s3_code);
+    retry = rc != S3C_ENOMEM && is_retryable(s, x, e) && attempt + 1 < s->opts.max_attempts;
+    if (!retry_account(s, c, x, attempt, false, retry, throttle) || !retry)
         return STORE_S3_FAIL;
-    *backoff_ms = backoff_ms_for(s, attempt, is_throttle(e));
+    *backoff_ms = s3_retry_backoff_ms((enum s3_retry_mode)s->opts.retry_mode, attempt, throttle,
+                                      (double)(rand_r(&s->rng) % 1000) / 1000.0);
     return STORE_S3_RETRY;
 }
 
@@ -623,6 +686,8 @@ enum s3c_err store_s3_send(struct store_s3 *s, const struct s3_req *r, struct ht
         bool free_retry;
 
         s3c_error_clear(e);
+        while ((wait_ms = store_s3_rate_wait_ms(s)) > 0)
+            sleep_ms(wait_ms); /* adaptive mode: the client-side rate limit */
         rc = store_s3_prepare(s, r, &c, x, e);
         if (!rc)
             rc = http_do(s->loop, x, e);
@@ -645,6 +710,14 @@ enum s3c_err store_s3_send(struct store_s3 *s, const struct s3_req *r, struct ht
 const char *store_s3_region(const struct store_s3 *s)
 {
     return s->region;
+}
+
+void store_s3_bucket_region_set(struct store_s3 *s, const char *bucket, const char *region)
+{
+    int i = bucket_slot(s, bucket);
+
+    if (i >= 0 && region && region[0])
+        str_copy(s->buckets[i].region, sizeof(s->buckets[i].region), region);
 }
 
 const char *store_s3_bucket_region(const struct store_s3 *s, const char *bucket)

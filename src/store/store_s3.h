@@ -37,6 +37,8 @@ struct store_s3_opts {
     bool sign_payload;              /* s3.payload_signing_enabled: SHA-256 of object data too */
     bool express_no_session;        /* s3_disable_express_session_auth: no CreateSession */
     int max_attempts;               /* total tries per request; 0: 3 (standard mode) */
+    int retry_mode;                 /* enum s3_retry_mode (s3/retry.h): which answers retry, how
+                                       long to wait, the quota, adaptive's rate limiter */
     struct http_loop_opts http;
 };
 
@@ -69,6 +71,10 @@ struct s3_req {
     /* S3 Express bucket management (CreateBucket, DeleteBucket,
      * ListDirectoryBuckets): the regional control endpoint, IAM keys. */
     bool control;
+    /* The SHA-256 (hex) of a streamed body ('read'), computed by the caller
+     * for payload signing (store_s3_signs_payload): signed instead of
+     * UNSIGNED-PAYLOAD, and then sent without an aws-chunked trailer. */
+    const char *payload_sha256;
 };
 
 struct store_s3;
@@ -92,6 +98,8 @@ struct store_s3_call {
     bool chunked_on;                /* the body went as aws-chunked with a checksum trailer */
     struct s3_chunked chunked;      /* its framing; s3_chunked_crc() once it went */
     char decoded_len[24];
+    const char *op;                 /* the S3 operation (s3/op.h), named in errors */
+    int quota_cost;                 /* standard mode: what its last retry took from the quota */
 };
 
 #define STORE_S3_CALL_INIT { .target = S3_TARGET_INIT, .url = BUF_INIT(32768), .auth = BUF_INIT(4096) }
@@ -120,11 +128,12 @@ enum store_s3_verdict {
  * Judge a finished exchange: the reply's status, an S3 error body, network
  * failures ('c': the call it was prepared with). 'attempt' counts from 0.
  * Learns region hints (per bucket: buckets of one run may live in several
- * regions) and clock skew for later requests. A region hint asks for an immediate retry (backoff 0)
+ * regions) and clock skew for later requests; keeps the retry mode's quota
+ * and rate (s3/retry.h) and names the operation in e->op. A region hint asks for an immediate retry (backoff 0)
  * that does not count as an attempt: *free_retry is set then; so do keys the store calls
  * expired (ExpiredToken) when fresher ones can be had: the retry is signed with them.
  */
-enum store_s3_verdict store_s3_judge(struct store_s3 *s, const struct store_s3_call *c,
+enum store_s3_verdict store_s3_judge(struct store_s3 *s, struct store_s3_call *c,
                                      const struct http_xfer *x, int attempt,
                                      long *backoff_ms, bool *free_retry, struct s3c_error *e);
 
@@ -148,6 +157,24 @@ void store_s3_express_stats(const struct store_s3 *s, struct express_stats *out)
 
 /* Max attempts in effect (config max_attempts, default 3). */
 int store_s3_max_attempts(const struct store_s3 *s);
+
+/*
+ * Adaptive retry mode: may a request be sent now? 0 when it may (a token of
+ * the client-side rate limiter taken; always 0 in other modes and until the
+ * store first throttles), else the milliseconds to wait before asking again.
+ * Thread-safe.
+ */
+long store_s3_rate_wait_ms(struct store_s3 *s);
+
+/* payload_signing_enabled: streamed bodies want their SHA-256 (s3_req.payload_sha256). */
+bool store_s3_signs_payload(const struct store_s3 *s);
+
+/*
+ * A HeadObject of s3://bucket/KEY answered 404, which has no body to say
+ * why: ask HeadBucket, and name in 'e' a missing bucket (NoSuchBucket) or a
+ * missing key (NoSuchKey). 'e' is left as it was when HeadBucket cannot tell.
+ */
+void store_s3_explain_head_404(struct store_s3 *s, const char *bucket, struct s3c_error *e);
 
 /* Add a header to 'r'; false when full. Strings are borrowed. */
 bool s3_req_header(struct s3_req *r, const char *name, const char *value);
@@ -223,6 +250,12 @@ struct s3_sse_c;
 enum s3c_err store_s3_head_sse_c(struct store_s3 *s, const char *bucket, const char *key,
                                  const struct s3_sse_c *k, struct http_xfer *x, struct s3c_error *e);
 
+/* The same, asking for the stored checksums also when 'ck_mode' (--checksum-mode
+ * ENABLED) though response_checksum_validation = when_required: the HEAD a
+ * download then takes as its own (xfer_obj.head) is the one it would ask. */
+enum s3c_err store_s3_head_ck(struct store_s3 *s, const char *bucket, const char *key, const struct s3_sse_c *k,
+                              bool ck_mode, struct http_xfer *x, struct s3c_error *e);
+
 /* ListDirectoryBuckets (one page; 'token' NULL for the first): S3 Express
  * directory buckets, from the control endpoint. */
 enum s3c_err store_s3_list_directory_buckets(struct store_s3 *s, const char *token,
@@ -269,6 +302,13 @@ void s3_req_sse_c(struct s3_req *r, const struct s3_sse_c *k, bool copy_source);
 
 /* The signing region now in use (after any region hint). */
 const char *store_s3_region(const struct store_s3 *s);
+
+/*
+ * Sign requests to 'bucket' for 'region' from the first one (--source-region),
+ * rather than for the store's and then as a region hint says. The first
+ * request still goes alone (a probe); a hint from the store still wins.
+ */
+void store_s3_bucket_region_set(struct store_s3 *s, const char *bucket, const char *region);
 
 /* The region requests to 'bucket' are signed for: learnt from a hint, else the store's. */
 const char *store_s3_bucket_region(const struct store_s3 *s, const char *bucket);

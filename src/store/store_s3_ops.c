@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "base/hash.h"
+#include "base/str.h"
 #include "s3/xml.h"
 #include "store/store_s3.h"
 
@@ -148,15 +149,44 @@ enum s3c_err store_s3_head(struct store_s3 *s, const char *bucket, const char *k
 enum s3c_err store_s3_head_sse_c(struct store_s3 *s, const char *bucket, const char *key,
                                  const struct s3_sse_c *k, struct http_xfer *x, struct s3c_error *e)
 {
+    return store_s3_head_ck(s, bucket, key, k, false, x, e);
+}
+
+enum s3c_err store_s3_head_ck(struct store_s3 *s, const char *bucket, const char *key, const struct s3_sse_c *k,
+                              bool ck_mode, struct http_xfer *x, struct s3c_error *e)
+{
     struct s3_req r = { .method = "HEAD", .bucket = bucket, .key = key };
 
     /* Ask for the stored checksums too (stores without them ignore this), unless
-     * response_checksum_validation = when_required says not to. */
-    if (key && store_s3_checksum_mode(s))
+     * response_checksum_validation = when_required says not to (and no --checksum-mode). */
+    if (key && (ck_mode || store_s3_checksum_mode(s)))
         s3_req_header(&r, "x-amz-checksum-mode", "ENABLED");
     if (k)
         s3_req_sse_c(&r, k, false);
     return store_s3_send(s, &r, x, e);
+}
+
+void store_s3_explain_head_404(struct store_s3 *s, const char *bucket, struct s3c_error *e)
+{
+    struct s3_req r = { .method = "HEAD", .bucket = bucket };
+    struct s3c_error be = S3C_ERROR_INIT;
+    struct http_xfer x;
+    enum s3c_err rc;
+
+    if (e->http_status != 404 || strcmp(e->op, "HeadObject") != 0 ||
+        (e->s3_code[0] && strcmp(e->s3_code, "NotFound") != 0))
+        return;
+    memset(&x, 0, sizeof(x));
+    x.body_max = 64 << 10;
+    rc = store_s3_send(s, &r, &x, &be);
+    http_xfer_release(&x);
+    if (!rc) {
+        str_copy(e->s3_code, sizeof(e->s3_code), "NoSuchKey");
+        s3c_fail(e, S3C_ENOTFOUND, "The specified key does not exist.");
+    } else if (be.http_status == 404) {
+        str_copy(e->s3_code, sizeof(e->s3_code), "NoSuchBucket");
+        s3c_fail(e, S3C_ENOTFOUND, "The specified bucket does not exist");
+    }
 }
 
 enum s3c_err store_s3_list_directory_buckets(struct store_s3 *s, const char *token,

@@ -1,18 +1,58 @@
 /*
  * Server-side copies: how one starts (CopyObject, or a multipart upload of
- * UploadPartCopy parts, multipart.c), the copy source header, the source's
- * headers a multipart copy must carry. Calls req.c and part.c; no other family.
+ * UploadPartCopy parts, multipart.c), the copy source header, and what a
+ * copy keeps of its source: CopyObject keeps metadata and tags by itself
+ * (directives say otherwise); a multipart copy asks the source first
+ * (HeadObject for the headers, GetObjectTagging for the tags) and sends
+ * them with CreateMultipartUpload, as the AWS CLI's --copy-props does.
+ * Calls req.c and part.c; no other family.
  */
 #include <string.h>
 #include <strings.h>
 
 #include "auth/sigv4.h"
 #include "base/str.h"
+#include "s3/endpoint.h"
 #include "s3/xml.h"
 #include "xfer/engine.h"
 
+/*
+ * What the copy keeps, as the AWS CLI: --metadata-directive decides for the
+ * metadata when given, else --copy-props (default and metadata-directive keep
+ * it, none does not); tags are kept with the default only. Directory buckets
+ * have no tags: none are asked for or refused there. Metadata flags on the
+ * command line with no --metadata-directive (--content-type, --metadata...)
+ * replace those of the source's properties and keep the rest: the source's
+ * HEAD is asked for one CopyObject too, which then says REPLACE (merge_meta).
+ */
+static void copy_props(const struct engine *g, struct xfer_obj_state *os)
+{
+    const struct xfer_obj *o = os->o;
+    const struct xfer_obj_opts *oo = o->opts;
+    enum xfer_copy_props props = oo ? oo->copy_props : XFER_PROPS_DEFAULT;
+    const char *md = oo ? oo->metadata_directive : NULL;
+    bool directory = s3_bucket_is_express(o->src_bucket) || s3_bucket_is_express(o->dst_bucket);
+    bool flags = oo && (oo->content_type || oo->cache_control || oo->content_encoding || oo->content_disposition ||
+                        oo->content_language || oo->expires || oo->n_metadata);
+
+    os->keep_meta = md ? strcmp(md, "REPLACE") != 0 : props != XFER_PROPS_NONE;
+    os->merge_meta = os->keep_meta && !md && flags;
+    os->keep_tags = props == XFER_PROPS_DEFAULT && !directory && !g->no_tagging;
+    os->drop_tags = props != XFER_PROPS_DEFAULT && !directory;
+}
+
+static void copy_keep_headers(struct xfer_obj_state *os, const struct http_resp *resp);
+
+/* The CopyObject of a copy in one request: its length and source. */
+static enum s3c_err copy_single(struct xfer_obj_state *os, struct req *r)
+{
+    r->len = os->size;
+    return copy_source(os->o, &r->hdr_copy_src);
+}
+
 /* S3 to S3: one CopyObject, or a multipart upload of UploadPartCopy parts
- * (after a HEAD of the source for the headers it must carry, unless REPLACE). */
+ * (after a HEAD of the source for its headers, and GetObjectTagging for its
+ * tags, when the copy keeps them). */
 enum s3c_err copy_start(struct engine *g, struct xfer_obj_state *os, struct req **out, struct s3c_error *e)
 {
     struct xfer_obj *o = os->o;
@@ -20,23 +60,27 @@ enum s3c_err copy_start(struct engine *g, struct xfer_obj_state *os, struct req 
 
     *out = NULL;
     os->size = o->size;
+    copy_props(g, os);
     if (wants_multipart(g, os->size)) {
-        bool replace = o->opts && o->opts->metadata_directive &&
-                       !strcmp(o->opts->metadata_directive, "REPLACE");
+        bool head = os->keep_meta && !o->head; /* the caller's HEAD, when it made one, says it */
+
+        if (os->keep_meta && o->head)
+            copy_keep_headers(os, o->head);
         plan_parts(g, os);
         os->phase = PH_CREATE;
-        r = req_get(g, os, replace ? RK_CREATE : RK_HEAD_SRC);
+        r = req_get(g, os, head ? RK_HEAD_SRC : os->keep_tags ? RK_GET_TAGS : RK_CREATE);
         if (!r)
             return s3c_fail(e, S3C_ENOMEM, "out of memory");
         *out = r;
         return S3C_OK;
     }
     os->phase = PH_SINGLE;
-    r = req_get(g, os, RK_COPY);
+    if (os->merge_meta && o->head)
+        copy_keep_headers(os, o->head);
+    r = req_get(g, os, os->merge_meta && !o->head ? RK_HEAD_SRC : RK_COPY);
     if (!r)
         return s3c_fail(e, S3C_ENOMEM, "out of memory");
-    r->len = os->size;
-    if (copy_source(o, &r->hdr_copy_src)) {
+    if (r->kind == RK_COPY && copy_single(os, r)) {
         req_put_back(g, r);
         return s3c_fail(e, S3C_ENOMEM, "key too long");
     }
@@ -57,21 +101,39 @@ enum s3c_err copy_source(const struct xfer_obj *o, struct buf *out)
     return rc;
 }
 
-/* Keep the headers a copy must carry, then start the multipart upload. */
-void on_head_src(struct engine *g, struct req *r)
+/* The next step of a copy's start: GetObjectTagging or CreateMultipartUpload
+ * (in parts), or the CopyObject (in one request, after the source's HEAD). */
+static void copy_next(struct engine *g, struct xfer_obj_state *os, enum req_kind kind)
+{
+    struct s3c_error e = S3C_ERROR_INIT;
+    struct req *c;
+
+    os->phase = kind == RK_COPY ? PH_SINGLE : PH_CREATE;
+    c = req_get(g, os, kind);
+    if (c && kind == RK_COPY && copy_single(os, c))
+        s3c_fail(&e, S3C_ENOMEM, "key too long");
+    if (!c || e.code || req_submit(g, c, &e)) {
+        if (c)
+            req_put_back(g, c);
+        if (!e.code)
+            s3c_fail(&e, S3C_ENOMEM, "out of memory");
+        obj_fail(g, os, &e);
+        maybe_finish(g, os);
+    }
+}
+
+/* The headers of the source's HEAD that a multipart copy must carry. */
+static void copy_keep_headers(struct xfer_obj_state *os, const struct http_resp *resp)
 {
     static const char *keep[] = { "content-type", "cache-control", "content-disposition",
                                   "content-encoding", "content-language", "expires",
                                   "x-amz-website-redirect-location", NULL };
-    struct xfer_obj_state *os = r->os;
-    struct s3c_error e = S3C_ERROR_INIT;
     struct sv name, value;
     size_t pos = 0;
-    struct req *c;
     int i;
 
     buf_reset(&os->src_headers);
-    while (http_resp_next_header(&r->http.resp, &pos, &name, &value)) {
+    while (http_resp_next_header(resp, &pos, &name, &value)) {
         bool wanted = name.n > 11 && strncasecmp(name.p, "x-amz-meta-", 11) == 0;
         for (i = 0; !wanted && keep[i]; i++)
             wanted = sv_ieqs(name, keep[i]);
@@ -82,17 +144,65 @@ void on_head_src(struct engine *g, struct req *r)
         buf_addsv(&os->src_headers, value);
         buf_addc(&os->src_headers, '\0');
     }
+}
+
+/* Keep the headers a copy must carry, then its tags or the multipart upload. */
+void on_head_src(struct engine *g, struct req *r)
+{
+    struct xfer_obj_state *os = r->os;
+
+    copy_keep_headers(os, &r->http.resp);
     req_put_back(g, r);
-    os->phase = PH_CREATE;
-    c = req_get(g, os, RK_CREATE);
-    if (!c || req_submit(g, c, &e)) {
-        if (c)
-            req_put_back(g, c);
+    copy_next(g, os, !os->n_parts ? RK_COPY : os->keep_tags ? RK_GET_TAGS : RK_CREATE);
+}
+
+/* GetObjectTagging of the source answered: its tags go with CreateMultipartUpload,
+ * or, too long for a header, with PutObjectTagging once the copy is complete
+ * (multipart.c: put_tags_late). */
+void on_src_tags(struct engine *g, struct req *r)
+{
+    struct xfer_obj_state *os = r->os;
+    struct s3_tagging t = S3_TAGGING_INIT;
+    struct s3c_error e = S3C_ERROR_INIT;
+    enum s3c_err rc;
+
+    buf_reset(&os->src_tagging);
+    buf_reset(&os->src_tag_xml);
+    rc = s3_parse_tagging(buf_sv(&r->http.resp.body), &t, &e);
+    if (!rc)
+        rc = s3_tagging_header(&t, &os->src_tagging);
+    if (!rc && os->src_tagging.len > COPY_TAGGING_HEADER_MAX)
+        buf_reset(&os->src_tagging); /* PutObjectTagging only */
+    if (!rc && t.n_tags)
+        rc = s3_build_tagging(&t, &os->src_tag_xml, &e);
+    os->n_src_tags = t.n_tags;
+    s3_tagging_release(&t);
+    if (rc) {
         if (!e.code)
-            s3c_fail(&e, S3C_ENOMEM, "out of memory");
-        obj_fail(g, os, &e);
-        maybe_finish(g, os);
+            s3c_fail(&e, S3C_ENOMEM, "the source's tags are too long");
+        req_fail(g, r, &e, e.code != S3C_ENOMEM, 0);
+        return;
     }
+    req_put_back(g, r);
+    copy_next(g, os, RK_CREATE);
+}
+
+/* GetObjectTagging refused with 501: a store without object tagging. Its
+ * objects have no tags to keep: this copy and the run's next ones go on
+ * without asking (said in --debug). */
+bool src_tags_refused(struct engine *g, struct req *r, const struct s3c_error *e)
+{
+    struct xfer_obj_state *os = r->os;
+
+    if (e->http_status != 501)
+        return false;
+    if (!g->no_tagging)
+        xdebug(g, os->o, "the store has no object tagging (GetObjectTagging: %ld %s): copies keep no tags",
+               e->http_status, e->s3_code);
+    g->no_tagging = true;
+    req_put_back(g, r);
+    copy_next(g, os, RK_CREATE);
+    return true;
 }
 
 /* CopyObject answered: S3 may answer 200 and then fail, with no result. */

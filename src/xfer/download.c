@@ -36,6 +36,12 @@ static void dl_seq_kick(struct engine *g, struct xfer_obj_state *os);
 static void dl_seq_hashed(struct engine *g, struct eng_hash *h);
 static void stdout_hashed(struct engine *g, struct eng_hash *h);
 static void dl_rehashed(struct engine *g, struct eng_hash *h);
+static bool dl_head_same(struct xfer_obj_state *os, const struct http_resp *resp, char etag[80],
+                         struct s3c_error *e);
+static bool dl_check_from(struct engine *g, struct xfer_obj_state *os, const struct http_resp *resp,
+                          const char *etag);
+static void dl_probed(struct engine *g, struct xfer_obj_state *os, bool learn);
+static enum s3c_err dl_caller_head(struct engine *g, struct xfer_obj_state *os, struct s3c_error *e);
 
 /* ---- starting -------------------------------------------------------------------- */
 
@@ -66,8 +72,11 @@ enum s3c_err download_start(struct engine *g, struct xfer_obj_state *os, struct 
     if ((rc = dl_tmp_open(g, os, e)))
         return rc;
     if (g->opts.verify && (wants_multipart(g, os->size) || small_multipart(o))) {
-        /* Ranged: first learn how the whole can be checked (on_head_info). */
+        /* Ranged: first learn how the whole can be checked (on_head_info), from
+         * the caller's HEAD when it made one: the same question, asked once. */
         os->phase = PH_PROBE;
+        if (o->head)
+            return dl_caller_head(g, os, e);
         r = req_get(g, os, RK_HEAD_INFO);
         if (!r)
             return s3c_fail(e, S3C_ENOMEM, "out of memory");
@@ -101,9 +110,12 @@ enum s3c_err stdout_start(struct engine *g, struct xfer_obj_state *os, struct re
     os->size = os->o->size;
     os->part_size = xfer_stdout_part_size(os->size, g->opts.part_size);
     if ((os->size > os->part_size || small_multipart(os->o)) && g->opts.verify) {
-        /* Ranges: ask for a stored checksum first (stdout_probed): cheaper than the
-         * MD5 of the whole; without one, a multipart ETag is checked part by part. */
+        /* Ranges: ask for a stored checksum first (on_head_info): cheaper than the
+         * MD5 of the whole; without one, a multipart ETag is checked part by part.
+         * The caller's HEAD, when it made one, says it: the same question, asked once. */
         os->phase = PH_PROBE;
+        if (os->o->head)
+            return dl_caller_head(g, os, e);
         r = req_get(g, os, RK_HEAD_INFO);
         if (!r)
             return s3c_fail(e, S3C_ENOMEM, "out of memory");
@@ -249,53 +261,6 @@ static void dl_layout_known(struct engine *g, struct xfer_obj_state *os)
         dl_start(g, os);
 }
 
-/* A "hex-N" ETag: the upload's part size from HEAD ?partNumber=1 (head_part1),
- * or guessed when the store does not say it. Takes 'r' (the probe) over. */
-static void dl_learn_parts(struct engine *g, struct req *r)
-{
-    struct xfer_obj_state *os = r->os;
-    struct req *p1;
-
-    req_put_back(g, r);
-    if (g->no_part_number) {
-        dl_guess_layout(g, os);
-    } else if ((p1 = req_get(g, os, RK_HEAD_PART1))) {
-        submit_or_fail(g, p1);
-        return;
-    } else {
-        dl_size_only(g, os, "out of memory");
-    }
-    dl_layout_known(g, os);
-}
-
-/* stdout, probed: a stored full-object checksum checks the stream (ranges of our
- * own size, combined in order); without one, a multipart ETag is checked part
- * by part (ranges = the upload's parts, dl_learn_parts), a single-part one by
- * the MD5 of the whole. Then the ranges start. */
-static void stdout_probed(struct engine *g, struct req *r, const char *etag)
-{
-    struct xfer_obj_state *os = r->os;
-
-    if (stored_checksum(&r->http.resp, &os->ck_algo, &os->ck_want)) {
-        os->check = DL_CRC;
-    } else if (stored_ck(&r->http.resp, &os->stored) && os->stored.composite) {
-        os->check = DL_COMPOSITE;
-        os->etag_parts = os->stored.parts;
-        dl_learn_parts(g, r);
-        return;
-    } else if (stored_ck(&r->http.resp, &os->stored) && seq_sha_start(os)) {
-        /* the stream's SHA, in order (stdout_start_parts) */
-    } else if ((os->etag_parts = xfer_etag_parts(etag, os->etag_hex)) > 1 &&
-               !etag_not_md5(os->o->src_bucket, &r->http.resp)) {
-        dl_learn_parts(g, r);
-        return;
-    } else if (!etag_whole_md5(sv_from(etag)) || etag_not_md5(os->o->src_bucket, &r->http.resp)) {
-        xdebug(g, os->o, "checked by the length of every range: no stored checksum and no MD5 ETag");
-    }
-    req_put_back(g, r);
-    stdout_parts_go(g, os);
-}
-
 /*
  * stdout's ranges start. Parts the window cannot hold (over STDOUT_PART_MAX),
  * or of a guessed size in an object larger than the window (a wrong guess
@@ -317,58 +282,121 @@ static void stdout_parts_go(struct engine *g, struct xfer_obj_state *os)
     }
 }
 
-void on_head_info(struct engine *g, struct req *r)
+/* The source's HEAD (the engine's own, or the one its caller made) says the
+ * object is still the one listed; its ETag then pins every range (If-Match).
+ * False, with 'e', when it changed. 'etag' gets the ETag, quotes kept. */
+static bool dl_head_same(struct xfer_obj_state *os, const struct http_resp *resp, char etag[80],
+                         struct s3c_error *e)
 {
-    struct xfer_obj_state *os = r->os;
     struct xfer_obj *o = os->o;
-    const struct http_resp *resp = &r->http.resp;
-    struct s3c_error e = S3C_ERROR_INIT;
     struct sv v;
     uint64_t len = 0;
-    char etag[80] = "", hex[33];
 
-    if (http_resp_header(resp, "etag", &v) && v.n < sizeof(etag)) {
+    etag[0] = '\0';
+    if (http_resp_header(resp, "etag", &v) && v.n < 80) {
         memcpy(etag, v.p, v.n);
         etag[v.n] = '\0';
     }
     if (!http_resp_header(resp, "content-length", &v) || !sv_to_u64(v, &len) || len != os->size) {
-        s3c_fail(&e, S3C_EHTTP, "the object changed since it was listed: %" PRIu64 " bytes, now %" PRIu64,
+        s3c_fail(e, S3C_EHTTP, "the object changed since it was listed: %" PRIu64 " bytes, now %" PRIu64,
                  os->size, len);
-        req_fail(g, r, &e, false, 0);
-        return;
+        return false;
     }
     if (!o->etag && etag[0])
         o->etag = strdup(etag); /* every range then asks for this version (If-Match) */
-    if (os->stream) {
-        stdout_probed(g, r, etag);
-        return;
-    }
+    return true;
+}
+
+/*
+ * How the whole is checked, from the source's HEAD (the engine's own or its
+ * caller's), for a file and for stdout alike: a stored full-object checksum;
+ * a composite one (part by part, ranges cut at the upload's parts); a stored
+ * SHA of the whole (in order, by a hash worker); a multipart ETag (part by
+ * part); the MD5 of the whole; else lengths. A file's ranges are planned here,
+ * stdout's are of its own size (stdout_start). True when the upload's parts
+ * must be learnt first (dl_probed).
+ */
+static bool dl_check_from(struct engine *g, struct xfer_obj_state *os, const struct http_resp *resp,
+                          const char *etag)
+{
+    struct xfer_obj *o = os->o;
+    bool md5_etag = !etag_not_md5(o->src_bucket, resp);
+    char hex[33];
+
     if (stored_checksum(resp, &os->ck_algo, &os->ck_want)) {
         os->check = DL_CRC;
-        plan_parts(g, os);
     } else if (stored_ck(resp, &os->stored) && os->stored.composite) {
-        /* The digests of the parts, ranges cut at the upload's parts. */
         os->check = DL_COMPOSITE;
         os->etag_parts = os->stored.parts;
-        dl_learn_parts(g, r);
-        return;
+        return true;
     } else if (stored_ck(resp, &os->stored) && seq_sha_start(os)) {
-        os->check = DL_SEQ; /* the SHA of the whole, in order, by a hash worker */
-        plan_parts(g, os);
-    } else if ((os->etag_parts = xfer_etag_parts(etag, os->etag_hex)) && !etag_not_md5(o->src_bucket, resp)) {
-        dl_learn_parts(g, r);
-        return;
-    } else if (!etag_not_md5(o->src_bucket, resp) && etag_is_md5(sv_from(etag), hex)) {
+        if (!os->stream)
+            os->check = DL_SEQ; /* (stdout's: stdout_start_parts) */
+    } else if ((os->etag_parts = xfer_etag_parts(etag, os->etag_hex)) > (os->stream ? 1 : 0) && md5_etag) {
+        return true; /* (stdout's "hex-1": the MD5 of the whole, below) */
+    } else if (os->stream) {
+        if (!md5_etag || !etag_whole_md5(sv_from(etag)))
+            xdebug(g, o, "checked by the length of every range: no stored checksum and no MD5 ETag");
+    } else if (md5_etag && etag_is_md5(sv_from(etag), hex)) {
         os->check = DL_SEQ;
         memcpy(os->etag_hex, hex, sizeof(hex));
-        plan_parts(g, os);
     } else {
         dl_size_only(g, os, sse_hides_md5(resp) ? "encrypted with a key whose ETag is not an MD5, and no stored checksum"
                             : etag_not_md5(o->src_bucket, NULL) ? "a directory bucket's ETag is no MD5, and no stored checksum"
                             : "no stored checksum and no MD5 ETag");
+        return false;
     }
+    if (!os->stream)
+        plan_parts(g, os);
+    return false;
+}
+
+/* After dl_check_from: the upload's part size from HEAD ?partNumber=1
+ * (head_part1), or guessed when the store does not say it; then the ranges. */
+static void dl_probed(struct engine *g, struct xfer_obj_state *os, bool learn)
+{
+    struct req *p1;
+
+    if (!learn) {
+        dl_layout_known(g, os);
+        return;
+    }
+    if (g->no_part_number) {
+        dl_guess_layout(g, os);
+    } else if ((p1 = req_get(g, os, RK_HEAD_PART1))) {
+        submit_or_fail(g, p1);
+        return;
+    } else {
+        dl_size_only(g, os, "out of memory");
+    }
+    dl_layout_known(g, os);
+}
+
+/* The caller made the HEAD of the source (xfer_obj.head): the engine asks none. */
+static enum s3c_err dl_caller_head(struct engine *g, struct xfer_obj_state *os, struct s3c_error *e)
+{
+    char etag[80];
+
+    if (!dl_head_same(os, os->o->head, etag, e))
+        return e->code;
+    dl_probed(g, os, dl_check_from(g, os, os->o->head, etag));
+    return S3C_OK;
+}
+
+void on_head_info(struct engine *g, struct req *r)
+{
+    struct xfer_obj_state *os = r->os;
+    struct s3c_error e = S3C_ERROR_INIT;
+    char etag[80];
+    bool learn;
+
+    if (!dl_head_same(os, &r->http.resp, etag, &e)) {
+        req_fail(g, r, &e, false, 0);
+        return;
+    }
+    learn = dl_check_from(g, os, &r->http.resp, etag);
     req_put_back(g, r);
-    dl_start(g, os);
+    dl_probed(g, os, learn);
 }
 
 /* HEAD ?partNumber=1 answered ('ok'), or refused: the upload's part size, if the store says it. */

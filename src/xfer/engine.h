@@ -29,6 +29,7 @@
 #include "xfer/xfer.h"
 
 #define SMALL_BODY_MAX ((uint64_t)64 << 10)    /* read whole, send with Content-MD5 */
+#define COPY_TAGGING_HEADER_MAX 2048            /* longer tags go after Complete (the AWS CLI's limit) */
 
 enum req_kind {
     RK_PUT,             /* single PutObject */
@@ -46,6 +47,10 @@ enum req_kind {
     RK_HEAD_PART1,      /* HeadObject ?partNumber=1: the part size of a multipart object */
     RK_LIST_PARTS,      /* ListParts of a journaled upload (--resume) */
     RK_HEAD_DST,        /* HeadObject of the destination: did a lost Complete land? */
+    RK_GET_TAGS,        /* GetObjectTagging of a copy's source, for its tags */
+    RK_PUT_TAGS,        /* PutObjectTagging of a copy, after Complete: tags too long for a header,
+                           or a store that ignores the header */
+    RK_CHECK_TAGS,      /* GetObjectTagging of a copy, after Complete: did the header take? */
 };
 
 enum obj_phase {
@@ -144,9 +149,19 @@ struct xfer_obj_state {
     bool win_proven;                /* ... and it did, before the first byte went out */
     bool md5_hidden;                /* a reply named SSE-KMS or SSE-C: the ETag is no MD5 */
     uint64_t stream_crc;            /* DL_CRC: of the bytes written so far */
-    /* Multipart copy with the COPY directive: the source's headers, which
-     * CreateMultipartUpload must carry (UploadPartCopy copies bytes only). */
+    /* Copies: what the copy keeps of its source (copy_start decides, from
+     * --copy-props and --metadata-directive), and for a multipart copy the
+     * source's headers and tags, which CreateMultipartUpload must carry
+     * (UploadPartCopy copies bytes only). */
+    bool keep_meta;                 /* the source's metadata (else the command line's) */
+    bool merge_meta;                /* ... but what metadata flags give (CopyObject says REPLACE) */
+    bool keep_tags;                 /* the source's tags (never on a directory bucket) */
+    bool drop_tags;                 /* a CopyObject says x-amz-tagging-directive: REPLACE */
     struct buf src_headers;         /* "name\0value\0" pairs */
+    struct buf src_tagging;         /* the source's tags as x-amz-tagging; "" none or too long */
+    struct buf src_tag_xml;         /* the same as PutObjectTagging's body; "" none */
+    size_t n_src_tags;
+    bool tags_sent;                 /* CreateMultipartUpload carried x-amz-tagging */
     /* Ranged downloads: the check of the whole (md5s above hold DL_PARTS digests). */
     enum dl_check check;
     enum ck_algo ck_algo;           /* DL_CRC */
@@ -280,6 +295,9 @@ struct engine {
     int n_deletes;                  /* delete objects started and not finished */
     bool source_wait;               /* the source said WAIT: ask again after the next done */
     bool no_part_number;            /* the store ignores ?partNumber= (Ceph 16) */
+    bool no_tagging;                /* the store has no object tagging (GetObjectTagging: 501) */
+    int mpu_tagging;                /* x-amz-tagging on CreateMultipartUpload: 1 the store applies
+                                       it, -1 it ignores it (Ceph 16), 0 not known yet */
     bool no_trailers;               /* the store keeps no flexible checksums (Ceph 16): none from now on */
     bool flex_known;                /* ... or it does: an answer echoed one */
     struct req *flex_probe;         /* the one streamed body with a trailer while that is unknown */
@@ -472,6 +490,10 @@ struct req *next_stream_part(struct engine *g, struct xfer_obj_state *os);
 enum s3c_err copy_start(struct engine *g, struct xfer_obj_state *os, struct req **out, struct s3c_error *e);
 enum s3c_err copy_source(const struct xfer_obj *o, struct buf *out);
 void on_head_src(struct engine *g, struct req *r);
+void on_src_tags(struct engine *g, struct req *r);
+bool src_tags_refused(struct engine *g, struct req *r, const struct s3c_error *e);
+void on_put_tags(struct engine *g, struct req *r);
+void on_check_tags(struct engine *g, struct req *r);
 void on_copy(struct engine *g, struct req *r);
 
 /* download.c: the download family, files and stdout */

@@ -1,8 +1,10 @@
 /*
  * Multipart uploads, whoever feeds them (a file, stdin, a copy's source):
  * Create, parts (UploadPart, UploadPartCopy), Complete (checked against the
- * parts' ETags, and looked for when its answer was lost), Abort, and a
- * journaled upload's ListParts. Calls req.c, verify.c, resume.c, part.c.
+ * parts' ETags, and looked for when its answer was lost), Abort, a
+ * journaled upload's ListParts, and a copy's tags set after Complete when
+ * they were too long for CreateMultipartUpload's header. Calls req.c,
+ * verify.c, resume.c, part.c.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -334,6 +336,78 @@ static bool complete_ck_ok(struct engine *g, const struct xfer_obj_state *os, co
     return ok;
 }
 
+/*
+ * A copy with tags is complete. They went with CreateMultipartUpload
+ * (x-amz-tagging) when they fitted the header, as the AWS CLI sends them; but
+ * a store may ignore that header there (Ceph 16 does), so the first such copy
+ * reads its tags back (GetObjectTagging) to learn which store this is. Tags
+ * too long for the header, or that the store dropped, are set with
+ * PutObjectTagging. The object ends when the last of these answers.
+ */
+static void put_tags_late(struct engine *g, struct xfer_obj_state *os)
+{
+    struct s3c_error e = S3C_ERROR_INIT;
+    unsigned char md5[MD5_LEN];
+    enum req_kind kind;
+    struct req *r;
+
+    if (os->o->op != XFER_COPY || !os->src_tag_xml.len || (os->tags_sent && g->mpu_tagging > 0))
+        return;
+    kind = os->tags_sent && g->mpu_tagging == 0 ? RK_CHECK_TAGS : RK_PUT_TAGS;
+    free(os->upload_id);    /* completed: nothing to abort any more */
+    os->upload_id = NULL;
+    os->phase = PH_SINGLE;
+    r = req_get(g, os, kind);
+    if (r && kind == RK_PUT_TAGS && buf_add(&r->mem, os->src_tag_xml.data, os->src_tag_xml.len))
+        s3c_fail(&e, S3C_ENOMEM, "out of memory");
+    if (r && kind == RK_PUT_TAGS && !e.code) {
+        hash_md5(r->mem.data, r->mem.len, md5);
+        mem_md5_set(r, md5);
+    }
+    if (r && !e.code && !req_submit(g, r, &e))
+        return;
+    if (r)
+        req_put_back(g, r);
+    if (!e.code)
+        s3c_fail(&e, S3C_ENOMEM, "out of memory");
+    obj_fail(g, os, &e);
+}
+
+/* PutObjectTagging of a copy answered: the copy is whole. */
+void on_put_tags(struct engine *g, struct req *r)
+{
+    struct xfer_obj_state *os = r->os;
+
+    os->phase = PH_END;
+    req_put_back(g, r);
+    maybe_finish(g, os);
+}
+
+/* A copy's tags read back after Complete: the store kept x-amz-tagging, or they are set now. */
+void on_check_tags(struct engine *g, struct req *r)
+{
+    struct xfer_obj_state *os = r->os;
+    struct s3_tagging t = S3_TAGGING_INIT;
+    bool kept = !s3_parse_tagging(buf_sv(&r->http.resp.body), &t, NULL) && t.n_tags == os->n_src_tags;
+
+    s3_tagging_release(&t);
+    req_put_back(g, r);
+    if (kept && !g->mpu_tagging)
+        g->mpu_tagging = 1;
+    if (!kept && g->mpu_tagging >= 0) {
+        g->mpu_tagging = -1;
+        xdebug(g, os->o, "the store ignored x-amz-tagging on CreateMultipartUpload: copies' tags go with "
+                         "PutObjectTagging after Complete");
+    }
+    if (kept) {
+        os->phase = PH_END;
+    } else {
+        os->tags_sent = false;
+        put_tags_late(g, os);
+    }
+    maybe_finish(g, os);
+}
+
 void on_complete(struct engine *g, struct req *r)
 {
     struct xfer_obj_state *os = r->os;
@@ -396,6 +470,7 @@ void on_complete(struct engine *g, struct req *r)
     journal_drop(g, os);
     os->phase = PH_END;
     req_put_back(g, r);
+    put_tags_late(g, os);
     maybe_finish(g, os);
 }
 
@@ -452,6 +527,7 @@ void on_head_dst(struct engine *g, struct req *r)
     if (ours) {
         journal_drop(g, os);
         os->phase = PH_END; /* it landed */
+        put_tags_late(g, os);
     } else {
         obj_fail(g, os, &e);
     }

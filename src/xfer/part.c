@@ -215,6 +215,7 @@ static const struct {
     { "mp3", "audio/mpeg" },       { "wav", "audio/x-wav" },         { "md", "text/markdown" },
     { "yaml", "application/yaml" }, { "yml", "application/yaml" },   { "wasm", "application/wasm" },
     { "parquet", "application/vnd.apache.parquet" }, { "avro", "application/avro" },
+    { "bin", "application/octet-stream" }, { "so", "application/octet-stream" },
     { NULL, NULL },
 };
 

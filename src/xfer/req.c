@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "base/hash.h"
@@ -27,6 +28,7 @@
 
 static const char *req_op_name(enum req_kind k);
 static bool req_md5_sent(struct engine *g, struct req *r);
+static enum s3c_err body_sha256(struct req *r, char hex[2 * SHA256_LEN + 1], struct s3c_error *e);
 
 /* ---- run-wide state ---------------------------------------------------------- */
 
@@ -80,6 +82,11 @@ void xfer_obj_free(struct xfer_obj *o)
     free(o->dst_bucket);
     free(o->etag);
     free(o->version_id);
+    if (o->head) {
+        buf_release(&o->head->headers);
+        buf_release(&o->head->body);
+        free(o->head);
+    }
     free(o);
 }
 
@@ -96,6 +103,8 @@ static void obj_state_free(struct xfer_obj_state *os)
     while (os->n_spare > 0)
         buf_release(&os->spare[--os->n_spare]);
     buf_release(&os->src_headers);
+    buf_release(&os->src_tagging);
+    buf_release(&os->src_tag_xml);
     hash_free(os->stream_md5);
     hash_free(os->seq_sha);
     free(os->part_crcs);
@@ -485,6 +494,38 @@ static void add_obj_headers(struct req *r, struct s3_req *q, bool for_create)
 }
 
 /*
+ * A copy that keeps its source's metadata (CreateMultipartUpload of a copy in
+ * parts, or a CopyObject saying REPLACE for metadata flags): the command
+ * line's headers, then the source's (its HEAD's) that those do not give, as
+ * the AWS CLI lets explicit arguments win; --metadata replaces all of the
+ * source's x-amz-meta-*.
+ */
+static void add_kept_headers(struct req *r, struct s3_req *q, bool for_create)
+{
+    const struct xfer_obj_opts *oo = r->os->o->opts;
+    const struct buf *src = &r->os->src_headers;
+    const char *p = src->data, *end = p + src->len;
+
+    if (!oo)
+        oo = &(const struct xfer_obj_opts){ 0 };
+    add_obj_headers(r, q, for_create);
+    while (p && p < end && q->n_headers < S3_REQ_MAX_HEADERS - 8) {
+        const char *v = p + strlen(p) + 1;
+        bool given = (!strcasecmp(p, "content-type") && oo->content_type) ||
+                     (!strcasecmp(p, "cache-control") && oo->cache_control) ||
+                     (!strcasecmp(p, "content-encoding") && oo->content_encoding) ||
+                     (!strcasecmp(p, "content-disposition") && oo->content_disposition) ||
+                     (!strcasecmp(p, "content-language") && oo->content_language) ||
+                     (!strcasecmp(p, "expires") && oo->expires) ||
+                     (!strncasecmp(p, "x-amz-meta-", 11) && oo->n_metadata);
+
+        if (!given)
+            s3_req_header(q, p, v);
+        p = v + strlen(v) + 1;
+    }
+}
+
+/*
  * SSE-C: the object's key goes with every request that writes or reads its
  * bytes (S3 wants it on parts, and s3transfer sends it on Complete too); a
  * copy's source key goes as x-amz-copy-source-..., or plain on the HEAD of
@@ -522,6 +563,16 @@ static enum s3c_err add_sse_c(struct req *r, struct s3_req *q, const struct xfer
         s3_req_sse_c(q, &r->ssec_src, r->kind != RK_HEAD_SRC);
     }
     return S3C_OK;
+}
+
+/* An XML body from r->mem, with the Content-MD5 (r->hdr_md5) that DeleteObjects and
+ * PutObjectTagging require: an integrity header, and MD5 is the one every store knows. */
+static void xml_body_md5(struct req *r, struct s3_req *q)
+{
+    q->body = r->mem.data;
+    q->body_len = r->mem.len;
+    s3_req_header(q, "Content-Type", "application/xml");
+    s3_req_header(q, "Content-MD5", r->hdr_md5);
 }
 
 static void on_http_done(struct http_xfer *x, void *ctx)
@@ -598,7 +649,7 @@ enum s3c_err req_submit(struct engine *g, struct req *r, struct s3c_error *e)
     struct xfer_obj *o = os->o;
     struct s3_req q;
     const struct xfer_obj_opts *oo = o->opts;
-    char num[32];
+    char num[32], sha[2 * SHA256_LEN + 1];
     enum s3c_err rc = S3C_OK;
 
     memset(&q, 0, sizeof(q));
@@ -653,17 +704,8 @@ enum s3c_err req_submit(struct engine *g, struct req *r, struct s3c_error *e)
         q.bucket = o->dst_bucket;
         q.key = o->dst;
         q.query = "uploads=";
-        if (o->op == XFER_COPY && !(oo && oo->metadata_directive && !strcmp(oo->metadata_directive, "REPLACE"))) {
-            const char *p = os->src_headers.data, *end = p + os->src_headers.len;
-            while (p && p < end && q.n_headers < S3_REQ_MAX_HEADERS - 8) {
-                const char *v = p + strlen(p) + 1;
-                s3_req_header(&q, p, v);
-                p = v + strlen(v) + 1;
-            }
-            if (oo && oo->storage_class)
-                s3_req_header(&q, "x-amz-storage-class", oo->storage_class);
-            if (oo && oo->acl)
-                s3_req_header(&q, "x-amz-acl", oo->acl);
+        if (o->op == XFER_COPY && os->keep_meta) {
+            add_kept_headers(r, &q, true);
         } else {
             add_obj_headers(r, &q, true);
             if (o->op == XFER_UPLOAD && flex_ok(g) && mpu_ck_room(g, os)) {
@@ -674,16 +716,34 @@ enum s3c_err req_submit(struct engine *g, struct req *r, struct s3c_error *e)
                 os->mpu_crc = r->flex = true;
             }
         }
+        /* The copy's tags, unless the store is known to ignore them here (then they
+         * go with PutObjectTagging after Complete). */
+        os->tags_sent = o->op == XFER_COPY && os->src_tagging.len && g->mpu_tagging >= 0;
+        if (os->tags_sent)
+            s3_req_header(&q, "x-amz-tagging", buf_cstr(&os->src_tagging));
         break;
     case RK_HEAD_SRC:
-        q.method = "HEAD";
+    case RK_GET_TAGS:
+        /* What a copy keeps of its source: its headers, its tags. */
+        q.method = r->kind == RK_HEAD_SRC ? "HEAD" : "GET";
         q.bucket = o->src_bucket;
         q.key = o->src;
+        q.query = r->kind == RK_GET_TAGS ? "tagging=" : NULL;
         break;
     case RK_HEAD_DST:
         q.method = "HEAD";
         q.bucket = o->dst_bucket;
         q.key = o->dst;
+        break;
+    case RK_PUT_TAGS:
+    case RK_CHECK_TAGS:
+        /* A copy's tags after Complete: set, or read back. */
+        q.method = r->kind == RK_PUT_TAGS ? "PUT" : "GET";
+        q.bucket = o->dst_bucket;
+        q.key = o->dst;
+        q.query = "tagging=";
+        if (r->kind == RK_PUT_TAGS)
+            xml_body_md5(r, &q);
         break;
     case RK_HEAD_INFO:
     case RK_HEAD_PART1:
@@ -814,22 +874,26 @@ enum s3c_err req_submit(struct engine *g, struct req *r, struct s3c_error *e)
         q.bucket = o->dst_bucket;
         q.key = o->dst;
         s3_req_header(&q, "x-amz-copy-source", buf_cstr(&r->hdr_copy_src));
-        if (oo && oo->metadata_directive)
-            s3_req_header(&q, "x-amz-metadata-directive", oo->metadata_directive);
-        if (oo && oo->metadata_directive && !strcmp(oo->metadata_directive, "REPLACE"))
+        if (!os->keep_meta) {
+            s3_req_header(&q, "x-amz-metadata-directive", "REPLACE");
             add_obj_headers(r, &q, false);
-        else if (oo && oo->no_overwrite)
-            s3_req_header(&q, "If-None-Match", "*");
+        } else if (os->merge_meta) {
+            s3_req_header(&q, "x-amz-metadata-directive", "REPLACE");
+            add_kept_headers(r, &q, false);
+        } else {
+            if (oo && oo->metadata_directive)
+                s3_req_header(&q, "x-amz-metadata-directive", oo->metadata_directive);
+            if (oo && oo->no_overwrite)
+                s3_req_header(&q, "If-None-Match", "*");
+        }
+        if (os->drop_tags)
+            s3_req_header(&q, "x-amz-tagging-directive", "REPLACE");
         break;
     case RK_DELETE:
         q.method = "POST";
         q.bucket = o->src_bucket;
         q.query = "delete=";
-        q.body = r->mem.data;
-        q.body_len = r->mem.len;
-        s3_req_header(&q, "Content-Type", "application/xml");
-        /* DeleteObjects requires an integrity header; Content-MD5 is the one every store knows. */
-        s3_req_header(&q, "Content-MD5", r->hdr_md5);
+        xml_body_md5(r, &q);
         break;
     case RK_DELETE_ONE:
         q.method = "DELETE";
@@ -846,6 +910,16 @@ enum s3c_err req_submit(struct engine *g, struct req *r, struct s3c_error *e)
     if (oo && (rc = add_sse_c(r, &q, oo, e)))
         return rc;
     q.object_data = r->kind == RK_PUT || r->kind == RK_PART;
+    if (q.read && store_s3_signs_payload(g->s3)) {
+        /* payload_signing_enabled: the file's bytes signed by their SHA-256
+         * (then no aws-chunked trailer: the signature covers them). */
+        if ((rc = body_sha256(r, sha, e)))
+            return rc;
+        q.payload_sha256 = sha;
+        q.trailer = r->flex = false;
+        if (!req_md5_sent(g, r)) /* no trailer's echo to prove them: their MD5 does */
+            return s3c_fail(e, S3C_ENOMEM, "cannot start a thread to hash %s", o->src);
+    }
     rc = store_s3_prepare(g->s3, &q, &r->call, &r->http, e);
     if (rc)
         return rc;
@@ -859,6 +933,47 @@ enum s3c_err req_submit(struct engine *g, struct req *r, struct s3c_error *e)
     g->inflight++;
     g->stats.requests++;
     return S3C_OK;
+}
+
+/*
+ * payload_signing_enabled: the SHA-256 of the file's bytes 'r' streams,
+ * read once more before they go. On the loop thread, as botocore reads a
+ * body to hash it before sending: the cost that configuration asks for
+ * (a pass over the bytes at SHA-256's speed, every part, every retry).
+ */
+static enum s3c_err body_sha256(struct req *r, char hex[2 * SHA256_LEN + 1], struct s3c_error *e)
+{
+    enum { CHUNK = 1 << 20 };
+    struct hash_ctx *h = hash_sha256_new();
+    unsigned char d[SHA256_LEN];
+    char *buf = malloc(CHUNK);
+    uint64_t done = 0;
+    enum s3c_err rc = S3C_OK;
+
+    if (!h || !buf) {
+        rc = s3c_fail(e, S3C_ENOMEM, "out of memory");
+        goto out;
+    }
+    while (done < r->len) {
+        size_t want = r->len - done < CHUNK ? (size_t)(r->len - done) : CHUNK;
+        ssize_t got = pread(r->os->fd, buf, want, (off_t)(r->off + done));
+
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got <= 0) {
+            rc = got < 0 ? s3c_fail_errno(e, errno, "cannot read %s", r->os->o->src)
+                         : s3c_fail(e, S3C_EIO, "%s shrank while it was read", r->os->o->src);
+            goto out;
+        }
+        hash_update(h, buf, (size_t)got);
+        done += (uint64_t)got;
+    }
+    hash_final(h, d);
+    str_hex(d, SHA256_LEN, hex);
+out:
+    free(buf);
+    hash_free(h);
+    return rc;
 }
 
 /*
@@ -979,6 +1094,9 @@ static const char *req_op_name(enum req_kind k)
     case RK_HEAD_INFO:
     case RK_HEAD_PART1:
     case RK_HEAD_DST: return "HeadObject";
+    case RK_GET_TAGS: return "GetObjectTagging";
+    case RK_PUT_TAGS: return "PutObjectTagging";
+    case RK_CHECK_TAGS: return "GetObjectTagging";
     case RK_DELETE: return "DeleteObjects";
     case RK_DELETE_ONE: return "DeleteObject";
     case RK_LIST_PARTS: return "ListParts";
@@ -1007,18 +1125,21 @@ static void stop_run(struct engine *g, struct req *r, struct s3c_error *e)
     char msg[sizeof(e->msg)];
     size_t n = strlen(e->msg);
     bool reads = r->kind == RK_GET || r->kind == RK_HEAD_INFO || r->kind == RK_HEAD_PART1 ||
-                 r->kind == RK_HEAD_SRC;
+                 r->kind == RK_HEAD_SRC || r->kind == RK_GET_TAGS;
 
     if (g->stop)
         return;
     if (n && e->msg[n - 1] == '.')
         e->msg[n - 1] = '\0';
+    /* The operation is e->op's (the line names it); the message names the bucket. */
     if (o->op == XFER_COPY && !reads)
-        snprintf(msg, sizeof(msg), "%s from s3://%s to s3://%s: %.300s; stopped, nothing more was tried",
-                 req_op_name(r->kind), o->src_bucket, o->dst_bucket, e->msg);
+        snprintf(msg, sizeof(msg), "%.300s (from s3://%s to s3://%s); stopped, nothing more was tried",
+                 e->msg, o->src_bucket, o->dst_bucket);
     else
-        snprintf(msg, sizeof(msg), "%s in s3://%s: %.300s; stopped, nothing more was tried", req_op_name(r->kind),
-                 reads || o->op == XFER_DELETE ? o->src_bucket : o->dst_bucket, e->msg);
+        snprintf(msg, sizeof(msg), "%.300s (s3://%s); stopped, nothing more was tried", e->msg,
+                 reads || o->op == XFER_DELETE ? o->src_bucket : o->dst_bucket);
+    if (!e->op[0])
+        str_copy(e->op, sizeof(e->op), req_op_name(r->kind));
     str_copy(e->msg, sizeof(e->msg), msg);
     g->stop = true;
     g->stop_err = *e;

@@ -38,6 +38,9 @@ static const struct req_ops req_kinds[] = {
     [RK_HEAD_PART1] = { .ok = on_head_part1, .refused = head_part1_refused },
     [RK_LIST_PARTS] = { .ok = on_list_parts, .refused = list_parts_refused },
     [RK_HEAD_DST] = { .ok = on_head_dst, .failed = head_dst_failed },
+    [RK_GET_TAGS] = { .ok = on_src_tags, .refused = src_tags_refused },
+    [RK_PUT_TAGS] = { .ok = on_put_tags },
+    [RK_CHECK_TAGS] = { .ok = on_check_tags },
 };
 
 /* How each operation's objects start, and end. */
@@ -76,6 +79,8 @@ static struct req *obj_start(struct engine *g, struct xfer_obj *o)
 
     os->pending = (struct buf)BUF_INIT(0);
     os->src_headers = (struct buf)BUF_INIT(64 << 10);
+    os->src_tagging = (struct buf)BUF_INIT(16 << 10);
+    os->src_tag_xml = (struct buf)BUF_INIT(32 << 10);
     /* Standard I/O is stdout for a download, stdin for anything else. */
     ops = &g->ops[o->stdio && o->op != XFER_DOWNLOAD ? XFER_UPLOAD : o->op];
     if ((o->stdio ? ops->start_stdio : ops->start)(g, os, &r, &e))
@@ -145,6 +150,23 @@ static bool obj_must_wait(struct engine *g, const struct xfer_obj *o)
     return g->inflight > 0 && b && *b && !store_s3_may_send(g->s3, b);
 }
 
+/*
+ * retry_mode = adaptive, once the store throttled: the client-side rate
+ * limiter says when 'r' may go. Until then it waits with the retries (its
+ * attempt unchanged) and nothing more is sent this turn.
+ */
+static bool hold_for_rate(struct engine *g, struct req *r, int64_t now)
+{
+    long wait_ms = store_s3_rate_wait_ms(g->s3);
+
+    if (wait_ms <= 0)
+        return false;
+    r->due_ms = now + wait_ms;
+    r->next = g->retry;
+    g->retry = r;
+    return true;
+}
+
 static void fill(struct engine *g)
 {
     int64_t now = now_ms();
@@ -195,6 +217,8 @@ static void fill(struct engine *g)
             if (!r)
                 continue;
         }
+        if (hold_for_rate(g, r, now))
+            break;
         submit_or_fail(g, r);
     }
 }

@@ -25,6 +25,13 @@ enum xfer_op {
     XFER_DELETE,    /* delete src_bucket/src (version_id when set); batched into DeleteObjects */
 };
 
+/* What an S3 to S3 copy takes from its source, as the AWS CLI's --copy-props. */
+enum xfer_copy_props {
+    XFER_PROPS_DEFAULT = 0,         /* metadata and tags */
+    XFER_PROPS_METADATA,            /* metadata only (what x-amz-metadata-directive covers) */
+    XFER_PROPS_NONE,                /* nothing: the command line's flags only */
+};
+
 /* Per-object options shared by every object of a command (borrowed). */
 struct xfer_obj_opts {
     const char *content_type;       /* NULL: guess from the extension (uploads) */
@@ -46,7 +53,9 @@ struct xfer_obj_opts {
     const char *sse_c_copy_source;
     const char *sse_c_copy_source_key;
     const char *request_payer;      /* "requester" */
-    const char *metadata_directive; /* COPY or REPLACE (copies) */
+    const char *metadata_directive; /* COPY or REPLACE (copies): overrides copy_props for metadata */
+    enum xfer_copy_props copy_props; /* copies: metadata and tags kept alike by CopyObject and by a
+                                       multipart copy (HeadObject, GetObjectTagging first) */
     const char *metadata[32][2];    /* user metadata: {"x-amz-meta-NAME", value} */
     int n_metadata;
     bool no_overwrite;              /* If-None-Match: * */
@@ -71,6 +80,10 @@ struct xfer_obj {
     bool stdio;                     /* source is stdin (upload) or destination stdout (download) */
     const struct xfer_obj_opts *opts;
     char *version_id;               /* XFER_DELETE: the version to delete; NULL: the current one */
+    struct http_resp *head;         /* the source's HeadObject reply (with x-amz-checksum-mode:
+                                       ENABLED) when the caller made one, or NULL: a download
+                                       (to a file) and a multipart copy take it as their own
+                                       instead of asking again. Owned: freed with the object */
     void *user;                     /* caller's, untouched */
     void *owner;                    /* caller's, untouched: the job an object belongs to (run) */
 
@@ -100,7 +113,6 @@ struct xfer_opts {
     int max_concurrency;            /* ceiling for adaptive; 0: 512 */
     uint64_t part_size;             /* fixed part size; 0: from the object size */
     uint64_t multipart_threshold;   /* 0: 8 MiB */
-    int max_queue;                  /* objects admitted but not started; 0: 1000 */
     uint64_t bwlimit_bytes_s;       /* 0: none */
     uint64_t expected_size;         /* stdin uploads: expected bytes, to pick the part size */
     bool verify;                    /* check MD5/ETag and checksums (default true) */

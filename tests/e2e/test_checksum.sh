@@ -66,12 +66,12 @@ test_checksum_flags_are_checked() {
     local b
     t_new_bucket b
     printf 'x' > one
-    assert_exit 2 s3c cp one "s3://$b/one" --checksum-algorithm MD5
+    assert_exit 252 s3c cp one "s3://$b/one" --checksum-algorithm MD5
     assert_contains "$T_ERR" "--checksum-algorithm must be CRC32, CRC32C, SHA1, SHA256 or CRC64NVME"
     assert_lines 1 "$T_ERR" "stderr"
-    assert_exit 2 s3c cp "s3://$b/one" got --checksum-mode yes
+    assert_exit 252 s3c cp "s3://$b/one" got --checksum-mode yes
     assert_contains "$T_ERR" "--checksum-mode must be ENABLED"
-    assert_exit 2 s3c sync . "s3://$b/" --checksum-algorithm crc16
+    assert_exit 252 s3c sync . "s3://$b/" --checksum-algorithm crc16
     # The algorithm's name in any case, as the AWS CLI takes it.
     assert_ok s3c cp one "s3://$b/one" --checksum-algorithm sha256
 }
@@ -178,6 +178,18 @@ test_checksum_mode_and_response_validation() {
     for x in a b c; do
         assert_eq "$(t_sha256 "$f")" "$(t_sha256 "$x")" "bytes of $x"
     done
+    # A ranged download takes cp's own HEAD of the source as its probe: that HEAD
+    # asks for the stored checksum with --checksum-mode too, and is the only one.
+    f=$(t_data 20MB 20000000)
+    assert_ok s3c cp "$f" "s3://$b/big"
+    t_cmd bash -c 'AWS_RESPONSE_CHECKSUM_VALIDATION=when_required "$0" --debug cp "$1" d --checksum-mode ENABLED' \
+        "$S3C" "s3://$b/big"
+    assert_eq 0 "$T_RC" "exit status of a ranged download with --checksum-mode"
+    assert_eq 1 "$(grep -c "http: HEAD http[^?]*/big\$" <<<"$T_ERR")" "HEADs of s3://$b/big"
+    assert_eq "$(t_sha256 "$f")" "$(t_sha256 d)" "bytes of d"
+    if t_store_is s3emu; then # (Ceph 16 stores no flexible checksums)
+        assert_contains "$T_ERR" "xfer: s3://$b/big: verified: CRC64NVME "
+    fi
 }
 
 # One flipped byte in one GET is caught for every algorithm: a whole GET

@@ -464,17 +464,17 @@ test_cp_stdin_stdout_20MB() {
 test_cp_missing_local_source_exit_2() {
     local b
     t_new_bucket b
-    # One file: a usage error (exit 2), one line naming it, as the AWS CLI says.
-    assert_exit 2 s3c cp no-such-file "s3://$b/x"
+    # One file: a usage error (exit 252), one line naming it, as the AWS CLI says.
+    assert_exit 252 s3c cp no-such-file "s3://$b/x"
     assert_lines 1 "$T_ERR" "stderr"
     assert_contains "$T_ERR" "no-such-file does not exist"
-    # --recursive on a missing directory: the same usage error (exit 2), one line.
-    assert_exit 2 s3c cp --recursive no-such-dir "s3://$b/x/"
+    # --recursive on a missing directory: the same usage error (exit 252), one line.
+    assert_exit 252 s3c cp --recursive no-such-dir "s3://$b/x/"
     assert_lines 1 "$T_ERR" "stderr"
     assert_contains "$T_ERR" "no-such-dir"
     assert_eq "" "$(_keys "$b")" "keys"
     # A wildcard to standard output names many objects: refused, and no directory "-" appears.
-    assert_exit 2 s3c cp "s3://$b/pre*" -
+    assert_exit 252 s3c cp "s3://$b/pre*" -
     assert_contains "$T_ERR" "single object only"
     [ ! -e ./- ] || t_fail "a local '-' was created"
 }
@@ -484,10 +484,10 @@ test_cp_missing_key_404() {
     t_new_bucket b
     assert_exit 1 s3c cp "s3://$b/no/such/key" here
     assert_lines 1 "$T_ERR" "stderr"
-    assert_match "$T_ERR" "^s3c: ERROR \"cp s3://$b/no/such/key here\": .*\(404 [A-Za-z]+\)$" "stderr"
+    assert_match "$T_ERR" "^download failed: s3://$b/no/such/key to here An error occurred \(NoSuchKey\) when calling the HeadObject operation: The specified key does not exist\.$" "stderr"
     _assert_gone here
     assert_exit 1 s3c cp "s3://$b/no/such/key" "s3://$b/copy"
-    assert_contains "$T_ERR" "404"
+    assert_contains "$T_ERR" "(NoSuchKey)"
     assert_eq "" "$(_keys "$b")" "keys"
 }
 
@@ -498,9 +498,12 @@ test_cp_unreadable_file_in_tree() {
     printf 1 > tree/a.txt; printf 2 > tree/sub/b.txt; printf 3 > tree/z.txt
     ln -s no-such-target tree/sub/dangling      # stat fails: ENOENT
     mkfifo tree/fifo                            # not a regular file: skipped, never opened
-    assert_exit 1 s3c cp --recursive tree "s3://$b/t/"
-    assert_lines 1 "$(grep ERROR <<<"$T_ERR")" "error lines"
-    assert_match "$T_ERR" '^s3c: ERROR "cp .*dangling.*": .*No such file or directory' "stderr"
+    # The dangling link and the FIFO are skipped with a warning (exit 2, as
+    # the AWS CLI's skipped files).
+    assert_exit 2 s3c cp --recursive tree "s3://$b/t/"
+    assert_lines 2 "$(grep '^warning: Skipping file' <<<"$T_ERR")" "skip lines"
+    assert_match "$T_ERR" '^warning: Skipping file tree/sub/dangling\. .*No such file or directory' "stderr"
+    assert_match "$T_ERR" '^warning: Skipping file tree/fifo\. not a regular file' "stderr"
     assert_lines 3 "$T_OUT" "upload lines"
     assert_eq "$(printf '%s\n' t/a.txt t/sub/b.txt t/z.txt)" "$(_keys "$b")" "keys: every other file"
 }
@@ -520,7 +523,7 @@ test_cp_full_disk() {
 
     assert_exit 1 s3c cp "s3://$b/big" "$mnt/"
     assert_lines 1 "$T_ERR" "stderr"
-    assert_match "$T_ERR" "^s3c: ERROR \"cp s3://$b/big .*\": .*No space left on device" "stderr"
+    assert_match "$T_ERR" "^download failed: s3://$b/big to .*No space left on device" "stderr"
     assert_eq "" "$(find "$mnt" -mindepth 1)" "files left on the full disk"
 
     assert_exit 1 s3c cp --recursive "s3://$b/dir/" "$mnt/d"
@@ -578,11 +581,11 @@ test_cp_download_refuses_escaping_keys() {
     _assert_gone evil2
     assert_eq "evil" "$(cat evil)" "./evil"
     assert_lines 2 "$T_OUT" "download lines"
-    assert_lines 2 "$T_ERR" "error lines"
-    assert_match "$T_ERR" '^s3c: ERROR ".*h/\.\./evil.*": .*\.\.' "stderr"
-    assert_match "$T_ERR" '^s3c: ERROR ".*h/a/\.\./\.\./evil2.*": .*\.\.' "stderr"
-    # A refused object is a failed transfer, not a usage error: exit 1.
-    [ "$T_RC" = 1 ] || t_fail "expected exit 1 for refused keys, got $T_RC"
+    assert_lines 2 "$T_ERR" "warning lines"
+    assert_match "$T_ERR" '^warning: Skipping file .*h/\.\./evil\. .*\.\.' "stderr"
+    assert_match "$T_ERR" '^warning: Skipping file .*h/a/\.\./\.\./evil2\. .*\.\.' "stderr"
+    # A refused key is skipped, as the AWS CLI skips it: exit 2 (sync alike).
+    [ "$T_RC" = 2 ] || t_fail "expected exit 2 for refused keys, got $T_RC"
 }
 
 # ------------------------------------------------------------ json, quiet --
@@ -598,7 +601,8 @@ test_cp_json_and_quiet() {
     assert_eq "{\"destination\":\"s3://$b/a\",\"operation\":\"upload\",\"size\":5,\"source\":\"tree/a\",\"success\":true}" \
         "$(grep '"tree/a"' <<<"$T_OUT" | jq -cS .)" "json line of tree/a"
     assert_exit 1 s3c cp --json "s3://$b/missing" x
-    assert_contains "$T_ERR" "404" "stderr of a 404 with --json"
+    assert_eq "false 404 NoSuchKey" "$(jq -r '[.success, .http_status, .error_code] | join(" ")' <<<"$T_OUT")" \
+        "the record of a 404 with --json"
     assert_ok s3c cp --quiet --recursive "s3://$b/" dl
     assert_eq "" "$T_OUT" "stdout with --quiet"
     assert_eq "12345" "$(cat dl/a)" "dl/a"
@@ -621,7 +625,7 @@ test_cp_part_size_and_workers() {
     assert_ok s3c cp --part-size 16MiB "s3://$b/w1" got
     assert_file_sha256 got "$sum"
     # Out of range: a usage error before any request.
-    assert_exit 2 s3c cp --part-size 1MiB big "s3://$b/bad"
-    assert_exit 2 s3c cp --numworkers 0 big "s3://$b/bad"
+    assert_exit 252 s3c cp --part-size 1MiB big "s3://$b/bad"
+    assert_exit 252 s3c cp --numworkers 0 big "s3://$b/bad"
     _assert_no_key "$b" bad
 }

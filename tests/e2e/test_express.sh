@@ -185,16 +185,16 @@ test_express_refused_flags_and_no_session_auth() {
     _x_file f 1000
     r0=$(_x_stat '.requests')
     # Refused before any request is sent, with exit 2.
-    assert_exit 2 s3c cp --acl public-read f "s3://$b/k"
+    assert_exit 252 s3c cp --acl public-read f "s3://$b/k"
     assert_contains "$T_ERR" "--acl cannot be used with the S3 Express directory bucket $b"
-    assert_exit 2 s3c cp --storage-class STANDARD_IA f "s3://$b/k"
+    assert_exit 252 s3c cp --storage-class STANDARD_IA f "s3://$b/k"
     assert_contains "$T_ERR" "EXPRESS_ONEZONE"
-    assert_exit 2 s3c sync --sse-c AES256 --sse-c-key 0123456789abcdef0123456789abcdef . "s3://$b/"
-    assert_exit 2 s3c cp --request-payer requester "s3://$b/k" out
-    assert_exit 2 s3c rm --version-id abc "s3://$b/k"
-    assert_exit 2 s3c rm --recursive --all-versions "s3://$b/"
-    assert_exit 2 s3c ls --all-versions "s3://$b/"
-    assert_exit 2 s3c du --all-versions "s3://$b/"
+    assert_exit 252 s3c sync --sse-c AES256 --sse-c-key 0123456789abcdef0123456789abcdef . "s3://$b/"
+    assert_exit 252 s3c cp --request-payer requester "s3://$b/k" out
+    assert_exit 252 s3c rm --version-id abc "s3://$b/k"
+    assert_exit 252 s3c rm --recursive --all-versions "s3://$b/"
+    assert_exit 252 s3c ls --all-versions "s3://$b/"
+    assert_exit 252 s3c du --all-versions "s3://$b/"
     assert_eq "$r0" "$(_x_stat '.requests')" "requests sent by refused commands"
     # EXPRESS_ONEZONE and bucket-owner-full-control are what a directory bucket takes.
     assert_ok s3c cp --storage-class EXPRESS_ONEZONE --acl bucket-owner-full-control f "s3://$b/k"
@@ -211,7 +211,7 @@ test_express_refused_flags_and_no_session_auth() {
     rm "$HOME/.aws/config"
     # The store demands sessions again: IAM-signed object requests are refused.
     _x_config 'express_session_required=1'
-    AWS_S3_DISABLE_EXPRESS_SESSION_AUTH=true assert_exit 1 s3c ls "s3://$b/"
+    AWS_S3_DISABLE_EXPRESS_SESSION_AUTH=true assert_exit 254 s3c ls "s3://$b/"
     assert_contains "$T_ERR" "AccessDenied"
-    AWS_S3_DISABLE_EXPRESS_SESSION_AUTH=maybe assert_exit 2 s3c ls "s3://$b/"
+    AWS_S3_DISABLE_EXPRESS_SESSION_AUTH=maybe assert_exit 253 s3c ls "s3://$b/"
 }

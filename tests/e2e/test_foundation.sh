@@ -59,19 +59,19 @@ test_help() {
         assert_ok s3c help "$verb"
         assert_contains "$T_OUT" "$verb" "s3c help $verb"
     done
-    assert_exit 2 s3c help no-such-verb
+    assert_exit 252 s3c help no-such-verb
 }
 
 test_usage_errors_exit_2() {
-    assert_exit 2 s3c
-    assert_exit 2 s3c no-such-verb
+    assert_exit 252 s3c
+    assert_exit 252 s3c no-such-verb
     assert_match "$T_ERR" . "stderr of an unknown verb"
-    assert_exit 2 s3c ls --no-such-flag
+    assert_exit 252 s3c ls --no-such-flag
     assert_match "$T_ERR" . "stderr of an unknown flag"
-    assert_exit 2 s3c mb
-    assert_exit 2 s3c rb
-    assert_exit 2 s3c head
-    assert_exit 2 s3c ls --endpoint-url
+    assert_exit 252 s3c mb
+    assert_exit 252 s3c rb
+    assert_exit 252 s3c head
+    assert_exit 252 s3c ls --endpoint-url
 }
 
 # --------------------------------------------------------------------- ls --
@@ -188,7 +188,7 @@ test_ls_json_lines() {
 test_ls_missing_bucket_fails() {
     local b
     t_bucket b nonexistent
-    assert_exit 1 s3c ls "s3://$b"
+    assert_exit 254 s3c ls "s3://$b"
     assert_contains "$T_ERR" NoSuchBucket "stderr"
     _one_line "$T_ERR"
     assert_eq "" "$T_OUT" "stdout"
@@ -271,12 +271,12 @@ test_head_like_aws_s3api() {
 test_head_missing_key_fails() {
     local b
     t_new_bucket b
-    assert_exit 1 s3c head "s3://$b/no/such/key"
+    assert_exit 254 s3c head "s3://$b/no/such/key"
     assert_match "$T_ERR" '404|NotFound|NoSuchKey' "stderr"
     _one_line "$T_ERR"
     assert_eq "" "$T_OUT" "stdout"
     t_bucket b nonexistent
-    assert_exit 1 s3c head "s3://$b/key"
+    assert_exit 254 s3c head "s3://$b/key"
     _one_line "$T_ERR"
 }
 
@@ -286,16 +286,16 @@ test_wrong_secret_key_is_403() {
     local b
     t_new_bucket b
     export AWS_SECRET_ACCESS_KEY=wrongSecretKeyForS3cTests0000000000000000
-    assert_exit 1 s3c ls "s3://$b"
+    assert_exit 254 s3c ls "s3://$b"
     assert_match "$T_ERR" '403|SignatureDoesNotMatch' "stderr"
     _one_line "$T_ERR"
     assert_not_contains "$T_ERR$T_OUT" "$AWS_SECRET_ACCESS_KEY" "output (the secret key)"
-    assert_exit 1 s3c ls
+    assert_exit 254 s3c ls
     assert_match "$T_ERR" '403|SignatureDoesNotMatch' "stderr"
-    assert_exit 1 s3c head "s3://$b/x"
+    assert_exit 254 s3c head "s3://$b/x"
     assert_match "$T_ERR" '403|SignatureDoesNotMatch' "stderr"
     export AWS_ACCESS_KEY_ID=AKIAS3CNOSUCHKEY0000
-    assert_exit 1 s3c ls "s3://$b"
+    assert_exit 254 s3c ls "s3://$b"
     assert_match "$T_ERR" '403|InvalidAccessKeyId' "stderr"
     _one_line "$T_ERR"
 }
@@ -312,20 +312,20 @@ test_debug_never_prints_the_secret() {
 }
 
 test_unknown_profile_exit_2() {
-    assert_exit 2 s3c --profile nope ls
+    assert_exit 253 s3c --profile nope ls
     assert_contains "$T_ERR" nope "stderr"
     _one_line "$T_ERR"
-    assert_exit 2 s3c ls --profile nope
+    assert_exit 253 s3c ls --profile nope
     assert_contains "$T_ERR" nope "stderr"
     export AWS_PROFILE=nope
-    assert_exit 2 s3c ls
+    assert_exit 253 s3c ls
     assert_contains "$T_ERR" nope "stderr"
 }
 
 test_no_sign_request() {
     local b pub
     t_new_bucket b private
-    assert_exit 1 s3c ls "s3://$b" --no-sign-request
+    assert_exit 254 s3c ls "s3://$b" --no-sign-request
     assert_match "$T_ERR" '403|AccessDenied' "stderr"
     t_bucket pub public
     t_cmd s3curl PUT "/$pub" -H "x-amz-acl: public-read" || t_fail "could not create $pub"
@@ -336,7 +336,7 @@ test_no_sign_request() {
     unset AWS_SECRET_ACCESS_KEY
     assert_ok s3c ls "s3://$pub" --no-sign-request
     assert_contains "$T_OUT" hello "s3c ls --no-sign-request with partial keys"
-    assert_exit 2 s3c ls "s3://$pub"
+    assert_exit 253 s3c ls "s3://$pub"
     assert_contains "$T_ERR" AWS_SECRET_ACCESS_KEY "stderr without --no-sign-request"
 }
 
@@ -353,8 +353,8 @@ test_endpoint_url_flag() {
     export AWS_ENDPOINT_URL=$_DEAD_ENDPOINT
     assert_ok s3c ls "s3://$b" --endpoint-url "$S3C_TEST_ENDPOINT"
     assert_contains "$T_OUT" " k" "s3c ls with --endpoint-url over a dead AWS_ENDPOINT_URL"
-    # And with only the dead endpoint: a connection error is exit 1, one line.
-    assert_exit 1 s3c ls "s3://$b"
+    # And with only the dead endpoint: a connection error is exit 255 (as the CLI's), one line.
+    assert_exit 255 s3c ls "s3://$b"
     _one_line "$T_ERR"
 }
 
@@ -411,7 +411,7 @@ CRED
     AWS_PROFILE=other assert_same_output s3c ls "s3://$b" -- awsx s3 ls "s3://$b"
     # The environment wins over the config file.
     sed -i "s|$S3C_TEST_ENDPOINT|$_DEAD_ENDPOINT|" "$HOME/.aws/config"
-    assert_exit 1 s3c ls "s3://$b"
+    assert_exit 255 s3c ls "s3://$b"
     AWS_ENDPOINT_URL=$S3C_TEST_ENDPOINT assert_same_output s3c ls "s3://$b" -- awsx s3 ls "s3://$b"
 }
 
@@ -441,7 +441,7 @@ CRED
     AWS_PROFILE=sub assert_same_output s3c ls "s3://$b" -- awsx s3 ls "s3://$b"
     # A bad value is a configuration error (exit 2) naming the key.
     sed -i 's/^  max_concurrent_requests = 20/  max_concurrent_requests = lots/' cfg
-    assert_exit 2 s3c --profile sub ls "s3://$b"
+    assert_exit 253 s3c --profile sub ls "s3://$b"
     assert_contains "$T_ERR" max_concurrent_requests "stderr"
     _one_line "$T_ERR"
 }

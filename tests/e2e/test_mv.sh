@@ -15,7 +15,7 @@ test_mv_local_to_s3_removes_local_after_success() {
 
     # The copy fails (no such bucket): the local file stays.
     assert_exit 1 s3c mv f.txt "s3://$nob/f.txt"
-    assert_contains "$T_ERR" "404" "stderr"
+    assert_contains "$T_ERR" "(NoSuchBucket)" "stderr"
     assert_file_sha256 f.txt "$sum"
 
     # --no-overwrite on an existing key: skipped, so the local file stays.
@@ -98,7 +98,7 @@ test_mv_s3_to_local_removes_source() {
     # A missing key: exit 1, 404, nothing written.
     assert_exit 1 s3c mv "s3://$b/nope" nope
     assert_lines 1 "$T_ERR" "stderr"
-    assert_contains "$T_ERR" "404"
+    assert_contains "$T_ERR" "(NoSuchKey)"
     _assert_gone nope
     # A download that cannot be written (its parent is a file) keeps the source.
     printf file > afile

@@ -104,9 +104,10 @@ test_rm_wildcards() {
     assert_ok s3c rm "s3://$b/logs/*/202?-0?.gz"
     assert_eq "delete: s3://$b/logs/old/2024-03.gz" "$T_OUT"
     assert_eq "$(printf '"%s"\n' 'lit*star' logs/2023-12.gz logs/2024-02.txt other.gz)" "$(_rm_keys "$b")"
-    # A pattern that matches nothing deletes nothing (as cp copies nothing).
-    assert_ok s3c rm "s3://$b/nomatch*"
+    # A pattern that matches nothing deletes nothing, and says so: exit 1 (as cp's).
+    assert_exit 1 s3c rm "s3://$b/nomatch*"
     assert_eq "" "$T_OUT"
+    assert_contains "$T_ERR" "no object matches s3://$b/nomatch*"
     # --raw: the '*' is part of the key.
     assert_ok s3c rm --raw "s3://$b/lit*star"
     assert_eq "$(printf '"%s"\n' logs/2023-12.gz logs/2024-02.txt other.gz)" "$(_rm_keys "$b")"
@@ -224,7 +225,7 @@ test_rm_per_key_failure() {
     # The others went; the refused key is named on one line with its code, and stays.
     assert_eq "$(printf 'delete: s3://%s/%s\n' "$b" keep/a "$b" keep/c)" "$T_OUT"
     assert_lines 1 "$T_ERR" "error lines"
-    assert_match "$T_ERR" "^s3c: ERROR \"rm s3://$b/deny/b\": .*AccessDenied"
+    assert_match "$T_ERR" "^delete failed: s3://$b/deny/b An error occurred \(AccessDenied\)"
     assert_eq '"deny/b"' "$(_rm_keys "$b")" "keys left"
 }
 
@@ -328,7 +329,7 @@ test_rm_all_versions() {
     assert_ok s3c rm --all-versions "s3://$b/ol?"
     assert_eq "delete: s3://$b/old (version null)" "$T_OUT"
     assert_eq "$(printf '%s\n' 'd/b.log v' 'k2 v')" "$(_rm_versions "$b")" "versions left"
-    assert_exit 2 s3c rm --all-versions --version-id v1 "s3://$b/k2"
+    assert_exit 252 s3c rm --all-versions --version-id v1 "s3://$b/k2"
     assert_ok s3c rm --all-versions -r "s3://$b"
     assert_eq "" "$(_rm_versions "$b")" "versions left"
 }
@@ -337,13 +338,13 @@ test_rm_usage_errors() {
     local b
     t_bucket b
     printf x > local.txt
-    assert_exit 2 s3c rm local.txt
+    assert_exit 252 s3c rm local.txt
     assert_contains "$T_ERR" "not an S3 path"
     [ -f local.txt ] || t_fail "rm touched a local file"
-    assert_exit 2 s3c rm "s3://$b"
+    assert_exit 252 s3c rm "s3://$b"
     assert_contains "$T_ERR" "--recursive"
-    assert_exit 2 s3c rm
-    assert_exit 2 s3c rm -r "s3://$b/p" --version-id v1
-    assert_exit 2 s3c rm "s3://$b/a" "s3://$b/b" --version-id v1
-    assert_exit 2 s3c rm --no-such-flag "s3://$b/a"
+    assert_exit 252 s3c rm
+    assert_exit 252 s3c rm -r "s3://$b/p" --version-id v1
+    assert_exit 252 s3c rm "s3://$b/a" "s3://$b/b" --version-id v1
+    assert_exit 252 s3c rm --no-such-flag "s3://$b/a"
 }

@@ -114,14 +114,14 @@ test_shard_auto_and_bad_specs() {
     _sh_tree tree 40
     (
         unset SLURM_ARRAY_TASK_ID JOB_COMPLETION_INDEX S3C_SHARD_INDEX
-        assert_exit 2 s3c cp -r tree "s3://$b/x/" --shard auto
+        assert_exit 252 s3c cp -r tree "s3://$b/x/" --shard auto
         assert_contains "$T_ERR" "SLURM_ARRAY_TASK_ID"
         assert_contains "$T_ERR" "JOB_COMPLETION_INDEX"
         export JOB_COMPLETION_INDEX=1
-        assert_exit 2 s3c sync tree "s3://$b/x/" --shard auto
+        assert_exit 252 s3c sync tree "s3://$b/x/" --shard auto
         assert_contains "$T_ERR" "S3C_SHARD_COUNT"
         for spec in 4/4 -1/2 1/0 x 1/2/3; do
-            assert_exit 2 s3c rm -r "s3://$b/x/" --shard "$spec"
+            assert_exit 252 s3c rm -r "s3://$b/x/" --shard "$spec"
         done
     ) || exit 1
     # Slurm's and Kubernetes' variables give the same shards as K/N.
@@ -216,5 +216,5 @@ test_shard_from_manifest() {
     assert_eq "$n" "$(grep -c '^delete:' <<<"$all")" "deletes from the local report"
     assert_eq 0 "$(t_list_keys "$b" | grep -c '/s 0/')" "keys of the report left"
     # Not an S3 source: a usage error.
-    assert_exit 2 s3c cp --from-manifest keys.txt tree "s3://$b/z/"
+    assert_exit 252 s3c cp --from-manifest keys.txt tree "s3://$b/z/"
 }

@@ -92,14 +92,14 @@ test_cat_usage_and_missing_key() {
     local b
     t_new_bucket b
     t_put_text "$b" 'a%2Ab' star
-    assert_exit 2 s3c cat "s3://$b/a*"
+    assert_exit 252 s3c cat "s3://$b/a*"
     assert_contains "$T_ERR" "wildcards"
     # A wildcard to standard output once wrote into a directory named '-' (see test_cp.sh).
     [ ! -e ./- ] || t_fail "a local '-' was created"
-    assert_exit 2 s3c cat "s3://$b/"
-    assert_exit 2 s3c cat "s3://$b/x" "s3://$b/y"
-    assert_exit 2 s3c cat ./local
-    assert_exit 2 s3c cat "s3://$b/x" --recursive
+    assert_exit 252 s3c cat "s3://$b/"
+    assert_exit 252 s3c cat "s3://$b/x" "s3://$b/y"
+    assert_exit 252 s3c cat ./local
+    assert_exit 252 s3c cat "s3://$b/x" --recursive
     assert_ok s3c cat --raw "s3://$b/a*b"
     assert_eq "star" "$T_OUT" "cat --raw of a key with '*'"
     assert_exit 1 s3c cat "s3://$b/no-such-key"
@@ -146,6 +146,30 @@ test_cat_corrupt_range_fails_md5_check() {
     assert_lines 1 "$T_ERR" "stderr"
 }
 
+# cat --debug of s3://$1/$2 with one GET corrupted (s3emu fault filter $3):
+# fetched again, exit 0, the bytes of sha256 $4.
+_st_cat_one_corrupt() {
+    local before
+    before=$(_st_emu_stat '.faults.corrupt')
+    _st_emu_faults "corrupt@op=GetObject,bucket=$1,$3"
+    t_cmd _st_cat_sha "s3://$1/$2" --debug
+    _st_emu_faults ""
+    assert_eq 1 $(($(_st_emu_stat '.faults.corrupt') - before)) "corrupt faults fired"
+    assert_eq 0 "$T_RC" "exit status of cat with one corrupted GET"
+    assert_eq "$4" "$T_OUT" "sha256 of cat with one corrupted GET"
+}
+
+# cat of s3://$1/$2 with every GET of it corrupted (s3emu): exit 1, stderr
+# matching $3, not a byte written to stdout.
+_st_cat_every_get_corrupt() {
+    _st_emu_faults "corrupt@op=GetObject,bucket=$1,key=$2"
+    t_cmd bash -c '"$0" cat "$1" > every-corrupt.out' "$S3C" "s3://$1/$2"
+    _st_emu_faults ""
+    assert_eq 1 "$T_RC" "exit status of cat with every GET corrupted"
+    assert_match "$T_ERR" "$3"
+    assert_eq 0 "$(stat -c %s every-corrupt.out)" "bytes written to stdout"
+}
+
 # _st_mpu_crc64 BUCKET KEY FILE: FILE as a 2-part upload that asked for a CRC64NVME
 # (the store keeps the full-object checksum; s3emu computes it at Complete).
 _st_mpu_crc64() {
@@ -166,7 +190,7 @@ _st_mpu_crc64() {
 # A multipart object's ETag checks no ranges; a stored full-object CRC does.
 test_cat_multipart_checked_against_stored_checksum() {
     t_store_is s3emu || t_skip "Ceph 16 stores no flexible checksums; corruption needs s3emu"
-    local b f before
+    local b f
     t_new_bucket b
     f=$(t_data 20MB 20000000)
     _st_mpu_crc64 "$b" crc "$f"
@@ -177,21 +201,10 @@ test_cat_multipart_checked_against_stored_checksum() {
     assert_eq "$(t_sha256 "$f")" "$T_OUT" "sha256"
     # One range corrupted: the 7 ranges fit the window, so none is written before
     # their CRCs, combined, match the stored one: fetched again, exit 0.
-    before=$(_st_emu_stat '.faults.corrupt')
-    _st_emu_faults "corrupt@op=GetObject,bucket=$b,nth=4"
-    t_cmd _st_cat_sha "s3://$b/crc" --debug
-    _st_emu_faults ""
-    assert_eq 1 $(($(_st_emu_stat '.faults.corrupt') - before)) "corrupt faults fired"
-    assert_eq 0 "$T_RC" "exit status of cat of a corrupted range"
-    assert_eq "$(t_sha256 "$f")" "$T_OUT" "sha256 after a corrupted range"
+    _st_cat_one_corrupt "$b" crc "nth=4" "$(t_sha256 "$f")"
     assert_match "$T_ERR" "downloaded bytes have CRC64NVME .*, the store's checksum is .*; downloading it again"
     # Every GET corrupted: exit 1, not a byte written.
-    _st_emu_faults "corrupt@op=GetObject,bucket=$b,key=crc"
-    t_cmd bash -c '"$0" cat "$1" > crc.out' "$S3C" "s3://$b/crc"
-    _st_emu_faults ""
-    assert_eq 1 "$T_RC" "exit status of cat with every GET corrupted"
-    assert_match "$T_ERR" "downloaded bytes have CRC64NVME .*, the store's checksum is"
-    assert_eq 0 "$(stat -c %s crc.out)" "bytes written to stdout"
+    _st_cat_every_get_corrupt "$b" crc "downloaded bytes have CRC64NVME .*, the store's checksum is"
     # Without a stored checksum, --debug says what was checked: the md5 of part MD5s.
     # (request_checksum_calculation = when_required: an upload that stores no CRC64NVME)
     AWS_REQUEST_CHECKSUM_CALCULATION=when_required assert_ok s3c cp "$f" "s3://$b/plain" --part-size 5MB
@@ -206,7 +219,7 @@ test_cat_multipart_checked_against_stored_checksum() {
 # object's bytes); a corruption that persists fails the object with nothing
 # written. Larger objects are checked when all is out (exit 1 on a mismatch).
 test_cat_multipart_md5_parts_checked_before_release() {
-    local b f sum before big
+    local b f sum big
     t_new_bucket b
     f=$(t_data 20MB 20000000)
     sum=$(t_sha256 "$f")
@@ -221,23 +234,12 @@ test_cat_multipart_md5_parts_checked_before_release() {
     assert_eq 0 "$T_RC" "exit status of cp to stdout"
     assert_eq "$sum" "$T_OUT" "sha256 of cp s3://$b/plain -"
     t_store_is s3emu || return 0 # the rest needs s3emu's fault injection
-    before=$(_st_emu_stat '.faults.corrupt')
-    _st_emu_faults "corrupt@op=GetObject,bucket=$b,key=plain,times=1"
-    t_cmd _st_cat_sha "s3://$b/plain" --debug
-    _st_emu_faults ""
-    assert_eq 1 $(($(_st_emu_stat '.faults.corrupt') - before)) "corrupt faults fired"
-    assert_eq 0 "$T_RC" "exit status of cat with one corrupted GET"
-    assert_eq "$sum" "$T_OUT" "sha256 of cat with one corrupted GET"
+    _st_cat_one_corrupt "$b" plain "key=plain,times=1" "$sum"
     assert_contains "$T_ERR" "xfer: s3://$b/plain: downloaded bytes give ETag"
     assert_contains "$T_ERR" "downloading it again"
     # Every GET corrupted: exit 1, one error line, not a byte written.
-    _st_emu_faults "corrupt@op=GetObject,bucket=$b,key=plain"
-    t_cmd bash -c '"$0" cat "$1" > out.bin' "$S3C" "s3://$b/plain"
-    _st_emu_faults ""
-    assert_eq 1 "$T_RC" "exit status of cat with every GET corrupted"
-    assert_match "$T_ERR" "downloaded bytes give ETag [0-9a-f]{32}-4, the store's is"
+    _st_cat_every_get_corrupt "$b" plain "downloaded bytes give ETag [0-9a-f]{32}-4, the store's is"
     assert_lines 1 "$T_ERR" "stderr"
-    assert_eq 0 "$(stat -c %s out.bin)" "bytes written to stdout"
     # 14 parts of 5 MiB do not fit the 64 MiB window: checked once all is out.
     big=$(t_data 70MB 70000000)
     AWS_REQUEST_CHECKSUM_CALCULATION=when_required assert_ok s3c cp "$big" "s3://$b/big" --part-size 5MB
@@ -307,7 +309,7 @@ test_pipe_expected_size_picks_the_part_size() {
     [[ $(_st_etag "$b" k) == *-3 ]] || t_fail "not 3 parts of 11 MiB: ETag $(_st_etag "$b" k)"
     assert_ok _st_cat_sha "s3://$b/k"
     assert_eq "$(t_sha256 "$f")" "$T_OUT" "sha256"
-    assert_exit 2 s3c pipe --expected-size lots "s3://$b/k"
+    assert_exit 252 s3c pipe --expected-size lots "s3://$b/k"
 }
 
 test_pipe_slow_producer_and_object_flags() {
@@ -330,8 +332,8 @@ test_pipe_slow_producer_and_object_flags() {
     assert_eq 0 "$T_RC" "exit status of a tiny pipe"
     assert_ok s3c cat "s3://$b/tiny"
     assert_eq "hi" "$T_OUT" "content of tiny"
-    assert_exit 2 s3c pipe "s3://$b/dir/"
-    assert_exit 2 s3c pipe "s3://$b/k" --recursive
+    assert_exit 252 s3c pipe "s3://$b/dir/"
+    assert_exit 252 s3c pipe "s3://$b/k" --recursive
 }
 
 # --------------------------------------------------------------- presign --
@@ -357,11 +359,11 @@ test_presign_urls_work_with_curl() {
     # 7 days at most.
     assert_ok s3c presign "s3://$b/dir/a b+c.bin" --expires-in 604800
     assert_match "$T_OUT" "X-Amz-Expires=604800&"
-    assert_exit 2 s3c presign "s3://$b/dir/a b+c.bin" --expires-in 604801
+    assert_exit 252 s3c presign "s3://$b/dir/a b+c.bin" --expires-in 604801
     assert_lines 1 "$T_ERR" "stderr"
     assert_contains "$T_ERR" "604800"
-    assert_exit 2 s3c presign "s3://$b/dir/a b+c.bin" --expires-in 0
-    assert_exit 2 s3c presign "s3://$b/"
+    assert_exit 252 s3c presign "s3://$b/dir/a b+c.bin" --expires-in 0
+    assert_exit 252 s3c presign "s3://$b/"
 
     # --debug never shows the signature (it is only in the URL on stdout).
     assert_ok s3c --debug presign "s3://$b/dir/a b+c.bin"
@@ -384,8 +386,8 @@ test_presign_session_token_and_addressing() {
     AWS_SESSION_TOKEN='tok/en+=' t_cmd s3c presign "s3://$b/k"
     assert_eq 0 "$T_RC" "exit status"
     assert_contains "$T_OUT" "X-Amz-Security-Token=tok%2Fen%2B%3D&"
-    # No credentials: a clear error, no URL (exit 1, as for any command without them).
-    assert_exit 1 env -u AWS_ACCESS_KEY_ID -u AWS_SECRET_ACCESS_KEY "$S3C" presign "s3://$b/k"
+    # No credentials: a clear error, no URL (exit 253, as for any command without them).
+    assert_exit 253 env -u AWS_ACCESS_KEY_ID -u AWS_SECRET_ACCESS_KEY "$S3C" presign "s3://$b/k"
     assert_eq "" "$T_OUT" "stdout without credentials"
     # Another region is signed for, and named in the credential scope.
     assert_ok s3c presign "s3://$b/k" --region eu-west-3

@@ -150,8 +150,8 @@ test_verify_corrupt_range_is_downloaded_again() {
     _v_emu_faults "corrupt@op=GetObject,bucket=$b,key=obj"
     assert_exit 1 s3c cp "s3://$b/obj" out/bad
     _v_emu_faults ""
-    assert_match "$T_ERR" "ERROR \"cp s3://$b/obj out/bad\": downloaded bytes give ETag [0-9a-f]{32}-3, the store's is"
-    assert_eq "$(grep -c ERROR <<<"$T_ERR")" 1 "error lines"
+    assert_match "$T_ERR" "^download failed: s3://$b/obj to out/bad downloaded bytes give ETag [0-9a-f]{32}-3, the store's is"
+    assert_eq "$(grep -c 'failed: ' <<<"$T_ERR")" 1 "error lines"
     _v_only_files out obj crc
     # A one-part multipart object ("hex-1") in one GET: the MD5 of its MD5 is checked.
     head -c 1000 "$f" > one

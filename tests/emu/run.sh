@@ -285,6 +285,34 @@ out=$(aws s3api delete-objects --bucket "$B" --delete '{"Objects":[{"Key":"page/
 eq "delete-objects quiet" "$(echo "$out" | grep -c Deleted)" "0"
 eq "after delete-objects" "$(aws s3 ls "s3://$B/page/" | wc -l)" "22"
 
+# ---- object tagging ----
+echo tagged >"$D/tagged.txt"
+check "put-object with --tagging" aws s3api put-object --bucket "$B" --key tag/a --body "$D/tagged.txt" --tagging 't1=v1&t2=a%20b'
+eq "get-object-tagging" "$(aws s3api get-object-tagging --bucket "$B" --key tag/a --query 'TagSet[].[Key,Value]' --output text | tr '\t\n' '=;')" "t1=v1;t2=a b;"
+has "HEAD says x-amz-tagging-count" "$(s3curl -I "$URL/$B/tag/a")" "x-amz-tagging-count: 2"
+check "put-object-tagging" aws s3api put-object-tagging --bucket "$B" --key tag/a --tagging '{"TagSet":[{"Key":"k","Value":""}]}'
+eq "tags replaced" "$(aws s3api get-object-tagging --bucket "$B" --key tag/a --query 'TagSet[].Key' --output text)" "k"
+check "copy-object keeps the tags (COPY)" aws s3api copy-object --bucket "$B" --key tag/b --copy-source "$B/tag/a"
+eq "copy's tags" "$(aws s3api get-object-tagging --bucket "$B" --key tag/b --query 'TagSet[].Key' --output text)" "k"
+check "copy-object REPLACE" aws s3api copy-object --bucket "$B" --key tag/c --copy-source "$B/tag/a" --tagging-directive REPLACE --tagging 'x=y'
+eq "REPLACE's tags" "$(aws s3api get-object-tagging --bucket "$B" --key tag/c --query 'TagSet[].Key' --output text)" "x"
+check "delete-object-tagging" aws s3api delete-object-tagging --bucket "$B" --key tag/c
+eq "no tags left" "$(aws s3api get-object-tagging --bucket "$B" --key tag/c --query 'length(TagSet)')" "0"
+has "no x-amz-tagging-count without tags" "$(s3curl -I "$URL/$B/tag/c" | grep -ci tagging-count)" "0"
+many=$(for i in $(seq 1 11); do printf '{Key=k%d,Value=v},' "$i"; done)
+has "11 tags: BadRequest" "$(aws s3api put-object-tagging --bucket "$B" --key tag/a --tagging "TagSet=[${many%,}]" 2>&1)" "Object tags cannot be greater than 10"
+has "a key of 129 characters: InvalidTag" "$(aws s3api put-object-tagging --bucket "$B" --key tag/a --tagging "TagSet=[{Key=$(printf 'k%.0s' $(seq 1 129)),Value=v}]" 2>&1)" "InvalidTag"
+has "a value of 257 characters: InvalidTag" "$(aws s3api put-object-tagging --bucket "$B" --key tag/a --tagging "TagSet=[{Key=k,Value=$(printf 'v%.0s' $(seq 1 257))}]" 2>&1)" "InvalidTag"
+has "a key twice: InvalidTag" "$(aws s3api put-object-tagging --bucket "$B" --key tag/a --tagging 'TagSet=[{Key=k,Value=1},{Key=k,Value=2}]' 2>&1)" "Cannot provide multiple Tags with the same key"
+has "aws: prefix: InvalidTag" "$(aws s3api put-object-tagging --bucket "$B" --key tag/a --tagging 'TagSet=[{Key=aws:k,Value=1}]' 2>&1)" "InvalidTag"
+has "a header key twice: InvalidArgument" "$(s3curl -X PUT --data-binary x -H 'x-amz-tagging: a=1&a=2' "$URL/$B/tag/d")" "InvalidArgument"
+has "bad escape in the header: InvalidArgument" "$(s3curl -X PUT --data-binary x -H 'x-amz-tagging: a=%zz' "$URL/$B/tag/d")" "InvalidArgument"
+has "a bad body: MalformedXML" "$(s3curl -X PUT --data-binary '<Tagging><Oops/></Tagging>' "$URL/$B/tag/a?tagging=")" "MalformedXML"
+has "bucket tagging: 501" "$(s3curl "$URL/$B?tagging=")" "NotImplemented"
+check "tag the multipart object" aws s3api put-object-tagging --bucket "$B" --key big.bin --tagging 'TagSet=[{Key=big,Value=yes}]'
+check "the AWS CLI's multipart copy (GetObjectTagging first)" aws s3 cp --only-show-errors "s3://$B/big.bin" "s3://$B/tag/big-copy"
+eq "its tags" "$(aws s3api get-object-tagging --bucket "$B" --key tag/big-copy --query 'TagSet[].[Key,Value]' --output text)" "big	yes"
+
 # ---- faults ----
 admin 'faults=500@op=GetObject,key=dir/*,nth=1'
 has "fault 500 InternalError" "$(s3curl "$URL/$B/dir/small.txt")" "InternalError"

@@ -27,6 +27,7 @@ union any_result {
     struct s3_delete_result deleted;
     struct s3_location location;
     struct s3_create_session session;
+    struct s3_tagging tagging;
 };
 
 static void release(enum s3_reply kind, union any_result *r)
@@ -44,6 +45,7 @@ static void release(enum s3_reply kind, union any_result *r)
     case S3_REPLY_DELETE_RESULT: s3_delete_result_release(&r->deleted); break;
     case S3_REPLY_LOCATION: s3_location_release(&r->location); break;
     case S3_REPLY_CREATE_SESSION: s3_create_session_release(&r->session); break;
+    case S3_REPLY_TAGGING: s3_tagging_release(&r->tagging); break;
     }
 }
 
@@ -129,7 +131,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
     lim.entries_max = 64; /* reach the caps too */
     lim.field_max_bytes = 256;
-    for (kind = S3_REPLY_ERROR; kind <= S3_REPLY_CREATE_SESSION; kind++) {
+    for (kind = S3_REPLY_ERROR; kind <= S3_REPLY_TAGGING; kind++) {
         enum s3c_err a, b;
 
         memset(&whole, 0, sizeof(whole));

@@ -86,7 +86,6 @@ TEST(cfg_defaults_with_nothing_configured)
     CHECK(c.ca_bundle == NULL);
     CHECK_INT(c.s3.max_concurrent_requests.value, 10);
     CHECK(!c.s3.max_concurrent_requests.set);
-    CHECK_INT(c.s3.max_queue_size.value, 1000);
     CHECK_INT(c.s3.multipart_threshold.value, 8 << 20);
     CHECK_INT(c.s3.multipart_chunksize.value, 8 << 20);
     CHECK(!c.s3.multipart_chunksize.set);
@@ -160,8 +159,7 @@ TEST(cfg_named_profile_reads_every_key)
     CHECK(c.response_checksum_validation_set);
     CHECK_STR(c.ca_bundle, "/etc/ssl/dev.pem");
     CHECK_INT(c.s3.max_concurrent_requests.value, 64);
-    CHECK_INT(c.s3.max_queue_size.value, 5000);
-    CHECK(c.s3.max_queue_size.set);
+    /* max_queue_size = 5000 is in the file: ignored, s3c queues no tasks (s3c.1). */
     CHECK_INT(c.s3.multipart_threshold.value, 64 << 20);
     CHECK_INT(c.s3.multipart_chunksize.value, 8 << 20);
     CHECK(c.s3.multipart_chunksize.set);
@@ -666,5 +664,40 @@ TEST(cfg_message_shows_the_default_path_as_written)
     CHECK_STR(e.msg,
               "config file ~/.aws/config, profile \"dev\": s3.multipart_chunksize: \"8XB\" is not "
               "a size");
+    cfg_release(&c);
+}
+
+TEST(cfg_retry_mode_sets_its_own_attempts)
+{
+    struct s3c_config c = S3C_CONFIG_INIT;
+    struct s3c_error e = S3C_ERROR_INIT;
+    struct cfg_flags f = CFG_FLAGS_INIT;
+    struct env env;
+
+    /* botocore's counts when only the mode is given: standard 3, legacy 5. */
+    env.n = 0;
+    env.v[0] = NULL;
+    env_add(&env, "AWS_CONFIG_FILE", "/nonexistent/config");
+    env_add(&env, "AWS_RETRY_MODE", "standard");
+    CHECK_INT(load(&c, &f, &env, &e), S3C_OK);
+    CHECK_INT(c.max_attempts.value, 3);
+    CHECK(!c.max_attempts.set);
+    env.n = 1;
+    env_add(&env, "AWS_RETRY_MODE", "adaptive");
+    CHECK_INT(load(&c, &f, &env, &e), S3C_OK);
+    CHECK_INT(c.max_attempts.value, 3);
+    env.n = 1;
+    env_add(&env, "AWS_RETRY_MODE", "legacy");
+    CHECK_INT(load(&c, &f, &env, &e), S3C_OK);
+    CHECK_INT(c.max_attempts.value, 5);
+    /* max_attempts, when given, wins over the mode's count. */
+    env_add(&env, "AWS_MAX_ATTEMPTS", "2");
+    CHECK_INT(load(&c, &f, &env, &e), S3C_OK);
+    CHECK_INT(c.max_attempts.value, 2);
+    /* Neither: s3c's 5. */
+    env.n = 1;
+    env.v[1] = NULL;
+    CHECK_INT(load(&c, &f, &env, &e), S3C_OK);
+    CHECK_INT(c.max_attempts.value, 5);
     cfg_release(&c);
 }

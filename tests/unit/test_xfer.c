@@ -84,6 +84,8 @@ TEST(mime_from_extension)
     CHECK_STR(xfer_guess_mime("a/b/index.HTML"), "text/html");
     CHECK_STR(xfer_guess_mime("x.json"), "application/json");
     CHECK_STR(xfer_guess_mime("dir.v2/noext"), "binary/octet-stream");
+    CHECK_STR(xfer_guess_mime("x.bin"), "application/octet-stream"); /* as the AWS CLI's mimetypes */
+    CHECK_STR(xfer_guess_mime("x.unknownext"), "binary/octet-stream");
     CHECK_STR(xfer_guess_mime("trailingdot."), "binary/octet-stream");
 }
 

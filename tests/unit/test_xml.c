@@ -645,6 +645,35 @@ TEST(xml_copy_results)
     buf_release(&b);
 }
 
+TEST(xml_tagging)
+{
+    struct buf b = BODY_INIT, h = BUF_INIT(4096);
+    struct s3_tagging r = S3_TAGGING_INIT;
+    struct s3c_error e = S3C_ERROR_INIT;
+
+    CHECK_INT(s3_parse_tagging(load("xml/tagging.xml", &b), &r, &e), S3C_OK);
+    CHECK_INT(r.n_tags, 2);
+    CHECK_STR(r.tags[0].key, "t1");
+    CHECK_STR(r.tags[0].value, "v1");
+    CHECK_STR(r.tags[1].key, "a b&c");
+    CHECK_STR(r.tags[1].value, "");
+    /* Back as x-amz-tagging: RFC 3986 percent-encoding, '&' between tags. */
+    CHECK_INT(s3_tagging_header(&r, &h), S3C_OK);
+    CHECK_STR(buf_cstr(&h), "t1=v1&a%20b%26c=");
+    CHECK_INT(s3_parse_tagging(SV("<Tagging><TagSet/></Tagging>"), &r, &e), S3C_OK);
+    CHECK_INT(r.n_tags, 0);
+    buf_reset(&h);
+    CHECK_INT(s3_tagging_header(&r, &h), S3C_OK);
+    CHECK_STR(buf_cstr(&h), "");
+    /* A tag without its key is malformed. */
+    CHECK_INT(s3_parse_tagging(SV("<Tagging><TagSet><Tag><Value>v</Value></Tag></TagSet></Tagging>"), &r, &e),
+              S3C_EPARSE);
+    CHECK_INT(s3_parse_tagging(SV("<ListBucketResult/>"), &r, &e), S3C_EPARSE);
+    s3_tagging_release(&r);
+    buf_release(&h);
+    buf_release(&b);
+}
+
 TEST(xml_list_parts)
 {
     struct buf b = BODY_INIT;

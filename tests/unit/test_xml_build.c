@@ -240,3 +240,24 @@ TEST(xml_build_create_bucket)
               "<LocationConstraint>eu-west-1</LocationConstraint></CreateBucketConfiguration>");
     buf_release(&b);
 }
+
+TEST(xml_build_tagging_round_trip)
+{
+    struct s3_tag tags[2] = { { "a<b", "x&y" }, { "empty", "" } };
+    struct s3_tagging t = { tags, 2, { NULL } }, back = S3_TAGGING_INIT;
+    struct buf b = BUF_INIT(4096);
+    struct s3c_error e = S3C_ERROR_INIT;
+
+    CHECK_INT(s3_build_tagging(&t, &b, &e), S3C_OK);
+    CHECK_STR(buf_cstr(&b), "<Tagging xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\"><TagSet>"
+                            "<Tag><Key>a&lt;b</Key><Value>x&amp;y</Value></Tag>"
+                            "<Tag><Key>empty</Key><Value></Value></Tag></TagSet></Tagging>");
+    /* What PutObjectTagging sends reads back as the same tags. */
+    CHECK_INT(s3_parse_tagging(buf_sv(&b), &back, &e), S3C_OK);
+    CHECK_INT(back.n_tags, 2);
+    CHECK_STR(back.tags[0].key, "a<b");
+    CHECK_STR(back.tags[0].value, "x&y");
+    CHECK_STR(back.tags[1].value, "");
+    s3_tagging_release(&back);
+    buf_release(&b);
+}

@@ -47,7 +47,7 @@ static char *vhost_bucket(const struct emu_req *q)
 
 /* Subresources S3 has and the emulator does not: answered 501, never mistaken for data ops. */
 static const char *const unsupported[] = {
-    "policy", "tagging", "lifecycle", "cors", "website", "logging", "notification",
+    "policy", "lifecycle", "cors", "website", "logging", "notification",
     "replication", "encryption", "object-lock", "retention", "legal-hold", "torrent", "restore",
     "select", "analytics", "metrics", "inventory", "intelligent-tiering", "ownershipControls",
     "publicAccessBlock", "accelerate", "requestPayment", "attributes", "policyStatus",
@@ -80,6 +80,12 @@ static enum emu_op classify(const struct emu_req *q)
             return OP_UNKNOWN;
     if (!q->bucket)
         return !get ? OP_UNKNOWN : list_directory(q) ? OP_LIST_DIRECTORY_BUCKETS : OP_LIST_BUCKETS;
+    if (has_param(q, "tagging")) {  /* objects' tags; a bucket's are not modelled */
+        if (!q->key)
+            return OP_UNKNOWN;
+        return get ? OP_GET_OBJECT_TAGGING : put ? OP_PUT_OBJECT_TAGGING : del ? OP_DELETE_OBJECT_TAGGING
+                                                                              : OP_UNKNOWN;
+    }
     if (has_param(q, "acl") && (get || put)) {
         if (!q->key)
             return get ? OP_GET_BUCKET_ACL : OP_PUT_BUCKET_ACL;
@@ -432,6 +438,9 @@ static void dispatch(struct emu_server *s, struct emu_conn *c, struct emu_bucket
     case OP_PUT_BUCKET_ACL:
     case OP_GET_OBJECT_ACL:
     case OP_PUT_OBJECT_ACL: ops_acl(s, c, b); break;
+    case OP_GET_OBJECT_TAGGING: ops_get_tagging(s, c, b); break;
+    case OP_PUT_OBJECT_TAGGING: ops_put_tagging(s, c, b); break;
+    case OP_DELETE_OBJECT_TAGGING: ops_delete_tagging(s, c, b); break;
     default:
         ops_error(s, c, 501, "NotImplemented", "Not implemented.", NULL);
     }

@@ -7,7 +7,8 @@
  * Reading order: ops.c (classify, checks, dispatch) -> ops_reply.c (errors,
  * XML pieces, times) -> ops_payload.c (body checks, checksums, stored
  * headers, SSE-C) -> ops_object.c -> ops_mpu.c -> ops_bucket.c ->
- * ops_list.c -> ops_version.c -> ops_acl.c -> ops_express.c -> ops_admin.c.
+ * ops_list.c -> ops_version.c -> ops_acl.c -> ops_tagging.c -> ops_express.c ->
+ * ops_admin.c.
  *
  * Every operation runs under the store lock that emu_ops_handle() takes
  * (shared for reads, exclusive for changes) and answers in c->resp,
@@ -171,6 +172,22 @@ bool ops_request_acl(struct emu_server *s, struct emu_conn *c, char out[32]);
 bool ops_public_allows(struct emu_bucket *b, struct emu_req *q);
 /* Get/Put Bucket and Object ACL. */
 void ops_acl(struct emu_server *s, struct emu_conn *c, struct emu_bucket *b);
+
+/* ---- ops_tagging.c: object tags ---- */
+
+/*
+ * The x-amz-tagging of a PutObject, CopyObject (REPLACE) or
+ * CreateMultipartUpload ("k1=v1&k2=v2", URL-encoded), checked as S3 checks
+ * it, into 'out' (none when the header is absent or empty). Non-zero when
+ * answered (400).
+ */
+int ops_tags_from_header(struct emu_server *s, struct emu_conn *c, struct emu_tags *out);
+/* x-amz-tagging-count of a GET or HEAD, when the object has tags. */
+void ops_tags_count_header(struct emu_conn *c, const struct emu_tags *t);
+/* Get/Put/DeleteObjectTagging (versionId too). */
+void ops_get_tagging(struct emu_server *s, struct emu_conn *c, struct emu_bucket *b);
+void ops_put_tagging(struct emu_server *s, struct emu_conn *c, struct emu_bucket *b);
+void ops_delete_tagging(struct emu_server *s, struct emu_conn *c, struct emu_bucket *b);
 
 /* ---- ops_express.c: S3 Express One Zone, the directory buckets ---- */
 

@@ -302,6 +302,7 @@ bool ops_express_refuse(struct emu_server *s, struct emu_conn *c, struct emu_buc
     case OP_LIST_OBJECTS: case OP_LIST_OBJECT_VERSIONS: case OP_GET_BUCKET_VERSIONING:
     case OP_PUT_BUCKET_VERSIONING: case OP_GET_BUCKET_LOCATION: case OP_GET_BUCKET_ACL:
     case OP_PUT_BUCKET_ACL: case OP_GET_OBJECT_ACL: case OP_PUT_OBJECT_ACL:
+    case OP_GET_OBJECT_TAGGING: case OP_PUT_OBJECT_TAGGING: case OP_DELETE_OBJECT_TAGGING:
         ops_error(s, c, 501, "NotImplemented", "This operation is not supported by directory buckets.", NULL);
         return true;
     case OP_PUT_OBJECT: case OP_COPY_OBJECT: case OP_CREATE_MPU: {
@@ -313,6 +314,10 @@ bool ops_express_refuse(struct emu_server *s, struct emu_conn *c, struct emu_buc
         }
         if (acl_headers_refused(s, c))
             return true;
+        if (emu_req_header(q, "x-amz-tagging").p) {
+            ops_error(s, c, 501, "NotImplemented", "Object tagging is not supported by directory buckets.", NULL);
+            return true;
+        }
         break;
     }
     default:
@@ -352,6 +357,7 @@ void ops_express_obj(struct emu_server *s, struct emu_bucket *b, struct emu_obj 
     if (!b->directory)
         return;
     str_copy(o->storage_class, sizeof(o->storage_class), "EXPRESS_ONEZONE");
+    emu_tags_release(&o->tags); /* a copy's source's tags stay behind: directory buckets have none */
     random_etag(s, o->etag);
     if (!o->ck.algo[0] && o->blob) {
         str_copy(o->ck.algo, sizeof(o->ck.algo), "CRC32");

@@ -46,7 +46,7 @@ void ops_create_mpu(struct emu_server *s, struct emu_conn *c, struct emu_bucket 
     u->klen = q->klen;
     u->init_ms = emu_wall_ms();
     u->hdrs = ops_capture_headers(q, u->storage_class);
-    if (ops_ssec_take(s, c, false, u->ssec_md5)) {
+    if (ops_ssec_take(s, c, false, u->ssec_md5) || ops_tags_from_header(s, c, &u->tags)) {
         emu_store_upload_free(u);
         return;
     }
@@ -375,6 +375,8 @@ void ops_complete_mpu(struct emu_server *s, struct emu_conn *c, struct emu_bucke
     memcpy(o->storage_class, u->storage_class, sizeof(o->storage_class));
     memcpy(o->acl, u->acl, sizeof(o->acl));
     memcpy(o->ssec_md5, u->ssec_md5, sizeof(o->ssec_md5));
+    o->tags = u->tags;
+    memset(&u->tags, 0, sizeof(u->tags));
     ops_ssec_headers(c, o->ssec_md5);
     ops_express_obj(s, b, o);
     if (emu_store_put(s, b, q->key, q->klen, o)) {

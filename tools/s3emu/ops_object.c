@@ -80,6 +80,7 @@ static void obj_headers(struct emu_conn *c, const struct emu_bucket *b, const st
         emu_resp_header(r, "x-amz-version-id", "%s", o->vid);
     if (strcmp(o->storage_class, "STANDARD") != 0)
         emu_resp_header(r, "x-amz-storage-class", "%s", o->storage_class);
+    ops_tags_count_header(c, &o->tags);
     if (with_checksum && o->ck.algo[0]) {
         char hn[40];
         ops_ck_header_name(o->ck.algo, hn);
@@ -311,6 +312,7 @@ void ops_put_object(struct emu_server *s, struct emu_conn *c, struct emu_bucket 
 {
     struct emu_req *q = &c->req;
     struct emu_obj *o;
+    struct emu_tags tags;
     char ssec[28];
 
     char acl[32];
@@ -321,12 +323,16 @@ void ops_put_object(struct emu_server *s, struct emu_conn *c, struct emu_bucket 
         ops_err_key(s, c, 400, "EntityTooLarge", "Your proposed upload exceeds the maximum allowed size");
         return;
     }
+    if (ops_tags_from_header(s, c, &tags))
+        return;
     o = emu_store_obj_new();
     if (!o || !(o->blob = ops_take_body(q))) {
         emu_store_obj_free(o);
+        emu_tags_release(&tags);
         ops_error(s, c, 500, "InternalError", "Out of memory.", NULL);
         return;
     }
+    o->tags = tags;
     o->size = o->blob->len;
     memcpy(o->etag, bc->etag, sizeof(o->etag));
     free(o->hdrs);
@@ -526,6 +532,7 @@ void ops_copy_object(struct emu_server *s, struct emu_conn *c, struct emu_bucket
     struct sv dir = emu_req_header(q, "x-amz-metadata-directive");
     struct sv cka = emu_req_header(q, "x-amz-checksum-algorithm");
     struct sv scl = emu_req_header(q, "x-amz-storage-class");
+    struct sv tdir = emu_req_header(q, "x-amz-tagging-directive");
     struct emu_bucket *sb = NULL;
     char *skey = NULL, t[48], xn[32], acl[32], ssec[28];
     size_t sklen = 0;
@@ -535,6 +542,10 @@ void ops_copy_object(struct emu_server *s, struct emu_conn *c, struct emu_bucket
 
     if (dir.p && !replace && !sv_ieqs(dir, "COPY")) {
         ops_error(s, c, 400, "InvalidArgument", "Unknown metadata directive.", NULL);
+        return;
+    }
+    if (tdir.p && !sv_ieqs(tdir, "COPY") && !sv_ieqs(tdir, "REPLACE")) {
+        ops_error(s, c, 400, "InvalidArgument", "Unknown tagging directive.", NULL);
         return;
     }
     so = ops_copy_source(s, c, &sb, &skey, &sklen);
@@ -562,6 +573,17 @@ void ops_copy_object(struct emu_server *s, struct emu_conn *c, struct emu_bucket
     }
     str_copy(o->acl, sizeof(o->acl), acl);
     str_copy(o->ssec_md5, sizeof(o->ssec_md5), ssec);
+    /* Tags: the source's (COPY, the default), or x-amz-tagging's (REPLACE). */
+    if (tdir.p && sv_ieqs(tdir, "REPLACE")) {
+        if (ops_tags_from_header(s, c, &o->tags)) {
+            emu_store_obj_free(o);
+            goto out;
+        }
+    } else if (emu_tags_copy(&o->tags, &so->tags)) {
+        emu_store_obj_free(o);
+        ops_error(s, c, 500, "InternalError", "Out of memory.", NULL);
+        goto out;
+    }
     ops_ssec_headers(c, ssec);
     o->blob = emu_blob_ref(so->blob); /* shared bytes: a copy costs no copy */
     o->size = so->size;

@@ -20,7 +20,6 @@ static const char *const kept_headers[] = {
     "Content-Type", "Content-Encoding", "Content-Disposition", "Content-Language",
     "Cache-Control", "Expires", "x-amz-website-redirect-location",
     "x-amz-server-side-encryption", "x-amz-server-side-encryption-aws-kms-key-id",
-    "x-amz-tagging-count",
 };
 
 /* The headers S3 keeps with an object, rendered "Name: v\r\n"; malloc'd. */

@@ -78,6 +78,26 @@ bool emu_store_bucket_empty(const struct emu_bucket *b)
     return b->keys.count == 0;
 }
 
+void emu_tags_release(struct emu_tags *t)
+{
+    free(t->data);
+    memset(t, 0, sizeof(*t));
+}
+
+int emu_tags_copy(struct emu_tags *dst, const struct emu_tags *src)
+{
+    memset(dst, 0, sizeof(*dst));
+    if (!src->n)
+        return 0;
+    dst->data = malloc(src->len);
+    if (!dst->data)
+        return -1;
+    memcpy(dst->data, src->data, src->len);
+    dst->len = src->len;
+    dst->n = src->n;
+    return 0;
+}
+
 struct emu_obj *emu_store_obj_new(void)
 {
     struct emu_obj *o = calloc(1, sizeof(*o));
@@ -105,6 +125,7 @@ void emu_store_obj_free(struct emu_obj *o)
     emu_blob_unref(o->blob);
     if (o->hdrs != default_hdrs)
         free(o->hdrs);
+    emu_tags_release(&o->tags);
     free(o->part_ends);
     free(o);
 }
@@ -196,6 +217,7 @@ void emu_store_upload_free(struct emu_upload *u)
     free(u->parts);
     free(u->key);
     free(u->hdrs);
+    emu_tags_release(&u->tags);
     free(u);
 }
 

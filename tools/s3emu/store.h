@@ -20,6 +20,18 @@ struct emu_cksum {
     char type[16];      /* "FULL_OBJECT" or "COMPOSITE" */
 };
 
+/*
+ * An object's tags (S3 object tagging): 'n' pairs "key\0value\0" in 'data'
+ * (malloc'd, NULL when there are none). Validated before they are stored
+ * (ops_tagging.c): at most EMU_TAGS_MAX, keys and values within S3's limits.
+ */
+#define EMU_TAGS_MAX 10
+struct emu_tags {
+    char *data;
+    size_t len;                 /* bytes of data */
+    int n;                      /* pairs */
+};
+
 struct emu_obj {
     struct emu_obj *older;      /* next older version */
     char vid[40];               /* version id, "null" when unversioned */
@@ -35,6 +47,7 @@ struct emu_obj {
     char ssec_md5[28];          /* SSE-C: base64 MD5 of the customer key; "" without */
     uint32_t n_parts;           /* 0 unless made by CompleteMultipartUpload */
     uint64_t *part_ends;        /* cumulative end offset of each part */
+    struct emu_tags tags;       /* never on a directory bucket's objects */
 };
 
 struct emu_part {
@@ -56,6 +69,7 @@ struct emu_upload {
     char ck_type[16];           /* x-amz-checksum-type at create */
     char acl[32];               /* x-amz-acl at create */
     char ssec_md5[28];          /* SSE-C key MD5 at create; parts must carry the same key */
+    struct emu_tags tags;       /* x-amz-tagging at create: the object's at Complete */
     struct emu_part *parts;     /* sorted by num */
     int n_parts, cap_parts;
 };
@@ -86,6 +100,10 @@ struct emu_bucket *emu_store_bucket(struct emu_server *s, const char *name);
 struct emu_bucket *emu_store_bucket_create(struct emu_server *s, const char *name, const char *region);
 void emu_store_bucket_delete(struct emu_server *s, struct emu_bucket *b);
 bool emu_store_bucket_empty(const struct emu_bucket *b);
+
+/* Free the tags and leave none; a copy of 'src' into 'dst' (which held none): 0, or -1 on OOM. */
+void emu_tags_release(struct emu_tags *t);
+int emu_tags_copy(struct emu_tags *dst, const struct emu_tags *src);
 
 struct emu_obj *emu_store_obj_new(void);
 void emu_store_obj_free(struct emu_obj *o);
