@@ -39,6 +39,8 @@ struct keyring {
     unsigned forced_for_gen;    /* how many for it */
     unsigned forced_total;
     unsigned refreshes;
+    bool fixed;                 /* no provider or no expiry: 'cur' never changes */
+    pthread_mutex_t lock;       /* the engine's loops sign from several threads */
 };
 
 struct keyring *keyring_new(struct creds_src *src, struct creds *first, void (*wake)(void *ctx),
@@ -54,7 +56,9 @@ struct keyring *keyring_new(struct creds_src *src, struct creds *first, void (*w
     k->wake = wake;
     k->wake_ctx = wake_ctx;
     k->fetched_at = time(NULL);
+    k->fixed = !src || !k->cur.expires;
     atomic_init(&k->done, 0);
+    pthread_mutex_init(&k->lock, NULL);
     return k;
 }
 
@@ -129,10 +133,12 @@ void keyring_free(struct keyring *k)
         creds_release(&k->next);
     }
     creds_release(&k->cur);
+    pthread_mutex_destroy(&k->lock);
     free(k);
 }
 
-const struct creds *keyring_get(struct keyring *k, time_t now, unsigned *gen, struct s3c_error *e)
+/* keyring_get's work, with the lock held. */
+static const struct creds *get_locked(struct keyring *k, time_t now, unsigned *gen, struct s3c_error *e)
 {
     if (k->running && atomic_load(&k->done))
         join_refresh(k, now);
@@ -166,7 +172,40 @@ const struct creds *keyring_get(struct keyring *k, time_t now, unsigned *gen, st
     return &k->cur;
 }
 
-bool keyring_expired(struct keyring *k, unsigned gen)
+const struct creds *keyring_get(struct keyring *k, time_t now, unsigned *gen, struct s3c_error *e)
+{
+    const struct creds *cr;
+
+    pthread_mutex_lock(&k->lock);
+    cr = get_locked(k, now, gen, e);
+    pthread_mutex_unlock(&k->lock);
+    return cr;
+}
+
+enum s3c_err keyring_copy(struct keyring *k, time_t now, struct creds *mine, unsigned *gen, struct s3c_error *e)
+{
+    const struct creds *cr;
+    enum s3c_err rc = S3C_OK;
+    unsigned g;
+
+    /* Keys that never change: the copy made once stays good, no lock. */
+    if (k->fixed && mine->access_key)
+        return S3C_OK;
+    pthread_mutex_lock(&k->lock);
+    cr = get_locked(k, now, &g, e);
+    if (!cr)
+        rc = e->code ? e->code : S3C_EAUTH;
+    else if (g != *gen || !mine->access_key) {
+        rc = creds_copy(mine, cr);
+        if (rc)
+            s3c_fail(e, rc, "credentials: out of memory");
+        *gen = g;
+    }
+    pthread_mutex_unlock(&k->lock);
+    return rc;
+}
+
+static bool expired_locked(struct keyring *k, unsigned gen)
 {
     if (gen != k->gen)
         return true; /* signed before the keys changed: the new ones may do */
@@ -186,6 +225,16 @@ bool keyring_expired(struct keyring *k, unsigned gen)
     k->forced_total++;
     k->force = true;
     return true;
+}
+
+bool keyring_expired(struct keyring *k, unsigned gen)
+{
+    bool yes;
+
+    pthread_mutex_lock(&k->lock);
+    yes = expired_locked(k, gen);
+    pthread_mutex_unlock(&k->lock);
+    return yes;
 }
 
 unsigned keyring_refreshes(const struct keyring *k)

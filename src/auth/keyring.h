@@ -11,9 +11,14 @@
  * windows down to 1/2 and 1/3 of their lifetime, so keys that live 10 s are
  * refreshed after 5 s rather than on every request.
  *
- * Threads: every function but the refresh thread's own body is called from
- * one thread (the loop's). The refresh thread touches only the provider and
- * the 'next' slot, and hands them back with one atomic flag.
+ * Threads: keyring_get, keyring_copy and keyring_expired may be called from
+ * several threads (the engine's loops): they take the keyring's lock, but
+ * keyring_copy of keys that never change (static ones), which takes none
+ * after its first copy. The pointer keyring_get returns is good until the
+ * next call that may refresh, so only a single-threaded user may keep it;
+ * a loop among several signs with its own copy (keyring_copy). The refresh
+ * thread touches only the provider and the 'next' slot, and hands them back
+ * with one atomic flag.
  */
 #ifndef S3C_AUTH_KEYRING_H
 #define S3C_AUTH_KEYRING_H
@@ -46,6 +51,14 @@ void keyring_free(struct keyring *k);
  * valid keys can be had (the provider's failure, naming it).
  */
 const struct creds *keyring_get(struct keyring *k, time_t now, unsigned *gen, struct s3c_error *e);
+
+/*
+ * keyring_get for one of several threads: the keys to sign with at 'now'
+ * copied into 'mine' (the caller's, released with creds_release) when their
+ * generation is not *gen (or nothing was copied yet), and *gen set to theirs.
+ * S3C_OK, or keyring_get's failure in 'e' ('mine' left as it was).
+ */
+enum s3c_err keyring_copy(struct keyring *k, time_t now, struct creds *mine, unsigned *gen, struct s3c_error *e);
 
 /*
  * The store said keys of generation 'gen' had expired (ExpiredToken and

@@ -101,6 +101,10 @@ static const struct help helps[] = {
       "  --checksum-mode ENABLED  downloads ask for the stored checksum (s3c does unless\n"
       "                         response_checksum_validation = when_required) and check it\n"
       "  --concurrency N, --numworkers N   fixed requests in flight (default: adaptive)\n"
+      "  --loops N              event loops, each on a thread with its own connections\n"
+      "                         (default: one per core, at most 16; 1 with --bwlimit); the\n"
+      "                         others start only when more objects queue than one takes,\n"
+      "                         and share the requests in flight; $S3C_LOOPS sets the default\n"
       "  --part-size SIZE       multipart part size (default: from the object size)\n"
       "  --bwlimit RATE         cap throughput, e.g. 50MB/s\n"
       "  --expected-size SIZE   size of stdin, to pick the part size\n"
@@ -129,8 +133,9 @@ static const struct help helps[] = {
       "own results; --no-progress on any line turns the run's one status line off. The\n"
       "connection options (--endpoint-url, --profile, --region...) and --debug are the\n"
       "run's: given on a line, that line fails.\n"
-      "  --concurrency N, --numworkers N, --part-size SIZE, --bwlimit RATE, --expected-size SIZE,\n"
-      "  --no-progress, --stat, --resume   as for cp, for the one engine of all the lines\n"
+      "  --concurrency N, --numworkers N, --loops N, --part-size SIZE, --bwlimit RATE,\n"
+      "  --expected-size SIZE, --no-progress, --stat, --resume   as for cp, for the one\n"
+      "                         engine of all the lines\n"
       "  --shard K/N|auto       as for cp, for every line without a --shard of its own\n" },
     { "mv", "s3c mv SRC DST [--recursive] [flags]",
       "Like cp, then delete each source once its copy has been verified.\n" },
@@ -147,7 +152,7 @@ static const struct help helps[] = {
       "  --all-versions         delete every version and delete marker of the keys selected\n"
       "  --request-payer requester\n"
       "  --concurrency N, --numworkers N   fixed requests in flight (default: adaptive)\n"
-      "  --no-progress, --stat  as for cp\n"
+      "  --loops N, --no-progress, --stat  as for cp\n"
       "  --part-size, --bwlimit, --expected-size, --resume   accepted as for cp; no effect here\n"
       "  --shard K/N|auto, --from-manifest FILE   as for cp (the root: the argument's prefix)\n"
       "Each key that fails is one error line; any failure exits 1.\n" },
@@ -179,7 +184,7 @@ static const struct help helps[] = {
       "  --expected-size SIZE, --part-size SIZE, --concurrency N, --numworkers N,\n"
       "  --bwlimit RATE, --no-progress, --stat\n"
       "  --metadata-directive, --copy-props, --source-region, --sse-c-copy-source,\n"
-      "  --sse-c-copy-source-key, --resume\n"
+      "  --sse-c-copy-source-key, --resume, --loops\n"
       "                         accepted as for cp; no effect on a stream\n"
       "  --checksum-mode        accepted as for cp; no effect on a stream\n" },
     { "presign", "s3c presign s3://BUCKET/KEY [--expires-in SECONDS]",
@@ -209,7 +214,7 @@ static const struct help helps[] = {
       "  --sse-c-copy-source-key KEY32, --request-payer requester, --no-guess-mime-type,\n"
       "  --checksum-algorithm A, --checksum-mode ENABLED,\n"
       "  and its engine flags: --concurrency N, --numworkers N, --part-size SIZE,\n"
-      "  --bwlimit RATE, --expected-size SIZE, --no-progress, --stat, --resume\n"
+      "  --loops N, --bwlimit RATE, --expected-size SIZE, --no-progress, --stat, --resume\n"
       "  --shard K/N|auto       as for cp; both ends go by the same names, so --delete\n"
       "                         deletes only within the shard\n"
       "  --from-manifest FILE   as for cp: the source's objects (sizes and times from an\n"

@@ -37,7 +37,8 @@ enum s3c_err job_knobs_parse(struct job *j, const struct job_knob_args *a, struc
     k->stat = a->stat;
     k->resume = a->resume;
     if (parse_count(verb, "--numworkers", a->numworkers, 100000, &k->concurrency, e) ||
-        parse_count(verb, "--concurrency", a->concurrency, 100000, &k->concurrency, e))
+        parse_count(verb, "--concurrency", a->concurrency, 100000, &k->concurrency, e) ||
+        parse_count(verb, "--loops", a->loops, XFER_LOOPS_MAX, &k->loops, e))
         return e->code;
     if (a->part_size && (!cfg_parse_size(sv_from(a->part_size), &k->part_size) ||
                          k->part_size < ((uint64_t)5 << 20) || k->part_size > ((uint64_t)5 << 30)))
@@ -71,6 +72,19 @@ static const char *state_dir(void)
     return dir.len ? buf_cstr(&dir) : NULL;
 }
 
+/* S3C_LOOPS: the engine's event loops when --loops is not given (0: one per core). */
+static int loops_from_env(void)
+{
+    const char *v = getenv("S3C_LOOPS");
+    char *end;
+    long n;
+
+    if (!v || !*v)
+        return 0;
+    n = strtol(v, &end, 10);
+    return *end || n < 1 ? 0 : n > XFER_LOOPS_MAX ? XFER_LOOPS_MAX : (int)n;
+}
+
 void job_engine_opts(const struct job *j, struct xfer_opts *xo)
 {
     const struct s3c_config *cfg = &j->c->cfg;
@@ -85,6 +99,7 @@ void job_engine_opts(const struct job *j, struct xfer_opts *xo)
     xo->multipart_threshold = cfg->s3.multipart_threshold.set ? cfg->s3.multipart_threshold.value : 0;
     xo->bwlimit_bytes_s = k->bwlimit_bytes_s ? k->bwlimit_bytes_s
                           : cfg->s3.max_bandwidth.set ? cfg->s3.max_bandwidth.value : 0;
+    xo->loops = k->loops ? k->loops : loops_from_env();
     xo->expected_size = k->expected_size;
     xo->verify = true;
     /* request_checksum_calculation = when_required: only what S3 demands (Content-MD5). */

@@ -49,6 +49,7 @@ struct job_ops {
 /* Engine knobs a command line may set; zero means "from the configuration, else adaptive". */
 struct job_knobs {
     int concurrency;
+    int loops;                      /* --loops N: event loops (threads); 0: S3C_LOOPS, else one per core */
     uint64_t part_size;
     uint64_t bwlimit_bytes_s;
     uint64_t expected_size;
@@ -87,12 +88,13 @@ struct job {
 /* The flags of struct job_knobs as args_parse specs: append them to a verb's table.
  * JOB_KNOB_SPECS(k, raw) where 'raw' is a struct job_knob_args. */
 struct job_knob_args {
-    const char *numworkers, *concurrency, *part_size, *bwlimit, *expected_size, *shard;
+    const char *numworkers, *concurrency, *loops, *part_size, *bwlimit, *expected_size, *shard;
     bool no_progress, stat, resume;
 };
 #define JOB_KNOB_SPECS(a)                                               \
     { "--numworkers", NULL, ARG_STR, &(a)->numworkers },                \
     { "--concurrency", NULL, ARG_STR, &(a)->concurrency },              \
+    { "--loops", NULL, ARG_STR, &(a)->loops },                          \
     { "--part-size", NULL, ARG_STR, &(a)->part_size },                  \
     { "--bwlimit", NULL, ARG_STR, &(a)->bwlimit },                      \
     { "--expected-size", NULL, ARG_STR, &(a)->expected_size },          \

@@ -249,9 +249,11 @@ void out_warn(const char *fmt, ...)
 void out_debug(void *ctx, const char *line)
 {
     (void)ctx;
+    flockfile(stderr); /* the engine's loops write from several threads: whole lines */
     fputs("s3c: debug: ", stderr);
     put_clean(line);
     fputc('\n', stderr);
+    funlockfile(stderr);
 }
 
 void json_escape(struct buf *b, const char *s)

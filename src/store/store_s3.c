@@ -56,6 +56,10 @@ struct store_s3 {
     unsigned n_keys;
     struct express_cache *express;  /* S3 Express sessions, made on first use */
     bool express_read_only;         /* reads ask for ReadOnly sessions */
+    struct express_stats express_gone; /* sessions of clones already freed (store_s3_clone) */
+    struct store_s3 *parent;        /* a clone's: where its session counts go when it is freed */
+    struct creds my_keys;           /* this store's copy of the keyring's keys (keyring_copy) */
+    unsigned my_keys_gen;           /* their generation */
     unsigned rng;               /* jitter state */
     /* The retry mode's shared state, for every thread that judges answers. */
     pthread_mutex_t retry_lock;
@@ -94,6 +98,35 @@ struct store_s3 *store_s3_new(const struct store_s3_opts *opts, struct s3c_error
         return NULL;
     }
     return s;
+}
+
+struct store_s3 *store_s3_clone(struct store_s3 *s, struct s3c_error *e)
+{
+    struct store_s3 *c = store_s3_new(&s->opts, e);
+    unsigned i;
+
+    if (!c)
+        return NULL;
+    str_copy(c->region, sizeof(c->region), s->region);
+    /* What replies taught the store: each bucket's region (not probes in flight). */
+    for (i = 0; i < 16 && i < s->n_buckets; i++) {
+        if (!s->buckets[i].confirmed)
+            continue;
+        c->buckets[c->n_buckets++] = s->buckets[i];
+    }
+    c->skew_s = s->skew_s;
+    c->express_read_only = s->express_read_only;
+    c->parent = s;
+    return c;
+}
+
+static void stats_add(struct express_stats *to, const struct express_stats *from)
+{
+    to->sessions += from->sessions;
+    to->failures += from->failures;
+    to->ahead += from->ahead;
+    to->waited += from->waited;
+    to->evicted += from->evicted;
 }
 
 static int bucket_find(const struct store_s3 *s, const char *bucket)
@@ -182,9 +215,16 @@ void store_s3_free(struct store_s3 *s)
 {
     if (!s)
         return;
+    if (s->parent) {
+        struct express_stats mine;
+
+        store_s3_express_stats(s, &mine);
+        stats_add(&s->parent->express_gone, &mine);
+    }
     express_cache_free(s->express); /* first: a refresh thread may wake the loop */
     http_loop_free(s->loop);
     pthread_mutex_destroy(&s->retry_lock);
+    creds_release(&s->my_keys);
     free(s);
 }
 
@@ -249,6 +289,7 @@ void store_s3_express_stats(const struct store_s3 *s, struct express_stats *out)
         express_stats(s->express, out);
     else
         memset(out, 0, sizeof(*out));
+    stats_add(out, &s->express_gone);
 }
 
 /* From a refresh thread: a session is ready, let a sleeping loop take it. */
@@ -333,9 +374,11 @@ enum s3c_err store_s3_prepare(struct store_s3 *s, const struct s3_req *r, struct
     a->op = s3_op_name(r->method, r->bucket && r->bucket[0], r->key && r->key[0], r->query,
                        req_has_header(r, "x-amz-copy-source"));
     if (!s->opts.no_sign) {
-        cr = keyring_get(s->opts.keys, time(NULL), &a->keys_gen, e);
-        if (!cr)
-            return e->code;
+        /* A copy of the keyring's keys: the engine's loops sign on several threads. */
+        if ((rc = keyring_copy(s->opts.keys, time(NULL), &s->my_keys, &s->my_keys_gen, e)))
+            return rc;
+        cr = &s->my_keys;
+        a->keys_gen = s->my_keys_gen;
         if (express && express_session_auth(s, r)) {
             if ((rc = express_keys(s, r, cr, region, &use, e)))
                 return rc;
@@ -547,6 +590,13 @@ static bool is_retryable(const struct store_s3 *s, const struct http_xfer *x, co
     return s3_retry_retryable((enum s3_retry_mode)s->opts.retry_mode, e->http_status, e->s3_code);
 }
 
+/* The store whose retry quota and send rate count: one for the whole run, so
+ * a clone (another event loop's store, store_s3_clone) shares its parent's. */
+static struct store_s3 *retry_home(struct store_s3 *s)
+{
+    return s->parent ? s->parent : s;
+}
+
 /* The retry mode's bookkeeping of one judged answer: adaptive's send rate,
  * and the retry quota (standard, adaptive), which a retry must be granted
  * (false: the quota is spent, no retry). */
@@ -557,20 +607,22 @@ static bool retry_account(struct store_s3 *s, struct store_s3_call *c, const str
     bool granted = true, engaged = false;
     double rate = 0;
 
+    struct store_s3 *h = retry_home(s);
+
     if (m != S3_RETRY_STANDARD && m != S3_RETRY_ADAPTIVE)
         return true;
-    pthread_mutex_lock(&s->retry_lock);
+    pthread_mutex_lock(&h->retry_lock);
     if (m == S3_RETRY_ADAPTIVE) {
-        engaged = !s->rate.enabled;
-        s3_rate_update(&s->rate, throttle, mono_s());
-        engaged = engaged && s->rate.enabled;
-        rate = s->rate.fill_rate;
+        engaged = !h->rate.enabled;
+        s3_rate_update(&h->rate, throttle, mono_s());
+        engaged = engaged && h->rate.enabled;
+        rate = h->rate.fill_rate;
     }
     if (ok)
-        s3_retry_quota_give(&s->quota, attempt > 0 ? c->quota_cost : 1);
+        s3_retry_quota_give(&h->quota, attempt > 0 ? c->quota_cost : 1);
     else if (retry)
-        granted = (c->quota_cost = s3_retry_quota_take(&s->quota, x->resp.curl_code == 28)) > 0;
-    pthread_mutex_unlock(&s->retry_lock);
+        granted = (c->quota_cost = s3_retry_quota_take(&h->quota, x->resp.curl_code == 28)) > 0;
+    pthread_mutex_unlock(&h->retry_lock);
     if (engaged)
         store_s3_debugf(s, "adaptive retry mode: the store throttles; requests now paced from %.1f a second", rate);
     if (!granted)
@@ -582,11 +634,13 @@ long store_s3_rate_wait_ms(struct store_s3 *s)
 {
     long ms;
 
+    struct store_s3 *h = retry_home(s);
+
     if (s->opts.retry_mode != S3_RETRY_ADAPTIVE)
         return 0;
-    pthread_mutex_lock(&s->retry_lock);
-    ms = s3_rate_acquire(&s->rate, mono_s());
-    pthread_mutex_unlock(&s->retry_lock);
+    pthread_mutex_lock(&h->retry_lock);
+    ms = s3_rate_acquire(&h->rate, mono_s());
+    pthread_mutex_unlock(&h->retry_lock);
     return ms;
 }
 

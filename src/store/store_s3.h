@@ -82,6 +82,17 @@ struct store_s3;
 struct store_s3 *store_s3_new(const struct store_s3_opts *opts, struct s3c_error *e);
 void store_s3_free(struct store_s3 *s);
 
+/*
+ * A store for another thread (one of the engine's loops): the options of
+ * 's' and what its replies taught it (each bucket's region, clock skew),
+ * with a loop, connections, signing keys cache and S3 Express sessions of
+ * its own; the keyring is shared (it is thread-safe). Made on the thread
+ * that owns 's', then handed over whole; freed (store_s3_free) on that
+ * thread again, after the other is done with it: its session counts are
+ * added to those of 's' then. NULL with 'e' set on failure.
+ */
+struct store_s3 *store_s3_clone(struct store_s3 *s, struct s3c_error *e);
+
 /* The strings one signed request points into, alive until it is done. */
 struct store_s3_call {
     struct s3_target target;

@@ -7,7 +7,6 @@
  */
 #include "xfer/engine.h"
 
-#define DEFAULT_MAX_CONCURRENCY 512
 #define ADAPT_WINDOW_MIN_MS 50
 #define ADAPT_WINDOW_MAX_MS 500
 #define LINK_SMALL_BODY (64 << 10)      /* a request body this small takes no time to send */

@@ -3,7 +3,8 @@
  * one else (xfer.h is the public contract). Files, from the bottom up:
  * part.c, adapt.c and the workers land.c and hashpool.c (call no engine
  * file); req.c, a request's and an object's life; the helpers verify.c, resume.c, multipart.c; one family per
- * operation (upload.c stdin.c copy.c download.c delete.c); xfer.c, the loop.
+ * operation (upload.c stdin.c copy.c download.c delete.c); xfer.c, the loop;
+ * loops.c, the loop run several times on threads of their own (xfer_run).
  * A file calls only files below it (scripts/check-layers.sh, make lint):
  * answers reach the families through the tables of handlers below, which
  * xfer.c fills in, and hash jobs through their own done (struct eng_hash).
@@ -12,6 +13,7 @@
 #define S3C_XFER_ENGINE_H
 
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -30,6 +32,7 @@
 
 #define SMALL_BODY_MAX ((uint64_t)64 << 10)    /* read whole, send with Content-MD5 */
 #define COPY_TAGGING_HEADER_MAX 2048            /* longer tags go after Complete (the AWS CLI's limit) */
+#define DEFAULT_MAX_CONCURRENCY 512               /* adapt.c's ceiling when none is configured */
 
 enum req_kind {
     RK_PUT,             /* single PutObject */
@@ -309,6 +312,25 @@ struct engine {
     struct s3c_error stop_err;      /* that error, as reported for the object that met it */
     struct xfer_obj_state *rehash;  /* downloads with resumed parts still to re-read (dl_rehash_step) */
     char *rehash_buf;               /* DL_REHASH_STEP bytes (download.c), allocated on first use */
+    /* One loop of several (loops.c); with one loop, hooks is NULL and the rest zero. */
+    const struct engine_hooks *hooks;
+    void *lane;                     /* loops.c's side of this loop */
+    bool keep_objs;                 /* done() takes each object over (a helper loop hands it home) */
+    int hash_threads;               /* hash workers of this loop; 0: one per core */
+};
+
+/*
+ * How a loop among several (loops.c) hands objects and results across:
+ * called on the loop's own thread. setup once the engine is made, before
+ * its first turn; turn once a turn, after fill; idle when the engine has
+ * nothing left of its own and its source says END or WAIT: true (after
+ * waiting a little for the other loops) to go on, false to end.
+ */
+struct engine_hooks {
+    void *lane;                     /* becomes g->lane */
+    void (*setup)(struct engine *g);
+    void (*turn)(struct engine *g);
+    bool (*idle)(struct engine *g);
 };
 
 /*
@@ -358,8 +380,9 @@ static inline enum ck_algo obj_ck(const struct xfer_obj *o)
     return o->opts ? o->opts->checksum_algo : CK_CRC64NVME;
 }
 
-/* Set by xfer_cancel() (a signal handler). */
-extern volatile sig_atomic_t cancel_requested;
+/* Set by xfer_cancel() (a signal handler), read by every loop's thread: an
+ * atomic (lock-free, so safe in a signal handler) rather than a sig_atomic_t. */
+extern atomic_int cancel_requested;
 
 static inline int64_t now_ms(void)
 {
@@ -396,6 +419,8 @@ void req_unpark(struct engine *g, struct req *r);
 void hash_reap(struct engine *g);
 void rehash_remove(struct engine *g, struct xfer_obj_state *os);
 void obj_finish(struct engine *g, struct xfer_obj_state *os);
+/* The caller hears of 'o' (done), then it is freed, unless a helper loop keeps it (keep_objs). */
+void obj_report(struct engine *g, struct xfer_obj *o, const struct s3c_error *e);
 void active_remove(struct engine *g, struct xfer_obj_state *os);
 struct req *req_get(struct engine *g, struct xfer_obj_state *os, enum req_kind kind);
 void req_put_back(struct engine *g, struct req *r);
@@ -508,6 +533,10 @@ void on_get(struct engine *g, struct req *r);
 void dl_rehash_step(struct engine *g);
 void land_reap(struct engine *g);
 void dl_end(struct engine *g, struct xfer_obj_state *os);
+
+/* xfer.c: the loop; run on the calling thread, 'hooks' NULL when it is the only one */
+enum s3c_err engine_run(struct store_s3 *s, const struct xfer_opts *opts, struct xfer_stats *stats,
+                        const struct engine_hooks *hooks);
 
 /* delete.c: the delete family */
 void del_batch_fail(struct engine *g, struct req *r, const struct s3c_error *e);

@@ -32,7 +32,7 @@ static enum s3c_err body_sha256(struct req *r, char hex[2 * SHA256_LEN + 1], str
 
 /* ---- run-wide state ---------------------------------------------------------- */
 
-volatile sig_atomic_t cancel_requested;
+atomic_int cancel_requested;
 
 void xfer_cancel(void)
 {
@@ -161,11 +161,17 @@ void obj_finish(struct engine *g, struct xfer_obj_state *os)
     if (o->op == XFER_DELETE)
         g->n_deletes--;
     g->source_wait = false; /* a done may let the source produce more */
-    if (g->opts.done)
-        g->opts.done(g->opts.done_ctx, o, os->failed ? &os->err : NULL);
     o->st = NULL;
+    obj_report(g, o, os->failed ? &os->err : NULL);
     obj_state_free(os);
-    xfer_obj_free(o);
+}
+
+void obj_report(struct engine *g, struct xfer_obj *o, const struct s3c_error *e)
+{
+    if (g->opts.done)
+        g->opts.done(g->opts.done_ctx, o, e);
+    if (!g->keep_objs)
+        xfer_obj_free(o);
 }
 
 void active_remove(struct engine *g, struct xfer_obj_state *os)
@@ -328,7 +334,7 @@ static void wake_loop(void *loop) { http_loop_wakeup(loop); }
  */
 bool hash_start(struct engine *g, struct eng_hash *h, int fd, const void *mem, uint64_t off, uint64_t len)
 {
-    if (!g->hash && !(g->hash = hashpool_new(0, wake_loop, g->loop)))
+    if (!g->hash && !(g->hash = hashpool_new(g->hash_threads, wake_loop, g->loop)))
         return false;
     h->job.fd = fd;
     h->job.mem = mem;

@@ -2,7 +2,8 @@
  * The engine's loop. Four steps a turn, as curl's parallel loop: fill (start
  * objects and requests up to the cap), step (poll and perform), drain (req_done
  * judges each finished request and hands it on through the tables below),
- * adapt (the cap). The top of the engine: it may call any engine file, none calls it.
+ * adapt (the cap). The top of the engine but for loops.c, which runs it once
+ * per event loop: it may call any engine file, none but loops.c calls it.
  */
 #include <signal.h>
 #include <stdlib.h>
@@ -66,9 +67,7 @@ static struct req *obj_start(struct engine *g, struct xfer_obj *o)
     if (!os) {
         s3c_fail(&e, S3C_ENOMEM, "out of memory");
         g->stats.objects_failed++;
-        if (g->opts.done)
-            g->opts.done(g->opts.done_ctx, o, &e);
-        xfer_obj_free(o);
+        obj_report(g, o, &e);
         return NULL;
     }
     os->o = o;
@@ -235,9 +234,7 @@ static void cancel_all(struct engine *g)
     if (g->held) {
         /* Taken from the source but never started: it fails as it stands. */
         g->stats.objects_failed++;
-        if (g->opts.done)
-            g->opts.done(g->opts.done_ctx, g->held, &e);
-        xfer_obj_free(g->held);
+        obj_report(g, g->held, &e);
         g->held = NULL;
     }
     while (g->active) {
@@ -255,7 +252,8 @@ static void cancel_all(struct engine *g)
     }
 }
 
-enum s3c_err xfer_run(struct store_s3 *s, const struct xfer_opts *opts, struct xfer_stats *stats)
+enum s3c_err engine_run(struct store_s3 *s, const struct xfer_opts *opts, struct xfer_stats *stats,
+                        const struct engine_hooks *hooks)
 {
     struct engine *g = calloc(1, sizeof(*g));
     int64_t t0 = now_ms();
@@ -285,6 +283,11 @@ enum s3c_err xfer_run(struct store_s3 *s, const struct xfer_opts *opts, struct x
     g->slow_start = true;
     g->bw_tokens = 65536;
     g->stats.peak_concurrency = g->cap;
+    g->hooks = hooks;
+    if (hooks) {
+        g->lane = hooks->lane;
+        hooks->setup(g);
+    }
     for (;;) {
         struct req *done;
         int64_t now;
@@ -299,14 +302,20 @@ enum s3c_err xfer_run(struct store_s3 *s, const struct xfer_opts *opts, struct x
         bw_refill(g, now_ms());
         g->stdin_wait = false;
         fill(g);
+        if (g->hooks)
+            g->hooks->turn(g); /* objects and results across the loops (loops.c) */
         dl_rehash_step(g);
         if (g->inflight > g->window_peak)
             g->window_peak = g->inflight;
         if (g->inflight == 0 && !g->retry && !g->done && !g->active && !g->rehash && !g->held &&
             xfer_del_idle(&g->del) && !g->landing && !g->hashing) {
-            /* A source that waits with nothing in flight has nothing left to wait for. */
-            if (g->source_done || g->source_wait || cancelled)
+            /* A source that waits with nothing in flight has nothing left to wait for
+             * (but for what the other loops may still hand this one: it waited for it). */
+            if (g->source_done || g->source_wait || cancelled) {
+                if (g->hooks && g->hooks->idle(g))
+                    continue;
                 break;
+            }
             if (g->opts.bwlimit_bytes_s && g->bw_tokens <= 0)
                 usleep(5000); /* waiting for bandwidth tokens */
             continue;

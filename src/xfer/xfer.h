@@ -5,8 +5,10 @@
  * flight that adapts to what the store and the network give. Memory is
  * bounded by the cap and the queue, not by file sizes or counts.
  *
- * Threads: one engine runs on the thread that calls xfer_run(); every
- * callback runs on that thread, between loop steps (never re-entered).
+ * Threads: the engine runs on the thread that calls xfer_run(), and, when
+ * there are more objects than that loop takes at once, on helper loops of
+ * their own threads (xfer_opts.loops); every callback runs on the calling
+ * thread, between loop steps (never re-entered).
  */
 #ifndef S3C_XFER_XFER_H
 #define S3C_XFER_XFER_H
@@ -121,6 +123,9 @@ struct xfer_opts {
     bool checksum_mode_off;         /* downloads do not ask for stored checksums (x-amz-checksum-mode)
                                        unless their object's checksum_mode says so: response_checksum_
                                        validation = when_required */
+    int loops;                      /* event loops, each on its own thread with its own connections;
+                                       0: one per online CPU, at most XFER_LOOPS_DEFAULT_MAX (1 with
+                                       --bwlimit); helpers start only once objects queue up */
     const char *state_dir;          /* journal multipart uploads here (xfer/journal.h); NULL: none */
     bool resume;                    /* continue journaled uploads of unchanged files (ListParts);
                                        journal ranged downloads, continue those of unchanged objects,
@@ -133,6 +138,9 @@ struct xfer_opts {
     void (*progress)(void *ctx, const struct xfer_stats *now);
     void *progress_ctx;
 };
+
+#define XFER_LOOPS_MAX 64
+#define XFER_LOOPS_DEFAULT_MAX 16
 
 struct xfer_stats {
     uint64_t objects_ok, objects_failed;
@@ -152,7 +160,8 @@ struct xfer_stats {
  * A run-wide error (NoSuchBucket, InvalidAccessKeyId, SignatureDoesNotMatch,
  * and AccessDenied before any request succeeded) stops the run: the object
  * that met it is reported with it (the message names the S3 operation and
- * the bucket), every other object in flight ends with S3C_ECANCEL (callers
+ * the bucket; with several loops, each loop that met it before hearing of
+ * the others' names its own), every other object in flight ends with S3C_ECANCEL (callers
  * print nothing for those), multipart uploads are aborted, temp files
  * removed, next() is not called again, and the error's code is returned.
  * SIGINT (xfer_cancel) does the same and returns S3C_ECANCEL.

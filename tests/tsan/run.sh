@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # tests/tsan/run.sh — the engine's threads under ThreadSanitizer.
 #
-# The engine is one event loop plus the workers that put small downloads on
+# The engine is one event loop or several (src/xfer/loops.c: the tests
+# test_loops_* start them) plus the workers that put small downloads on
 # disk (src/xfer/land.c) and those that compute MD5s (src/xfer/hashpool.c).
 # This builds s3c with TSan (`make SAN=thread`, into build-tsan/), starts its
 # own s3emu, and runs the e2e tests that drive those workers hardest: trees of
@@ -51,7 +52,8 @@ tests/e2e/run.sh 'test_cp_tree_round_trip_mixed_sizes$' 'test_sync_down_mtime_ro
     'test_interrupt_sigterm_recursive_upload' 'test_resume_download_after_sigint' 'test_resume_download_of_an_md5' \
     'test_resume_download_bad_bytes_on_disk' 'test_cp_damaged_upload_bytes_are_sent_again' \
     'test_cp_uploads_carry_crc64nvme' 'test_cat_sizes_by_sha256' 'test_cat_corrupt_range' \
-    'test_pipe_30MB_stream_round_trips' 'test_pipe_parts_carry_content_md5' 'test_interrupt_sigint_stdin_upload'
+    'test_pipe_30MB_stream_round_trips' 'test_pipe_parts_carry_content_md5' 'test_interrupt_sigint_stdin_upload' \
+    'test_loops_'
 rc=$?
 read -r passed failed _ < "$WORK/result" 2>/dev/null || { passed=0; failed=1; }
 echo "tsan: $passed passed, $failed failed"
