@@ -306,10 +306,11 @@ head -c $((9 * 1048576 + 7)) /dev/urandom >"$NC/big2"
 tree_sums "$NC" >"$W/nc.sums"
 mb fault-nc
 
-# errors_name NAME WANT-FILE: the ERROR lines name exactly the objects listed
-# in WANT-FILE (one "SRC DST" a line, sorted), each once.
+# errors_name NAME WANT-FILE: the error lines ("OP failed: SRC to DST DETAIL",
+# docs/OUTPUT.md) name exactly the objects listed in WANT-FILE (one "SRC DST"
+# a line, sorted), each once.
 errors_name() {
-    sed -nE 's/^s3c: ERROR "(cp|mv) ([^"]*)": .*/\2/p' "$ERR" | LC_ALL=C sort >"$W/errs"
+    sed -nE 's/^(upload|download|copy|move) failed: ([^ ]*) to ([^ ]*) .*/\2 \3/p' "$ERR" | LC_ALL=C sort >"$W/errs"
     if cmp -s "$2" "$W/errs" && [ "$(grep -c . "$ERR")" = "$(grep -c . "$2")" ]; then
         ok "$1: one error line for each of the $(grep -c . "$2") failed objects"
     else
@@ -388,7 +389,7 @@ emu "reset_stats=1&faults=500@op=DeleteObjects"
 run nc-rm rm -r s3://fault-nc/nc1/
 bounded "never-clearing 500 on DeleteObjects" 60
 sed 's|^|s3://fault-nc/|' "$W/keys-before" | LC_ALL=C sort >"$W/want"
-sed -nE 's/^s3c: ERROR "rm ([^"]*)": .*/\1/p' "$ERR" | LC_ALL=C sort >"$W/errs"
+sed -nE 's/^delete failed: ([^ ]*) .*/\1/p' "$ERR" | LC_ALL=C sort >"$W/errs"
 if cmp -s "$W/want" "$W/errs" && [ "$(grep -c . "$ERR")" = "$(grep -c . "$W/want")" ]; then
     ok "never-clearing 500 on DeleteObjects: one error line for each of the $(grep -c . "$W/want") keys"
 else
