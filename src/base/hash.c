@@ -42,6 +42,11 @@ void hash_md5(const void *p, size_t n, unsigned char out[MD5_LEN])
     digest(EVP_md5(), p, n, out);
 }
 
+void hash_sha1(const void *p, size_t n, unsigned char out[SHA1_LEN])
+{
+    digest(EVP_sha1(), p, n, out);
+}
+
 static struct hash_ctx *ctx_new(const EVP_MD *type)
 {
     struct hash_ctx *h = malloc(sizeof(*h));
@@ -61,6 +66,11 @@ static struct hash_ctx *ctx_new(const EVP_MD *type)
 struct hash_ctx *hash_sha256_new(void)
 {
     return ctx_new(EVP_sha256());
+}
+
+struct hash_ctx *hash_sha1_new(void)
+{
+    return ctx_new(EVP_sha1());
 }
 
 struct hash_ctx *hash_md5_new(void)

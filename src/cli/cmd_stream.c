@@ -82,11 +82,12 @@ static enum s3c_err run_as_cp(struct cli_ctx *c, const char *verb, int argc, cha
 enum s3c_err cmd_cat(struct cli_ctx *c, int argc, char **argv)
 {
     struct stream_knobs k = { 0 };
-    const char *request_payer = NULL, *pos[1];
+    const char *request_payer = NULL, *checksum_mode = NULL, *pos[1];
     bool raw = false;
     const struct arg_spec specs[] = {
         { "--raw", NULL, ARG_BOOL, &raw },
         { "--request-payer", NULL, ARG_STR, &request_payer },
+        { "--checksum-mode", NULL, ARG_STR, &checksum_mode },
         { "--numworkers", NULL, ARG_STR, &k.numworkers },
         { "--concurrency", NULL, ARG_STR, &k.concurrency },
         { "--part-size", NULL, ARG_STR, &k.part_size },

@@ -94,6 +94,12 @@ static const struct help helps[] = {
       "  --sse-c AES256 --sse-c-key KEY32    customer key of the object written (or read, downloads)\n"
       "  --sse-c-copy-source AES256 --sse-c-copy-source-key KEY32   customer key of a copy's source\n"
       "  --no-guess-mime-type, --follow-symlinks, --no-follow-symlinks\n"
+      "  --checksum-algorithm A  the flexible checksum uploads carry, which the store verifies\n"
+      "                         and keeps: CRC64NVME (default), CRC32, CRC32C, SHA1 or SHA256\n"
+      "                         (a SHA is hashed by worker threads; multipart: a CRC of the\n"
+      "                         whole object, a SHA of the parts' SHAs, \"...-N\", as S3 keeps it)\n"
+      "  --checksum-mode ENABLED  downloads ask for the stored checksum (s3c does unless\n"
+      "                         response_checksum_validation = when_required) and check it\n"
       "  --concurrency N, --numworkers N   fixed requests in flight (default: adaptive)\n"
       "  --loops N              event loops, each on a thread with its own connections\n"
       "                         (default: one per core, at most 16; 1 with --bwlimit); the\n"
@@ -153,13 +159,16 @@ static const struct help helps[] = {
     { "cat", "s3c cat s3://BUCKET/KEY [--raw] [--part-size SIZE] [--concurrency N]",
       "Write an object to stdout: ranged GETs in parallel, written in order, with at\n"
       "most 64 MiB in memory (8 ranges of 8 MiB; small objects in smaller ranges).\n"
-      "A single-part object is checked against its ETag (MD5); a multipart one by the\n"
-      "length of every range, each asked If-Match its ETag. A reader that stops early\n"
+      "The stored checksum checks it (a CRC of the whole, or a composite one part by\n"
+      "part); else a single-part object its ETag (MD5), a multipart one the md5 of its\n"
+      "part MD5s, the ranges cut at the upload's parts and each part's MD5 taken before\n"
+      "it is written (an object of at most 64 MiB is written only once all of it is\n"
+      "proven; a part that keeps failing exits 1). A reader that stops early\n"
       "(s3c cat ... | head) ends it quietly with exit 0, as s5cmd (the AWS CLI says\n"
       "\"[Errno 32] Broken pipe\" and exits 1). Same as `s3c cp s3://BUCKET/KEY -`.\n"
       "  --raw                  a key with * or ? taken literally (else refused)\n"
       "  --part-size SIZE       range size (capped at 32 MiB), --concurrency N, --numworkers N,\n"
-      "  --bwlimit RATE, --request-payer requester, --no-progress\n" },
+      "  --bwlimit RATE, --request-payer requester, --no-progress, --checksum-mode ENABLED\n" },
     { "pipe", "s3c pipe s3://BUCKET/KEY [--expected-size SIZE] [object flags]",
       "Upload stdin as one object: a PUT when it ends within the first part, else a\n"
       "multipart upload, parts sent in parallel from at most 64 MiB of part buffers\n"
@@ -171,12 +180,13 @@ static const struct help helps[] = {
       "  --content-language V, --expires V, --metadata k=v[,k=v], --storage-class C, --acl A,\n"
       "  --sse AES256|aws:kms, --sse-kms-key-id K, --request-payer requester,\n"
       "  --sse-c AES256 --sse-c-key KEY32, --no-guess-mime-type, --no-overwrite,\n"
-      "  -n/--no-clobber, --raw (accepted, as s5cmd's)\n"
+      "  -n/--no-clobber, --raw (accepted, as s5cmd's), --checksum-algorithm A (as for cp)\n"
       "  --expected-size SIZE, --part-size SIZE, --concurrency N, --numworkers N,\n"
       "  --bwlimit RATE, --no-progress, --stat\n"
       "  --metadata-directive, --copy-props, --source-region, --sse-c-copy-source,\n"
       "  --sse-c-copy-source-key, --resume, --loops\n"
-      "                         accepted as for cp; no effect on a stream\n" },
+      "                         accepted as for cp; no effect on a stream\n"
+      "  --checksum-mode        accepted as for cp; no effect on a stream\n" },
     { "presign", "s3c presign s3://BUCKET/KEY [--expires-in SECONDS]",
       "Print a presigned GET URL for the object (no request is sent), as\n"
       "`aws s3 presign`: the configured endpoint, addressing style and region;\n"
@@ -202,6 +212,7 @@ static const struct help helps[] = {
       "  --storage-class C, --acl A, --sse AES256|aws:kms,\n"
       "  --sse-kms-key-id K, --sse-c AES256 --sse-c-key KEY32, --sse-c-copy-source AES256\n"
       "  --sse-c-copy-source-key KEY32, --request-payer requester, --no-guess-mime-type,\n"
+      "  --checksum-algorithm A, --checksum-mode ENABLED,\n"
       "  and its engine flags: --concurrency N, --numworkers N, --part-size SIZE,\n"
       "  --loops N, --bwlimit RATE, --expected-size SIZE, --no-progress, --stat, --resume\n"
       "  --shard K/N|auto       as for cp; both ends go by the same names, so --delete\n"

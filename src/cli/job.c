@@ -123,6 +123,8 @@ void job_engine_opts(const struct job *j, struct xfer_opts *xo)
     xo->verify = true;
     /* request_checksum_calculation = when_required: only what S3 demands (Content-MD5). */
     xo->flexible_checksums = cfg->request_checksum_calculation != CFG_WHEN_REQUIRED;
+    /* response_checksum_validation = when_required: stored checksums only where --checksum-mode asks. */
+    xo->checksum_mode_off = cfg->response_checksum_validation == CFG_WHEN_REQUIRED;
     xo->state_dir = state_dir();
     xo->resume = k->resume;
     xo->hedge_budget = hedge_budget();

@@ -103,6 +103,12 @@ enum s3c_err objopts_parse(const char *verb, struct objopts_args *a, struct xfer
     else
         return s3c_fail(e, S3C_EUSAGE, "%s: --copy-props must be none, metadata-directive or default", verb);
     oo->no_guess_mime = a->no_guess_mime;
+    if (a->checksum_algorithm && !ck_parse(sv_from(a->checksum_algorithm), &oo->checksum_algo))
+        return s3c_fail(e, S3C_EUSAGE, "%s: --checksum-algorithm must be CRC32, CRC32C, SHA1, SHA256 or CRC64NVME, "
+                        "not \"%s\"", verb, a->checksum_algorithm);
+    if (a->checksum_mode && strcmp(a->checksum_mode, "ENABLED"))
+        return s3c_fail(e, S3C_EUSAGE, "%s: --checksum-mode must be ENABLED, not \"%s\"", verb, a->checksum_mode);
+    oo->checksum_mode = a->checksum_mode != NULL;
     return S3C_OK;
 }
 

@@ -1,7 +1,8 @@
 /*
  * objopts: the per-object flags that cp, mv and sync share (Content-Type
  * and the other standard headers, --metadata, --storage-class, --acl, SSE,
- * --request-payer, --metadata-directive, --copy-props), as args_parse specs, and their
+ * --request-payer, --metadata-directive, --copy-props, --checksum-algorithm,
+ * --checksum-mode), as args_parse specs, and their
  * checks. What they become is struct xfer_obj_opts (xfer/xfer.h).
  */
 #ifndef S3C_CLI_OBJOPTS_H
@@ -20,6 +21,8 @@ struct objopts_args {
     const char *copy_props;                     /* --copy-props as given */
     const char *source_region;                  /* --source-region: the source bucket's (S3 to S3) */
     bool no_guess_mime;                         /* --no-guess-mime-type */
+    const char *checksum_algorithm;             /* --checksum-algorithm as given */
+    const char *checksum_mode;                  /* --checksum-mode as given (ENABLED) */
     char meta[OBJOPTS_META_MAX][2][512];        /* "x-amz-meta-NAME", value */
     struct s3_sse_c ssec_own, ssec_src_own;
     const struct s3_sse_c *ssec;                /* --sse-c-key's headers, or NULL (for a verb's own HEADs) */
@@ -43,6 +46,8 @@ struct objopts_args {
     { "--sse-c-copy-source", NULL, ARG_STR, &(oo)->sse_c_copy_source },           \
     { "--sse-c-copy-source-key", NULL, ARG_STR, &(oo)->sse_c_copy_source_key },   \
     { "--request-payer", NULL, ARG_STR, &(oo)->request_payer },                   \
+    { "--checksum-algorithm", NULL, ARG_STR, &(a)->checksum_algorithm },          \
+    { "--checksum-mode", NULL, ARG_STR, &(a)->checksum_mode },                    \
     { "--metadata-directive", NULL, ARG_STR, &(oo)->metadata_directive },         \
     { "--metadata", NULL, ARG_STR, &(a)->metadata },                              \
     { "--copy-props", NULL, ARG_STR, &(a)->copy_props },                          \

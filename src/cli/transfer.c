@@ -575,7 +575,8 @@ static enum s3c_err setup_one(struct transfer *t, struct s3c_error *e)
             rc = s3c_fail(e, S3C_EUSAGE, "%s: \"%s\" names no object (use --recursive for a prefix)", t->base.verb, t->src_arg);
             goto out;
         }
-        rc = store_s3_head_sse_c(t->s3, t->su.bucket, t->su.key, t->dst_s3 ? t->oa.ssec_src : t->oa.ssec, &x, e);
+        rc = store_s3_head_ck(t->s3, t->su.bucket, t->su.key, t->dst_s3 ? t->oa.ssec_src : t->oa.ssec,
+                              t->oo.checksum_mode, &x, e);
         if (rc) {
             store_s3_explain_head_404(t->s3, t->su.bucket, e); /* a missing bucket, or key? */
             rc = e->code;

@@ -7,8 +7,11 @@
 #include "base/crc.h"
 #include "base/str.h"
 
-/* "x-amz-checksum-crc64nvme:" + 12 base64 characters + CRLF, after "0\r\n", before the final CRLF. */
-#define TAIL_LEN (3 + sizeof(S3_CHUNKED_TRAILER) + 12 + 2 + 2)
+/* "0\r\n", "x-amz-checksum-crc64nvme:" and the base64 of the digest, CRLF, the final CRLF. */
+static uint64_t tail_len(const struct s3_chunked *c)
+{
+    return 3 + strlen(ck_header(c->algo)) + 1 + 4 * ((ck_len(c->algo) + 2) / 3) + 2 + 2;
+}
 
 void s3_chunked_init(struct s3_chunked *c, ssize_t (*read)(void *, char *, size_t, uint64_t), void *ctx,
                      uint64_t payload, size_t chunk)
@@ -18,6 +21,14 @@ void s3_chunked_init(struct s3_chunked *c, ssize_t (*read)(void *, char *, size_
     c->read_ctx = ctx;
     c->payload = payload;
     c->chunk = chunk ? chunk : S3_CHUNK_BYTES;
+    c->algo = CK_CRC64NVME;
+}
+
+void s3_chunked_use(struct s3_chunked *c, enum ck_algo a, ssize_t (*sum)(void *, unsigned char *), void *ctx)
+{
+    c->algo = a;
+    c->sum = sum;
+    c->sum_ctx = ctx;
 }
 
 static size_t hex_len(uint64_t v)
@@ -42,7 +53,7 @@ static uint64_t n_chunks(const struct s3_chunked *c)
 
 uint64_t s3_chunked_len(const struct s3_chunked *c)
 {
-    uint64_t m = n_chunks(c), total = TAIL_LEN;
+    uint64_t m = n_chunks(c), total = tail_len(c);
 
     if (m)
         total += (m - 1) * framed(c->chunk) + framed(c->payload - (m - 1) * c->chunk);
@@ -51,7 +62,7 @@ uint64_t s3_chunked_len(const struct s3_chunked *c)
 
 int s3_chunked_crc(const struct s3_chunked *c, uint64_t *crc)
 {
-    if (c->crc_off != c->payload)
+    if (c->crc_off != c->payload || !ck_is_crc(c->algo))
         return 0;
     *crc = c->crc;
     return 1;
@@ -70,7 +81,7 @@ ssize_t s3_chunked_read(void *ctx, char *dst, size_t n, uint64_t off)
 {
     struct s3_chunked *c = ctx;
     uint64_t m = n_chunks(c), full = framed(c->chunk), k, in, len, chunk_bytes;
-    char text[64];
+    char text[128];
     size_t hl;
 
     if (n == 0)
@@ -101,7 +112,8 @@ ssize_t s3_chunked_read(void *ctx, char *dst, size_t n, uint64_t off)
                 c->crc_off = 0;
             }
             if (at == c->crc_off) {
-                c->crc = crc_crc64nvme_update(c->crc, dst, (size_t)got);
+                if (ck_is_crc(c->algo))
+                    c->crc = ck_update(c->algo, c->crc, dst, (size_t)got);
                 c->crc_off += (uint64_t)got;
             }
             return got;
@@ -110,18 +122,25 @@ ssize_t s3_chunked_read(void *ctx, char *dst, size_t n, uint64_t off)
     }
     /* The tail: the last chunk, the trailer, the end. */
     in -= chunk_bytes;
-    if (in >= TAIL_LEN)
+    if (in >= tail_len(c))
         return 0;
     if (c->crc_off != c->payload)
         return -1; /* the payload did not all pass in order: no honest checksum to send */
     {
-        struct buf b64 = BUF_INIT(32);
+        unsigned char raw[CK_MAX_LEN];
+        char b64[CK_B64_MAX];
         size_t tl;
 
-        crc_b64_64(c->crc, &b64);
-        tl = (size_t)snprintf(text, sizeof(text), "0\r\n%s:%s\r\n\r\n", S3_CHUNKED_TRAILER, buf_cstr(&b64));
-        buf_release(&b64);
-        if (tl != TAIL_LEN)
+        if (ck_is_crc(c->algo)) {
+            ck_crc_raw(c->algo, c->crc, raw);
+        } else {
+            ssize_t rc = c->sum ? c->sum(c->sum_ctx, raw) : -1;
+            if (rc < 0)
+                return rc; /* not known yet (or never): the caller's answer */
+        }
+        ck_b64(c->algo, raw, b64);
+        tl = (size_t)snprintf(text, sizeof(text), "0\r\n%s:%s\r\n\r\n", ck_header(c->algo), b64);
+        if (tl != tail_len(c))
             return -1;
         return give(text, tl, in, dst, n);
     }

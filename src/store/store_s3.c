@@ -308,6 +308,17 @@ static bool req_has_header(const struct s3_req *r, const char *name)
     return false;
 }
 
+/* Whether 'r' carries a flexible checksum header (x-amz-checksum-<algorithm>). */
+static bool req_has_ck_header(const struct s3_req *r)
+{
+    int a;
+
+    for (a = 0; a < CK_ALGOS; a++)
+        if (req_has_header(r, ck_header((enum ck_algo)a)))
+            return true;
+    return false;
+}
+
 /* Requests to a directory bucket signed with a session: every object
  * request but those the S3 API reference keeps on IAM keys (HeadBucket,
  * CopyObject, UploadPartCopy) and bucket management. */
@@ -405,8 +416,7 @@ enum s3c_err store_s3_prepare(struct store_s3 *s, const struct s3_req *r, struct
         if (!strcasecmp(r->headers[i].name, "content-encoding"))
             own_encoding = true; /* no aws-chunked beside it */
     }
-    if (dropped_md5 && r->body && !req_has_header(r, "x-amz-checksum-crc64nvme") &&
-        !req_has_header(r, "x-amz-checksum-crc32") && !req_has_header(r, "x-amz-checksum-crc32c")) {
+    if (dropped_md5 && r->body && !req_has_ck_header(r)) {
         /* What needed an integrity header (DeleteObjects) gets a CRC32 instead. */
         struct buf b = BUF_INIT(16);
 
@@ -419,15 +429,16 @@ enum s3c_err store_s3_prepare(struct store_s3 *s, const struct s3_req *r, struct
         mark_probe(s, a);
         return S3C_OK;
     }
-    if (r->trailer_crc64 && r->read && !own_encoding && !signed_stream) {
+    if (r->trailer && r->read && !own_encoding && !signed_stream) {
         s3_chunked_init(&a->chunked, r->read, r->read_ctx, r->read_len, 0);
+        s3_chunked_use(&a->chunked, r->trailer_algo, r->trailer_sum, r->trailer_sum_ctx);
         x->body.read = s3_chunked_read;
         x->body.read_ctx = &a->chunked;
         x->body.read_len = s3_chunked_len(&a->chunked);
         snprintf(a->decoded_len, sizeof(a->decoded_len), "%llu", (unsigned long long)r->read_len);
         http_xfer_header(x, "Content-Encoding", "aws-chunked");
         http_xfer_header(x, "x-amz-decoded-content-length", a->decoded_len);
-        http_xfer_header(x, "x-amz-trailer", S3_CHUNKED_TRAILER);
+        http_xfer_header(x, "x-amz-trailer", ck_header(r->trailer_algo));
         a->chunked_on = true;
     }
 
@@ -790,6 +801,11 @@ const char *store_s3_probe_region(struct store_s3 *s, const char *bucket)
     }
     store_s3_call_release(&c);
     return bucket_region(s, bucket);
+}
+
+bool store_s3_checksum_mode(const struct store_s3 *s)
+{
+    return !(s->opts.cfg && s->opts.cfg->response_checksum_validation == CFG_WHEN_REQUIRED);
 }
 
 bool store_s3_debug_on(const struct store_s3 *s)

@@ -61,9 +61,13 @@ struct s3_req {
      * payload signing is configured. Small XML bodies are always signed. */
     bool object_data;
     /* A streamed body ('read') sent as aws-chunked with a trailing
-     * x-amz-checksum-crc64nvme the store verifies (not when unsigned, nor
-     * with a Content-Encoding of its own); see store_s3_call.chunked. */
-    bool trailer_crc64;
+     * x-amz-checksum-<trailer_algo> the store verifies (not when unsigned,
+     * nor with a Content-Encoding of its own); see store_s3_call.chunked.
+     * A SHA's digest comes from trailer_sum (struct s3_chunked's sum). */
+    bool trailer;
+    enum ck_algo trailer_algo;
+    ssize_t (*trailer_sum)(void *ctx, unsigned char out[CK_MAX_LEN]);
+    void *trailer_sum_ctx;
     /* S3 Express bucket management (CreateBucket, DeleteBucket,
      * ListDirectoryBuckets): the regional control endpoint, IAM keys. */
     bool control;
@@ -102,7 +106,7 @@ struct store_s3_call {
     unsigned express_gen;           /* the S3 Express session it was signed with; 0: none */
     char crc32_b64[16];             /* x-amz-checksum-crc32 sent in place of Content-MD5 */
     bool probe;                     /* the first request to its bucket: it learns the region */
-    bool chunked_on;                /* the body went as aws-chunked with a CRC64NVME trailer */
+    bool chunked_on;                /* the body went as aws-chunked with a checksum trailer */
     struct s3_chunked chunked;      /* its framing; s3_chunked_crc() once it went */
     char decoded_len[24];
     const char *op;                 /* the S3 operation (s3/op.h), named in errors */
@@ -257,6 +261,12 @@ struct s3_sse_c;
 enum s3c_err store_s3_head_sse_c(struct store_s3 *s, const char *bucket, const char *key,
                                  const struct s3_sse_c *k, struct http_xfer *x, struct s3c_error *e);
 
+/* The same, asking for the stored checksums also when 'ck_mode' (--checksum-mode
+ * ENABLED) though response_checksum_validation = when_required: the HEAD a
+ * download then takes as its own (xfer_obj.head) is the one it would ask. */
+enum s3c_err store_s3_head_ck(struct store_s3 *s, const char *bucket, const char *key, const struct s3_sse_c *k,
+                              bool ck_mode, struct http_xfer *x, struct s3c_error *e);
+
 /* ListDirectoryBuckets (one page; 'token' NULL for the first): S3 Express
  * directory buckets, from the control endpoint. */
 enum s3c_err store_s3_list_directory_buckets(struct store_s3 *s, const char *token,
@@ -279,6 +289,10 @@ enum s3c_err store_s3_delete_objects(struct store_s3 *s, const char *bucket,
 /* A --debug line through the store's debug sink; nothing when --debug is off. */
 void store_s3_debugf(struct store_s3 *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 bool store_s3_debug_on(const struct store_s3 *s);
+
+/* Whether HEADs ask for stored checksums (x-amz-checksum-mode): not with
+ * response_checksum_validation = when_required. */
+bool store_s3_checksum_mode(const struct store_s3 *s);
 
 /* SSE-C: a customer-provided key as the three headers S3 wants with every
  * request that writes or reads the object (the AWS CLI's --sse-c/--sse-c-key). */

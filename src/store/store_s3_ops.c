@@ -149,10 +149,17 @@ enum s3c_err store_s3_head(struct store_s3 *s, const char *bucket, const char *k
 enum s3c_err store_s3_head_sse_c(struct store_s3 *s, const char *bucket, const char *key,
                                  const struct s3_sse_c *k, struct http_xfer *x, struct s3c_error *e)
 {
+    return store_s3_head_ck(s, bucket, key, k, false, x, e);
+}
+
+enum s3c_err store_s3_head_ck(struct store_s3 *s, const char *bucket, const char *key, const struct s3_sse_c *k,
+                              bool ck_mode, struct http_xfer *x, struct s3c_error *e)
+{
     struct s3_req r = { .method = "HEAD", .bucket = bucket, .key = key };
 
-    /* Ask for the stored checksums too (stores without them ignore this). */
-    if (key)
+    /* Ask for the stored checksums too (stores without them ignore this), unless
+     * response_checksum_validation = when_required says not to (and no --checksum-mode). */
+    if (key && (ck_mode || store_s3_checksum_mode(s)))
         s3_req_header(&r, "x-amz-checksum-mode", "ENABLED");
     if (k)
         s3_req_sse_c(&r, k, false);

@@ -24,22 +24,24 @@
 #define SEQ_JOB_BYTES ((uint64_t)64 << 20)      /* DL_SEQ: re-read per job at most (an interrupt waits for one) */
 #define MD5_STEP_BYTES ((uint64_t)1 << 20)      /* a GET's MD5 moves on once this much more has landed */
 #define DL_REHASH_STEP ((size_t)8 << 20)       /* bytes re-read per loop step: transfers keep moving */
+#define STDOUT_PART_MAX ((uint64_t)32 << 20)    /* stdout's largest range (xfer_stdout_part_size: half its window) */
 
 static void dl_start(struct engine *g, struct xfer_obj_state *os);
 static enum s3c_err stdout_start_parts(struct engine *g, struct xfer_obj_state *os, struct s3c_error *e);
+static void stdout_parts_go(struct engine *g, struct xfer_obj_state *os);
 static void dl_verify(struct engine *g, struct xfer_obj_state *os);
+static void dl_again(struct engine *g, struct xfer_obj_state *os, const struct s3c_error *e);
 static void land_start(struct engine *g, struct xfer_obj_state *os, struct buf *body);
 static void dl_seq_kick(struct engine *g, struct xfer_obj_state *os);
 static void dl_seq_hashed(struct engine *g, struct eng_hash *h);
 static void stdout_hashed(struct engine *g, struct eng_hash *h);
 static void dl_rehashed(struct engine *g, struct eng_hash *h);
-static bool etag_whole_md5(struct sv etag);
 static bool dl_head_same(struct xfer_obj_state *os, const struct http_resp *resp, char etag[80],
                          struct s3c_error *e);
 static bool dl_check_from(struct engine *g, struct xfer_obj_state *os, const struct http_resp *resp,
                           const char *etag);
-static void dl_probed(struct engine *g, struct xfer_obj_state *os, bool part1);
-static void stdout_check_from(struct engine *g, struct xfer_obj_state *os, const struct http_resp *resp);
+static void dl_probed(struct engine *g, struct xfer_obj_state *os, bool learn);
+static enum s3c_err dl_caller_head(struct engine *g, struct xfer_obj_state *os, struct s3c_error *e);
 
 /* ---- starting -------------------------------------------------------------------- */
 
@@ -73,14 +75,8 @@ enum s3c_err download_start(struct engine *g, struct xfer_obj_state *os, struct 
         /* Ranged: first learn how the whole can be checked (on_head_info), from
          * the caller's HEAD when it made one: the same question, asked once. */
         os->phase = PH_PROBE;
-        if (o->head) {
-            char etag[80];
-
-            if (!dl_head_same(os, o->head, etag, e))
-                return e->code;
-            dl_probed(g, os, dl_check_from(g, os, o->head, etag));
-            return S3C_OK;
-        }
+        if (o->head)
+            return dl_caller_head(g, os, e);
         r = req_get(g, os, RK_HEAD_INFO);
         if (!r)
             return s3c_fail(e, S3C_ENOMEM, "out of memory");
@@ -113,19 +109,13 @@ enum s3c_err stdout_start(struct engine *g, struct xfer_obj_state *os, struct re
     os->fd = STDOUT_FILENO;
     os->size = os->o->size;
     os->part_size = xfer_stdout_part_size(os->size, g->opts.part_size);
-    if (os->size > os->part_size && g->opts.verify) {
-        /* Ranges: ask for a stored checksum first (stdout_probed): cheaper than the
-         * MD5 of the whole, and the only check when the ETag is a multipart one.
-         * The caller's HEAD, when it made one, says it. */
+    if ((os->size > os->part_size || small_multipart(os->o)) && g->opts.verify) {
+        /* Ranges: ask for a stored checksum first (on_head_info): cheaper than the
+         * MD5 of the whole; without one, a multipart ETag is checked part by part.
+         * The caller's HEAD, when it made one, says it: the same question, asked once. */
         os->phase = PH_PROBE;
-        if (os->o->head) {
-            char etag[80];
-
-            if (!dl_head_same(os, os->o->head, etag, e))
-                return e->code;
-            stdout_check_from(g, os, os->o->head);
-            return stdout_start_parts(g, os, e);
-        }
+        if (os->o->head)
+            return dl_caller_head(g, os, e);
         r = req_get(g, os, RK_HEAD_INFO);
         if (!r)
             return s3c_fail(e, S3C_ENOMEM, "out of memory");
@@ -147,7 +137,6 @@ enum s3c_err stdout_start(struct engine *g, struct xfer_obj_state *os, struct re
 static enum s3c_err stdout_start_parts(struct engine *g, struct xfer_obj_state *os, struct s3c_error *e)
 {
     uint64_t n = (os->size + os->part_size - 1) / os->part_size;
-    char hex[33];
 
     if (n > UINT32_MAX)
         return s3c_fail(e, S3C_EINTERNAL, "object too large for standard output");
@@ -158,10 +147,36 @@ static enum s3c_err stdout_start_parts(struct engine *g, struct xfer_obj_state *
     os->win = calloc(os->win_k, sizeof(*os->win));
     if (!os->win)
         return s3c_fail(e, S3C_ENOMEM, "out of memory");
-    /* The MD5 of the whole stream is worth its CPU only when the ETag is one
-     * and no stored checksum is there to check instead. */
-    if (g->opts.verify && os->check != DL_CRC && os->o->etag && etag_is_md5(sv_from(os->o->etag), hex) &&
-        !etag_not_md5(os->o->src_bucket, NULL)) {
+    if (os->check == DL_PARTS) {
+        /* Ranges are the upload's parts, each MD5'd by a hash worker before it
+         * may go out (on_stdout_part). When they all fit in the window, none
+         * goes out before the md5 of their MD5s matches the ETag. */
+        os->md5s = calloc(os->n_parts, sizeof(*os->md5s));
+        if (!os->md5s)
+            return s3c_fail(e, S3C_ENOMEM, "out of memory");
+        os->win_hold = os->win_k == os->n_parts;
+    } else if (os->check == DL_CRC && os->win_k == os->n_parts) {
+        /* A stored CRC of the whole and an object the window holds: none of it
+         * goes out before the ranges' CRCs, combined, match it. */
+        os->part_crcs = calloc(os->n_parts, sizeof(*os->part_crcs));
+        if (!os->part_crcs)
+            return s3c_fail(e, S3C_ENOMEM, "out of memory");
+        os->win_hold = true;
+    }
+    /* A composite checksum: each part GET by its number, checked against the
+     * part's own checksum before it goes out (on_stdout_part). */
+    if (!composite_alloc(os))
+        return s3c_fail(e, S3C_ENOMEM, "out of memory");
+    if (os->seq_sha) {
+        /* A stored full-object SHA: the stream's, by a hash worker, a part at a time once written. */
+        os->win_md5 = true;
+        md5_init(&os->seq_hash.job.md5);
+        os->seq_hash.job.also = os->seq_sha;
+        os->seq_hash.job.no_md5 = true;
+    } else if (g->opts.verify && os->check != DL_CRC && os->check != DL_PARTS && os->check != DL_COMPOSITE &&
+               os->o->etag && etag_whole_md5(sv_from(os->o->etag)) && !etag_not_md5(os->o->src_bucket, NULL)) {
+        /* The MD5 of the whole stream is worth its CPU only when the ETag is one
+         * and no stored checksum is there to check instead. */
         os->win_md5 = true; /* by a hash worker, a part at a time once written (stdout_hash_kick) */
         md5_init(&os->seq_hash.job.md5);
     }
@@ -181,7 +196,10 @@ static void dl_size_only(struct engine *g, struct xfer_obj_state *os, const char
 {
     xdebug(g, os->o, "checked by size only: %s", why);
     os->check = DL_SIZE;
-    plan_parts(g, os);
+    if (os->stream)
+        os->part_size = xfer_stdout_part_size(os->size, g->opts.part_size);
+    else
+        plan_parts(g, os);
 }
 
 /* The store does not say the part size: take the likeliest that makes the
@@ -194,7 +212,8 @@ static void dl_guess_layout(struct engine *g, struct xfer_obj_state *os)
         dl_size_only(g, os, "the store does not say its part size, and no usual one makes the ETag's part count");
         return;
     }
-    os->check = DL_PARTS;
+    if (os->check != DL_COMPOSITE)
+        os->check = DL_PARTS;
     os->layout_guessed = true;
     os->part_size = p;
     os->n_parts = os->etag_parts;
@@ -210,10 +229,14 @@ static void dl_start(struct engine *g, struct xfer_obj_state *os)
     if (os->check == DL_SEQ && !(os->part_in = calloc(os->n_parts, 1)))
         s3c_fail(&e, S3C_ENOMEM, "out of memory");
     md5_init(&os->seq_hash.job.md5);
+    os->seq_hash.job.also = os->seq_sha; /* DL_SEQ of a stored SHA: that, not the MD5 */
+    os->seq_hash.job.no_md5 = os->seq_sha != NULL;
     if (!e.code && os->check == DL_PARTS && !(os->md5s = calloc(os->n_parts, sizeof(*os->md5s))))
         s3c_fail(&e, S3C_ENOMEM, "out of memory");
-    if (!e.code)
-        dl_resume_apply(g, os);
+    if (!e.code && !composite_alloc(os))
+        s3c_fail(&e, S3C_ENOMEM, "out of memory");
+    if (!e.code && os->check != DL_COMPOSITE)
+        dl_resume_apply(g, os); /* (a composite check re-reads no resumed parts: they download again) */
     if (!e.code && os->check == DL_SEQ)
         dl_seq_kick(g, os); /* parts an earlier run left in the file */
     if (e.code || start_parts(g, os, &e)) {
@@ -229,27 +252,30 @@ static void dl_start(struct engine *g, struct xfer_obj_state *os)
     }
 }
 
-/* stdout, probed (by the engine's HEAD or its caller's): a stored full-object
- * checksum checks the stream (ranges of our own size, combined in order);
- * without one, the MD5 of the whole when the ETag is one, else lengths do.
- * Then the ranges start. */
-static void stdout_check_from(struct engine *g, struct xfer_obj_state *os, const struct http_resp *resp)
+/* The part layout is settled (or not to be had): the ranges start. */
+static void dl_layout_known(struct engine *g, struct xfer_obj_state *os)
 {
-    char hex[33];
-
-    if (stored_checksum(resp, &os->ck_algo, &os->ck_want))
-        os->check = DL_CRC;
-    else if (!os->o->etag || !etag_is_md5(sv_from(os->o->etag), hex))
-        xdebug(g, os->o, "checked by the length of every range: a multipart ETag and no stored checksum");
+    if (os->stream)
+        stdout_parts_go(g, os);
+    else
+        dl_start(g, os);
 }
 
-static void stdout_probed(struct engine *g, struct req *r)
+/*
+ * stdout's ranges start. Parts the window cannot hold (over STDOUT_PART_MAX),
+ * or of a guessed size in an object larger than the window (a wrong guess
+ * would fail bytes already written), are not checked part by part: lengths then.
+ */
+static void stdout_parts_go(struct engine *g, struct xfer_obj_state *os)
 {
-    struct xfer_obj_state *os = r->os;
     struct s3c_error e = S3C_ERROR_INIT;
+    bool parts = os->check == DL_PARTS || os->check == DL_COMPOSITE;
 
-    stdout_check_from(g, os, &r->http.resp);
-    req_put_back(g, r);
+    if (parts && os->part_size > STDOUT_PART_MAX)
+        dl_size_only(g, os, "the upload's parts are larger than standard output's ranges");
+    else if (parts && os->layout_guessed && os->n_parts > xfer_window_parts(os->part_size))
+        dl_size_only(g, os, "the store does not say its part size, and the object is larger than standard "
+                            "output's window");
     if (stdout_start_parts(g, os, &e)) {
         obj_fail(g, os, &e);
         maybe_finish(g, os);
@@ -281,45 +307,80 @@ static bool dl_head_same(struct xfer_obj_state *os, const struct http_resp *resp
     return true;
 }
 
-/* How the whole of a file download is checked, from its source's HEAD: true
- * when HEAD ?partNumber=1 must first say the part size (else the parts are planned). */
+/*
+ * How the whole is checked, from the source's HEAD (the engine's own or its
+ * caller's), for a file and for stdout alike: a stored full-object checksum;
+ * a composite one (part by part, ranges cut at the upload's parts); a stored
+ * SHA of the whole (in order, by a hash worker); a multipart ETag (part by
+ * part); the MD5 of the whole; else lengths. A file's ranges are planned here,
+ * stdout's are of its own size (stdout_start). True when the upload's parts
+ * must be learnt first (dl_probed).
+ */
 static bool dl_check_from(struct engine *g, struct xfer_obj_state *os, const struct http_resp *resp,
                           const char *etag)
 {
     struct xfer_obj *o = os->o;
+    bool md5_etag = !etag_not_md5(o->src_bucket, resp);
     char hex[33];
 
     if (stored_checksum(resp, &os->ck_algo, &os->ck_want)) {
         os->check = DL_CRC;
-        plan_parts(g, os);
-    } else if ((os->etag_parts = xfer_etag_parts(etag, os->etag_hex)) && !etag_not_md5(o->src_bucket, resp)) {
-        if (!g->no_part_number)
-            return true;
-        dl_guess_layout(g, os);
-    } else if (!etag_not_md5(o->src_bucket, resp) && etag_is_md5(sv_from(etag), hex)) {
+    } else if (stored_ck(resp, &os->stored) && os->stored.composite) {
+        os->check = DL_COMPOSITE;
+        os->etag_parts = os->stored.parts;
+        return true;
+    } else if (stored_ck(resp, &os->stored) && seq_sha_start(os)) {
+        if (!os->stream)
+            os->check = DL_SEQ; /* (stdout's: stdout_start_parts) */
+    } else if ((os->etag_parts = xfer_etag_parts(etag, os->etag_hex)) > (os->stream ? 1 : 0) && md5_etag) {
+        return true; /* (stdout's "hex-1": the MD5 of the whole, below) */
+    } else if (os->stream) {
+        if (!md5_etag || !etag_whole_md5(sv_from(etag)))
+            xdebug(g, o, "checked by the length of every range: no stored checksum and no MD5 ETag");
+    } else if (md5_etag && etag_is_md5(sv_from(etag), hex)) {
         os->check = DL_SEQ;
         memcpy(os->etag_hex, hex, sizeof(hex));
-        plan_parts(g, os);
     } else {
         dl_size_only(g, os, sse_hides_md5(resp) ? "encrypted with a key whose ETag is not an MD5, and no stored checksum"
                             : etag_not_md5(o->src_bucket, NULL) ? "a directory bucket's ETag is no MD5, and no stored checksum"
                             : "no stored checksum and no MD5 ETag");
+        return false;
     }
+    if (!os->stream)
+        plan_parts(g, os);
     return false;
 }
 
-/* After dl_check_from: HEAD ?partNumber=1 first, or the parts. */
-static void dl_probed(struct engine *g, struct xfer_obj_state *os, bool part1)
+/* After dl_check_from: the upload's part size from HEAD ?partNumber=1
+ * (head_part1), or guessed when the store does not say it; then the ranges. */
+static void dl_probed(struct engine *g, struct xfer_obj_state *os, bool learn)
 {
-    struct req *p1 = part1 ? req_get(g, os, RK_HEAD_PART1) : NULL;
+    struct req *p1;
 
-    if (p1) {
-        submit_or_fail(g, p1);
+    if (!learn) {
+        dl_layout_known(g, os);
         return;
     }
-    if (part1)
+    if (g->no_part_number) {
+        dl_guess_layout(g, os);
+    } else if ((p1 = req_get(g, os, RK_HEAD_PART1))) {
+        submit_or_fail(g, p1);
+        return;
+    } else {
         dl_size_only(g, os, "out of memory");
-    dl_start(g, os);
+    }
+    dl_layout_known(g, os);
+}
+
+/* The caller made the HEAD of the source (xfer_obj.head): the engine asks none. */
+static enum s3c_err dl_caller_head(struct engine *g, struct xfer_obj_state *os, struct s3c_error *e)
+{
+    char etag[80];
+
+    if (!dl_head_same(os, os->o->head, etag, e))
+        return e->code;
+    dl_probed(g, os, dl_check_from(g, os, os->o->head, etag));
+    return S3C_OK;
 }
 
 void on_head_info(struct engine *g, struct req *r)
@@ -327,19 +388,15 @@ void on_head_info(struct engine *g, struct req *r)
     struct xfer_obj_state *os = r->os;
     struct s3c_error e = S3C_ERROR_INIT;
     char etag[80];
-    bool part1;
+    bool learn;
 
     if (!dl_head_same(os, &r->http.resp, etag, &e)) {
         req_fail(g, r, &e, false, 0);
         return;
     }
-    if (os->stream) {
-        stdout_probed(g, r);
-        return;
-    }
-    part1 = dl_check_from(g, os, &r->http.resp, etag);
+    learn = dl_check_from(g, os, &r->http.resp, etag);
     req_put_back(g, r);
-    dl_probed(g, os, part1);
+    dl_probed(g, os, learn);
 }
 
 /* HEAD ?partNumber=1 answered ('ok'), or refused: the upload's part size, if the store says it. */
@@ -353,7 +410,8 @@ static void head_part1(struct engine *g, struct req *r, bool ok)
 
     if (counted && count == os->etag_parts && http_resp_header(resp, "content-length", &v) &&
         sv_to_u64(v, &p) && xfer_parts_fit(os->size, os->etag_parts, p)) {
-        os->check = DL_PARTS;
+        if (os->check != DL_COMPOSITE)
+            os->check = DL_PARTS;
         os->part_size = p;
         os->n_parts = os->etag_parts;
     } else if (counted) {
@@ -365,7 +423,7 @@ static void head_part1(struct engine *g, struct req *r, bool ok)
         dl_guess_layout(g, os);
     }
     req_put_back(g, r);
-    dl_start(g, os);
+    dl_layout_known(g, os);
 }
 
 void on_head_part1(struct engine *g, struct req *r)
@@ -420,10 +478,21 @@ static void get_pick_check(struct req *r)
         if (os->streamed == 0 && stored_checksum(&r->http.resp, &os->ck_algo, &os->ck_want)) {
             os->check = DL_CRC;
             os->stream_crc = 0;
+        } else if (os->streamed == 0 && stored_ck(&r->http.resp, &r->stored) && !r->stored.composite &&
+                   !ck_is_crc(r->stored.algo) && r->len < r->mem.max) {
+            /* One range (1 MiB at most) and a stored SHA: held in memory, hashed by a
+             * worker, written once it matches (get_whole_check, on_get). */
+            r->use_sha = true;
         }
         return;
     }
     r->use_crc = stored_checksum(&r->http.resp, &r->ck_algo, &r->ck_want);
+    /* A stored SHA of the whole: a hash worker's, as the bytes land (dl_md5_kick). */
+    r->use_sha = !r->use_crc && stored_ck(&r->http.resp, &r->stored) && !r->stored.composite &&
+                 !ck_is_crc(r->stored.algo);
+    if (!r->use_crc && !r->use_sha && stored_ck(&r->http.resp, &r->stored))
+        xdebug(r->eng, os->o, "a composite %s in one GET cannot be checked without its parts; its ETag is",
+               ck_name(r->stored.algo));
 }
 
 /* A hash job of a GET's bytes is back (dl_md5_kick's): on with the next, or,
@@ -465,6 +534,14 @@ bool dl_md5_kick(struct engine *g, struct req *r, bool final)
 
     if (r->hash.busy || r->hash.ready || (!final && upto - r->md5_at < MD5_STEP_BYTES))
         return true;
+    if (r->md5_at == 0) {
+        /* The exchange's first job: a stored SHA's (whole, or a composite's part), else the MD5. */
+        enum ck_algo a = r->os->n_parts ? r->os->stored.algo : r->stored.algo;
+        r->hash.job.also = r->use_sha ? req_sha(r, a) : NULL;
+        r->hash.job.no_md5 = r->use_sha;
+        if (r->use_sha && !r->hash.job.also)
+            return false;
+    }
     r->hash.job.final = final;
     r->hash.done = dl_md5_hashed;
     return hash_start(g, &r->hash, r->os->fd, NULL, r->off + r->md5_at, upto - r->md5_at);
@@ -479,11 +556,13 @@ static void get_pick_md5(struct req *r)
 
     if (os->stream || os->small_dl || !r->eng->opts.verify)
         return;
-    if (os->n_parts)
-        r->md5_live = os->check == DL_PARTS;
-    else
-        r->md5_live = !r->use_crc && http_resp_header(&r->http.resp, "etag", &etag) &&
-                      !etag_not_md5(os->o->src_bucket, &r->http.resp) && etag_whole_md5(etag);
+    if (os->n_parts) {
+        r->use_sha = os->check == DL_COMPOSITE && !ck_is_crc(os->stored.algo);
+        r->md5_live = os->check == DL_PARTS || r->use_sha;
+    } else {
+        r->md5_live = r->use_sha || (!r->use_crc && http_resp_header(&r->http.resp, "etag", &etag) &&
+                                     !etag_not_md5(os->o->src_bucket, &r->http.resp) && etag_whole_md5(etag));
+    }
 }
 
 enum http_sink_verdict write_dst(void *ctx, const char *p, size_t n)
@@ -515,6 +594,14 @@ enum http_sink_verdict write_dst(void *ctx, const char *p, size_t n)
         struct win_slot *slot = &r->os->win[(r->part - 1) % r->os->win_k];
         memcpy(slot->data + r->got, p, n);
         slot->len = r->got + n;
+    } else if (r->os->small_dl || (r->os->stream && r->use_sha)) {
+        if (r->got == 0)
+            buf_reset(&r->mem); /* a retry starts again */
+        if (buf_add(&r->mem, p, n)) {
+            r->local_failed = true;
+            s3c_fail(&r->local_err, S3C_ENOMEM, "out of memory");
+            return HTTP_SINK_ABORT;
+        }
     } else if (r->os->stream) {
         if (!stdout_write(r->os, p, n, &r->local_err)) {
             r->local_failed = true;
@@ -526,14 +613,6 @@ enum http_sink_verdict write_dst(void *ctx, const char *p, size_t n)
         else
             hash_update(r->os->stream_md5, p, n);
         r->os->streamed += n;
-    } else if (r->os->small_dl) {
-        if (r->got == 0)
-            buf_reset(&r->mem); /* a retry starts again */
-        if (buf_add(&r->mem, p, n)) {
-            r->local_failed = true;
-            s3c_fail(&r->local_err, S3C_ENOMEM, "out of memory");
-            return HTTP_SINK_ABORT;
-        }
     } else if (fs_pwrite_all(r->os->fd, p, n, r->off + r->got, r->os->o->dst, &r->local_err)) {
         r->local_failed = true;
         return HTTP_SINK_ABORT;
@@ -544,6 +623,8 @@ enum http_sink_verdict write_dst(void *ctx, const char *p, size_t n)
         r->crc = ck_update(r->ck_algo, r->crc, p, n);
     else if (r->os->check == DL_CRC && !(r->os->stream && !r->os->win))
         r->crc = ck_update(r->os->ck_algo, r->crc, p, n);
+    else if (r->os->check == DL_COMPOSITE && ck_is_crc(r->os->stored.algo))
+        r->crc = ck_update(r->os->stored.algo, r->crc, p, n);
     else if (r->os->small_dl && r->eng->opts.verify)
         hash_update(r->md5, p, n);
     r->got += n;
@@ -601,19 +682,79 @@ static void stdout_hashed(struct engine *g, struct eng_hash *h)
     maybe_finish(g, os);
 }
 
-/* A range for stdout is in: write every whole part from the head on, in order. */
+/*
+ * A held stream (win_hold) with every part in: the md5 of their MD5s against
+ * the ETag (or their CRCs combined against the stored CRC) before a byte is
+ * written. True when they may go out; on a mismatch every part is fetched
+ * again (which one is wrong cannot be told), and a mismatch that persists
+ * fails the object with nothing written.
+ */
+static bool stdout_hold_check(struct engine *g, struct xfer_obj_state *os)
+{
+    struct s3c_error e = S3C_ERROR_INIT;
+    uint32_t i;
+
+    if (os->parts_done < os->n_parts)
+        return false;
+    switch (dl_check(g, os, &e)) {
+    case DLV_OK:
+        os->win_hold = false;
+        os->win_proven = true;
+        return true;
+    case DLV_AGAIN:
+        for (i = 0; i < os->win_k; i++) {
+            os->win[i].full = false;
+            os->win[i].len = 0;
+        }
+        dl_again(g, os, &e);
+        return false;
+    case DLV_HASHING:
+    case DLV_ERROR:
+        break;
+    }
+    obj_fail(g, os, &e);
+    return false;
+}
+
+/* A range for stdout is in: checked (DL_PARTS, DL_COMPOSITE), then every whole
+ * part from the head on is written, in order. */
 static void on_stdout_part(struct engine *g, struct req *r)
 {
     struct xfer_obj_state *os = r->os;
+    struct win_slot *landed = &os->win[(r->part - 1) % os->win_k];
     struct s3c_error e = S3C_ERROR_INIT;
 
+    if ((os->check == DL_PARTS || (os->check == DL_COMPOSITE && !ck_is_crc(os->stored.algo))) && !r->hash.ready) {
+        /* The part's MD5 (or a composite's SHA), by a hash worker, before any of it may go out. */
+        if (os->check == DL_PARTS ? !req_hash_mem(g, r, landed->data, r->len)
+                                  : !req_sha_mem(g, r, os->stored.algo, landed->data, r->len)) {
+            s3c_fail(&e, S3C_ENOMEM, "cannot start a thread to hash standard output");
+            req_fail(g, r, &e, false, 0);
+            return;
+        }
+        req_park(g, r);
+        return;
+    }
+    if (os->check == DL_COMPOSITE && !composite_part_ok(r, &e)) {
+        xdebug(g, os->o, "%s; fetching it again", e.msg);
+        req_fail(g, r, &e, true, 0);
+        return;
+    }
     if (sse_hides_md5(&r->http.resp))
         os->md5_hidden = true;
-    os->win[(r->part - 1) % os->win_k].full = true;
-    os->win[(r->part - 1) % os->win_k].crc = r->crc; /* write_dst's, for DL_CRC */
+    if (os->check == DL_PARTS)
+        memcpy(os->md5s[r->part - 1], r->hash.job.digest, MD5_LEN);
+    else if (os->check == DL_CRC && os->part_crcs)
+        os->part_crcs[r->part - 1] = r->crc;
+    landed->full = true;
+    landed->crc = r->crc; /* write_dst's, for DL_CRC */
     g->stats.bytes += r->len;
     os->parts_done++;
     req_put_back(g, r);
+    if (os->win_hold && !stdout_hold_check(g, os)) {
+        maybe_finish(g, os);
+        return;
+    }
     while (os->win_head <= os->n_parts && os->win[(os->win_head - 1) % os->win_k].full) {
         struct win_slot *slot = &os->win[(os->win_head - 1) % os->win_k];
 
@@ -640,20 +781,6 @@ static void on_stdout_part(struct engine *g, struct req *r)
     maybe_finish(g, os);
 }
 
-/* An ETag that is the MD5 of the bytes ("hex") or of their MD5 ("hex-1"). */
-static bool etag_whole_md5(struct sv etag)
-{
-    char hex[33], e[48];
-
-    if (etag_is_md5(etag, hex))
-        return true;
-    if (etag.n >= sizeof(e))
-        return false;
-    memcpy(e, etag.p, etag.n);
-    e[etag.n] = '\0';
-    return xfer_etag_parts(e, hex) == 1;
-}
-
 /*
  * A whole-object GET is in: check it by the stored checksum its reply carried
  * (get_pick_check), else by its ETag when that is an MD5 ("hex", or "hex-1":
@@ -674,6 +801,18 @@ static enum sent_verdict get_whole_check(struct engine *g, struct req *r, struct
             return stdout_verify(g, os, e) ? SENT_OK : SENT_BAD;
         return whole_crc_verify(g, os, r->ck_algo, r->crc, r->ck_want, true, e) ? SENT_OK : SENT_BAD;
     }
+    if (r->use_sha && !r->hash.ready) {
+        /* The stored SHA of the whole: a hash worker's, of the body in memory or the file. */
+        if (os->small_dl || os->stream ? !req_sha_mem(g, r, r->stored.algo, r->mem.data ? r->mem.data : "", r->mem.len)
+                                       : !dl_md5_kick(g, r, true)) {
+            s3c_fail(e, S3C_ENOMEM, "cannot start a thread to hash %s", os->o->dst);
+            return SENT_BAD;
+        }
+        req_park(g, r);
+        return SENT_WAIT;
+    }
+    if (r->use_sha)
+        return whole_sum_verify(g, os, &r->stored, r->hash.job.also_digest, e) ? SENT_OK : SENT_BAD;
     if (!http_resp_header(&r->http.resp, "etag", &etag) || etag_not_md5(os->o->src_bucket, &r->http.resp) ||
         !etag_whole_md5(etag))
         return SENT_OK; /* no MD5 of the whole to compare (a directory bucket's ETag is none) */
@@ -706,8 +845,8 @@ static void on_get_part(struct engine *g, struct req *r)
     struct xfer_obj_state *os = r->os;
     struct s3c_error e = S3C_ERROR_INIT;
 
-    if (os->check == DL_PARTS && !r->hash.ready) {
-        /* Its MD5: what did not go to a hash worker as it landed, and the digest. */
+    if ((os->check == DL_PARTS || r->use_sha) && !r->hash.ready) {
+        /* Its MD5 (or SHA): what did not go to a hash worker as it landed, and the digest. */
         if (!dl_md5_kick(g, r, true)) {
             s3c_fail(&e, S3C_ENOMEM, "cannot start a thread to hash %s", os->o->dst);
             req_fail(g, r, &e, false, 0);
@@ -723,6 +862,10 @@ static void on_get_part(struct engine *g, struct req *r)
         os->part_crcs[r->part - 1] = r->crc;
     else if (os->check == DL_SEQ)
         os->part_in[r->part - 1] = 1;
+    else if (os->check == DL_COMPOSITE && r->use_sha)
+        memcpy(os->part_sums[r->part - 1], r->hash.job.also_digest, CK_MAX_LEN);
+    else if (os->check == DL_COMPOSITE)
+        os->part_crcs[r->part - 1] = r->crc;
     os->parts_done++;
     dl_part_written(g, os, r->part);
     req_put_back(g, r);
@@ -761,11 +904,21 @@ void on_get(struct engine *g, struct req *r)
     case SENT_WAIT:
         return;
     case SENT_BAD:
-        /* Bytes already on stdout cannot be taken back: report, do not retry. */
-        req_fail(g, r, &e, !os->stream, 0);
+        /* Bytes already on stdout cannot be taken back: report, do not retry
+         * (a stream held in memory for its SHA wrote none: fetch it again). */
+        req_fail(g, r, &e, !os->stream || r->use_sha, 0);
         return;
     case SENT_OK:
         break;
+    }
+    if (os->stream && r->use_sha) {
+        if (!stdout_write(os, r->mem.data ? r->mem.data : "", r->mem.len, &e)) {
+            req_put_back(g, r);
+            obj_fail(g, os, &e);
+            maybe_finish(g, os);
+            return;
+        }
+        os->streamed += r->mem.len;
     }
     g->stats.bytes += r->len;
     if (os->small_dl) {
@@ -798,6 +951,8 @@ static void dl_again(struct engine *g, struct xfer_obj_state *os, const struct s
     if (os->check == DL_SEQ) {
         /* Its last job is back (dl_check ran on all of it): start over. */
         md5_init(&os->seq_hash.job.md5);
+        if (os->seq_sha)
+            hash_reset(os->seq_sha);
         os->seq_off = 0;
         memset(os->part_in, 0, os->n_parts);
     }

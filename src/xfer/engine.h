@@ -20,6 +20,7 @@
 #include <time.h>
 
 #include "base/buf.h"
+#include "base/ck.h"
 #include "base/hash.h"
 #include "base/str.h"
 #include "s3/xml.h"
@@ -80,11 +81,22 @@ enum dl_check {
     DL_SIZE,            /* by size only: the store gives no way (said in --debug) */
     DL_CRC,             /* the store's full-object CRC, combined from per-part CRCs */
     DL_PARTS,           /* md5 of the part MD5s against the "hex-N" ETag; ranges = the upload's parts */
-    DL_SEQ,             /* MD5 of the whole, in order, against a single-part ETag */
+    DL_SEQ,             /* MD5 of the whole, in order, against a single-part ETag (or a stored
+                           full-object SHA, seq_sha, the same way) */
+    DL_COMPOSITE,       /* a stored composite checksum ("...-N"): each part's digest (a CRC on the
+                           loop, a SHA a hash worker's), ranges = the upload's parts, and the
+                           digest of them all against it */
 };
 
-/* The stored full-object checksums a download can be checked against. */
-enum ck_algo { CK_CRC64NVME, CK_CRC32C, CK_CRC32 };
+/* A stored flexible checksum, as a reply names it (stored_ck). */
+struct ck_stored {
+    enum ck_algo algo;
+    bool composite;                 /* "<base64>-N": the digest of the N parts' digests */
+    uint32_t parts;                 /* composite: N */
+    unsigned char raw[CK_MAX_LEN];  /* the digest (of the whole, a part, or the part digests) */
+    uint64_t crc;                   /* a CRC algorithm's: raw as a number */
+    char value[CK_B64_MAX + 8];     /* as the store wrote it */
+};
 
 struct engine;
 
@@ -135,6 +147,9 @@ struct xfer_obj_state {
     uint32_t win_head;              /* the next part to write, 1-based */
     uint32_t win_free;              /* the oldest part whose slot is held (written, MD5 not yet taken) */
     bool win_md5;                   /* the stream's MD5 is checked: seq_hash hashes each written part */
+    bool win_hold;                  /* DL_PARTS or DL_CRC, every part in the window: none is written
+                                       before the whole's check passes (stdout_hold_check) */
+    bool win_proven;                /* ... and it did, before the first byte went out */
     bool md5_hidden;                /* a reply named SSE-KMS or SSE-C: the ETag is no MD5 */
     uint64_t stream_crc;            /* DL_CRC: of the bytes written so far */
     /* Copies: what the copy keeps of its source (copy_start decides, from
@@ -156,12 +171,16 @@ struct xfer_obj_state {
     uint64_t ck_want;               /* DL_CRC: the store's value */
     uint64_t *part_crcs;            /* DL_CRC: per part, combined at the end */
     char etag_hex[33];              /* DL_PARTS: the ETag's md5 of part md5s */
+    struct ck_stored stored;        /* DL_COMPOSITE, or DL_SEQ of a SHA: the store's checksum */
+    struct hash_ctx *seq_sha;       /* DL_SEQ of a stored full-object SHA: what seq_hash feeds, in order */
     uint32_t etag_parts;            /* DL_PARTS: the ETag's part count */
     bool layout_guessed;            /* DL_PARTS: the store did not say its part size */
     bool have_prev;                 /* prev_digest holds the previous download's */
     unsigned char prev_digest[MD5_LEN];
     int attempts;                   /* whole-object downloads after a mismatch */
-    bool mpu_crc;                   /* upload created with CRC64NVME: each part carries one (part_crcs), Complete lists them */
+    bool mpu_crc;                   /* upload created with the flexible checksum (obj_ck): each part
+                                       carries one (part_crcs; a SHA's in part_sums), Complete lists them */
+    unsigned char (*part_sums)[CK_MAX_LEN]; /* mpu_crc with a SHA algorithm: each part's digest */
     /* DL_SEQ: the MD5 of the whole in key order, re-read from the temp file by
      * a hash worker as the parts from the start on are in (dl_seq_kick); stdout
      * in ranges: the stream's, a part at a time (stdout_hash_kick). */
@@ -220,11 +239,15 @@ struct req {
     bool hash_stale;                /* 'hash' is busy with an earlier exchange's bytes: drop its result */
     uint64_t md5_at;                /* md5_live: bytes of this exchange in hash.job.md5 */
     bool use_crc;                   /* a whole GET: checked by the stored checksum in its reply */
+    bool use_sha;                   /* a GET whose bytes' SHA is checked (a hash worker's, dl_md5_kick):
+                                       the whole's against 'stored', or a composite object's part */
+    struct ck_stored stored;        /* use_sha of a whole GET; stdout DL_COMPOSITE: the part's, from its reply */
     enum ck_algo ck_algo;           /* use_crc: which, and its value */
     uint64_t ck_want;
     uint64_t got;                   /* download bytes written */
     uint64_t crc;                   /* DL_CRC: CRC of the bytes written */
-    uint64_t mem_crc;               /* CRC64NVME of a memory body (hdr_crc64) */
+    uint64_t mem_crc;               /* a CRC algorithm's value over a memory body (hdr_ck) */
+    unsigned char mem_sum[CK_MAX_LEN]; /* a SHA algorithm's digest of it (a hash worker's) */
     bool flex;                      /* sent a flexible checksum the store may refuse (trailer, declared algorithm) */
     bool flex_wait;                 /* held until the probe says whether the store takes trailers */
     struct buf mem;                 /* small upload body / request XML */
@@ -232,7 +255,10 @@ struct req {
     char hdr_md5[32];               /* Content-MD5 of a memory body */
     unsigned char mem_md5[MD5_LEN]; /* the same, raw (mem_digests) */
     bool sent_mem;                  /* this exchange sent 'mem': its MD5 is mem_md5 */
-    char hdr_crc64[24];             /* x-amz-checksum-crc64nvme of a memory body, or "" */
+    char hdr_ck[CK_B64_MAX];        /* x-amz-checksum-<algorithm> of a memory body, or "" */
+    struct hash_ctx *sha;           /* a SHA algorithm: what a hash worker feeds (req_sha) */
+    enum ck_algo sha_algo;          /* ... of this algorithm */
+    bool sum_wait;                  /* a SHA trailer waits for the worker: resume the loop when it is back */
     char hdr_range[80];
     struct buf hdr_copy_src;
     struct s3_sse_c ssec, ssec_src; /* SSE-C headers of the object and of a copy's source */
@@ -377,6 +403,12 @@ enum dl_verdict {
     DLV_ERROR,          /* the check could not run, in 'e' */
 };
 
+/* The flexible checksum uploads of 'o' carry (--checksum-algorithm; CRC64NVME by default). */
+static inline enum ck_algo obj_ck(const struct xfer_obj *o)
+{
+    return o->opts ? o->opts->checksum_algo : CK_CRC64NVME;
+}
+
 /* Set by xfer_cancel() (a signal handler), read by every loop's thread: an
  * atomic (lock-free, so safe in a signal handler) rather than a sig_atomic_t. */
 extern atomic_int cancel_requested;
@@ -407,6 +439,9 @@ void xdebug(struct engine *g, const struct xfer_obj *o, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 bool hash_start(struct engine *g, struct eng_hash *h, int fd, const void *mem, uint64_t off, uint64_t len);
 bool req_hash_file(struct engine *g, struct req *r, int fd, uint64_t off, uint64_t len);
+bool req_hash_mem(struct engine *g, struct req *r, const void *mem, uint64_t len);
+struct hash_ctx *req_sha(struct req *r, enum ck_algo a);
+bool req_sha_mem(struct engine *g, struct req *r, enum ck_algo a, const void *mem, uint64_t len);
 void req_park(struct engine *g, struct req *r);
 bool req_hash_back(struct engine *g, struct req *r);
 void req_unpark(struct engine *g, struct req *r);
@@ -428,9 +463,8 @@ void req_done(struct engine *g, struct req *r);
 const char *req_op_name(enum req_kind k);
 
 /* verify.c: which check proves the bytes, and the checks (calls req.c) */
-uint64_t ck_update(enum ck_algo a, uint64_t crc, const void *p, size_t n);
-uint64_t ck_combine(enum ck_algo a, uint64_t x, uint64_t y, uint64_t len_y);
 bool stored_checksum(const struct http_resp *resp, enum ck_algo *algo, uint64_t *value);
+bool stored_ck(const struct http_resp *resp, struct ck_stored *out);
 bool etag_is_md5(struct sv etag, char hex_out[33]);
 bool etag_one_part(struct sv etag, char hex_out[33], unsigned char md5[MD5_LEN]);
 bool sse_hides_md5(const struct http_resp *resp);
@@ -450,8 +484,25 @@ void mem_crc(struct engine *g, struct req *r, bool whole_object);
 bool mem_needs_md5(const struct engine *g, bool whole_object);
 void mem_md5_set(struct req *r, const unsigned char md5[MD5_LEN]);
 void mem_digests(struct engine *g, struct req *r, bool whole_object);
+/*
+ * The digests of a memory body about to be sent (mem_crc, mem_needs_md5,
+ * and a SHA flexible checksum): what needs a hash worker goes to one, and
+ * the request is sent when it is back. True when it waits; false when it
+ * can go now. 'small': its MD5 is taken here (a body of SMALL_BODY_MAX or less).
+ */
+bool mem_digests_later(struct engine *g, struct req *r, bool whole_object, bool small);
 bool whole_crc_verify(struct engine *g, const struct xfer_obj_state *os, enum ck_algo a, uint64_t got,
                       uint64_t want, bool say, struct s3c_error *e);
+/* The composite checksum of 'n' parts ("<base64>-N") from their CRCs (a CRC
+ * algorithm) or raw SHAs ('sums'); false on no memory. */
+bool parts_composite(enum ck_algo a, const uint64_t *crcs, const unsigned char (*sums)[CK_MAX_LEN], uint32_t n,
+                     char out[CK_B64_MAX + 8]);
+bool etag_whole_md5(struct sv etag);
+bool composite_alloc(struct xfer_obj_state *os);
+bool seq_sha_start(struct xfer_obj_state *os);
+bool composite_part_ok(struct req *r, struct s3c_error *e);
+bool whole_sum_verify(struct engine *g, const struct xfer_obj_state *os, const struct ck_stored *want,
+                      const unsigned char *got, struct s3c_error *e);
 bool stdout_verify(struct engine *g, struct xfer_obj_state *os, struct s3c_error *e);
 enum dl_verdict dl_check(struct engine *g, struct xfer_obj_state *os, struct s3c_error *e);
 
@@ -459,7 +510,7 @@ enum dl_verdict dl_check(struct engine *g, struct xfer_obj_state *os, struct s3c
 void journal_save(struct engine *g, struct xfer_obj_state *os);
 void journal_drop(struct engine *g, struct xfer_obj_state *os);
 bool resume_find(struct engine *g, struct xfer_obj_state *os);
-void resume_listed(struct xfer_obj_state *os, const struct s3_list_parts *lp);
+void resume_listed(struct xfer_obj_state *os, const struct s3_list_parts *lp, enum ck_algo a);
 void dl_journal_save(struct engine *g, struct xfer_obj_state *os);
 void dl_journal_drop(struct engine *g, struct xfer_obj_state *os);
 bool dl_keep_for_resume(struct engine *g, struct xfer_obj_state *os);

@@ -1,4 +1,4 @@
-/* hashpool.c — MD5s on worker threads, eight at a time (see hashpool.h). */
+/* hashpool.c — MD5s on worker threads, eight at a time, and SHAs beside them (see hashpool.h). */
 #include "xfer/hashpool.h"
 
 #include <errno.h>
@@ -82,8 +82,10 @@ static void job_done(struct hashpool *q, struct lane *l)
 {
     struct hash_job *j = l->j;
 
-    if (!j->err.code && j->final)
+    if (!j->err.code && j->final && !j->no_md5)
         md5_final(&j->md5, j->digest);
+    if (!j->err.code && j->final && j->also)
+        hash_final(j->also, j->also_digest);
     l->j = NULL;
     pthread_mutex_lock(&q->mu);
     j->next = q->done;
@@ -92,6 +94,20 @@ static void job_done(struct hashpool *q, struct lane *l)
     pthread_mutex_unlock(&q->mu);
     if (q->wake)
         q->wake(q->wake_ctx);
+}
+
+/* A slice in hand goes to the job's SHA at once (whole: it is in the cache);
+ * without an MD5 to keep, the slice is then done. */
+static void lane_also(struct lane *l)
+{
+    struct hash_job *j = l->j;
+
+    if (j->also)
+        hash_update(j->also, l->p, l->n);
+    if (j->no_md5) {
+        l->at += l->n;
+        l->n = 0;
+    }
 }
 
 /* The lane's next slice: the job's memory, or read from its file. False when
@@ -105,6 +121,7 @@ static bool lane_slice(struct lane *l)
     if (j->fd < 0) {
         l->p = j->mem + l->at; /* a slice at a time too: the worker comes back for new jobs */
         l->n = want;
+        lane_also(l);
         return true;
     }
     do
@@ -116,6 +133,7 @@ static bool lane_slice(struct lane *l)
     }
     l->p = l->buf;
     l->n = (size_t)got;
+    lane_also(l);
     return true;
 }
 

@@ -1,5 +1,6 @@
 /*
- * hashpool: the engine's MD5s, computed on worker threads, one per core.
+ * hashpool: the engine's MD5s (and SHAs of flexible checksums), computed on
+ * worker threads, one per core.
  *
  * MD5 runs at about 0.6 GB/s on one core: on the event loop it capped a
  * verified transfer near that. Here a job names its bytes (a range of a
@@ -8,6 +9,10 @@
  * result back. A worker holds up to eight jobs at once and, where the CPU
  * has AVX2, hashes them side by side in the lanes of one vector
  * (md5_x8_blocks): several parts cost about what one did.
+ *
+ * A job may also feed the same bytes, in order, to a SHA-1 or SHA-256
+ * context ('also'), with or without the MD5: a SHA has no lanes, but it reads
+ * each slice while it is in the cache.
  *
  * Threads start with the first job. The loop hears of finished jobs through
  * the wake callback (called from a worker, without locks held) and takes
@@ -20,6 +25,7 @@
 #include <stdint.h>
 
 #include "base/err.h"
+#include "base/hash.h"
 #include "base/md5.h"
 
 struct hash_job {
@@ -31,6 +37,10 @@ struct hash_job {
                                        Unless 'final', off + md5.bytes stay whole blocks */
     bool final;                     /* then 'digest' is the MD5 of it all */
     unsigned char digest[16];
+    struct hash_ctx *also;          /* NULL, or a SHA (the caller's) fed the same bytes; with
+                                       'final', its digest goes to also_digest (and it is reset) */
+    bool no_md5;                    /* 'also' alone: md5 and digest are left as they were */
+    unsigned char also_digest[SHA256_LEN];
     struct s3c_error err;           /* the outcome: err.code == S3C_OK when hashed */
     void *ctx;                      /* the caller's */
 };

@@ -11,7 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/crc.h"
 #include "base/hash.h"
 #include "base/str.h"
 #include "s3/xml.h"
@@ -67,45 +66,85 @@ void on_create(struct engine *g, struct req *r)
     }
 }
 
+/* The member of 'c' that holds algorithm 'a''s value. */
+static const char **ck_field(struct s3_checksums *c, enum ck_algo a)
+{
+    switch (a) {
+    case CK_CRC64NVME: return &c->crc64nvme;
+    case CK_CRC32C: return &c->crc32c;
+    case CK_CRC32: return &c->crc32;
+    case CK_SHA1: return &c->sha1;
+    case CK_SHA256: return &c->sha256;
+    }
+    return &c->crc64nvme;
+}
+
+/* Part n's (1-based) raw checksum, as it was sent. */
+static void part_ck_raw(const struct xfer_obj_state *os, uint32_t n, unsigned char out[CK_MAX_LEN])
+{
+    if (ck_is_crc(obj_ck(os->o)))
+        ck_crc_raw(obj_ck(os->o), os->part_crcs[n - 1], out);
+    else
+        memcpy(out, os->part_sums[n - 1], CK_MAX_LEN);
+}
+
 void send_complete(struct engine *g, struct xfer_obj_state *os)
 {
     struct s3_complete_part *parts = calloc(os->n_parts, sizeof(*parts));
     struct s3c_error e = S3C_ERROR_INIT;
     struct req *r = req_get(g, os, RK_COMPLETE);
-    char (*crcs)[16] = NULL;            /* base64 of each part's CRC64NVME */
+    char (*cks)[CK_B64_MAX] = NULL;     /* base64 of each part's checksum */
+    unsigned char raw[CK_MAX_LEN];
     uint32_t i;
 
     if (!parts || !r) {
         s3c_fail(&e, S3C_ENOMEM, "out of memory");
         goto fail;
     }
-    if (os->mpu_crc && !(crcs = calloc(os->n_parts, sizeof(*crcs)))) {
+    if (os->mpu_crc && !(cks = calloc(os->n_parts, sizeof(*cks)))) {
         s3c_fail(&e, S3C_ENOMEM, "out of memory");
         goto fail;
     }
     for (i = 0; i < os->n_parts; i++) {
         parts[i].number = i + 1;
         parts[i].etag = os->etags[i];
-        if (crcs) {
-            struct buf b = BUF_INIT(sizeof(crcs[0]));
-            crc_b64_64(os->part_crcs[i], &b);
-            str_copy(crcs[i], sizeof(crcs[0]), buf_cstr(&b));
-            buf_release(&b);
-            parts[i].checksums.crc64nvme = crcs[i];
+        if (cks) {
+            part_ck_raw(os, i + 1, raw);
+            ck_b64(obj_ck(os->o), raw, cks[i]);
+            *ck_field(&parts[i].checksums, obj_ck(os->o)) = cks[i];
         }
     }
     if (s3_build_complete_multipart(parts, os->n_parts, &r->mem, &e) || req_submit(g, r, &e))
         goto fail;
     os->phase = PH_COMPLETE;
     free(parts);
-    free(crcs);
+    free(cks);
     return;
 fail:
     free(parts);
-    free(crcs);
+    free(cks);
     if (r)
         req_put_back(g, r);
     obj_fail(g, os, &e);
+}
+
+/* The checksum an UploadPart carried, kept for Complete (which lists them) and its check. */
+static void part_ck_sent(struct engine *g, struct req *r)
+{
+    struct xfer_obj_state *os = r->os;
+    enum ck_algo a = obj_ck(os->o);
+    uint64_t crc;
+
+    if (r->mem.len && r->hdr_ck[0] && ck_is_crc(a))
+        os->part_crcs[r->part - 1] = r->mem_crc;
+    else if (r->mem.len && r->hdr_ck[0])
+        memcpy(os->part_sums[r->part - 1], r->mem_sum, CK_MAX_LEN);
+    else if (!r->mem.len && r->call.chunked_on && ck_is_crc(a) && s3_chunked_crc(&r->call.chunked, &crc))
+        os->part_crcs[r->part - 1] = crc;
+    else if (!r->mem.len && r->call.chunked_on && !ck_is_crc(a) && r->hash.ready && r->hash.job.also)
+        memcpy(os->part_sums[r->part - 1], r->hash.job.also_digest, CK_MAX_LEN);
+    else
+        os->mpu_crc = false; /* a part went without one (the store refused trailers): list none */
 }
 
 void on_part(struct engine *g, struct req *r)
@@ -141,15 +180,8 @@ void on_part(struct engine *g, struct req *r)
             memcpy(os->md5s[r->part - 1], md5, MD5_LEN);
         else
             os->md5s_unknown = true; /* proven by its CRC64NVME: Complete is checked by the CRCs */
-        if (os->mpu_crc) {
-            uint64_t crc;
-            if (r->mem.len && r->hdr_crc64[0])
-                os->part_crcs[r->part - 1] = r->mem_crc;
-            else if (!r->mem.len && r->call.chunked_on && s3_chunked_crc(&r->call.chunked, &crc))
-                os->part_crcs[r->part - 1] = crc;
-            else
-                os->mpu_crc = false; /* a part went without one (the store refused trailers): list none */
-        }
+        if (os->mpu_crc)
+            part_ck_sent(g, r);
         g->stats.bytes += r->len;
     }
     os->parts_done++;
@@ -180,7 +212,7 @@ void on_list_parts(struct engine *g, struct req *r)
         req_fail(g, r, &e, true, 0);
         return;
     }
-    resume_listed(os, &lp);
+    resume_listed(os, &lp, obj_ck(os->o));
     req_put_back(g, r);
     if (lp.is_truncated && lp.next_part_number_marker > os->list_marker &&
         lp.next_part_number_marker < S3_MAX_PARTS) {
@@ -258,33 +290,49 @@ static uint64_t part_len(const struct xfer_obj_state *os, uint32_t n)
 }
 
 /*
- * Complete's answer for an upload whose parts were proven by their CRC64NVME
- * (no MD5s to make its ETag from): the full-object CRC64NVME it names, if it
- * names one, must be the parts' CRCs combined.
+ * What Complete's answer must name for the parts sent: a CRC of the whole
+ * (FULL_OBJECT), the parts' CRCs combined; or the composite checksum
+ * ("...-N"), the digest of the parts' digests. False on no memory.
  */
-static bool complete_crc_ok(struct engine *g, const struct xfer_obj_state *os, const struct buf *body,
-                            struct s3c_error *e)
+static bool complete_ck_want(struct engine *g, const struct xfer_obj_state *os, bool composite,
+                             char want[CK_B64_MAX + 8])
 {
-    struct s3_complete_multipart cm = S3_COMPLETE_MULTIPART_INIT;
-    struct buf b64 = BUF_INIT(32);
+    enum ck_algo a = obj_ck(os->o);
     uint64_t crc = 0;
     uint32_t n;
+
+    if (composite)
+        return parts_composite(a, os->part_crcs, (const unsigned char(*)[CK_MAX_LEN])os->part_sums, os->n_parts,
+                               want);
+    for (n = 1; n <= os->n_parts; n++)
+        crc = n == 1 ? os->part_crcs[0] : ck_combine(a, crc, os->part_crcs[n - 1], part_len(os, n));
+    ck_crc_b64(a, crc, want);
+    return true;
+}
+
+/*
+ * Complete's answer for an upload whose parts were proven by their flexible
+ * checksums (no MD5s to make its ETag from): the checksum it names for the
+ * whole, if it names one, must be what the parts sent make (complete_ck_want).
+ */
+static bool complete_ck_ok(struct engine *g, const struct xfer_obj_state *os, const struct buf *body,
+                           struct s3c_error *e)
+{
+    struct s3_complete_multipart cm = S3_COMPLETE_MULTIPART_INIT;
+    const char *name = ck_name(obj_ck(os->o)), *got;
+    char want[CK_B64_MAX + 8];
     bool ok = true;
 
-    if (os->mpu_crc && !s3_parse_complete_multipart(buf_sv(body), &cm, NULL) && cm.checksums.crc64nvme &&
-        cm.checksums.crc64nvme[0] && !strchr(cm.checksums.crc64nvme, '-')) {
-        for (n = 1; n <= os->n_parts; n++)
-            crc = n == 1 ? os->part_crcs[0] : crc_crc64nvme_combine(crc, os->part_crcs[n - 1], part_len(os, n));
-        ok = !crc_b64_64(crc, &b64) && !strcmp(buf_cstr(&b64), cm.checksums.crc64nvme);
+    if (os->mpu_crc && !s3_parse_complete_multipart(buf_sv(body), &cm, NULL) &&
+        (got = *ck_field(&cm.checksums, obj_ck(os->o))) && got[0]) {
+        ok = complete_ck_want(g, os, strchr(got, '-') != NULL, want) && !strcmp(want, got);
         if (!ok)
-            s3c_fail(e, S3C_EHTTP, "the store's CRC64NVME %s of the whole does not match %s, its parts' combined",
-                     cm.checksums.crc64nvme, buf_cstr(&b64));
+            s3c_fail(e, S3C_EHTTP, "the store's %s %s of the whole does not match %s, its parts'", name, got, want);
         else
-            xdebug(g, os->o, "verified: parts by the CRC64NVME the store echoed, the whole by its CRC64NVME %s (no MD5)",
-                   cm.checksums.crc64nvme);
+            xdebug(g, os->o, "verified: parts by the %s the store echoed, the whole by its %s %s (no MD5)", name,
+                   name, got);
     }
     s3_complete_multipart_release(&cm);
-    buf_release(&b64);
     return ok;
 }
 
@@ -378,9 +426,9 @@ void on_complete(struct engine *g, struct req *r)
         req_fail(g, r, &e, true, 0);
         return;
     }
-    /* Parts proven by their CRC64NVME: the whole's, which the store combined, is ours combined. */
+    /* Parts proven by their checksums: the whole's, which the store made of them, is ours. */
     if (g->opts.verify && r->os->o->op == XFER_UPLOAD && os->md5s_unknown) {
-        if (!complete_crc_ok(g, os, &r->http.resp.body, &e)) {
+        if (!complete_ck_ok(g, os, &r->http.resp.body, &e)) {
             os->phase = PH_PARTS;
             req_put_back(g, r);
             obj_fail(g, os, &e);

@@ -105,7 +105,9 @@ static void obj_state_free(struct xfer_obj_state *os)
     buf_release(&os->src_tagging);
     buf_release(&os->src_tag_xml);
     hash_free(os->stream_md5);
+    hash_free(os->seq_sha);
     free(os->part_crcs);
+    free(os->part_sums);
     free(os->part_in);
     buf_release(&os->tmp_path);
     buf_release(&os->land.body);
@@ -220,7 +222,7 @@ static void flex_release(struct engine *g)
 
 /*
  * A store that keeps flexible checksums echoes them: x-amz-checksum-algorithm
- * on CreateMultipartUpload, x-amz-checksum-crc64nvme on PutObject and
+ * on CreateMultipartUpload, x-amz-checksum-<algorithm> on PutObject and
  * UploadPart. One that ignores them (Ceph 16) does not: then trailers are
  * not tried at all (it would refuse them) and multipart uploads list no part
  * checksums. Learnt from the first answer to a request that sent one.
@@ -228,7 +230,7 @@ static void flex_release(struct engine *g)
 static void flex_learn(struct engine *g, struct req *r)
 {
     struct sv v;
-    bool sent = r->flex || (r->sent_mem && r->hdr_crc64[0] && (r->kind == RK_PUT || r->os->mpu_crc));
+    bool sent = r->flex || (r->sent_mem && r->hdr_ck[0] && (r->kind == RK_PUT || r->os->mpu_crc));
     bool echoed;
 
     if (r == g->flex_probe)
@@ -236,7 +238,7 @@ static void flex_learn(struct engine *g, struct req *r)
     if (!sent || g->flex_known || g->no_trailers)
         return;
     echoed = r->kind == RK_CREATE ? http_resp_header(&r->http.resp, "x-amz-checksum-algorithm", &v)
-                                  : http_resp_header(&r->http.resp, "x-amz-checksum-crc64nvme", &v);
+                                  : http_resp_header(&r->http.resp, ck_header(obj_ck(r->os->o)), &v);
     if (echoed) {
         g->flex_known = true;
         return;
@@ -277,10 +279,13 @@ struct req *req_get(struct engine *g, struct xfer_obj_state *os, enum req_kind k
     buf_reset(&r->mem);
     buf_reset(&r->query);
     buf_reset(&r->hdr_copy_src);
-    r->hdr_md5[0] = r->hdr_range[0] = r->hdr_crc64[0] = '\0';
+    r->hdr_md5[0] = r->hdr_range[0] = r->hdr_ck[0] = '\0';
     r->flex_wait = false;
+    r->sum_wait = false;
     r->hash.ready = false;
-    r->use_crc = false;
+    r->hash.job.also = NULL; /* MD5 jobs unless a SHA is asked for (req_md5_sent, req_sha_mem, mem_digests_later) */
+    r->hash.job.no_md5 = false;
+    r->use_crc = r->use_sha = false;
     r->md5_live = r->hash_stale = false;
     r->md5_at = 0;
     memset(&r->hg, 0, sizeof(r->hg));
@@ -391,6 +396,10 @@ static void req_hashed(struct engine *g, struct eng_hash *h)
     if (!req_hash_back(g, r))
         return;
     h->ready = !h->job.err.code;
+    if (r->sum_wait) {
+        r->sum_wait = false;
+        http_loop_resume(g->loop); /* its body's SHA trailer can go now (req_trailer_sum) */
+    }
     if (r->parked)
         req_unpark(g, r); /* else still in flight: its answer finds the MD5 ready */
 }
@@ -398,10 +407,34 @@ static void req_hashed(struct engine *g, struct eng_hash *h)
 /* The MD5 of [off, off + len) of 'fd', for request 'r' (r->hash.job.digest once ready). */
 bool req_hash_file(struct engine *g, struct req *r, int fd, uint64_t off, uint64_t len)
 {
+    r->hash.job.also = NULL;
+    r->hash.job.no_md5 = false;
     md5_init(&r->hash.job.md5);
     r->hash.job.final = true;
     r->hash.done = req_hashed;
     return hash_start(g, &r->hash, fd, NULL, off, len);
+}
+
+/* The MD5 of 'len' bytes at 'mem' (the request's, untouched until it is back), for 'r'. */
+bool req_hash_mem(struct engine *g, struct req *r, const void *mem, uint64_t len)
+{
+    r->hash.job.also = NULL;
+    r->hash.job.no_md5 = false;
+    md5_init(&r->hash.job.md5);
+    r->hash.job.final = true;
+    r->hash.done = req_hashed;
+    return hash_start(g, &r->hash, -1, mem, 0, len);
+}
+
+/* The SHA 'a' (no MD5) of 'len' bytes at 'mem', for 'r' (r->hash.job.also_digest once ready). */
+bool req_sha_mem(struct engine *g, struct req *r, enum ck_algo a, const void *mem, uint64_t len)
+{
+    if (!(r->hash.job.also = req_sha(r, a)))
+        return false;
+    r->hash.job.no_md5 = true;
+    r->hash.job.final = true;
+    r->hash.done = req_hashed;
+    return hash_start(g, &r->hash, -1, mem, 0, len);
 }
 
 /* 'r' was answered but its MD5 is still with the workers: its ok handler runs
@@ -559,6 +592,63 @@ static void on_http_done(struct http_xfer *x, void *ctx)
     g->done = r;
 }
 
+/* The request's SHA context for algorithm 'a' (made, or remade for another, on first use), reset; NULL on OOM. */
+struct hash_ctx *req_sha(struct req *r, enum ck_algo a)
+{
+    if (r->sha && r->sha_algo != a) {
+        hash_free(r->sha);
+        r->sha = NULL;
+    }
+    if (!r->sha && !(r->sha = a == CK_SHA1 ? hash_sha1_new() : hash_sha256_new()))
+        return NULL;
+    r->sha_algo = a;
+    hash_reset(r->sha);
+    return r->sha;
+}
+
+/* The SHA trailer of a streamed body (struct s3_chunked's sum): the hash
+ * worker's digest; while it is out, the body pauses (req_hashed resumes it). */
+static ssize_t req_trailer_sum(void *ctx, unsigned char out[CK_MAX_LEN])
+{
+    struct req *r = ctx;
+
+    if (r->hash.ready && r->hash.job.also) {
+        memcpy(out, r->hash.job.also_digest, ck_len(obj_ck(r->os->o)));
+        return 0;
+    }
+    if (!r->hash.busy)
+        return -1; /* no worker has it: the request fails, and is retried */
+    r->sum_wait = true;
+    return HTTP_READ_PAUSE;
+}
+
+/* Whether downloads of 'o' ask for its stored checksum (response_checksum_validation, --checksum-mode). */
+static bool ck_mode(const struct engine *g, const struct xfer_obj *o)
+{
+    return !g->opts.checksum_mode_off || (o->opts && o->opts->checksum_mode);
+}
+
+/* A streamed body's checksum trailer, when 'on': the configured algorithm's. */
+static void req_trailer(struct engine *g, struct req *r, struct s3_req *q, bool on)
+{
+    q->trailer = r->flex = on;
+    q->trailer_algo = obj_ck(r->os->o);
+    if (on && !ck_is_crc(q->trailer_algo)) {
+        q->trailer_sum = req_trailer_sum;
+        q->trailer_sum_ctx = r;
+    }
+}
+
+/* Room for the parts' checksums of a multipart upload that declares one. */
+static bool mpu_ck_room(struct engine *g, struct xfer_obj_state *os)
+{
+    size_t n = os->stream ? S3_MAX_PARTS : os->n_parts;
+
+    if (ck_is_crc(obj_ck(os->o)))
+        return os->part_crcs || (os->part_crcs = calloc(n, sizeof(*os->part_crcs)));
+    return os->part_sums || (os->part_sums = calloc(n, sizeof(*os->part_sums)));
+}
+
 enum s3c_err req_submit(struct engine *g, struct req *r, struct s3c_error *e)
 {
     struct xfer_obj_state *os = r->os;
@@ -602,15 +692,15 @@ enum s3c_err req_submit(struct engine *g, struct req *r, struct s3c_error *e)
             q.body_len = r->mem.len;
             if (r->hdr_md5[0])
                 s3_req_header(&q, "Content-MD5", r->hdr_md5);
-            if (r->hdr_crc64[0])
-                s3_req_header(&q, "x-amz-checksum-crc64nvme", r->hdr_crc64);
+            if (r->hdr_ck[0])
+                s3_req_header(&q, ck_header(obj_ck(o)), r->hdr_ck);
             r->sent_mem = true;
             g->stats.bytes_live += r->mem.len;
         } else {
             q.read = g->kinds[r->kind].read;
             q.read_ctx = r;
             q.read_len = r->len;
-            q.trailer_crc64 = r->flex = flex_ok(g); /* the store checks a CRC64NVME trailer */
+            req_trailer(g, r, &q, flex_ok(g)); /* the store checks the checksum trailer */
             if (!req_md5_sent(g, r))
                 return s3c_fail(e, S3C_ENOMEM, "cannot start a thread to hash %s", o->src);
         }
@@ -624,12 +714,11 @@ enum s3c_err req_submit(struct engine *g, struct req *r, struct s3c_error *e)
             add_kept_headers(r, &q, true);
         } else {
             add_obj_headers(r, &q, true);
-            if (o->op == XFER_UPLOAD && flex_ok(g) &&
-                (os->part_crcs || (os->part_crcs = calloc(os->stream ? S3_MAX_PARTS : os->n_parts,
-                                                          sizeof(*os->part_crcs))))) {
-                /* Every part then carries its CRC64NVME and S3 keeps the whole object's. */
-                s3_req_header(&q, "x-amz-checksum-algorithm", "CRC64NVME");
-                s3_req_header(&q, "x-amz-checksum-type", "FULL_OBJECT");
+            if (o->op == XFER_UPLOAD && flex_ok(g) && mpu_ck_room(g, os)) {
+                /* Every part then carries its checksum and S3 keeps the whole object's:
+                 * a CRC's of the whole, a SHA's of the parts' (S3 keeps no other). */
+                s3_req_header(&q, "x-amz-checksum-algorithm", ck_name(obj_ck(o)));
+                s3_req_header(&q, "x-amz-checksum-type", ck_is_crc(obj_ck(o)) ? "FULL_OBJECT" : "COMPOSITE");
                 os->mpu_crc = r->flex = true;
             }
         }
@@ -669,7 +758,7 @@ enum s3c_err req_submit(struct engine *g, struct req *r, struct s3c_error *e)
         q.key = o->src;
         if (r->kind == RK_HEAD_PART1)
             q.query = "partNumber=1";
-        else
+        else if (ck_mode(g, o))
             s3_req_header(&q, "x-amz-checksum-mode", "ENABLED");
         if (o->etag && o->etag[0])
             s3_req_header(&q, "If-Match", o->etag);
@@ -690,15 +779,15 @@ enum s3c_err req_submit(struct engine *g, struct req *r, struct s3c_error *e)
             q.body_len = r->mem.len;
             if (r->hdr_md5[0])
                 s3_req_header(&q, "Content-MD5", r->hdr_md5);
-            if (os->mpu_crc && r->hdr_crc64[0])
-                s3_req_header(&q, "x-amz-checksum-crc64nvme", r->hdr_crc64);
+            if (os->mpu_crc && r->hdr_ck[0])
+                s3_req_header(&q, ck_header(obj_ck(o)), r->hdr_ck);
             r->sent_mem = true;
             g->stats.bytes_live += r->mem.len;
         } else if (r->kind == RK_PART) {
             q.read = g->kinds[r->kind].read;
             q.read_ctx = r;
             q.read_len = r->len;
-            q.trailer_crc64 = r->flex = os->mpu_crc && flex_ok(g);
+            req_trailer(g, r, &q, os->mpu_crc && flex_ok(g));
             if (!req_md5_sent(g, r))
                 return s3c_fail(e, S3C_ENOMEM, "cannot start a thread to hash %s", o->src);
         } else {
@@ -742,7 +831,7 @@ enum s3c_err req_submit(struct engine *g, struct req *r, struct s3c_error *e)
         q.bucket = o->src_bucket;
         q.key = o->src;
         r->hash.ready = false; /* new bytes */
-        r->use_crc = false;
+        r->use_crc = r->use_sha = false;
         r->md5_live = false;
         if (r->hash.busy) {
             r->hash_stale = true; /* the last exchange's MD5, still with a worker: dropped when back */
@@ -765,13 +854,21 @@ enum s3c_err req_submit(struct engine *g, struct req *r, struct s3c_error *e)
             s3_req_header(&q, "Range", r->hdr_range);
             if (o->etag && o->etag[0])
                 s3_req_header(&q, "If-Match", o->etag);
+        } else if (os->win && os->check == DL_COMPOSITE && !os->layout_guessed) {
+            /* stdout of a composite object: each part with its own checksum, checked before it goes out. */
+            snprintf(num, sizeof(num), "%" PRIu32, r->part);
+            rc = s3_query_add(&r->query, "partNumber", num);
+            q.query = buf_cstr(&r->query);
+            s3_req_header(&q, "x-amz-checksum-mode", "ENABLED");
+            if (o->etag && o->etag[0])
+                s3_req_header(&q, "If-Match", o->etag);
         } else if (os->n_parts) {
             snprintf(r->hdr_range, sizeof(r->hdr_range), "bytes=%" PRIu64 "-%" PRIu64, r->off,
                      r->off + r->len - 1);
             s3_req_header(&q, "Range", r->hdr_range);
             if (o->etag && o->etag[0])
                 s3_req_header(&q, "If-Match", o->etag);
-        } else if (g->opts.verify) {
+        } else if (g->opts.verify && ck_mode(g, o)) {
             /* The whole object: its stored checksum, if any, comes with it (write_dst). */
             s3_req_header(&q, "x-amz-checksum-mode", "ENABLED");
         }
@@ -825,7 +922,7 @@ enum s3c_err req_submit(struct engine *g, struct req *r, struct s3c_error *e)
         if ((rc = body_sha256(r, sha, e)))
             return rc;
         q.payload_sha256 = sha;
-        q.trailer_crc64 = r->flex = false;
+        q.trailer = r->flex = false;
         if (!req_md5_sent(g, r)) /* no trailer's echo to prove them: their MD5 does */
             return s3c_fail(e, S3C_ENOMEM, "cannot start a thread to hash %s", o->src);
     }
@@ -892,14 +989,27 @@ out:
 /*
  * A file's bytes about to be streamed (PutObject, UploadPart): the MD5 their
  * ETag is checked against, by a hash worker reading the file alongside the
- * send. Not when the store is known to check the CRC64NVME trailer they carry:
- * its echo proves them (verify_sent). False when no worker could start.
+ * send, and the SHA their trailer carries when the checksum is one. No MD5
+ * when the store is known to check the trailer: its echo proves them
+ * (verify_sent). False when no worker could start.
  */
 static bool req_md5_sent(struct engine *g, struct req *r)
 {
-    if (!g->opts.verify || (r->flex && g->flex_known) || r->hash.ready || r->hash.busy)
+    bool sha = r->flex && !ck_is_crc(obj_ck(r->os->o));
+    bool md5 = g->opts.verify && !(r->flex && g->flex_known);
+
+    if ((!md5 && !sha) || r->hash.ready || r->hash.busy)
         return true;
-    return req_hash_file(g, r, r->os->fd, r->off, r->len);
+    if (!sha)
+        return req_hash_file(g, r, r->os->fd, r->off, r->len);
+    if (!req_sha(r, obj_ck(r->os->o)))
+        return false;
+    md5_init(&r->hash.job.md5);
+    r->hash.job.final = true;
+    r->hash.job.also = r->sha;
+    r->hash.job.no_md5 = !md5;
+    r->hash.done = req_hashed;
+    return hash_start(g, &r->hash, r->os->fd, NULL, r->off, r->len);
 }
 
 /* Whether 'r' would stream its body with a trailer. */

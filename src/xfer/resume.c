@@ -12,7 +12,6 @@
 #include <strings.h>
 #include <unistd.h>
 
-#include "base/crc.h"
 #include "base/hash.h"
 #include "base/str.h"
 #include "store/store_fs.h"
@@ -92,7 +91,7 @@ bool resume_find(struct engine *g, struct xfer_obj_state *os)
 }
 
 /* A part the store already has counts only if its ETag is the MD5 of our bytes at that place. */
-static void resume_check_part(struct xfer_obj_state *os, const struct s3_part *p)
+static void resume_check_part(struct xfer_obj_state *os, const struct s3_part *p, enum ck_algo a)
 {
     unsigned char d[MD5_LEN], chunk[1 << 16];
     char hex[33], want[33];
@@ -115,8 +114,8 @@ static void resume_check_part(struct xfer_obj_state *os, const struct s3_part *p
             return;     /* unreadable: send it again, and fail there if need be */
         }
         hash_update(h, chunk, (size_t)got);
-        if (os->mpu_crc)
-            crc = crc_crc64nvme_update(crc, chunk, (size_t)got);
+        if (os->mpu_crc && ck_is_crc(a))
+            crc = ck_update(a, crc, chunk, (size_t)got);
         at += (uint64_t)got;
     }
     hash_final(h, d);
@@ -124,8 +123,15 @@ static void resume_check_part(struct xfer_obj_state *os, const struct s3_part *p
     str_hex(d, MD5_LEN, hex);
     if (strcasecmp(hex, want))
         return;
+    if (os->mpu_crc && !ck_is_crc(a)) {
+        /* A SHA: the store's of the part, now that its MD5 proved the bytes ours
+         * (Complete must list it); a part listed without one is sent again. */
+        const char *v = a == CK_SHA1 ? p->checksums.sha1 : p->checksums.sha256;
+        if (!v || !ck_from_b64(a, sv_from(v), os->part_sums[n - 1]))
+            return;
+    }
     os->have[n - 1] = 1;
-    if (os->mpu_crc)
+    if (os->mpu_crc && ck_is_crc(a))
         os->part_crcs[n - 1] = crc;
     str_copy(os->etags[n - 1], sizeof(os->etags[0]), p->etag);
     memcpy(os->md5s[n - 1], d, MD5_LEN);
@@ -134,15 +140,16 @@ static void resume_check_part(struct xfer_obj_state *os, const struct s3_part *p
 
 /* A page of ListParts of a journaled upload: take the parts the store has
  * that are ours (resume_check_part). The caller pages on and finishes. */
-void resume_listed(struct xfer_obj_state *os, const struct s3_list_parts *lp)
+void resume_listed(struct xfer_obj_state *os, const struct s3_list_parts *lp, enum ck_algo a)
 {
     size_t i;
 
-    /* Created with CRC64NVME (by a run with flexible checksums): the parts sent now carry it too. */
-    os->mpu_crc = lp->checksum_algorithm && !strcasecmp(lp->checksum_algorithm, "CRC64NVME") &&
-                  (os->part_crcs || (os->part_crcs = calloc(os->n_parts, sizeof(*os->part_crcs))));
+    /* Created with this run's checksum (by a run with flexible checksums): the parts sent now carry it too. */
+    os->mpu_crc = lp->checksum_algorithm && !strcasecmp(lp->checksum_algorithm, ck_name(a)) &&
+                  (ck_is_crc(a) ? (os->part_crcs || (os->part_crcs = calloc(os->n_parts, sizeof(*os->part_crcs))))
+                                : (os->part_sums || (os->part_sums = calloc(os->n_parts, sizeof(*os->part_sums)))));
     for (i = 0; i < lp->n_parts; i++)
-        resume_check_part(os, &lp->parts[i]);
+        resume_check_part(os, &lp->parts[i], a);
 }
 
 /* ---- journaled ranged downloads ------------------------------------------------ */

@@ -1,17 +1,15 @@
 /*
  * Uploads from standard input: read in order, never seeked, into parts that
  * grow when no size is expected; a window of parts in memory. The parts go
- * as a multipart upload (multipart.c), each once its Content-MD5 is back
- * from the hash workers when one is needed. Calls req.c, verify.c, part.c
+ * as a multipart upload (multipart.c), each once its Content-MD5 (and a SHA
+ * checksum) is back from the hash workers when one is needed. Calls req.c, verify.c, part.c
  * and multipart.c; no other family.
  */
 #include <errno.h>
 #include <inttypes.h>
 #include <poll.h>
-#include <stddef.h>
 #include <unistd.h>
 
-#include "base/md5.h"
 #include "xfer/engine.h"
 
 /*
@@ -60,51 +58,6 @@ static enum s3c_err stdin_fill(struct xfer_obj_state *os, uint64_t want, bool bl
     return S3C_OK;
 }
 
-/* A body's Content-MD5 is back from the hash workers: send it (or let it go,
- * its object failed or the run stops). */
-static void part_hashed(struct engine *g, struct eng_hash *h)
-{
-    struct req *r = (struct req *)((char *)h - offsetof(struct req, hash));
-    struct xfer_obj_state *os = r->os;
-    struct s3c_error e = S3C_ERROR_INIT;
-
-    if (os->failed) {
-        req_put_back(g, r);
-        maybe_finish(g, os);
-        return;
-    }
-    if (stopping(g) || h->job.err.code) {
-        if (h->job.err.code)
-            e = h->job.err;
-        else
-            s3c_fail(&e, S3C_ECANCEL, "%s", cancel_requested ? "interrupted" : "stopped");
-        req_fail(g, r, &e, false, 0);
-        return;
-    }
-    mem_md5_set(r, h->job.digest);
-    submit_or_fail(g, r);
-}
-
-/*
- * The digests of a body read from stdin (mem_crc, mem_needs_md5): its
- * Content-MD5, when one is needed, is a hash worker's. True when the request
- * waits for it (part_hashed sends it); false when it can go now (no MD5
- * needed, or no worker could start and it was hashed here).
- */
-static bool md5_later(struct engine *g, struct req *r, bool whole_object)
-{
-    mem_crc(g, r, whole_object);
-    if (!mem_needs_md5(g, whole_object))
-        return false;
-    md5_init(&r->hash.job.md5);
-    r->hash.job.final = true;
-    r->hash.done = part_hashed;
-    if (hash_start(g, &r->hash, -1, r->mem.data, 0, r->mem.len))
-        return true;
-    mem_digests(g, r, whole_object);
-    return false;
-}
-
 /* stdin: read the first part; if stdin ends within it, one PUT from memory,
  * else a multipart upload whose parts are read as they are sent. */
 enum s3c_err stdin_start(struct engine *g, struct xfer_obj_state *os, struct req **out, struct s3c_error *e)
@@ -134,8 +87,8 @@ enum s3c_err stdin_start(struct engine *g, struct xfer_obj_state *os, struct req
         r->len = got;
         os->size = got;
         os->phase = PH_SINGLE;
-        if (!md5_later(g, r, true))
-            *out = r; /* else sent once its Content-MD5 is back (part_hashed) */
+        if (!mem_digests_later(g, r, true, false))
+            *out = r; /* else sent once its digests are back (mem_digests_later) */
         return S3C_OK;
     }
     os->phase = PH_CREATE;
@@ -203,6 +156,6 @@ struct req *next_stream_part(struct engine *g, struct xfer_obj_state *os)
         active_remove(g, os);
         os->n_parts = r->part;
     }
-    /* A part's CRC64NVME only when the upload declared it. */
-    return md5_later(g, r, os->mpu_crc) ? NULL : r;
+    /* A part's flexible checksum only when the upload declared it. */
+    return mem_digests_later(g, r, os->mpu_crc, false) ? NULL : r;
 }

@@ -46,7 +46,8 @@ enum s3c_err upload_start(struct engine *g, struct xfer_obj_state *os, struct re
         if ((rc = fs_pread_all(os->fd, r->mem.data, (size_t)os->size, 0, o->src, e)))
             goto fail_req;
         r->mem.len = (size_t)os->size;
-        mem_digests(g, r, true);
+        if (mem_digests_later(g, r, true, true))
+            return S3C_OK; /* sent once a hash worker has its SHA checksum */
     }
     *out = r;
     return S3C_OK;
@@ -88,7 +89,7 @@ void on_put(struct engine *g, struct req *r)
     if (!sent_answer_ok(g, r, md5, &known))
         return;
     if (!known && g->opts.verify)
-        xdebug(g, os->o, "verified: by the CRC64NVME the store echoed (no MD5)");
+        xdebug(g, os->o, "verified: by the %s the store echoed (no MD5)", ck_name(obj_ck(os->o)));
     g->stats.bytes += r->len;
     os->phase = PH_END;
     req_put_back(g, r);

@@ -5,6 +5,7 @@
  * fails or finishes an object itself (its caller decides). Calls req.c, part.c.
  */
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,83 +19,61 @@
 
 /* ---- stored checksums -------------------------------------------------------- */
 
-static const char *ck_name(enum ck_algo a)
+/*
+ * The stored checksum a reply with x-amz-checksum-mode: ENABLED names, if
+ * any, of any algorithm: of the whole (FULL_OBJECT), of a part (a GET of
+ * ?partNumber= of a COMPOSITE object), or composite ("<base64>-N": the
+ * digest of the parts' digests). CRCs first: the cheapest to check.
+ */
+bool stored_ck(const struct http_resp *resp, struct ck_stored *out)
 {
-    return a == CK_CRC64NVME ? "CRC64NVME" : a == CK_CRC32C ? "CRC32C" : "CRC32";
-}
+    static const enum ck_algo order[CK_ALGOS] = { CK_CRC64NVME, CK_CRC32C, CK_CRC32, CK_SHA256, CK_SHA1 };
+    struct sv v, b64;
+    const char *dash;
+    uint64_t n;
+    int i;
 
-uint64_t ck_update(enum ck_algo a, uint64_t crc, const void *p, size_t n)
-{
-    switch (a) {
-    case CK_CRC64NVME: return crc_crc64nvme_update(crc, p, n);
-    case CK_CRC32C: return crc_crc32c_update((uint32_t)crc, p, n);
-    case CK_CRC32: return crc_crc32_update((uint32_t)crc, p, n);
+    for (i = 0; i < CK_ALGOS; i++) {
+        if (!http_resp_header(resp, ck_header(order[i]), &v) || v.n >= sizeof(out->value))
+            continue;
+        memset(out, 0, sizeof(*out));
+        out->algo = order[i];
+        memcpy(out->value, v.p, v.n);
+        b64 = v;
+        if ((dash = memchr(v.p, '-', v.n))) {
+            b64.n = (size_t)(dash - v.p);
+            if (!sv_to_u64((struct sv){ dash + 1, v.n - b64.n - 1 }, &n) || n < 1 || n > S3_MAX_PARTS)
+                continue;
+            out->composite = true;
+            out->parts = (uint32_t)n;
+        }
+        if (!ck_from_b64(order[i], b64, out->raw))
+            continue;
+        if (ck_is_crc(order[i]))
+            for (n = 0, out->crc = 0; n < ck_len(order[i]); n++)
+                out->crc = out->crc << 8 | out->raw[n];
+        return true;
     }
-    return 0;
-}
-
-uint64_t ck_combine(enum ck_algo a, uint64_t x, uint64_t y, uint64_t len_y)
-{
-    switch (a) {
-    case CK_CRC64NVME: return crc_crc64nvme_combine(x, y, len_y);
-    case CK_CRC32C: return crc_crc32c_combine((uint32_t)x, (uint32_t)y, len_y);
-    case CK_CRC32: return crc_crc32_combine((uint32_t)x, (uint32_t)y, len_y);
-    }
-    return 0;
-}
-
-/* S3's wire form of a value (base64 of its big-endian bytes) into 'out'. */
-static void ck_b64(enum ck_algo a, uint64_t v, char out[24])
-{
-    struct buf b = BUF_INIT(32);
-
-    if (a == CK_CRC64NVME)
-        crc_b64_64(v, &b);
-    else
-        crc_b64_32((uint32_t)v, &b);
-    str_copy(out, 24, buf_cstr(&b));
-    buf_release(&b);
+    return false;
 }
 
 /*
- * The full-object checksum a reply with x-amz-checksum-mode: ENABLED carries,
- * if any: CRC64NVME, CRC32C or CRC32 of type FULL_OBJECT (COMPOSITE values,
- * "...-N", are checksums of part checksums: not usable over our own ranges).
+ * The full-object CRC a reply with x-amz-checksum-mode: ENABLED carries, if
+ * any: CRC64NVME, CRC32C or CRC32 of type FULL_OBJECT (COMPOSITE values are
+ * checksums of part checksums: not usable over our own ranges).
  */
 bool stored_checksum(const struct http_resp *resp, enum ck_algo *algo, uint64_t *value)
 {
-    static const struct {
-        const char *header;
-        enum ck_algo algo;
-        size_t bytes;
-    } known[] = {
-        { "x-amz-checksum-crc64nvme", CK_CRC64NVME, 8 },
-        { "x-amz-checksum-crc32c", CK_CRC32C, 4 },
-        { "x-amz-checksum-crc32", CK_CRC32, 4 },
-    };
-    struct sv type, v;
-    size_t i, j;
+    struct ck_stored st;
+    struct sv type;
 
     if (http_resp_header(resp, "x-amz-checksum-type", &type) && !sv_ieqs(type, "FULL_OBJECT"))
         return false;
-    for (i = 0; i < sizeof(known) / sizeof(known[0]); i++) {
-        struct buf raw = BUF_INIT(64);
-        bool ok;
-
-        if (!http_resp_header(resp, known[i].header, &v) || memchr(v.p, '-', v.n))
-            continue;
-        ok = !base64_decode(v, &raw) && raw.len == known[i].bytes;
-        if (ok) {
-            *algo = known[i].algo;
-            *value = 0;
-            for (j = 0; j < raw.len; j++)
-                *value = *value << 8 | (unsigned char)raw.data[j];
-        }
-        buf_release(&raw);
-        if (ok)
-            return true;
-    }
-    return false;
+    if (!stored_ck(resp, &st) || st.composite || !ck_is_crc(st.algo))
+        return false;
+    *algo = st.algo;
+    *value = st.crc;
+    return true;
 }
 
 /* ---- S3 Express directory buckets -------------------------------------------------- */
@@ -153,34 +132,32 @@ bool sse_hides_md5(const struct http_resp *resp)
 }
 
 /*
- * Whether the store proved the bytes of 'r' by the CRC64NVME sent with them
- * (a header, or the aws-chunked trailer): a store that keeps flexible
- * checksums verifies them (400 BadDigest otherwise) and echoes the value in
- * its answer, which must be ours.
+ * Whether the store proved the bytes of 'r' by the flexible checksum sent
+ * with them (a header, or the aws-chunked trailer): a store that keeps
+ * flexible checksums verifies them (400 BadDigest otherwise) and echoes the
+ * value in its answer, which must be ours.
  */
-static bool crc_echoed(const struct req *r)
+static bool ck_echoed(const struct req *r)
 {
-    struct buf b64 = BUF_INIT(32);
-    uint64_t ours;
+    enum ck_algo a = obj_ck(r->os->o);
+    char ours[CK_B64_MAX];
+    uint64_t crc;
     struct sv v;
-    bool same;
 
-    if (r->sent_mem && r->hdr_crc64[0] && (r->kind == RK_PUT || r->os->mpu_crc))
-        ours = r->mem_crc;
-    else if (!r->sent_mem && r->flex && r->call.chunked_on && s3_chunked_crc(&r->call.chunked, &ours))
-        ;
+    if (r->sent_mem && r->hdr_ck[0] && (r->kind == RK_PUT || r->os->mpu_crc))
+        str_copy(ours, sizeof(ours), r->hdr_ck);
+    else if (!r->sent_mem && r->flex && r->call.chunked_on && ck_is_crc(a) && s3_chunked_crc(&r->call.chunked, &crc))
+        ck_crc_b64(a, crc, ours);
+    else if (!r->sent_mem && r->flex && r->call.chunked_on && !ck_is_crc(a) && r->hash.ready)
+        ck_b64(a, r->hash.job.also_digest, ours); /* the trailer's, a hash worker's */
     else
         return false;
-    if (!http_resp_header(&r->http.resp, "x-amz-checksum-crc64nvme", &v))
-        return false;
-    same = !crc_b64_64(ours, &b64) && sv_eqs(v, buf_cstr(&b64));
-    buf_release(&b64);
-    return same;
+    return http_resp_header(&r->http.resp, ck_header(a), &v) && sv_eqs(v, ours);
 }
 
 /*
  * Check a PutObject or UploadPart answer against what was sent: by the
- * CRC64NVME the store echoes (crc_echoed), else by the ETag, the MD5 of the
+ * flexible checksum the store echoes (ck_echoed), else by the ETag, the MD5 of the
  * bytes (Content-MD5's for memory bodies, a hash worker's for files). 'md5'
  * gets the bytes' MD5 when it is known (*md5_known). SENT_WAIT: the MD5 is
  * still with the workers; the request is parked and its answer taken up again.
@@ -195,11 +172,11 @@ enum sent_verdict verify_sent(struct engine *g, struct req *r, unsigned char md5
     if (r->sent_mem && r->hdr_md5[0]) {
         memcpy(md5, r->mem_md5, MD5_LEN); /* hashed once, for Content-MD5 */
         *md5_known = true;
-    } else if (!r->sent_mem && r->hash.ready) {
+    } else if (!r->sent_mem && r->hash.ready && !r->hash.job.no_md5) {
         memcpy(md5, r->hash.job.digest, MD5_LEN);
         *md5_known = true;
     }
-    if (!g->opts.verify || crc_echoed(r))
+    if (!g->opts.verify || ck_echoed(r))
         return SENT_OK;
     if (etag_not_md5(r->os->o->dst_bucket, NULL))
         return SENT_OK; /* a directory bucket: no MD5 ETag; it checked the CRC64NVME sent with the body */
@@ -280,28 +257,40 @@ bool multipart_etag(const struct xfer_obj_state *os, char want[80])
 
 /*
  * Digests of a body held in memory, computed once. For whole objects (and
- * parts of uploads that declared it) the CRC64NVME flexible checksum that S3
- * verifies and stores (mem_crc); and Content-MD5, which every store
- * verifies, unless the store is known to verify that CRC (an earlier answer
- * echoed one): then the CRC alone proves the bytes (verify_sent) and no MD5
- * is computed (mem_needs_md5).
+ * parts of uploads that declared it) the flexible checksum that S3 verifies
+ * and stores (obj_ck: a CRC here, mem_crc; a SHA a hash
+ * worker's, mem_digests_later); and Content-MD5, which every store
+ * verifies, unless the store is known to verify that checksum (an earlier
+ * answer echoed one): then it alone proves the bytes (verify_sent) and no
+ * MD5 is computed (mem_needs_md5).
  */
 void mem_crc(struct engine *g, struct req *r, bool whole_object)
 {
-    struct buf b64 = BUF_INIT(64);
+    enum ck_algo a = obj_ck(r->os->o);
 
-    r->hdr_md5[0] = r->hdr_crc64[0] = '\0';
-    if (!whole_object || !g->opts.flexible_checksums)
+    r->hdr_md5[0] = r->hdr_ck[0] = '\0';
+    if (!whole_object || !g->opts.flexible_checksums || !ck_is_crc(a))
         return;
-    r->mem_crc = crc_crc64nvme_update(0, r->mem.data ? r->mem.data : "", r->mem.len);
-    crc_b64_64(r->mem_crc, &b64);
-    str_copy(r->hdr_crc64, sizeof(r->hdr_crc64), buf_cstr(&b64));
-    buf_release(&b64);
+    r->mem_crc = ck_update(a, 0, r->mem.data ? r->mem.data : "", r->mem.len);
+    ck_crc_b64(a, r->mem_crc, r->hdr_ck);
 }
 
 bool mem_needs_md5(const struct engine *g, bool whole_object)
 {
     return !(whole_object && g->opts.flexible_checksums && g->flex_known && !g->no_trailers);
+}
+
+/* Whether a memory body's flexible checksum is a SHA (a hash worker's, mem_digests_later). */
+static bool mem_wants_sha(const struct engine *g, const struct req *r, bool whole_object)
+{
+    return whole_object && g->opts.flexible_checksums && !ck_is_crc(obj_ck(r->os->o));
+}
+
+/* A SHA flexible checksum of a memory body, from its raw digest. */
+static void mem_sum_set(struct req *r, const unsigned char *raw)
+{
+    memcpy(r->mem_sum, raw, ck_len(obj_ck(r->os->o)));
+    ck_b64(obj_ck(r->os->o), raw, r->hdr_ck);
 }
 
 /* Content-MD5 from the body's MD5 (computed here, or by a hash worker). */
@@ -317,13 +306,139 @@ void mem_md5_set(struct req *r, const unsigned char md5[MD5_LEN])
 
 void mem_digests(struct engine *g, struct req *r, bool whole_object)
 {
-    unsigned char md5[MD5_LEN];
+    unsigned char md5[MD5_LEN], raw[CK_MAX_LEN];
 
     mem_crc(g, r, whole_object);
+    if (mem_wants_sha(g, r, whole_object)) {
+        /* Only when no hash worker could start (mem_digests_later). */
+        ck_digest(obj_ck(r->os->o), r->mem.data ? r->mem.data : "", r->mem.len, raw);
+        mem_sum_set(r, raw);
+    }
     if (!mem_needs_md5(g, whole_object))
         return;
     hash_md5(r->mem.data ? r->mem.data : "", r->mem.len, md5);
     mem_md5_set(r, md5);
+}
+
+/* A memory body's digests are back from the hash workers: send it (or let it
+ * go: its object failed or the run stops). */
+static void mem_hashed(struct engine *g, struct eng_hash *h)
+{
+    struct req *r = (struct req *)((char *)h - offsetof(struct req, hash));
+    struct xfer_obj_state *os = r->os;
+    struct s3c_error e = S3C_ERROR_INIT;
+
+    if (os->failed) {
+        req_put_back(g, r);
+        maybe_finish(g, os);
+        return;
+    }
+    if (stopping(g) || h->job.err.code) {
+        if (h->job.err.code)
+            e = h->job.err;
+        else
+            s3c_fail(&e, S3C_ECANCEL, "%s", cancel_requested ? "interrupted" : "stopped");
+        req_fail(g, r, &e, false, 0);
+        return;
+    }
+    if (!h->job.no_md5)
+        mem_md5_set(r, h->job.digest);
+    if (h->job.also)
+        mem_sum_set(r, h->job.also_digest);
+    submit_or_fail(g, r);
+}
+
+bool mem_digests_later(struct engine *g, struct req *r, bool whole_object, bool small)
+{
+    bool md5 = mem_needs_md5(g, whole_object), sha = mem_wants_sha(g, r, whole_object);
+    unsigned char d[MD5_LEN];
+
+    mem_crc(g, r, whole_object);
+    if (md5 && small) {
+        hash_md5(r->mem.data ? r->mem.data : "", r->mem.len, d); /* small: on the loop, as always */
+        mem_md5_set(r, d);
+        md5 = false;
+    }
+    if (!md5 && !sha)
+        return false;
+    if (!sha || req_sha(r, obj_ck(r->os->o))) {
+        md5_init(&r->hash.job.md5);
+        r->hash.job.final = true;
+        r->hash.job.also = sha ? r->sha : NULL;
+        r->hash.job.no_md5 = !md5;
+        r->hash.done = mem_hashed;
+        if (hash_start(g, &r->hash, -1, r->mem.data, 0, r->mem.len))
+            return true;
+    }
+    mem_digests(g, r, whole_object); /* no worker (or no memory for one): here */
+    return false;
+}
+
+/* ---- downloads: setting the checks up, a part's ---------------------------------- */
+
+/* An ETag that is the MD5 of the bytes ("hex") or of their MD5 ("hex-1"). */
+bool etag_whole_md5(struct sv etag)
+{
+    char hex[33], e[48];
+
+    if (etag_is_md5(etag, hex))
+        return true;
+    if (etag.n >= sizeof(e))
+        return false;
+    memcpy(e, etag.p, etag.n);
+    e[etag.n] = '\0';
+    return xfer_etag_parts(e, hex) == 1;
+}
+
+/* DL_COMPOSITE: room for each part's digest (a CRC's value, or a SHA); false on no memory. */
+bool composite_alloc(struct xfer_obj_state *os)
+{
+    if (os->check != DL_COMPOSITE)
+        return true;
+    if (ck_is_crc(os->stored.algo))
+        return os->part_crcs || (os->part_crcs = calloc(os->n_parts, sizeof(*os->part_crcs)));
+    return os->part_sums || (os->part_sums = calloc(os->n_parts, sizeof(*os->part_sums)));
+}
+
+/* A stored full-object SHA (os->stored) checks the whole in order, by a hash
+ * worker (DL_SEQ, or a stream, with seq_sha): false when it is no such SHA. */
+bool seq_sha_start(struct xfer_obj_state *os)
+{
+    if (os->stored.composite || ck_is_crc(os->stored.algo))
+        return false;
+    if (!os->seq_sha)
+        os->seq_sha = os->stored.algo == CK_SHA1 ? hash_sha1_new() : hash_sha256_new();
+    return os->seq_sha != NULL;
+}
+
+/*
+ * DL_COMPOSITE on stdout: a part's digest (write_dst's CRC, or a hash
+ * worker's SHA) is kept for the composite, and checked against the part's
+ * own checksum, which its partNumber GET's reply names. False (in 'e') when
+ * it does not match: the part is fetched again, none of it written.
+ */
+bool composite_part_ok(struct req *r, struct s3c_error *e)
+{
+    struct xfer_obj_state *os = r->os;
+    enum ck_algo a = os->stored.algo;
+    unsigned char raw[CK_MAX_LEN];
+    char got[CK_B64_MAX];
+
+    if (ck_is_crc(a)) {
+        ck_crc_raw(a, r->crc, raw);
+        os->part_crcs[r->part - 1] = r->crc;
+    } else {
+        memcpy(raw, r->hash.job.also_digest, CK_MAX_LEN);
+        memcpy(os->part_sums[r->part - 1], raw, CK_MAX_LEN);
+    }
+    if (!stored_ck(&r->http.resp, &r->stored) || r->stored.composite || r->stored.algo != a)
+        return true; /* the store named no checksum of the part: the composite, at the end, checks it */
+    if (!memcmp(raw, r->stored.raw, ck_len(a)))
+        return true;
+    ck_b64(a, raw, got);
+    s3c_fail(e, S3C_EHTTP, "part %" PRIu32 " has %s %s, the store's checksum of it is %s", r->part, ck_name(a), got,
+             r->stored.value);
+    return false;
 }
 
 /* ---- downloads: the whole ------------------------------------------------------- */
@@ -332,10 +447,10 @@ void mem_digests(struct engine *g, struct req *r, bool whole_object)
 bool whole_crc_verify(struct engine *g, const struct xfer_obj_state *os, enum ck_algo a, uint64_t got,
                       uint64_t want, bool say, struct s3c_error *e)
 {
-    char g64[24], w64[24];
+    char g64[CK_B64_MAX], w64[CK_B64_MAX];
 
-    ck_b64(a, got, g64);
-    ck_b64(a, want, w64);
+    ck_crc_b64(a, got, g64);
+    ck_crc_b64(a, want, w64);
     if (got != want) {
         s3c_fail(e, S3C_EHTTP, "downloaded bytes have %s %s, the store's checksum is %s", ck_name(a), g64, w64);
         return false;
@@ -345,21 +460,93 @@ bool whole_crc_verify(struct engine *g, const struct xfer_obj_state *os, enum ck
     return true;
 }
 
+/* A SHA of the whole ('got', a hash worker's) against the store's full-object one. */
+bool whole_sum_verify(struct engine *g, const struct xfer_obj_state *os, const struct ck_stored *want,
+                      const unsigned char *got, struct s3c_error *e)
+{
+    char g64[CK_B64_MAX];
+
+    ck_b64(want->algo, got, g64);
+    if (memcmp(got, want->raw, ck_len(want->algo))) {
+        s3c_fail(e, S3C_EHTTP, "downloaded bytes have %s %s, the store's checksum is %s", ck_name(want->algo), g64,
+                 want->value);
+        return false;
+    }
+    xdebug(g, os->o, "verified: %s %s of the whole (a hash worker's) matches the stored checksum (no MD5)",
+           ck_name(want->algo), g64);
+    return true;
+}
+
+bool parts_composite(enum ck_algo a, const uint64_t *crcs, const unsigned char (*sums)[CK_MAX_LEN], uint32_t n,
+                     char out[CK_B64_MAX + 8])
+{
+    unsigned char *raws = malloc((size_t)n * ck_len(a) + 1);
+    uint32_t i;
+
+    if (!raws)
+        return false;
+    for (i = 0; i < n; i++) {
+        unsigned char raw[CK_MAX_LEN];
+        if (ck_is_crc(a))
+            ck_crc_raw(a, crcs[i], raw);
+        else
+            memcpy(raw, sums[i], CK_MAX_LEN);
+        memcpy(raws + (size_t)i * ck_len(a), raw, ck_len(a));
+    }
+    ck_composite(a, raws, n, out);
+    free(raws);
+    return true;
+}
+
+/*
+ * The digest of the parts' digests of a DL_COMPOSITE download (part_crcs or
+ * part_sums, as they came) against the store's composite checksum.
+ */
+static bool composite_verify(struct engine *g, struct xfer_obj_state *os, struct s3c_error *e)
+{
+    enum ck_algo a = os->stored.algo;
+    char got[CK_B64_MAX + 8];
+
+    if (!parts_composite(a, os->part_crcs, (const unsigned char(*)[CK_MAX_LEN])os->part_sums, os->n_parts, got)) {
+        s3c_fail(e, S3C_ENOMEM, "out of memory");
+        return false;
+    }
+    if (strcmp(got, os->stored.value)) {
+        s3c_fail(e, S3C_EHTTP, "downloaded bytes give the composite %s %s, the store's is %s%s", ck_name(a), got,
+                 os->stored.value, os->layout_guessed ? " (its part size was guessed)" : "");
+        return false;
+    }
+    xdebug(g, os->o, "verified: composite %s %s of %" PRIu32 " parts (of %" PRIu64 " bytes%s) matches the stored "
+           "checksum (no MD5)", ck_name(a), got, os->n_parts, os->part_size, os->layout_guessed ? ", size guessed" : "");
+    return true;
+}
+
 /*
  * All of a stdout object is out: check it against the stored full-object
- * checksum (DL_CRC, learnt by the probe), else against its ETag when that is
- * an MD5. Otherwise only lengths were checked: each range's, each asked
- * If-Match the ETag, written in order. Bytes on stdout cannot be taken back:
- * a mismatch fails the object (exit 1), it is not downloaded again.
+ * checksum (DL_CRC, learnt by the probe), else against its ETag: the md5 of
+ * the part MD5s (DL_PARTS: ranges were the upload's parts; an object the
+ * window held was proven before its first byte went out), or the MD5 of the
+ * whole ("hex", or "hex-1": the MD5 of that MD5). Otherwise only lengths
+ * were checked: each range's, each asked If-Match the ETag, written in order.
+ * Bytes on stdout cannot be taken back: a mismatch fails the object (exit 1),
+ * it is not downloaded again.
  */
 bool stdout_verify(struct engine *g, struct xfer_obj_state *os, struct s3c_error *e)
 {
     unsigned char md5[MD5_LEN];
-    char want[33], got[33];
+    char want[CK_B64_MAX], got[CK_B64_MAX];
 
+    if (os->win_proven)
+        return true; /* held, and proven before its first byte went out (stdout_hold_check) */
+    if (os->check == DL_PARTS)
+        return dl_check(g, os, e) == DLV_OK;
+    if (os->check == DL_COMPOSITE)
+        return composite_verify(g, os, e); /* each part was checked before it went out, too */
+    if (os->seq_sha)
+        return whole_sum_verify(g, os, &os->stored, os->seq_hash.job.also_digest, e);
     if (os->check == DL_CRC) {
-        ck_b64(os->ck_algo, os->stream_crc, got);
-        ck_b64(os->ck_algo, os->ck_want, want);
+        ck_crc_b64(os->ck_algo, os->stream_crc, got);
+        ck_crc_b64(os->ck_algo, os->ck_want, want);
         if (os->stream_crc != os->ck_want) {
             s3c_fail(e, S3C_EHTTP, "downloaded bytes have %s %s, the store's checksum is %s",
                      ck_name(os->ck_algo), got, want);
@@ -372,7 +559,8 @@ bool stdout_verify(struct engine *g, struct xfer_obj_state *os, struct s3c_error
     if (!os->win_md5 || os->md5_hidden)
         return true;
     memcpy(md5, os->seq_hash.job.digest, MD5_LEN); /* the hash worker's, all parts in order */
-    etag_is_md5(sv_from(os->o->etag), got); /* it is: win_md5 is set only then */
+    if (!etag_is_md5(sv_from(os->o->etag), got)) /* else "hex-1": win_md5 is set only for these */
+        etag_one_part(sv_from(os->o->etag), got, md5);
     str_hex(md5, MD5_LEN, want);
     if (strcmp(want, got) != 0) {
         s3c_fail(e, S3C_EHTTP, "downloaded bytes have MD5 %s, the store's ETag is %s", want, got);
@@ -400,8 +588,8 @@ enum dl_verdict dl_check(struct engine *g, struct xfer_obj_state *os, struct s3c
         for (i = 1; i < os->n_parts; i++)
             crc = ck_combine(os->ck_algo, crc, os->part_crcs[i],
                              i + 1 == os->n_parts ? os->size - (uint64_t)i * os->part_size : os->part_size);
-        ck_b64(os->ck_algo, crc, got);
-        ck_b64(os->ck_algo, os->ck_want, want);
+        ck_crc_b64(os->ck_algo, crc, got);
+        ck_crc_b64(os->ck_algo, os->ck_want, want);
         if (crc == os->ck_want) {
             xdebug(g, os->o, "verified: %s %s of %" PRIu32 " ranges matches the stored checksum",
                    ck_name(os->ck_algo), got, os->n_parts);
@@ -416,6 +604,8 @@ enum dl_verdict dl_check(struct engine *g, struct xfer_obj_state *os, struct s3c
 
         if (os->seq_off < os->size || os->seq_hash.busy)
             return DLV_HASHING;
+        if (os->seq_sha)
+            return whole_sum_verify(g, os, &os->stored, os->seq_hash.job.also_digest, e) ? DLV_OK : DLV_AGAIN;
         memcpy(d, os->seq_hash.job.digest, MD5_LEN);
         str_hex(d, MD5_LEN, got);
         if (!strcmp(got, os->etag_hex)) {
@@ -426,6 +616,8 @@ enum dl_verdict dl_check(struct engine *g, struct xfer_obj_state *os, struct s3c
         s3c_fail(e, S3C_EHTTP, "downloaded bytes have MD5 %s, the store's ETag is %s", got, os->etag_hex);
         return DLV_AGAIN;
     }
+    if (os->check == DL_COMPOSITE)
+        return composite_verify(g, os, e) ? DLV_OK : DLV_AGAIN;
     if (os->check == DL_PARTS) {
         struct hash_ctx *h = hash_md5_new();
         unsigned char d[MD5_LEN];

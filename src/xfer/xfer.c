@@ -372,6 +372,7 @@ enum s3c_err engine_run(struct store_s3 *s, const struct xfer_opts *opts, struct
         g->free_reqs = r->next;
         store_s3_call_release(&r->call);
         hash_free(r->md5);
+        hash_free(r->sha);
         buf_release(&r->mem);
         buf_release(&r->query);
         buf_release(&r->hdr_copy_src);

@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "base/ck.h"
 #include "base/err.h"
 #include "store/store_s3.h"
 
@@ -60,6 +61,11 @@ struct xfer_obj_opts {
     const char *metadata[32][2];    /* user metadata: {"x-amz-meta-NAME", value} */
     int n_metadata;
     bool no_overwrite;              /* If-None-Match: * */
+    enum ck_algo checksum_algo;     /* the flexible checksum uploads carry (--checksum-algorithm;
+                                       0: CRC64NVME). A SHA is hashed by the hash workers; multipart:
+                                       a CRC's FULL_OBJECT, a SHA's COMPOSITE (S3 keeps no other) */
+    bool checksum_mode;             /* --checksum-mode ENABLED: ask for stored checksums even when
+                                       response_checksum_validation = when_required */
 };
 
 /* One object to move. The engine owns it from submit to the done callback. */
@@ -112,7 +118,11 @@ struct xfer_opts {
     uint64_t bwlimit_bytes_s;       /* 0: none */
     uint64_t expected_size;         /* stdin uploads: expected bytes, to pick the part size */
     bool verify;                    /* check MD5/ETag and checksums (default true) */
-    bool flexible_checksums;        /* send x-amz-checksum-crc64nvme where the body is known up front */
+    bool flexible_checksums;        /* uploads carry a flexible checksum the store verifies and keeps
+                                       (xfer_obj_opts.checksum_algo) */
+    bool checksum_mode_off;         /* downloads do not ask for stored checksums (x-amz-checksum-mode)
+                                       unless their object's checksum_mode says so: response_checksum_
+                                       validation = when_required */
     int loops;                      /* event loops, each on its own thread with its own connections;
                                        0: one per online CPU, at most XFER_LOOPS_DEFAULT_MAX (1 with
                                        --bwlimit); helpers start only once objects queue up */

@@ -248,6 +248,29 @@ t_new_bucket() {
     t_cmd s3curl PUT "/${!1}" || t_fail "could not create bucket ${!1}"
 }
 
+# t_mpu BUCKET KEY FILE PART-BYTES [CURL-ARGS...]: write FILE as a multipart
+# upload with curl, cut in parts of PART-BYTES (the last one shorter), so the
+# layout is the test's; CURL-ARGS go with CreateMultipartUpload (headers).
+t_mpu() {
+    local b=$1 k=$2 f=$3 p=$4 size id n=0 off=0 xml="" etag
+    shift 4
+    size=$(stat -c %s "$f")
+    id=$(s3curl POST "/$b/$k?uploads=" "$@" | grep -o '<UploadId>[^<]*' | sed 's/<UploadId>//') ||
+        t_fail "CreateMultipartUpload s3://$b/$k"
+    [ -n "$id" ] || t_fail "no UploadId for s3://$b/$k"
+    while [ "$off" -lt "$size" ]; do
+        n=$((n + 1))
+        tail -c +$((off + 1)) "$f" | head -c "$p" > "$T_DIR/.part"
+        etag=$(s3curl PUT "/$b/$k?partNumber=$n&uploadId=$id" -T "$T_DIR/.part" -D - -o /dev/null |
+               tr -d '\r' | awk 'tolower($1) == "etag:" { print $2 }') || t_fail "UploadPart $n"
+        xml+="<Part><PartNumber>$n</PartNumber><ETag>$etag</ETag></Part>"
+        off=$((off + p))
+    done
+    s3curl POST "/$b/$k?uploadId=$id" -H "Content-Type: application/xml" \
+        --data-binary "<CompleteMultipartUpload>$xml</CompleteMultipartUpload>" >/dev/null ||
+        t_fail "CompleteMultipartUpload s3://$b/$k"
+}
+
 # t_put BUCKET KEY FILE [CURL-ARGS...]: upload FILE as s3://BUCKET/KEY with curl.
 t_put() {
     local b=$1 k=$2 f=$3; shift 3

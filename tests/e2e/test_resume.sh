@@ -11,10 +11,10 @@
 # _upload_requests: the engine's request count of the last --debug run.
 _upload_requests() { sed -n 's/.*bytes, \([0-9]*\) requests,.*/\1/p' <<< "$T_ERR" | tail -1; }
 
-# _kill_mid_upload FILE DST: start a throttled upload, kill -9 it once a part is in.
+# _kill_mid_upload FILE DST [FLAGS...]: start a throttled upload, kill -9 it once a part is in.
 _kill_mid_upload() {
     local pid i
-    "$S3C" cp "$1" "$2" --bwlimit 8MB/s --concurrency 2 >/dev/null 2>&1 &
+    "$S3C" cp "$1" "$2" "${@:3}" --bwlimit 8MB/s --concurrency 2 >/dev/null 2>&1 &
     pid=$!
     # The journal appears with the upload id; 50 MB at 8 MB/s takes 6 s more.
     for i in $(seq 1 100); do

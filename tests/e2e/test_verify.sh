@@ -12,26 +12,8 @@
 
 V_MIB=$((1024 * 1024))
 
-# _v_mpu BUCKET KEY FILE PART-BYTES: write FILE as a multipart upload with curl,
-# cut in parts of PART-BYTES (the last one shorter), so the layout is ours.
-_v_mpu() {
-    local b=$1 k=$2 f=$3 p=$4 size id n=0 off=0 xml="" etag
-    size=$(stat -c %s "$f")
-    id=$(s3curl POST "/$b/$k?uploads=" | grep -o '<UploadId>[^<]*' | sed 's/<UploadId>//') ||
-        t_fail "CreateMultipartUpload s3://$b/$k"
-    [ -n "$id" ] || t_fail "no UploadId for s3://$b/$k"
-    while [ "$off" -lt "$size" ]; do
-        n=$((n + 1))
-        tail -c +$((off + 1)) "$f" | head -c "$p" > "$T_DIR/.part"
-        etag=$(s3curl PUT "/$b/$k?partNumber=$n&uploadId=$id" -T "$T_DIR/.part" -D - -o /dev/null |
-               tr -d '\r' | awk 'tolower($1) == "etag:" { print $2 }') || t_fail "UploadPart $n"
-        xml+="<Part><PartNumber>$n</PartNumber><ETag>$etag</ETag></Part>"
-        off=$((off + p))
-    done
-    s3curl POST "/$b/$k?uploadId=$id" -H "Content-Type: application/xml" \
-        --data-binary "<CompleteMultipartUpload>$xml</CompleteMultipartUpload>" >/dev/null ||
-        t_fail "CompleteMultipartUpload s3://$b/$k"
-}
+# _v_mpu BUCKET KEY FILE PART-BYTES: FILE as a multipart upload by curl (t_mpu).
+_v_mpu() { t_mpu "$@"; }
 
 # _v_emu_faults SPEC: set s3emu's fault rules ("" clears them).
 _v_emu_faults() {

@@ -11,8 +11,9 @@
 # byte flipped, plus one of each lost or broken answer on the listings and
 # multipart calls, s3c must move a tree of
 # FAULT_FILES mixed files (tests/faults/mktree.py: mostly small, some empty,
-# some just above the 8 MiB multipart threshold, two of about 20 MB) up, down,
-# S3 to S3, move it again, then change it and sync it up, down and S3 to S3
+# some just above the 8 MiB multipart threshold, two of about 20 MB) up, down
+# (and cat its objects of 8 MiB or more, with two more GETs corrupted), S3 to
+# S3, move it again, then change it and sync it up, down and S3 to S3
 # (--delete), then rm -r it all, each with exit 0 and no error line. After each
 # step the faults are switched off and tests/faults/s3check.py (Python's own
 # SigV4 and HTTP) reads every object back: the sha256 of every file and object
@@ -199,6 +200,24 @@ faults_off
 tree_sums "$W/down" >"$W/down.sums"
 same_sums "cp -r down: local tree" "$W/src.sums" "$W/down.sums"
 
+# cat: every object of 8 MiB or more to stdout under the same faults and two
+# GETs more with a byte flipped (issue 14, item 3): each range is proven
+# before its bytes go out, so every cat exits 0 with the source's bytes.
+faults_on && emu "faults=corrupt@op=GetObject,nth=2;corrupt@op=GetObject,nth=9;$MIX"
+n=0 catbad=""
+while read -r sum path; do
+    [ "$(stat -c %s "$SRC/$path")" -ge $((8 << 20)) ] || continue
+    n=$((n + 1))
+    got=$(timeout -k 5 "$FAULT_CMD_TIMEOUT" "$S3C" cat --raw "s3://fault-up/t/$path" 2>>"$W/cat.err" </dev/null |
+          sha256sum | cut -d' ' -f1)
+    [ "${PIPESTATUS[0]}" = 0 ] && [ "$got" = "$sum" ] || catbad+="$path "
+done <"$W/src.sums"
+if [ -z "$catbad" ] && [ "$n" -gt 0 ] && ! grep -q . "$W/cat.err"; then
+    ok "cat: $n objects, exit 0 and the source's bytes, faults fired: $(fired)"
+else
+    bad "cat: $n objects, wrong or failed: $catbad" "$(head -n 20 "$W/cat.err")"
+fi
+
 faults_on
 run copy cp -r --quiet s3://fault-up/t/ s3://fault-copy/t/
 expect_clean "cp -r S3 to S3"
@@ -287,10 +306,11 @@ head -c $((9 * 1048576 + 7)) /dev/urandom >"$NC/big2"
 tree_sums "$NC" >"$W/nc.sums"
 mb fault-nc
 
-# errors_name NAME WANT-FILE: the ERROR lines name exactly the objects listed
-# in WANT-FILE (one "SRC DST" a line, sorted), each once.
+# errors_name NAME WANT-FILE: the error lines ("OP failed: SRC to DST DETAIL",
+# docs/OUTPUT.md) name exactly the objects listed in WANT-FILE (one "SRC DST"
+# a line, sorted), each once.
 errors_name() {
-    sed -nE 's/^s3c: ERROR "(cp|mv) ([^"]*)": .*/\2/p' "$ERR" | LC_ALL=C sort >"$W/errs"
+    sed -nE 's/^(upload|download|copy|move) failed: ([^ ]*) to ([^ ]*) .*/\2 \3/p' "$ERR" | LC_ALL=C sort >"$W/errs"
     if cmp -s "$2" "$W/errs" && [ "$(grep -c . "$ERR")" = "$(grep -c . "$2")" ]; then
         ok "$1: one error line for each of the $(grep -c . "$2") failed objects"
     else
@@ -369,7 +389,7 @@ emu "reset_stats=1&faults=500@op=DeleteObjects"
 run nc-rm rm -r s3://fault-nc/nc1/
 bounded "never-clearing 500 on DeleteObjects" 60
 sed 's|^|s3://fault-nc/|' "$W/keys-before" | LC_ALL=C sort >"$W/want"
-sed -nE 's/^s3c: ERROR "rm ([^"]*)": .*/\1/p' "$ERR" | LC_ALL=C sort >"$W/errs"
+sed -nE 's/^delete failed: ([^ ]*) .*/\1/p' "$ERR" | LC_ALL=C sort >"$W/errs"
 if cmp -s "$W/want" "$W/errs" && [ "$(grep -c . "$ERR")" = "$(grep -c . "$W/want")" ]; then
     ok "never-clearing 500 on DeleteObjects: one error line for each of the $(grep -c . "$W/want") keys"
 else

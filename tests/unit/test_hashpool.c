@@ -2,6 +2,7 @@
 
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "base/hash.h"
@@ -71,5 +72,68 @@ out:
     if (fd >= 0)
         close(fd);
     free(jobs);
+    free(data);
+}
+
+/* A SHA fed beside the MD5 ('also'), or alone (no_md5), over a file range and
+ * a buffer, in jobs that continue each other: the same digests as one go. */
+TEST(hashpool_sha_beside_or_instead_of_md5)
+{
+    enum { BYTES = (1 << 20) + 777 };
+    unsigned char *data = malloc(BYTES), want[SHA256_LEN], md5[MD5_LEN];
+    struct hashpool *q = hashpool_new(1, NULL, NULL);
+    struct hash_ctx *sha = hash_sha256_new(), *sha1 = hash_sha1_new();
+    struct hash_job j = { 0 };
+    char path[] = "/tmp/s3c-unit-sha-XXXXXX";
+    int fd = mkstemp(path), i, pass;
+
+    CHECK(data && q && sha && sha1 && fd >= 0);
+    if (!data || !q || !sha || !sha1 || fd < 0)
+        goto out;
+    unlink(path);
+    for (i = 0; i < BYTES; i++)
+        data[i] = (unsigned char)rnd();
+    CHECK(write(fd, data, BYTES) == BYTES);
+    for (pass = 0; pass < 2; pass++) {
+        /* Two jobs: [0, 640 KiB) then the rest, the second from the file on pass 1. */
+        uint64_t cut = 640 << 10;
+
+        md5_init(&j.md5);
+        j.also = pass ? sha1 : sha;
+        j.no_md5 = pass == 1;
+        j.fd = -1;
+        j.mem = data;
+        j.off = 0;
+        j.len = cut;
+        j.final = false;
+        CHECK(hashpool_submit(q, &j));
+        while (!hashpool_take(q))
+            hashpool_wait(q, 100);
+        CHECK_INT(j.err.code, S3C_OK);
+        j.fd = pass ? fd : -1;
+        j.mem = data + cut;
+        j.off = pass ? cut : 0;
+        j.len = BYTES - cut;
+        j.final = true;
+        CHECK(hashpool_submit(q, &j));
+        while (!hashpool_take(q))
+            hashpool_wait(q, 100);
+        CHECK_INT(j.err.code, S3C_OK);
+        if (pass) {
+            hash_sha1(data, BYTES, want);
+            CHECK(!memcmp(want, j.also_digest, SHA1_LEN));
+        } else {
+            hash_sha256(data, BYTES, want);
+            CHECK(!memcmp(want, j.also_digest, SHA256_LEN));
+            hash_md5(data, BYTES, md5);
+            CHECK(!memcmp(md5, j.digest, MD5_LEN));
+        }
+    }
+out:
+    hashpool_free(q);
+    hash_free(sha);
+    hash_free(sha1);
+    if (fd >= 0)
+        close(fd);
     free(data);
 }

@@ -240,6 +240,16 @@ void ops_get_object(struct emu_server *s, struct emu_conn *c, struct emu_bucket 
         emu_resp_header(r, "Content-Range", "bytes %llu-%llu/%llu", (unsigned long long)off,
                         (unsigned long long)(off + len - 1), (unsigned long long)size);
     obj_headers(c, b, o, cm.p && sv_ieqs(cm, "ENABLED") && status == 200);
+    if (pn && o->n_parts && cm.p && sv_ieqs(cm, "ENABLED") && o->ck.algo[0] && !strcmp(o->ck.type, "COMPOSITE")) {
+        /* A part of a composite object: that part's checksum, as S3 gives it
+         * (the composite is made of them), computed from the stored bytes. */
+        char hn[40], v[96];
+
+        ops_ck_header_name(o->ck.algo, hn);
+        ops_ck_b64(o->ck.algo, o->blob->data + off, (size_t)len, v);
+        emu_resp_header(r, hn, "%s", v);
+        emu_resp_header(r, "x-amz-checksum-type", "COMPOSITE");
+    }
     r->status = status;
     set_body_blob(c, o->blob, off, len);
     r->no_body = head;
