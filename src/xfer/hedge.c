@@ -205,6 +205,9 @@ static bool hedgeable(const struct engine *g, const struct req *r)
 
     if (r->os->stream || r->hg.dup || r == g->flex_probe)
         return false;
+    /* A streamed body's SHA trailer is a hash worker's, for one exchange at a time. */
+    if ((r->kind == RK_PUT || r->kind == RK_PART) && !r->mem.len && !ck_is_crc(obj_ck(r->os->o)))
+        return false;
     switch (r->kind) {
     case RK_GET:
     case RK_HEAD_INFO:
@@ -334,8 +337,9 @@ static void send_twin(struct engine *g, struct hedge *h, struct req *r, int64_t 
             return;
         }
         memcpy(t->hdr_md5, r->hdr_md5, sizeof(t->hdr_md5));
-        memcpy(t->hdr_crc64, r->hdr_crc64, sizeof(t->hdr_crc64));
+        memcpy(t->hdr_ck, r->hdr_ck, sizeof(t->hdr_ck));
         memcpy(t->mem_md5, r->mem_md5, sizeof(t->mem_md5));
+        memcpy(t->mem_sum, r->mem_sum, sizeof(t->mem_sum));
         t->mem_crc = r->mem_crc;
     }
     t->hg.dup = true;
