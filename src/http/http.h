@@ -103,6 +103,7 @@ struct http_xfer {
     /* Loop-private. */
     void *priv_easy;
     void *priv_slist;
+    char priv_errbuf[256];      /* curl's detailed message (CURL_ERROR_SIZE) */
     struct http_loop *priv_loop;
     struct http_xfer *priv_prev, *priv_next;  /* the loop's running list */
     bool priv_paused;
