@@ -13,6 +13,8 @@
 #include <strings.h>
 #include <time.h>
 
+#include "http/resolve.h"
+
 #define HTTP_POOL_MAX 256
 /*
  * A streamed request body goes to curl this much at a time (its default is
@@ -34,6 +36,7 @@ _Static_assert(sizeof(((struct http_xfer *)0)->priv_errbuf) >= CURL_ERROR_SIZE, 
 struct http_loop {
     CURLM *multi;
     CURLSH *share;                /* DNS cache and TLS sessions across handles */
+    struct http_resolver *resolver; /* names to addresses, requests spread over them */
     struct http_loop_opts opts;
     CURL *pool[HTTP_POOL_MAX];    /* idle easy handles, reused */
     int n_pool;
@@ -61,6 +64,11 @@ struct http_loop *http_loop_new(const struct http_loop_opts *opts, struct s3c_er
         l->opts.connect_timeout_ms = 10000;
     if (!l->opts.stall_timeout_ms)
         l->opts.stall_timeout_ms = 60000;
+    l->resolver = http_resolver_new(opts->hosts_file, e);
+    if (!l->resolver) {
+        free(l);
+        return NULL;
+    }
     l->multi = curl_multi_init();
     l->share = curl_share_init();
     if (!l->multi || !l->share) {
@@ -94,6 +102,7 @@ void http_loop_free(struct http_loop *l)
         curl_multi_cleanup(l->multi);
     if (l->share)
         curl_share_cleanup(l->share);
+    http_resolver_free(l->resolver);
     free(l);
 }
 
@@ -276,6 +285,46 @@ static enum s3c_err build_headers(struct http_xfer *x, struct curl_slist **out)
     return S3C_OK;
 }
 
+/*
+ * Pin the request to one of its host's addresses (resolve.h): CONNECT_TO
+ * keeps the URL's name for Host, SNI and the certificate check, and curl
+ * reuses only connections made to the same address. false: out of memory.
+ */
+static bool pin_address(struct http_loop *l, struct http_xfer *x, CURL *c)
+{
+    const char *h = strstr(x->url, "://"), *end;
+    char host[256], addr[64], line[400];
+    struct curl_slist *list;
+    long port;
+
+    if (!h)
+        return true;
+    h += 3;
+    end = h + strcspn(h, ":/?#");
+    if (*h == '[' || end == h || (size_t)(end - h) >= sizeof(host))
+        return true; /* an IPv6 literal, or no host */
+    memcpy(host, h, (size_t)(end - h));
+    host[end - h] = '\0';
+    port = strncmp(x->url, "https:", 6) == 0 ? 443 : 80;
+    if (*end == ':')
+        port = strtol(end + 1, NULL, 10);
+    x->priv_addr = http_resolver_pick(l->resolver, host, addr, sizeof(addr));
+    if (!x->priv_addr)
+        return true;
+    snprintf(line, sizeof(line), "%s:%ld:%s:%ld", host, port, addr, port);
+    list = curl_slist_append(NULL, line);
+    if (!list) {
+        http_resolver_put(l->resolver, x->priv_addr, false);
+        x->priv_addr = NULL;
+        return false;
+    }
+    x->priv_connect_to = list;
+    curl_easy_setopt(c, CURLOPT_CONNECT_TO, list);
+    if (l->opts.debug)
+        debugf(l, "http:   (connect to %s)", addr);
+    return true;
+}
+
 enum s3c_err http_loop_submit(struct http_loop *l, struct http_xfer *x, struct s3c_error *e)
 {
     struct curl_slist *hdrs = NULL;
@@ -303,6 +352,8 @@ enum s3c_err http_loop_submit(struct http_loop *l, struct http_xfer *x, struct s
     x->priv_easy = c;
     x->priv_slist = hdrs;
     x->priv_loop = l;
+    x->priv_connect_to = NULL;
+    x->priv_addr = NULL;
     x->priv_errbuf[0] = '\0';
 
     curl_easy_setopt(c, CURLOPT_URL, x->url);
@@ -346,10 +397,13 @@ enum s3c_err http_loop_submit(struct http_loop *l, struct http_xfer *x, struct s
         curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, x->method);
     }
     debug_request(l, x);
-    if (curl_multi_add_handle(l->multi, c) != CURLM_OK) {
+    if (!pin_address(l, x, c) || curl_multi_add_handle(l->multi, c) != CURLM_OK) {
         curl_slist_free_all(hdrs);
+        curl_slist_free_all(x->priv_connect_to);
+        http_resolver_put(l->resolver, x->priv_addr, false);
         easy_put(l, c);
-        x->priv_easy = x->priv_slist = NULL;
+        x->priv_easy = x->priv_slist = x->priv_connect_to = NULL;
+        x->priv_addr = NULL;
         return s3c_fail(e, S3C_EINTERNAL, "cannot start an HTTP transfer");
     }
     l->running++;
@@ -397,7 +451,10 @@ static void finish(struct http_loop *l, CURL *c, CURLcode code)
         x->priv_next->priv_prev = x->priv_prev;
     x->priv_prev = x->priv_next = NULL;
     curl_slist_free_all(x->priv_slist);
-    x->priv_slist = NULL;
+    curl_slist_free_all(x->priv_connect_to);
+    http_resolver_put(l->resolver, x->priv_addr, code == CURLE_COULDNT_CONNECT);
+    x->priv_slist = x->priv_connect_to = NULL;
+    x->priv_addr = NULL;
     x->priv_easy = NULL;
     easy_put(l, c);
     l->running--;
