@@ -80,13 +80,6 @@ struct http_loop *http_loop_new(const struct http_loop_opts *opts, struct s3c_er
     curl_share_setopt(l->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_SSL_SESSION);
     if (l->opts.max_host_conns > 0)
         curl_multi_setopt(l->multi, CURLMOPT_MAX_HOST_CONNECTIONS, l->opts.max_host_conns);
-    /*
-     * Idle connections kept: curl's default is four per transfer in flight,
-     * so a lull (the end of a listing, the tail of a batch) would close the
-     * warm ones, and the next burst would pay new connections (and TLS
-     * handshakes) for them.
-     */
-    curl_multi_setopt(l->multi, CURLMOPT_MAXCONNECTS, (long)HTTP_POOL_MAX);
     return l;
 }
 
