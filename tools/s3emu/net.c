@@ -129,9 +129,10 @@ static size_t pace_allow(struct emu_pace *p, double bps, int64_t now)
     return p->tokens >= 1 ? (size_t)p->tokens : 0;
 }
 
-static int64_t pace_wait_ns(const struct emu_pace *p, double bps)
+/* How long until 'want' bytes (at least 4 KiB) may move at 'bps'. */
+static int64_t pace_wait_ns(const struct emu_pace *p, double bps, size_t want_bytes)
 {
-    double want = 4096 - p->tokens;
+    double want = (want_bytes > 4096 ? (double)want_bytes : 4096) - p->tokens;
     int64_t ns = (int64_t)(want / bps * 1e9);
 
     return ns < 100000 ? 100000 : ns;
@@ -629,7 +630,7 @@ static ssize_t read_some(struct emu_conn *c, char *dst, size_t room)
     now = emu_now_ns();
     allow = pace_allow(&c->pin, conn_bps(c), now);
     if (allow == 0) {
-        timer_set(c, now + pace_wait_ns(&c->pin, conn_bps(c)));
+        timer_set(c, now + pace_wait_ns(&c->pin, conn_bps(c), 0));
         return 0;
     }
     if (room > allow)
@@ -905,7 +906,7 @@ static void do_write(struct emu_conn *c)
         uint64_t bleft = blimit - r->bsent;
         struct iovec iov[2];
         int niov = 0;
-        size_t allow;
+        size_t allow, need;
         int64_t now;
         double bps;
         ssize_t n;
@@ -923,8 +924,14 @@ static void do_write(struct emu_conn *c)
         now = emu_now_ns();
         bps = r->slow_bps > 0 ? r->slow_bps : conn_bps(c);
         allow = pace_allow(&c->pout, bps, now);
-        if (allow == 0) {
-            timer_set(c, now + pace_wait_ns(&c->pout, bps));
+        /*
+         * Over TLS, paced in whole 16 KiB records: a link paces bytes, not
+         * the records a server writes (pieces of a few KiB, one a timer
+         * tick, made clients pay a record's costs for every 2 KiB).
+         */
+        need = !c->tls ? 1 : hleft + bleft < 16384 ? (size_t)(hleft + bleft) : 16384;
+        if (allow < need) {
+            timer_set(c, now + pace_wait_ns(&c->pout, bps, need));
             return;
         }
         if (hleft) {
