@@ -116,9 +116,9 @@ def report(path, tools):
         print()
         print("<details><summary>Every tool: wall min / median, CPU, RSS, requests, connections</summary>")
         print()
-        print("| workload | direction | tool | wall s, min / median | ratio vs s3c | CPU s | peak RSS MB "
+        print("| workload | direction | tool | wall s, min / median | ratio vs s3c | CPU s | CPU-s/GB | peak RSS MB "
               "| requests | connections | emulator CPU s | notes |")
-        print("|---|---|---|---|---|---|---|---|---|---|---|")
+        print("|---|---|---|---|---|---|---|---|---|---|---|---|")
         for wl, d in order[p]:
             base = summary(cells.get((p, wl, d, "s3c"), []))
             for t in tools:
@@ -134,12 +134,12 @@ def report(path, tools):
                     notes = "%d of %d runs %s: %s" % (len(s["bad"]), len(runs), "/".join(kinds),
                                                       s["bad"][0]["note"] or "no detail")
                 if s["med"] is None:
-                    print("| %s | %s | %s | **FAILED** | | | | | | | %s |" % (label(wl), d, NAMES.get(t, t), notes))
+                    print("| %s | %s | %s | **FAILED** | | | | | | | | %s |" % (label(wl), d, NAMES.get(t, t), notes))
                     continue
                 ratio = "%.2f" % (s["med"] / base["med"]) if base["med"] else ""
-                print("| %s | %s | %s | %.2f / %.2f | %s | %.2f | %.0f | %.0f | %.0f | %.2f | %s |" % (
-                    label(wl), d, NAMES.get(t, t), s["min"], s["med"], ratio, s["cpu"], s["rss"],
-                    s["req"], s["conns"], s["emu"], notes))
+                print("| %s | %s | %s | %.2f / %.2f | %s | %.2f | %.2f | %.0f | %.0f | %.0f | %.2f | %s |" % (
+                    label(wl), d, NAMES.get(t, t), s["min"], s["med"], ratio, s["cpu"], s["cpu"] / (s["bytes"] / 1e9),
+                    s["rss"], s["req"], s["conns"], s["emu"], notes))
         print()
         print("</details>")
         print()
@@ -166,6 +166,7 @@ def report(path, tools):
                     line += "; %.0f%% of the limit (target 50%%)" % (100 * lim["med"] / base["med"])
                     ok &= lim["med"] >= 0.5 * base["med"]
                 targets.append(("ok   " if ok else "FAIL ") + line)
+    tls_section(cells, profiles, order, tools)
     print("## Issue 12's targets")
     print()
     print("4 x 200 MB and 2 x 1 GiB, up and down: s3c at least 2x faster than the AWS CLI's CRT client and at")
@@ -221,6 +222,44 @@ def tails(cells, profiles, order, tools):
                 row.append("%.2f / %.2f (%.2f)" % (x["med"], y["med"], y["med"] / x["med"])
                            if x["med"] and y["med"] else "")
             print("| " + " | ".join(row) + " |")
+
+
+def tls_section(cells, profiles, order, tools):
+    """Issue 17: what HTTPS costs each tool, in client CPU-seconds per GB, where
+    the same run has the profile over http and over https."""
+    pairs = [(p[len("https-"):], p) for p in profiles if p.startswith("https-") and p[len("https-"):] in profiles]
+    if not pairs:
+        return
+    print("## What TLS costs: client CPU-seconds per GB, http and https")
+    print()
+    print("Median user+sys CPU of the tool over the GB moved (min over the repetitions in brackets), plain")
+    print("HTTP against HTTPS in the same run; *TLS adds*: the difference of the medians. Issue 17's target for")
+    print("s3c: at most 0.6 CPU-s/GB more on a large transfer (AES-128-GCM alone: 0.23 on this CPU, 4.4 GB/s")
+    print("by `openssl speed -evp aes-128-gcm` in 16 KiB blocks).")
+    print()
+    print("| profile | workload | direction | tool | http CPU-s/GB | https CPU-s/GB | TLS adds | https wall s, min / median |")
+    print("|---|---|---|---|---|---|---|---|")
+    for plain, tls in pairs:
+        for wl, d in order[tls]:
+            for t in tools:
+                a = summary(cells.get((plain, wl, d, t), []))
+                b = summary(cells.get((tls, wl, d, t), []))
+                if not b["n"]:
+                    continue
+                if b["med"] is None:
+                    print("| %s | %s | %s | %s | | FAILED | | |" % (plain, label(wl), d, NAMES.get(t, t)))
+                    continue
+                gb = b["bytes"] / 1e9
+                bmin = min(float(r["cpu_s"]) for r in b["ok"]) / gb
+                cell_a = ""
+                add = ""
+                if a["cpu"] is not None:
+                    amin = min(float(r["cpu_s"]) for r in a["ok"]) / gb
+                    cell_a = "%.2f (%.2f)" % (a["cpu"] / gb, amin)
+                    add = "%+.2f" % ((b["cpu"] - a["cpu"]) / gb)
+                print("| %s | %s | %s | %s | %s | %.2f (%.2f) | %s | %.2f / %.2f |" % (
+                    plain, label(wl), d, NAMES.get(t, t), cell_a, b["cpu"] / gb, bmin, add, b["min"], b["med"]))
+    print()
 
 
 def plot(prefix, path, tools):

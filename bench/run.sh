@@ -30,6 +30,12 @@
 #                            s3c with S3C_HEDGE_BUDGET=0 (no duplicate of an overdue
 #                            request: what the budget buys, with a tail).
 #   BENCH_DIRECTIONS="..."   subset of: up down s3s3 xregion
+#   BENCH_SCHEMES="..."      http and/or https (default http). https: the emulator
+#                            serves HTTPS (s3emu --tls-dir: a CA and a certificate made
+#                            for the run); s3c and the AWS CLI trust the CA through
+#                            AWS_CA_BUNDLE, rclone through --ca-cert, curl through
+#                            cacert. Its profiles are labelled https-...; aws-crt is
+#                            left out (its CRT client connects to 443 only).
 #   BENCH_XREGION_MS=70      extra latency of a copy from the other region
 #   BENCH_PORT=N             the emulator's port (default 80 when root and free:
 #                            the CRT client connects to 80 and 443 only; else any,
@@ -64,6 +70,7 @@ fi
 PROFILES=${BENCH_PROFILES:-"20:90 0:0"}
 TOOLS=${BENCH_TOOLS:-"s3c aws aws-tuned aws-crt rclone-64 curl"}
 DIRECTIONS=${BENCH_DIRECTIONS:-"up down s3s3 xregion"}
+SCHEMES=${BENCH_SCHEMES:-http}
 XREGION_MS=${BENCH_XREGION_MS:-70}
 CACHE=${BENCH_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/s3c-bench}
 OUT=${BENCH_OUT:-$HERE/results}
@@ -110,6 +117,10 @@ done
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/s3c-bench.XXXXXX")
 EMU_PID=
+CA=""
+CURL_CA=()
+AWS_ENV=()
+RCLONE_ENV=()
 cleanup() {
     if [ -n "$EMU_PID" ]; then
         kill "$EMU_PID" 2>/dev/null || true
@@ -122,19 +133,44 @@ trap 'exit 130' INT TERM
 
 # ---- the emulator ------------------------------------------------------------
 
-"$S3EMU" --host 127.0.0.1 --port "$PORT" --xregion-ms "$XREGION_MS" >"$WORK/emu.out" 2>"$WORK/emu.err" &
-EMU_PID=$!
-for _ in $(seq 1 200); do
-    grep -q '^ready ' "$WORK/emu.out" 2>/dev/null && break
-    kill -0 "$EMU_PID" 2>/dev/null || break
-    sleep 0.05
-done
-URL=$(sed -n 's/^ready //p' "$WORK/emu.out")
-[ -n "$URL" ] || die "s3emu did not start: $(cat "$WORK/emu.err")"
-case $URL in http://127.0.0.1:*) ;; *) die "not loopback: $URL" ;; esac
+# emu_start SCHEME: one s3emu serving http or https (a CA made for the run in
+# $WORK/tls); sets URL, CA (the CA file, "" over http) and CURL_CA (curl's flags).
+emu_start() {
+    local tls=()
+    CA=""
+    CURL_CA=()
+    if [ "$1" = https ]; then
+        rm -rf "$WORK/tls"
+        tls=(--tls-dir "$WORK/tls")
+    fi
+    : >"$WORK/emu.out"
+    "$S3EMU" --host 127.0.0.1 --port "$PORT" --xregion-ms "$XREGION_MS" "${tls[@]}" >"$WORK/emu.out" 2>"$WORK/emu.err" &
+    EMU_PID=$!
+    for _ in $(seq 1 200); do
+        grep -q '^ready ' "$WORK/emu.out" 2>/dev/null && break
+        kill -0 "$EMU_PID" 2>/dev/null || break
+        sleep 0.05
+    done
+    URL=$(sed -n 's/^ready //p' "$WORK/emu.out")
+    [ -n "$URL" ] || die "s3emu did not start: $(cat "$WORK/emu.err")"
+    case $URL in http://127.0.0.1:*|https://127.0.0.1:*) ;; *) die "not loopback: $URL" ;; esac
+    if [ "$1" = https ]; then
+        CA=$WORK/tls/ca.pem
+        CURL_CA=(--cacert "$CA")
+    fi
+    rclone_env
+}
+
+emu_stop() {
+    if [ -n "$EMU_PID" ]; then
+        kill "$EMU_PID" 2>/dev/null || true
+        wait "$EMU_PID" 2>/dev/null || true
+        EMU_PID=
+    fi
+}
 
 HZ=$(getconf CLK_TCK)
-emu_stats() { curl -sf "$URL/_s3emu/stats"; }
+emu_stats() { curl -sf "${CURL_CA[@]}" "$URL/_s3emu/stats"; }
 emu_cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$EMU_PID/stat"; }
 emu_field() { # JSON FIELD -> number (top-level numeric field)
     sed -n "s/.*\"$2\":\([0-9]*\).*/\1/p" <<<"$1"
@@ -145,7 +181,7 @@ emu_op() { # JSON OP -> how many requests of that S3 operation
     echo "${v:-0}"
 }
 emu_model() { # LATENCY_MS BANDWIDTH_MBPS [TAIL_PCT TAIL_MULT]
-    curl -sf -X POST --data "latency_ms=$1&bandwidth_mbps=$2&tail_pct=${3:-0}&tail_mult=${4:-10}" \
+    curl -sf "${CURL_CA[@]}" -X POST --data "latency_ms=$1&bandwidth_mbps=$2&tail_pct=${3:-0}&tail_mult=${4:-10}" \
         "$URL/_s3emu/config" >/dev/null || die "cannot set the emulator's model"
 }
 
@@ -176,14 +212,20 @@ CFG
 # (AWS_CA_BUNDLE breaks rclone; AWS_PROFILE or AWS_CONFIG_FILE would change
 # the AWS CLI's settings).
 BASE_ENV=(PATH=/usr/bin:/bin LANG=C.UTF-8)
-RCLONE_ENV=()
-for r in EMU:us-east-1 EMUEU:$EU; do
-    n=${r%%:*}
-    RCLONE_ENV+=("RCLONE_CONFIG_${n}_TYPE=s3" "RCLONE_CONFIG_${n}_PROVIDER=Other"
-        "RCLONE_CONFIG_${n}_ENDPOINT=$URL" "RCLONE_CONFIG_${n}_FORCE_PATH_STYLE=true"
-        "RCLONE_CONFIG_${n}_ACCESS_KEY_ID=s3emu-access" "RCLONE_CONFIG_${n}_SECRET_ACCESS_KEY=s3emu-secret"
-        "RCLONE_CONFIG_${n}_REGION=${r#*:}")
-done
+rclone_env() { # RCLONE_ENV: the remotes at $URL
+    local r n
+    RCLONE_ENV=()
+    for r in EMU:us-east-1 EMUEU:$EU; do
+        n=${r%%:*}
+        RCLONE_ENV+=("RCLONE_CONFIG_${n}_TYPE=s3" "RCLONE_CONFIG_${n}_PROVIDER=Other"
+            "RCLONE_CONFIG_${n}_ENDPOINT=$URL" "RCLONE_CONFIG_${n}_FORCE_PATH_STYLE=true"
+            "RCLONE_CONFIG_${n}_ACCESS_KEY_ID=s3emu-access" "RCLONE_CONFIG_${n}_SECRET_ACCESS_KEY=s3emu-secret"
+            "RCLONE_CONFIG_${n}_REGION=${r#*:}")
+    done
+}
+# AWS_ENV: the CA for s3c and the AWS CLI over https (rclone takes --ca-cert:
+# AWS_CA_BUNDLE breaks it).
+aws_env() { AWS_ENV=(); [ -z "$CA" ] || AWS_ENV=(AWS_CA_BUNDLE="$CA"); }
 
 # tool_cmd TOOL DIRECTION SRC_DIR DST_DIR -> sets CMD (argv, starting with env -i)
 tool_cmd() {
@@ -207,20 +249,22 @@ tool_cmd() {
                 s3s3) from="EMU:$BUCKET/p"; to="EMU:$BUCKET/q" ;;
                 xregion) from="EMU:$BUCKET/p"; to="EMUEU:$BUCKET_EU/q"; extra=(--server-side-across-configs) ;;
             esac
-            [ "$tool" = rclone-64 ] && extra+=(--transfers 64 --checkers 64) ;;
+            [ "$tool" = rclone-64 ] && extra+=(--transfers 64 --checkers 64)
+            [ -z "$CA" ] || extra+=(--ca-cert "$CA") ;;
     esac
+    aws_env
     case $tool in
-        s3c) CMD=(env -i "${BASE_ENV[@]}" HOME="$WORK/home-default"
+        s3c) CMD=(env -i "${BASE_ENV[@]}" "${AWS_ENV[@]}" HOME="$WORK/home-default"
                   "$S3C" --endpoint-url "$URL" cp --recursive "$from" "$to") ;;
-        s3c-8mib) CMD=(env -i "${BASE_ENV[@]}" HOME="$WORK/home-default"
+        s3c-8mib) CMD=(env -i "${BASE_ENV[@]}" "${AWS_ENV[@]}" HOME="$WORK/home-default"
                   "$S3C" --endpoint-url "$URL" cp --recursive --part-size 8MiB "$from" "$to") ;;
-        s3c-nohedge) CMD=(env -i "${BASE_ENV[@]}" HOME="$WORK/home-default" S3C_HEDGE_BUDGET=0
+        s3c-nohedge) CMD=(env -i "${BASE_ENV[@]}" "${AWS_ENV[@]}" HOME="$WORK/home-default" S3C_HEDGE_BUDGET=0
                   "$S3C" --endpoint-url "$URL" cp --recursive "$from" "$to") ;;
-        aws) CMD=(env -i "${BASE_ENV[@]}" HOME="$WORK/home-default"
+        aws) CMD=(env -i "${BASE_ENV[@]}" "${AWS_ENV[@]}" HOME="$WORK/home-default"
                   "$AWS" --endpoint-url "$URL" s3 cp --recursive --no-progress "${extra[@]}" "$from" "$to") ;;
-        aws-tuned) CMD=(env -i "${BASE_ENV[@]}" HOME="$WORK/home-tuned"
+        aws-tuned) CMD=(env -i "${BASE_ENV[@]}" "${AWS_ENV[@]}" HOME="$WORK/home-tuned"
                   "$AWS" --endpoint-url "$URL" s3 cp --recursive --no-progress "${extra[@]}" "$from" "$to") ;;
-        aws-crt) CMD=(env -i "${BASE_ENV[@]}" HOME="$WORK/home-crt"
+        aws-crt) CMD=(env -i "${BASE_ENV[@]}" "${AWS_ENV[@]}" HOME="$WORK/home-crt"
                   "$AWS" --endpoint-url "$URL" s3 cp --recursive --no-progress "${extra[@]}" "$from" "$to") ;;
         rclone*) CMD=(env -i "${BASE_ENV[@]}" HOME="$WORK/home-default" "${RCLONE_ENV[@]}"
                   "$RCLONE" copy "${extra[@]}" "$from" "$to") ;;
@@ -253,13 +297,14 @@ tool_cmd_text() {
 }
 
 s3c_admin() { # s3c as the harness's own helper (untimed)
-    env -i "${BASE_ENV[@]}" HOME="$WORK/home-default" "$S3C" --endpoint-url "$URL" "$@"
+    aws_env
+    env -i "${BASE_ENV[@]}" "${AWS_ENV[@]}" HOME="$WORK/home-default" "$S3C" --endpoint-url "$URL" "$@"
 }
 
 signed_curl() { # REGION CURL-ARGS...: a request signed by curl itself (no payload hash)
     local region=$1
     shift
-    curl -sS --fail --aws-sigv4 "aws:amz:$region:s3" --user s3emu-access:s3emu-secret \
+    curl -sS --fail "${CURL_CA[@]}" --aws-sigv4 "aws:amz:$region:s3" --user s3emu-access:s3emu-secret \
         -H "x-amz-content-sha256: UNSIGNED-PAYLOAD" "$@"
 }
 
@@ -271,7 +316,7 @@ make_bucket() { # NAME REGION ACL
 }
 
 store_reset() { # an empty store with the four buckets
-    curl -sf -X POST "$URL/_s3emu/reset" >/dev/null
+    curl -sf "${CURL_CA[@]}" -X POST "$URL/_s3emu/reset" >/dev/null
     make_bucket "$BUCKET" us-east-1 private
     make_bucket "$BUCKET_EU" "$EU" private
     make_bucket "$PUB" us-east-1 public-read-write
@@ -377,6 +422,7 @@ limit_cmd() {
     local dir=$1 dst=$2 n=$3 k=$4 cfg="$WORK/limit.cfg" p pd
     # Per-transfer options hold for one group of the config only: every group repeats them.
     local pre='silent\nshow-error\nfail\ncreate-dirs\n'
+    [ -z "$CA" ] || pre+="cacert = \"$CA\"\n"
     case $dir in
         up)
             if [ "$k" -gt 1 ]; then
@@ -532,8 +578,10 @@ seed() {
         "${CMD[@]}" >"$WORK/seed.log" 2>&1 || die "cannot seed $WL: $(tail -n 3 "$WORK/seed.log")"
     fi
     if [[ " $TOOLS " == *" curl "* ]]; then
-        awk -v u="$URL/$PUB/p/" -v d="$DATA/" \
-            'NR > 1 { print "next" } { printf "silent\nshow-error\nfail\nurl = \"%s%s\"\nupload-file = \"%s%s\"\noutput = \"/dev/null\"\nheader = \"x-amz-acl: public-read\"\n", u, $0, d, $0 }' \
+        # (per-transfer options hold for one group of the config: the CA in each)
+        awk -v u="$URL/$PUB/p/" -v d="$DATA/" -v ca="$CA" \
+            'NR > 1 { print "next" } { if (ca != "") printf "cacert = \"%s\"\n", ca
+              printf "silent\nshow-error\nfail\nurl = \"%s%s\"\nupload-file = \"%s%s\"\noutput = \"/dev/null\"\nheader = \"x-amz-acl: public-read\"\n", u, $0, d, $0 }' \
             "$LIST" >"$WORK/seed.cfg"
         curl --parallel --parallel-max 64 -K "$WORK/seed.cfg" >"$WORK/seed.log" 2>&1 ||
             die "cannot seed the public bucket: $(tail -n 3 "$WORK/seed.log")"
@@ -554,17 +602,26 @@ human() { # bytes -> "8 KiB", "1 GiB", "200 MB"
 START_UTC=$(date -u '+%Y-%m-%d %H:%M:%S')
 DAY=$(date -u +%F)
 LOAD_START=$(cut -d' ' -f1-3 /proc/loadavg)
-note "emulator at $URL; load average $LOAD_START; $REPS repetition(s); tools: $TOOLS"
+note "load average $LOAD_START; $REPS repetition(s); schemes: $SCHEMES; tools: $TOOLS"
 
 for w in $WORKLOADS; do
     dataset "${w%x*}" "${w#*x}"
 done
 
-for prof in $PROFILES; do
+ALL_TOOLS=$TOOLS
+for scheme in $SCHEMES; do
+  emu_start "$scheme"
+  note "emulator at $URL"
+  TOOLS=$ALL_TOOLS
+  if [ "$scheme" = https ] && [ "$PORT" != 443 ]; then
+      TOOLS=$(tr ' ' '\n' <<<"$ALL_TOOLS" | grep -vx aws-crt | tr '\n' ' ')
+  fi
+  for prof in $PROFILES; do
     IFS=: read -r LAT BW TAIL_PCT TAIL_MULT <<<"$prof"
     PLABEL="${LAT}ms"
     if [ "$BW" != 0 ]; then PLABEL+="-${BW}MBps"; else PLABEL+="-uncapped"; fi
     if [ -n "$TAIL_PCT" ] && [ "$TAIL_PCT" != 0 ]; then PLABEL+="-tail${TAIL_PCT}pct-x${TAIL_MULT:-10}"; fi
+    [ "$scheme" = http ] || PLABEL="$scheme-$PLABEL"
     emu_model "$LAT" "$BW" "${TAIL_PCT:-0}" "${TAIL_MULT:-10}"
     for w in $WORKLOADS; do
         COUNT=${w%x*}; BYTES=${w#*x}
@@ -591,7 +648,10 @@ for prof in $PROFILES; do
             sleep 60
         fi
     done
+  done
+  emu_stop
 done
+TOOLS=$ALL_TOOLS
 
 LOAD_END=$(cut -d' ' -f1-3 /proc/loadavg)
 END_UTC=$(date -u '+%Y-%m-%d %H:%M:%S')
@@ -635,6 +695,10 @@ fi
     echo "  connection, each way, in 10^6 bytes/s). \`\$URL\` is its loopback address. Buckets: \`$BUCKET\` (us-east-1),"
     echo "  \`$BUCKET_EU\` (LocationConstraint $EU; a copy into it from \`$BUCKET\` pays ${XREGION_MS} ms more a"
     echo "  CopyObject or UploadPartCopy), and their public-read-write twins \`$PUB\`, \`$PUB_EU\` for curl."
+    echo "- Schemes: $SCHEMES. Over https the emulator serves TLS itself (\`--tls-dir\`: an ECDSA P-256 CA and a server"
+    echo "  certificate made for the run; TLS 1.3); s3c and the AWS CLI trust the CA with \`AWS_CA_BUNDLE\`, rclone with"
+    echo "  \`--ca-cert\`, curl with \`cacert\`. Profiles labelled \`https-…\` are those runs; the CRT client is left out"
+    echo "  there (it connects to port 443 only). CPU-s/GB: the tool's user+sys CPU over the GB (10^9 bytes) it moved."
     echo "- Directions: up (local tree -> \`s3://$BUCKET/p/\`), down (\`s3://$BUCKET/p/\` -> an empty directory),"
     echo "  s3s3 (\`s3://$BUCKET/p/\` -> \`s3://$BUCKET/q/\`), xregion (\`s3://$BUCKET/p/\` -> \`s3://$BUCKET_EU/q/\`)."
     echo "  Sources of down and copies are uploaded by s3c, untimed, and checked."

@@ -231,6 +231,7 @@ struct store_s3 *cli_s3(struct cli_ctx *c, struct s3c_error *e)
                                                              : S3_RETRY_STANDARD;
     o.http.verify_tls = c->cfg.verify_ssl;
     o.http.ca_bundle = c->cfg.ca_bundle;
+    o.http.hosts_file = getenv("S3C_HOSTS_FILE"); /* names that override DNS: tests, pinning */
     if (out_opts()->debug)
         o.http.debug = out_debug;
     c->s3 = store_s3_new(&o, e);

@@ -27,6 +27,7 @@
 
 struct http_loop;
 struct http_xfer;
+struct http_resolve_addr;
 
 #define HTTP_READ_PAUSE (-2)
 
@@ -43,6 +44,7 @@ struct http_loop_opts {
     long connect_timeout_ms;    /* 0: 10 s */
     long stall_timeout_ms;      /* abort a transfer that moves no byte this long; 0: 60 s */
     long max_host_conns;        /* 0: no limit beyond the transfers in flight */
+    const char *hosts_file;     /* hosts-format names that override DNS (S3C_HOSTS_FILE), or NULL */
     /* --debug sink: one line per event; never sees header values it is not
      * meant to (Authorization and security tokens are masked). NULL: silent. */
     void (*debug)(void *ctx, const char *line);
@@ -111,6 +113,9 @@ struct http_xfer {
     /* Loop-private. */
     void *priv_easy;
     void *priv_slist;
+    void *priv_connect_to;      /* curl_slist: the address this request is pinned to */
+    struct http_resolve_addr *priv_addr;  /* that address in the loop's resolver */
+    char priv_errbuf[256];      /* curl's detailed message (CURL_ERROR_SIZE) */
     struct http_loop *priv_loop;
     struct http_xfer *priv_prev, *priv_next;  /* the loop's running list */
     bool priv_paused;

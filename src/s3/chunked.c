@@ -77,9 +77,9 @@ static ssize_t give(const char *s, size_t len, uint64_t at, char *dst, size_t n)
     return (ssize_t)k;
 }
 
-ssize_t s3_chunked_read(void *ctx, char *dst, size_t n, uint64_t off)
+/* One piece of the framed body at 'off': a chunk's size line, payload, CRLF, or the tail. */
+static ssize_t chunked_piece(struct s3_chunked *c, char *dst, size_t n, uint64_t off)
 {
-    struct s3_chunked *c = ctx;
     uint64_t m = n_chunks(c), full = framed(c->chunk), k, in, len, chunk_bytes;
     char text[128];
     size_t hl;
@@ -144,4 +144,26 @@ ssize_t s3_chunked_read(void *ctx, char *dst, size_t n, uint64_t off)
             return -1;
         return give(text, tl, in, dst, n);
     }
+}
+
+/*
+ * As many pieces as fit: curl sends what one call gives, so a call that
+ * stopped at a size line would cost a send (and over TLS a record) of a few
+ * bytes. A pause or an error after some bytes comes with the next call.
+ */
+ssize_t s3_chunked_read(void *ctx, char *dst, size_t n, uint64_t off)
+{
+    size_t done = 0;
+
+    while (done < n) {
+        ssize_t got = chunked_piece(ctx, dst + done, n - done, off + done);
+
+        if (got <= 0) {
+            if (done)
+                break;
+            return got;
+        }
+        done += (size_t)got;
+    }
+    return (ssize_t)done;
 }

@@ -539,8 +539,10 @@ static enum s3c_err reply_error(const struct http_xfer *x, char region[64], stru
     region[0] = '\0';
     if (st == 0) {
         const char *q = strchr(x->url, '?');
-        return s3c_fail(e, S3C_ENET, "%s (%.*s)", x->resp.err[0] ? x->resp.err : "no answer from the server",
-                        q ? (int)(q - x->url) : (int)strlen(x->url), x->url);
+        /* 60: the server's certificate is not one we trust (curl's detail says why). */
+        return s3c_fail(e, S3C_ENET, "%s (%.*s)%s", x->resp.err[0] ? x->resp.err : "no answer from the server",
+                        q ? (int)(q - x->url) : (int)strlen(x->url), x->url,
+                        x->resp.curl_code == 60 ? ": trust its CA with --ca-bundle or AWS_CA_BUNDLE" : "");
     }
     s3_parse_error(buf_sv(&x->resp.body), &er, NULL);
     code = s3_error_to_s3c(&er, st, e);

@@ -50,7 +50,7 @@ start_emu() {
     "$EMU" --port 0 "$@" >"$T/emu.out" 2>"$T/emu.err" &
     EMU_PID=$!
     for _ in $(seq 1 100); do
-        grep -q '^ready http://' "$T/emu.out" 2>/dev/null && break
+        grep -q '^ready https\?://' "$T/emu.out" 2>/dev/null && break
         sleep 0.05
     done
     URL=$(sed -n 's/^ready //p' "$T/emu.out")
@@ -497,6 +497,44 @@ while IFS= read -r line; do
 done <"$T/express.out"
 grep -q '^ok   express: deleted bucket gone' "$T/express.out" || bad "express.py ran to its end" "$(tail -3 "$T/express.out")"
 kill "$EMU_PID"; wait "$EMU_PID" 2>/dev/null; EMU_PID=; check_emu_log
+
+# ---- HTTPS (--tls-dir) on two addresses (--listen) ----
+start_emu --anonymous --threads 2 --tls-dir "$T/tls" --listen 127.0.0.1 --listen 127.0.0.2
+has "tls: ready line says https" "$URL" "https://127.0.0.1:"
+CA=$T/tls/ca.pem
+check "tls: CA, certificate and key written" test -s "$CA" -a -s "$T/tls/cert.pem" -a -s "$T/tls/key.pem"
+eq "tls: key readable by its owner only" "$(command stat -c %a "$T/tls/key.pem")" "600"
+head -c 3000000 /dev/urandom >"$D/tls.bin"
+check "tls: PUT bucket with the CA" curl -sf --cacert "$CA" -X PUT "$URL/tlsb"
+check "tls: PUT 3 MB" curl -sf --cacert "$CA" -T "$D/tls.bin" "$URL/tlsb/o"
+check "tls: GET it back and a second time on one connection" \
+    curl -sf --cacert "$CA" "$URL/tlsb/o" -o "$D/tls.back" "$URL/tlsb/o" -o "$D/tls.back2"
+check "tls: the bytes" cmp "$D/tls.bin" "$D/tls.back"
+check "tls: the bytes again" cmp "$D/tls.bin" "$D/tls.back2"
+eq "tls: without the CA curl refuses (60)" "$(curl -s -o /dev/null "$URL/tlsb/o"; echo $?)" "60"
+check "tls: plain HTTP to the TLS port gets nothing" not_ curl -sf --max-time 5 "http://127.0.0.1:$PORT/tlsb/o" -o /dev/null
+check "tls: the second address, its IP in the certificate" curl -sf --cacert "$CA" "https://127.0.0.2:$PORT/tlsb/o" -o /dev/null
+check "tls: the AWS CLI trusts the CA (multipart up and down)" env AWS_CA_BUNDLE="$CA" "$AWS_BIN" --endpoint-url "$URL" \
+    s3 cp --only-show-errors "$D/big.bin" s3://tlsb/big.bin
+check "tls: ... down" env AWS_CA_BUNDLE="$CA" "$AWS_BIN" --endpoint-url "$URL" s3 cp --only-show-errors s3://tlsb/big.bin "$D/tls-big.back"
+check "tls: ... the bytes" cmp "$D/big.bin" "$D/tls-big.back"
+admin() { curl -s --cacert "$CA" -X POST --data-binary "$1" "$URL/_s3emu/config" >/dev/null; }
+admin "faults=truncate@key=o,times=1"
+check "tls: a truncated body is an error under TLS too" not_ curl -sf --cacert "$CA" "$URL/tlsb/o" -o /dev/null
+admin "faults="
+st=$(curl -s --cacert "$CA" "$URL/_s3emu/stats")
+stat() { curl -s --cacert "$CA" "$URL/_s3emu/stats" | "$PY" -c 'import json,sys; d=json.load(sys.stdin); print(eval("d" + sys.argv[1]))' "$1"; }
+check "tls: handshakes counted" ge "$(stat '["tls"]["handshakes"]')" 5
+eq "tls: two listening addresses" "$(stat '["listeners"][0]["addr"]') $(stat '["listeners"][1]["addr"]')" \
+    "127.0.0.1:$PORT 127.0.0.2:$PORT"
+eq "tls: one connection and request on the second" "$(stat '["listeners"][1]["conns"]') $(stat '["listeners"][1]["reqs"]')" "1 1"
+has "tls: stats JSON" "$st" '"listeners":['
+kill "$EMU_PID"; wait "$EMU_PID" 2>/dev/null; EMU_PID=; check_emu_log
+check "tls: --tls-cert/--tls-key serve a given certificate" sh -c "
+    '$EMU' --port 0 --tls-cert '$T/tls/cert.pem' --tls-key '$T/tls/key.pem' >'$T/emu2.out' 2>&1 & p=\$!
+    for i in \$(seq 50); do grep -q ready '$T/emu2.out' && break; sleep 0.1; done
+    u=\$(sed -n 's/^ready //p' '$T/emu2.out'); curl -sf --cacert '$CA' \"\$u/_s3emu/stats\" >/dev/null; r=\$?; kill \$p; exit \$r"
+check "tls: --tls-dir with --tls-cert is refused" not_ "$EMU" --port 0 --tls-dir "$T/x" --tls-cert "$CA"
 
 echo "emu: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

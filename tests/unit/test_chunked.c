@@ -210,3 +210,24 @@ TEST(chunked_trails_other_algorithms)
     buf_release(&framed);
     buf_release(&payload);
 }
+
+/* One call fills the buffer across size lines and chunk ends (a send, not three). */
+TEST(chunked_read_fills_the_buffer)
+{
+    static unsigned char data[300000];
+    static char out[400000];
+    struct mem m = { data, sizeof(data), 0 };
+    struct s3_chunked c;
+    uint64_t len;
+    ssize_t got;
+
+    s3_chunked_init(&c, mem_read, &m, sizeof(data), 0);
+    len = s3_chunked_len(&c);
+    got = s3_chunked_read(&c, out, sizeof(out), 0);
+    CHECK_INT(got, len);
+    CHECK_INT(m.reads, 5); /* one read a chunk of 65536 */
+    CHECK_INT(s3_chunked_read(&c, out, sizeof(out), len), 0);
+    s3_chunked_init(&c, mem_read, &m, sizeof(data), 0);
+    CHECK_INT(s3_chunked_read(&c, out, 100000, 0), 100000);
+    CHECK_INT(s3_chunked_read(&c, out, 100000, 100000), 100000);
+}

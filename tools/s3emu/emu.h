@@ -6,6 +6,8 @@
  *   net.c    workers (one epoll loop each), connections, HTTP/1.1 parsing
  *            (keep-alive, pipelining, Content-Length and chunked bodies),
  *            timers, write/read pacing, response assembly
+ *   tls.c    HTTPS: the certificate made for a run, the SSL_CTX, and the
+ *            connection I/O (emu_io_*) net.c uses, through TLS or not
  *   ops*.c   the S3 operations: ops.c classifies and dispatches, one ops_*.c
  *            per API family (ops.h, the private header, lists them);
  *            ops_express.c is S3 Express (directory buckets, sessions)
@@ -32,6 +34,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/types.h>
 #include <time.h>
 
 #include "base/buf.h"
@@ -42,6 +45,8 @@
 #define EMU_MAX_HEADERS 128
 #define EMU_MAX_PARAMS 64
 #define EMU_MAX_THREADS 64                      /* --threads */
+#define EMU_MAX_LISTEN 8                        /* --listen addresses */
+#define EMU_MAX_TLS_NAMES 8                     /* --tls-name */
 #define EMU_RBUF_BYTES (128u * 1024)            /* per-connection read buffer */
 #define EMU_DIGEST_SLICE ((uint64_t)256 << 10) /* body bytes read (then hashed) at a time */
 #define EMU_XML_BODY_MAX ((uint64_t)4 << 20)    /* bodies we parse as XML */
@@ -241,6 +246,11 @@ struct emu_conn {
     int heap_idx;
     uint64_t body_seen;         /* raw request body bytes received */
     struct emu_conn *dead_next; /* graveyard link */
+    int lidx;                   /* the listening address it came in on (index in srv->listen) */
+    struct ssl_st *tls;         /* its TLS session (tls.c), NULL over plain HTTP */
+    char *tls_stage;            /* 16 KiB: a response head and its first body bytes, one record */
+    size_t tls_wmin;            /* a blocked SSL_write's length: the retry sends no less */
+    bool tls_counted;           /* its handshake is in the stats */
     struct emu_server *srv;
     struct emu_worker *w;       /* the worker that owns this connection */
 };
@@ -297,11 +307,20 @@ struct emu_stats {
     _Atomic uint64_t auth_failures;
     _Atomic uint64_t stored_again;      /* PutObject of the same bytes as the key's, UploadPart over its number */
     _Atomic uint64_t hung_up;           /* requests whose client left before their operation ran (apply_late) */
+    _Atomic uint64_t tls_handshakes, tls_resumed;   /* sessions, and those that resumed one */
+    _Atomic uint64_t listener_conns[EMU_MAX_LISTEN]; /* connections per --listen address */
+    _Atomic uint64_t listener_reqs[EMU_MAX_LISTEN];  /* S3 requests per --listen address */
 };
 
 /* Add n (may be negative) to the calling worker's counter 'field' of s. */
 #define EMU_STAT(s, field, n) \
     atomic_fetch_add_explicit(&emu_stats_mine(s)->field, (uint64_t)(n), memory_order_relaxed)
+
+/* An accepted socket on its way to the worker that will own it. */
+struct emu_handoff {
+    int fd;
+    int lidx;                   /* its listening address */
+};
 
 /*
  * A worker: one thread, its own epoll set, timers and connections. A
@@ -315,7 +334,7 @@ struct emu_worker {
     int wake_fd;                /* eventfd: sockets waiting in the inbox */
     pthread_t thread;           /* worker 0 runs on the main thread */
     pthread_mutex_t inbox_lock;
-    int *inbox;                 /* accepted sockets handed over by another worker */
+    struct emu_handoff *inbox;  /* accepted sockets handed over by another worker */
     int inbox_n, inbox_cap;
     struct emu_conn **heap;     /* timers: a min-heap of connections by due_ns */
     int heap_len, heap_cap;
@@ -338,9 +357,16 @@ struct emu_worker {
  * under either is safe.
  */
 struct emu_server {
-    int lfd;
+    int lfds[EMU_MAX_LISTEN];   /* one listening socket per address, all on 'port' */
+    char listen[EMU_MAX_LISTEN][64]; /* --listen (or --host) IPv4 addresses */
+    int n_listen;
     char host[64];
     int port;
+    char tls_dir[1024];         /* --tls-dir: generate a CA and a certificate here */
+    char tls_cert[1024], tls_key[1024]; /* --tls-cert, --tls-key */
+    char tls_names[EMU_MAX_TLS_NAMES][256]; /* --tls-name: more DNS names in a generated certificate */
+    int n_tls_names;
+    struct ssl_ctx_st *tls_ctx; /* HTTPS when set (tls.c); read-only once serving */
     char access_key[128], secret_key[128];
     bool anonymous;
     char region[32];
@@ -381,6 +407,24 @@ void emu_store_unlock(struct emu_server *s);
 int emu_net_listen(struct emu_server *s);
 /* Start s->n_workers workers (the calling thread is worker 0) and serve. */
 int emu_net_run(struct emu_server *s);
+
+/* tls.c: set up s->tls_ctx from --tls-dir or --tls-cert/--tls-key. 0, or -1 (said on stderr). */
+int emu_tls_setup(struct emu_server *s);
+/* A new connection's TLS session, if the server speaks TLS. 0, or -1. */
+int emu_io_start(struct emu_conn *c);
+/*
+ * The connection's reads and writes, through TLS or not: bytes moved (> 0),
+ * 0 when it would block (c->rd_ready or c->wr_ready is then false, unless
+ * TLS waits for the other direction), -1 when the connection is closed or
+ * broken. emu_io_writev sends at most 'limit' bytes (pacing), from at most
+ * two vectors.
+ */
+ssize_t emu_io_read(struct emu_conn *c, char *dst, size_t n);
+struct iovec;
+ssize_t emu_io_writev(struct emu_conn *c, const struct iovec *iov, int niov, size_t limit);
+/* Say the end of our side (close_notify, then FIN). */
+void emu_io_shutdown(struct emu_conn *c);
+void emu_io_free(struct emu_conn *c);
 
 /* ops.c: called by net.c */
 void emu_ops_on_head(struct emu_server *s, struct emu_conn *c);

@@ -22,8 +22,10 @@ static void usage(FILE *f)
             "             [--region R] [--latency-ms M] [--jitter SIGMA] [--tail-pct P] [--tail-mult X]\n"
             "             [--bandwidth-mbps B] [--rate-get N] [--rate-put N] [--prefix-depth D]\n"
             "             [--xregion-ms M] [--min-part-bytes N] [--faults SPEC] [--dir D] [--bucket NAME]...\n"
-            "             [--threads N]\n"
-            "Prints 'ready http://HOST:PORT' once it accepts connections (--port 0 picks a free port).\n");
+            "             [--threads N] [--listen ADDR]... [--tls-dir DIR [--tls-name NAME]... |\n"
+            "             --tls-cert FILE --tls-key FILE]\n"
+            "Prints 'ready http://HOST:PORT' (https with TLS) once it accepts connections\n"
+            "(--port 0 picks a free port).\n");
 }
 
 /* One worker per CPU this process may run on (taskset counts), at most EMU_MAX_THREADS. */
@@ -93,6 +95,24 @@ int main(int argc, char **argv)
             port_set = 1;
         } else if (!strcmp(a, "--host")) {
             str_copy(s->host, sizeof(s->host), v);
+        } else if (!strcmp(a, "--listen")) {
+            if (s->n_listen == EMU_MAX_LISTEN) {
+                fprintf(stderr, "s3emu: at most %d --listen addresses\n", EMU_MAX_LISTEN);
+                return 2;
+            }
+            str_copy(s->listen[s->n_listen++], sizeof(s->listen[0]), v);
+        } else if (!strcmp(a, "--tls-dir")) {
+            str_copy(s->tls_dir, sizeof(s->tls_dir), v);
+        } else if (!strcmp(a, "--tls-cert")) {
+            str_copy(s->tls_cert, sizeof(s->tls_cert), v);
+        } else if (!strcmp(a, "--tls-key")) {
+            str_copy(s->tls_key, sizeof(s->tls_key), v);
+        } else if (!strcmp(a, "--tls-name")) {
+            if (s->n_tls_names == EMU_MAX_TLS_NAMES) {
+                fprintf(stderr, "s3emu: at most %d --tls-name names\n", EMU_MAX_TLS_NAMES);
+                return 2;
+            }
+            str_copy(s->tls_names[s->n_tls_names++], sizeof(s->tls_names[0]), v);
         } else if (!strcmp(a, "--access-key")) {
             str_copy(s->access_key, sizeof(s->access_key), v);
         } else if (!strcmp(a, "--secret-key")) {
@@ -140,6 +160,14 @@ int main(int argc, char **argv)
         usage(stderr);
         return 2;
     }
+    if ((s->tls_dir[0] && (s->tls_cert[0] || s->tls_key[0])) || !s->tls_cert[0] != !s->tls_key[0]) {
+        fprintf(stderr, "s3emu: give --tls-dir, or both --tls-cert and --tls-key\n");
+        return 2;
+    }
+    /* --host is the one address without --listen; with them, the first is the one printed. */
+    if (!s->n_listen)
+        str_copy(s->listen[s->n_listen++], sizeof(s->listen[0]), s->host);
+    str_copy(s->host, sizeof(s->host), s->listen[0]);
     if (s->dir[0] && mkdir(s->dir, 0700) < 0 && access(s->dir, W_OK) < 0) {
         fprintf(stderr, "s3emu: --dir %s: not a writable directory\n", s->dir);
         return 2;
@@ -163,7 +191,9 @@ int main(int argc, char **argv)
     }
     if (emu_net_listen(s))
         return 1;
-    printf("ready http://%s:%d\n", s->host, s->port);
+    if ((s->tls_dir[0] || s->tls_cert[0]) && emu_tls_setup(s))
+        return 1;
+    printf("ready %s://%s:%d\n", s->tls_ctx ? "https" : "http", s->host, s->port);
     fflush(stdout);
     return emu_net_run(s) ? 1 : 0;
 }

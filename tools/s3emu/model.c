@@ -645,6 +645,9 @@ struct stats_sum {
     uint64_t status[6];
     uint64_t auth_failures;
     uint64_t stored_again, hung_up;
+    uint64_t tls_handshakes, tls_resumed;
+    uint64_t listener_conns[EMU_MAX_LISTEN];
+    uint64_t listener_reqs[EMU_MAX_LISTEN];
 };
 _Static_assert(sizeof(struct stats_sum) / sizeof(uint64_t) == EMU_STATS_N, "stats_sum mirrors emu_stats");
 
@@ -670,7 +673,13 @@ void emu_model_stats_json(struct emu_server *s, struct buf *b)
              (unsigned long long)st->status[1], (unsigned long long)st->status[2],
              (unsigned long long)st->status[3], (unsigned long long)st->status[4],
              (unsigned long long)st->status[5]);
-    buf_adds(b, "\"ops\":{");
+    buf_addf(b, "\"tls\":{\"handshakes\":%llu,\"resumed\":%llu},\"listeners\":[",
+             (unsigned long long)st->tls_handshakes, (unsigned long long)st->tls_resumed);
+    for (i = 0; i < s->n_listen; i++)
+        buf_addf(b, "%s{\"addr\":\"%s:%d\",\"conns\":%llu,\"reqs\":%llu}", i ? "," : "",
+                 s->listen[i], s->port, (unsigned long long)st->listener_conns[i],
+                 (unsigned long long)st->listener_reqs[i]);
+    buf_adds(b, "],\"ops\":{");
     for (i = 1; i < OP_COUNT; i++) {
         if (!st->by_op[i])
             continue;

@@ -129,9 +129,10 @@ static size_t pace_allow(struct emu_pace *p, double bps, int64_t now)
     return p->tokens >= 1 ? (size_t)p->tokens : 0;
 }
 
-static int64_t pace_wait_ns(const struct emu_pace *p, double bps)
+/* How long until 'want' bytes (at least 4 KiB) may move at 'bps'. */
+static int64_t pace_wait_ns(const struct emu_pace *p, double bps, size_t want_bytes)
 {
-    double want = 4096 - p->tokens;
+    double want = (want_bytes > 4096 ? (double)want_bytes : 4096) - p->tokens;
     int64_t ns = (int64_t)(want / bps * 1e9);
 
     return ns < 100000 ? 100000 : ns;
@@ -223,6 +224,7 @@ static void conn_free(struct emu_conn *c)
     buf_release(&c->resp.head);
     buf_release(&c->resp.body);
     emu_digest_release(&c->dig);
+    emu_io_free(c);
     free(c->rb);
     free(c);
 }
@@ -628,34 +630,21 @@ static ssize_t read_some(struct emu_conn *c, char *dst, size_t room)
     now = emu_now_ns();
     allow = pace_allow(&c->pin, conn_bps(c), now);
     if (allow == 0) {
-        timer_set(c, now + pace_wait_ns(&c->pin, conn_bps(c)));
+        timer_set(c, now + pace_wait_ns(&c->pin, conn_bps(c), 0));
         return 0;
     }
     if (room > allow)
         room = allow;
-    for (;;) {
-        n = read(c->fd, dst, room);
-        if (n > 0) {
-            if (conn_bps(c) > 0)
-                c->pin.tokens -= (double)n;
-            W_STAT(c, bytes_in, n);
-            /*
-             * A short read drained the socket: new bytes will raise a new
-             * edge, so skip the read that would only say EAGAIN.
-             */
-            if ((size_t)n < room)
-                c->rd_ready = false;
-            return n;
-        }
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-            c->rd_ready = false;
-            return 0;
-        }
-        c->peer_closed = true;
-        return -1;
+    n = emu_io_read(c, dst, room);
+    if (n > 0) {
+        if (conn_bps(c) > 0)
+            c->pin.tokens -= (double)n;
+        W_STAT(c, bytes_in, n);
+        return n;
     }
+    if (n < 0)
+        c->peer_closed = true;
+    return n;
 }
 
 static void fail_head(struct emu_conn *c, int status)
@@ -721,8 +710,15 @@ static void head_done(struct emu_conn *c, size_t hlen)
             start_response(c);
             return;
         }
-        w = write(c->fd, cont, sizeof(cont) - 1);
-        (void)w; /* a socket with nothing in flight takes 25 bytes; if not, the client goes on anyway */
+        struct iovec v = { (void *)cont, sizeof(cont) - 1 };
+
+        /* A socket with nothing in flight takes 25 bytes; if not, the client goes on anyway
+         * (but a TLS write that blocked must be repeated as it was: give up the connection). */
+        w = emu_io_writev(c, &v, 1, sizeof(cont) - 1);
+        if (w <= 0 && c->tls) {
+            conn_close(c, 1);
+            return;
+        }
     }
     if ((q->has_cl && q->content_length) || q->chunked) {
         q->body = q->has_cl ? emu_blob_new_body(c->srv, q->content_length) : emu_blob_new(65536);
@@ -938,7 +934,7 @@ static void response_done(struct emu_conn *c)
     req_release(&c->req);
     resp_release(&c->resp);
     if (close_it) {
-        shutdown(c->fd, SHUT_WR);
+        emu_io_shutdown(c);
         conn_close(c, 0);
         return;
     }
@@ -955,7 +951,7 @@ static void do_write(struct emu_conn *c)
         uint64_t bleft = blimit - r->bsent;
         struct iovec iov[2];
         int niov = 0;
-        size_t allow;
+        size_t allow, need;
         int64_t now;
         double bps;
         ssize_t n;
@@ -973,29 +969,30 @@ static void do_write(struct emu_conn *c)
         now = emu_now_ns();
         bps = r->slow_bps > 0 ? r->slow_bps : conn_bps(c);
         allow = pace_allow(&c->pout, bps, now);
-        if (allow == 0) {
-            timer_set(c, now + pace_wait_ns(&c->pout, bps));
+        /*
+         * Over TLS, paced in whole 16 KiB records: a link paces bytes, not
+         * the records a server writes (pieces of a few KiB, one a timer
+         * tick, made clients pay a record's costs for every 2 KiB).
+         */
+        need = !c->tls ? 1 : hleft + bleft < 16384 ? (size_t)(hleft + bleft) : 16384;
+        if (allow < need) {
+            timer_set(c, now + pace_wait_ns(&c->pout, bps, need));
             return;
         }
         if (hleft) {
             iov[niov].iov_base = r->head.data + r->hsent;
-            iov[niov].iov_len = hleft < allow ? (size_t)hleft : allow;
-            allow -= iov[niov].iov_len;
+            iov[niov].iov_len = (size_t)hleft;
             niov++;
         }
-        if (bleft && allow) {
+        if (bleft) {
             iov[niov].iov_base = (char *)r->bp + r->bsent;
-            iov[niov].iov_len = bleft < allow ? (size_t)bleft : allow;
+            iov[niov].iov_len = bleft > SIZE_MAX / 2 ? SIZE_MAX / 2 : (size_t)bleft;
             niov++;
         }
-        n = writev(c->fd, iov, niov);
+        n = emu_io_writev(c, iov, niov, allow);
+        if (n == 0)
+            return; /* blocked: an event brings us back */
         if (n < 0) {
-            if (errno == EINTR)
-                continue;
-            if (errno == EAGAIN || errno == EWOULDBLOCK) {
-                c->wr_ready = false;
-                return;
-            }
             conn_close(c, 0);
             return;
         }
@@ -1044,10 +1041,10 @@ static void conn_run(struct emu_conn *c)
     }
 }
 
-static char listen_tag, wake_tag;
+static char listen_tags[EMU_MAX_LISTEN], wake_tag;
 
 /* Register an accepted socket with worker w (its thread only). */
-static void conn_adopt(struct emu_worker *w, int fd)
+static void conn_adopt(struct emu_worker *w, int fd, int lidx)
 {
     struct epoll_event ev;
     struct emu_conn *c;
@@ -1059,6 +1056,12 @@ static void conn_adopt(struct emu_worker *w, int fd)
         close(fd);
         return;
     }
+    c->lidx = lidx;
+    if (emu_io_start(c)) {
+        close(fd);
+        conn_free(c);
+        return;
+    }
     ev.events = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET;
     ev.data.ptr = c;
     if (epoll_ctl(w->ep, EPOLL_CTL_ADD, fd, &ev) < 0) {
@@ -1068,10 +1071,11 @@ static void conn_adopt(struct emu_worker *w, int fd)
     }
     W_STAT(c, connections, 1);
     W_STAT(c, conns_open, 1);
+    W_STAT(c, listener_conns[lidx], 1);
 }
 
 /* Queue a socket for another worker and wake it; false if it could not take it. */
-static bool hand_over(struct emu_worker *to, int fd)
+static bool hand_over(struct emu_worker *to, int fd, int lidx)
 {
     uint64_t one = 1;
     bool ok = true;
@@ -1080,7 +1084,7 @@ static bool hand_over(struct emu_worker *to, int fd)
     pthread_mutex_lock(&to->inbox_lock);
     if (to->inbox_n == to->inbox_cap) {
         int cap = to->inbox_cap ? to->inbox_cap * 2 : 64;
-        int *p = realloc(to->inbox, (size_t)cap * sizeof(*p));
+        struct emu_handoff *p = realloc(to->inbox, (size_t)cap * sizeof(*p));
 
         if (p) {
             to->inbox = p;
@@ -1088,7 +1092,7 @@ static bool hand_over(struct emu_worker *to, int fd)
         }
     }
     if (to->inbox_n < to->inbox_cap)
-        to->inbox[to->inbox_n++] = fd;
+        to->inbox[to->inbox_n++] = (struct emu_handoff){ fd, lidx };
     else
         ok = false;
     pthread_mutex_unlock(&to->inbox_lock);
@@ -1103,27 +1107,28 @@ static bool hand_over(struct emu_worker *to, int fd)
  * so that 64 connections opened at once land 32 and 32 on two workers
  * instead of on whichever woke first.
  */
-static void accept_all(struct emu_worker *w)
+static void accept_all(struct emu_worker *w, int lidx)
 {
     struct emu_server *s = w->srv;
 
     for (;;) {
-        int fd = accept4(s->lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+        int fd = accept4(s->lfds[lidx], NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
         struct emu_worker *to;
 
         if (fd < 0)
             return; /* EAGAIN (another worker took it), or EMFILE and friends: next event */
         to = &s->workers[atomic_fetch_add_explicit(&s->next_worker, 1, memory_order_relaxed) %
                          (unsigned)s->n_workers];
-        if (to == w || !hand_over(to, fd))
-            conn_adopt(w, fd);
+        if (to == w || !hand_over(to, fd, lidx))
+            conn_adopt(w, fd, lidx);
     }
 }
 
 static void take_inbox(struct emu_worker *w)
 {
     uint64_t v;
-    int *fds, n, i;
+    struct emu_handoff *fds;
+    int n, i;
     ssize_t r = read(w->wake_fd, &v, sizeof(v));
 
     (void)r;
@@ -1134,37 +1139,42 @@ static void take_inbox(struct emu_worker *w)
     w->inbox_n = w->inbox_cap = 0;
     pthread_mutex_unlock(&w->inbox_lock);
     for (i = 0; i < n; i++)
-        conn_adopt(w, fds[i]);
+        conn_adopt(w, fds[i].fd, fds[i].lidx);
     free(fds);
 }
 
+/* Listen on every address on one port: the first picks it when --port is 0. */
 int emu_net_listen(struct emu_server *s)
 {
-    struct sockaddr_in sa;
-    socklen_t sl = sizeof(sa);
-    int one = 1;
+    int one = 1, i;
 
-    memset(&sa, 0, sizeof(sa));
-    sa.sin_family = AF_INET;
-    sa.sin_port = htons((uint16_t)s->port);
-    if (inet_pton(AF_INET, s->host, &sa.sin_addr) != 1) {
-        fprintf(stderr, "s3emu: --host %s: not an IPv4 address\n", s->host);
+    for (i = 0; i < s->n_listen; i++) {
+        struct sockaddr_in sa;
+        socklen_t sl = sizeof(sa);
+
+        memset(&sa, 0, sizeof(sa));
+        sa.sin_family = AF_INET;
+        sa.sin_port = htons((uint16_t)s->port);
+        if (inet_pton(AF_INET, s->listen[i], &sa.sin_addr) != 1) {
+            fprintf(stderr, "s3emu: %s: not an IPv4 address\n", s->listen[i]);
+            return -1;
+        }
+        /* One listening socket per address for all workers (no SO_REUSEPORT: a second emulator on the port must fail). */
+        s->lfds[i] = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+        if (s->lfds[i] < 0)
+            goto fail;
+        setsockopt(s->lfds[i], SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+        if (bind(s->lfds[i], (struct sockaddr *)&sa, sizeof(sa)) < 0 || listen(s->lfds[i], 4096) < 0)
+            goto fail;
+        if (getsockname(s->lfds[i], (struct sockaddr *)&sa, &sl) < 0)
+            goto fail;
+        s->port = ntohs(sa.sin_port);
+        continue;
+fail:
+        fprintf(stderr, "s3emu: listen on %s:%d: %s\n", s->listen[i], s->port, strerror(errno));
         return -1;
     }
-    /* One listening socket for all workers (no SO_REUSEPORT: a second emulator on the port must fail). */
-    s->lfd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-    if (s->lfd < 0)
-        goto fail;
-    setsockopt(s->lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-    if (bind(s->lfd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || listen(s->lfd, 4096) < 0)
-        goto fail;
-    if (getsockname(s->lfd, (struct sockaddr *)&sa, &sl) < 0)
-        goto fail;
-    s->port = ntohs(sa.sin_port);
     return 0;
-fail:
-    fprintf(stderr, "s3emu: listen on %s:%d: %s\n", s->host, s->port, strerror(errno));
-    return -1;
 }
 
 /* The loop of one worker: its events, then its due timers, then its dead connections. */
@@ -1191,8 +1201,9 @@ static void *worker_loop(void *arg)
             struct emu_conn *c = evs[i].data.ptr;
             uint32_t e = evs[i].events;
 
-            if (evs[i].data.ptr == &listen_tag) {
-                accept_all(w);
+            if ((char *)evs[i].data.ptr >= listen_tags &&
+                (char *)evs[i].data.ptr < listen_tags + EMU_MAX_LISTEN) {
+                accept_all(w, (int)((char *)evs[i].data.ptr - listen_tags));
                 continue;
             }
             if (evs[i].data.ptr == &wake_tag) {
@@ -1227,6 +1238,7 @@ static void *worker_loop(void *arg)
 static int worker_init(struct emu_server *s, struct emu_worker *w, int idx)
 {
     struct epoll_event ev;
+    int i;
 
     w->srv = s;
     w->idx = idx;
@@ -1236,11 +1248,13 @@ static int worker_init(struct emu_server *s, struct emu_worker *w, int idx)
     w->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
     if (w->ep < 0 || w->wake_fd < 0)
         return -1;
-    /* Every worker waits on the listening socket; EPOLLEXCLUSIVE wakes one of them, not all. */
-    ev.events = EPOLLIN | EPOLLEXCLUSIVE;
-    ev.data.ptr = &listen_tag;
-    if (epoll_ctl(w->ep, EPOLL_CTL_ADD, s->lfd, &ev) < 0)
-        return -1;
+    /* Every worker waits on the listening sockets; EPOLLEXCLUSIVE wakes one of them, not all. */
+    for (i = 0; i < s->n_listen; i++) {
+        ev.events = EPOLLIN | EPOLLEXCLUSIVE;
+        ev.data.ptr = &listen_tags[i];
+        if (epoll_ctl(w->ep, EPOLL_CTL_ADD, s->lfds[i], &ev) < 0)
+            return -1;
+    }
     ev.events = EPOLLIN;
     ev.data.ptr = &wake_tag;
     return epoll_ctl(w->ep, EPOLL_CTL_ADD, w->wake_fd, &ev);

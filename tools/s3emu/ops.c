@@ -178,6 +178,7 @@ void emu_ops_on_head(struct emu_server *s, struct emu_conn *c)
     q->op = classify(q);
     q->express = emu_is_dir_bucket(q->bucket) || q->op == OP_LIST_DIRECTORY_BUCKETS;
     EMU_STAT(s, requests, 1);
+    EMU_STAT(s, listener_reqs[c->lidx], 1);
     EMU_STAT(s, by_op[q->op], 1);
     q->body_max = (q->op == OP_PUT_OBJECT || q->op == OP_UPLOAD_PART) ? EMU_BODY_MAX : EMU_XML_BODY_MAX;
     q->fault = emu_model_pick_fault(s, q, &q->fault_arg);
