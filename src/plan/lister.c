@@ -13,6 +13,9 @@
 #define LIST_BODY_MAX_BYTES (32u << 20)
 #define CUTS_PER_PAGE_MAX 64        /* new ranges from one full page */
 #define FREE_RETRIES_MAX 2          /* region hints followed per request */
+#define HEDGE_AFTER_ANSWERS 4       /* answers seen before a page is judged overdue */
+#define HEDGE_MULT 4                /* overdue: past 4 times the usual wait... */
+#define HEDGE_MIN_EXTRA_MS 50       /* ...and 50 ms more than it */
 
 struct lister_page {
     struct lister_page *next;
@@ -35,6 +38,7 @@ struct lister_range {
     int attempt, free_retries;
     int64_t retry_at_ms;
     struct lister_req *req;         /* in flight */
+    struct lister_req *twin;        /* the same request again, sent when 'req' was overdue */
 };
 
 struct lister_req {
@@ -43,6 +47,9 @@ struct lister_req {
     struct buf query;
     struct lister *l;
     struct lister_range *r;
+    int64_t sent_ms;
+    bool lost;                      /* its twin answered first: its answer is dropped */
+    struct lister_req *next_lost;
 };
 
 static int64_t now_ms(void)
@@ -170,7 +177,7 @@ static enum s3c_err build_query(const struct lister *l, const struct lister_rang
 
 static void on_done(struct http_xfer *x, void *ctx);
 
-static bool submit(struct lister *l, struct lister_range *r)
+static bool submit(struct lister *l, struct lister_range *r, bool twin)
 {
     struct lister_req *q = calloc(1, sizeof(*q));
     struct s3_req req = { .method = "GET", .bucket = l->bucket };
@@ -202,10 +209,44 @@ static bool submit(struct lister *l, struct lister_range *r)
         fail(l, &e);
         return false;
     }
-    r->req = q;
+    q->sent_ms = now_ms();
+    if (twin)
+        r->twin = q;
+    else
+        r->req = q;
     l->inflight++;
     l->requests++;
     return true;
+}
+
+/*
+ * A page overdue against the waits seen (past HEDGE_MULT times their moving
+ * average and HEDGE_MIN_EXTRA_MS more) is asked for again on another
+ * connection: the first answer wins, the other is dropped. S3's pages have a
+ * tail (one in a hundred many times slower), and a listing waits for every
+ * page in key order. At most 2 twins and one in twenty requests.
+ */
+static void hedge_overdue(struct lister *l)
+{
+    int64_t now = 0, after;
+    struct lister_range *r;
+
+    if (l->answered < HEDGE_AFTER_ANSWERS)
+        return;
+    after = (int64_t)(l->wait_ms * HEDGE_MULT);
+    if (after < (int64_t)l->wait_ms + HEDGE_MIN_EXTRA_MS)
+        after = (int64_t)l->wait_ms + HEDGE_MIN_EXTRA_MS;
+    for (r = l->head; r && l->hedges < 2 + l->requests / 20; r = r->next) {
+        if (!r->req || r->twin)
+            continue;
+        if (!now)
+            now = now_ms();
+        if (now - r->req->sent_ms < after)
+            continue;
+        if (!submit(l, r, true))
+            return;
+        l->hedges++;
+    }
 }
 
 /*
@@ -234,9 +275,10 @@ static void pump(struct lister *l)
         }
         if (r != l->head && l->pages + l->inflight >= budget)
             break;
-        if (!submit(l, r))
+        if (!submit(l, r, false))
             return;
     }
+    hedge_overdue(l);
 }
 
 /* Cut 'r' at each of the n NUL-separated 'points' (increasing, inside it). */
@@ -404,9 +446,30 @@ static void on_done(struct http_xfer *x, void *ctx)
     enum store_s3_verdict v;
     long backoff_ms = 0;
     bool free_retry = false;
+    struct lister_req *other;
 
     l->inflight--;
-    r->req = NULL;
+    if (q->lost) {
+        struct lister_req **p = &l->lost;
+
+        while (*p && *p != q)
+            p = &(*p)->next_lost;
+        if (*p)
+            *p = q->next_lost;
+        req_free(q);
+        return;
+    }
+    other = r->req == q ? r->twin : r->req;
+    r->req = r->twin = NULL;
+    if (other) {
+        /* The first answer is the range's; the other is dropped when it comes
+         * (or cut off by lister_close). */
+        other->lost = true;
+        other->next_lost = l->lost;
+        l->lost = other;
+        if (q != other && q->sent_ms > other->sent_ms && x->resp.status)
+            l->hedge_wins++;
+    }
     if (l->failed || l->closing) {
         req_free(q);
         return;
@@ -432,6 +495,11 @@ static void on_done(struct http_xfer *x, void *ctx)
         return;
     }
     r->attempt = r->free_retries = 0;
+    {
+        double w = (double)(now_ms() - q->sent_ms);
+
+        l->wait_ms = l->answered++ ? l->wait_ms * 0.9 + w * 0.1 : w;
+    }
     pg = calloc(1, sizeof(*pg));
     if (!pg) {
         req_free(q);
@@ -471,7 +539,8 @@ int lister_next(struct lister *l, const struct s3_object **out, struct s3c_error
     for (;;) {
         struct lister_range *r;
         bool retry_wait;
-        int wait_ms = 100;
+        /* Short waits while pages are out, so an overdue one is asked again in time. */
+        int wait_ms = l->inflight && l->answered >= HEDGE_AFTER_ANSWERS ? 10 : 100;
 
         if (l->cur && l->i < l->cur->n) {
             *out = &l->cur->p.objects[l->i++];
@@ -521,11 +590,23 @@ void lister_close(struct lister *l)
 {
     if (l->s3) {
         l->closing = true;
+        /* Twins that lost are cut off, not waited for (a tail's page may take seconds). */
+        while (l->lost) {
+            struct lister_req *q = l->lost;
+
+            if (!http_xfer_running(&q->x)) {
+                l->lost = q->next_lost;
+                continue; /* freed by its done already: not expected */
+            }
+            http_loop_cancel(store_s3_loop(l->s3), &q->x);
+        }
         while (l->inflight > 0)
             http_loop_step(store_s3_loop(l->s3), 100);
         if (l->requests > 1)
-            store_s3_debugf(l->s3, "list s3://%s/%s: %llu requests, %llu cuts, width %d", l->bucket, l->prefix,
-                            (unsigned long long)l->requests, (unsigned long long)l->cuts, l->width);
+            store_s3_debugf(l->s3, "list s3://%s/%s: %llu requests (%llu sent again when overdue, %llu of those "
+                            "answered first), %llu cuts, width %d", l->bucket, l->prefix,
+                            (unsigned long long)l->requests, (unsigned long long)l->hedges,
+                            (unsigned long long)l->hedge_wins, (unsigned long long)l->cuts, l->width);
     }
     page_free(l->cur);
     while (l->head) {

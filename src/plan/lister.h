@@ -58,6 +58,9 @@ struct lister {
     struct s3c_error err;           /* why */
     uint64_t requests, cuts;        /* for --debug */
     uint64_t full_pages, page_cuts; /* full pages read, ranges they cut: the cuts' allowance */
+    uint64_t answered, hedges, hedge_wins; /* pages answered; asked again when overdue; twins first */
+    double wait_ms;                 /* moving average of a page's wait, submit to answer */
+    struct lister_req *lost;        /* twins whose other answered first, still out */
 };
 
 /* Start a listing of 'bucket' under 'prefix' (copied). No request yet. */
