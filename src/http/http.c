@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/thread.h"
 #include "http/resolve.h"
 
 #define HTTP_POOL_MAX 256
@@ -58,17 +59,6 @@ struct http_loop {
     struct timespec timer_at;
 };
 
-static void now_plus(struct timespec *t, long ms)
-{
-    clock_gettime(CLOCK_MONOTONIC, t);
-    t->tv_sec += ms / 1000;
-    t->tv_nsec += (ms % 1000) * 1000000L;
-    if (t->tv_nsec >= 1000000000L) {
-        t->tv_sec++;
-        t->tv_nsec -= 1000000000L;
-    }
-}
-
 /* Milliseconds until curl's timer is due (0: now), or -1 when none is set. */
 static long timer_wait_ms(const struct http_loop *l)
 {
@@ -92,7 +82,7 @@ static int on_timer(CURLM *multi, long timeout_ms, void *ctx)
     (void)multi;
     l->timer_set = timeout_ms >= 0;
     if (l->timer_set)
-        now_plus(&l->timer_at, timeout_ms);
+        thread_deadline(CLOCK_MONOTONIC, timeout_ms, &l->timer_at);
     return 0;
 }
 

@@ -10,6 +10,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/thread.h"
+
 #define HASHPOOL_THREADS_MAX 16
 #define LANES 8
 #define SLICE_BYTES ((size_t)256 << 10)  /* read per job and step: 2 MiB a worker */
@@ -314,13 +316,7 @@ void hashpool_wait(struct hashpool *q, int timeout_ms)
 {
     struct timespec until;
 
-    clock_gettime(CLOCK_REALTIME, &until);
-    until.tv_sec += timeout_ms / 1000;
-    until.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
-    if (until.tv_nsec >= 1000000000L) {
-        until.tv_sec++;
-        until.tv_nsec -= 1000000000L;
-    }
+    thread_deadline(CLOCK_REALTIME, timeout_ms, &until);
     pthread_mutex_lock(&q->mu);
     if (!q->done)
         pthread_cond_timedwait(&q->done_cv, &q->mu, &until);
@@ -329,18 +325,8 @@ void hashpool_wait(struct hashpool *q, int timeout_ms)
 
 void hashpool_free(struct hashpool *q)
 {
-    int i;
-
     if (!q)
         return;
-    pthread_mutex_lock(&q->mu);
-    q->stop = true;
-    pthread_cond_broadcast(&q->work);
-    pthread_mutex_unlock(&q->mu);
-    for (i = 0; i < q->started; i++)
-        pthread_join(q->th[i], NULL);
-    pthread_cond_destroy(&q->done_cv);
-    pthread_cond_destroy(&q->work);
-    pthread_mutex_destroy(&q->mu);
+    thread_pool_end(&q->mu, &q->work, &q->done_cv, &q->stop, q->th, q->started);
     free(q);
 }

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "base/thread.h"
 #include "store/store_fs.h"
 
 #define LAND_THREADS_MAX 8
@@ -131,13 +132,7 @@ void land_wait(struct land *q, int timeout_ms)
 {
     struct timespec until;
 
-    clock_gettime(CLOCK_REALTIME, &until);
-    until.tv_sec += timeout_ms / 1000;
-    until.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
-    if (until.tv_nsec >= 1000000000L) {
-        until.tv_sec++;
-        until.tv_nsec -= 1000000000L;
-    }
+    thread_deadline(CLOCK_REALTIME, timeout_ms, &until);
     pthread_mutex_lock(&q->mu);
     if (!q->done)
         pthread_cond_timedwait(&q->done_cv, &q->mu, &until);
@@ -146,18 +141,8 @@ void land_wait(struct land *q, int timeout_ms)
 
 void land_free(struct land *q)
 {
-    int i;
-
     if (!q)
         return;
-    pthread_mutex_lock(&q->mu);
-    q->stop = true;
-    pthread_cond_broadcast(&q->work);
-    pthread_mutex_unlock(&q->mu);
-    for (i = 0; i < q->started; i++)
-        pthread_join(q->th[i], NULL);
-    pthread_cond_destroy(&q->done_cv);
-    pthread_cond_destroy(&q->work);
-    pthread_mutex_destroy(&q->mu);
+    thread_pool_end(&q->mu, &q->work, &q->done_cv, &q->stop, q->th, q->started);
     free(q);
 }

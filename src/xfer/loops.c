@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "xfer/engine.h"
+#include "base/thread.h"
 
 #define DEAL_BATCH 32                   /* objects a loop takes from the box at once, at most */
 #define DEAL_SPAWN 64                   /* objects waiting in the box that start the helpers */
@@ -124,12 +125,7 @@ static void idle_wait(pthread_cond_t *cv, pthread_mutex_t *lock)
 {
     struct timespec until;
 
-    clock_gettime(CLOCK_REALTIME, &until);
-    until.tv_nsec += IDLE_WAIT_MS * 1000000L;
-    if (until.tv_nsec >= 1000000000L) {
-        until.tv_sec++;
-        until.tv_nsec -= 1000000000L;
-    }
+    thread_deadline(CLOCK_REALTIME, IDLE_WAIT_MS, &until);
     pthread_cond_timedwait(cv, lock, &until);
 }
 
