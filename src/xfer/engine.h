@@ -218,6 +218,7 @@ struct req_hedge {
     bool resend;                    /* cut off as too slow: sent again, on a new connection */
     bool fresh;                     /* its next exchange opens a new connection */
     uint8_t slow_resends;           /* times it was cut off as too slow */
+    uint8_t twins;                  /* duplicates sent of it (hedge.c's overdue) */
 };
 
 /* One exchange with the store, reused for its retries and then for others. */

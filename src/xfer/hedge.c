@@ -5,6 +5,7 @@
  * connection while the budget allows (a token bucket: every request sent
  * adds 'budget' tokens, a duplicate takes one). The first of the two to
  * answer wins; the other is cut off, and none of its bytes is taken. A
+ * duplicate overdue in its turn is replaced by a fresh one (overdue). A
  * large transfer that moves under a quarter of the median pace of finished
  * ones is cut off and sent again on a new connection, as aws-c-s3 does.
  * Only requests a duplicate cannot harm are hedged (hedgeable). Told of
@@ -22,6 +23,7 @@
 #define HEDGE_MEDIAN_MULT 1.5                   /* ...and past 1.5 times the median... */
 #define HEDGE_MIN_NS ((int64_t)2000000)         /* ...and past 2 ms */
 #define HEDGE_MIN_SAMPLES 32                    /* waits seen before any duplicate */
+#define HEDGE_TWINS_MAX 3                       /* duplicates of one request, one at a time */
 #define HEDGE_TOKENS_MAX 64.0                   /* duplicates the budget can save up */
 #define HEDGE_DEFAULT_BUDGET 0.03               /* duplicates per request sent */
 #define HIST_N 160                              /* 4 buckets a power of two, up to 2^40 */
@@ -203,7 +205,7 @@ static bool hedgeable(const struct engine *g, const struct req *r)
 {
     const struct xfer_obj_opts *oo = r->os->o->opts;
 
-    if (r->os->stream || r->hg.dup || r == g->flex_probe)
+    if (r->os->stream || r == g->flex_probe)
         return false;
     /* A streamed body's SHA trailer is a hash worker's, for one exchange at a time. */
     if ((r->kind == RK_PUT || r->kind == RK_PART) && !r->mem.len && !ck_is_crc(obj_ck(r->os->o)))
@@ -317,16 +319,15 @@ static enum http_sink_verdict hedge_sink(void *ctx, const char *p, size_t n)
     return r->eng->kinds[r->kind].sink(ctx, p, n);
 }
 
-/* A duplicate of 'r' (overdue), on another connection: curl's pool never
- * gives a connection with a transfer on it. */
-static void send_twin(struct engine *g, struct hedge *h, struct req *r, int64_t waited_ns)
+/* A duplicate of 'r', submitted on another connection (curl's pool never
+ * gives a connection with a transfer on it); NULL when none could be. */
+static struct req *twin_of(struct engine *g, struct hedge *h, struct req *r)
 {
     struct s3c_error e = S3C_ERROR_INIT;
     struct req *t = req_get(g, r->os, r->kind);
-    char label[64];
 
     if (!t)
-        return;
+        return NULL;
     t->part = r->part;
     t->off = r->off;
     t->len = r->len;
@@ -334,7 +335,7 @@ static void send_twin(struct engine *g, struct hedge *h, struct req *r, int64_t 
     if ((r->kind == RK_PUT || r->kind == RK_PART) && r->mem.len) {
         if (buf_add(&t->mem, r->mem.data, r->mem.len)) {
             req_put_back(g, t);
-            return;
+            return NULL;
         }
         memcpy(t->hdr_md5, r->hdr_md5, sizeof(t->hdr_md5));
         memcpy(t->hdr_ck, r->hdr_ck, sizeof(t->hdr_ck));
@@ -345,19 +346,47 @@ static void send_twin(struct engine *g, struct hedge *h, struct req *r, int64_t 
     t->hg.dup = true;
     if (req_submit(g, t, &e)) {
         req_put_back(g, t);
-        return;
+        return NULL;
     }
     h->tokens -= 1;
     g->stats.hedged++;
-    r->hg.twin = t;
     t->hg.twin = r;
     if (r->kind == RK_GET)
         r->http.sink = t->http.sink = hedge_sink;
-    r->hg.pair_next = h->pairs;
-    h->pairs = r;
-    req_label(r, label);
-    xdebug(g, r->os->o, "%s: no answer after %.0f ms (overdue after %.0f ms): a duplicate sent", label,
-           (double)waited_ns / 1e6, (double)h->delay_ns / 1e6);
+    return t;
+}
+
+/*
+ * 'r' is overdue. An original gets a twin and the pair is listed. A twin
+ * overdue in its turn (the store's tail caught both: with a 1% tail and a
+ * hundred pairs a run, most runs would wait a whole tail for one) is
+ * replaced: cut off, and a fresh one sent, at most HEDGE_TWINS_MAX times a
+ * request; the original keeps running either way.
+ */
+static void overdue(struct engine *g, struct hedge *h, struct req *r, int64_t waited_ns)
+{
+    struct req *o = r->hg.dup ? r->hg.twin : r, *old = r->hg.dup ? r : NULL, *t;
+    char label[64];
+
+    if (!o || o->hg.lost || r->hg.lost || o->http.resp.head_ns || o->hg.twins >= HEDGE_TWINS_MAX)
+        return;
+    t = twin_of(g, h, o);
+    if (!t)
+        return;
+    o->hg.twins++;
+    o->hg.twin = t;
+    if (old) {
+        old->hg.twin = NULL;
+        old->hg.lost = true; /* its done comes to hedge_done: dropped */
+        if (http_xfer_running(&old->http))
+            http_loop_cancel(g->loop, &old->http);
+    } else {
+        o->hg.pair_next = h->pairs;
+        h->pairs = o;
+    }
+    req_label(o, label);
+    xdebug(g, o->os->o, "%s: no answer after %.0f ms (overdue after %.0f ms): %s", label, (double)waited_ns / 1e6,
+           (double)h->delay_ns / 1e6, old ? "its duplicate replaced by another" : "a duplicate sent");
 }
 
 /* Cut off the loser of each pair once the other has answered. */
@@ -394,7 +423,7 @@ static void big_overdue(struct engine *g, struct hedge *h, struct req *r, int64_
     if (h->tokens < 1 || stopping(g) || r->os->failed)
         return;
     big_remove(h, r); /* its body is all sent: nothing more to watch */
-    send_twin(g, h, r, waited);
+    overdue(g, h, r, waited);
 }
 
 /* Large transfers moving far slower than the run's finished ones: cut off,
@@ -466,7 +495,7 @@ void hedge_tick(struct engine *g)
             break; /* nor any after it: they were sent later */
         wait_remove(h, r);
         if (h->tokens >= 1 && !stopping(g) && !r->os->failed)
-            send_twin(g, h, r, waited);
+            overdue(g, h, r, waited);
     }
     if (h->big && now - h->slow_check_ns >= SLOW_CHECK_NS) {
         h->slow_check_ns = now;

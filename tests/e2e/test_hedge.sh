@@ -87,6 +87,29 @@ test_hedge_tail_small_objects() {
     assert_eq "$(t_tree_sums tree)" "$(t_tree_sums out0)" "downloaded tree, no hedging"
 }
 
+# A duplicate can meet the tail too (with a 1% tail and a hundred pairs a
+# run, most runs would): overdue in its turn, it is replaced by another. Here
+# the first two GETs of one object are 3 s late: the third answers, the run
+# does not wait the 3 s, and the file is right (a budget of 10%: 120
+# requests would save up 3.6 duplicates at the default 3%, too few by then).
+test_hedge_late_duplicate_replaced() {
+    local b t0 ms
+    _hg_need_emu
+    trap _hg_calm EXIT
+    t_new_bucket b
+    _hg_tree tree 120
+    assert_ok s3c cp -r tree "s3://$b/t/"
+    _hg_emu "latency_ms=30&faults=delay@op=GetObject,key=t/f100,times=2,ms=3000"
+    t0=$EPOCHREALTIME
+    S3C_HEDGE_BUDGET=10 assert_ok s3c --debug --json cp -r --stat --concurrency 8 "s3://$b/t/" out/
+    ms=$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%d", (b - a) * 1000 }')
+    assert_match "$T_ERR" "GetObject: no answer after [0-9]+ ms \(overdue after [0-9]+ ms\): a duplicate sent"
+    assert_match "$T_ERR" "GetObject: no answer after [0-9]+ ms \(overdue after [0-9]+ ms\): its duplicate replaced by another"
+    [ "$(_hg_json hedged)" -ge 2 ] || t_fail "$(_hg_json hedged) duplicates: the late one was not replaced"
+    [ "$ms" -lt 2800 ] || t_fail "the download took $ms ms: it waited for a late GET"
+    assert_eq "$(t_tree_sums tree)" "$(t_tree_sums out)" "downloaded tree"
+}
+
 # A part whose answer is 2 s late gets a duplicate: the object is right, the
 # part was stored once (the late one's client hung up before it ran: s3emu's
 # hung_up), and the upload did not wait the 2 s.
