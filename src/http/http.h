@@ -100,6 +100,7 @@ struct http_xfer {
     size_t body_max;            /* cap on resp.body; 0: HTTP_ERROR_BODY_MAX_BYTES */
     bool keep_on_cancel;        /* http_loop_cancel_all lets this one finish */
     bool fresh_connect;         /* on a new connection, never a pooled one */
+    bool big_body;              /* a large answer is expected: read it in large pieces */
     /* Called once the body's last byte is handed to curl (resp.sent_ns), from
      * inside curl: it may not call the loop. NULL: not told. Gets done_ctx. */
     void (*sent)(struct http_xfer *x, void *ctx);
@@ -120,6 +121,7 @@ struct http_xfer {
     struct http_xfer *priv_prev, *priv_next;  /* the loop's running list */
     bool priv_paused;
     bool priv_told_sent;        /* 'sent' ran for this exchange */
+    bool priv_upload_big;       /* it has one of the loop's large upload buffers */
 };
 
 /* Create a loop; NULL (with 'e' set) on failure. */
