@@ -632,6 +632,7 @@ enum http_sink_verdict write_dst(void *ctx, const char *p, size_t n)
         hash_update(r->md5, p, n);
     r->got += n;
     r->eng->stats.bytes_live += n;
+    r->eng->work_bytes += n;
     if (r->md5_live && !dl_md5_kick(r->eng, r, false))
         r->md5_live = false; /* no worker now: the rest at the end (on_get), or the error then */
     return HTTP_SINK_OK;

@@ -34,6 +34,8 @@
 #define SLOW_MIN_SAMPLES 3                      /* finished large transfers before any is judged */
 #define SLOW_CHECK_NS ((int64_t)100000000)      /* large transfers are looked at this often */
 #define SLOW_RESENDS_MAX 2                      /* a request is cut off as slow at most this often */
+#define SLOW_PEERS_MIN 3                        /* transfers moving at once to judge one against the others */
+#define SLOW_BUDGET 0.05                        /* slow re-sends per request sent, at most */
 #define BIG_WAIT_MULT 4                         /* a large body sent: its answer overdue after 4 delays */
 #define BIG_WAIT_EXTRA_NS ((int64_t)50000000)   /* and 50 ms (the socket's buffer still drains) */
 
@@ -426,50 +428,96 @@ static void big_overdue(struct engine *g, struct hedge *h, struct req *r, int64_
     overdue(g, h, r, waited);
 }
 
-/* Large transfers moving far slower than the run's finished ones: cut off,
- * sent again; large uploads whose answer is overdue: hedged. */
+/* How far along a large transfer is: its bytes moved and since when; false
+ * when it is not to be judged (a twin's, not running, no answer yet, or a
+ * body all sent: then 'r' is overdue or not, big_overdue's business). */
+static bool big_progress(const struct req *r, int64_t *since, uint64_t *moved)
+{
+    if (r->hg.twin || !http_xfer_running(&r->http))
+        return false;
+    if (r->kind == RK_GET) {
+        if (!r->http.resp.head_ns)
+            return false; /* no answer yet: a matter of latency, not of pace */
+        *since = r->http.resp.head_ns;
+        *moved = r->got;
+        return true;
+    }
+    if (r->http.resp.sent_ns)
+        return false;
+    *since = r->hg.start_ns;
+    *moved = http_xfer_body_sent(&r->http);
+    return true;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+
+    return x < y ? -1 : x > y;
+}
+
+/*
+ * Large transfers moving far slower than the run's finished ones, and than
+ * the others moving now (SLOW_PEERS_MIN of them at least): cut off, sent
+ * again; large uploads whose answer is overdue: hedged. The peers matter
+ * when the store (or this host) is what is slow: 2 x 1 GiB up to a store
+ * short of CPU re-sent 48 to 86 of its 128 parts, all of them slow together
+ * against parts finished earlier, and made the store slower still. At most
+ * SLOW_BUDGET of the requests sent (and 2) are re-sent this way.
+ */
 static void slow_scan(struct engine *g, struct hedge *h, int64_t now)
 {
     struct req *r, *next;
-    double median;
+    double median, peers = 0, *paces = NULL;
+    size_t n = 0, cap = 0;
+    int64_t since;
+    uint64_t moved;
     char label[64];
 
     median = h->pace.total >= SLOW_MIN_SAMPLES ? (double)hist_quantile(&h->pace, 0.5) : 0;
     for (r = h->big; r; r = next) {
-        int64_t since;
-        uint64_t moved;
+        next = r->hg.big_next;
+        if (r->kind != RK_GET && r->http.resp.sent_ns && !r->hg.twin && http_xfer_running(&r->http))
+            big_overdue(g, h, r, now); /* all sent: waiting for the answer */
+    }
+    if (median <= 0 || (double)g->stats.slow_resent >= 2 + SLOW_BUDGET * (double)g->stats.requests)
+        return;
+    /* The pace of every transfer past its grace: the peers' median. */
+    for (r = h->big; r; r = r->hg.big_next) {
+        if (!big_progress(r, &since, &moved) || now - since < SLOW_GRACE_NS)
+            continue;
+        if (n == cap) {
+            double *p = realloc(paces, (cap = cap ? cap * 2 : 64) * sizeof(*p));
+            if (!p)
+                break;
+            paces = p;
+        }
+        paces[n++] = (double)moved * 1e9 / (double)(now - since);
+    }
+    if (n >= SLOW_PEERS_MIN) {
+        qsort(paces, n, sizeof(*paces), cmp_double);
+        peers = paces[n / 2];
+    }
+    free(paces);
+    for (r = h->big; r; r = next) {
         double pace;
 
         next = r->hg.big_next;
-        if (r->hg.twin || !http_xfer_running(&r->http))
-            continue;
-        if (r->kind == RK_GET) {
-            if (!r->http.resp.head_ns)
-                continue; /* no answer yet: a matter of latency, not of pace */
-            since = r->http.resp.head_ns;
-            moved = r->got;
-        } else {
-            if (r->http.resp.sent_ns) {
-                big_overdue(g, h, r, now); /* all sent: waiting for the answer */
-                continue;
-            }
-            since = r->hg.start_ns;
-            moved = http_xfer_body_sent(&r->http);
-        }
-        if (median <= 0)
-            continue;
-        if (now - since < SLOW_GRACE_NS)
+        if (!big_progress(r, &since, &moved) || now - since < SLOW_GRACE_NS)
             continue;
         pace = (double)moved * 1e9 / (double)(now - since);
-        if (pace * SLOW_FACTOR >= median)
+        if (pace * SLOW_FACTOR >= median || (peers > 0 && pace * SLOW_FACTOR >= peers))
             continue;
+        if ((double)g->stats.slow_resent >= 2 + SLOW_BUDGET * (double)g->stats.requests)
+            break;
         req_label(r, label);
         xdebug(g, r->os->o, "%s: %" PRIu64 " of %" PRIu64 " bytes in %.1f s (%.0f KB/s, the run's median is "
                "%.0f KB/s): cut off, sent again on a new connection", label, moved, r->len,
-               (double)(now - since) / 1e9, pace / 1e3, median / 1e3);
+               (double)(now - since) / 1e9, pace / 1e3, (peers > 0 && peers < median ? peers : median) / 1e3);
         big_remove(h, r);
         r->hg.resend = true;
         r->hg.slow_resends++;
+        g->stats.slow_resent++; /* counted now, for the budget (hedge_done counted it when it came back) */
         http_loop_cancel(g->loop, &r->http); /* its done comes to hedge_done */
     }
 }
@@ -569,8 +617,7 @@ bool hedge_done(struct engine *g, struct req *r)
     wait_remove(h, r);
     big_remove(h, r);
     if (r->hg.resend) {
-        r->hg.resend = false;
-        g->stats.slow_resent++;
+        r->hg.resend = false; /* counted when it was cut off (slow_scan) */
         if (r->os->failed || stopping(g))
             return false; /* judged as it stands: a cancelled exchange */
         r->hg.fresh = true;

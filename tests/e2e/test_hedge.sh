@@ -160,3 +160,22 @@ test_hedge_slow_range_sent_again() {
     [ "$secs" -lt 15 ] || t_fail "took $secs s: the slow range was waited for"
     assert_eq "$(t_sha256 "$f")" "$(t_sha256 big.out)" "the downloaded file"
 }
+
+# When every range of a download is slow at once (the store, or this host,
+# is what is slow), none is cut off as slow: each is judged against the
+# others moving with it as well as against the ranges finished earlier (here
+# a first object's, at full speed). Re-sending them all only added load.
+test_hedge_slow_store_sends_nothing_again() {
+    local b f
+    _hg_need_emu
+    trap _hg_calm EXIT
+    t_new_bucket b
+    f=$(t_data 48MiB 50331648)
+    assert_ok s3c cp --part-size 8MiB "$(t_data 24MiB 25165824)" "s3://$b/t/a"
+    assert_ok s3c cp --part-size 8MiB "$f" "s3://$b/t/b"
+    _hg_emu "faults=slow@op=GetObject,key=t/b,rate=3000000"
+    assert_ok s3c --debug --json cp -r --stat --part-size 8MiB "s3://$b/t/" out/
+    assert_eq 0 "$(_hg_json slow_resent)" "ranges sent again"
+    assert_not_contains "$T_ERR" "cut off, sent again on a new connection"
+    assert_eq "$(t_sha256 "$f")" "$(t_sha256 out/b)" "the downloaded file"
+}
