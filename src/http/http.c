@@ -27,7 +27,7 @@
 /*
  * A streamed request body goes to curl this much at a time (its default is
  * 64 KiB): one read callback, one poll and one SSL_write a step instead of
- * sixteen. Bodies smaller than this keep curl's default. It costs memory,
+ * sixteen, for bodies of HTTP_BIG_BODY_BYTES or more. It costs memory,
  * one buffer a body in flight (curl frees it when the exchange ends): 4 x
  * 200 MB up peaks at 61 MB instead of 15; 256 KiB saved most of that but
  * left TLS adding 0.57-0.73 CPU-s/GB to an upload instead of 0.42-0.44. So
@@ -39,7 +39,7 @@
 #define HTTP_UPLOAD_BUFFER_SMALL (256L << 10)
 #define HTTP_UPLOAD_BIG_MAX 40
 /*
- * A large answer (a range or an object of 1 MiB or more) is read this much
+ * A large answer (HTTP_BIG_BODY_BYTES or more) is read this much
  * at a time (curl's default is 16 KiB): 256 MiB down from s3emu took
  * 1,083 recv calls instead of 16,882, and 1 GiB 0.88 CPU-s instead of
  * 1.05 (512 KiB: 0.84, 128 KiB: 0.90). Each connection reading one holds
@@ -507,7 +507,7 @@ enum s3c_err http_loop_submit(struct http_loop *l, struct http_xfer *x, struct s
     } else if (strcmp(x->method, "PUT") == 0 || (has_body && strcmp(x->method, "GET") != 0)) {
         curl_easy_setopt(c, CURLOPT_UPLOAD, 1L);
         curl_easy_setopt(c, CURLOPT_INFILESIZE_LARGE, (curl_off_t)body_len);
-        if (x->body.read && body_len >= (uint64_t)HTTP_UPLOAD_BUFFER_BYTES) {
+        if (x->body.read && body_len >= HTTP_BIG_BODY_BYTES) {
             x->priv_upload_big = l->upload_big < HTTP_UPLOAD_BIG_MAX;
             l->upload_big += x->priv_upload_big;
             curl_easy_setopt(c, CURLOPT_UPLOAD_BUFFERSIZE,

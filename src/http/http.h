@@ -21,6 +21,11 @@
 #include "base/buf.h"
 #include "base/err.h"
 
+/* A body this large (sent or received) goes through larger buffers (http.c):
+ * fewer calls per byte, worth their memory only where the bytes are many.
+ * Smaller ones (1,000 x 1 MiB at 256 in flight a loop) keep curl's. */
+#define HTTP_BIG_BODY_BYTES ((uint64_t)8 << 20)
+
 #define HTTP_MAX_REQ_HEADERS 64
 #define HTTP_RESP_HEADERS_MAX_BYTES (64 * 1024)
 #define HTTP_ERROR_BODY_MAX_BYTES (1 << 20)
@@ -100,7 +105,7 @@ struct http_xfer {
     size_t body_max;            /* cap on resp.body; 0: HTTP_ERROR_BODY_MAX_BYTES */
     bool keep_on_cancel;        /* http_loop_cancel_all lets this one finish */
     bool fresh_connect;         /* on a new connection, never a pooled one */
-    bool big_body;              /* a large answer is expected: read it in large pieces */
+    bool big_body;              /* an answer of HTTP_BIG_BODY_BYTES or more is expected: read in large pieces */
     /* Called once the body's last byte is handed to curl (resp.sent_ns), from
      * inside curl: it may not call the loop. NULL: not told. Gets done_ctx. */
     void (*sent)(struct http_xfer *x, void *ctx);

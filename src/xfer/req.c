@@ -939,7 +939,7 @@ enum s3c_err req_submit(struct engine *g, struct req *r, struct s3c_error *e)
     r->http.done = on_http_done;
     r->http.done_ctx = r;
     r->http.fresh_connect = r->hg.fresh; /* sent again after a slow connection (hedge.c) */
-    r->http.big_body = r->kind == RK_GET && r->len >= ((uint64_t)1 << 20);
+    r->http.big_body = r->kind == RK_GET && r->len >= HTTP_BIG_BODY_BYTES;
     r->hg.fresh = false;
     rc = http_loop_submit(g->loop, &r->http, e);
     if (rc)
