@@ -482,9 +482,11 @@ static void slow_scan(struct engine *g, struct hedge *h, int64_t now)
     }
     if (median <= 0 || (double)g->stats.slow_resent >= 2 + SLOW_BUDGET * (double)g->stats.requests)
         return;
-    /* The pace of every transfer past its grace: the peers' median. */
+    /* The peers' median: the pace of every transfer moving for a quarter of
+     * the grace at least (not only those past it: transfers started a few
+     * ms apart pass it in turn, and the first would be judged alone). */
     for (r = h->big; r; r = r->hg.big_next) {
-        if (!big_progress(r, &since, &moved) || now - since < SLOW_GRACE_NS)
+        if (!big_progress(r, &since, &moved) || now - since < SLOW_GRACE_NS / 4)
             continue;
         if (n == cap) {
             double *p = realloc(paces, (cap = cap ? cap * 2 : 64) * sizeof(*p));
