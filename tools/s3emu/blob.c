@@ -32,7 +32,7 @@
 
 #define HUGE_BYTES ((uint64_t)2 << 20)
 
-enum { KIND_HEAP = 0, KIND_FILE = 1, KIND_ANON = 2, KIND_STATIC = 3 };
+enum { KIND_HEAP = 0, KIND_FILE = 1, KIND_ANON = 2, KIND_STATIC = 3, KIND_GONE = 4 };
 
 static uint64_t round_up(uint64_t n, uint64_t to)
 {
@@ -266,13 +266,43 @@ struct emu_blob *emu_blob_ref(struct emu_blob *b)
     return b;
 }
 
+/*
+ * Complete's parts without a copy: the first 'len' bytes of 'from' (a part's
+ * own anonymous mapping, no one else holding it) become the bytes at 'dst'
+ * (a page boundary, inside another anonymous blob) by moving their pages
+ * (mremap), and 'from' keeps what is after them. On a VM, copying 1 GiB of
+ * parts into fresh memory cost the emulator more than receiving them. False,
+ * nothing changed, when the pages cannot move (a length or place not on a
+ * page boundary, a range carved from two pooled mappings): then copy. A
+ * Complete that fails after this (out of memory storing the object) leaves
+ * its upload without the moved bytes.
+ */
+bool emu_blob_move_head(struct emu_blob *from, char *dst, uint64_t len)
+{
+    long page = sysconf(_SC_PAGESIZE);
+
+    if (from->mapped != KIND_ANON || atomic_load(&from->refs) != 1 || !len || len > from->len ||
+        len % (uint64_t)page || (uintptr_t)dst % (uintptr_t)page)
+        return false;
+    if (mremap(from->data, (size_t)len, (size_t)len, MREMAP_MAYMOVE | MREMAP_FIXED, dst) == MAP_FAILED)
+        return false;
+    from->data += len;
+    from->cap -= len;
+    from->len -= len;
+    if (!from->cap)
+        from->mapped = KIND_GONE;
+    return true;
+}
+
 void emu_blob_unref(struct emu_blob *b)
 {
     if (!b || atomic_fetch_sub_explicit(&b->refs, 1, memory_order_acq_rel) != 1)
         return;
     if (b->mapped == KIND_STATIC)
         return;
-    if (b->mapped == KIND_HEAP)
+    if (b->mapped == KIND_GONE)
+        ;
+    else if (b->mapped == KIND_HEAP)
         free(b->data);
     else if (b->mapped == KIND_ANON)
         pool_give(b->data, b->cap);

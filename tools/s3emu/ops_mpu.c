@@ -340,17 +340,21 @@ void ops_complete_mpu(struct emu_server *s, struct emu_conn *c, struct emu_bucke
         goto oom;
     for (i = 0; i < cc.n; i++) {
         unsigned char d[MD5_LEN];
+        uint64_t len = ps[i]->blob->len, moved = len / 4096 * 4096;
 
-        memcpy(o->blob->data + off, ps[i]->blob->data, (size_t)ps[i]->blob->len);
-        off += ps[i]->blob->len;
+        /* Whole pages move (the part keeps none of them), the rest is copied. */
+        if (!emu_blob_move_head(ps[i]->blob, o->blob->data + off, moved))
+            moved = 0;
+        memcpy(o->blob->data + off + moved, ps[i]->blob->data, (size_t)(len - moved));
+        if (u->ck_algo[0] && strcmp(u->ck_type, "COMPOSITE") == 0) {
+            unsigned char raw[32];
+            size_t rl = ops_ck_raw(u->ck_algo, o->blob->data + off, (size_t)len, raw);
+            buf_add(&cks, raw, rl);
+        }
+        off += len;
         o->part_ends[i] = off;
         if (hexbytes(ps[i]->etag + 1, d, MD5_LEN) == 0)
             buf_add(&md5s, d, MD5_LEN);
-        if (u->ck_algo[0] && strcmp(u->ck_type, "COMPOSITE") == 0) {
-            unsigned char raw[32];
-            size_t rl = ops_ck_raw(u->ck_algo, ps[i]->blob->data, (size_t)ps[i]->blob->len, raw);
-            buf_add(&cks, raw, rl);
-        }
     }
     o->blob->len = total;
     o->size = total;
