@@ -7,7 +7,8 @@
  * answer wins; the other is cut off, and none of its bytes is taken. A
  * duplicate overdue in its turn is replaced by a fresh one (overdue). A
  * large transfer that moves under a quarter of the median pace of finished
- * ones is cut off and sent again on a new connection, as aws-c-s3 does.
+ * ones, and of the others moving with it, is cut off and sent again on a
+ * new connection, as aws-c-s3 does (slow_scan).
  * Only requests a duplicate cannot harm are hedged (hedgeable). Told of
  * requests by req.c (struct req_watch); calls req.c and the http loop.
  */
