@@ -49,8 +49,7 @@ void bw_refill(struct engine *g, int64_t now)
  * plus its bytes, so small-object and large-object runs share one measure.
  * A body sent counts when its answer comes (link_observe), not as curl takes
  * it: each new connection's socket buffer swallows megabytes at once, which
- * looked like throughput to every doubling; 2 x 1 GiB up to a store short of
- * CPU went to 128 in flight, where 32 moved it faster.
+ * looks like throughput to every doubling of slow start.
  * More concurrency is kept while it pays (5% better), given back when it
  * hurts (20% worse), and halved-ish on throttling, as AIMD does.
  */
