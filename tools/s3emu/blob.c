@@ -267,31 +267,33 @@ struct emu_blob *emu_blob_ref(struct emu_blob *b)
 }
 
 /*
- * Complete's parts without a copy: the first 'len' bytes of 'from' (a part's
- * own anonymous mapping, no one else holding it) become the bytes at 'dst'
- * (a page boundary, inside another anonymous blob) by moving their pages
- * (mremap), and 'from' keeps what is after them. On a VM, copying 1 GiB of
- * parts into fresh memory cost the emulator more than receiving them. False,
- * nothing changed, when the pages cannot move (a length or place not on a
- * page boundary, a range carved from two pooled mappings): then copy. A
+ * Complete's parts without a copy: the whole pages of the first 'len' bytes
+ * of 'from' (a part's own anonymous mapping, no one else holding it) become
+ * the bytes at 'dst' (a page boundary, inside another anonymous blob) by
+ * moving them (mremap), and 'from' keeps what is after them. On a VM,
+ * copying 1 GiB of parts into fresh memory cost the emulator more than
+ * receiving them. Returns the bytes moved (a multiple of the page size), 0
+ * when nothing could move (a place not on a page boundary, a range carved
+ * from two pooled mappings): the caller copies what was not moved. A
  * Complete that fails after this (out of memory storing the object) leaves
  * its upload without the moved bytes.
  */
-bool emu_blob_move_head(struct emu_blob *from, char *dst, uint64_t len)
+uint64_t emu_blob_move_head(struct emu_blob *from, char *dst, uint64_t len)
 {
-    long page = sysconf(_SC_PAGESIZE);
+    uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
 
+    len = len / page * page;
     if (from->mapped != KIND_ANON || atomic_load(&from->refs) != 1 || !len || len > from->len ||
-        len % (uint64_t)page || (uintptr_t)dst % (uintptr_t)page)
-        return false;
+        (uintptr_t)dst % (uintptr_t)page)
+        return 0;
     if (mremap(from->data, (size_t)len, (size_t)len, MREMAP_MAYMOVE | MREMAP_FIXED, dst) == MAP_FAILED)
-        return false;
+        return 0;
     from->data += len;
     from->cap -= len;
     from->len -= len;
     if (!from->cap)
         from->mapped = KIND_GONE;
-    return true;
+    return len;
 }
 
 void emu_blob_unref(struct emu_blob *b)

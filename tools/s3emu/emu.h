@@ -82,8 +82,8 @@ struct emu_blob *emu_blob_new_body(struct emu_server *s, uint64_t len);
 int emu_blob_reserve(struct emu_blob *b, uint64_t need, uint64_t max);
 /* Give back the slack of a blob that ended shorter than reserved (aws-chunked framing). */
 void emu_blob_trim(struct emu_blob *b);
-/* Move the first 'len' bytes of 'from' to 'dst' without copying (whole pages); false: copy them. */
-bool emu_blob_move_head(struct emu_blob *from, char *dst, uint64_t len);
+/* Move the whole pages of the first 'len' bytes of 'from' to 'dst' without a copy; the bytes moved. */
+uint64_t emu_blob_move_head(struct emu_blob *from, char *dst, uint64_t len);
 struct emu_blob *emu_blob_ref(struct emu_blob *b);
 void emu_blob_unref(struct emu_blob *b);   /* NULL is a no-op */
 

@@ -340,11 +340,10 @@ void ops_complete_mpu(struct emu_server *s, struct emu_conn *c, struct emu_bucke
         goto oom;
     for (i = 0; i < cc.n; i++) {
         unsigned char d[MD5_LEN];
-        uint64_t len = ps[i]->blob->len, moved = len / 4096 * 4096;
-
+        uint64_t len = ps[i]->blob->len;
         /* Whole pages move (the part keeps none of them), the rest is copied. */
-        if (!emu_blob_move_head(ps[i]->blob, o->blob->data + off, moved))
-            moved = 0;
+        uint64_t moved = emu_blob_move_head(ps[i]->blob, o->blob->data + off, len);
+
         memcpy(o->blob->data + off + moved, ps[i]->blob->data, (size_t)(len - moved));
         if (u->ck_algo[0] && strcmp(u->ck_type, "COMPOSITE") == 0) {
             unsigned char raw[32];
