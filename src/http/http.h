@@ -23,7 +23,8 @@
 
 /* A body this large (sent or received) goes through larger buffers (http.c):
  * fewer calls per byte, worth their memory only where the bytes are many.
- * Smaller ones (1,000 x 1 MiB at 256 in flight a loop) keep curl's. */
+ * Smaller ones keep curl's (1,000 x 1 MiB with them for all: 221 MB up,
+ * 122 MB down; without, 47 and 28). */
 #define HTTP_BIG_BODY_BYTES ((uint64_t)8 << 20)
 
 #define HTTP_MAX_REQ_HEADERS 64
