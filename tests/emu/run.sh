@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # tests/emu/run.sh: the s3emu suite. Starts build/s3emu on a free loopback
 # port, drives it with the AWS CLI (s3 and s3api), curl (SigV4, presigned,
-# faults, latency), tests/emu/chunked.py (aws-chunked uploads) and
+# faults, latency), tests/emu/chunked.py (aws-chunked uploads), tests/emu/etags.py
+# (ETags of bodies received side by side) and
 # tests/emu/express.py (S3 Express directory buckets and sessions), and ends
 # with one line: "emu: N passed, N failed". Exit status 0 only if none failed.
 #
@@ -252,6 +253,8 @@ has "aws-chunked bad chunk signature: 403" "$("$PY" "$CH" "$URL" "$B" ck/badsig 
 has "aws-chunked unsigned + crc32 trailer" "$("$PY" "$CH" "$URL" "$B" ck/trailer trailer "$AK" "$SK")" "200"
 has "aws-chunked wrong trailer crc: BadDigest" "$("$PY" "$CH" "$URL" "$B" ck/badcrc badcrc "$AK" "$SK")" "BadDigest"
 eq "aws-chunked object size" "$(aws s3api head-object --bucket "$B" --key ck/signed --query ContentLength --output text)" "66560"
+# The ETag's MD5 is taken as bodies arrive, up to eight side by side: every ETag right (tests/emu/etags.py).
+has "ETags of 128 interleaved bodies, every framing" "$("$PY" "$ROOT/tests/emu/etags.py" "$URL" "$B" "$AK" "$SK" 2>&1)" "ok 128"
 
 # ---- conditional requests ----
 etag=$(aws s3api head-object --bucket "$B" --key dir/small.txt --query ETag --output text)

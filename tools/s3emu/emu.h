@@ -38,6 +38,7 @@
 #include <time.h>
 
 #include "base/buf.h"
+#include "base/md5.h"
 #include "base/str.h"
 #include "sl.h"
 
@@ -90,6 +91,7 @@ void emu_blob_unref(struct emu_blob *b);   /* NULL is a no-op */
 /* ---- body digests (digest.c), computed as the bytes arrive ---- */
 
 enum { EMU_DIG_MD5 = 1, EMU_DIG_SHA256 = 2, EMU_DIG_CK = 4 };
+#define EMU_MD5_PIECES 32  /* 2 MiB of an aws-chunked body's 64 KiB chunks: more than a loop round reads */
 
 struct hash_ctx;
 
@@ -99,7 +101,27 @@ struct emu_digest {
     const char *ck_algo;        /* "CRC32", "CRC32C", "CRC64NVME", "SHA1", "SHA256" */
     uint32_t crc32;             /* running CRC32 or CRC32C */
     uint64_t crc64;             /* running CRC64NVME */
-    struct hash_ctx *md5, *sha256; /* kept for the connection's life, reset per body */
+    struct md5 md5;             /* the ETag's MD5: whole blocks until the body ends */
+    uint64_t md5_fed;           /* bytes given to it (the payload's, of an aws-chunked body) */
+    /*
+     * The MD5 waits: bytes given to it but not hashed yet, up to
+     * EMU_MD5_PIECES pieces of the body's blob (held by md5_blob), oldest
+     * first. After each round of its loop the worker hashes the waiting
+     * bytes of up to eight bodies side by side (emu_digest_flush); a body is
+     * queued while a block or more waits.
+     */
+    struct emu_md5_piece { const unsigned char *p; size_t n; } piece[EMU_MD5_PIECES];
+    int n_pieces;
+    size_t waiting;             /* their bytes */
+    unsigned char bounce[64];   /* a block across two pieces, put together */
+    struct emu_blob *md5_blob;  /* the body's blob while its MD5 may wait (NULL: hash at once) */
+    struct emu_digest *q_prev, *q_next;
+    bool queued;
+    /* An aws-chunked body's framing, read as it arrives so the MD5 sees only the payload. */
+    bool framed;
+    int fr_state, fr_digits;
+    uint64_t fr_left;
+    struct hash_ctx *sha256;    /* kept for the connection's life, reset per body */
     void *sha1;                 /* EVP_MD_CTX */
     unsigned char md5_out[16], sha256_out[32], ck_out[32];
     size_t ck_len;
@@ -310,11 +332,12 @@ struct emu_stats {
     _Atomic uint64_t stored_again;      /* PutObject of the same bytes as the key's, UploadPart over its number */
     _Atomic uint64_t hung_up;           /* requests whose client left before their operation ran (apply_late) */
     _Atomic uint64_t tls_handshakes, tls_resumed;   /* sessions, and those that resumed one */
+    _Atomic uint64_t md5_bytes, md5_x8_bytes;       /* ETag MD5s: bytes hashed, and of them side by side */
     _Atomic uint64_t listener_conns[EMU_MAX_LISTEN]; /* connections per --listen address */
     _Atomic uint64_t listener_reqs[EMU_MAX_LISTEN];  /* S3 requests per --listen address */
 };
 
-/* Add n (may be negative) to the calling worker's counter 'field' of s. */
+/* Add n (may be negative) to the calling worker's counter 'field' of s (NULL: the worker's server). */
 #define EMU_STAT(s, field, n) \
     atomic_fetch_add_explicit(&emu_stats_mine(s)->field, (uint64_t)(n), memory_order_relaxed)
 
@@ -519,6 +542,8 @@ void emu_digest_start(struct emu_digest *d, const struct emu_req *q);
 void emu_digest_feed(struct emu_digest *d, const void *p, size_t n);
 void emu_digest_finish(struct emu_digest *d);
 void emu_digest_release(struct emu_digest *d);
+/* Hash what waits in this worker's bodies, eight at a time (after each loop round). */
+void emu_digest_flush(void);
 /*
  * The digests of the request body p[0..n): computed while it arrived when
  * they were (no second pass), else now. Only for the body itself.

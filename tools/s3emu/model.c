@@ -133,7 +133,7 @@ struct emu_stats *emu_stats_mine(struct emu_server *s)
 {
     static struct emu_stats before_start; /* counts nothing anyone reads: flags parse before workers exist */
 
-    return self ? &self->stats : s->workers ? &s->workers[0].stats : &before_start;
+    return self ? &self->stats : s && s->workers ? &s->workers[0].stats : &before_start;
 }
 
 void emu_stats_sum(struct emu_server *s, uint64_t *out, size_t n)
@@ -646,6 +646,7 @@ struct stats_sum {
     uint64_t auth_failures;
     uint64_t stored_again, hung_up;
     uint64_t tls_handshakes, tls_resumed;
+    uint64_t md5_bytes, md5_x8_bytes;
     uint64_t listener_conns[EMU_MAX_LISTEN];
     uint64_t listener_reqs[EMU_MAX_LISTEN];
 };
@@ -673,8 +674,10 @@ void emu_model_stats_json(struct emu_server *s, struct buf *b)
              (unsigned long long)st->status[1], (unsigned long long)st->status[2],
              (unsigned long long)st->status[3], (unsigned long long)st->status[4],
              (unsigned long long)st->status[5]);
-    buf_addf(b, "\"tls\":{\"handshakes\":%llu,\"resumed\":%llu},\"listeners\":[",
-             (unsigned long long)st->tls_handshakes, (unsigned long long)st->tls_resumed);
+    buf_addf(b, "\"tls\":{\"handshakes\":%llu,\"resumed\":%llu},", (unsigned long long)st->tls_handshakes,
+             (unsigned long long)st->tls_resumed);
+    buf_addf(b, "\"md5\":{\"bytes\":%llu,\"side_by_side\":%llu},\"listeners\":[",
+             (unsigned long long)st->md5_bytes, (unsigned long long)st->md5_x8_bytes);
     for (i = 0; i < s->n_listen; i++)
         buf_addf(b, "%s{\"addr\":\"%s:%d\",\"conns\":%llu,\"reqs\":%llu}", i ? "," : "",
                  s->listen[i], s->port, (unsigned long long)st->listener_conns[i],

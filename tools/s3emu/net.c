@@ -1228,6 +1228,7 @@ static void *worker_loop(void *arg)
             timer_cancel(c);
             conn_run(c);
         }
+        emu_digest_flush();
         while (w->graveyard) {
             struct emu_conn *c = w->graveyard;
 
