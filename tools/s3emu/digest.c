@@ -175,6 +175,69 @@ static void md5_catch_up(struct emu_digest *d)
 }
 
 /*
+ * Four bodies or more side by side (x8 with four busy lanes is already twice
+ * the bytes per CPU-second of one MD5 alone); with fewer, a body waits until
+ * EMU_MD5_WAIT_MAX bytes do (or its body ends) and is then hashed alone.
+ * side_by_side(d) is for a body whose pieces ran out in the middle of a
+ * round: it and seven others, until what waits of it is hashed.
+ */
+#define LANES_MIN 4
+#define EMU_MD5_WAIT_MAX ((size_t)1 << 20)
+
+static void side_by_side(struct emu_digest *must)
+{
+    bool x8 = md5_x8_available(); /* asks the CPU once */
+
+    while (!must || must->queued) {
+        struct emu_digest *lane[8], *d, *next;
+        const unsigned char *p[8];
+        uint32_t h[8][4];
+        size_t blocks = SIZE_MAX, b;
+        int k = 0, i;
+
+        if (must)
+            lane[k++] = must;
+        for (d = queue_head; d && k < 8; d = d->q_next)
+            if (d != must)
+                lane[k++] = d;
+        if (!x8 || (must ? k == 1 : k < LANES_MIN)) {
+            if (must) {
+                md5_alone(must);
+                return;
+            }
+            for (d = queue_head; d; d = next) {
+                next = d->q_next;
+                if (d->waiting >= EMU_MD5_WAIT_MAX || !x8)
+                    md5_alone(d);
+            }
+            return;
+        }
+        for (i = 0; i < k; i++) {
+            b = head_run(lane[i], &p[i]); /* a block or more: it is queued */
+            if (b < blocks)
+                blocks = b;
+            memcpy(h[i], lane[i]->md5.h, sizeof(h[i]));
+        }
+        /* An idle lane reads the first lane's bytes again; its result is dropped. */
+        for (; i < 8; i++) {
+            p[i] = p[0];
+            memcpy(h[i], h[0], sizeof(h[i]));
+        }
+        md5_x8_blocks(h, p, blocks);
+        EMU_STAT(NULL, md5_x8_bytes, (uint64_t)k * blocks * MD5_BLOCK);
+        for (i = 0; i < k; i++) {
+            memcpy(lane[i]->md5.h, h[i], sizeof(h[i]));
+            md5_advance(lane[i], blocks);
+        }
+    }
+}
+
+void emu_digest_flush(void)
+{
+    side_by_side(NULL);
+}
+
+/*
  * Body bytes for the MD5: while the body's blob is held they wait (a piece
  * of their own, or the end of the last one); else, or when the pieces run
  * out, they are hashed now.
@@ -183,10 +246,9 @@ static void md5_take(struct emu_digest *d, const unsigned char *p, size_t n)
 {
     struct emu_md5_piece *last = d->n_pieces ? &d->piece[d->n_pieces - 1] : NULL;
 
-    d->md5_fed += n;
     if (d->md5_blob && last && last->p + last->n == p) {
         last->n += n;
-    } else if (d->md5_blob && (d->n_pieces < EMU_MD5_PIECES || (md5_alone(d), d->n_pieces < EMU_MD5_PIECES))) {
+    } else if (d->md5_blob && (d->n_pieces < EMU_MD5_PIECES || (side_by_side(d), d->n_pieces < EMU_MD5_PIECES))) {
         d->piece[d->n_pieces].p = p;
         d->piece[d->n_pieces].n = n;
         d->n_pieces++;
@@ -201,6 +263,8 @@ static void md5_take(struct emu_digest *d, const unsigned char *p, size_t n)
 }
 
 enum { FR_SIZE, FR_EXT, FR_LF, FR_DATA, FR_CR, FR_LF2, FR_DONE, FR_BAD };
+
+static void payload(struct emu_digest *d, const void *p, size_t n);
 
 /*
  * Raw bytes of an aws-chunked body: the payload of each chunk to the MD5,
@@ -217,7 +281,7 @@ static void frame_scan(struct emu_digest *d, const unsigned char *p, size_t n)
         if (d->fr_state == FR_DATA) {
             size_t k = n < d->fr_left ? n : (size_t)d->fr_left;
 
-            md5_take(d, p, k);
+            payload(d, p, k);
             p += k;
             n -= k;
             if (!(d->fr_left -= k))
@@ -255,53 +319,18 @@ static void frame_scan(struct emu_digest *d, const unsigned char *p, size_t n)
     }
 }
 
-/*
- * Four bodies or more side by side (x8 with four busy lanes is already twice
- * the bytes per CPU-second of one MD5 alone); with fewer, a body waits until
- * EMU_MD5_WAIT_MAX bytes do (or its body ends) and is then hashed alone.
- */
-#define LANES_MIN 4
-#define EMU_MD5_WAIT_MAX ((size_t)1 << 20)
-
-void emu_digest_flush(void)
+/* The algorithm an aws-chunked body's trailer will name (x-amz-trailer: x-amz-checksum-<algo>), or NULL. */
+static const char *trailer_algo(const struct emu_req *q)
 {
-    bool x8 = md5_x8_available(); /* asks the CPU once */
+    struct sv t = emu_req_header(q, "x-amz-trailer");
+    size_t k;
 
-    for (;;) {
-        struct emu_digest *lane[8], *d, *next;
-        const unsigned char *p[8];
-        uint32_t h[8][4];
-        size_t blocks = SIZE_MAX, b;
-        int k = 0, i;
-
-        for (d = queue_head; d && k < 8; d = d->q_next)
-            lane[k++] = d;
-        if (k < LANES_MIN || !x8) {
-            for (d = queue_head; d; d = next) {
-                next = d->q_next;
-                if (d->waiting >= EMU_MD5_WAIT_MAX || x8 == false)
-                    md5_alone(d);
-            }
-            return;
-        }
-        for (i = 0; i < k; i++) {
-            b = head_run(lane[i], &p[i]); /* a block or more: it is queued */
-            if (b < blocks)
-                blocks = b;
-            memcpy(h[i], lane[i]->md5.h, sizeof(h[i]));
-        }
-        /* An idle lane reads the first lane's bytes again; its result is dropped. */
-        for (; i < 8; i++) {
-            p[i] = p[0];
-            memcpy(h[i], h[0], sizeof(h[i]));
-        }
-        md5_x8_blocks(h, p, blocks);
-        EMU_STAT(NULL, md5_x8_bytes, (uint64_t)k * blocks * MD5_BLOCK);
-        for (i = 0; i < k; i++) {
-            memcpy(lane[i]->md5.h, h[i], sizeof(h[i]));
-            md5_advance(lane[i], blocks);
-        }
-    }
+    if (!t.p || t.n <= 15 || strncasecmp(t.p, "x-amz-checksum-", 15) != 0)
+        return NULL;
+    for (k = 0; k < sizeof(algos) / sizeof(algos[0]); k++)
+        if (sv_ieqs((struct sv){ t.p + 15, t.n - 15 }, algos[k]))
+            return algos[k];
+    return NULL;
 }
 
 void emu_digest_start(struct emu_digest *d, const struct emu_req *q)
@@ -315,6 +344,7 @@ void emu_digest_start(struct emu_digest *d, const struct emu_req *q)
     }
     d->want = 0;
     d->done = 0;
+    d->fed = 0;
     d->ck_algo = NULL;
     d->framed = emu_req_aws_chunked(q);
     d->fr_state = FR_SIZE;
@@ -322,16 +352,15 @@ void emu_digest_start(struct emu_digest *d, const struct emu_req *q)
     d->fr_left = 0;
     if (q->op == OP_PUT_OBJECT || q->op == OP_UPLOAD_PART || emu_req_header(q, "content-md5").p)
         d->want |= EMU_DIG_MD5;
-    /* Of an aws-chunked body only the MD5, of the payload read out of its framing
-     * (ops_payload.c checks the rest once the body is decoded). */
+    /* Of an aws-chunked body, the payload read out of its framing: the MD5 and the
+     * trailer's checksum (ops_payload.c checks signatures and the rest once it is decoded). */
     if (sha.n == 64 && !d->framed)
         d->want |= EMU_DIG_SHA256;
-    d->ck_algo = d->framed ? NULL : header_algo(q);
+    d->ck_algo = d->framed ? trailer_algo(q) : header_algo(q);
     if (d->ck_algo)
         d->want |= EMU_DIG_CK;
     if (d->want & EMU_DIG_MD5) {
         md5_init(&d->md5);
-        d->md5_fed = 0;
         if (q->has_cl && q->body) /* its bytes stay put: the MD5 may wait for them */
             d->md5_blob = emu_blob_ref(q->body);
     }
@@ -352,13 +381,11 @@ void emu_digest_start(struct emu_digest *d, const struct emu_req *q)
     }
 }
 
-void emu_digest_feed(struct emu_digest *d, const void *p, size_t n)
+/* Payload bytes to every digest wanted. */
+static void payload(struct emu_digest *d, const void *p, size_t n)
 {
-    if (!n)
-        return;
-    if ((d->want & EMU_DIG_MD5) && d->framed)
-        frame_scan(d, p, n);
-    else if (d->want & EMU_DIG_MD5)
+    d->fed += n;
+    if (d->want & EMU_DIG_MD5)
         md5_take(d, p, n);
     if ((d->want & EMU_DIG_SHA256) || ((d->want & EMU_DIG_CK) && !strcmp(d->ck_algo, "SHA256")))
         hash_update(d->sha256, p, n);
@@ -379,19 +406,30 @@ void emu_digest_feed(struct emu_digest *d, const void *p, size_t n)
     }
 }
 
+void emu_digest_feed(struct emu_digest *d, const void *p, size_t n)
+{
+    if (!n || !d->want)
+        return;
+    if (d->framed)
+        frame_scan(d, p, n);
+    else
+        payload(d, p, n);
+}
+
 void emu_digest_finish(struct emu_digest *d)
 {
     unsigned char sha[SHA256_LEN];
     int i;
 
     if (d->want & EMU_DIG_MD5) {
+        side_by_side(d); /* what waits of it, beside others' */
         md5_catch_up(d);
         md5_final(&d->md5, d->md5_out);
-        if (d->framed && d->fr_state != FR_DONE)
-            d->want &= ~(unsigned)EMU_DIG_MD5;
-        else
-            EMU_STAT(NULL, md5_bytes, d->md5_fed);
+        if (!d->framed || d->fr_state == FR_DONE)
+            EMU_STAT(NULL, md5_bytes, d->fed);
     }
+    if (d->framed && d->fr_state != FR_DONE) /* the decoder will say what is wrong; it hashes what it decodes */
+        d->want = 0;
     if ((d->want & EMU_DIG_SHA256) || ((d->want & EMU_DIG_CK) && !strcmp(d->ck_algo, "SHA256"))) {
         hash_final(d->sha256, sha);
         memcpy(d->sha256_out, sha, sizeof(sha));
@@ -431,7 +469,7 @@ void emu_digest_release(struct emu_digest *d)
 
 void emu_body_md5(const struct emu_conn *c, const void *p, size_t n, unsigned char out[16])
 {
-    if ((c->dig.done & EMU_DIG_MD5) && c->dig.md5_fed == n)
+    if ((c->dig.done & EMU_DIG_MD5) && c->dig.fed == n)
         memcpy(out, c->dig.md5_out, 16);
     else
         hash_md5(p, n, out);
@@ -445,9 +483,9 @@ void emu_body_sha256_hex(const struct emu_conn *c, const void *p, size_t n, char
         hash_sha256_hex(p, n, out);
 }
 
-size_t emu_body_checksum(const struct emu_conn *c, const char *algo, unsigned char out[32])
+size_t emu_body_checksum(const struct emu_conn *c, const char *algo, size_t n, unsigned char out[32])
 {
-    if (!(c->dig.done & EMU_DIG_CK) || strcmp(c->dig.ck_algo, algo) != 0)
+    if (!(c->dig.done & EMU_DIG_CK) || strcmp(c->dig.ck_algo, algo) != 0 || c->dig.fed != n)
         return 0;
     memcpy(out, c->dig.ck_out, c->dig.ck_len);
     return c->dig.ck_len;

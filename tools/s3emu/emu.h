@@ -91,18 +91,18 @@ void emu_blob_unref(struct emu_blob *b);   /* NULL is a no-op */
 /* ---- body digests (digest.c), computed as the bytes arrive ---- */
 
 enum { EMU_DIG_MD5 = 1, EMU_DIG_SHA256 = 2, EMU_DIG_CK = 4 };
-#define EMU_MD5_PIECES 32  /* 2 MiB of an aws-chunked body's 64 KiB chunks: more than a loop round reads */
+#define EMU_MD5_PIECES 64  /* 4 MiB of an aws-chunked body's 64 KiB chunks */
 
 struct hash_ctx;
 
 struct emu_digest {
     unsigned want;              /* EMU_DIG_* being computed for this body */
     unsigned done;              /* EMU_DIG_* finished over the whole body */
+    uint64_t fed;               /* bytes hashed: the body's, or an aws-chunked body's payload */
     const char *ck_algo;        /* "CRC32", "CRC32C", "CRC64NVME", "SHA1", "SHA256" */
     uint32_t crc32;             /* running CRC32 or CRC32C */
     uint64_t crc64;             /* running CRC64NVME */
     struct md5 md5;             /* the ETag's MD5: whole blocks until the body ends */
-    uint64_t md5_fed;           /* bytes given to it (the payload's, of an aws-chunked body) */
     /*
      * The MD5 waits: bytes given to it but not hashed yet, up to
      * EMU_MD5_PIECES pieces of the body's blob (held by md5_blob), oldest
@@ -551,7 +551,7 @@ void emu_digest_flush(void);
 void emu_body_md5(const struct emu_conn *c, const void *p, size_t n, unsigned char out[16]);
 void emu_body_sha256_hex(const struct emu_conn *c, const void *p, size_t n, char out[65]);
 /* The x-amz-checksum of 'algo' computed on the way in (raw bytes), or 0 if it was not. */
-size_t emu_body_checksum(const struct emu_conn *c, const char *algo, unsigned char out[32]);
+size_t emu_body_checksum(const struct emu_conn *c, const char *algo, size_t n, unsigned char out[32]);
 
 /* helpers shared by ops.c and model.c */
 struct sv emu_req_header(const struct emu_req *q, const char *name);

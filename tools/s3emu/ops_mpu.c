@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/crc.h"
 #include "base/hash.h"
 
 static struct emu_upload *find_upload(struct emu_server *s, struct emu_conn *c, struct emu_bucket *b)
@@ -204,6 +205,42 @@ struct complete_ctx {
     bool bad;
 };
 
+/* A part's raw checksum in the upload's algorithm: the one it was stored with, else of its bytes. */
+static size_t part_ck_raw(const struct emu_upload *u, const struct emu_part *p, const void *bytes, uint64_t len,
+                          unsigned char out[32])
+{
+    struct buf raw = BUF_INIT(48);
+    size_t n = 0;
+
+    if (!strcmp(p->ck.algo, u->ck_algo) && !base64_decode(sv_from(p->ck.value), &raw) && raw.len &&
+        raw.len <= 32) {
+        memcpy(out, raw.data, raw.len);
+        n = raw.len;
+    }
+    buf_release(&raw);
+    return n ? n : ops_ck_raw(u->ck_algo, bytes, (size_t)len, out);
+}
+
+static uint64_t crc_value(const unsigned char *raw, size_t n)
+{
+    uint64_t v = 0;
+    size_t k;
+
+    for (k = 0; k < n; k++)
+        v = v << 8 | raw[k];
+    return v;
+}
+
+/* The CRC of A then B, from A's, B's and B's length. */
+static uint64_t crc_join(const char *algo, uint64_t a, uint64_t b, uint64_t len_b)
+{
+    if (!strcmp(algo, "CRC64NVME"))
+        return crc_crc64nvme_combine(a, b, len_b);
+    if (!strcmp(algo, "CRC32C"))
+        return crc_crc32c_combine((uint32_t)a, (uint32_t)b, len_b);
+    return crc_crc32_combine((uint32_t)a, (uint32_t)b, len_b);
+}
+
 static void complete_cb(void *ctx, const char *name, const char *text, int depth)
 {
     struct complete_ctx *cc = ctx;
@@ -272,7 +309,8 @@ void ops_complete_mpu(struct emu_server *s, struct emu_conn *c, struct emu_bucke
     struct emu_obj *o = NULL;
     struct buf *x = &c->resp.body;
     struct buf md5s = BUF_INIT((size_t)16 * 10000), cks = BUF_INIT((size_t)32 * 10000), uk = BUF_INIT(4096);
-    uint64_t total = 0, off = 0;
+    uint64_t total = 0, off = 0, whole = 0;
+    bool crc_whole = u && !strncmp(u->ck_algo, "CRC", 3) && strcmp(u->ck_type, "COMPOSITE") != 0;
     char host_etag[48];
     int i;
 
@@ -345,10 +383,14 @@ void ops_complete_mpu(struct emu_server *s, struct emu_conn *c, struct emu_bucke
         uint64_t moved = emu_blob_move_head(ps[i]->blob, o->blob->data + off, len);
 
         memcpy(o->blob->data + off + moved, ps[i]->blob->data, (size_t)(len - moved));
-        if (u->ck_algo[0] && strcmp(u->ck_type, "COMPOSITE") == 0) {
+        if (u->ck_algo[0]) {
             unsigned char raw[32];
-            size_t rl = ops_ck_raw(u->ck_algo, o->blob->data + off, (size_t)len, raw);
-            buf_add(&cks, raw, rl);
+            size_t rl = part_ck_raw(u, ps[i], o->blob->data + off, len, raw);
+
+            if (!crc_whole)
+                buf_add(&cks, raw, rl);
+            else
+                whole = i ? crc_join(u->ck_algo, whole, crc_value(raw, rl), len) : crc_value(raw, rl);
         }
         off += len;
         o->part_ends[i] = off;
@@ -374,8 +416,20 @@ void ops_complete_mpu(struct emu_server *s, struct emu_conn *c, struct emu_bucke
             char v[96];
             ops_ck_b64(u->ck_algo, cks.data ? cks.data : "", cks.len, v);
             snprintf(o->ck.value, sizeof(o->ck.value), "%.80s-%d", v, cc.n);
-        } else {
+        } else if (!crc_whole) {
             ops_ck_b64(u->ck_algo, o->blob->data, (size_t)total, o->ck.value);
+        } else {
+            /* A full-object CRC, joined from the parts' as S3 does: no second pass over the bytes. */
+            unsigned char raw[8];
+            size_t rl = !strcmp(u->ck_algo, "CRC64NVME") ? 8 : 4;
+            struct buf b64 = BUF_INIT(96);
+            int k;
+
+            for (k = 0; k < (int)rl; k++)
+                raw[k] = (unsigned char)(whole >> (8 * (rl - 1 - (size_t)k)));
+            base64_encode(raw, rl, &b64);
+            str_copy(o->ck.value, sizeof(o->ck.value), buf_cstr(&b64));
+            buf_release(&b64);
         }
     }
     free(o->hdrs);

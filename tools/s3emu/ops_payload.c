@@ -124,7 +124,7 @@ void ops_ck_b64(const char *algo, const void *p, size_t n, char out[96])
 static void body_ck_b64(const struct emu_conn *c, const char *algo, const void *p, size_t n, char out[96])
 {
     unsigned char raw[32];
-    size_t len = emu_body_checksum(c, algo, raw);
+    size_t len = emu_body_checksum(c, algo, n, raw);
     struct buf b = BUF_INIT(96);
 
     if (!len) {
