@@ -47,7 +47,7 @@ static uint64_t round_up(uint64_t n, uint64_t to)
  * POOL_MAX_BYTES, and new large blobs are carved from them: an upload that
  * overwrites a key reuses the bytes of the version it replaces.
  */
-#define POOL_MAX_BYTES ((uint64_t)512 << 20)
+#define POOL_MAX_BYTES ((uint64_t)4 << 30)
 #define POOL_MAX_RANGES 128
 
 struct range {
@@ -56,11 +56,11 @@ struct range {
 };
 
 static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct range pool[POOL_MAX_RANGES];   /* free, mapped, huge-page multiples */
+static struct range pool[POOL_MAX_RANGES];   /* free, mapped, page multiples */
 static int pool_n;
 static uint64_t pool_bytes;
 
-/* 'len' bytes (a multiple of HUGE_BYTES) from the pool, best fit; NULL if none is big enough. */
+/* 'len' bytes (a multiple of the page size) from the pool, best fit; NULL if none is big enough. */
 static char *pool_take(uint64_t len)
 {
     char *p = NULL;
@@ -100,6 +100,21 @@ static void pool_give(char *p, uint64_t len)
                 break;
             }
         }
+        if (i == pool_n && pool_n == POOL_MAX_RANGES) {
+            /* Full of ranges (the tails parts leave when Complete moves their pages):
+             * the smallest makes room for a larger one. */
+            int small = 0, k;
+
+            for (k = 1; k < pool_n; k++)
+                if (pool[k].len < pool[small].len)
+                    small = k;
+            if (pool[small].len < len) {
+                munmap(pool[small].p, (size_t)pool[small].len);
+                pool_bytes -= pool[small].len;
+                pool[small] = pool[--pool_n];
+                i = pool_n;
+            }
+        }
         if (i == pool_n && pool_n < POOL_MAX_RANGES)
             pool[pool_n++] = (struct range){ p, len };
         if (i < pool_n) {
@@ -112,13 +127,19 @@ static void pool_give(char *p, uint64_t len)
         munmap(p, (size_t)len);
 }
 
-/* An anonymous mapping of at least 'cap' bytes (rounded to huge pages); NULL on failure. */
-static char *anon_map(uint64_t *cap)
+/*
+ * An anonymous mapping of at least 'cap' bytes, from the pool when 'pooled'
+ * (to the page: an upload part, 16 MiB and its framing, must not take 18 MiB
+ * of what a 16 MiB part freed, or the pool runs dry an eighth of the way
+ * short), else a new one rounded to huge pages; NULL on failure.
+ */
+static char *anon_map(uint64_t *cap, bool pooled)
 {
-    uint64_t len = round_up(*cap, HUGE_BYTES);
-    void *p = pool_take(len);
+    uint64_t len = round_up(*cap, (uint64_t)sysconf(_SC_PAGESIZE));
+    void *p = pooled ? pool_take(len) : NULL;
 
     if (!p) {
+        len = round_up(*cap, HUGE_BYTES);
         p = mmap(NULL, (size_t)len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
         if (p == MAP_FAILED)
             return NULL;
@@ -128,7 +149,7 @@ static char *anon_map(uint64_t *cap)
     return p;
 }
 
-struct emu_blob *emu_blob_new(uint64_t cap)
+static struct emu_blob *blob_new(uint64_t cap, bool pooled)
 {
     struct emu_blob *b = calloc(1, sizeof(*b));
 
@@ -137,7 +158,7 @@ struct emu_blob *emu_blob_new(uint64_t cap)
     atomic_init(&b->refs, 1);
     b->cap = cap ? cap : 1;
     if (b->cap >= EMU_BLOB_MAP_MIN) {
-        b->data = anon_map(&b->cap);
+        b->data = anon_map(&b->cap, pooled);
         b->mapped = KIND_ANON;
     } else {
         b->data = malloc((size_t)b->cap);
@@ -147,6 +168,21 @@ struct emu_blob *emu_blob_new(uint64_t cap)
         return NULL;
     }
     return b;
+}
+
+struct emu_blob *emu_blob_new(uint64_t cap)
+{
+    return blob_new(cap, true);
+}
+
+/*
+ * Fresh address space, not pooled memory: the pages moved in over it
+ * (emu_blob_move_head) would throw the pool's away, and the next upload
+ * would receive into memory never touched (on a VM, ten times a copy).
+ */
+struct emu_blob *emu_blob_new_target(uint64_t cap)
+{
+    return blob_new(cap, false);
 }
 
 struct emu_blob *emu_blob_empty(void)
@@ -217,7 +253,7 @@ int emu_blob_reserve(struct emu_blob *b, uint64_t need, uint64_t max)
         cap = cap * 2 < max ? cap * 2 : max;
     if (cap >= EMU_BLOB_MAP_MIN) {
         /* Pooled ranges may span mappings, so no mremap: a new range and one copy. */
-        p = anon_map(&cap);
+        p = anon_map(&cap, true);
         if (!p)
             return -1;
         memcpy(p, b->data, (size_t)b->len);

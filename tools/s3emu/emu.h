@@ -73,6 +73,8 @@ struct emu_server;
 struct emu_blob *emu_blob_new(uint64_t cap);
 /* A reference to the one shared empty blob (never written to). */
 struct emu_blob *emu_blob_empty(void);
+/* As emu_blob_new, for a blob whose pages will be moved in (emu_blob_move_head). */
+struct emu_blob *emu_blob_new_target(uint64_t cap);
 /*
  * A blob to receive a request body of exactly 'len' bytes into: with --dir
  * and a large body, a file mapping, so the bytes go from the socket to the

@@ -374,7 +374,7 @@ void ops_complete_mpu(struct emu_server *s, struct emu_conn *c, struct emu_bucke
         goto out;
     }
     o = emu_store_obj_new();
-    if (!o || !(o->blob = emu_blob_new(total)) || !(o->part_ends = calloc((size_t)cc.n, sizeof(uint64_t))))
+    if (!o || !(o->blob = emu_blob_new_target(total)) || !(o->part_ends = calloc((size_t)cc.n, sizeof(uint64_t))))
         goto oom;
     for (i = 0; i < cc.n; i++) {
         unsigned char d[MD5_LEN];
