@@ -49,6 +49,7 @@ static uint64_t round_up(uint64_t n, uint64_t to)
  */
 #define POOL_MAX_BYTES ((uint64_t)4 << 30)
 #define POOL_MAX_RANGES 128
+#define CARVE_BYTES ((uint64_t)32 << 20)
 
 struct range {
     char *p;
@@ -139,11 +140,20 @@ static char *anon_map(uint64_t *cap, bool pooled)
     void *p = pooled ? pool_take(len) : NULL;
 
     if (!p) {
-        len = round_up(*cap, HUGE_BYTES);
-        p = mmap(NULL, (size_t)len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        /* A small one is carved from a new CARVE_BYTES, the rest pooled: a 1 MiB body
+         * then costs 1 MiB of huge pages to touch, not 2. */
+        uint64_t map_len = round_up(*cap, HUGE_BYTES);
+
+        if (pooled && map_len < CARVE_BYTES)
+            map_len = CARVE_BYTES;
+        else
+            len = map_len;
+        p = mmap(NULL, (size_t)map_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
         if (p == MAP_FAILED)
             return NULL;
-        madvise(p, (size_t)len, MADV_HUGEPAGE); /* a hint: without THP it still works */
+        madvise(p, (size_t)map_len, MADV_HUGEPAGE); /* a hint: without THP it still works */
+        if (map_len > len)
+            pool_give((char *)p + len, map_len - len);
     }
     *cap = len;
     return p;

@@ -254,7 +254,8 @@ struct emu_pace {
 };
 
 /* CS_LATE: a request in, its operation waiting for its latency (model apply_late). */
-enum emu_conn_state { CS_HEAD, CS_BODY, CS_LATE, CS_WAIT, CS_WRITE, CS_DEAD };
+/* CS_HASH: the body is in, its MD5 waits for the end of the loop round (emu_digest_flush). */
+enum emu_conn_state { CS_HEAD, CS_BODY, CS_HASH, CS_LATE, CS_WAIT, CS_WRITE, CS_DEAD };
 
 struct emu_conn {
     int fd;
@@ -272,6 +273,7 @@ struct emu_conn {
     int heap_idx;
     uint64_t body_seen;         /* raw request body bytes received */
     struct emu_conn *dead_next; /* graveyard link */
+    struct emu_conn *hash_next; /* the worker's CS_HASH list */
     int lidx;                   /* the listening address it came in on (index in srv->listen) */
     struct ssl_st *tls;         /* its TLS session (tls.c), NULL over plain HTTP */
     char *tls_stage;            /* 16 KiB: a response head and its first body bytes, one record */
@@ -366,6 +368,7 @@ struct emu_worker {
     struct emu_conn **heap;     /* timers: a min-heap of connections by due_ns */
     int heap_len, heap_cap;
     struct emu_conn *graveyard; /* closed, freed after the current event batch */
+    struct emu_conn *hashing;   /* CS_HASH: bodies in, answered after the round's MD5s */
     time_t date_sec;
     char date_hdr[40];          /* cached RFC 1123 date */
     struct emu_stats stats;

@@ -825,6 +825,13 @@ static void do_body(struct emu_conn *c)
             if (upload_cut(c))
                 return;
             if (b->len == q->content_length) {
+                if (c->dig.queued) {
+                    /* Answered after this round's MD5s, beside the other bodies that ended in it. */
+                    c->state = CS_HASH;
+                    c->hash_next = c->w->hashing;
+                    c->w->hashing = c;
+                    return;
+                }
                 body_done(c);
                 return;
             }
@@ -1023,6 +1030,8 @@ static void conn_run(struct emu_conn *c)
         case CS_BODY:
             do_body(c);
             break;
+        case CS_HASH:
+            return; /* the loop answers it after the round (worker_loop) */
         case CS_LATE:
             if (c->heap_idx >= 0)
                 return;
@@ -1228,7 +1237,18 @@ static void *worker_loop(void *arg)
             timer_cancel(c);
             conn_run(c);
         }
+        /* The round's MD5s side by side, then the bodies that waited for them are answered. */
         emu_digest_flush();
+        while (w->hashing) {
+            struct emu_conn *c = w->hashing;
+
+            w->hashing = c->hash_next;
+            c->hash_next = NULL;
+            if (c->state != CS_HASH)
+                continue; /* closed meanwhile: in the graveyard, freed below */
+            body_done(c);
+            conn_run(c);
+        }
         while (w->graveyard) {
             struct emu_conn *c = w->graveyard;
 
