@@ -1,20 +1,23 @@
 /*
  * digest: the hashes of a request body, computed as its bytes arrive, while
- * they are still in the CPU's cache, and each exactly once: MD5 when the
- * operation makes an ETag of the body (PutObject, UploadPart) or the request
- * carries Content-MD5; SHA-256 only when x-amz-content-sha256 is a hex digest
- * (never for UNSIGNED-PAYLOAD); a CRC or SHA only when an x-amz-checksum-*
- * header asks for it. An aws-chunked body is framed, so nothing is computed
- * on the way in: ops_payload.c hashes its payload once it is decoded.
+ * they are still in the CPU's cache (or, the MD5, a loop round later), and
+ * each exactly once: MD5 when the operation makes an ETag of the body
+ * (PutObject, UploadPart) or the request carries Content-MD5; SHA-256 only
+ * when x-amz-content-sha256 is a hex digest (never for UNSIGNED-PAYLOAD); a
+ * CRC or SHA only when an x-amz-checksum-* header asks for it. Of an
+ * aws-chunked body, the framing is read as it arrives (frame_scan) and its
+ * payload gets the MD5 and the checksum x-amz-trailer names; ops_payload.c
+ * checks signatures and the trailer once the body is decoded.
  *
- * The MD5 of a body with a Content-Length waits a little: its bytes stay in
- * the body's blob, and after each round of its loop the worker hashes the
+ * The MD5 of a body with a Content-Length waits: its bytes stay in the
+ * body's blob, and after each round of its loop the worker hashes the
  * waiting bytes of up to eight bodies side by side (md5_x8_blocks, AVX2),
  * four to five times the bytes per CPU-second of one MD5 at a time. The
  * ETag is most of what an upload costs the emulator, and the emulator shares
- * the benchmark machine's cores with the client it measures. A body with
- * nobody beside it is hashed alone at the same point; a body's last bytes
- * when it ends.
+ * the benchmark machine's cores with the client it measures. A body that
+ * ends with bytes waiting is answered after that round (net.c's CS_HASH);
+ * with fewer than four bodies waiting, one hashes alone once 1 MiB of it
+ * waits.
  */
 #include "emu.h"
 

@@ -2,11 +2,12 @@
  * net: the event loop. One epoll set, edge-triggered, each socket registered
  * once for both directions; rd_ready/wr_ready remember an edge that has not
  * yet been used up, so no epoll_ctl is needed per request. A connection is a
- * small state machine (conn_run): HEAD -> BODY -> [WAIT] -> WRITE -> HEAD,
- * so requests on one connection are answered in order (pipelining-safe).
- * Timers (latency, pacing) live in one min-heap of connections; epoll_wait's
- * timeout is the earliest deadline, so nothing ever sleeps.
- * It stays one file (just over 1,200 lines) because the state machine, the
+ * small state machine (conn_run): HEAD -> BODY -> [HASH] -> [WAIT] -> WRITE
+ * -> HEAD, so requests on one connection are answered in order
+ * (pipelining-safe); HASH waits for the round's side-by-side MD5s
+ * (digest.c). Timers (latency, pacing) live in one min-heap of connections;
+ * epoll_wait's timeout is the earliest deadline, so nothing ever sleeps.
+ * It stays one file (about 1,300 lines) because the state machine, the
  * timer heap and the epoll loop all work on the same private connection
  * fields: split, those fields would have to become a header's contract.
  */
