@@ -249,9 +249,12 @@ static void md5_take(struct emu_digest *d, const unsigned char *p, size_t n)
 {
     struct emu_md5_piece *last = d->n_pieces ? &d->piece[d->n_pieces - 1] : NULL;
 
+    if (d->md5_blob && !(last && last->p + last->n == p) && d->n_pieces == EMU_MD5_PIECES)
+        side_by_side(d); /* out of pieces: what waits of it goes now, beside others */
+    last = d->n_pieces ? &d->piece[d->n_pieces - 1] : NULL;
     if (d->md5_blob && last && last->p + last->n == p) {
         last->n += n;
-    } else if (d->md5_blob && (d->n_pieces < EMU_MD5_PIECES || (side_by_side(d), d->n_pieces < EMU_MD5_PIECES))) {
+    } else if (d->md5_blob && d->n_pieces < EMU_MD5_PIECES) {
         d->piece[d->n_pieces].p = p;
         d->piece[d->n_pieces].n = n;
         d->n_pieces++;

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/crc.h"
+#include "base/ck.h"
 #include "base/hash.h"
 
 static struct emu_upload *find_upload(struct emu_server *s, struct emu_conn *c, struct emu_bucket *b)
@@ -207,20 +207,17 @@ struct complete_ctx {
 
 /* A part's raw checksum in the upload's algorithm: the one it was stored with, else of its bytes. */
 static size_t part_ck_raw(const struct emu_upload *u, const struct emu_part *p, const void *bytes, uint64_t len,
-                          unsigned char out[32])
+                          unsigned char out[CK_MAX_LEN])
 {
-    struct buf raw = BUF_INIT(48);
-    size_t n = 0;
+    enum ck_algo a;
 
-    if (!strcmp(p->ck.algo, u->ck_algo) && !base64_decode(sv_from(p->ck.value), &raw) && raw.len &&
-        raw.len <= 32) {
-        memcpy(out, raw.data, raw.len);
-        n = raw.len;
-    }
-    buf_release(&raw);
-    return n ? n : ops_ck_raw(u->ck_algo, bytes, (size_t)len, out);
+    if (!strcmp(p->ck.algo, u->ck_algo) && ck_parse(sv_from(u->ck_algo), &a) &&
+        ck_from_b64(a, sv_from(p->ck.value), out))
+        return ck_len(a);
+    return ops_ck_raw(u->ck_algo, bytes, (size_t)len, out);
 }
 
+/* A CRC's raw (big-endian) bytes as a number. */
 static uint64_t crc_value(const unsigned char *raw, size_t n)
 {
     uint64_t v = 0;
@@ -229,16 +226,6 @@ static uint64_t crc_value(const unsigned char *raw, size_t n)
     for (k = 0; k < n; k++)
         v = v << 8 | raw[k];
     return v;
-}
-
-/* The CRC of A then B, from A's, B's and B's length. */
-static uint64_t crc_join(const char *algo, uint64_t a, uint64_t b, uint64_t len_b)
-{
-    if (!strcmp(algo, "CRC64NVME"))
-        return crc_crc64nvme_combine(a, b, len_b);
-    if (!strcmp(algo, "CRC32C"))
-        return crc_crc32c_combine((uint32_t)a, (uint32_t)b, len_b);
-    return crc_crc32_combine((uint32_t)a, (uint32_t)b, len_b);
 }
 
 static void complete_cb(void *ctx, const char *name, const char *text, int depth)
@@ -310,7 +297,8 @@ void ops_complete_mpu(struct emu_server *s, struct emu_conn *c, struct emu_bucke
     struct buf *x = &c->resp.body;
     struct buf md5s = BUF_INIT((size_t)16 * 10000), cks = BUF_INIT((size_t)32 * 10000), uk = BUF_INIT(4096);
     uint64_t total = 0, off = 0, whole = 0;
-    bool crc_whole = u && !strncmp(u->ck_algo, "CRC", 3) && strcmp(u->ck_type, "COMPOSITE") != 0;
+    enum ck_algo ca = CK_CRC64NVME;
+    bool crc_whole = u && ck_parse(sv_from(u->ck_algo), &ca) && ck_is_crc(ca) && strcmp(u->ck_type, "COMPOSITE") != 0;
     char host_etag[48];
     int i;
 
@@ -384,13 +372,13 @@ void ops_complete_mpu(struct emu_server *s, struct emu_conn *c, struct emu_bucke
 
         memcpy(o->blob->data + off + moved, ps[i]->blob->data, (size_t)(len - moved));
         if (u->ck_algo[0]) {
-            unsigned char raw[32];
+            unsigned char raw[CK_MAX_LEN];
             size_t rl = part_ck_raw(u, ps[i], o->blob->data + off, len, raw);
 
             if (!crc_whole)
                 buf_add(&cks, raw, rl);
             else
-                whole = i ? crc_join(u->ck_algo, whole, crc_value(raw, rl), len) : crc_value(raw, rl);
+                whole = i ? ck_combine(ca, whole, crc_value(raw, rl), len) : crc_value(raw, rl);
         }
         off += len;
         o->part_ends[i] = off;
@@ -420,16 +408,10 @@ void ops_complete_mpu(struct emu_server *s, struct emu_conn *c, struct emu_bucke
             ops_ck_b64(u->ck_algo, o->blob->data, (size_t)total, o->ck.value);
         } else {
             /* A full-object CRC, joined from the parts' as S3 does: no second pass over the bytes. */
-            unsigned char raw[8];
-            size_t rl = !strcmp(u->ck_algo, "CRC64NVME") ? 8 : 4;
-            struct buf b64 = BUF_INIT(96);
-            int k;
+            char v[CK_B64_MAX];
 
-            for (k = 0; k < (int)rl; k++)
-                raw[k] = (unsigned char)(whole >> (8 * (rl - 1 - (size_t)k)));
-            base64_encode(raw, rl, &b64);
-            str_copy(o->ck.value, sizeof(o->ck.value), buf_cstr(&b64));
-            buf_release(&b64);
+            ck_crc_b64(ca, whole, v);
+            str_copy(o->ck.value, sizeof(o->ck.value), v);
         }
     }
     free(o->hdrs);
