@@ -489,3 +489,57 @@ t_get() {
 t_mpu_count() {
     s3curl GET "/$1?uploads=" | grep -o '<UploadId>' | wc -l
 }
+
+# ------------------------------------------------------ hostile stores --
+
+# hp_start UPSTREAM MODES: a store of this test's own behind a relay that
+# misbehaves on purpose (tests/e2e/hostile_proxy.py; MODES as its header says,
+# "" for a plain relay). UPSTREAM is emu (build/s3emu, anonymous: the relay may
+# rewrite what s3c signed) or moto (moto's server, an S3 model written by
+# others). Sets HP_URL (the relay: s3c is pointed there through
+# AWS_ENDPOINT_URL), HP_LOG (one JSON line per request the relay saw), and
+# points S3C_TEST_ENDPOINT at the store itself, so awsx, s3curl and
+# t_new_bucket set up and inspect it without the relay. Both stop when the
+# test ends. Tests using it need no shared store: run them in one pass only.
+hp_start() {
+    local kind=$1 modes=$2 i up="" out=$T_DIR/.hp-up.out
+    case $kind in
+        emu)
+            "$E2E_ROOT/build/s3emu" --port 0 --anonymous > "$out" 2>&1 &
+            ;;
+        moto)
+            command -v moto_server >/dev/null ||
+                t_skip "moto_server is not on PATH (it comes with the machine image's Python)"
+            moto_server -p 0 > "$out" 2>&1 &
+            ;;
+        *) t_fail "hp_start: unknown upstream '$kind'" ;;
+    esac
+    HP_PIDS="${HP_PIDS:-} $!"
+    # shellcheck disable=SC2064,SC2086
+    trap "kill $HP_PIDS 2>/dev/null" EXIT
+    for ((i = 0; i < 200; i++)); do
+        up=$(sed -nE 's/^ready (http:\/\/[^ ]+).*/\1/p; s/.*Running on (http:\/\/127[^ ]+).*/\1/p' "$out" | head -n 1)
+        [ -n "$up" ] && break
+        sleep 0.05
+    done
+    [ -n "$up" ] || t_fail "hp_start: the $kind store did not start: $(tail -n 3 "$out")"
+    HP_LOG=$T_DIR/.hp-relay.log
+    : > "$HP_LOG"
+    python3 "$E2E_ROOT/tests/e2e/hostile_proxy.py" "$up" "$modes" "$HP_LOG" > "$T_DIR/.hp-relay.out" 2>&1 &
+    HP_PIDS="$HP_PIDS $!"
+    # shellcheck disable=SC2064,SC2086
+    trap "kill $HP_PIDS 2>/dev/null" EXIT
+    HP_URL=""
+    for ((i = 0; i < 200; i++)); do
+        HP_URL=$(sed -n 's/^ready //p' "$T_DIR/.hp-relay.out")
+        [ -n "$HP_URL" ] && break
+        sleep 0.05
+    done
+    [ -n "$HP_URL" ] || t_fail "hp_start: the relay did not start: $(cat "$T_DIR/.hp-relay.out")"
+    S3C_TEST_ENDPOINT=$up
+    export AWS_ENDPOINT_URL=$HP_URL
+}
+
+# hp_count JQ-FILTER: how many requests in HP_LOG match (e.g.
+# 'select(.method == "DELETE")').
+hp_count() { jq -c "$1" "$HP_LOG" | wc -l; }
