@@ -95,3 +95,118 @@ test_trust_streams_run_file_keeps_stdout_for_objects() {
     assert_match "$T_ERR" "^ +Total Size: "
     assert_match "$T_ERR" "^[0-9]+ bytes in [0-9]+ objects: s3://$b/"
 }
+
+# _ts_small_cases BUCKET: objects of one range, each with the check it is
+# proven by: "crc" (a stored CRC64NVME) and "md5" (only its ETag), 500,000
+# bytes, and "mib", 1 MiB exactly with a stored CRC. Leaves SRC_<k> the file.
+_ts_small_cases() {
+    local b=$1
+    SRC_crc=$(t_data 500KB 500000)
+    SRC_md5=$SRC_crc
+    SRC_mib=$(t_data 1MiB 1048576)
+    assert_ok s3c cp "$SRC_crc" "s3://$b/crc"
+    AWS_REQUEST_CHECKSUM_CALCULATION=when_required assert_ok s3c cp "$SRC_md5" "s3://$b/md5"
+    assert_ok s3c cp "$SRC_mib" "s3://$b/mib"
+}
+
+# One GET of an object of 1 MiB or less corrupted: caught before any byte is
+# written, fetched again, stdout is the object exactly and the exit 0 (cat
+# and cp -, a stored CRC and an MD5 ETag alike).
+test_trust_streams_small_corrupt_get_retried_before_stdout() {
+    t_store_is s3emu || t_skip "needs s3emu's fault injection"
+    local b k src before verb
+    t_new_bucket b
+    _ts_small_cases "$b"
+    for k in crc md5 mib; do
+        src=SRC_$k
+        for verb in cat cp; do
+            before=$(_ts_fired)
+            _ts_faults "corrupt@op=GetObject,bucket=$b,key=$k,times=1"
+            if [ $verb = cat ]; then
+                _ts_out_sha s3c --debug cat "s3://$b/$k"
+            else
+                _ts_out_sha s3c --debug cp "s3://$b/$k" -
+            fi
+            _ts_faults ""
+            assert_eq $((before + 1)) "$(_ts_fired)" "corrupt faults fired ($verb $k)"
+            assert_eq 0 "$T_RC" "exit status of $verb $k with one corrupted GET"
+            assert_eq "$(stat -c %s "${!src}") $(t_sha256 "${!src}")" "$T_OUT" "stdout of $verb $k"
+            case $k in
+            md5) assert_contains "$T_ERR" "xfer: s3://$b/$k: GetObject: downloaded bytes have MD5" ;;
+            *) assert_contains "$T_ERR" "xfer: s3://$b/$k: GetObject: downloaded bytes have CRC64NVME" ;;
+            esac
+        done
+    done
+}
+
+# Every GET corrupted: exit 1, one error line naming the mismatch, and not a
+# byte of the object on stdout (cat and cp -, a stored CRC and an MD5 ETag).
+# (Two attempts each: the retries' backoff would cost seconds.)
+test_trust_streams_small_corrupt_every_get_writes_nothing() {
+    t_store_is s3emu || t_skip "needs s3emu's fault injection"
+    local b k verb
+    t_new_bucket b
+    _ts_small_cases "$b"
+    export AWS_MAX_ATTEMPTS=2
+    for k in crc md5 mib; do
+        for verb in cat cp; do
+            _ts_faults "corrupt@op=GetObject,bucket=$b,key=$k"
+            if [ $verb = cat ]; then
+                _ts_out_sha s3c cat "s3://$b/$k"
+            else
+                _ts_out_sha s3c cp "s3://$b/$k" -
+            fi
+            _ts_faults ""
+            assert_eq 1 "$T_RC" "exit status of $verb $k with every GET corrupted"
+            assert_eq "0 $(t_sha256 /dev/null)" "$T_OUT" "stdout of $verb $k with every GET corrupted"
+            case $k in
+            md5) assert_match "$T_ERR" "download failed: s3://$b/$k to - downloaded bytes have MD5 [0-9a-f]{32}, the store's ETag is" ;;
+            *) assert_match "$T_ERR" "download failed: s3://$b/$k to - downloaded bytes have CRC64NVME .*, the store's checksum is" ;;
+            esac
+            assert_lines 1 "$T_ERR" "stderr of $verb $k"
+        done
+    done
+}
+
+# _ts_flip_start N: tests/e2e/flip_proxy.py in front of the store, flipping a
+# bit in the first N GET answers' bodies (N < 0: every one); F_URL, F_LOG.
+# Stopped when the test ends.
+_ts_flip_start() {
+    local i out=$T_DIR/flip-get-$1.out
+    F_LOG=$T_DIR/flip-get-$1.log
+    : > "$F_LOG"
+    python3 "$E2E_ROOT/tests/e2e/flip_proxy.py" "$S3C_TEST_ENDPOINT" get "$1" "$F_LOG" > "$out" 2>&1 &
+    F_PIDS="${F_PIDS:-} $!"
+    # shellcheck disable=SC2064,SC2086
+    trap "kill $F_PIDS 2>/dev/null" EXIT
+    for ((i = 0; i < 100; i++)); do
+        F_URL=$(sed -n 's/^ready //p' "$out")
+        [ -n "$F_URL" ] && return 0
+        sleep 0.1
+    done
+    t_fail "flip_proxy.py did not start: $(cat "$out")"
+}
+
+# The same on any store, through a relay that flips a bit of a GET's answer
+# (no signature covers it): whatever proves the object (a stored CRC on
+# s3emu, the MD5 ETag on Ceph 16), a flipped small GET is caught before its
+# bytes reach stdout and fetched again; flipped every time, exit 1 and
+# nothing on stdout.
+test_trust_streams_small_flipped_get_on_any_store() {
+    local b f want
+    t_new_bucket b
+    f=$(t_data 300KB 300000)
+    want="300000 $(t_sha256 "$f")"
+    assert_ok s3c cp "$f" "s3://$b/obj"
+    _ts_flip_start 1
+    _ts_out_sha s3c --endpoint-url "$F_URL" cat "s3://$b/obj"
+    assert_eq 1 "$(grep -c "^flip GET /$b/obj" "$F_LOG")" "GETs flipped"
+    assert_eq 0 "$T_RC" "exit status of cat with one flipped GET"
+    assert_eq "$want" "$T_OUT" "stdout of cat with one flipped GET"
+    _ts_flip_start -1
+    AWS_MAX_ATTEMPTS=2 _ts_out_sha s3c --endpoint-url "$F_URL" cp "s3://$b/obj" -
+    assert_eq 2 "$(grep -c "^flip GET /$b/obj" "$F_LOG")" "GETs flipped"
+    assert_eq 1 "$T_RC" "exit status of cp - with every GET flipped"
+    assert_eq "0 $(t_sha256 /dev/null)" "$T_OUT" "stdout of cp - with every GET flipped"
+    assert_match "$T_ERR" "download failed: s3://$b/obj to - downloaded bytes have (MD5|CRC64NVME)"
+}
