@@ -222,7 +222,7 @@ static void print_entry(struct ls_state *st, const struct listing_entry *en)
 
 static void print_summary(const struct ls_state *st)
 {
-    char size[32];
+    char size[32], line[128];
 
     if (st->json) {
         struct json j = JSON_INIT;
@@ -235,7 +235,8 @@ static void print_summary(const struct ls_state *st)
         cli_human_size(st->total_bytes, size);
     else
         snprintf(size, sizeof(size), "%" PRIu64, st->total_bytes);
-    printf("\nTotal Objects: %" PRIu64 "\n   Total Size: %s\n", st->total_objects, size);
+    snprintf(line, sizeof(line), "\nTotal Objects: %" PRIu64 "\n   Total Size: %s\n", st->total_objects, size);
+    out_text(line); /* (output.c's: stderr when stdout carries an object, in a run file) */
 }
 
 /* ListBuckets (general-purpose buckets, as `aws s3 ls`), or with 'directory'
@@ -267,7 +268,10 @@ static enum s3c_err list_buckets(struct store_s3 *s, struct ls_state *st, bool d
                 continue;
             }
             local_time(b->creation_epoch, when);
-            printf("%s %s\n", when, b->name);
+            out_text(when);
+            out_text(" ");
+            out_text(b->name);
+            out_text("\n");
         }
         if (page.continuation_token[0])
             token = strdup(page.continuation_token);

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli/args.h"
 #include "cli/job.h"
@@ -357,6 +358,48 @@ static void close_finished(struct run *r)
     }
 }
 
+/*
+ * Streams belong to the data: a file with a line that writes an object to
+ * stdout (cat, cp s3://b/k -) has every record on stderr from its first line
+ * on, not only from that line's (making such a cp job calls
+ * out_stdout_is_data). A file that can be read twice is read through for them
+ * first; from stdin the lines ahead are unknown, so records of lines before
+ * the first such one go to stdout, ahead of the object's bytes.
+ */
+static void run_scan_streams(struct run *r)
+{
+    static char *argv[WORDS_MAX];
+    struct buf words = BUF_INIT(2 * RUN_LINE_MAX);
+    struct stat st;
+    ssize_t n;
+
+    if (fstat(fileno(r->in), &st) || !S_ISREG(st.st_mode))
+        return;
+    while ((n = getline(&r->linebuf, &r->linecap, r->in)) >= 0) {
+        struct s3c_error e = S3C_ERROR_INIT;
+        struct out_opts o = r->out;
+        struct job *j = NULL;
+        int argc = 0, i;
+
+        while (n && (r->linebuf[n - 1] == '\n' || r->linebuf[n - 1] == '\r'))
+            r->linebuf[--n] = '\0';
+        if (n > RUN_LINE_MAX || words_split(r->linebuf, &words, argv, &argc, &e) || !argc ||
+            cli_line_globals(&argc, argv, &o, &e))
+            continue; /* blank, or reported when the line is run */
+        if (!strcmp(argv[0], "cat")) {
+            out_stdout_is_data();
+            break;
+        }
+        for (i = 1; i < argc && strcmp(argv[i], "-"); i++)
+            ;
+        /* cp decides what "-" is (its parse calls out_stdout_is_data); nothing is sent. */
+        if (i < argc && !strcmp(argv[0], "cp") && !cp_job_new(r->c, argv[0], argc - 1, argv + 1, &j, &e))
+            j->ops->free(j);
+    }
+    buf_release(&words);
+    rewind(r->in); /* (clears EOF and errors: read_line sees them anew) */
+}
+
 static enum s3c_err run_file(struct run *r, struct job *knobs)
 {
     struct xfer_opts xo;
@@ -452,6 +495,7 @@ enum s3c_err cmd_run(struct cli_ctx *c, int argc, char **argv)
         out_usage_error(&e);
         return S3C_EUSAGE;
     }
+    run_scan_streams(&r);
     rc = run_file(&r, &knobs);
     if (r.in != stdin)
         fclose(r.in);

@@ -8,6 +8,19 @@
 
 static struct out_opts opts, run_opts;
 static bool status_shown;
+static bool stdout_is_data; /* out_stdout_is_data: records go to stderr */
+
+/* Where results, records and tables go: stdout, unless an object's bytes do. */
+static FILE *records(void)
+{
+    return stdout_is_data ? stderr : stdout;
+}
+
+void out_stdout_is_data(void)
+{
+    fflush(stdout); /* what was written before is out ahead of the object's bytes */
+    stdout_is_data = true;
+}
 
 bool out_status_enabled(void)
 {
@@ -60,14 +73,14 @@ void out_line(const char *fmt, ...)
         return;
     status_clear();
     va_start(ap, fmt);
-    vfprintf(stdout, fmt, ap);
+    vfprintf(records(), fmt, ap);
     va_end(ap);
-    fputc('\n', stdout);
+    fputc('\n', records());
 }
 
 void out_text(const char *s)
 {
-    fputs(s, stdout);
+    fputs(s, records());
 }
 
 static const char *origin = "";
@@ -334,6 +347,6 @@ void json_end(struct json *j)
 
     json_end_into(j, &line);
     buf_addc(&line, '\n');
-    fputs(buf_cstr(&line), stdout);
+    fputs(buf_cstr(&line), records());
     buf_release(&line);
 }

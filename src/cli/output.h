@@ -34,6 +34,15 @@ void out_line(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void out_text(const char *s);
 
 /*
+ * Streams belong to the data: from this call on, stdout carries an object's
+ * bytes (cat, cp s3://b/k -, such a line in a run file), so everything this
+ * module would write there (result lines, --json records, --stat tables, a
+ * run's summary, ls text) goes to stderr instead, for the rest of the process.
+ * Called when a job that writes to stdout is made, before any of its bytes.
+ */
+void out_stdout_is_data(void);
+
+/*
  * The live status line (progress): shown on stderr only when stderr is a
  * terminal and none of --quiet, --only-show-errors, --json or --no-progress
  * is on; every other line printed clears it first. out_status(NULL) clears
@@ -96,7 +105,7 @@ void json_i64(struct json *j, const char *name, int64_t value);
 void json_bool(struct json *j, const char *name, bool value);
 /* 'raw' is already JSON (an object or array). */
 void json_raw(struct json *j, const char *name, const char *raw);
-/* Print the object as one line on stdout and reset 'j'. */
+/* Print the object as one line on stdout (stderr: out_stdout_is_data) and reset 'j'. */
 void json_end(struct json *j);
 /* Finish the object into 'out' instead of printing it (for nesting), and reset 'j'. */
 void json_end_into(struct json *j, struct buf *out);

@@ -907,6 +907,8 @@ enum s3c_err cp_job_new(struct cli_ctx *c, const char *verb, int argc, char **ar
     /* -n is checked before each transfer; If-None-Match: * closes the race for uploads. */
     t->oo.no_overwrite = t->no_overwrite || (t->no_clobber && t->dst_s3);
     t->base.reads_only = !t->dst_s3 && strcmp(verb, "mv") != 0;
+    if (t->op == XFER_DOWNLOAD && !strcmp(t->dst_arg, "-") && !dryrun)
+        out_stdout_is_data(); /* the object's bytes go there: nothing else may */
     *out = &t->base;
     return S3C_OK;
 }

@@ -101,8 +101,10 @@ enum s3c_err download_start(struct engine *g, struct xfer_obj_state *os, struct 
 }
 
 /* S3 -> stdout: ranged GETs in parallel into a window of part buffers,
- * written in order (stdout_start_parts); an object of one range: one GET
- * written as it comes (a retry resumes where it stopped). */
+ * written in order (stdout_start_parts); an object of one range (1 MiB at
+ * most): one GET held in memory and written once checked, as a small file's
+ * body is (os->held; a mismatch fetches it again), or, unchecked (no
+ * verify), written as it comes (a retry resumes where it stopped). */
 enum s3c_err stdout_start(struct engine *g, struct xfer_obj_state *os, struct req **out, struct s3c_error *e)
 {
     struct req *r;
@@ -127,11 +129,13 @@ enum s3c_err stdout_start(struct engine *g, struct xfer_obj_state *os, struct re
     }
     if (os->size > os->part_size)
         return stdout_start_parts(g, os, e);
-    os->stream_md5 = hash_md5_new();
-    r = os->stream_md5 ? req_get(g, os, RK_GET) : NULL;
+    r = req_get(g, os, RK_GET);
     if (!r)
         return s3c_fail(e, S3C_ENOMEM, "out of memory");
     r->len = os->size;
+    /* One range is 1 MiB at most (xfer_stdout_part_size), within r->mem's cap:
+     * should it not be, the body fails to fit, it is never written unchecked. */
+    os->held = g->opts.verify;
     os->phase = PH_SINGLE;
     *out = r;
     return S3C_OK;
@@ -468,27 +472,15 @@ static bool stdout_write(struct xfer_obj_state *os, const char *p, size_t n, str
 /*
  * The first bytes of a whole-object GET: its reply carries the store's
  * full-object checksum when there is one (asked with x-amz-checksum-mode), and
- * that CRC, at memory speed, checks the bytes instead of their MD5. For
- * stdout it holds for the whole stream (a retry resumes with a range).
+ * that CRC, at memory speed, checks the bytes instead of their MD5. stdout's
+ * one GET is held in memory (os->held) and checked the same way.
  */
 static void get_pick_check(struct req *r)
 {
     struct xfer_obj_state *os = r->os;
 
-    if (!r->eng->opts.verify)
+    if (!r->eng->opts.verify || (os->stream && !os->held))
         return;
-    if (os->stream) {
-        if (os->streamed == 0 && stored_checksum(&r->http.resp, &os->ck_algo, &os->ck_want)) {
-            os->check = DL_CRC;
-            os->stream_crc = 0;
-        } else if (os->streamed == 0 && stored_ck(&r->http.resp, &r->stored) && !r->stored.composite &&
-                   !ck_is_crc(r->stored.algo) && r->len < r->mem.max) {
-            /* One range (1 MiB at most) and a stored SHA: held in memory, hashed by a
-             * worker, written once it matches (get_whole_check, on_get). */
-            r->use_sha = true;
-        }
-        return;
-    }
     r->use_crc = stored_checksum(&r->http.resp, &r->ck_algo, &r->ck_want);
     /* A stored SHA of the whole: a hash worker's, as the bytes land (dl_md5_kick). */
     r->use_sha = !r->use_crc && stored_ck(&r->http.resp, &r->stored) && !r->stored.composite &&
@@ -597,7 +589,7 @@ enum http_sink_verdict write_dst(void *ctx, const char *p, size_t n)
         struct win_slot *slot = &r->os->win[(r->part - 1) % r->os->win_k];
         memcpy(slot->data + r->got, p, n);
         slot->len = r->got + n;
-    } else if (r->os->small_dl || (r->os->stream && r->use_sha)) {
+    } else if (r->os->small_dl || r->os->held) {
         if (r->got == 0)
             buf_reset(&r->mem); /* a retry starts again */
         if (buf_add(&r->mem, p, n)) {
@@ -606,15 +598,11 @@ enum http_sink_verdict write_dst(void *ctx, const char *p, size_t n)
             return HTTP_SINK_ABORT;
         }
     } else if (r->os->stream) {
+        /* Unchecked (no verify): out as it comes. */
         if (!stdout_write(r->os, p, n, &r->local_err)) {
             r->local_failed = true;
             return HTTP_SINK_ABORT;
         }
-        /* One range at most (xfer_stdout_part_size): hashed here, on the loop. */
-        if (r->os->check == DL_CRC)
-            r->os->stream_crc = ck_update(r->os->ck_algo, r->os->stream_crc, p, n);
-        else
-            hash_update(r->os->stream_md5, p, n);
         r->os->streamed += n;
     } else if (fs_pwrite_all(r->os->fd, p, n, r->off + r->got, r->os->o->dst, &r->local_err)) {
         r->local_failed = true;
@@ -624,11 +612,11 @@ enum http_sink_verdict write_dst(void *ctx, const char *p, size_t n)
      * memory. A file's MD5s are a hash worker's, re-read once on disk (on_get). */
     if (r->use_crc)
         r->crc = ck_update(r->ck_algo, r->crc, p, n);
-    else if (r->os->check == DL_CRC && !(r->os->stream && !r->os->win))
+    else if (r->os->check == DL_CRC)
         r->crc = ck_update(r->os->ck_algo, r->crc, p, n);
     else if (r->os->check == DL_COMPOSITE && ck_is_crc(r->os->stored.algo))
         r->crc = ck_update(r->os->stored.algo, r->crc, p, n);
-    else if (r->os->small_dl && r->eng->opts.verify)
+    else if ((r->os->small_dl || r->os->held) && r->eng->opts.verify)
         hash_update(r->md5, p, n);
     r->got += n;
     r->eng->stats.bytes_live += n;
@@ -800,15 +788,12 @@ static enum sent_verdict get_whole_check(struct engine *g, struct req *r, struct
 
     if (!g->opts.verify)
         return SENT_OK;
-    if (r->use_crc || (os->stream && os->check == DL_CRC)) {
-        if (os->stream)
-            return stdout_verify(g, os, e) ? SENT_OK : SENT_BAD;
+    if (r->use_crc)
         return whole_crc_verify(g, os, r->ck_algo, r->crc, r->ck_want, true, e) ? SENT_OK : SENT_BAD;
-    }
     if (r->use_sha && !r->hash.ready) {
         /* The stored SHA of the whole: a hash worker's, of the body in memory or the file. */
-        if (os->small_dl || os->stream ? !req_sha_mem(g, r, r->stored.algo, r->mem.data ? r->mem.data : "", r->mem.len)
-                                       : !dl_md5_kick(g, r, true)) {
+        if (os->small_dl || os->held ? !req_sha_mem(g, r, r->stored.algo, r->mem.data ? r->mem.data : "", r->mem.len)
+                                     : !dl_md5_kick(g, r, true)) {
             s3c_fail(e, S3C_ENOMEM, "cannot start a thread to hash %s", os->o->dst);
             return SENT_BAD;
         }
@@ -820,8 +805,8 @@ static enum sent_verdict get_whole_check(struct engine *g, struct req *r, struct
     if (!http_resp_header(&r->http.resp, "etag", &etag) || etag_not_md5(os->o->src_bucket, &r->http.resp) ||
         !etag_whole_md5(etag))
         return SENT_OK; /* no MD5 of the whole to compare (a directory bucket's ETag is none) */
-    if (os->stream || os->small_dl) {
-        hash_final(os->stream ? os->stream_md5 : r->md5, md5);
+    if (os->small_dl || os->held) {
+        hash_final(r->md5, md5);
     } else if (r->hash.ready) {
         memcpy(md5, r->hash.job.digest, MD5_LEN);
     } else {
@@ -908,14 +893,13 @@ void on_get(struct engine *g, struct req *r)
     case SENT_WAIT:
         return;
     case SENT_BAD:
-        /* Bytes already on stdout cannot be taken back: report, do not retry
-         * (a stream held in memory for its SHA wrote none: fetch it again). */
-        req_fail(g, r, &e, !os->stream || r->use_sha, 0);
+        /* stdout's one GET was held: none of it is out, so fetch it again. */
+        req_fail(g, r, &e, true, 0);
         return;
     case SENT_OK:
         break;
     }
-    if (os->stream && r->use_sha) {
+    if (os->held) {
         if (!stdout_write(os, r->mem.data ? r->mem.data : "", r->mem.len, &e)) {
             req_put_back(g, r);
             obj_fail(g, os, &e);

@@ -136,7 +136,8 @@ struct xfer_obj_state {
     struct buf spare[16];           /* stdin: buffers of parts sent, for the next parts (no fresh pages) */
     int n_spare;
     uint64_t streamed;              /* stdout: bytes written so far */
-    struct hash_ctx *stream_md5;    /* stdout in one GET: MD5 of the whole object (on the loop: one range) */
+    bool held;                      /* stdout in one GET (1 MiB at most), verified: the body is held in
+                                       memory and written only once checked, as small_dl's is landed */
     bool reader_gone;               /* stdout: its reader closed it (EPIPE): end quietly */
     bool small_dl;                  /* a small download: body in memory, landed by a worker */
     struct land_job land;           /* small_dl: the write to disk, once verified */

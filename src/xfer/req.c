@@ -109,7 +109,6 @@ static void obj_state_free(struct xfer_obj_state *os)
     buf_release(&os->src_headers);
     buf_release(&os->src_tagging);
     buf_release(&os->src_tag_xml);
-    hash_free(os->stream_md5);
     hash_free(os->seq_sha);
     free(os->part_crcs);
     free(os->part_sums);

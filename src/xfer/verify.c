@@ -522,14 +522,15 @@ static bool composite_verify(struct engine *g, struct xfer_obj_state *os, struct
 }
 
 /*
- * All of a stdout object is out: check it against the stored full-object
- * checksum (DL_CRC, learnt by the probe), else against its ETag: the md5 of
- * the part MD5s (DL_PARTS: ranges were the upload's parts; an object the
- * window held was proven before its first byte went out), or the MD5 of the
- * whole ("hex", or "hex-1": the MD5 of that MD5). Otherwise only lengths
- * were checked: each range's, each asked If-Match the ETag, written in order.
- * Bytes on stdout cannot be taken back: a mismatch fails the object (exit 1),
- * it is not downloaded again.
+ * All of a stdout object in ranges is out (one of one range was held and
+ * checked as a file's one GET is: get_whole_check): check it against the
+ * stored full-object checksum (DL_CRC, learnt by the probe), else against
+ * its ETag: the md5 of the part MD5s (DL_PARTS: ranges were the upload's
+ * parts; an object the window held was proven before its first byte went
+ * out), or the MD5 of the whole ("hex", or "hex-1": the MD5 of that MD5).
+ * Otherwise only lengths were checked: each range's, each asked If-Match the
+ * ETag, written in order. Bytes on stdout cannot be taken back: a mismatch
+ * fails the object (exit 1), it is not downloaded again.
  */
 bool stdout_verify(struct engine *g, struct xfer_obj_state *os, struct s3c_error *e)
 {
