@@ -103,3 +103,45 @@ void str_hex(const unsigned char *in, size_t n, char *out)
     }
     out[2 * n] = '\0';
 }
+
+size_t str_utf8_next(const unsigned char *p, size_t n, uint32_t *cp)
+{
+    uint32_t c = p[0], min;
+    size_t len, i;
+
+    if (c < 0x80) {
+        *cp = c;
+        return 1;
+    }
+    if (c >= 0xc2 && c <= 0xdf)
+        len = 2, c &= 0x1f, min = 0x80;
+    else if (c >= 0xe0 && c <= 0xef)
+        len = 3, c &= 0x0f, min = 0x800;
+    else if (c >= 0xf0 && c <= 0xf4)
+        len = 4, c &= 0x07, min = 0x10000;
+    else
+        return 0;
+    if (n < len)
+        return 0;
+    for (i = 1; i < len; i++) {
+        if ((p[i] & 0xc0) != 0x80)
+            return 0;
+        c = c << 6 | (p[i] & 0x3f);
+    }
+    if (c < min || c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff))
+        return 0;
+    *cp = c;
+    return len;
+}
+
+bool sv_is_utf8(struct sv a)
+{
+    const unsigned char *p = (const unsigned char *)a.p;
+    size_t i = 0, len;
+    uint32_t cp;
+
+    for (; i < a.n; i += len)
+        if (!(len = str_utf8_next(p + i, a.n - i, &cp)))
+            return false;
+    return true;
+}

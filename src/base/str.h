@@ -36,4 +36,14 @@ bool str_copy(char *dst, size_t dst_size, const char *src);
 /* Lower-case hex of 'n' bytes into 'out' (2n+1 bytes incl. NUL). */
 void str_hex(const unsigned char *in, size_t n, char *out);
 
+/*
+ * The length (1..4) of the well-formed UTF-8 sequence at p[0..n), n >= 1,
+ * with its code point in *cp; 0 if none starts there (a stray continuation
+ * byte, an overlong form, a surrogate, above U+10FFFF, cut short).
+ */
+size_t str_utf8_next(const unsigned char *p, size_t n, uint32_t *cp);
+
+/* True if all of 'a' is well-formed UTF-8 (str_utf8_next's rule). */
+bool sv_is_utf8(struct sv a);
+
 #endif

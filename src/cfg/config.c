@@ -314,8 +314,7 @@ static enum s3c_err resolve_profile(struct cfg_ctx *x)
     return S3C_OK;
 }
 
-/* A region must be a DNS label: it becomes part of a host name. */
-static bool region_ok(const char *r)
+bool cfg_region_ok(const char *r)
 {
     size_t i, n = strlen(r);
 
@@ -347,7 +346,7 @@ static enum s3c_err resolve_region(struct cfg_ctx *x)
     x->out->region_set = p.value != NULL;
     if (!p.value)
         return set_str(x, &x->out->region, CFG_DEFAULT_REGION);
-    if (!region_ok(p.value))
+    if (!cfg_region_ok(p.value))
         return bad(x, &p.where, p.key, p.value, "is not a valid region name");
     return set_str(x, &x->out->region, p.value);
 }

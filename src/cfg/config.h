@@ -171,6 +171,9 @@ enum s3c_err cfg_load(struct s3c_config *out, const struct cfg_flags *flags, cha
 /* Free every string; 'c' becomes S3C_CONFIG_INIT. */
 void cfg_release(struct s3c_config *c);
 
+/* A region name is a DNS label (letters, digits, '-'): it becomes part of a host name. */
+bool cfg_region_ok(const char *r);
+
 /*
  * Parse a size the way the AWS CLI does (human_readable_to_int): plain
  * bytes, or a number and a suffix KB MB GB TB KiB MiB GiB TiB in any case,

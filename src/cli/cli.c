@@ -164,6 +164,23 @@ enum s3c_err cli_line_globals(int *argc, char **argv, struct out_opts *o, struct
     return rc;
 }
 
+/*
+ * `s3c VERB help` (help the only argument, as the AWS CLI reads `aws s3 cp
+ * help`), or --help / -h before any "--". Any other "help" is a path: `s3c
+ * cp help s3://b/k` uploads the file named help.
+ */
+static bool verb_wants_help(int argc, char **argv)
+{
+    int i;
+
+    if (argc == 1 && !strcmp(argv[0], "help"))
+        return true;
+    for (i = 0; i < argc && strcmp(argv[i], "--") != 0; i++)
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
+            return true;
+    return false;
+}
+
 /* From the refresh thread: fresh keys are ready, let a sleeping loop take them. */
 static void keys_ready(void *ctx)
 {
@@ -364,7 +381,7 @@ int cli_main(int argc, char **argv)
         free(rest);
         return EXIT_USAGE;
     }
-    if (n_rest > 1 && (!strcmp(rest[1], "--help") || !strcmp(rest[1], "help"))) {
+    if (verb_wants_help(n_rest - 1, rest + 1)) {
         cli_help(v->name);
         free(rest);
         return EXIT_OK;

@@ -78,7 +78,7 @@ static int by_class(const void *a, const void *b)
 
 static void print_total(const struct du_total *t, const char *source, bool grouped, bool human)
 {
-    struct buf line = BUF_INIT(1 << 16);
+    struct buf line = BUF_INIT(1 << 20);
     char size[32];
 
     if (out_opts()->json) {
@@ -95,11 +95,16 @@ static void print_total(const struct du_total *t, const char *source, bool group
         cli_humanize_s5(t->bytes, size);
     else
         snprintf(size, sizeof(size), "%" PRIu64, t->bytes);
-    buf_addf(&line, "%s bytes in %" PRIu64 " objects: %s", size, t->count, source);
-    if (grouped)
-        buf_addf(&line, " [%s]", t->storage_class);
+    /* The names as out_escape() shows them: one line each, whatever they hold. */
+    buf_addf(&line, "%s bytes in %" PRIu64 " objects: ", size, t->count);
+    out_escape(&line, sv_from(source));
+    if (grouped) {
+        buf_adds(&line, " [");
+        out_escape(&line, sv_from(t->storage_class));
+        buf_addc(&line, ']');
+    }
     buf_addc(&line, '\n');
-    out_text(buf_cstr(&line)); /* (output.c's: stderr when stdout carries an object, in a run file) */
+    out_text(buf_cstr(&line));
     buf_release(&line);
 }
 

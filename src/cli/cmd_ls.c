@@ -168,6 +168,18 @@ static void json_entry(struct ls_state *st, const struct listing_entry *en)
     json_end(&j);
 }
 
+/* A column of what the store sent (class, ETag, version id), escaped as a
+ * name is and padded to 'width' bytes, then a space. */
+static void add_column(struct buf *l, struct sv text, int width)
+{
+    size_t start = l->len;
+
+    out_escape(l, text);
+    while (l->len - start < (size_t)width)
+        buf_addc(l, ' ');
+    buf_addc(l, ' ');
+}
+
 static void text_entry(struct ls_state *st, const struct listing_entry *en)
 {
     struct buf *l = &st->line;
@@ -180,19 +192,18 @@ static void text_entry(struct ls_state *st, const struct listing_entry *en)
         buf_addf(l, "%*s ", pre_width(st), "PRE");
         if (st->versions)
             buf_addf(l, "%-*s ", LS_VERSION_WIDTH, "");
-        buf_addf(l, "%.*s/\n", (int)name.n, name.p);
+        out_escape(l, name);
+        buf_adds(l, "/\n");
         out_text(buf_cstr(l));
         return;
     }
     local_time(en->mtime_epoch, when);
     buf_addf(l, "%s ", when);
     if (st->show_class)
-        buf_addf(l, "%-*s ", LS_CLASS_WIDTH,
-                 en->kind == LISTING_DELETE_MARKER ? "" : cli_storage_class(en->storage_class));
-    if (st->show_etag) {
-        struct sv etag = cli_etag_bare(en->etag);
-        buf_addf(l, "%-*.*s ", LS_ETAG_WIDTH, (int)etag.n, etag.p);
-    }
+        add_column(l, sv_from(en->kind == LISTING_DELETE_MARKER ? "" : cli_storage_class(en->storage_class)),
+                   LS_CLASS_WIDTH);
+    if (st->show_etag)
+        add_column(l, cli_etag_bare(en->etag), LS_ETAG_WIDTH);
     if (en->kind == LISTING_DELETE_MARKER)
         snprintf(size, sizeof(size), "DELETE");
     else if (st->human)
@@ -201,9 +212,10 @@ static void text_entry(struct ls_state *st, const struct listing_entry *en)
         snprintf(size, sizeof(size), "%" PRIu64, en->size);
     buf_addf(l, "%10s ", size);
     if (st->versions)
-        buf_addf(l, "%-*s ", LS_VERSION_WIDTH, en->version_id);
-    name = object_name(st, en->key);
-    buf_addf(l, "%.*s\n", (int)name.n, name.p);
+        add_column(l, sv_from(en->version_id), LS_VERSION_WIDTH);
+    /* As out_escape() shows names: a key cannot forge a line or drive the terminal. */
+    out_escape(l, object_name(st, en->key));
+    buf_addc(l, '\n');
     out_text(buf_cstr(l));
 }
 
@@ -222,7 +234,7 @@ static void print_entry(struct ls_state *st, const struct listing_entry *en)
 
 static void print_summary(const struct ls_state *st)
 {
-    char size[32], line[128];
+    char size[32];
 
     if (st->json) {
         struct json j = JSON_INIT;
@@ -235,8 +247,7 @@ static void print_summary(const struct ls_state *st)
         cli_human_size(st->total_bytes, size);
     else
         snprintf(size, sizeof(size), "%" PRIu64, st->total_bytes);
-    snprintf(line, sizeof(line), "\nTotal Objects: %" PRIu64 "\n   Total Size: %s\n", st->total_objects, size);
-    out_text(line); /* (output.c's: stderr when stdout carries an object, in a run file) */
+    printf("\nTotal Objects: %" PRIu64 "\n   Total Size: %s\n", st->total_objects, size);
 }
 
 /* ListBuckets (general-purpose buckets, as `aws s3 ls`), or with 'directory'
@@ -268,10 +279,11 @@ static enum s3c_err list_buckets(struct store_s3 *s, struct ls_state *st, bool d
                 continue;
             }
             local_time(b->creation_epoch, when);
-            out_text(when);
-            out_text(" ");
-            out_text(b->name);
-            out_text("\n");
+            buf_reset(&st->line);
+            buf_addf(&st->line, "%s ", when);
+            out_escape(&st->line, sv_from(b->name));
+            buf_addc(&st->line, '\n');
+            out_text(buf_cstr(&st->line));
         }
         if (page.continuation_token[0])
             token = strdup(page.continuation_token);
@@ -366,6 +378,8 @@ enum s3c_err cmd_ls(struct cli_ctx *c, int argc, char **argv)
     st.human = st.human || humanize;
     if (!rc)
         rc = cli_page_size("ls", page_size_s, &lo.page_size, &e);
+    if (!rc)
+        rc = cli_check_choice("ls", "--request-payer", request_payer, cli_request_payer_choices, &e);
     if (!rc && n_pos == 1)
         rc = s3_uri_parse(pos[0], &u, &e);
     if (!rc && (n_pos == 0 || !u.bucket[0]) && (st.versions || filters.n))

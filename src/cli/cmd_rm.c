@@ -509,6 +509,8 @@ static enum s3c_err rm_parse(struct rm *r, int argc, char **argv, struct s3c_err
     if (!rc && r->version_id && r->all_versions)
         rc = s3c_fail(e, S3C_EUSAGE, "rm: --version-id and --all-versions do not go together");
     if (!rc)
+        rc = cli_check_choice("rm", "--request-payer", r->oo.request_payer, cli_request_payer_choices, e);
+    if (!rc)
         rc = check_args(r, e);
     if (!rc)
         rc = job_knobs_parse(&r->base, &r->knob_args, e);

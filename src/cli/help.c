@@ -79,6 +79,8 @@ static const struct help helps[] = {
       "  --content-type T, --cache-control V, --content-encoding V, --content-disposition V,\n"
       "  --content-language V, --expires V, --metadata k=v[,k=v], --metadata-directive COPY|REPLACE,\n"
       "  --storage-class C, --acl A, --sse AES256|aws:kms, --sse-kms-key-id K, --request-payer requester\n"
+      "                         (the AWS CLI's choices; header values without control characters;\n"
+      "                         a --metadata value that is not ASCII is sent as =?UTF-8?B?...?=)\n"
       "  --copy-props default|metadata-directive|none   what an S3 to S3 copy keeps of its source,\n"
       "                         as the AWS CLI: default its metadata (Content-Type, -Encoding,\n"
       "                         -Disposition, -Language, Cache-Control, Expires, x-amz-meta-*)\n"
@@ -230,7 +232,10 @@ static const struct help helps[] = {
     { "version", "s3c version",
       "Print the version, the libcurl, OpenSSL, expat and ISA-L versions and the CPU\n"
       "features s3c's checksums and TLS use, for bug reports. Same as s3c --version.\n" },
-    { "help", "s3c help [VERB]", "Print help for every verb, or for one.\n" },
+    { "help", "s3c help [VERB]",
+      "Print help for every verb, or for one; also s3c VERB --help (or -h), and s3c VERB help\n"
+      "when help is the only argument, as the AWS CLI. Anywhere else help is a path: s3c cp\n"
+      "help s3://b/k uploads the file named help. A path that starts with - goes after --.\n" },
     { NULL, NULL, NULL },
 };
 

@@ -1,14 +1,120 @@
 #include "cli/objopts.h"
 
+#include "base/hash.h"
+#include "cfg/config.h"
 #include "s3/endpoint.h"
 
 #include <stdio.h>
 #include <string.h>
 
+/* The AWS CLI's choices (its s3 commands' argument tables), NULL-terminated. */
+static const char *const acl_choices[] = {
+    "private", "public-read", "public-read-write", "authenticated-read", "aws-exec-read",
+    "bucket-owner-read", "bucket-owner-full-control", "log-delivery-write", NULL,
+};
+static const char *const sse_choices[] = { "AES256", "aws:kms", NULL };
+static const char *const sse_c_choices[] = { "AES256", NULL };
+const char *const cli_request_payer_choices[] = { "requester", NULL };
+/* The CLI's eight, then those S3's API names that the CLI does not offer yet:
+ * EXPRESS_ONEZONE (directory buckets), OUTPOSTS, SNOW, FSX_*. */
+static const char *const storage_class_choices[] = {
+    "STANDARD", "REDUCED_REDUNDANCY", "STANDARD_IA", "ONEZONE_IA", "INTELLIGENT_TIERING", "GLACIER",
+    "DEEP_ARCHIVE", "GLACIER_IR", "EXPRESS_ONEZONE", "OUTPOSTS", "SNOW", "FSX_OPENZFS", "FSX_ONTAP", NULL,
+};
+
+enum s3c_err cli_check_choice(const char *verb, const char *flag, const char *value, const char *const *choices,
+                              struct s3c_error *e)
+{
+    struct buf list = BUF_INIT(4096);
+    const char *const *c;
+
+    if (!value)
+        return S3C_OK;
+    for (c = choices; *c; c++)
+        if (!strcmp(*c, value))
+            return S3C_OK;
+    for (c = choices; *c; c++)
+        buf_addf(&list, "%s%s", c == choices ? "" : " | ", *c);
+    s3c_fail(e, S3C_EUSAGE, "%s: argument %s: Invalid choice '%s', valid choices are: %s", verb, flag, value,
+             buf_cstr(&list));
+    buf_release(&list);
+    return S3C_EUSAGE;
+}
+
+/* RFC 9110's field-value: any byte but the controls (tab aside) and DEL. */
+static bool header_byte_ok(unsigned char c)
+{
+    return c == '\t' || (c >= 0x20 && c != 0x7f);
+}
+
+enum s3c_err cli_check_header_value(const char *verb, const char *flag, const char *value, struct s3c_error *e)
+{
+    const char *p;
+
+    if (!value)
+        return S3C_OK;
+    for (p = value; *p; p++)
+        if (!header_byte_ok((unsigned char)*p))
+            /* A CR or LF would end the header and start another one of the
+             * user's making; the other controls servers refuse or cut. */
+            return s3c_fail(e, S3C_EUSAGE, "%s: %s \"%s\": a header value cannot hold control characters "
+                            "(CR, LF, NUL...)", verb, flag, value);
+    return S3C_OK;
+}
+
+/* RFC 9110's token: what a header name (x-amz-meta-KEY) may hold. */
+static bool token_byte_ok(unsigned char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+           (c && strchr("!#$%&'*+-.^_`|~", c));
+}
+
+/*
+ * One --metadata entry, checked, into slot 'n'. The key becomes part of a
+ * header name: HTTP token characters only (ASCII). The value: no control
+ * characters; a value that is not ASCII must be UTF-8, and is sent as an RFC
+ * 2047 encoded-word, =?UTF-8?B?BASE64?=, the form S3 decodes before it
+ * stores a value (and gives back); raw bytes above 0x7F would be signed by
+ * s3c as they are but not by every store.
+ */
+static enum s3c_err meta_put(const char *verb, struct objopts_args *a, int n, const char *k, const char *v,
+                             struct s3c_error *e)
+{
+    struct buf b64 = BUF_INIT(sizeof(a->meta[0][1]));
+    bool ascii = true;
+    const char *p;
+
+    for (p = k; *p; p++)
+        if (!token_byte_ok((unsigned char)*p))
+            return s3c_fail(e, S3C_EUSAGE, "%s: --metadata key \"%s\": a key may hold only ASCII letters, digits "
+                            "and !#$%%&'*+-.^_`|~ (it becomes part of a header name)", verb, k);
+    for (p = v; *p; p++) {
+        if (!header_byte_ok((unsigned char)*p))
+            return s3c_fail(e, S3C_EUSAGE, "%s: --metadata value of \"%s\": a header value cannot hold control "
+                            "characters (CR, LF, NUL...)", verb, k);
+        ascii = ascii && (unsigned char)*p < 0x80;
+    }
+    snprintf(a->meta[n][0], sizeof(a->meta[n][0]), "x-amz-meta-%s", k);
+    if (ascii) {
+        snprintf(a->meta[n][1], sizeof(a->meta[n][1]), "%s", v);
+        return S3C_OK;
+    }
+    if (!sv_is_utf8(sv_from(v)))
+        return s3c_fail(e, S3C_EUSAGE, "%s: --metadata value of \"%s\" is not UTF-8", verb, k);
+    if (base64_encode(v, strlen(v), &b64)) {
+        buf_release(&b64);
+        return s3c_fail(e, S3C_EUSAGE, "%s: --metadata value of \"%s\" is too long", verb, k);
+    }
+    snprintf(a->meta[n][1], sizeof(a->meta[n][1]), "=?UTF-8?B?%s?=", buf_cstr(&b64));
+    buf_release(&b64);
+    return S3C_OK;
+}
+
 static enum s3c_err parse_metadata(const char *verb, struct objopts_args *a, struct xfer_obj_opts *oo,
                                    struct s3c_error *e)
 {
     const char *p = a->metadata;
+    enum s3c_err rc;
     int n = 0;
 
     if (!p)
@@ -16,7 +122,7 @@ static enum s3c_err parse_metadata(const char *verb, struct objopts_args *a, str
     while (*p == ' ' || *p == '{')
         p++;
     while (*p && *p != '}') {
-        char k[256], v[512];
+        char k[OBJOPTS_META_KEY_MAX + 1], v[OBJOPTS_META_VALUE_MAX + 1];
         size_t kl = 0, vl = 0;
         bool q;
 
@@ -33,6 +139,8 @@ static enum s3c_err parse_metadata(const char *verb, struct objopts_args *a, str
             p++;
         while (*p == ' ')
             p++;
+        if (*p != '=' && *p != ':' && kl == sizeof(k) - 1)
+            return s3c_fail(e, S3C_EUSAGE, "%s: --metadata key longer than %d bytes", verb, OBJOPTS_META_KEY_MAX);
         if (*p != '=' && *p != ':')
             return s3c_fail(e, S3C_EUSAGE, "%s: --metadata must be KEY=VALUE[,KEY=VALUE] or {\"KEY\":\"VALUE\"}",
                             verb);
@@ -47,10 +155,15 @@ static enum s3c_err parse_metadata(const char *verb, struct objopts_args *a, str
         if (q && *p == '"')
             p++;
         k[kl] = v[vl] = '\0';
+        /* A value cut short must not be stored as if whole. */
+        if (vl == sizeof(v) - 1 && *p && (q ? *p != '"' : (*p != ',' && *p != '}')))
+            return s3c_fail(e, S3C_EUSAGE, "%s: --metadata value of \"%s\" is longer than %d bytes", verb, k,
+                            OBJOPTS_META_VALUE_MAX);
         if (!kl || n == OBJOPTS_META_MAX)
             return s3c_fail(e, S3C_EUSAGE, "%s: bad or too many --metadata entries", verb);
-        snprintf(a->meta[n][0], sizeof(a->meta[n][0]), "x-amz-meta-%s", k);
-        snprintf(a->meta[n][1], sizeof(a->meta[n][1]), "%s", v);
+        rc = meta_put(verb, a, n, k, v, e);
+        if (rc)
+            return rc;
         oo->metadata[n][0] = a->meta[n][0];
         oo->metadata[n][1] = a->meta[n][1];
         n++;
@@ -82,11 +195,55 @@ static enum s3c_err check_sse_c(const char *verb, struct objopts_args *a, const 
     return S3C_OK;
 }
 
+/*
+ * Every flag that becomes a header, checked before the first request: an
+ * enumeration against its choices, a free value for what HTTP forbids.
+ */
+static enum s3c_err check_headers(const char *verb, const struct objopts_args *a, const struct xfer_obj_opts *oo,
+                                  struct s3c_error *e)
+{
+    const struct {
+        const char *flag, *value;
+    } free_values[] = {
+        { "--content-type", oo->content_type },
+        { "--cache-control", oo->cache_control },
+        { "--content-encoding", oo->content_encoding },
+        { "--content-disposition", oo->content_disposition },
+        { "--content-language", oo->content_language },
+        { "--expires", oo->expires },
+        { "--sse-kms-key-id", oo->sse_kms_key_id },
+    };
+    enum s3c_err rc = S3C_OK;
+    size_t i;
+
+    for (i = 0; !rc && i < sizeof(free_values) / sizeof(free_values[0]); i++)
+        rc = cli_check_header_value(verb, free_values[i].flag, free_values[i].value, e);
+    if (!rc)
+        rc = cli_check_choice(verb, "--storage-class", oo->storage_class, storage_class_choices, e);
+    if (!rc)
+        rc = cli_check_choice(verb, "--acl", oo->acl, acl_choices, e);
+    if (!rc)
+        rc = cli_check_choice(verb, "--sse", oo->sse, sse_choices, e);
+    if (!rc)
+        rc = cli_check_choice(verb, "--sse-c", oo->sse_c, sse_c_choices, e);
+    if (!rc)
+        rc = cli_check_choice(verb, "--sse-c-copy-source", oo->sse_c_copy_source, sse_c_choices, e);
+    if (!rc)
+        rc = cli_check_choice(verb, "--request-payer", oo->request_payer, cli_request_payer_choices, e);
+    /* It goes into a host name and a credential scope, as --region does. */
+    if (!rc && a->source_region && !cfg_region_ok(a->source_region))
+        rc = s3c_fail(e, S3C_EUSAGE, "%s: --source-region \"%s\" is not a valid region name", verb,
+                      a->source_region);
+    return rc;
+}
+
 enum s3c_err objopts_parse(const char *verb, struct objopts_args *a, struct xfer_obj_opts *oo,
                            struct s3c_error *e)
 {
-    enum s3c_err rc = parse_metadata(verb, a, oo, e);
+    enum s3c_err rc = check_headers(verb, a, oo, e);
 
+    if (!rc)
+        rc = parse_metadata(verb, a, oo, e);
     if (!rc)
         rc = check_sse_c(verb, a, oo, e);
     if (rc)

@@ -14,6 +14,8 @@
 #include "xfer/xfer.h"
 
 #define OBJOPTS_META_MAX 32
+#define OBJOPTS_META_KEY_MAX 255        /* bytes of a --metadata key */
+#define OBJOPTS_META_VALUE_MAX 2047     /* bytes of a value (S3 takes 2 KB for all of them) */
 
 /* The raw flags that need parsing, and the storage of what they become. */
 struct objopts_args {
@@ -23,7 +25,8 @@ struct objopts_args {
     bool no_guess_mime;                         /* --no-guess-mime-type */
     const char *checksum_algorithm;             /* --checksum-algorithm as given */
     const char *checksum_mode;                  /* --checksum-mode as given (ENABLED) */
-    char meta[OBJOPTS_META_MAX][2][512];        /* "x-amz-meta-NAME", value */
+    /* "x-amz-meta-NAME", and the value as sent (an RFC 2047 word when not ASCII) */
+    char meta[OBJOPTS_META_MAX][2][16 + 4 * (OBJOPTS_META_VALUE_MAX / 3 + 1)];
     struct s3_sse_c ssec_own, ssec_src_own;
     const struct s3_sse_c *ssec;                /* --sse-c-key's headers, or NULL (for a verb's own HEADs) */
     const struct s3_sse_c *ssec_src;            /* --sse-c-copy-source-key's, or NULL */
@@ -58,10 +61,31 @@ struct objopts_args {
  * After args_parse: check the flags and fill the rest of 'oo' from 'a'
  * (--metadata k1=v1,k2=v2 as the AWS CLI's shorthand, or a JSON object
  * {"k":"v"}; 'oo' then points into a->meta, so 'a' must live as long).
+ * Nothing bad reaches a request: --storage-class, --acl, --sse, --sse-c,
+ * --request-payer must be one of the AWS CLI's choices; the free values
+ * that become headers (--content-type and the other standard headers,
+ * --expires, --sse-kms-key-id, --metadata) hold no control characters; a
+ * --metadata key only HTTP token characters; a non-ASCII value is UTF-8
+ * and is sent RFC 2047-encoded (=?UTF-8?B?...?=), as S3 reads it.
  * S3C_EUSAGE with a message naming 'verb'.
  */
 enum s3c_err objopts_parse(const char *verb, struct objopts_args *a, struct xfer_obj_opts *oo,
                            struct s3c_error *e);
+
+/*
+ * 'value' (NULL: not given) is one of 'choices' (NULL-terminated), or
+ * S3C_EUSAGE worded as the AWS CLI's argparse: "VERB: argument FLAG: Invalid
+ * choice 'X', valid choices are: A | B".
+ */
+enum s3c_err cli_check_choice(const char *verb, const char *flag, const char *value, const char *const *choices,
+                              struct s3c_error *e);
+extern const char *const cli_request_payer_choices[];   /* --request-payer: requester */
+
+/*
+ * 'value' (NULL: not given) can be an HTTP header value as it is: no control
+ * characters but tab, no DEL (else S3C_EUSAGE naming 'flag').
+ */
+enum s3c_err cli_check_header_value(const char *verb, const char *flag, const char *value, struct s3c_error *e);
 
 /*
  * --source-region: when both ends are buckets ('src_bucket' and 'dst_bucket'

@@ -1,8 +1,11 @@
 #include "cli/output.h"
 
+#include "base/hash.h"
+
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -67,15 +70,25 @@ const struct out_opts *out_opts(void)
 
 void out_line(const char *fmt, ...)
 {
+    struct buf line = BUF_INIT(1 << 20);
+    char *text = NULL;
     va_list ap;
+    int n;
 
     if (opts.quiet || opts.only_errors)
         return;
     status_clear();
     va_start(ap, fmt);
-    vfprintf(records(), fmt, ap);
+    n = vasprintf(&text, fmt, ap);
     va_end(ap);
-    fputc('\n', records());
+    if (n < 0)
+        return;
+    /* The names in a result line are shown escaped: one line per result. */
+    out_escape(&line, (struct sv){ text, (size_t)n });
+    buf_addc(&line, '\n');
+    fwrite(line.data, 1, line.len, records());
+    buf_release(&line);
+    free(text);
 }
 
 void out_text(const char *s)
@@ -85,27 +98,46 @@ void out_text(const char *s)
 
 static const char *origin = "";
 
+void out_escape(struct buf *b, struct sv s)
+{
+    const unsigned char *p = (const unsigned char *)s.p;
+    size_t i = 0, len, k;
+    uint32_t cp;
+
+    while (i < s.n) {
+        len = str_utf8_next(p + i, s.n - i, &cp);
+        if (len && cp >= 0x20 && cp != 0x7f && !(cp >= 0x80 && cp <= 0x9f)) {
+            buf_add(b, p + i, len);
+        } else if (len == 1 && cp == '\n') {
+            buf_adds(b, "\\n");
+        } else if (len == 1 && cp == '\r') {
+            buf_adds(b, "\\r");
+        } else if (len == 1 && cp == '\t') {
+            buf_adds(b, "\\t");
+        } else {
+            /* A control (C1 ones are two bytes) or a byte that starts no UTF-8. */
+            if (!len)
+                len = 1;
+            for (k = 0; k < len; k++)
+                buf_addf(b, "\\x%02x", p[i + k]);
+        }
+        i += len;
+    }
+}
+
 /*
- * Write 's' to stderr with control bytes shown as \n, \r, \t or \xNN: an
- * error or warning stays one line whatever a key, an argument or a config
- * value holds, and a hostile object name cannot drive the terminal.
+ * Write 's' to stderr as out_escape() shows it: an error or warning stays
+ * one line whatever a key, an argument or a config value holds, and a
+ * hostile object name cannot drive the terminal.
  */
 static void put_clean(const char *s)
 {
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
+    struct buf b = BUF_INIT(1 << 20);
 
-        if (c >= 0x20 && c != 0x7f)
-            fputc(c, stderr);
-        else if (c == '\n')
-            fputs("\\n", stderr);
-        else if (c == '\r')
-            fputs("\\r", stderr);
-        else if (c == '\t')
-            fputs("\\t", stderr);
-        else
-            fprintf(stderr, "\\x%02x", c);
-    }
+    out_escape(&b, sv_from(s));
+    if (b.len)
+        fwrite(b.data, 1, b.len, stderr);
+    buf_release(&b);
 }
 
 void out_set_origin(const char *where)
@@ -272,21 +304,32 @@ void out_debug(void *ctx, const char *line)
 void json_escape(struct buf *b, const char *s)
 {
     const unsigned char *p = (const unsigned char *)s;
+    size_t n = strlen(s), i = 0, len;
+    uint32_t cp;
 
     buf_addc(b, '"');
-    for (; *p; p++) {
-        switch (*p) {
+    while (i < n) {
+        len = str_utf8_next(p + i, n - i, &cp);
+        if (!len) {
+            /* Not UTF-8: JSON cannot carry the byte; its text \xNN (json_str
+             * adds the exact bytes in base64 beside it). */
+            buf_addf(b, "\\\\x%02x", p[i]);
+            i++;
+            continue;
+        }
+        switch (cp) {
         case '"': buf_adds(b, "\\\""); break;
         case '\\': buf_adds(b, "\\\\"); break;
         case '\n': buf_adds(b, "\\n"); break;
         case '\r': buf_adds(b, "\\r"); break;
         case '\t': buf_adds(b, "\\t"); break;
         default:
-            if (*p < 0x20)
-                buf_addf(b, "\\u%04x", *p);
+            if (cp < 0x20)
+                buf_addf(b, "\\u%04x", (unsigned)cp);
             else
-                buf_addc(b, (char)*p);
+                buf_add(b, p + i, len);
         }
+        i += len;
     }
     buf_addc(b, '"');
 }
@@ -300,11 +343,25 @@ static void field(struct json *j, const char *name)
 
 void json_str(struct json *j, const char *name, const char *value)
 {
+    struct buf b64 = BUF_INIT(1 << 20), b64_name = BUF_INIT(4096);
+
     field(j, name);
-    if (value)
-        json_escape(&j->b, value);
-    else
+    if (!value) {
         buf_adds(&j->b, "null");
+        return;
+    }
+    json_escape(&j->b, value);
+    if (sv_is_utf8(sv_from(value)))
+        return;
+    /* A name that is not UTF-8 (a local file's, a key some stores keep):
+     * its exact bytes too, so no record loses what it names. */
+    buf_addf(&b64_name, "%s_base64", name);
+    if (!base64_encode(value, strlen(value), &b64)) {
+        field(j, buf_cstr(&b64_name));
+        json_escape(&j->b, buf_cstr(&b64));
+    }
+    buf_release(&b64);
+    buf_release(&b64_name);
 }
 
 void json_u64(struct json *j, const char *name, uint64_t value)

@@ -51,6 +51,16 @@ void out_stdout_is_data(void);
 void out_status(const char *text);
 bool out_status_enabled(void);
 
+/*
+ * Append 's' to 'b' as text output shows a name (result lines, ls, error
+ * lines): well-formed UTF-8 as it is, but C0 controls, DEL, C1 controls
+ * (U+0080..U+009F) and bytes that start no UTF-8 as \xNN, one per byte
+ * (LF, CR and tab as \n, \r, \t). So a name is one line and cannot drive the
+ * terminal. A backslash stays as it is: the text is for reading, --json
+ * carries the exact bytes (json_str).
+ */
+void out_escape(struct buf *b, struct sv s);
+
 /* One error line on stderr naming the operation 'op' (e.g. "ls s3://b"). */
 void out_error(const char *op, const struct s3c_error *e);
 
@@ -99,6 +109,7 @@ struct json {
 
 #define JSON_INIT { BUF_INIT(1 << 20), 0 }
 
+/* "name":"value"; and when 'value' is not UTF-8, also "name_base64": its bytes. */
 void json_str(struct json *j, const char *name, const char *value);
 void json_u64(struct json *j, const char *name, uint64_t value);
 void json_i64(struct json *j, const char *name, int64_t value);
@@ -109,7 +120,12 @@ void json_raw(struct json *j, const char *name, const char *raw);
 void json_end(struct json *j);
 /* Finish the object into 'out' instead of printing it (for nesting), and reset 'j'. */
 void json_end_into(struct json *j, struct buf *out);
-/* Append 's' as a JSON string literal (quoted, escaped) to 'b'. */
+/*
+ * Append 's' as a JSON string literal (quoted, escaped) to 'b'. A byte that
+ * starts no well-formed UTF-8 sequence cannot be in JSON text: it is written
+ * as the six characters \\xNN (the text \xNN once parsed), as out_escape()
+ * shows it; json_str() then adds the exact bytes as NAME_base64.
+ */
 void json_escape(struct buf *b, const char *s);
 
 #endif
