@@ -234,7 +234,7 @@ static void print_entry(struct ls_state *st, const struct listing_entry *en)
 
 static void print_summary(const struct ls_state *st)
 {
-    char size[32];
+    char size[32], line[128];
 
     if (st->json) {
         struct json j = JSON_INIT;
@@ -247,7 +247,8 @@ static void print_summary(const struct ls_state *st)
         cli_human_size(st->total_bytes, size);
     else
         snprintf(size, sizeof(size), "%" PRIu64, st->total_bytes);
-    printf("\nTotal Objects: %" PRIu64 "\n   Total Size: %s\n", st->total_objects, size);
+    snprintf(line, sizeof(line), "\nTotal Objects: %" PRIu64 "\n   Total Size: %s\n", st->total_objects, size);
+    out_text(line); /* (output.c's: stderr when stdout carries an object, in a run file) */
 }
 
 /* ListBuckets (general-purpose buckets, as `aws s3 ls`), or with 'directory'
