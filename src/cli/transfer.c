@@ -486,15 +486,17 @@ static int next_obj(void *ctx, struct xfer_obj **out)
 
     while (next_obj_raw(t, out)) {
         struct xfer_obj *o = *out;
-        bool replace = t->oo.metadata_directive && !strcmp(t->oo.metadata_directive, "REPLACE");
 
-        /* An object onto itself: mv would delete it; cp without new metadata is a no-op S3 refuses. */
+        /* An object onto itself: mv would delete it; cp that changes nothing is a
+         * no-op S3 refuses. cp that changes its metadata, class or encryption is
+         * how S3 changes them in place, as with the AWS CLI. */
         if (o->op == XFER_COPY && !strcmp(o->src_bucket, o->dst_bucket) && !strcmp(o->src, o->dst) &&
-            (t->mv || !replace)) {
+            (t->mv || !xfer_copy_changes(&t->oo))) {
             struct s3c_error e = S3C_ERROR_INIT;
             struct shown *sh = o->user;
             s3c_fail(&e, S3C_EPARSE, "source and destination are the same object%s",
-                     !t->mv ? " (use --metadata-directive REPLACE to change its metadata)" : "");
+                     !t->mv ? " (give --storage-class, --sse or --metadata-directive REPLACE to change it "
+                              "in place)" : "");
             skip_with_error(t, sh->src, sh->dst, &e);
             shown_free(sh);
             o->user = NULL;

@@ -16,27 +16,53 @@
 #include "s3/xml.h"
 #include "xfer/engine.h"
 
+/* Metadata flags on the command line (--content-type, --metadata...). */
+static bool meta_flags(const struct xfer_obj_opts *oo)
+{
+    return oo && (oo->content_type || oo->cache_control || oo->content_encoding || oo->content_disposition ||
+                  oo->content_language || oo->expires || oo->n_metadata);
+}
+
 /*
- * What the copy keeps, as the AWS CLI: --metadata-directive decides for the
- * metadata when given, else --copy-props (default and metadata-directive keep
- * it, none does not); tags are kept with the default only. Directory buckets
- * have no tags: none are asked for or refused there. Metadata flags on the
- * command line with no --metadata-directive (--content-type, --metadata...)
- * replace those of the source's properties and keep the rest: the source's
- * HEAD is asked for one CopyObject too, which then says REPLACE (merge_meta).
+ * What the copy keeps of its metadata, as the AWS CLI: --metadata-directive
+ * decides when given, else --copy-props (default and metadata-directive keep
+ * it, none does not). Metadata flags with no --metadata-directive replace
+ * those of the source's properties and keep the rest: the source's HEAD is
+ * asked for one CopyObject too, which then says REPLACE ('merge').
+ */
+static bool copy_keeps_meta(const struct xfer_obj_opts *oo, bool *merge)
+{
+    enum xfer_copy_props props = oo ? oo->copy_props : XFER_PROPS_DEFAULT;
+    const char *md = oo ? oo->metadata_directive : NULL;
+    bool keep = md ? strcmp(md, "REPLACE") != 0 : props != XFER_PROPS_NONE;
+
+    *merge = keep && !md && meta_flags(oo);
+    return keep;
+}
+
+bool xfer_copy_changes(const struct xfer_obj_opts *oo)
+{
+    bool merge;
+
+    if (!copy_keeps_meta(oo, &merge) || merge)
+        return true;
+    return oo && (oo->storage_class || oo->sse || oo->sse_kms_key_id || oo->sse_c_key);
+}
+
+/*
+ * What the copy keeps: its metadata (copy_keeps_meta); tags with the default
+ * --copy-props only. Directory buckets have no tags: none are asked for or
+ * refused there. Storage class, ACL and encryption are never kept: CopyObject
+ * and CreateMultipartUpload alike carry the command line's (req.c).
  */
 static void copy_props(const struct engine *g, struct xfer_obj_state *os)
 {
     const struct xfer_obj *o = os->o;
     const struct xfer_obj_opts *oo = o->opts;
     enum xfer_copy_props props = oo ? oo->copy_props : XFER_PROPS_DEFAULT;
-    const char *md = oo ? oo->metadata_directive : NULL;
     bool directory = s3_bucket_is_express(o->src_bucket) || s3_bucket_is_express(o->dst_bucket);
-    bool flags = oo && (oo->content_type || oo->cache_control || oo->content_encoding || oo->content_disposition ||
-                        oo->content_language || oo->expires || oo->n_metadata);
 
-    os->keep_meta = md ? strcmp(md, "REPLACE") != 0 : props != XFER_PROPS_NONE;
-    os->merge_meta = os->keep_meta && !md && flags;
+    os->keep_meta = copy_keeps_meta(oo, &os->merge_meta);
     os->keep_tags = props == XFER_PROPS_DEFAULT && !directory && !g->no_tagging;
     os->drop_tags = props != XFER_PROPS_DEFAULT && !directory;
 }

@@ -463,6 +463,30 @@ void hash_reap(struct engine *g)
     }
 }
 
+/*
+ * What the object written is beside its metadata: storage class, canned ACL,
+ * SSE. S3 keeps none of these from a copy's source, whatever the metadata
+ * directive: every write carries them (PutObject, CreateMultipartUpload,
+ * CopyObject), or the object gets the bucket's defaults.
+ */
+static void add_dest_headers(struct s3_req *q, const struct xfer_obj_opts *oo)
+{
+    const struct {
+        const char *name, *value;
+    } h[] = {
+        { "x-amz-storage-class", oo->storage_class },
+        { "x-amz-acl", oo->acl },
+        { "x-amz-server-side-encryption", oo->sse },
+        { "x-amz-server-side-encryption-aws-kms-key-id", oo->sse_kms_key_id },
+    };
+    size_t i;
+
+    for (i = 0; i < sizeof(h) / sizeof(h[0]); i++)
+        if (h[i].value)
+            s3_req_header(q, h[i].name, h[i].value);
+}
+
+/* The object's headers from the command line: the standard ones, add_dest_headers, --metadata. */
 static void add_obj_headers(struct req *r, struct s3_req *q, bool for_create)
 {
     const struct xfer_obj_opts *oo = r->os->o->opts;
@@ -488,15 +512,12 @@ static void add_obj_headers(struct req *r, struct s3_req *q, bool for_create)
             { "Content-Disposition", oo->content_disposition },
             { "Content-Language", oo->content_language },
             { "Expires", oo->expires },
-            { "x-amz-storage-class", oo->storage_class },
-            { "x-amz-acl", oo->acl },
-            { "x-amz-server-side-encryption", oo->sse },
-            { "x-amz-server-side-encryption-aws-kms-key-id", oo->sse_kms_key_id },
         };
         for (i = 0; i < (int)(sizeof(std) / sizeof(std[0])); i++)
             if (std[i].value)
                 s3_req_header(q, std[i].name, std[i].value);
     }
+    add_dest_headers(q, oo);
     for (i = 0; i < oo->n_metadata && q->n_headers < S3_REQ_MAX_HEADERS - 4; i++)
         s3_req_header(q, oo->metadata[i][0], oo->metadata[i][1]);
     if (oo->no_overwrite && !for_create)
@@ -890,10 +911,12 @@ enum s3c_err req_submit(struct engine *g, struct req *r, struct s3c_error *e)
         } else if (os->merge_meta) {
             s3_req_header(&q, "x-amz-metadata-directive", "REPLACE");
             add_kept_headers(r, &q, false);
-        } else {
-            if (oo && oo->metadata_directive)
+        } else if (oo) {
+            /* The source's metadata, but the class, ACL and encryption asked for. */
+            if (oo->metadata_directive)
                 s3_req_header(&q, "x-amz-metadata-directive", oo->metadata_directive);
-            if (oo && oo->no_overwrite)
+            add_dest_headers(&q, oo);
+            if (oo->no_overwrite)
                 s3_req_header(&q, "If-None-Match", "*");
         }
         if (os->drop_tags)

@@ -230,6 +230,11 @@ int xfer_part_size_guesses(uint64_t size, uint32_t n, uint64_t configured, uint6
 /* Content-Type for a file name from its extension; "binary/octet-stream" when unknown. */
 const char *xfer_guess_mime(const char *name);
 
+/* Whether an S3 to S3 copy with 'oo' changes what the object is (its metadata
+ * replaced, its storage class or encryption given), so that S3 lets an object
+ * be copied onto itself, as the AWS CLI does; an ACL alone is no change to S3. */
+bool xfer_copy_changes(const struct xfer_obj_opts *oo);
+
 /* Ask a running engine (from a signal handler) to stop: in-flight requests
  * are cancelled, multipart uploads aborted, temp files removed (with
  * opts.resume, those of journaled downloads with parts in are kept). */

@@ -164,6 +164,14 @@ check "copy-object COPY" aws s3api copy-object --bucket "$B" --key copy/meta2.tx
 eq "COPY keeps metadata" "$(aws s3api head-object --bucket "$B" --key copy/meta2.txt --query Metadata.color --output text)" "blue"
 out=$(aws s3api copy-object --bucket "$B" --key copy/meta2.txt --copy-source "$B/copy/meta2.txt" 2>&1)
 has "copy onto itself: InvalidRequest" "$out" "InvalidRequest"
+# S3 keeps no class or encryption of a copy's source: the request's, else STANDARD and none.
+check "put with class and SSE" aws s3api put-object --bucket "$B" --key copy/ia.txt --body "$D/small.txt" --storage-class STANDARD_IA --server-side-encryption aws:kms --ssekms-key-id k1
+check "copy-object COPY with class and SSE" aws s3api copy-object --bucket "$B" --key copy/ia2.txt --copy-source "$B/copy/ia.txt" --storage-class GLACIER_IR --server-side-encryption AES256
+eq "COPY takes the request's class and SSE" "$(aws s3api head-object --bucket "$B" --key copy/ia2.txt --query '[StorageClass, ServerSideEncryption, SSEKMSKeyId]' --output text)" "GLACIER_IR	AES256	None"
+check "copy-object COPY, no class or SSE" aws s3api copy-object --bucket "$B" --key copy/ia3.txt --copy-source "$B/copy/ia.txt"
+eq "COPY without them: STANDARD, no SSE" "$(aws s3api head-object --bucket "$B" --key copy/ia3.txt --query '[StorageClass, ServerSideEncryption]' --output text)" "None	None"
+check "copy onto itself with SSE" aws s3api copy-object --bucket "$B" --key copy/ia3.txt --copy-source "$B/copy/ia3.txt" --server-side-encryption AES256
+eq "encrypted in place" "$(aws s3api head-object --bucket "$B" --key copy/ia3.txt --query ServerSideEncryption --output text)" "AES256"
 check "cross-region copy" aws s3api copy-object --bucket "$B-west" --key x.txt --copy-source "$B/dir/small.txt"
 admin 'xregion_ms=400'
 t=$(REGION=us-west-2 s3curl -o /dev/null -w '%{time_starttransfer}' -X PUT -H "x-amz-copy-source: /$B/dir/small.txt" "$URL/$B-west/x2.txt")

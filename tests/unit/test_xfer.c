@@ -89,6 +89,34 @@ TEST(mime_from_extension)
     CHECK_STR(xfer_guess_mime("trailingdot."), "binary/octet-stream");
 }
 
+/* What lets S3 copy an object onto itself: something of it changes. */
+TEST(copy_changes_in_place)
+{
+    struct xfer_obj_opts oo = { 0 };
+
+    CHECK(!xfer_copy_changes(NULL));
+    CHECK(!xfer_copy_changes(&oo));
+    oo.acl = "public-read"; /* an ACL is no change to S3 */
+    CHECK(!xfer_copy_changes(&oo));
+    oo.metadata_directive = "COPY";
+    oo.content_type = "text/plain"; /* ignored by S3 with COPY */
+    CHECK(!xfer_copy_changes(&oo));
+    oo.metadata_directive = NULL; /* metadata flags alone: REPLACE, the rest merged */
+    CHECK(xfer_copy_changes(&oo));
+    oo = (struct xfer_obj_opts){ .metadata_directive = "REPLACE" };
+    CHECK(xfer_copy_changes(&oo));
+    oo = (struct xfer_obj_opts){ .copy_props = XFER_PROPS_NONE };
+    CHECK(xfer_copy_changes(&oo));
+    oo = (struct xfer_obj_opts){ .storage_class = "GLACIER_IR" };
+    CHECK(xfer_copy_changes(&oo));
+    oo = (struct xfer_obj_opts){ .sse = "AES256" };
+    CHECK(xfer_copy_changes(&oo));
+    oo = (struct xfer_obj_opts){ .sse_kms_key_id = "k" };
+    CHECK(xfer_copy_changes(&oo));
+    oo = (struct xfer_obj_opts){ .sse_c_key = "0123456789abcdef0123456789abcdef" };
+    CHECK(xfer_copy_changes(&oo));
+}
+
 TEST(stream_windows_and_part_sizes)
 {
     const uint64_t MiB = 1 << 20;

@@ -75,6 +75,7 @@ bool ops_get_max(struct emu_server *s, struct emu_conn *c, const char *name, int
 
 /* The headers S3 keeps with an object, rendered "Name: v\r\n"; malloc'd. */
 char *ops_capture_headers(const struct emu_req *q, char sc[24]);
+char *ops_copy_headers(const char *src, const struct emu_req *q);
 /* "crc32c" -> "CRC32C"; NULL for an algorithm S3 does not have. */
 const char *ops_ck_algo_norm(struct sv v);
 /* Raw checksum bytes of 'algo' over p[0..n); returns the length (4, 8, 20, 32). */

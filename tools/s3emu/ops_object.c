@@ -556,7 +556,10 @@ void ops_copy_object(struct emu_server *s, struct emu_conn *c, struct emu_bucket
     so = ops_copy_source(s, c, &sb, &skey, &sklen);
     if (!so)
         return;
-    if (sb == b && sklen == q->klen && !memcmp(skey, q->key, sklen) && !replace && !scl.p && !cka.p) {
+    /* In place, something must change: metadata, class or encryption (S3's words). */
+    if (sb == b && sklen == q->klen && !memcmp(skey, q->key, sklen) && !replace && !scl.p && !cka.p &&
+        !emu_req_header(q, "x-amz-server-side-encryption").p &&
+        !emu_req_header(q, "x-amz-server-side-encryption-customer-algorithm").p) {
         ops_error(s, c, 400, "InvalidRequest",
                   "This copy request is illegal because it is trying to copy an object to itself without "
                   "changing the object's metadata, storage class, website redirect location or encryption "
@@ -601,10 +604,9 @@ void ops_copy_object(struct emu_server *s, struct emu_conn *c, struct emu_bucket
     if (replace) {
         o->hdrs = ops_capture_headers(q, o->storage_class);
     } else {
-        o->hdrs = strdup(so->hdrs);
-        memcpy(o->storage_class, so->storage_class, sizeof(o->storage_class));
-        if (sb->directory && !b->directory)
-            str_copy(o->storage_class, sizeof(o->storage_class), "STANDARD"); /* EXPRESS_ONEZONE stays behind */
+        /* The source's metadata; class and encryption are the request's (S3:
+         * STANDARD and the bucket's default when it gives none). */
+        o->hdrs = ops_copy_headers(so->hdrs, q);
         if (scl.p)
             snprintf(o->storage_class, sizeof(o->storage_class), "%.*s", (int)scl.n, scl.p);
     }

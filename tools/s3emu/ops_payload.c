@@ -71,6 +71,38 @@ char *ops_capture_headers(const struct emu_req *q, char sc[24])
     return buf_detach(&b);
 }
 
+/*
+ * A copy's headers when it keeps its source's metadata (directive COPY): the
+ * source's, but its encryption is what the request says (S3 keeps no SSE of
+ * a copy's source: the request's, else the bucket's default, none here).
+ * malloc'd, NULL on OOM.
+ */
+char *ops_copy_headers(const char *src, const struct emu_req *q)
+{
+    static const char *const sse[] = { "x-amz-server-side-encryption", "x-amz-server-side-encryption-aws-kms-key-id" };
+    struct buf b = BUF_INIT(1 << 16);
+    const char *line = src;
+    size_t k;
+
+    while (*line) {
+        const char *eol = strstr(line, "\r\n");
+        size_t len = eol ? (size_t)(eol - line) + 2 : strlen(line);
+        bool drop = false;
+
+        for (k = 0; k < sizeof(sse) / sizeof(sse[0]); k++)
+            drop |= strncasecmp(line, sse[k], strlen(sse[k])) == 0 && line[strlen(sse[k])] == ':';
+        if (!drop)
+            buf_add(&b, line, len);
+        line += len;
+    }
+    for (k = 0; k < sizeof(sse) / sizeof(sse[0]); k++) {
+        struct sv v = emu_req_header(q, sse[k]);
+        if (v.p)
+            buf_addf(&b, "%s: %.*s\r\n", sse[k], (int)v.n, v.p);
+    }
+    return buf_detach(&b);
+}
+
 static const char *const ck_algos[] = { "CRC32", "CRC32C", "CRC64NVME", "SHA1", "SHA256" };
 
 const char *ops_ck_algo_norm(struct sv v)
