@@ -61,6 +61,41 @@ test_trust_mpujournal_kill9_then_same_cp_aborts_the_left_upload() {
     assert_file_sha256 got "$sum"
 }
 
+# Several files: each record is its key's. A run that uploads one key
+# aborts only that key's left upload; the others stay (records and uploads)
+# until a run uploads their keys.
+test_trust_mpujournal_records_are_per_key() {
+    local b pid i n ids
+    t_new_bucket b
+    export S3C_STATE_DIR=$T_DIR/state
+    mkdir src
+    for f in a b c; do cp "$(t_data 16MiB-$f $((16 * TJ_MIB)))" "src/big-$f"; done
+    "$S3C" cp -r src "s3://$b/t/" --part-size 5MiB --concurrency 6 --bwlimit 16MB/s > kill.out 2> kill.err &
+    pid=$!
+    for ((i = 0; i < 200; i++)); do
+        [ "$(find "$S3C_STATE_DIR" -name '*.upload' 2>/dev/null | wc -l)" = 3 ] && break
+        sleep 0.1
+    done
+    sleep 0.5
+    kill -9 "$pid" 2>/dev/null
+    wait "$pid" 2>/dev/null
+    n=$(find "$S3C_STATE_DIR" -name '*.upload' | wc -l)
+    [ "$n" = 3 ] || t_fail "expected 3 journal records after kill -9, found $n"
+    ids=$(cat "$S3C_STATE_DIR"/*.upload | sed -n 's/^upload_id //p' | LC_ALL=C sort)
+    assert_eq "$ids" "$(_tj_uploads "$b")" "uploads open after kill -9 (the journaled ones)"
+
+    assert_ok s3c cp src/big-a "s3://$b/t/big-a" --part-size 5MiB
+    assert_eq 2 "$(find "$S3C_STATE_DIR" -name '*.upload' | wc -l)" "records left after uploading big-a alone"
+    assert_eq "$(cat "$S3C_STATE_DIR"/*.upload | sed -n 's/^upload_id //p' | LC_ALL=C sort)" \
+        "$(_tj_uploads "$b")" "uploads open: those of the other two records"
+
+    assert_ok s3c cp -r src "s3://$b/t/" --part-size 5MiB
+    assert_eq "" "$(_tj_uploads "$b")" "uploads open after the whole tree again"
+    assert_eq "" "$(ls -A "$S3C_STATE_DIR")" "the state directory"
+    assert_eq "$(t_tree_sums src)" "$(cd src && for f in big-a big-b big-c; do
+        s3curl GET "/$b/t/$f" | sha256sum | sed "s|  -|  $f|"; done)" "the objects"
+}
+
 # The abort of the left upload fails (s3emu answers 500 to every
 # AbortMultipartUpload): the new upload still lands, a warning names the
 # upload, and its record stays for the next run, which aborts it.
