@@ -5,7 +5,7 @@
  * resumed into. One small file per (bucket, key) in the state directory,
  * written when CreateMultipartUpload succeeds and removed when the upload
  * completes or is aborted; what a killed run leaves behind is what
- * --resume finds. Which parts reached the store is not journaled: the
+ * --resume finds (and what a run without it aborts). Which parts reached the store is not journaled: the
  * store says (ListParts), and each part's ETag is checked against the MD5
  * of the local bytes before it is trusted.
  *

@@ -2,7 +2,9 @@
  * --resume, the engine's side of both journals (journal.h): a multipart
  * upload's record and which listed parts are ours; a ranged download's record,
  * its temp file, and which parts it already holds. Says what it found; the
- * upload and download families act on it. Calls req.c, verify.c, part.c.
+ * upload and download families act on it. Not only with --resume: an upload
+ * a killed run left open for a key is aborted (its record says which) before
+ * that key is uploaded again. Calls req.c, verify.c, part.c.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -140,8 +142,8 @@ enum req_kind resume_first(struct engine *g, struct xfer_obj_state *os)
         return RK_CREATE;
     if ((os->jlock = journal_upload_lock(dir, bucket, key)) < 0) {
         if (errno == EWOULDBLOCK)
-            xdebug(g, os->o, "another s3c run is uploading to this key: its journal record is left alone, "
-                             "and this upload is not journaled");
+            xdebug(g, os->o, "another s3c run (or this one) is uploading to this key: its journal record is "
+                             "left alone, and this upload is not journaled");
         os->no_journal = true;
         return RK_CREATE;
     }
