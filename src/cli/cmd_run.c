@@ -325,6 +325,8 @@ static void run_done(void *ctx, const struct xfer_obj *o, const struct s3c_error
     struct run_job *rj = o->owner;
 
     set_origin(ctx, rj->line, &rj->out);
+    if (o->warning)
+        out_warn("%s", o->warning);
     rj->job->ops->done(rj->job, o, e);
     leave();
     rj->inflight--;

@@ -374,6 +374,8 @@ static void one_done(void *ctx, const struct xfer_obj *o, const struct s3c_error
 {
     struct job *j = ctx;
 
+    if (o->warning)
+        out_warn("%s", o->warning);
     j->ops->done(j, o, e);
 }
 

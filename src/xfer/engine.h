@@ -54,6 +54,7 @@ enum req_kind {
     RK_PUT_TAGS,        /* PutObjectTagging of a copy, after Complete: tags too long for a header,
                            or a store that ignores the header */
     RK_CHECK_TAGS,      /* GetObjectTagging of a copy, after Complete: did the header take? */
+    RK_ABORT_STALE,     /* AbortMultipartUpload of the upload a killed run journaled for this key */
 };
 
 enum obj_phase {
@@ -124,6 +125,10 @@ struct xfer_obj_state {
     uint32_t list_marker;           /* --resume: ListParts page marker */
     int reqs;                       /* requests in flight or waiting to retry */
     char *upload_id;
+    int jlock;                      /* upload of a file: its key's journal record held (journal_upload_lock); -1 */
+    bool no_journal;                /* the record is not ours to write: another live run's, or a stale
+                                       upload's that could not be aborted (kept for the next run) */
+    char *stale_upload_id;          /* the journaled upload of a killed run, being aborted first; NULL */
     char (*etags)[72];              /* per part, as the store returned them */
     unsigned char (*md5s)[MD5_LEN]; /* per part, as we sent them */
     bool failed;
@@ -512,7 +517,12 @@ enum dl_verdict dl_check(struct engine *g, struct xfer_obj_state *os, struct s3c
 /* resume.c: --resume, the engine's side of the journals (calls req.c, part.c) */
 void journal_save(struct engine *g, struct xfer_obj_state *os);
 void journal_drop(struct engine *g, struct xfer_obj_state *os);
-bool resume_find(struct engine *g, struct xfer_obj_state *os);
+bool journal_kept(struct engine *g, const struct xfer_obj_state *os);
+enum req_kind resume_first(struct engine *g, struct xfer_obj_state *os);
+void journal_release(struct engine *g, struct xfer_obj_state *os);
+void on_stale_aborted(struct engine *g, struct req *r);
+bool stale_abort_refused(struct engine *g, struct req *r, const struct s3c_error *e);
+void stale_abort_gave_up(struct engine *g, struct req *r, const struct s3c_error *e);
 void resume_listed(struct xfer_obj_state *os, const struct s3_list_parts *lp, enum ck_algo a);
 void dl_journal_save(struct engine *g, struct xfer_obj_state *os);
 void dl_journal_drop(struct engine *g, struct xfer_obj_state *os);
@@ -534,6 +544,7 @@ bool complete_failed(struct engine *g, struct req *r, enum store_s3_verdict v, s
 void on_head_dst(struct engine *g, struct req *r);
 bool head_dst_failed(struct engine *g, struct req *r, enum store_s3_verdict v, struct s3c_error *e);
 void on_abort(struct engine *g, struct req *r);
+void abort_gave_up(struct engine *g, struct req *r, const struct s3c_error *e);
 
 /* hedge.c: duplicates of overdue requests, slow transfers sent again (calls req.c) */
 struct hedge *hedge_new(double budget);

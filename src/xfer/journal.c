@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -233,12 +234,78 @@ bad:
     return -1;
 }
 
-void journal_upload_remove(const char *dir, const char *bucket, const char *key)
+void journal_upload_remove(const char *dir, const char *bucket, const char *key, const char *upload_id)
 {
+    struct s3c_error e = S3C_ERROR_INIT;
+    struct journal_upload j;
     char path[4352];
+    int found;
 
+    if (upload_id) {
+        bool ours;
+
+        if ((found = journal_upload_load(dir, bucket, key, &j, &e)) != 1)
+            return;
+        ours = !strcmp(j.upload_id, upload_id);
+        journal_upload_release(&j);
+        if (!ours)
+            return; /* another upload's record: it goes when that one ends */
+    }
     record_path(dir, bucket, key, path, sizeof(path));
     unlink(path);
+}
+
+/* The hidden lock file beside the record at 'record' (DIR/HEX.upload -> DIR/.HEX.upload.lock). */
+static void lock_path(const char *record, char *out, size_t n)
+{
+    const char *base = strrchr(record, '/');
+
+    base = base ? base + 1 : record;
+    snprintf(out, n, "%.*s.%s.lock", (int)(base - record), record, base);
+}
+
+int journal_upload_lock(const char *dir, const char *bucket, const char *key)
+{
+    char path[4352], lock[4400];
+    struct stat held, named;
+    int fd, tries;
+
+    if (mkdir_p(dir) != 0)
+        return -1;
+    record_path(dir, bucket, key, path, sizeof(path));
+    lock_path(path, lock, sizeof(lock));
+    /* The holder before us may have removed the lock file after we opened it
+     * (journal_upload_unlock): a lock on a name that is gone holds nothing, so
+     * take the file the name holds now. */
+    for (tries = 0; tries < 8; tries++) {
+        if ((fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0600)) < 0)
+            return -1;
+        if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+            int err = errno;
+            close(fd);
+            errno = err;
+            return -1;
+        }
+        if (fstat(fd, &held) == 0 && stat(lock, &named) == 0 && held.st_dev == named.st_dev &&
+            held.st_ino == named.st_ino)
+            return fd;
+        close(fd);
+    }
+    errno = EAGAIN;
+    return -1;
+}
+
+void journal_upload_unlock(const char *dir, const char *bucket, const char *key, int fd)
+{
+    char path[4352], lock[4400];
+
+    if (fd < 0)
+        return;
+    record_path(dir, bucket, key, path, sizeof(path));
+    lock_path(path, lock, sizeof(lock));
+    if (access(path, F_OK) != 0 && errno == ENOENT)
+        unlink(lock); /* still ours: whoever opened it meanwhile takes the name anew */
+    close(fd);
 }
 
 void journal_upload_release(struct journal_upload *j)

@@ -5,7 +5,7 @@
  * resumed into. One small file per (bucket, key) in the state directory,
  * written when CreateMultipartUpload succeeds and removed when the upload
  * completes or is aborted; what a killed run leaves behind is what
- * --resume finds. Which parts reached the store is not journaled: the
+ * --resume finds (and what a run without it aborts). Which parts reached the store is not journaled: the
  * store says (ListParts), and each part's ETag is checked against the MD5
  * of the local bytes before it is trusted.
  *
@@ -16,6 +16,13 @@
  * after its bytes were written and the temp file fdatasync'd, so a record
  * never claims bytes a crash could still lose; the whole-object check at the
  * end covers every byte again, re-read from the temp file.
+ *
+ * A run holds the record of the (bucket, key) it uploads to while its
+ * upload lives (journal_upload_lock: flock on a hidden lock file beside the
+ * record, which the kernel lets go when the process dies, kill -9 included),
+ * so a record that another run can lock was left by a run that is gone: its
+ * upload is continued (--resume) or aborted, never left open; a record held
+ * by a live run is left alone.
  *
  * The directory: $S3C_STATE_DIR, else $XDG_STATE_HOME/s3c, else
  * $HOME/.local/state/s3c; created on first save (mode 0700).
@@ -48,7 +55,19 @@ enum s3c_err journal_upload_save(const char *dir, const struct journal_upload *j
 int journal_upload_load(const char *dir, const char *bucket, const char *key, struct journal_upload *out,
                         struct s3c_error *e);
 
-void journal_upload_remove(const char *dir, const char *bucket, const char *key);
+/* Remove the record of bucket/key if it is of upload 'upload_id' (any upload when NULL). */
+void journal_upload_remove(const char *dir, const char *bucket, const char *key, const char *upload_id);
+
+/*
+ * Take the record of bucket/key for this process until journal_upload_unlock:
+ * its lock file's fd, or -1 when another live process holds it (errno
+ * EWOULDBLOCK) or no lock file can be made (the directory cannot be created).
+ * Whoever holds it alone may read, act on, write or remove the record.
+ */
+int journal_upload_lock(const char *dir, const char *bucket, const char *key);
+
+/* Let go of the lock 'fd' (-1: none); the lock file goes too when no record is left. */
+void journal_upload_unlock(const char *dir, const char *bucket, const char *key, int fd);
 void journal_upload_release(struct journal_upload *j);
 
 struct journal_download {

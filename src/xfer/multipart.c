@@ -553,3 +553,25 @@ void on_abort(struct engine *g, struct req *r)
     req_put_back(g, r);
     maybe_finish(g, r->os);
 }
+
+/*
+ * AbortMultipartUpload failed, retries included: the upload stays open at the
+ * store. The object (already failed) ends; a warning with its outcome says so
+ * and what becomes of it: a journaled upload keeps its record, so that the
+ * next run of a command that writes this key aborts it (resume_first).
+ */
+void abort_gave_up(struct engine *g, struct req *r, const struct s3c_error *e)
+{
+    struct xfer_obj_state *os = r->os;
+    char msg[1024];
+
+    snprintf(msg, sizeof(msg), "could not abort multipart upload %s of s3://%s/%s (%.300s); %s", os->upload_id,
+             os->o->dst_bucket, os->o->dst, e->msg,
+             journal_kept(g, os) ? "its journal record is kept, so the next run tries again"
+                                 : "it stays open (and billed) until it is aborted");
+    free(os->o->warning);
+    os->o->warning = strdup(msg); /* NULL: no warning, nothing else lost */
+    os->phase = PH_END;
+    req_put_back(g, r);
+    maybe_finish(g, os);
+}

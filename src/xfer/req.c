@@ -86,6 +86,7 @@ void xfer_obj_free(struct xfer_obj *o)
     free(o->dst_bucket);
     free(o->etag);
     free(o->version_id);
+    free(o->warning);
     if (o->head) {
         buf_release(&o->head->headers);
         buf_release(&o->head->body);
@@ -100,6 +101,8 @@ static void obj_state_free(struct xfer_obj_state *os)
 
     if (os->fd >= 0 && !os->stream)
         close(os->fd);
+    if (os->jlock >= 0)
+        close(os->jlock); /* its object never ended (journal_release): the lock goes, the record stays */
     for (i = 0; os->win && i < os->win_k; i++)
         free(os->win[i].data);
     free(os->win);
@@ -120,6 +123,7 @@ static void obj_state_free(struct xfer_obj_state *os)
     free(os->dj);
     free(os->resumed);
     free(os->upload_id);
+    free(os->stale_upload_id);
     free(os->have);
     free(os->etags);
     free(os->md5s);
@@ -835,10 +839,11 @@ enum s3c_err req_submit(struct engine *g, struct req *r, struct s3c_error *e)
             s3_req_header(&q, "If-None-Match", "*");
         break;
     case RK_ABORT:
+    case RK_ABORT_STALE:
         q.method = "DELETE";
         q.bucket = o->dst_bucket;
         q.key = o->dst;
-        rc = s3_query_add(&r->query, "uploadId", os->upload_id);
+        rc = s3_query_add(&r->query, "uploadId", r->kind == RK_ABORT ? os->upload_id : os->stale_upload_id);
         q.query = buf_cstr(&r->query);
         break;
     case RK_LIST_PARTS:
@@ -1124,7 +1129,8 @@ const char *req_op_name(enum req_kind k)
     case RK_CREATE: return "CreateMultipartUpload";
     case RK_PART: return "UploadPart";
     case RK_COMPLETE: return "CompleteMultipartUpload";
-    case RK_ABORT: return "AbortMultipartUpload";
+    case RK_ABORT:
+    case RK_ABORT_STALE: return "AbortMultipartUpload";
     case RK_GET: return "GetObject";
     case RK_COPY: return "CopyObject";
     case RK_COPY_PART: return "UploadPartCopy";
@@ -1272,7 +1278,8 @@ void req_done(struct engine *g, struct req *r)
     }
     if (v == STORE_S3_FAIL && !strcmp(e.s3_code, "BadDigest") && r->attempt + 1 < store_s3_max_attempts(g->s3))
         v = STORE_S3_RETRY; /* the bytes were damaged on the way: send them again */
-    if (v == STORE_S3_FAIL && r->kind != RK_ABORT && run_wide_error(g, &e))
+    /* Not for a killed run's upload's Abort: refused, it leaves a warning, and the run goes on. */
+    if (v == STORE_S3_FAIL && r->kind != RK_ABORT && r->kind != RK_ABORT_STALE && run_wide_error(g, &e))
         stop_run(g, r, &e);
     if (v == STORE_S3_OK)
         g->any_ok = true;

@@ -2,7 +2,9 @@
  * --resume, the engine's side of both journals (journal.h): a multipart
  * upload's record and which listed parts are ours; a ranged download's record,
  * its temp file, and which parts it already holds. Says what it found; the
- * upload and download families act on it. Calls req.c, verify.c, part.c.
+ * upload and download families act on it. Not only with --resume: an upload
+ * a killed run left open for a key is aborted (its record says which) before
+ * that key is uploaded again. Calls req.c, verify.c, part.c.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -28,14 +30,16 @@ static bool source_path(const struct xfer_obj_state *os, char out[4096])
     return realpath(os->o->src, out) != NULL;
 }
 
-/* Journal a new multipart upload of a local file, for a later --resume (best effort). */
+/* Journal a new multipart upload of a local file, for a later --resume (best
+ * effort), when this run holds its key's record (resume_first). */
 void journal_save(struct engine *g, struct xfer_obj_state *os)
 {
     struct s3c_error e = S3C_ERROR_INIT;
     struct journal_upload j;
     char src[4096];
 
-    if (!g->opts.state_dir || os->o->op != XFER_UPLOAD || os->stream || !source_path(os, src))
+    if (!g->opts.state_dir || os->o->op != XFER_UPLOAD || os->stream || os->jlock < 0 || os->no_journal ||
+        !source_path(os, src))
         return;
     j.bucket = os->o->dst_bucket;
     j.key = os->o->dst;
@@ -47,11 +51,35 @@ void journal_save(struct engine *g, struct xfer_obj_state *os)
     (void)journal_upload_save(g->opts.state_dir, &j, &e); /* no journal: no resume, nothing worse */
 }
 
-/* The upload completed or was aborted: nothing to resume. */
+/* The upload completed or was aborted: nothing to resume. Only its own record
+ * goes (an upload that could not be aborted keeps another's). */
 void journal_drop(struct engine *g, struct xfer_obj_state *os)
 {
-    if (g->opts.state_dir && os->o->op == XFER_UPLOAD && !os->stream && os->upload_id)
-        journal_upload_remove(g->opts.state_dir, os->o->dst_bucket, os->o->dst);
+    if (os->jlock >= 0 && os->upload_id)
+        journal_upload_remove(g->opts.state_dir, os->o->dst_bucket, os->o->dst, os->upload_id);
+}
+
+/* Whether the journal has a record of this upload (for a later run to abort or continue). */
+bool journal_kept(struct engine *g, const struct xfer_obj_state *os)
+{
+    struct s3c_error e = S3C_ERROR_INIT;
+    struct journal_upload j;
+    bool kept;
+
+    if (os->jlock < 0 || !os->upload_id ||
+        journal_upload_load(g->opts.state_dir, os->o->dst_bucket, os->o->dst, &j, &e) != 1)
+        return false;
+    kept = !strcmp(j.upload_id, os->upload_id);
+    journal_upload_release(&j);
+    return kept;
+}
+
+/* The upload ended (obj_finish): let go of its key's record. */
+void journal_release(struct engine *g, struct xfer_obj_state *os)
+{
+    if (os->jlock >= 0)
+        journal_upload_unlock(g->opts.state_dir, os->o->dst_bucket, os->o->dst, os->jlock);
+    os->jlock = -1;
 }
 
 /* The part size of a journaled upload, if one of 'size' bytes can have it. */
@@ -60,34 +88,151 @@ static bool journal_part_size_fits(uint64_t size, uint64_t part)
     return part >= ((uint64_t)5 << 20) && part <= ((uint64_t)5 << 30) && (size + part - 1) / part <= S3_MAX_PARTS;
 }
 
-/* --resume: a journaled upload of this very file (same path, size, mtime, and
- * part size: the one planned, or when s3c chose it, the one the journal says,
- * since that choice follows what the network showed the earlier run)? */
-bool resume_find(struct engine *g, struct xfer_obj_state *os)
+/* --resume: is the journaled upload 'j' one of this very file (same path,
+ * size, mtime, and part size: the one planned, or when s3c chose it, the one
+ * the journal says, since that choice follows what the network showed the
+ * earlier run)? If so, set 'os' up to continue it. */
+static bool resume_take(struct engine *g, struct xfer_obj_state *os, const struct journal_upload *j)
 {
-    struct s3c_error e = S3C_ERROR_INIT;
-    struct journal_upload j;
     char src[4096];
-    bool ok;
 
-    if (!g->opts.resume || !g->opts.state_dir || !source_path(os, src) ||
-        journal_upload_load(g->opts.state_dir, os->o->dst_bucket, os->o->dst, &j, &e) != 1)
+    if (!g->opts.resume || !source_path(os, src) || strcmp(j->source, src) || j->size != os->size ||
+        j->mtime_s != os->src_mtime ||
+        !(j->part_size == os->part_size || (!g->opts.part_size && journal_part_size_fits(os->size, j->part_size))))
         return false;
-    ok = !strcmp(j.source, src) && j.size == os->size && j.mtime_s == os->src_mtime &&
-         (j.part_size == os->part_size || (!g->opts.part_size && journal_part_size_fits(os->size, j.part_size)));
-    if (ok && j.part_size != os->part_size) {
-        os->part_size = j.part_size;
+    if (j->part_size != os->part_size) {
+        os->part_size = j->part_size;
         os->n_parts = (uint32_t)((os->size + os->part_size - 1) / os->part_size);
     }
-    if (ok) {
-        os->upload_id = strdup(j.upload_id);
-        os->have = calloc(os->n_parts, 1);
-        os->etags = calloc(os->n_parts, sizeof(*os->etags));
-        os->md5s = calloc(os->n_parts, sizeof(*os->md5s));
-        ok = os->upload_id && os->have && os->etags && os->md5s;
+    os->upload_id = strdup(j->upload_id);
+    os->have = calloc(os->n_parts, 1);
+    os->etags = calloc(os->n_parts, sizeof(*os->etags));
+    os->md5s = calloc(os->n_parts, sizeof(*os->md5s));
+    if (os->upload_id && os->have && os->etags && os->md5s)
+        return true;
+    free(os->upload_id);
+    free(os->have);
+    free(os->etags);
+    free(os->md5s);
+    os->upload_id = NULL;
+    os->have = NULL;
+    os->etags = NULL;
+    os->md5s = NULL;
+    return false;
+}
+
+/*
+ * The first request of a multipart upload of a local file. Its key's journal
+ * record is taken first (journal_upload_lock), so that no two runs act on one
+ * record. A record of this very file is continued with --resume (ListParts:
+ * resume_take). Any other record is of an upload that a run killed before it
+ * could complete or abort it (a live run would hold the record): it is
+ * aborted before the new upload is created (RK_ABORT_STALE), never left open
+ * and billed; the record goes when the store confirms. A record held by
+ * another live run is left alone, and this upload is not journaled.
+ */
+enum req_kind resume_first(struct engine *g, struct xfer_obj_state *os)
+{
+    const char *dir = g->opts.state_dir, *bucket = os->o->dst_bucket, *key = os->o->dst;
+    struct s3c_error e = S3C_ERROR_INIT;
+    struct journal_upload j;
+    enum req_kind first = RK_CREATE;
+
+    if (!dir || os->o->op != XFER_UPLOAD || os->stream)
+        return RK_CREATE;
+    if ((os->jlock = journal_upload_lock(dir, bucket, key)) < 0) {
+        if (errno == EWOULDBLOCK)
+            xdebug(g, os->o, "another s3c run (or this one) is uploading to this key: its journal record is "
+                             "left alone, and this upload is not journaled");
+        os->no_journal = true;
+        return RK_CREATE;
+    }
+    if (journal_upload_load(dir, bucket, key, &j, &e) != 1)
+        return RK_CREATE; /* none, or unreadable: nothing to abort, and this upload's record replaces it */
+    if (resume_take(g, os, &j)) {
+        first = RK_LIST_PARTS;
+    } else if ((os->stale_upload_id = strdup(j.upload_id))) {
+        xdebug(g, os->o, "aborting upload %s, which an interrupted run left open (its journal record)%s",
+               j.upload_id, g->opts.resume ? ": not of this file as it is now" : "");
+        first = RK_ABORT_STALE;
+    } else {
+        os->no_journal = true; /* keep the record: a later run aborts its upload */
     }
     journal_upload_release(&j);
-    return ok;
+    return first;
+}
+
+/* This run's upload starts after the stale one's Abort. */
+static void stale_then_create(struct engine *g, struct xfer_obj_state *os)
+{
+    struct s3c_error e = S3C_ERROR_INIT;
+    struct req *nr;
+
+    free(os->stale_upload_id);
+    os->stale_upload_id = NULL;
+    if (!(nr = req_get(g, os, RK_CREATE))) {
+        s3c_fail(&e, S3C_ENOMEM, "out of memory");
+        obj_fail(g, os, &e);
+    } else {
+        submit_or_fail(g, nr);
+    }
+    maybe_finish(g, os);
+}
+
+/* The upload a killed run left is aborted: so goes its record. */
+void on_stale_aborted(struct engine *g, struct req *r)
+{
+    struct xfer_obj_state *os = r->os;
+
+    xdebug(g, os->o, "aborted upload %s, which an interrupted run left open", os->stale_upload_id);
+    journal_upload_remove(g->opts.state_dir, os->o->dst_bucket, os->o->dst, os->stale_upload_id);
+    req_put_back(g, r);
+    stale_then_create(g, os);
+}
+
+/* A 404 to that Abort: the store knows no such upload (S3 NoSuchUpload, Ceph
+ * 16 NoSuchKey) or no such bucket; nothing of it is left to bill, and its
+ * record goes too. */
+bool stale_abort_refused(struct engine *g, struct req *r, const struct s3c_error *e)
+{
+    struct xfer_obj_state *os = r->os;
+
+    if (e->http_status != 404)
+        return false;
+    xdebug(g, os->o, "upload %s, which an interrupted run left, is gone already (%s)", os->stale_upload_id,
+           e->s3_code);
+    journal_upload_remove(g->opts.state_dir, os->o->dst_bucket, os->o->dst, os->stale_upload_id);
+    req_put_back(g, r);
+    stale_then_create(g, os);
+    return true;
+}
+
+/*
+ * That Abort failed, retries included: the record stays for the next run to
+ * try again, and a warning with this object's outcome says so. This run's
+ * upload goes ahead unjournaled (its record would replace that one); if the
+ * run is stopping, the object ends with it.
+ */
+void stale_abort_gave_up(struct engine *g, struct req *r, const struct s3c_error *e)
+{
+    struct xfer_obj_state *os = r->os;
+    struct s3c_error why = *e; /* 'e' may live in the request */
+    char msg[1024];
+
+    req_put_back(g, r);
+    if (stopping(g) || why.code == S3C_ECANCEL) {
+        obj_fail(g, os, &why);
+        maybe_finish(g, os);
+        return;
+    }
+    snprintf(msg, sizeof(msg),
+             "could not abort multipart upload %s of s3://%s/%s, which an interrupted run left open (%.300s); "
+             "its journal record is kept, so the next run tries again",
+             os->stale_upload_id, os->o->dst_bucket, os->o->dst, why.msg);
+    free(os->o->warning);
+    os->o->warning = strdup(msg); /* NULL: no warning, but the record is kept all the same */
+    os->no_journal = true;
+    stale_then_create(g, os);
 }
 
 /* A part the store already has counts only if its ETag is the MD5 of our bytes at that place. */

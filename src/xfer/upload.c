@@ -12,7 +12,8 @@
 #include "xfer/engine.h"
 
 /* A local file: one PUT (from memory when small), or a multipart upload
- * (continued from the journal with --resume). */
+ * (continued from the journal with --resume; else one a killed run left for
+ * the key is aborted first). */
 enum s3c_err upload_start(struct engine *g, struct xfer_obj_state *os, struct req **out, struct s3c_error *e)
 {
     struct xfer_obj *o = os->o;
@@ -27,7 +28,7 @@ enum s3c_err upload_start(struct engine *g, struct xfer_obj_state *os, struct re
     if (wants_multipart(g, os->size)) {
         plan_parts(g, os);
         os->phase = PH_CREATE;
-        r = req_get(g, os, resume_find(g, os) ? RK_LIST_PARTS : RK_CREATE);
+        r = req_get(g, os, resume_first(g, os));
         if (!r)
             return s3c_fail(e, S3C_ENOMEM, "out of memory");
         *out = r;

@@ -28,7 +28,7 @@ static const struct req_ops req_kinds[] = {
     [RK_CREATE] = { .ok = on_create, .late = abort_late_upload },
     [RK_PART] = { .read = read_src, .ok = on_part },
     [RK_COMPLETE] = { .ok = on_complete, .failed = complete_failed },
-    [RK_ABORT] = { .ok = on_abort },
+    [RK_ABORT] = { .ok = on_abort, .gave_up = abort_gave_up },
     [RK_GET] = { .sink = write_dst, .ok = on_get },
     [RK_COPY] = { .ok = on_copy },
     [RK_COPY_PART] = { .ok = on_part },
@@ -42,11 +42,12 @@ static const struct req_ops req_kinds[] = {
     [RK_GET_TAGS] = { .ok = on_src_tags, .refused = src_tags_refused },
     [RK_PUT_TAGS] = { .ok = on_put_tags },
     [RK_CHECK_TAGS] = { .ok = on_check_tags },
+    [RK_ABORT_STALE] = { .ok = on_stale_aborted, .refused = stale_abort_refused, .gave_up = stale_abort_gave_up },
 };
 
 /* How each operation's objects start, and end. */
 static const struct obj_ops obj_kinds[] = {
-    [XFER_UPLOAD] = { .start = upload_start, .start_stdio = stdin_start },
+    [XFER_UPLOAD] = { .start = upload_start, .start_stdio = stdin_start, .end = journal_release },
     [XFER_DOWNLOAD] = { .start = download_start, .start_stdio = stdout_start, .end = dl_end },
     [XFER_COPY] = { .start = copy_start },
     [XFER_DELETE] = { .start = del_start },
@@ -75,6 +76,7 @@ static struct req *obj_start(struct engine *g, struct xfer_obj *o)
     }
     os->o = o;
     os->fd = -1;
+    os->jlock = -1;
     os->tmp_path = (struct buf)BUF_INIT(65536);
     o->st = os;
     g->n_objects++;

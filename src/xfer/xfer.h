@@ -88,6 +88,8 @@ struct xfer_obj {
                                        instead of asking again. Owned: freed with the object */
     void *user;                     /* caller's, untouched */
     void *owner;                    /* caller's, untouched: the job an object belongs to (run) */
+    char *warning;                  /* the engine's: a warning to show with the outcome (done); NULL.
+                                       Owned: freed with the object */
 
     /* Engine-private. */
     struct xfer_obj_state *st;

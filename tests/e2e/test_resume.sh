@@ -6,7 +6,8 @@
 # aborted. A run killed with -9 leaves the journal and the upload; a later run
 # with --resume asks the store which parts it has (ListParts), checks each
 # against the MD5 of the local bytes, and sends only the rest. SIGINT aborts
-# the upload and drops the journal. A file changed since is uploaded afresh.
+# the upload and drops the journal. A file changed since is uploaded afresh,
+# and the upload the journal names is aborted first.
 
 # _upload_requests: the engine's request count of the last --debug run.
 _upload_requests() { sed -n 's/.*bytes, \([0-9]*\) requests,.*/\1/p' <<< "$T_ERR" | tail -1; }
@@ -63,10 +64,11 @@ test_resume_never_continues_into_a_changed_file() {
     head -c 1000 /dev/urandom | dd of=big bs=1 seek=0 conv=notrunc status=none
     touch -d '2001-01-01' big
     assert_ok s3c --debug cp big "s3://$b/big" --resume
-    assert_eq 8 "$(_upload_requests)" "a fresh upload: Create + 6 parts + Complete"
+    assert_eq 9 "$(_upload_requests)" "a fresh upload: Abort of the old one + Create + 6 parts + Complete"
     assert_ok s3c cp "s3://$b/big" got
     assert_file_sha256 got "$(t_sha256 big)"
-    t_cmd awsx s3api abort-multipart-upload --bucket "$b" --key big --upload-id "$upid"
+    # The old upload is not left open and billed (issue 22 item 14).
+    assert_eq 0 "$(t_mpu_count "$b")" "multipart uploads open"
 }
 
 test_resume_when_the_upload_is_gone_starts_afresh() {

@@ -1,5 +1,7 @@
 #include "t.h"
 
+#include <dirent.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,7 +42,7 @@ TEST(journal_round_trip_hostile_names)
     /* Another key: nothing. */
     CHECK_INT(journal_upload_load(sub, "bkt", "other", &got, &e), 0);
     CHECK_INT(journal_upload_load(sub, "bkt2", j.key, &got, &e), 0);
-    journal_upload_remove(sub, "bkt", j.key);
+    journal_upload_remove(sub, "bkt", j.key, NULL);
     CHECK_INT(journal_upload_load(sub, "bkt", j.key, &got, &e), 0);
     {
         char cmd[1024];
@@ -63,6 +65,59 @@ TEST(journal_malformed_is_an_error_not_a_resume)
     CHECK_INT(system(cmd), 0);
     CHECK_INT(journal_upload_load(dir, "bkt", "k", &got, &e), -1);
     CHECK_INT(e.code, S3C_EPARSE);
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+    CHECK_INT(system(cmd), 0);
+}
+
+/* Entries of 'dir', hidden ones included (but . and ..). */
+static int dir_entries(const char *dir)
+{
+    DIR *d = opendir(dir);
+    struct dirent *de;
+    int n = 0;
+
+    if (!d)
+        return -1;
+    while ((de = readdir(d)))
+        n += strcmp(de->d_name, ".") && strcmp(de->d_name, "..");
+    closedir(d);
+    return n;
+}
+
+/* A record is held by one holder at a time (another run, or another object of
+ * this run: flock is per open file), and only its own upload's end removes it. */
+TEST(journal_upload_lock_and_remove_if_ours)
+{
+    char *dir = tmp_dir();
+    struct s3c_error e = S3C_ERROR_INIT;
+    struct journal_upload j = { "bkt", "k", "u1", "src", 10, 1, 5 << 20 };
+    struct journal_upload got;
+    char cmd[1024];
+    int fd, fd2, other;
+
+    CHECK(dir != NULL);
+    fd = journal_upload_lock(dir, "bkt", "k");
+    CHECK(fd >= 0);
+    errno = 0;
+    CHECK_INT(journal_upload_lock(dir, "bkt", "k"), -1);
+    CHECK_INT(errno, EWOULDBLOCK);
+    other = journal_upload_lock(dir, "bkt", "k2");
+    CHECK(other >= 0);
+    journal_upload_unlock(dir, "bkt", "k2", other);
+
+    CHECK_INT(journal_upload_save(dir, &j, &e), S3C_OK);
+    journal_upload_remove(dir, "bkt", "k", "u2");  /* another upload's end: the record stays */
+    CHECK_INT(journal_upload_load(dir, "bkt", "k", &got, &e), 1);
+    journal_upload_release(&got);
+    journal_upload_unlock(dir, "bkt", "k", fd);     /* a record is left: so is its lock file */
+    CHECK_INT(dir_entries(dir), 2);
+
+    fd2 = journal_upload_lock(dir, "bkt", "k");     /* the holder is gone: free to take */
+    CHECK(fd2 >= 0);
+    journal_upload_remove(dir, "bkt", "k", "u1");
+    CHECK_INT(journal_upload_load(dir, "bkt", "k", &got, &e), 0);
+    journal_upload_unlock(dir, "bkt", "k", fd2);
+    CHECK_INT(dir_entries(dir), 0);                 /* no record, no lock file */
     snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
     CHECK_INT(system(cmd), 0);
 }
