@@ -712,6 +712,9 @@ static void sync_done(struct job *j, const struct xfer_obj *o, const struct s3c_
     } else {
         if (!(e && e->code == S3C_ECANCEL))
             report(s, o->op, sh->src, sh->dst, sh->size, e);
+        if (!e && o->unproven && sh->dst)
+            out_warn("%s: %s to %s is not verified: %s", s->op == XFER_UPLOAD ? "upload" : s->op == XFER_DOWNLOAD
+                     ? "download" : "copy", sh->src, sh->dst, o->unproven);
         job_count(j, (int)o->op, o->op == XFER_DELETE ? 0 : sh->size, e);
     }
     shown_free(sh);

@@ -212,7 +212,7 @@ static void on_done(struct job *j, const struct xfer_obj *o, const struct s3c_er
 {
     struct transfer *t = (struct transfer *)j;
     struct shown *sh = o->user;
-    struct s3c_error skip;
+    struct s3c_error skip, unproven = S3C_ERROR_INIT;
 
     t->inflight--;
     if (o->op == XFER_DELETE) {
@@ -231,8 +231,15 @@ static void on_done(struct job *j, const struct xfer_obj *o, const struct s3c_er
         return;
     }
     e = job_skip_unreadable(o, e, &skip);
+    if (!e && o->unproven && t->mv) {
+        /* No proof that the copy landed: the source is all the user may have. */
+        s3c_fail(&unproven, S3C_EHTTP, "%s, so the source is kept", o->unproven);
+        e = &unproven;
+    }
     if (!(e && e->code == S3C_ECANCEL))
         report(t, sh, o->op, e);
+    if (!e && o->unproven)
+        out_warn("%s: %s to %s is not verified: %s", op_word(o->op, false), sh->src, sh->dst, o->unproven);
     job_count(j, t->mv ? JOB_OP_MOVE : (int)o->op, sh->size, e);
     if (!e && t->mv)
         delete_source(t, o, sh);

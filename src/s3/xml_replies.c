@@ -227,6 +227,7 @@ static const struct xml_field complete_fields[] = {
 
 static const struct xml_schema complete_schema = {
     .root = "CompleteMultipartUploadResult",
+    .root_alt = "CompleteMultipartUploadResponse", /* moto's server names it so */
     .size = sizeof(struct s3_complete_multipart),
     .fields = complete_fields,
     .n_fields = COUNT(complete_fields),

@@ -231,6 +231,23 @@ bool src_tags_refused(struct engine *g, struct req *r, const struct s3c_error *e
     return true;
 }
 
+/*
+ * Whether CopyObject's result proves the copy: it names the ETag of the
+ * object made (no bytes pass through s3c, so there is nothing of ours to
+ * compare it with: the source's ETag may be no MD5, encrypted or multipart).
+ * No ETag: nothing says an object was made.
+ */
+static bool copy_proven(const struct req *r, const char **why)
+{
+    struct s3_copy_result cr = S3_COPY_RESULT_INIT;
+    bool ok = !s3_parse_copy_result(buf_sv(&r->http.resp.body), &cr, NULL) && cr.etag && cr.etag[0];
+
+    if (!ok)
+        *why = "the store answered CopyObject with no ETag";
+    s3_copy_result_release(&cr);
+    return ok;
+}
+
 /* CopyObject answered: S3 may answer 200 and then fail, with no result. */
 void on_copy(struct engine *g, struct req *r)
 {
@@ -247,6 +264,7 @@ void on_copy(struct engine *g, struct req *r)
         req_fail(g, r, &e, true, 0);
         return;
     }
+    os->proven = copy_proven(r, &os->unproven);
     os->phase = PH_END;
     req_put_back(g, r);
     maybe_finish(g, os);

@@ -203,6 +203,7 @@ static void dl_size_only(struct engine *g, struct xfer_obj_state *os, const char
 {
     xdebug(g, os->o, "checked by size only: %s", why);
     os->check = DL_SIZE;
+    os->unproven = "the download was checked by its size only (no stored checksum, no usable MD5 ETag)";
     if (os->stream)
         os->part_size = xfer_stdout_part_size(os->size, g->opts.part_size);
     else
@@ -803,8 +804,11 @@ static enum sent_verdict get_whole_check(struct engine *g, struct req *r, struct
     if (r->use_sha)
         return whole_sum_verify(g, os, &r->stored, r->hash.job.also_digest, e) ? SENT_OK : SENT_BAD;
     if (!http_resp_header(&r->http.resp, "etag", &etag) || etag_not_md5(os->o->src_bucket, &r->http.resp) ||
-        !etag_whole_md5(etag))
-        return SENT_OK; /* no MD5 of the whole to compare (a directory bucket's ETag is none) */
+        !etag_whole_md5(etag)) {
+        /* no MD5 of the whole to compare (a directory bucket's ETag is none) */
+        os->unproven = "the store gave no checksum and no MD5 ETag to check the download against";
+        return SENT_OK;
+    }
     if (os->small_dl || os->held) {
         hash_final(r->md5, md5);
     } else if (r->hash.ready) {

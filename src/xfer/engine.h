@@ -133,6 +133,11 @@ struct xfer_obj_state {
     unsigned char (*md5s)[MD5_LEN]; /* per part, as we sent them */
     bool failed;
     struct s3c_error err;
+    /* Whether what the store answered proves the copy (an ETag or echoed checksum equal to what
+     * was sent, a download's check); 'unproven' says why not (a static string). Unproven objects
+     * succeed, but mv keeps their source (xfer_obj.unproven). */
+    bool proven;
+    const char *unproven;
     /* stdin/stdout objects: read or written in order, never seeked. */
     bool stream;
     bool eof;                       /* stdin: all of it has been read */
@@ -488,6 +493,9 @@ enum sent_verdict verify_sent(struct engine *g, struct req *r, unsigned char md5
  */
 bool sent_answer_ok(struct engine *g, struct req *r, unsigned char md5[MD5_LEN], bool *md5_known);
 bool multipart_etag(const struct xfer_obj_state *os, char want[80]);
+/* Whether a PutObject answer, already judged by verify_sent, proves the bytes: the flexible
+ * checksum sent echoed, or an ETag that is the MD5 'md5' ('known') of them; else 'why'. */
+bool put_proven(const struct req *r, const unsigned char md5[MD5_LEN], bool known, const char **why);
 void mem_crc(struct engine *g, struct req *r, bool whole_object);
 bool mem_needs_md5(const struct engine *g, bool whole_object);
 void mem_md5_set(struct req *r, const unsigned char md5[MD5_LEN]);

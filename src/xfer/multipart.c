@@ -408,6 +408,49 @@ void on_check_tags(struct engine *g, struct req *r)
     maybe_finish(g, os);
 }
 
+/*
+ * Whether Complete's answer proves the upload: the checksum of the whole the
+ * parts sent make (complete_ck_want), or an ETag of the multipart form
+ * "...-N" for our N parts (its MD5 part was checked against our parts' by
+ * on_complete where it can be). A 200 with neither proves nothing: a store
+ * or proxy may answer it and keep nothing.
+ */
+static bool complete_proven(struct engine *g, const struct xfer_obj_state *os, const struct buf *body,
+                            const char **why)
+{
+    struct s3_complete_multipart cm = S3_COMPLETE_MULTIPART_INIT;
+    char want[CK_B64_MAX + 8];
+    const char *got, *dash = NULL;
+    uint64_t n = 0;
+    size_t len;
+    bool ok = false;
+
+    if (s3_parse_complete_multipart(buf_sv(body), &cm, NULL)) {
+        *why = "the store's answer to CompleteMultipartUpload cannot be read";
+        goto out;
+    }
+    if (os->o->op == XFER_UPLOAD && os->mpu_crc && (got = *ck_field(&cm.checksums, obj_ck(os->o))) && got[0] &&
+        complete_ck_want(g, os, strchr(got, '-') != NULL, want) && !strcmp(want, got)) {
+        ok = true;
+        goto out;
+    }
+    got = cm.etag;
+    len = got ? strlen(got) : 0;
+    if (len >= 2 && got[0] == '"' && got[len - 1] == '"') {
+        got++;
+        len -= 2;
+    }
+    if (len)
+        dash = memchr(got, '-', len);
+    ok = dash && sv_to_u64((struct sv){ dash + 1, len - (size_t)(dash + 1 - got) }, &n) && n == os->n_parts;
+    if (!ok)
+        *why = len ? "the store's ETag for CompleteMultipartUpload does not name our parts"
+                   : "the store answered CompleteMultipartUpload with no ETag and no checksum";
+out:
+    s3_complete_multipart_release(&cm);
+    return ok;
+}
+
 void on_complete(struct engine *g, struct req *r)
 {
     struct xfer_obj_state *os = r->os;
@@ -467,6 +510,7 @@ void on_complete(struct engine *g, struct req *r)
         }
         s3_complete_multipart_release(&cm);
     }
+    os->proven = complete_proven(g, os, &r->http.resp.body, &os->unproven);
     journal_drop(g, os);
     os->phase = PH_END;
     req_put_back(g, r);
@@ -525,6 +569,7 @@ void on_head_dst(struct engine *g, struct req *r)
     }
     req_put_back(g, r); /* 'etag' points into its reply: done with it now */
     if (ours) {
+        os->proven = true; /* the ETag our parts make */
         journal_drop(g, os);
         os->phase = PH_END; /* it landed */
         put_tags_late(g, os);

@@ -167,6 +167,10 @@ void obj_finish(struct engine *g, struct xfer_obj_state *os)
     g->n_objects--;
     if (o->op == XFER_DELETE)
         g->n_deletes--;
+    /* Uploads and copies are proven by what the store answered (put_proven & co.);
+     * downloads by their check, unless it said it could not make one. */
+    if (!os->failed && o->op != XFER_DELETE && (o->op == XFER_DOWNLOAD ? os->unproven != NULL : !os->proven))
+        o->unproven = os->unproven ? os->unproven : "nothing the store answered proves the copy";
     g->source_wait = false; /* a done may let the source produce more */
     o->st = NULL;
     obj_report(g, o, os->failed ? &os->err : NULL);

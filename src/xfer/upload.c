@@ -91,6 +91,7 @@ void on_put(struct engine *g, struct req *r)
         return;
     if (!known && g->opts.verify)
         xdebug(g, os->o, "verified: by the %s the store echoed (no MD5)", ck_name(obj_ck(os->o)));
+    os->proven = put_proven(r, md5, known, &os->unproven);
     g->stats.bytes += r->len;
     os->phase = PH_END;
     req_put_back(g, r);

@@ -223,6 +223,39 @@ bool sent_answer_ok(struct engine *g, struct req *r, unsigned char md5[MD5_LEN],
     return true;
 }
 
+/*
+ * A 200 is no proof: a store (or a proxy) may answer it and keep nothing. The
+ * proof is the checksum sent, echoed, or an ETag equal to the MD5 of the bytes;
+ * an ETag that cannot be an MD5 (SSE-KMS, SSE-C, directory buckets) proves
+ * nothing by itself.
+ */
+bool put_proven(const struct req *r, const unsigned char md5[MD5_LEN], bool known, const char **why)
+{
+    char want[33], got[33];
+    struct sv etag;
+
+    if (ck_echoed(r))
+        return true;
+    if (!http_resp_header(&r->http.resp, "etag", &etag) || !etag.n) {
+        *why = "the store answered PutObject with no ETag and no checksum";
+        return false;
+    }
+    if (etag_not_md5(r->os->o->dst_bucket, &r->http.resp) || !etag_is_md5(etag, got)) {
+        *why = "the store's ETag is not an MD5 (encryption, or a directory bucket) and it echoed no checksum";
+        return false;
+    }
+    if (!known) {
+        *why = "the MD5 of the bytes sent is not known";
+        return false;
+    }
+    str_hex(md5, MD5_LEN, want);
+    if (strcmp(want, got) != 0) {
+        *why = "the store's ETag is not the MD5 of the bytes sent";
+        return false;
+    }
+    return true;
+}
+
 static int nibble(char c)
 {
     return c <= '9' ? c - '0' : c - 'a' + 10; /* etag_is_md5 let only 0-9a-f through */
@@ -640,6 +673,7 @@ enum dl_verdict dl_check(struct engine *g, struct xfer_obj_state *os, struct s3c
             /* Two downloads agree byte for byte, part by part: the guess was wrong, not the bytes. */
             xdebug(g, os->o, "not verified: the store does not say its part size and parts of %" PRIu64
                    " bytes do not give its ETag; two downloads gave identical bytes", os->part_size);
+            os->unproven = "the download could not be checked against its ETag (the store does not say its part size)";
             return DLV_OK;
         }
         memcpy(os->prev_digest, d, MD5_LEN);

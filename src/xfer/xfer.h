@@ -90,6 +90,10 @@ struct xfer_obj {
     void *owner;                    /* caller's, untouched: the job an object belongs to (run) */
     char *warning;                  /* the engine's: a warning to show with the outcome (done); NULL.
                                        Owned: freed with the object */
+    const char *unproven;           /* set by the engine when the object succeeded but nothing the
+                                       store answered proves the copy (a 200 with no ETag and no
+                                       checksum, a download checked by its size only): why, a
+                                       static string; NULL when proven. mv keeps such a source. */
 
     /* Engine-private. */
     struct xfer_obj_state *st;
