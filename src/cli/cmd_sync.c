@@ -397,9 +397,11 @@ static enum s3c_err side_open(struct sync *s, struct side *sd, struct s3c_error 
         wo.follow_symlinks = !s->no_follow_symlinks;
         /* A destination file is replaced, not read: no need to be able to read it. */
         wo.check_readable = sd->is_src;
-        /* A destination sees the temp files a killed download left, so --delete
-         * removes them; not with --resume, which continues them. */
+        /* A destination sees the temp files an interrupted download kept, so
+         * --delete removes them; not with --resume, which continues them. Temp
+         * files are known by what made them (job_tmp_of), never by their name. */
         wo.tmp_files = !sd->is_src && !s->base.knobs.resume;
+        wo.tmp_of = job_tmp_of;
         sd->walk = walk_open(sd->root, &wo, e);
         if (!sd->walk && e->code == S3C_ENOTFOUND && !sd->is_src) {
             s3c_error_clear(e);

@@ -1,14 +1,18 @@
 #include "cli/job.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "auth/express.h"
 #include "cli/args.h"
 #include "cli/output.h"
+#include "store/store_fs.h"
 #include "xfer/journal.h"
 
 static enum s3c_err parse_count(const char *verb, const char *flag, const char *s, int max, int *out,
@@ -128,6 +132,42 @@ void job_engine_opts(const struct job *j, struct xfer_opts *xo)
     xo->state_dir = state_dir();
     xo->resume = k->resume;
     xo->hedge_budget = hedge_budget();
+}
+
+enum walk_tmp job_tmp_of(void *ctx, int dfd, const char *name)
+{
+    const char *dir = state_dir();
+    struct buf dest = BUF_INIT(8192);
+    struct s3c_error e = S3C_ERROR_INIT;
+    struct journal_download j;
+    enum walk_tmp t = WALK_TMP_NO;
+    char link[64], path[4096];
+    struct stat a, b;
+    size_t n = strlen(name);
+    ssize_t got;
+
+    if (fs_tmp_in_use(dfd, name))
+        return WALK_TMP_LIVE;
+    if (!dir || n < 5 + 1 + 13)
+        return WALK_TMP_NO;
+    /* ".s3c-" BASE ".XXXXXXXX.tmp" was made for the destination BASE beside it; a
+     * journal keys a download on its destination's absolute path. */
+    snprintf(link, sizeof(link), "/proc/self/fd/%d", dfd);
+    got = readlink(link, path, sizeof(path) - 1);
+    if (got <= 0)
+        return WALK_TMP_NO;
+    path[got] = '\0';
+    if (buf_addf(&dest, "%s/%.*s", path, (int)(n - 5 - 13), name + 5) ||
+        journal_download_load(dir, buf_cstr(&dest), &j, &e) != 1)
+        goto out;
+    /* That record's temp file, and no other file of the same name. */
+    if (fstatat(dfd, name, &a, AT_SYMLINK_NOFOLLOW) == 0 && stat(j.tmp, &b) == 0 && a.st_dev == b.st_dev &&
+        a.st_ino == b.st_ino)
+        t = WALK_TMP_KEPT;
+    journal_download_release(&j);
+out:
+    buf_release(&dest);
+    return t;
 }
 
 void job_count(struct job *j, int op, uint64_t bytes, const struct s3c_error *e)

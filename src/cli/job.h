@@ -25,6 +25,7 @@
 
 #include "cli/cmd.h"
 #include "plan/shard.h"
+#include "plan/walk.h"
 #include "xfer/xfer.h"
 
 struct job;
@@ -125,6 +126,15 @@ enum s3c_err job_run(struct job *j);
  * into j->n: failed when e != NULL (first_error keeps the first code), warned
  * when e->code is S3C_ESKIPPED. */
 void job_count(struct job *j, int op, uint64_t bytes, const struct s3c_error *e);
+
+/*
+ * walk_opts.tmp_of for every walk of a local tree: whether the file 'name' (in
+ * the directory open as 'dfd'), named like a download's temp file, is one. Only
+ * what s3c made counts: a temp file a running s3c writes now (fs_tmp_in_use:
+ * it holds a lock on it), or one an interrupted run kept for --resume (the
+ * download journal names that very file). Anything else is the user's file.
+ */
+enum walk_tmp job_tmp_of(void *ctx, int dfd, const char *name);
 /* True when the object named 'rel' (relative to the job's source root) is this shard's. */
 bool job_owns(const struct job *j, struct sv rel);
 

@@ -968,6 +968,7 @@ static enum s3c_err transfer_walk_open(struct transfer *t, struct s3c_error *e)
     buf_release(&dir);
     if (!t->walk_match || !t->walk_root)
         return s3c_fail(e, S3C_ENOMEM, "out of memory");
+    wo.tmp_of = job_tmp_of;
     t->walk = walk_open(t->walk_root, &wo, e);
     if (!t->walk)
         return e->code ? e->code : S3C_EIO;

@@ -159,8 +159,12 @@ static int level_read(struct walk *w, int fd, struct walk_level *l)
         }
         if (d->d_name[0] == '.' && (d->d_name[1] == '\0' || (d->d_name[1] == '.' && d->d_name[2] == '\0')))
             continue;
-        if (!w->o.tmp_files && path_is_tmp_name(d->d_name))
-            continue;   /* a download's temp file (kept for --resume): partial data, never a source */
+        if (w->o.tmp_of && path_is_tmp_name(d->d_name)) {
+            /* The name only says it may be one; what made it decides (walk.h). */
+            enum walk_tmp t = w->o.tmp_of(w->o.tmp_ctx, dfd, d->d_name);
+            if (t == WALK_TMP_LIVE || (t == WALK_TMP_KEPT && !w->o.tmp_files))
+                continue;
+        }
         is_dir = d->d_type == DT_DIR;
         skip = false;
         if (d->d_type == DT_LNK && !w->o.follow_symlinks)

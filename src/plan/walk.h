@@ -27,9 +27,12 @@
  * silently, as --no-follow-symlinks does. The root itself is always
  * followed (the user named it). Sockets, FIFOs and devices come as
  * WALK_SPECIAL, for the caller to skip with a warning, as the AWS CLI does.
- * Temp files of downloads (".s3c-NAME.XXXXXXXX.tmp", path_is_tmp_name), which
- * --resume keeps after an interrupt, are skipped unless opts.tmp_files: partial
- * data, never a source.
+ * Temp files of downloads are recognised by what s3c made, never by their name
+ * alone (a user's file may be named ".s3c-x.12345678.tmp" too): a name of that
+ * form (path_is_tmp_name) is asked of opts.tmp_of, which says whether a running
+ * s3c writes it now (never yielded: partial data, never a source, never to be
+ * deleted) or an earlier run kept it for --resume (skipped unless
+ * opts.tmp_files). Without tmp_of every file is the user's.
  * What cannot be read comes as WALK_ERROR and the walk goes on: the caller
  * reports it and carries on with the job.
  *
@@ -52,15 +55,24 @@
 #include "base/err.h"
 #include "base/str.h"
 
+/* What a file named like a download's temp file is (walk_opts.tmp_of). */
+enum walk_tmp {
+    WALK_TMP_NO = 0,        /* the user's file */
+    WALK_TMP_KEPT,          /* a temp file an interrupted run kept for --resume (its journal says so) */
+    WALK_TMP_LIVE,          /* a temp file a running s3c is writing now */
+};
+
 struct walk_opts {
     bool follow_symlinks;   /* follow symlinks (default); false: skip them silently */
     bool check_readable;    /* a file the user cannot read is a WALK_ERROR (default), as the AWS CLI checks */
     size_t dir_max_bytes;   /* cap on one directory's listing in memory; 0: WALK_DIR_MAX_DEFAULT */
-    bool tmp_files;         /* yield downloads' temp files too (a sync destination's --delete removes
-                               what a killed run left); default false: skipped */
+    bool tmp_files;         /* yield temp files kept for --resume too (a sync destination's --delete
+                               removes what an interrupted run left); default false: skipped */
+    enum walk_tmp (*tmp_of)(void *ctx, int dfd, const char *name); /* NULL: no file is a temp file */
+    void *tmp_ctx;
 };
 
-#define WALK_OPTS_INIT { true, true, 0, false }
+#define WALK_OPTS_INIT { true, true, 0, false, NULL, NULL }
 #define WALK_DIR_MAX_DEFAULT ((size_t)256 << 20)
 #define WALK_REL_MAX 16384      /* longest relative path; S3 keys stop at 1024 bytes */
 

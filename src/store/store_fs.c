@@ -82,6 +82,34 @@ static enum s3c_err parents_of(const char *dst, size_t dir_len, struct s3c_error
     return rc;
 }
 
+/* Mark 'fd' as a temp file being written (fs_tmp_in_use): a write lock on all of
+ * it, released when it is closed. Best effort: a file system without such locks
+ * leaves its temp files looking like the user's (never the other way round). */
+static void tmp_lock(int fd)
+{
+    struct flock l = { .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 0 };
+
+    (void)fcntl(fd, F_OFD_SETLK, &l);
+}
+
+bool fs_tmp_in_use(int dfd, const char *name)
+{
+    struct flock l = { .l_type = F_RDLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 0 };
+    struct stat st;
+    bool locked;
+    int f;
+
+    /* Only regular files are opened: opening a device or a FIFO may do something. */
+    if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode))
+        return false;
+    f = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (f < 0)
+        return false;
+    locked = fcntl(f, F_OFD_GETLK, &l) == 0 && l.l_type != F_UNLCK;
+    close(f);
+    return locked;
+}
+
 enum s3c_err fs_tmp_create(const char *dst, uint64_t size, int *fd, struct buf *tmp_path,
                            struct s3c_error *e)
 {
@@ -118,6 +146,7 @@ enum s3c_err fs_tmp_create(const char *dst, uint64_t size, int *fd, struct buf *
     }
     if (f < 0)
         return s3c_fail(e, S3C_EIO, "cannot create a temp file for %s", dst);
+    tmp_lock(f);
     /* Reserve space for large files (a full disk fails now, not halfway);
      * small ones are one write anyway. */
     if (size >= ((uint64_t)1 << 20)) {
@@ -162,6 +191,7 @@ enum s3c_err fs_tmp_reopen(const char *tmp_path, uint64_t size, int *fd, struct 
         close(f);
         return s3c_fail(e, S3C_EIO, "%s is not the temp file it was", tmp_path);
     }
+    tmp_lock(f);
     *fd = f;
     return S3C_OK;
 }

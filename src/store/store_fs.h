@@ -27,6 +27,16 @@ enum s3c_err fs_open_read(const char *path, int *fd, uint64_t *size, int64_t *mt
 enum s3c_err fs_tmp_create(const char *dst, uint64_t size, int *fd, struct buf *tmp_path,
                            struct s3c_error *e);
 
+/*
+ * Whether the file 'name' in the directory open as 'dfd' is a temp file that a
+ * running s3c (this run, or another at the same time) is writing now:
+ * fs_tmp_create and fs_tmp_reopen hold a write lock (an open file description
+ * lock, which conflicts across processes and within one) on every temp file
+ * until it is committed or removed. A name alone never says so: a user's
+ * file may have any name.
+ */
+bool fs_tmp_in_use(int dfd, const char *name);
+
 /* Whether 'tmp_path' is a name fs_tmp_create gives temp files of 'dst' (same
  * directory, ".s3c-BASE.XXXXXXXX.tmp"): only such a file is reused or removed
  * on the word of a journal. */

@@ -93,3 +93,35 @@ test_trust_mv_plain_relay_moves() {
         HP_PIDS=""
     done
 }
+
+# Item 3: a user's file named like s3c's temp files is the user's: uploaded by
+# cp -r and sync, never deleted by sync --delete, either way. (Temp files are
+# known by what made them: a lock a running s3c holds, or the --resume journal.)
+test_trust_user_file_named_like_a_temp_file() {
+    local b n=.s3c-x.12345678.tmp
+    t_new_bucket b
+    mkdir -p tree/sub
+    printf 'mine\n' > "tree/$n"
+    printf 'mine too\n' > "tree/sub/$n"
+    printf 'a\n' > tree/a
+    assert_ok s3c cp -r tree "s3://$b/c/"
+    assert_eq "$(printf '%s\n' "c/$n" c/a "c/sub/$n")" "$(_keys "$b")" "keys after cp -r"
+    assert_ok s3c sync tree "s3://$b/s/"
+    assert_contains "$(_keys "$b")" "s/$n" "keys after sync"
+    assert_contains "$(_keys "$b")" "s/sub/$n" "keys after sync"
+    # --delete with the files still there: nothing goes.
+    assert_ok s3c sync --delete tree "s3://$b/c/"
+    assert_ok s3c sync --delete tree "s3://$b/s/"
+    assert_eq "" "$T_OUT" "a second sync --delete"
+    assert_eq "$(printf '%s\n' "c/$n" c/a "c/sub/$n" "s/$n" s/a "s/sub/$n")" "$(_keys "$b")" "keys after sync --delete"
+    _assert_object_text "$b" "s/$n" mine
+
+    # Down: downloaded like any key, kept by sync --delete, and then up again as it is.
+    assert_ok s3c sync "s3://$b/s/" down
+    assert_eq "mine" "$(cat "down/$n")" "downloaded"
+    assert_ok s3c sync --delete "s3://$b/s/" down
+    assert_eq "" "$T_OUT" "a second sync --delete down"
+    assert_eq "mine too" "$(cat "down/sub/$n")" "kept"
+    assert_ok s3c cp -r down "s3://$b/d/"
+    assert_contains "$(_keys "$b")" "d/sub/$n" "keys after cp -r of the download"
+}

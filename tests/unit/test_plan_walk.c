@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "plan/walk.h"
+#include "store/store_fs.h"
 
 /* A fresh temporary directory under $TMPDIR (or /tmp); removed by rm_tree(). */
 static void make_tmp(char *dir, size_t size)
@@ -395,5 +396,36 @@ TEST(walk_releases_descriptors)
     after = dup(0);
     close(after);
     CHECK_INT(after, before);
+    rm_tree(dir);
+}
+
+static enum walk_tmp tmp_by_lock(void *ctx, int dfd, const char *name)
+{
+    (void)ctx;
+    return fs_tmp_in_use(dfd, name) ? WALK_TMP_LIVE : WALK_TMP_NO;
+}
+
+/* A file named like a temp file is the user's; a temp file s3c writes (locked) is skipped. */
+TEST(walk_temp_files_known_by_their_lock_not_their_name)
+{
+    char dir[512], dst[1024], got[1024];
+    struct walk_opts o = WALK_OPTS_INIT;
+    struct buf tmp = BUF_INIT(4096);
+    struct s3c_error e = S3C_ERROR_INIT;
+    int fd = -1;
+
+    make_tmp(dir, sizeof(dir));
+    mk(dir, ".s3c-x.12345678.tmp");
+    mk(dir, "a");
+    snprintf(dst, sizeof(dst), "%s/b", dir);
+    CHECK(fs_tmp_create(dst, 0, &fd, &tmp, &e) == S3C_OK);
+    o.tmp_of = tmp_by_lock;
+    walk_all(dir, &o, got, sizeof(got));
+    CHECK_STR(got, ".s3c-x.12345678.tmp\na\n");
+    o.tmp_files = true;     /* a temp file in use is never yielded, even then */
+    walk_all(dir, &o, got, sizeof(got));
+    CHECK_STR(got, ".s3c-x.12345678.tmp\na\n");
+    fs_tmp_abort(fd, buf_cstr(&tmp));
+    buf_release(&tmp);
     rm_tree(dir);
 }
