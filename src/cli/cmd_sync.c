@@ -26,10 +26,12 @@
  * shown relative to the working directory, as the CLI shows them.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "cli/args.h"
@@ -37,6 +39,7 @@
 #include "cli/job.h"
 #include "cli/objopts.h"
 #include "cli/output.h"
+#include "base/hash.h"
 #include "fs/path.h"
 #include "plan/filter.h"
 #include "plan/lister.h"
@@ -266,8 +269,21 @@ static int walk_side_next(struct side *sd, struct merge_entry *out)
         out->rel = we.rel;
         out->size = we.size_bytes;
         out->mtime = we.mtime_sec;
+        out->mtime_nsec = (int32_t)we.mtime_nsec;
         return 1;
     }
+}
+
+/* The milliseconds of a listed LastModified ("2026-12-02T05:50:00.123Z"): 0 when it shows none. */
+static int32_t listed_ms(const char *t)
+{
+    const char *dot = t ? strchr(t, '.') : NULL;
+    int32_t ms = 0;
+    int i;
+
+    for (i = 1; dot && i <= 3 && dot[i] >= '0' && dot[i] <= '9'; i++)
+        ms = ms * 10 + (dot[i] - '0');
+    return dot && i == 4 ? ms : 0;
 }
 
 static int list_side_next(struct side *sd, struct merge_entry *out, struct s3c_error *e)
@@ -297,6 +313,7 @@ static int list_side_next(struct side *sd, struct merge_entry *out, struct s3c_e
         out->rel = (struct sv){ so->key + pl, kl - pl };
         out->size = so->size;
         out->mtime = so->mtime_epoch;
+        out->mtime_nsec = listed_ms(so->last_modified) * 1000000;
         out->etag = sv_from(so->etag);
         return 1;
     }
@@ -655,6 +672,178 @@ fail:
     return NULL;
 }
 
+/* ---- the same second: a checksum decides ------------------------------------------- */
+
+#define SAME_SECOND_READ_MAX ((uint64_t)64 << 20)   /* larger files are copied, not read to compare */
+#define SAME_SECOND_GUESSES 3                       /* part sizes tried for a multipart ETag */
+
+/* What a local file's bytes give, in one read: the MD5 of the whole, the md5 of
+ * the MD5s of parts of 'part' bytes (0: not asked), a CRC (want_crc). */
+struct local_sums {
+    char md5[33];
+    char parts_md5[33];
+    uint64_t crc;
+};
+
+static bool local_sums(const char *path, uint64_t size, uint64_t part, bool want_crc, enum ck_algo a,
+                       struct local_sums *out)
+{
+    static char chunk[1 << 20];
+    struct hash_ctx *whole = hash_md5_new(), *one = part ? hash_md5_new() : NULL, *all = part ? hash_md5_new() : NULL;
+    unsigned char d[MD5_LEN];
+    uint64_t total = 0, in_part = 0;
+    bool ok = false;
+    ssize_t got = 0;
+    int fd = -1;
+
+    out->crc = 0;
+    if (!whole || (part && (!one || !all)) || (fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+        goto out;
+    while ((got = read(fd, chunk, sizeof(chunk))) != 0) {
+        size_t at = 0;
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0)
+            goto out;
+        hash_update(whole, chunk, (size_t)got);
+        if (want_crc)
+            out->crc = ck_update(a, out->crc, chunk, (size_t)got);
+        while (part && at < (size_t)got) {
+            size_t n = (size_t)got - at;
+            if (n > part - in_part)
+                n = (size_t)(part - in_part);
+            hash_update(one, chunk + at, n);
+            at += n;
+            in_part += n;
+            if (in_part == part) {
+                hash_final(one, d);
+                hash_update(all, d, MD5_LEN);
+                hash_free(one);
+                if (!(one = hash_md5_new()))
+                    goto out;
+                in_part = 0;
+            }
+        }
+        total += (uint64_t)got;
+    }
+    if (total != size)
+        goto out; /* it changed while read: no proof */
+    if (part && in_part) {
+        hash_final(one, d);
+        hash_update(all, d, MD5_LEN);
+    }
+    hash_final(whole, d);
+    str_hex(d, MD5_LEN, out->md5);
+    if (part) {
+        hash_final(all, d);
+        str_hex(d, MD5_LEN, out->parts_md5);
+    }
+    ok = true;
+out:
+    if (fd >= 0)
+        close(fd);
+    hash_free(whole);
+    hash_free(one);
+    hash_free(all);
+    return ok;
+}
+
+/* The object's full-object CRC, from a HEAD that asks for stored checksums; false when it has none. */
+static bool stored_crc(struct sync *s, const struct side *sd, struct sv rel, enum ck_algo *a, struct buf *value)
+{
+    static const enum ck_algo crcs[] = { CK_CRC64NVME, CK_CRC32C, CK_CRC32 };
+    struct buf key = BUF_INIT(NAME_MAX_BYTES);
+    struct s3c_error e = S3C_ERROR_INIT;
+    struct http_xfer x;
+    bool found = false;
+    struct sv v;
+    size_t i;
+
+    memset(&x, 0, sizeof(x));
+    if (path_of(sd, rel, &key, &e) ||
+        store_s3_head_ck(s->s3, sd->bucket, buf_cstr(&key), sd == &s->src && s->oa.ssec_src ? s->oa.ssec_src : s->oa.ssec,
+                         true, &x, &e))
+        goto out;
+    if (http_resp_header(&x.resp, "x-amz-checksum-type", &v) && !sv_ieqs(v, "FULL_OBJECT"))
+        goto out;
+    for (i = 0; i < sizeof(crcs) / sizeof(crcs[0]) && !found; i++) {
+        if (http_resp_header(&x.resp, ck_header(crcs[i]), &v) && v.n && !memchr(v.p, '-', v.n)) {
+            *a = crcs[i];
+            found = !buf_addsv(value, v);
+        }
+    }
+out:
+    http_xfer_release(&x);
+    buf_release(&key);
+    return found;
+}
+
+/*
+ * MERGE_WHY_SAME_SECOND: whether a checksum proves both ends hold the same
+ * bytes (then nothing is copied): two equal ETags (S3 to S3); else the local
+ * file against the object: its MD5 against an MD5 ETag, the md5 of its parts'
+ * MD5s against a multipart ETag (the part sizes an uploader likely used), or
+ * its CRC against the object's stored full-object CRC (a HEAD). Without such a
+ * proof the entry is copied: a copy too many costs a request, a change missed
+ * is lost for good.
+ */
+static bool same_second_same_bytes(struct sync *s, const struct merge_entry *src, const struct merge_entry *dst)
+{
+    const struct merge_entry *local = s->op == XFER_UPLOAD ? src : dst, *remote = s->op == XFER_UPLOAD ? dst : src;
+    const struct side *ls = s->op == XFER_UPLOAD ? &s->src : &s->dst, *rs = s->op == XFER_UPLOAD ? &s->dst : &s->src;
+    struct buf path = BUF_INIT(NAME_MAX_BYTES), crc_want = BUF_INIT(CK_B64_MAX);
+    struct s3c_error e = S3C_ERROR_INIT;
+    uint64_t guesses[SAME_SECOND_GUESSES];
+    char etag[80], hex[33], crc_got[CK_B64_MAX];
+    struct local_sums sums;
+    enum ck_algo a = CK_CRC64NVME;
+    uint32_t parts;
+    bool same = false;
+    int i, n = 0;
+
+    if (s->op == XFER_COPY) {
+        struct buf other = BUF_INIT(CK_B64_MAX);
+        enum ck_algo b = CK_CRC64NVME;
+
+        /* Equal ETags; else the stored CRCs of the wholes (ETags of directory buckets, of
+         * encrypted objects and of copies in parts differ for the same bytes). */
+        same = (src->etag.n && sv_eq(src->etag, dst->etag)) ||
+               (stored_crc(s, &s->src, src->rel, &a, &crc_want) && stored_crc(s, &s->dst, dst->rel, &b, &other) &&
+                a == b && !strcmp(buf_cstr(&crc_want), buf_cstr(&other)));
+        buf_release(&other);
+        goto out;
+    }
+    if (local->size > SAME_SECOND_READ_MAX || remote->etag.n >= sizeof(etag) || path_of(ls, local->rel, &path, &e))
+        goto out;
+    memcpy(etag, remote->etag.p, remote->etag.n);
+    etag[remote->etag.n] = '\0';
+    parts = xfer_etag_parts(etag, hex);
+    if (parts)
+        n = xfer_part_size_guesses(local->size, parts, s->base.knobs.part_size, guesses, SAME_SECOND_GUESSES);
+    /* The MD5 of the whole (a plain ETag), and of the parts at the likeliest size. */
+    if (!local_sums(buf_cstr(&path), local->size, n ? guesses[0] : 0, false, a, &sums))
+        goto out;
+    if (!parts && strlen(etag) >= 32 && !strncasecmp(etag + (etag[0] == '"'), sums.md5, 32) &&
+        strlen(etag) == (size_t)(etag[0] == '"' ? 34 : 32)) {
+        same = true;
+        goto out;
+    }
+    for (i = 0; parts && i < n && !same; i++)
+        same = (i == 0 || local_sums(buf_cstr(&path), local->size, guesses[i], false, a, &sums)) &&
+               !strcmp(sums.parts_md5, hex);
+    /* An ETag that is no MD5 of these bytes (encryption, a directory bucket, a
+     * part size not guessed): the stored CRC of the whole, when the store keeps one. */
+    if (!same && stored_crc(s, rs, remote->rel, &a, &crc_want) &&
+        local_sums(buf_cstr(&path), local->size, 0, true, a, &sums)) {
+        ck_crc_b64(a, sums.crc, crc_got);
+        same = !strcmp(crc_got, buf_cstr(&crc_want));
+    }
+out:
+    buf_release(&path);
+    buf_release(&crc_want);
+    return same;
+}
+
 /* ---- the job ----------------------------------------------------------------------- */
 
 static int sync_next(struct job *j, struct xfer_obj **out)
@@ -681,6 +870,10 @@ static int sync_next(struct job *j, struct xfer_obj **out)
         case MERGE_KEEP:
             break;
         case MERGE_COPY_IT:
+            if (a.why == MERGE_WHY_SAME_SECOND && same_second_same_bytes(s, a.src, a.dst)) {
+                job_skip(j);
+                break;
+            }
             *out = copy_obj(s, a.src, &e);
             if (*out)
                 return XFER_NEXT_ONE;

@@ -36,10 +36,30 @@ bool merge_should_copy(const struct merge_opts *o, const struct merge_entry *src
         return false;
     if (o->dir == MERGE_DOWNLOAD) {
         /* The CLI re-downloads when the local file is newer than the object, not
-         * when the object is newer: a download stamps LastModified on the file. */
+         * when the object is newer: a download stamps LastModified on the file,
+         * its second with no fraction. A fraction in the object's second is a
+         * file written since, and whether before the object cannot be told. */
+        if (delta == 0 && dst->mtime_nsec > 0) {
+            *why = MERGE_WHY_SAME_SECOND;
+            return true;
+        }
         same_time = o->exact_timestamps ? delta == 0 : delta <= 0;
     } else {
-        same_time = delta >= 0;     /* uploads and copies: only a newer source copies */
+        /* Uploads and copies: only a newer source copies. The destination's
+         * second says nothing of a source written within it; but two times
+         * of one store's own clock, both to the millisecond (listings of Ceph
+         * and s3emu; S3's say ".000"), do. A local clock is not the store's. */
+        if (delta == 0 && o->dir == MERGE_COPY && src->mtime_nsec > 0 && dst->mtime_nsec > 0) {
+            if (dst->mtime_nsec >= src->mtime_nsec)
+                return false;
+            *why = MERGE_WHY_TIME;
+            return true;
+        }
+        if (delta == 0) {
+            *why = MERGE_WHY_SAME_SECOND;
+            return true;
+        }
+        same_time = delta > 0;
     }
     if (same_time)
         return false;

@@ -28,11 +28,17 @@
  * side, so it is neither copied nor deleted (the AWS CLI filters both
  * sides the same way).
  *
- * Times are whole seconds. The AWS CLI compares microseconds, but S3 states
- * LastModified to the second in HEAD and GET and a download can only set
- * that second on the local file; comparing seconds keeps a download
- * followed by a sync (even with --exact-timestamps) a no-op on stores that
- * report milliseconds in listings (Ceph RGW).
+ * Times. S3 states LastModified to the second (HEAD, GET; listings that
+ * show milliseconds are not relied on), a local file has nanoseconds, and a
+ * download stamps the object's second on its file (no fraction). Each is
+ * compared at the precision both sides have: different seconds decide as the
+ * AWS CLI does. The same second cannot say which is newer (a file rewritten,
+ * same size, within the second of the last sync): that is MERGE_WHY_SAME_SECOND,
+ * a copy unless the caller proves the bytes equal by a checksum (the local
+ * file's MD5 against an MD5 ETag, or two equal ETags). S3 to S3, two times
+ * of the store's own clock to the millisecond decide. A download's own file
+ * (the object's second, no fraction) is not that: a sync after a download
+ * stays a no-op, --exact-timestamps too.
  *
  * Not thread-safe: one merge, one thread.
  */
@@ -59,6 +65,8 @@ struct merge_entry {
     uint64_t size;
     int64_t mtime;      /* seconds since 1970 (local mtime, or S3 LastModified) */
     struct sv etag;     /* S3 side: the ETag as listed, quotes included; else empty */
+    int32_t mtime_nsec; /* local side: the nanoseconds of mtime; S3 sides: the listing's milliseconds
+                           (as nanoseconds) when it shows some, else 0 (whole seconds) */
 };
 
 /* A side's next entry: 1 with *out set (its views valid until the next call), 0 at the end, -1 with 'e' set. */
@@ -92,6 +100,8 @@ enum merge_why {
     MERGE_WHY_SIZE,         /* sizes differ */
     MERGE_WHY_TIME,         /* same size, times say so */
     MERGE_WHY_PROTECTED,    /* KEEP: the source could not read it */
+    MERGE_WHY_SAME_SECOND,  /* same size, the same second: which is newer cannot be told; copied
+                               unless a checksum proves the bytes equal (the caller's) */
 };
 
 struct merge_action {

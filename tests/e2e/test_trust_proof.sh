@@ -125,3 +125,62 @@ test_trust_user_file_named_like_a_temp_file() {
     assert_ok s3c cp -r down "s3://$b/d/"
     assert_contains "$(_keys "$b")" "d/sub/$n" "keys after cp -r of the download"
 }
+
+# _tp_lm BUCKET KEY: the object's LastModified, in seconds since 1970.
+_tp_lm() { date -d "$(t_head_header "$1" "$2" last-modified)" +%s; }
+
+# Item 4: a file rewritten with the same size within the second of the last
+# sync is a change (S3 keeps whole seconds; the file's nanoseconds say it was
+# written within that second, not before it). touch -d with a fraction puts it
+# there without sleeping.
+test_trust_sync_same_second_rewrite_is_uploaded() {
+    local b lm
+    t_new_bucket b
+    mkdir tree
+    printf 'aaaa\n' > tree/f
+    printf 'keep\n' > tree/g
+    assert_ok s3c sync tree "s3://$b/s/"
+    lm=$(_tp_lm "$b" s/f)
+    printf 'bbbb\n' > tree/f
+    touch -d "@$lm.7" tree/f
+    # g: same bytes, in its object's second: the MD5 proves it unchanged.
+    touch -d "@$(_tp_lm "$b" s/g).4" tree/g
+    assert_ok s3c sync tree "s3://$b/s/"
+    assert_eq "upload: tree/f to s3://$b/s/f" "$T_OUT" "the second sync"
+    _assert_object_text "$b" s/f bbbb
+    # --size-only: sizes alone, as the AWS CLI.
+    printf 'cccc\n' > tree/f
+    touch -d "@$(_tp_lm "$b" s/f).2" tree/f
+    assert_ok s3c sync --size-only tree "s3://$b/s/"
+    assert_eq "" "$T_OUT" "sync --size-only"
+}
+
+# The other way: a local file written within its object's second is newer for
+# the AWS CLI's rule (a download stamps the object's second, no fraction), so
+# it is downloaded again; a file as a download left it is not.
+test_trust_sync_same_second_local_change_is_downloaded() {
+    local b lm flag
+    t_new_bucket b
+    printf 'cccc\n' > c
+    t_put "$b" d/f c
+    lm=$(_tp_lm "$b" d/f)
+    for flag in "" --exact-timestamps; do
+        rm -rf down
+        # shellcheck disable=SC2086
+        assert_ok s3c sync $flag "s3://$b/d/" down
+        # shellcheck disable=SC2086
+        assert_ok s3c sync $flag "s3://$b/d/" down
+        assert_eq "" "$T_OUT" "a sync after a download ($flag)"
+        printf 'dddd\n' > down/f
+        touch -d "@$lm.5" down/f
+        # shellcheck disable=SC2086
+        assert_ok s3c sync $flag "s3://$b/d/" down
+        assert_eq "download: s3://$b/d/f to down/f" "$T_OUT" "the changed file ($flag)"
+        assert_eq cccc "$(cat down/f)" "down/f ($flag)"
+        # The same bytes in that second: the MD5 says so, nothing moves.
+        touch -d "@$lm.5" down/f
+        # shellcheck disable=SC2086
+        assert_ok s3c sync $flag "s3://$b/d/" down
+        assert_eq "" "$T_OUT" "same bytes, same second ($flag)"
+    done
+}

@@ -25,8 +25,8 @@ static int vec_next(void *ctx, struct merge_entry *out, struct s3c_error *e)
     return 1;
 }
 
-#define F(rel, size, mtime) { MERGE_FILE, SV(rel), (size), (mtime), SV_NULL }
-#define P(rel) { MERGE_PROTECT, SV(rel), 0, 0, SV_NULL }
+#define F(rel, size, mtime) { MERGE_FILE, SV(rel), (size), (mtime), SV_NULL, 0 }
+#define P(rel) { MERGE_PROTECT, SV(rel), 0, 0, SV_NULL, 0 }
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
 /*
@@ -36,7 +36,7 @@ static int vec_next(void *ctx, struct merge_entry *out, struct s3c_error *e)
  */
 static void run_merge(const struct merge_opts *o, struct vec *src, struct vec *dst, char *out, size_t size)
 {
-    static const char *why[] = { "", " new", " size", " time", " protected" };
+    static const char *why[] = { "", " new", " size", " time", " protected", " same-second" };
     struct merge m;
     size_t used = 0;
     int guard = 0;
@@ -127,8 +127,10 @@ static int decide(enum merge_dir dir, bool size_only, bool exact, uint64_t ss, i
 
 TEST(merge_strategy_size_and_last_modified)
 {
-    /* Uploads and copies: a size difference, or a strictly newer source. */
-    CHECK_INT(decide(MERGE_UPLOAD, false, false, 5, 100, 5, 100), 0);
+    /* Uploads and copies: a size difference, or a strictly newer source; the
+     * same second cannot say (MERGE_WHY_SAME_SECOND: a checksum decides). */
+    CHECK_INT(decide(MERGE_UPLOAD, false, false, 5, 100, 5, 100), MERGE_WHY_SAME_SECOND);
+    CHECK_INT(decide(MERGE_COPY, false, false, 5, 100, 5, 100), MERGE_WHY_SAME_SECOND);
     CHECK_INT(decide(MERGE_UPLOAD, false, false, 5, 101, 5, 100), MERGE_WHY_TIME);
     CHECK_INT(decide(MERGE_UPLOAD, false, false, 5, 100, 5, 101), 0);
     CHECK_INT(decide(MERGE_UPLOAD, false, false, 5, 100, 6, 200), MERGE_WHY_SIZE);
@@ -142,6 +144,49 @@ TEST(merge_strategy_size_and_last_modified)
     CHECK_INT(decide(MERGE_DOWNLOAD, false, false, 5, 100, 5, 100), 0);
     CHECK_INT(decide(MERGE_DOWNLOAD, false, false, 5, 100, 5, 101), MERGE_WHY_TIME);
     CHECK_INT(decide(MERGE_DOWNLOAD, false, false, 5, 100, 4, 100), MERGE_WHY_SIZE);
+}
+
+/* Issue 22: a file rewritten, same size, within the second of the last sync. */
+TEST(merge_strategy_same_second_at_full_precision)
+{
+    struct merge_opts up = { MERGE_UPLOAD, false, false, false }, down = { MERGE_DOWNLOAD, false, false, false };
+    struct merge_opts exact = { MERGE_DOWNLOAD, false, true, false }, size = { MERGE_UPLOAD, true, false, false };
+    struct merge_entry file = F("k", 5, 100), obj = F("k", 5, 100);
+    enum merge_why why;
+
+    /* Up: the object's second says nothing of a file written within it, whatever its fraction. */
+    file.mtime_nsec = 700000000;
+    CHECK(merge_should_copy(&up, &file, &obj, &why) && why == MERGE_WHY_SAME_SECOND);
+    file.mtime_nsec = 0;
+    CHECK(merge_should_copy(&up, &file, &obj, &why) && why == MERGE_WHY_SAME_SECOND);
+    CHECK(!merge_should_copy(&size, &file, &obj, &why));
+    /* Down: a download stamps the second itself (no fraction): not a change, --exact-timestamps too... */
+    CHECK(!merge_should_copy(&down, &obj, &file, &why));
+    CHECK(!merge_should_copy(&exact, &obj, &file, &why));
+    /* ...but a fraction in that second is a file written since: a checksum decides. */
+    file.mtime_nsec = 1;
+    CHECK(merge_should_copy(&down, &obj, &file, &why) && why == MERGE_WHY_SAME_SECOND);
+    CHECK(merge_should_copy(&exact, &obj, &file, &why) && why == MERGE_WHY_SAME_SECOND);
+    /* S3 to S3: the store's milliseconds, on both sides, decide; else the same second is open. */
+    {
+        struct merge_opts copy = { MERGE_COPY, false, false, false };
+        struct merge_entry s3src = F("k", 5, 100), s3dst = F("k", 5, 100);
+        s3src.mtime_nsec = 300000000;
+        s3dst.mtime_nsec = 700000000;
+        CHECK(!merge_should_copy(&copy, &s3src, &s3dst, &why));
+        CHECK(merge_should_copy(&copy, &s3dst, &s3src, &why) && why == MERGE_WHY_TIME);
+        s3dst.mtime_nsec = 0;
+        CHECK(merge_should_copy(&copy, &s3src, &s3dst, &why) && why == MERGE_WHY_SAME_SECOND);
+        /* Up, the store's milliseconds against the local clock decide nothing. */
+        s3dst.mtime_nsec = 900000000;
+        file.mtime_nsec = 100000000;
+        CHECK(merge_should_copy(&up, &file, &s3dst, &why) && why == MERGE_WHY_SAME_SECOND);
+        file.mtime_nsec = 1;
+    }
+    /* Other seconds decide as before. */
+    file.mtime = 99;
+    CHECK(!merge_should_copy(&down, &obj, &file, &why));
+    CHECK(!merge_should_copy(&up, &file, &obj, &why));
 }
 
 TEST(merge_strategy_size_only_and_exact_timestamps)
@@ -167,7 +212,7 @@ TEST(merge_every_decision)
     const struct merge_entry src[] = { F("a", 1, 100), F("a-b", 2, 100), F("a.b", 3, 100), F("a/b", 4, 200),
                                        F("a0", 5, 100), F("new", 6, 100) };
     const struct merge_entry dst[] = { F("a", 1, 150), F("a.b", 9, 150), F("a/b", 4, 150), F("a/c", 1, 1),
-                                       F("a0", 5, 100), F("zz", 1, 1) };
+                                       F("a0", 5, 101), F("zz", 1, 1) };
     struct merge_opts o = { MERGE_UPLOAD, false, false, true };
     struct vec s = { src, N(src), 0, 0 }, d = { dst, N(dst), 0, 0 };
     char out[4096];
@@ -187,7 +232,7 @@ TEST(merge_every_decision)
 /* A key list's names (no size, no time): copied when missing, else left alone. */
 TEST(merge_names_only)
 {
-    const struct merge_entry src[] = { { MERGE_NAME, SV("a"), 0, 0, SV_NULL }, { MERGE_NAME, SV("b"), 0, 0, SV_NULL } };
+    const struct merge_entry src[] = { { MERGE_NAME, SV("a"), 0, 0, SV_NULL, 0 }, { MERGE_NAME, SV("b"), 0, 0, SV_NULL, 0 } };
     const struct merge_entry dst[] = { F("b", 7, 1), F("c", 1, 1) };
     struct merge_opts o = { MERGE_COPY, false, false, true };
     struct vec s = { src, N(src), 0, 0 }, d = { dst, N(dst), 0, 0 };
@@ -283,8 +328,8 @@ TEST(merge_unicode_and_shell_hostile_names)
 {
     const struct merge_entry src[] = { F("a b", 1, 1), F("a#b", 1, 1), F("a%20b", 1, 1), F("a+b", 1, 1),
                                        F("caf\xc3\xa9", 1, 1), F("\xe6\x97\xa5\xe6\x9c\xac", 2, 1) };
-    const struct merge_entry dst[] = { F("a b", 1, 1), F("a+b", 1, 1), F("cafe", 1, 1),
-                                       F("caf\xc3\xa9", 1, 1), F("\xe6\x97\xa5\xe6\x9c\xac", 1, 1) };
+    const struct merge_entry dst[] = { F("a b", 1, 2), F("a+b", 1, 2), F("cafe", 1, 2),
+                                       F("caf\xc3\xa9", 1, 2), F("\xe6\x97\xa5\xe6\x9c\xac", 1, 2) };
     struct merge_opts o = { MERGE_COPY, false, false, true };
     struct vec s = { src, N(src), 0, 0 }, d = { dst, N(dst), 0, 0 };
     char out[4096];
@@ -305,7 +350,7 @@ TEST(merge_refuses_unsorted_side_before_deleting)
     /* The destination lists "c" before "a": without the check the merge would
      * copy "a" as missing and then delete it. It must stop at "a" instead. */
     const struct merge_entry src[] = { F("a", 1, 1), F("c", 1, 1) };
-    const struct merge_entry dst[] = { F("c", 1, 1), F("a", 1, 1) };
+    const struct merge_entry dst[] = { F("c", 1, 2), F("a", 1, 2) };
     const struct merge_entry dup[] = { F("a", 1, 1), F("a", 1, 1) };
     struct merge_opts o = { MERGE_UPLOAD, false, false, true };
     struct vec s = { src, N(src), 0, 0 }, d = { dst, N(dst), 0, 0 };
@@ -324,7 +369,7 @@ TEST(merge_refuses_unsorted_side_before_deleting)
 TEST(merge_side_failure_ends_merge)
 {
     const struct merge_entry src[] = { F("a", 1, 1), F("b", 1, 1) };
-    const struct merge_entry dst[] = { F("a", 1, 1), F("b", 1, 1), F("c", 1, 1) };
+    const struct merge_entry dst[] = { F("a", 1, 2), F("b", 1, 2), F("c", 1, 2) };
     struct merge_opts o = { MERGE_UPLOAD, false, false, true };
     struct vec s = { src, N(src), 0, 0 }, d = { dst, N(dst), 0, 2 };
     char out[1024];
