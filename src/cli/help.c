@@ -141,7 +141,9 @@ static const struct help helps[] = {
       "                         engine of all the lines\n"
       "  --shard K/N|auto       as for cp, for every line without a --shard of its own\n" },
     { "mv", "s3c mv SRC DST [--recursive] [flags]",
-      "Like cp, then delete each source once its copy has been verified.\n" },
+      "Like cp, then delete each source once its copy has been verified: an echoed checksum\n"
+      "or an ETag equal to what was sent, the ETag of the copy made, a download's check. A\n"
+      "store that answers 200 with neither proves nothing: the source is kept (exit 1).\n" },
     { "rm", "s3c rm s3://BUCKET/KEY... [--recursive] [--exclude P] [--include P] [--dryrun] [--all-versions]",
       "Delete objects: one key, every key under a prefix (--recursive), or every key an\n"
       "s5cmd wildcard matches ('*' and '?', which cross '/'). Several arguments may be\n"
@@ -202,7 +204,9 @@ static const struct help helps[] = {
       "as `aws s3 sync` does. A file or object is copied when it is missing at DST, its\n"
       "size differs, or (uploads and copies) the source is newer; downloads copy when the\n"
       "local file is newer than the object, and set its mtime to the object's, so a second\n"
-      "sync of unchanged data copies nothing and sends only the listings.\n"
+      "sync of unchanged data copies nothing and sends only the listings. Times compare at\n"
+      "the precision both ends have; the same size in the same second is copied unless a\n"
+      "checksum proves the bytes equal (MD5 or multipart ETag, stored CRC, equal ETags).\n"
       "  --delete               delete what DST has and SRC has not (never what --exclude\n"
       "                         keeps out, nor what SRC could not read)\n"
       "  --size-only            only a size difference copies\n"
