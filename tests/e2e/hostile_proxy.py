@@ -23,6 +23,9 @@ MODES is a comma-separated list; each is NAME or NAME=VALUE:
                        <ETag>/<Checksum*>
   put-blackhole        PutObject and CompleteMultipartUpload are answered 200
                        with no ETag and never reach the store
+  get-no-etag          GetObject and HeadObject answers lose ETag and
+                       x-amz-checksum-* (the bytes are the store's): a
+                       download has nothing to be checked against
   region-pingpong      every request is answered 301 PermanentRedirect with an
                        x-amz-bucket-region that alternates us-west-2/eu-west-1
   region-evil          every request is answered 301 with x-amz-bucket-region
@@ -254,6 +257,12 @@ class Relay(socketserver.StreamRequestHandler):
                         b"ChecksumSHA1", b"ChecksumSHA256", b"ChecksumType"):
                 data = strip_tag(data, tag)
             acted = "no-etag"
+
+        if "get-no-etag" in MODES and method in ("GET", "HEAD") and st in (200, 206) and \
+                not is_listing(method, split.path, query):
+            hdrs = [(k, v) for k, v in hdrs
+                    if k.lower() != "etag" and not k.lower().startswith("x-amz-checksum")]
+            acted = "get-no-etag"
 
         if served == 2 and take("garble"):
             self.wfile.write(b"HTTP/1.1 2\x0000 OK\x07garbage\r\n\r\n")

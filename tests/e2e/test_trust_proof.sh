@@ -189,3 +189,31 @@ test_trust_sync_same_second_local_change_is_downloaded() {
         assert_eq "" "$T_OUT" "same bytes, same second ($flag)"
     done
 }
+
+# S3 -> local: the download's own check is the proof. A store whose GET and
+# HEAD carry no ETag and no checksum leaves nothing to check: the file is
+# written (cp says it is not verified), and mv keeps the object, exit 1.
+_tp_mv_down_keeps() {
+    local b
+    hp_start "$1" get-no-etag
+    t_new_bucket b
+    printf 'stay\n' > stay
+    t_put "$b" k stay
+    assert_exit 1 s3c mv "s3://$b/k" got
+    assert_lines 1 "$T_ERR" "one line says why"
+    assert_contains "$T_ERR" "source is kept"
+    assert_eq "k" "$(_keys "$b")" "the object after an unproven download"
+    assert_ok s3c cp "s3://$b/k" got2
+    assert_contains "$T_ERR" "not verified"
+    assert_eq stay "$(cat got2)" "the bytes, unchecked"
+}
+
+test_trust_mv_down_unverifiable_keeps_source_emu() {
+    t_store_is s3emu || t_skip "a store of its own: runs once, in the s3emu pass"
+    _tp_mv_down_keeps emu
+}
+
+test_trust_mv_down_unverifiable_keeps_source_moto() {
+    t_store_is s3emu || t_skip "a store of its own: runs once, in the s3emu pass"
+    _tp_mv_down_keeps moto
+}
