@@ -14,6 +14,8 @@ MODES is a comma-separated list; each is NAME or NAME=VALUE:
   prefix-ignored       listings lose their `prefix` (and `delimiter` stays):
                        the store lists the whole bucket
   start-after-ignored  listings lose `start-after` and `marker`
+  max-keys=N           listings ask for at most N keys a page (so a few keys
+                       make several pages, and tokens to misbehave with)
   token-repeat         a listing page asked with a continuation token answers
                        with that same token as its next one, forever
   token-cycle          the page asked with the second token issued for a
@@ -233,6 +235,13 @@ class Relay(socketserver.StreamRequestHandler):
                 acted = "+".join(d for d in drop if d in query)
                 q = [(k, v) for k, vs in query.items() for v in vs if k not in drop]
                 target = split.path + ("?" + urllib.parse.urlencode(q) if q else "")
+            if "max-keys" in MODES:
+                n = int(MODES["max-keys"] or "1")
+                asked = int(query.get("max-keys", ["1000"])[0])
+                q = [(k, v) for k, vs in urllib.parse.parse_qs(urllib.parse.urlsplit(target).query,
+                                                               keep_blank_values=True).items()
+                     for v in vs if k != "max-keys"] + [("max-keys", str(min(n, asked)))]
+                target = split.path + "?" + urllib.parse.urlencode(q)
 
         if "put-blackhole" in MODES and is_object_put(method, split.path, query):
             self.send("200 OK", [("Content-Length", "0")])
