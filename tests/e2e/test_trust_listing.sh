@@ -312,3 +312,32 @@ test_trust_listing_sync_start_after_ignored_emu() { _tl_stuck emu start-after-ig
 test_trust_listing_sync_start_after_ignored_moto() { _tl_stuck moto start-after-ignored sync; }
 test_trust_listing_sync_delete_start_after_ignored_emu() { _tl_stuck emu start-after-ignored sync-delete; }
 test_trust_listing_sync_delete_start_after_ignored_moto() { _tl_stuck moto start-after-ignored sync-delete; }
+
+# ListObjectVersions pages with key-marker and version-id-marker, not tokens:
+# the same marker pair sent back (token-repeat) must end ls/du/rm --all-versions.
+_tl_versions_stuck() {
+    local store=$1 verb=$2 want=255
+    _tl_once
+    hp_start "$store" token-repeat,max-keys=2
+    t_new_bucket b
+    t_versioning "$b" Enabled
+    _tl_put "$b" a/1 a/2 a/3 a/4 a/1 a/2 a/3 a/4 b/important
+    case $verb in
+        ls) _tl_run ls --all-versions "s3://$b/a/" ;;
+        du) _tl_run du --all-versions "s3://$b/a/" ;;
+        rm) _tl_run rm -r --all-versions "s3://$b/a/"; want=1 ;;
+    esac
+    [ "$T_RC" = "$want" ] || t_fail "$verb --all-versions through token-repeat: exit $T_RC, expected $want"
+    assert_lines 1 "$T_ERR" "stderr: one error line"
+    assert_match "$T_ERR" '^(s3c: ERROR "[^"]*": |fatal error: )ListObjectVersions: .*(a second time|went back to)' \
+        "the error names the listing and says why"
+    grep -qxF b/important <<<"$(_tl_keys "$b")" || t_fail "s3://$b/b/important is gone"
+    t_note "$verb --all-versions on $store: exit $T_RC in ${TL_SECS}s: $T_ERR"
+}
+
+test_trust_listing_ls_versions_marker_repeat_emu() { _tl_versions_stuck emu ls; }
+test_trust_listing_ls_versions_marker_repeat_moto() { _tl_versions_stuck moto ls; }
+test_trust_listing_du_versions_marker_repeat_emu() { _tl_versions_stuck emu du; }
+test_trust_listing_du_versions_marker_repeat_moto() { _tl_versions_stuck moto du; }
+test_trust_listing_rm_versions_marker_repeat_emu() { _tl_versions_stuck emu rm; }
+test_trust_listing_rm_versions_marker_repeat_moto() { _tl_versions_stuck moto rm; }
