@@ -380,7 +380,8 @@ static size_t cuts_allowed(struct lister *l)
  * first after where the page was asked to start ('r->after': the
  * start-after sent, or the last key before the token). A store that ignores
  * start-after, or a token that leads back to a page already read, fails it.
- * Keys holding a NUL are not compared (their order is not their mark's).
+ * Keys holding a NUL are passed over: no C string can stand for them as the
+ * key the next one must follow.
  */
 static bool page_rises(struct lister *l, const struct lister_range *r, const struct s3_list_objects *p)
 {
@@ -471,8 +472,10 @@ static void take_page(struct lister *l, struct lister_range *r, struct lister_pa
                 fail(l, &e);
                 return;
             }
-            if (!(r->token = strdup(p->next_continuation_token)))
+            if (!(r->token = strdup(p->next_continuation_token))) {
+                free(r->after);
                 r->after = NULL;
+            }
         }
         if (!r->after) {
             page_free(pg);
