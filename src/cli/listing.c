@@ -6,6 +6,7 @@
 #include "cli/output.h"
 #include "plan/wild.h"
 #include "plan/xsort.h"
+#include "s3/endpoint.h"
 
 enum s3c_err listing_set_key(struct listing_opts *o, const char *key, struct buf *prefix,
                              struct s3c_error *e)
@@ -80,8 +81,9 @@ static int page_moves_on(struct listing *l, const char *op, const char *const *k
 {
     const char *top = NULL;
 
-    if (l->o.sorted)
-        return 0; /* directory buckets list in no order: the tokens alone tell */
+    /* Directory buckets list in no order (sorted or not afterwards): the tokens alone tell. */
+    if (l->o.sorted || s3_bucket_is_express(l->o.bucket))
+        return 0;
     if (!rises(l, op, keys, key_stride, n_keys, or_equal, &top, e) ||
         !rises(l, op, prefixes, sizeof(*prefixes), n_prefixes, false, &top, e))
         return -1;
