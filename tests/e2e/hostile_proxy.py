@@ -244,7 +244,7 @@ class Relay(socketserver.StreamRequestHandler):
                 acted = "+".join(d for d in drop if d in query)
                 q = [(k, v) for k, vs in query.items() for v in vs if k not in drop]
                 target = split.path + ("?" + urllib.parse.urlencode(q) if q else "")
-        if (is_listing(method, split.path, query) or is_versions_listing(method, split.path, query)):
+        if is_listing(method, split.path, query) or is_versions_listing(method, split.path, query):
             if "max-keys" in MODES:
                 n = int(MODES["max-keys"] or "1")
                 asked = int(query.get("max-keys", ["1000"])[0])
