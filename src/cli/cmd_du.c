@@ -114,6 +114,7 @@ static enum s3c_err du_walk(struct store_s3 *s, const struct listing_opts *o, st
     struct s3c_error e = S3C_ERROR_INIT;
     const struct listing_entry *en;
     struct listing l;
+    uint64_t skipped;
     int r;
 
     listing_open(&l, s, o);
@@ -129,12 +130,14 @@ static enum s3c_err du_walk(struct store_s3 *s, const struct listing_opts *o, st
         st->all.count++;
         st->all.bytes += en->size;
     }
+    skipped = l.skipped;
     listing_close(&l);
     if (r < 0) {
         out_error(op, &e);
         return e.code ? e.code : S3C_EHTTP;
     }
-    return S3C_OK;
+    /* Keys the store listed outside the prefix were warned of, not counted: exit 2. */
+    return skipped ? S3C_ESKIPPED : S3C_OK;
 }
 
 enum s3c_err cmd_du(struct cli_ctx *c, int argc, char **argv)
@@ -163,6 +166,7 @@ enum s3c_err cmd_du(struct cli_ctx *c, int argc, char **argv)
     char op[1024];
     int n_pos = 0;
     enum s3c_err rc;
+    bool skipped = false;
     size_t i;
 
     rc = args_parse("du", specs, argc, argv, pos, 1, &n_pos, &e);
@@ -200,6 +204,10 @@ enum s3c_err cmd_du(struct cli_ctx *c, int argc, char **argv)
     lo.filter = &filter;
     lo.filter_root = buf_cstr(&root);
     rc = du_walk(s, &lo, st, op);
+    if (rc == S3C_ESKIPPED) {
+        skipped = true;         /* warned of already: the totals still print */
+        rc = S3C_OK;
+    }
     if (rc)
         goto out;
     /* A wildcard that matched nothing is an error (exit 1), as ls and cp say. */
@@ -222,5 +230,5 @@ out:
     buf_release(&root);
     buf_release(&prefix);
     s3_uri_release(&u);
-    return rc;
+    return !rc && skipped ? S3C_ESKIPPED : rc;
 }

@@ -303,15 +303,19 @@ static enum s3c_err list_objects(struct store_s3 *s, struct ls_state *st, const 
     const struct listing_entry *en;
     int r;
 
+    uint64_t skipped;
+
     listing_open(&l, s, o);
     while ((r = listing_next(&l, &en, &e)) > 0)
         print_entry(st, en);
+    skipped = l.skipped;
     listing_close(&l);
     if (r < 0) {
         out_error(op, &e);
         return e.code ? e.code : S3C_EHTTP;
     }
-    return S3C_OK;
+    /* Entries the store listed outside the prefix were warned of: exit 2, as skipped files. */
+    return skipped ? S3C_ESKIPPED : S3C_OK;
 }
 
 /* --page-size N: 1..1000. */
@@ -422,7 +426,7 @@ enum s3c_err cmd_ls(struct cli_ctx *c, int argc, char **argv)
     /* A directory bucket lists in no order: shown sorted, as a general-purpose one. */
     lo.sorted = s3_bucket_is_express(u.bucket);
     rc = list_objects(s, &st, &lo, op);
-    if (!rc && st.summarize)
+    if ((!rc || rc == S3C_ESKIPPED) && st.summarize)
         print_summary(&st);
     /* As the AWS CLI: a prefix that matches nothing exits 1, silently. */
     if (!rc && u.key[0] && st.shown == 0)

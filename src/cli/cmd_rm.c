@@ -104,6 +104,16 @@ static void arg_failed(struct rm *r, const struct s3c_error *e)
 
 /* ---- the stream of objects ---------------------------------------------------------- */
 
+/* A listed key the listing kept from rm (outside the prefix, or unnamable): warned, skipped (exit 2). */
+static void listed_skip(void *ctx, const char *key, enum listcheck_verdict why)
+{
+    struct rm *r = ctx;
+    struct s3c_error e = S3C_ERROR_INIT;
+
+    listing_warn_skip(r->u.bucket, key, why, &e);
+    job_count(&r->base, XFER_DELETE, 0, &e);
+}
+
 static struct xfer_obj *obj_make(struct rm *r, const char *key, const char *version_id)
 {
     struct xfer_obj *o = xfer_obj_new(XFER_DELETE);
@@ -167,7 +177,7 @@ static bool accepted(const struct rm *r, struct sv rel)
  */
 static enum s3c_err versions_open(struct rm *r, struct buf *b, struct s3c_error *e)
 {
-    struct listing_opts lo = { .bucket = r->u.bucket, .versions = true };
+    struct listing_opts lo = { .bucket = r->u.bucket, .versions = true, .skip = listed_skip, .skip_ctx = r };
     bool wild = !r->raw && wild_has(r->u.key);
     enum s3c_err rc = S3C_OK;
 
@@ -292,7 +302,7 @@ static enum s3c_err arg_open(struct rm *r)
             goto fail;
         }
     } else if (r->kind == RM_LIST) {
-        rc = lister_open(&r->lister, r->s3, r->u.bucket, r->prefix, &e);
+        rc = lister_open(&r->lister, r->s3, r->u.bucket, r->prefix, listed_skip, r, &e);
         if (rc)
             goto fail;
         r->lister_open = true;

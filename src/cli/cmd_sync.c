@@ -37,6 +37,7 @@
 #include "cli/args.h"
 #include "cli/cmd.h"
 #include "cli/job.h"
+#include "cli/listing.h"
 #include "cli/objopts.h"
 #include "cli/output.h"
 #include "base/hash.h"
@@ -286,6 +287,20 @@ static int32_t listed_ms(const char *t)
     return dot && i == 4 ? ms : 0;
 }
 
+/*
+ * A listed key the listing kept from sync (outside the prefix, or
+ * unnamable): warned, skipped (exit 2). On the destination side too: such a
+ * key is never taken for one the source lacks, so --delete never touches it.
+ */
+static void listed_skip(void *ctx, const char *key, enum listcheck_verdict why)
+{
+    struct side *sd = ctx;
+    struct s3c_error e = S3C_ERROR_INIT;
+
+    listing_warn_skip(sd->bucket, key, why, &e);
+    job_count(&sd->s->base, (int)sd->s->op, 0, &e);
+}
+
 static int list_side_next(struct side *sd, struct merge_entry *out, struct s3c_error *e)
 {
     size_t pl = strlen(sd->root);
@@ -297,8 +312,9 @@ static int list_side_next(struct side *sd, struct merge_entry *out, struct s3c_e
 
         if (r <= 0)
             return r;
+        /* The lister yields only keys under the root (plan/listcheck.h): the root itself has no name. */
         kl = strlen(so->key);
-        if (kl <= pl || memcmp(so->key, sd->root, pl) != 0)
+        if (kl == pl)
             continue;
         /* "dir/" placeholders (0 bytes), as the AWS CLI skips them on both ends. */
         if (so->size == 0 && so->key[kl - 1] == '/')
@@ -401,7 +417,7 @@ static enum s3c_err side_open(struct sync *s, struct side *sd, struct s3c_error 
         if (!budget)
             budget = XSORT_BUDGET_DEFAULT;
     } else if (sd->s3) {
-        rc = lister_open(&sd->lister, s->s3, sd->bucket, sd->root, e);
+        rc = lister_open(&sd->lister, s->s3, sd->bucket, sd->root, listed_skip, sd, e);
         if (rc)
             goto out;
         sd->listing = true;

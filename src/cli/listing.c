@@ -3,8 +3,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/output.h"
 #include "plan/wild.h"
 #include "plan/xsort.h"
+#include "s3/endpoint.h"
 
 enum s3c_err listing_set_key(struct listing_opts *o, const char *key, struct buf *prefix,
                              struct s3c_error *e)
@@ -39,12 +41,68 @@ static bool take(char **dst, const char *src)
     return *dst != NULL;
 }
 
+/*
+ * Entries rise: each of 'n' strings (a page's keys, or its common prefixes,
+ * each list in order) sorts after the one before it and after every entry
+ * of the pages before ('l->last'); with 'or_equal' (versions of one key) it
+ * may equal it. '*top' is raised to the page's greatest. Keys holding a NUL
+ * are not compared. False with 'e' set when they do not.
+ */
+static bool rises(const struct listing *l, const char *op, const char *const *v, size_t stride, size_t n,
+                  bool or_equal, const char **top, struct s3c_error *e)
+{
+    const char *prev = l->last;
+    size_t i;
+
+    for (i = 0; i < n; i++) {
+        const char *k = *(const char *const *)((const char *)v + i * stride);
+
+        if (!k[0])
+            continue;
+        if (!listcheck_rises(prev, k, or_equal)) {
+            if (prev == l->last)
+                s3c_fail(e, S3C_EPARSE, "%s: the page after \"%.100s\" went back to \"%.100s\": a token that "
+                         "leads to pages already read", op, prev, k);
+            else
+                s3c_fail(e, S3C_EPARSE, "%s: the store listed \"%.100s\" after \"%.100s\": entries out of order",
+                         op, k, prev);
+            return false;
+        }
+        prev = k;
+    }
+    if (prev != l->last && (!*top || strcmp(prev, *top) > 0))
+        *top = prev;
+    return true;
+}
+
+/* After a page: it moved the listing on (entries past the last page's), or an error. */
+static int page_moves_on(struct listing *l, const char *op, const char *const *keys, size_t key_stride, size_t n_keys,
+                         const char *const *prefixes, size_t n_prefixes, bool or_equal, struct s3c_error *e)
+{
+    const char *top = NULL;
+
+    /* Directory buckets list in no order (sorted or not afterwards): the tokens alone tell. */
+    if (l->o.sorted || s3_bucket_is_express(l->o.bucket))
+        return 0;
+    if (!rises(l, op, keys, key_stride, n_keys, or_equal, &top, e) ||
+        !rises(l, op, prefixes, sizeof(*prefixes), n_prefixes, false, &top, e))
+        return -1;
+    if (top && !take(&l->last, top)) {
+        s3c_fail(e, S3C_ENOMEM, "out of memory");
+        return -1;
+    }
+    return 0;
+}
+
 static int fetch_objects(struct listing *l, struct s3c_error *e)
 {
     struct store_s3_list_args a = { l->o.bucket, l->o.prefix, l->o.delimiter, l->token, NULL,
                                      l->o.page_size };
 
     if (store_s3_list_objects(l->s3, &a, &l->objs, e))
+        return -1;
+    if (page_moves_on(l, "ListObjectsV2", l->objs.n_objects ? &l->objs.objects[0].key : NULL,
+                      sizeof(struct s3_object), l->objs.n_objects, l->objs.prefixes, l->objs.n_prefixes, false, e))
         return -1;
     l->more = l->objs.is_truncated;
     if (!l->more)
@@ -53,6 +111,9 @@ static int fetch_objects(struct listing *l, struct s3c_error *e)
         s3c_fail(e, S3C_EPARSE, "ListObjectsV2: truncated page without a continuation token");
         return -1;
     }
+    if (listcheck_token(&l->seen, "ListObjectsV2", l->objs.next_continuation_token,
+                        l->objs.n_objects + l->objs.n_prefixes, e))
+        return -1;
     if (!take(&l->token, l->objs.next_continuation_token)) {
         s3c_fail(e, S3C_ENOMEM, "out of memory");
         return -1;
@@ -67,6 +128,10 @@ static int fetch_versions(struct listing *l, struct s3c_error *e)
 
     if (store_s3_list_object_versions(l->s3, &a, &l->vers, e))
         return -1;
+    /* Several versions of one key follow each other, and a page may end inside them. */
+    if (page_moves_on(l, "ListObjectVersions", l->vers.n_versions ? &l->vers.versions[0].key : NULL,
+                      sizeof(struct s3_version), l->vers.n_versions, l->vers.prefixes, l->vers.n_prefixes, true, e))
+        return -1;
     l->more = l->vers.is_truncated;
     if (!l->more)
         return 0;
@@ -74,6 +139,18 @@ static int fetch_versions(struct listing *l, struct s3c_error *e)
     if (!l->vers.next_key_marker[0]) {
         s3c_fail(e, S3C_EPARSE, "ListObjectVersions: truncated page without a NextKeyMarker");
         return -1;
+    }
+    {
+        /* The marker pair is this listing's token: the same pair twice is a page read again. */
+        struct buf pair = BUF_INIT(1 << 16);
+        enum s3c_err rc = buf_addf(&pair, "%s\n%s", l->vers.next_key_marker, l->vers.next_version_id_marker)
+                              ? s3c_fail(e, S3C_ENOMEM, "out of memory")
+                              : listcheck_token(&l->seen, "ListObjectVersions", buf_cstr(&pair),
+                                                l->vers.n_versions + l->vers.n_prefixes, e);
+
+        buf_release(&pair);
+        if (rc)
+            return -1;
     }
     if (!take(&l->key_marker, l->vers.next_key_marker) ||
         !take(&l->version_marker, l->vers.next_version_id_marker)) {
@@ -126,6 +203,36 @@ static bool selected(const struct listing *l, const char *key)
     return filter_accept(l->o.filter, l->o.filter_root, rel);
 }
 
+void listing_warn_skip(const char *bucket, const char *key, enum listcheck_verdict why, struct s3c_error *e)
+{
+    struct buf shown = BUF_INIT(1 << 16);
+    struct out_result r = { "list", "", NULL, 0, false, NULL, false, false };
+
+    s3c_fail(e, S3C_ESKIPPED, "%s", listcheck_why(why));
+    if (buf_addf(&shown, "s3://%s/%s", bucket, key))
+        buf_adds(&shown, "(a key too long to show)");
+    r.src = buf_cstr(&shown);
+    out_result(&r, e);
+    buf_release(&shown);
+}
+
+/* Whether the containment check lets the caller see entry 'key' (else told, and counted). */
+static bool contained(struct listing *l, const char *key, bool common)
+{
+    enum listcheck_verdict v = listcheck_key(l->o.prefix, key, common);
+
+    if (v == LISTCHECK_OK)
+        return true;
+    l->skipped++;
+    if (l->o.skip) {
+        l->o.skip(l->o.skip_ctx, listcheck_shown(key), v);
+    } else {
+        struct s3c_error e = S3C_ERROR_INIT;
+        listing_warn_skip(l->o.bucket, listcheck_shown(key), v, &e);
+    }
+    return false;
+}
+
 static int raw_next(struct listing *l, const struct listing_entry **out, struct s3c_error *e)
 {
     for (;;) {
@@ -146,6 +253,10 @@ static int raw_next(struct listing *l, const struct listing_entry **out, struct 
             continue;
         }
         if (l->i_prefix < n_prefixes) {
+            if (!contained(l, prefixes[l->i_prefix], true)) {
+                l->i_prefix++;
+                continue;
+            }
             memset(d, 0, sizeof(*d));
             d->kind = LISTING_PREFIX;
             d->key = prefixes[l->i_prefix++];
@@ -159,7 +270,7 @@ static int raw_next(struct listing *l, const struct listing_entry **out, struct 
             from_version(d, &l->vers.versions[l->i_entry++]);
         else
             from_object(d, &l->objs.objects[l->i_entry++]);
-        if (!selected(l, d->key))
+        if (!contained(l, d->key, false) || !selected(l, d->key))
             continue;
         *out = d;
         return 1;
@@ -260,14 +371,16 @@ bool listing_page_done(struct listing *l)
     size_t n_prefixes = l->o.versions ? l->vers.n_prefixes : l->objs.n_prefixes;
     size_t n = l->o.versions ? l->vers.n_versions : l->objs.n_objects;
 
+    size_t i;
+
     if (l->i_prefix < n_prefixes)
         return false;
-    /* Skip now what listing_next would skip, so "done" means no entry of this page is left. */
-    while (l->i_entry < n) {
-        const char *key = l->o.versions ? l->vers.versions[l->i_entry].key : l->objs.objects[l->i_entry].key;
-        if (selected(l, key))
+    /* Whether listing_next would return one more entry of this page. (It still
+     * sees the rest: a key kept from the caller is told when it is reached.) */
+    for (i = l->i_entry; i < n; i++) {
+        const char *key = l->o.versions ? l->vers.versions[i].key : l->objs.objects[i].key;
+        if (listcheck_key(l->o.prefix, key, false) == LISTCHECK_OK && selected(l, key))
             return false;
-        l->i_entry++;
     }
     return true;
 }
@@ -281,5 +394,7 @@ void listing_close(struct listing *l)
     free(l->token);
     free(l->key_marker);
     free(l->version_marker);
+    free(l->last);
+    listcheck_tokens_release(&l->seen);
     memset(l, 0, sizeof(*l));
 }

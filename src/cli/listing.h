@@ -10,6 +10,12 @@
  * markers, and the order `aws s3 ls` prints a page in (the page's common
  * prefixes first, then its objects).
  *
+ * Every entry passes plan/listcheck.h first, as plan/lister.h's do: a key
+ * or common prefix outside the prefix, or a key holding a NUL, is skipped
+ * and told to o.skip (by default a warning line, and l->skipped counts it);
+ * a page that does not move the listing on (a token or marker pair
+ * followed before, entries that do not rise) ends it with an error.
+ *
  * Not thread-safe; blocking (each page is one request on the store).
  */
 #ifndef S3C_CLI_LISTING_H
@@ -21,6 +27,7 @@
 #include "base/buf.h"
 #include "base/err.h"
 #include "plan/filter.h"
+#include "plan/lister.h"
 #include "s3/xml.h"
 #include "store/store_s3.h"
 
@@ -43,6 +50,10 @@ struct listing_opts {
      * lists in, through an external sort (plan/xsort.h): for directory
      * buckets. The whole listing is read before the first entry returns. */
     bool sorted;
+    /* Told of each entry kept from the caller (plan/lister.h's skip); NULL:
+     * listing_warn_skip() prints the warning. */
+    lister_skip_fn *skip;
+    void *skip_ctx;
 };
 
 enum listing_kind {
@@ -76,7 +87,18 @@ struct listing {
     struct listing_entry cur;
     struct xsort *sorted;           /* with o.sorted: every entry, sorted */
     struct buf unpacked;            /* with o.sorted: the strings of 'cur' */
+    struct listcheck_tokens seen;   /* tokens (marker pairs) followed */
+    char *last;                     /* the greatest entry of the pages read: the next must rise past it */
+    uint64_t skipped;               /* entries kept from the caller */
 };
+
+/*
+ * The warning for a listed key kept from the verbs, on stderr (or a --json
+ * record): "warning: Skipping file s3://BUCKET/KEY. WHY". 'e' is set to
+ * S3C_ESKIPPED with WHY, for the caller to count (exit 2 when nothing
+ * failed, as the AWS CLI's skipped files).
+ */
+void listing_warn_skip(const char *bucket, const char *key, enum listcheck_verdict why, struct s3c_error *e);
 
 /*
  * Set o->prefix and o->pattern from the key part of an s3:// argument: a

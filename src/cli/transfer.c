@@ -12,6 +12,7 @@
 
 #include "cli/args.h"
 #include "cli/job.h"
+#include "cli/listing.h"
 #include "cli/objopts.h"
 #include "cli/output.h"
 #include "fs/path.h"
@@ -394,6 +395,16 @@ static bool manifest_head(struct transfer *t, struct s3_object *so)
     }
     http_xfer_release(&x);
     return ok;
+}
+
+/* A listed key the listing kept from cp/mv (outside the prefix, or unnamable): warned, skipped (exit 2). */
+static void listed_skip(void *ctx, const char *key, enum listcheck_verdict why)
+{
+    struct transfer *t = ctx;
+    struct s3c_error e = S3C_ERROR_INIT;
+
+    listing_warn_skip(t->su.bucket, key, why, &e);
+    job_count(&t->base, t->mv ? JOB_OP_MOVE : (int)t->op, 0, &e);
 }
 
 /* The next object under the source prefix: from the listing, or from --from-manifest. */
@@ -802,7 +813,7 @@ static enum s3c_err job_start(struct job *j)
                 out_error(op, &e);
             return e.code;
         }
-    } else if (t->kind == SRC_LIST && (rc = lister_open(&t->lister, t->s3, t->su.bucket, t->prefix, &e))) {
+    } else if (t->kind == SRC_LIST && (rc = lister_open(&t->lister, t->s3, t->su.bucket, t->prefix, listed_skip, t, &e))) {
         fatal(t, &e);
         return rc;
     }

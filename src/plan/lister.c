@@ -39,6 +39,7 @@ struct lister_range {
     int64_t retry_at_ms;
     struct lister_req *req;         /* in flight */
     struct lister_req *twin;        /* the same request again, sent when 'req' was overdue */
+    struct listcheck_tokens seen;   /* continuation tokens followed */
 };
 
 struct lister_req {
@@ -112,6 +113,7 @@ static void range_free(struct lister_range *r)
     free(r->after);
     free(r->hi);
     free(r->token);
+    listcheck_tokens_release(&r->seen);
     free(r);
 }
 
@@ -141,10 +143,13 @@ static void fail_nomem(struct lister *l)
 }
 
 enum s3c_err lister_open(struct lister *l, struct store_s3 *s3, const char *bucket, const char *prefix,
-                         struct s3c_error *e)
+                         lister_skip_fn *skip, void *skip_ctx, struct s3c_error *e)
 {
     memset(l, 0, sizeof(*l));
     l->s3 = s3;
+    l->skip = skip;
+    l->skip_ctx = skip_ctx;
+    l->ordered = !directory_bucket(bucket);
     l->bucket = strdup(bucket);
     l->prefix = strdup(prefix ? prefix : "");
     l->width = directory_bucket(bucket) ? 1 : width_from_env();
@@ -370,6 +375,46 @@ static size_t cuts_allowed(struct lister *l)
     return allow < CUTS_PER_PAGE_MAX ? allow : CUTS_PER_PAGE_MAX;
 }
 
+/*
+ * Keys rise: each key of the page sorts after the one before it and the
+ * first after where the page was asked to start ('r->after': the
+ * start-after sent, or the last key before the token). A store that ignores
+ * start-after, or a token that leads back to a page already read, fails it.
+ * Keys holding a NUL are passed over: no C string can stand for them as the
+ * key the next one must follow.
+ */
+static bool page_rises(struct lister *l, const struct lister_range *r, const struct s3_list_objects *p)
+{
+    struct s3c_error e = S3C_ERROR_INIT;
+    const char *prev = r->after;
+    size_t i;
+
+    if (!l->ordered)
+        return true;
+    for (i = 0; i < p->n_objects; i++) {
+        const char *k = p->objects[i].key;
+
+        if (!k[0])
+            continue;
+        if (!listcheck_rises(prev, k, false))
+            break;
+        prev = k;
+    }
+    if (i == p->n_objects)
+        return true;
+    if (prev != r->after)
+        s3c_fail(&e, S3C_EPARSE, "ListObjectsV2: the store listed \"%.100s\" after \"%.100s\": keys out of order",
+                 p->objects[i].key, prev);
+    else if (r->token)
+        s3c_fail(&e, S3C_EPARSE, "ListObjectsV2: the page after key \"%.100s\" (a continuation token) went back to "
+                 "\"%.100s\": a token that leads to pages already read", prev, p->objects[i].key);
+    else
+        s3c_fail(&e, S3C_EPARSE, "ListObjectsV2: asked for keys after \"%.100s\", the store answered \"%.100s\": "
+                 "it ignores start-after (S3C_LIST_WIDTH=1 lists without it)", prev, p->objects[i].key);
+    fail(l, &e);
+    return false;
+}
+
 /* A page of 'r' arrived: keep what is the range's, decide what comes next. */
 static void take_page(struct lister *l, struct lister_range *r, struct lister_page *pg)
 {
@@ -377,8 +422,14 @@ static void take_page(struct lister *l, struct lister_range *r, struct lister_pa
     size_t n = p->n_objects, i, from = strlen(l->prefix);
     bool was_probe = r->probe, was_delimit = r->delimit;
     struct buf pts = BUF_INIT(1u << 20);
+    struct s3c_error e = S3C_ERROR_INIT;
+    const char *first, *last;
 
     r->probe = r->delimit = false;
+    if (!page_rises(l, r, p)) {
+        page_free(pg);
+        return;
+    }
     if (was_delimit && p->n_prefixes) {
         /* Its objects are listed again by the ranges it cuts. */
         if (!cut_at_prefixes(l, r, p))
@@ -388,19 +439,44 @@ static void take_page(struct lister *l, struct lister_range *r, struct lister_pa
     }
     /* Keys past the range's end belong to the next range. */
     if (r->hi)
-        while (n && strcmp(p->objects[n - 1].key, r->hi) > 0)
+        while (n && listcheck_cmp(p->objects[n - 1].key, r->hi) > 0)
             n--;
     pg->n = n;
+    /* The page's first and last keys that a request can name (start-after, the cuts):
+     * a key holding a NUL cannot be sent back. */
+    for (i = 0; i < n && !p->objects[i].key[0]; i++)
+        ;
+    first = i < n ? p->objects[i].key : NULL;
+    for (i = n; i > 0 && !p->objects[i - 1].key[0]; i--)
+        ;
+    last = i > 0 ? p->objects[i - 1].key : NULL;
     if (n < p->n_objects || !p->is_truncated || !n) {
         r->done = true;
+    } else if (!last && (was_delimit || !p->next_continuation_token[0])) {
+        s3c_fail(&e, S3C_EPARSE, "ListObjectsV2: a page of keys holding NUL bytes only, without a continuation "
+                 "token: no request can ask for the keys after them");
+        page_free(pg);
+        fail(l, &e);
+        return;
     } else {
+        char *after = strdup(last ? last : r->after);
+
         free(r->after);
         free(r->token);
         r->token = NULL;
-        r->after = strdup(p->objects[n - 1].key);
+        r->after = after;
         /* A delimiter listing's token does not continue a plain one. */
-        if (!was_delimit && p->next_continuation_token[0] && !(r->token = strdup(p->next_continuation_token)))
-            r->after = NULL;
+        if (!was_delimit && p->next_continuation_token[0]) {
+            if (listcheck_token(&r->seen, "ListObjectsV2", p->next_continuation_token, n, &e)) {
+                page_free(pg);
+                fail(l, &e);
+                return;
+            }
+            if (!(r->token = strdup(p->next_continuation_token))) {
+                free(r->after);
+                r->after = NULL;
+            }
+        }
         if (!r->after) {
             page_free(pg);
             fail_nomem(l);
@@ -409,11 +485,10 @@ static void take_page(struct lister *l, struct lister_range *r, struct lister_pa
         if (l->width > 1) {
             for (i = 0; i < n; i++)
                 ranges_alphabet_add(&l->alphabet, sv_from(p->objects[i].key), from);
-            size_t allow = !was_probe && n > 1 ? cuts_allowed(l) : 0;
+            size_t allow = !was_probe && first && first != last ? cuts_allowed(l) : 0;
 
             if (allow) {
-                size_t k = ranges_split(&l->alphabet, sv_from(p->objects[0].key), sv_from(p->objects[n - 1].key),
-                                        r->hi, from, allow, &pts);
+                size_t k = ranges_split(&l->alphabet, sv_from(first), sv_from(last), r->hi, from, allow, &pts);
                 if (!cut(l, r, pts.data, k))
                     fail_nomem(l);
                 l->page_cuts += k;
@@ -543,7 +618,17 @@ int lister_next(struct lister *l, const struct s3_object **out, struct s3c_error
         int wait_ms = l->inflight && l->answered >= HEDGE_AFTER_ANSWERS ? 10 : 100;
 
         if (l->cur && l->i < l->cur->n) {
-            *out = &l->cur->p.objects[l->i++];
+            const struct s3_object *o = &l->cur->p.objects[l->i++];
+            enum listcheck_verdict v = listcheck_key(l->prefix, o->key, false);
+
+            if (v != LISTCHECK_OK) {
+                /* The verbs never see it: no delete, copy or name made of it. */
+                l->skipped++;
+                if (l->skip)
+                    l->skip(l->skip_ctx, listcheck_shown(o->key), v);
+                continue;
+            }
+            *out = o;
             return 1;
         }
         if (l->cur) {

@@ -19,6 +19,13 @@
  * S3 Express directory buckets, which list in no order and take no
  * StartAfter) is one page after another, with continuation tokens only.
  *
+ * Every key passes plan/listcheck.h before lister_next() yields it: one the
+ * store listed outside the prefix, or one holding a NUL, is skipped and
+ * told to the opener's 'skip' callback, never to a verb. A page whose keys
+ * do not rise past where it was asked to start (a store ignoring
+ * start-after, a token that repeats or cycles) or whose next token was
+ * followed before ends the listing with an error.
+ *
  * Not thread-safe: the thread of the store's loop.
  */
 #ifndef S3C_PLAN_LISTER_H
@@ -28,6 +35,7 @@
 #include <stdint.h>
 
 #include "base/err.h"
+#include "plan/listcheck.h"
 #include "plan/ranges.h"
 #include "s3/xml.h"
 #include "store/store_s3.h"
@@ -40,8 +48,18 @@
 struct lister_range;
 struct lister_page;
 
+/*
+ * A listed key kept from the verbs: 'key' as listcheck_shown() shows it,
+ * 'why' its verdict. Called from lister_next(), once per such key.
+ */
+typedef void lister_skip_fn(void *ctx, const char *key, enum listcheck_verdict why);
+
 struct lister {
     struct store_s3 *s3;
+    lister_skip_fn *skip;           /* NULL: skipped keys go untold */
+    void *skip_ctx;
+    bool ordered;                   /* keys come in S3's order (not a directory bucket) */
+    uint64_t skipped;               /* keys kept from the verbs */
     char *bucket;
     char *prefix;
     int width;                      /* list requests in flight at most */
@@ -63,9 +81,10 @@ struct lister {
     struct lister_req *lost;        /* twins whose other answered first, still out */
 };
 
-/* Start a listing of 'bucket' under 'prefix' (copied). No request yet. */
+/* Start a listing of 'bucket' under 'prefix' (copied); 'skip' (may be NULL)
+ * hears of each key kept from the verbs. No request yet. */
 enum s3c_err lister_open(struct lister *l, struct store_s3 *s3, const char *bucket, const char *prefix,
-                         struct s3c_error *e);
+                         lister_skip_fn *skip, void *skip_ctx, struct s3c_error *e);
 
 /*
  * The next object: 1 with *out pointing into the current page (valid until

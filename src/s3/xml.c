@@ -633,20 +633,51 @@ enum s3c_err s3_xml_stream_feed(struct s3_xml_stream *st, const void *data, size
     return st_report(st, e);
 }
 
-/* Decode the XF_URL fields of 'base' in place. */
+/* Whether 's' holds "%00", a NUL once decoded. */
+static bool has_nul_escape(const char *s)
+{
+    for (s = strchr(s, '%'); s; s = strchr(s + 1, '%'))
+        if (s[1] == '0' && s[2] == '0')
+            return true;
+    return false;
+}
+
+/*
+ * Decode the XF_URL fields of 'base' in place. In a list's entry ('entry':
+ * a key, a common prefix) a decoded NUL makes the field "" followed by its
+ * encoded form (s3/xml.h): that one key is skipped by the listers, where
+ * failing the page would stop the whole listing for it.
+ */
 static void decode_fields(struct s3_xml_stream *st, const struct xml_field *f, size_t n,
-                          char *base)
+                          char *base, bool entry)
 {
     size_t i;
 
     for (i = 0; i < n && !st->rc; i++) {
-        char *s;
+        char **field, *s, *marked;
+        size_t len;
 
         if (f[i].type != XF_URL)
             continue;
         /* "" may be the shared literal of an absent field: leave it be. */
-        s = *(char **)(base + f[i].off);
-        if (s[0] && !url_decode_inplace(s))
+        field = (char **)(base + f[i].off);
+        s = *field;
+        if (!s[0])
+            continue;
+        if (entry && has_nul_escape(s)) {
+            len = strlen(s);
+            /* Its n + 1 bytes (the terminator too) and one more: "\0" ENCODED "\0". */
+            marked = xml_pool_dup((struct s3_strpool *)(st->out + st->active->pool_off), s, len + 1);
+            if (!marked) {
+                st_oom(st);
+                return;
+            }
+            memmove(marked + 1, marked, len + 1);
+            marked[0] = '\0';
+            *field = marked;
+            continue;
+        }
+        if (!url_decode_inplace(s))
             st_fail(st, S3C_EPARSE, "bad URL encoding in <%s>", f[i].path);
     }
 }
@@ -659,7 +690,7 @@ static void decode_all(struct s3_xml_stream *st)
 
     if (!sv_ieqs(sv_from(enc), "url"))
         return;
-    decode_fields(st, s->fields, s->n_fields, st->out);
+    decode_fields(st, s->fields, s->n_fields, st->out, false);
     for (i = 0; i < s->n_groups && !st->rc; i++) {
         const struct xml_group *g = &s->groups[i];
         char *arr = *(char **)(st->out + g->arr_off);
@@ -670,7 +701,7 @@ static void decode_all(struct s3_xml_stream *st)
         for (j = 0; j < i; j++)
             shared |= s->groups[j].arr_off == g->arr_off;
         for (j = 0; j < n && !shared && !st->rc; j++)
-            decode_fields(st, g->fields, g->n_fields, arr + j * g->entry_size);
+            decode_fields(st, g->fields, g->n_fields, arr + j * g->entry_size, true);
     }
 }
 

@@ -176,7 +176,11 @@ void s3_list_buckets_release(struct s3_list_buckets *r);
 /* ---- ListObjects (V1 and V2) ------------------------------------------- */
 
 struct s3_object {
-    const char *key;            /* URL-decoded when the reply was encoded */
+    /* URL-decoded when the reply was encoded. A key holding a NUL byte (%00)
+     * is "" followed by its encoded form: S3 has no empty key, and a C
+     * string cannot carry the NUL (plan/listcheck.h skips it). So are the
+     * keys of versions and the common prefixes. */
+    const char *key;
     const char *last_modified;  /* as sent */
     int64_t mtime_epoch;        /* last_modified in seconds since 1970, UTC; 0 if absent */
     const char *etag;           /* as sent, quotes included: "\"9b2c...\"" */

@@ -14,8 +14,13 @@ MODES is a comma-separated list; each is NAME or NAME=VALUE:
   prefix-ignored       listings lose their `prefix` (and `delimiter` stays):
                        the store lists the whole bucket
   start-after-ignored  listings lose `start-after` and `marker`
+  max-keys=N           listings (ListObjectVersions too) ask for at most N
+                       keys a page (so a few keys make several pages, and
+                       tokens to misbehave with)
   token-repeat         a listing page asked with a continuation token answers
-                       with that same token as its next one, forever
+                       with that same token as its next one, forever (and a
+                       ListObjectVersions page asked with key-marker and
+                       version-id-marker answers with those same markers)
   token-cycle          the page asked with the second token issued for a
                        listing answers with the first one again (A, B, A, B...)
   no-etag              PutObject and CompleteMultipartUpload are stored, but
@@ -92,6 +97,12 @@ def is_listing(method, path, query):
         return False
     return not any(k in query for k in ("uploads", "versions", "location", "acl",
                                         "tagging", "versioning", "policy"))
+
+
+def is_versions_listing(method, path, query):
+    """A ListObjectVersions request: GET on a bucket with ?versions."""
+    parts = path.lstrip("/").split("/", 1)
+    return method == "GET" and not (len(parts) == 2 and parts[1]) and "versions" in query
 
 
 def is_object_put(method, path, query):
@@ -236,6 +247,14 @@ class Relay(socketserver.StreamRequestHandler):
                 acted = "+".join(d for d in drop if d in query)
                 q = [(k, v) for k, vs in query.items() for v in vs if k not in drop]
                 target = split.path + ("?" + urllib.parse.urlencode(q) if q else "")
+        if is_listing(method, split.path, query) or is_versions_listing(method, split.path, query):
+            if "max-keys" in MODES:
+                n = int(MODES["max-keys"] or "1")
+                asked = int(query.get("max-keys", ["1000"])[0])
+                q = [(k, v) for k, vs in urllib.parse.parse_qs(urllib.parse.urlsplit(target).query,
+                                                               keep_blank_values=True).items()
+                     for v in vs if k != "max-keys"] + [("max-keys", str(min(n, asked)))]
+                target = split.path + "?" + urllib.parse.urlencode(q)
 
         if "put-blackhole" in MODES and is_object_put(method, split.path, query):
             self.send("200 OK", [("Content-Length", "0")])
@@ -249,6 +268,17 @@ class Relay(socketserver.StreamRequestHandler):
             data, changed = self.rewrite_token(split.path, query, data)
             if changed:
                 acted = "token"
+        if is_versions_listing(method, split.path, query) and st == 200 and "token-repeat" in MODES \
+                and "key-marker" in query:
+            for tag, param in ((b"NextKeyMarker", "key-marker"), (b"NextVersionIdMarker", "version-id-marker")):
+                a = data.find(b"<" + tag + b">")
+                b = data.find(b"</" + tag + b">", a)
+                if a >= 0 and b >= 0:
+                    asked = query.get(param, [""])[0]
+                    if query.get("encoding-type", [""])[0] == "url" and tag == b"NextKeyMarker":
+                        asked = urllib.parse.quote(asked, safe="/")
+                    data = data[:a + len(tag) + 2] + asked.encode() + data[b:]
+                    acted = "token"
 
         if "no-etag" in MODES and is_object_put(method, split.path, query) and st == 200:
             hdrs = [(k, v) for k, v in hdrs

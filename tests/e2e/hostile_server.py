@@ -132,8 +132,10 @@ class Handler(socketserver.StreamRequestHandler):
         return True
 
     # Keys (sent with encoding-type=url) holding line breaks, terminal escapes
-    # and a way out of the destination, beside two plain ones.
-    EVIL = ["ok1", "evil%0A%1B%5B2J%1B%5B31mfake%20line/..%2Fx", "a/..%2F..%2Fescape", "ok2"]
+    # and a way out of the destination, beside two plain ones; in S3's order
+    # (the bytes of the decoded keys), which s3c's listers check.
+    EVIL = sorted(["ok1", "evil%0A%1B%5B2J%1B%5B31mfake%20line/..%2Fx", "a/..%2F..%2Fescape", "ok2"],
+                  key=lambda k: urllib.parse.unquote_to_bytes(k))
 
     def answer_list_evilkeys(self, method, target, headers):
         path = urllib.parse.urlsplit(target).path

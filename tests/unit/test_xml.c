@@ -356,13 +356,39 @@ TEST(xml_list_objects_bad_url_encoding)
                                        "<Contents><Key>a%zz</Key></Contents></ListBucketResult>"),
                                     &r, &e), S3C_EPARSE);
     CHECK(strstr(e.msg, "URL encoding") && strstr(e.msg, "<Key>"));
-    /* %00 would cut a C string short: refused, not truncated. */
+    /* %00 in a page-level field (a marker) would cut a C string short: refused. */
     CHECK_INT(s3_parse_list_objects(SV("<ListBucketResult><EncodingType>url</EncodingType>"
-                                       "<Contents><Key>a%00b</Key></Contents></ListBucketResult>"),
+                                       "<StartAfter>a%00b</StartAfter></ListBucketResult>"),
                                     &r, &e), S3C_EPARSE);
     CHECK_INT(s3_parse_list_objects(SV("<ListBucketResult><EncodingType>url</EncodingType>"
                                        "<Contents><Key>a%4</Key></Contents></ListBucketResult>"),
                                     &r, &e), S3C_EPARSE);
+    s3_list_objects_release(&r);
+}
+
+/* A key holding a NUL is one entry the listers skip, never a page that fails
+ * nor a key cut short: "" then its encoded form, its siblings decoded. */
+TEST(xml_list_objects_nul_key_marked_not_cut)
+{
+    struct s3_list_objects r = S3_LIST_OBJECTS_INIT;
+    struct s3c_error e = S3C_ERROR_INIT;
+
+    CHECK_INT(s3_parse_list_objects(SV("<ListBucketResult><EncodingType>url</EncodingType>"
+                                       "<Contents><Key>a%20b</Key></Contents>"
+                                       "<Contents><Key>a%00b%2B</Key></Contents>"
+                                       "<CommonPrefixes><Prefix>p%00/</Prefix></CommonPrefixes>"
+                                       "<Contents><Key>c</Key></Contents></ListBucketResult>"),
+                                    &r, &e), S3C_OK);
+    CHECK_INT(r.n_objects, 3);
+    CHECK_INT(r.n_prefixes, 1);
+    if (r.n_objects == 3 && r.n_prefixes == 1) {
+        CHECK_STR(r.objects[0].key, "a b");
+        CHECK_STR(r.objects[1].key, "");
+        CHECK_STR(r.objects[1].key + 1, "a%00b%2B");
+        CHECK_STR(r.objects[2].key, "c");
+        CHECK_STR(r.prefixes[0], "");
+        CHECK_STR(r.prefixes[0] + 1, "p%00/");
+    }
     s3_list_objects_release(&r);
 }
 
