@@ -138,6 +138,7 @@ struct xfer_obj_state {
      * succeed, but mv keeps their source (xfer_obj.unproven). */
     bool proven;
     const char *unproven;
+    bool head_for_proof;            /* RK_HEAD_DST asks for the proof Complete's answer lacked */
     /* stdin/stdout objects: read or written in order, never seeked. */
     bool stream;
     bool eof;                       /* stdin: all of it has been read */

@@ -451,6 +451,8 @@ out:
     return ok;
 }
 
+static bool head_for_proof(struct engine *g, struct xfer_obj_state *os);
+
 void on_complete(struct engine *g, struct req *r)
 {
     struct xfer_obj_state *os = r->os;
@@ -512,10 +514,33 @@ void on_complete(struct engine *g, struct req *r)
     }
     os->proven = complete_proven(g, os, &r->http.resp.body, &os->unproven);
     journal_drop(g, os);
-    os->phase = PH_END;
     req_put_back(g, r);
+    /* Some stores (Ceph RGW 16) answer Complete with an empty <ETag>: the
+     * object's own ETag, read back, is the proof when our parts make it. */
+    if (!os->proven && head_for_proof(g, os))
+        return; /* on_head_dst ends the object */
+    os->phase = PH_END;
     put_tags_late(g, os);
     maybe_finish(g, os);
+}
+
+/* HEAD the object Complete made, when its answer proved nothing and our parts'
+ * ETags make the one it must carry; true when that HEAD was sent. */
+static bool head_for_proof(struct engine *g, struct xfer_obj_state *os)
+{
+    struct s3c_error he = S3C_ERROR_INIT;
+    char want[80];
+    struct req *h;
+
+    if (!multipart_etag(os, want) || !(h = req_get(g, os, RK_HEAD_DST)))
+        return false;
+    os->head_for_proof = true;
+    if (req_submit(g, h, &he)) {
+        os->head_for_proof = false;
+        req_put_back(g, h);
+        return false;
+    }
+    return true;
 }
 
 /* A retried Complete found no upload: the first try may have completed it and
@@ -561,6 +586,19 @@ void on_head_dst(struct engine *g, struct req *r)
         etag.n -= 2;
     }
     ours = multipart_etag(os, want) && sv_eqs(etag, want);
+    if (os->head_for_proof) {
+        /* Complete landed; only the proof was missing. */
+        os->head_for_proof = false;
+        req_put_back(g, r);
+        os->proven = ours;
+        if (!ours)
+            os->unproven = "the store answered CompleteMultipartUpload with no ETag, and the object's "
+                           "ETag read back is not the one our parts make";
+        os->phase = PH_END;
+        put_tags_late(g, os);
+        maybe_finish(g, os);
+        return;
+    }
     if (!ours) {
         s3c_fail(&e, S3C_EHTTP, "CompleteMultipartUpload was retried and the upload is gone, "
                                 "but the object is not the one its parts make (ETag %.*s, want %s)",
@@ -582,6 +620,19 @@ void on_head_dst(struct engine *g, struct req *r)
 /* The HEAD after a lost Complete failed: say so in the object's error (then req_fail). */
 bool head_dst_failed(struct engine *g, struct req *r, enum store_s3_verdict v, struct s3c_error *e)
 {
+    struct xfer_obj_state *os = r->os;
+
+    if (os->head_for_proof) {
+        /* Complete landed; the HEAD that was to prove it did not answer: unproven, not failed. */
+        os->head_for_proof = false;
+        req_put_back(g, r);
+        os->unproven = "the store answered CompleteMultipartUpload with no ETag, and reading the "
+                       "object's ETag back failed";
+        os->phase = PH_END;
+        put_tags_late(g, os);
+        maybe_finish(g, os);
+        return true;
+    }
     if (v == STORE_S3_FAIL) {
         struct s3c_error he = *e;
         s3c_fail(e, he.code, "CompleteMultipartUpload was retried and the upload is gone, "
