@@ -82,20 +82,20 @@ test_trust_nohang_region_evil() {
 # ---- item 11: SIGINT and SIGTERM end every command, listings included ----------------
 
 # _nh_signal SIG WANT CMD...: run CMD in the background, send SIG after a
-# second, and expect it to end within 2.5 s more with exit WANT.
+# second (NH_AFTER seconds), and expect it to end within 2.5 s (NH_WITHIN) more with exit WANT.
 _nh_signal() {
     local sig=$1 want=$2 pid rc t0
     shift 2
     timeout -k 2 30 "$@" > "$T_DIR/.out" 2> "$T_DIR/.err" &
     pid=$!
-    sleep 1
+    sleep "${NH_AFTER:-1}"
     # The s3c under `timeout`: its only child.
     kill "-$sig" "$(pgrep -P "$pid")" 2>/dev/null || t_fail "$* ended before the signal: $(cat "$T_DIR/.err")"
     t0=$(_nh_now)
     wait "$pid"
     rc=$?
     T_LAST="$* (SIG$sig after 1 s)" T_RC=$rc
-    _nh_within 2.5 "$t0" "$* after SIG$sig"
+    _nh_within "${NH_WITHIN:-2.5}" "$t0" "$* after SIG$sig"
     [ "$rc" = "$want" ] || t_fail "$*: expected exit $want after SIG$sig, got $rc: $(cat "$T_DIR/.err")"
 }
 
@@ -120,6 +120,26 @@ test_trust_nohang_signals_end_listings() {
     AWS_RETRY_MODE=standard AWS_MAX_ATTEMPTS=20 _nh_signal INT 130 "$S3C" --cli-read-timeout 1 ls "s3://$b/a/"
     # The object is still there: nothing was deleted or moved.
     assert_eq "some bytes" "$(s3curl GET "/$b/a/k")" "the object after the dry runs"
+}
+
+# Every answer is cut by a reset: each try fails at once and the standard
+# retry mode waits rand x 2^n s before the next, up to 20 s. A signal in that
+# wait ends the command there, in every path (store_s3_send, the lister, the engine).
+test_trust_nohang_signals_end_retry_backoff() {
+    local b
+    t_store_is s3emu || t_skip "a store of its own: runs once, in the s3emu pass"
+    hp_start emu reset=100000
+    t_new_bucket b
+    t_put_text "$b" a/k "some bytes"
+    mkdir d
+    export AWS_RETRY_MODE=standard AWS_MAX_ATTEMPTS=20
+    _nh_signal INT 130 "$S3C" ls "s3://$b/a/"
+    _nh_signal TERM 143 "$S3C" ls -r "s3://$b/"
+    # The parallel lister's wait (cp -r, mv -r, rm -r, sync): late enough that
+    # the wait is likely long (try 4 or 5: up to 8 or 16 s).
+    NH_AFTER=8 NH_WITHIN=1 _nh_signal TERM 143 "$S3C" cp -r "s3://$b/" d/ --dryrun
+    _nh_signal INT 130 "$S3C" cp "s3://$b/a/k" d/k
+    [ "$(hp_count 'select(.mode == "reset")')" -ge 3 ] || t_fail "the relay cut fewer answers than expected"
 }
 
 # `s3c ls -r | head -1`: the reader leaves; s3c ends the listing quietly (exit
