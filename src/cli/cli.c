@@ -160,7 +160,8 @@ enum s3c_err cli_line_globals(int *argc, char **argv, struct out_opts *o, struct
     rc = take_globals(*argc, argv, &f, o, rest, &n, e);
     if (!rc && (memcmp(&f, &none, sizeof(f)) != 0 || o->debug != debug))
         rc = s3c_fail(e, S3C_EUSAGE, "%s: --endpoint-url, --profile, --region, --ca-bundle, --no-sign-request, "
-                      "--no-verify-ssl and --debug are the run's: give them to s3c run, not to a line", argv[0]);
+                      "--no-verify-ssl, --cli-read-timeout, --cli-connect-timeout and --debug are the run's: "
+                      "give them to s3c run, not to a line", argv[0]);
     if (!rc) {
         for (i = 0; i < n; i++)
             argv[i + 1] = rest[i];
