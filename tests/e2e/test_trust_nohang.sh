@@ -202,6 +202,42 @@ test_trust_nohang_trickle_moto() {
     _nh_slow moto
 }
 
+# A listener whose backlog is full: a connect to it never completes (SYNs dropped).
+test_trust_nohang_connect_timeout() {
+    local url i
+    t_store_is s3emu || t_skip "needs no store: runs once, in the s3emu pass"
+    cat > blackhole.py <<'PY'
+import socket, time
+s = socket.socket()
+s.bind(("127.0.0.1", 0))
+s.listen(0)
+held = []
+for _ in range(4):
+    c = socket.socket()
+    c.setblocking(False)
+    try:
+        c.connect(s.getsockname())
+    except BlockingIOError:
+        pass
+    held.append(c)
+print("ready http://127.0.0.1:%d" % s.getsockname()[1], flush=True)
+time.sleep(60)
+PY
+    python3 blackhole.py > bh.out 2>&1 &
+    HP_PIDS="${HP_PIDS:-} $!"
+    # shellcheck disable=SC2064,SC2086
+    trap "kill $HP_PIDS 2>/dev/null" EXIT
+    for ((i = 0; i < 100; i++)); do
+        url=$(sed -n 's/^ready //p' bh.out)
+        [ -n "$url" ] && break
+        sleep 0.05
+    done
+    [ -n "$url" ] || t_fail "the listener did not start: $(cat bh.out)"
+    AWS_ENDPOINT_URL=$url AWS_MAX_ATTEMPTS=2 _nh_timed 5 "$S3C" ls s3://nohang-b/ --cli-connect-timeout 1
+    [ "$T_RC" = 255 ] || t_fail "expected exit 255, got $T_RC"
+    assert_contains "$T_ERR" "Timeout was reached"
+}
+
 _nh_stall() {
     local b
     hp_start "$1" stall
