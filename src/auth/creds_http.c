@@ -10,6 +10,18 @@
 #include <curl/curl.h>
 
 #include "auth/creds_impl.h"
+#include "base/stop.h"
+
+/* SIGINT, SIGTERM: a non-zero return ends the perform (CURLE_ABORTED_BY_CALLBACK). */
+static int on_progress(void *ud, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal, curl_off_t ulnow)
+{
+    (void)ud;
+    (void)dltotal;
+    (void)dlnow;
+    (void)ultotal;
+    (void)ulnow;
+    return stop_requested() != 0;
+}
 
 static size_t on_write(char *p, size_t size, size_t n, void *ud)
 {
@@ -68,8 +80,13 @@ enum s3c_err creds_http(const struct creds_http_req *r, long *status, struct buf
     if (strcmp(r->method, "GET") != 0 && !(r->body && strcmp(r->method, "POST") == 0))
         curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, r->method);
 
+    /* A blocking perform sees no signal: curl asks this callback (about once a second). */
+    curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, on_progress);
+    curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
     cc = curl_easy_perform(c);
-    if (cc == CURLE_WRITE_ERROR) {
+    if (cc == CURLE_ABORTED_BY_CALLBACK) {
+        rc = s3c_fail(e, S3C_ECANCEL, "interrupted");
+    } else if (cc == CURLE_WRITE_ERROR) {
         rc = s3c_fail(e, S3C_ENOMEM, "reply larger than %zu bytes", body->max);
     } else if (cc != CURLE_OK) {
         if (timed_out)

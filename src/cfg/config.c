@@ -206,6 +206,34 @@ static enum s3c_err take_positive(struct cfg_ctx *x, const struct pick *p, struc
     return S3C_OK;
 }
 
+/* A timeout: the flag's value, else the profile's 'key'. Whole seconds, 0 for
+ * none (as the AWS CLI); at most a year. */
+static enum s3c_err take_seconds(struct cfg_ctx *x, const char *flag_value, const char *flag, const char *key,
+                                 struct cfg_u64 *dst)
+{
+    struct pick p = { NULL, { "" }, NULL };
+    uint64_t v;
+
+    if (flag_value) {
+        p.value = flag_value;
+        origin_flag(&p.where, flag);
+    } else {
+        pick_env_prof(x, NULL, key, &p);
+    }
+    if (!p.value)
+        return S3C_OK;
+    if (!sv_to_u64(sv_trim(sv_from(p.value)), &v) || v > 365u * 86400) {
+        bad(x, &p.where, p.key, p.value, "is not a number of seconds (0: no timeout)");
+        /* A bad flag is a bad command line (252), a bad file a bad configuration (253). */
+        if (flag_value && x->e)
+            x->e->code = S3C_EUSAGE;
+        return flag_value ? S3C_EUSAGE : S3C_ECONFIG;
+    }
+    dst->value = v;
+    dst->set = true;
+    return S3C_OK;
+}
+
 /* ---- the steps ---- */
 
 /*
@@ -314,6 +342,7 @@ static enum s3c_err resolve_profile(struct cfg_ctx *x)
     return S3C_OK;
 }
 
+/* A region must be a DNS label: it becomes part of a host name. */
 bool cfg_region_ok(const char *r)
 {
     size_t i, n = strlen(r);
@@ -364,6 +393,12 @@ static enum s3c_err resolve_misc(struct cfg_ctx *x)
         if (p.value && p.value[0] && (rc = set_str(x, &x->out->ca_bundle, p.value)))
             return rc;
     }
+
+    if ((rc = take_seconds(x, x->flags->read_timeout, "--cli-read-timeout", "cli_read_timeout",
+                           &x->out->read_timeout_s)) ||
+        (rc = take_seconds(x, x->flags->connect_timeout, "--cli-connect-timeout", "cli_connect_timeout",
+                           &x->out->connect_timeout_s)))
+        return rc;
 
     pick_env_prof(x, "AWS_MAX_ATTEMPTS", "max_attempts", &p);
     if ((rc = take_positive(x, &p, &x->out->max_attempts)))

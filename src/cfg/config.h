@@ -60,9 +60,11 @@ struct cfg_flags {
     bool no_sign_request;       /* --no-sign-request */
     bool no_verify_ssl;         /* --no-verify-ssl */
     bool debug;                 /* --debug */
+    const char *read_timeout;   /* --cli-read-timeout SECONDS */
+    const char *connect_timeout; /* --cli-connect-timeout SECONDS */
 };
 
-#define CFG_FLAGS_INIT { NULL, NULL, NULL, NULL, false, false, false }
+#define CFG_FLAGS_INIT { NULL, NULL, NULL, NULL, false, false, false, NULL, NULL }
 
 enum cfg_addressing {
     CFG_ADDRESSING_AUTO = 0,    /* path for custom endpoints and non-DNS names */
@@ -135,6 +137,11 @@ struct s3c_config {
 
     struct cfg_s3 s3;
     struct cfg_u64 max_attempts;            /* >= 1, includes the first attempt */
+    /* --cli-read-timeout, else the profile's cli_read_timeout; the same for
+     * connect. Seconds, per attempt; 0: none (as the AWS CLI). Not set: http's
+     * defaults (read 60 s, as the AWS CLI; connect 10 s, where the CLI waits 60). */
+    struct cfg_u64 read_timeout_s;
+    struct cfg_u64 connect_timeout_s;
     enum cfg_retry_mode retry_mode;
     bool retry_mode_set;
     enum cfg_checksum_when request_checksum_calculation;
@@ -171,7 +178,8 @@ enum s3c_err cfg_load(struct s3c_config *out, const struct cfg_flags *flags, cha
 /* Free every string; 'c' becomes S3C_CONFIG_INIT. */
 void cfg_release(struct s3c_config *c);
 
-/* A region name is a DNS label (letters, digits, '-'): it becomes part of a host name. */
+/* Whether 'r' may be a region: a DNS label (it goes into host names and
+ * credential scopes), as --region, AWS_REGION and region hints are checked. */
 bool cfg_region_ok(const char *r);
 
 /*

@@ -12,6 +12,7 @@
 
 #include "auth/creds.h"
 #include "auth/keyring.h"
+#include "base/stop.h"
 #include "cli/cmd.h"
 #include "cli/output.h"
 #include "cli/transfer.h"
@@ -64,7 +65,8 @@ static const struct global_flag global_flags[] = {
     { "--endpoint-url", true }, { "--profile", true },       { "--region", true },
     { "--ca-bundle", true },    { "--no-sign-request", false }, { "--no-verify-ssl", false },
     { "--debug", false },       { "--json", false },         { "--quiet", false },
-    { "--only-show-errors", false }, { "--no-progress", false }, { NULL, false },
+    { "--only-show-errors", false }, { "--no-progress", false },
+    { "--cli-read-timeout", true }, { "--cli-connect-timeout", true }, { NULL, false },
 };
 
 static const struct global_flag *find_global(const char *arg, size_t n)
@@ -101,6 +103,10 @@ static void set_global(struct cfg_flags *f, struct out_opts *o, const char *name
         o->only_errors = true;
     else if (!strcmp(name, "--no-progress"))
         o->no_progress = true;
+    else if (!strcmp(name, "--cli-read-timeout"))
+        f->read_timeout = value;
+    else if (!strcmp(name, "--cli-connect-timeout"))
+        f->connect_timeout = value;
 }
 
 /* Move global flags out of argv into 'f' and 'o'; the rest stays in order in rest[]. */
@@ -154,7 +160,8 @@ enum s3c_err cli_line_globals(int *argc, char **argv, struct out_opts *o, struct
     rc = take_globals(*argc, argv, &f, o, rest, &n, e);
     if (!rc && (memcmp(&f, &none, sizeof(f)) != 0 || o->debug != debug))
         rc = s3c_fail(e, S3C_EUSAGE, "%s: --endpoint-url, --profile, --region, --ca-bundle, --no-sign-request, "
-                      "--no-verify-ssl and --debug are the run's: give them to s3c run, not to a line", argv[0]);
+                      "--no-verify-ssl, --cli-read-timeout, --cli-connect-timeout and --debug are the run's: "
+                      "give them to s3c run, not to a line", argv[0]);
     if (!rc) {
         for (i = 0; i < n; i++)
             argv[i + 1] = rest[i];
@@ -246,6 +253,13 @@ struct store_s3 *cli_s3(struct cli_ctx *c, struct s3c_error *e)
                    : c->cfg.retry_mode == CFG_RETRY_LEGACY   ? S3_RETRY_LEGACY
                    : c->cfg.retry_mode == CFG_RETRY_ADAPTIVE ? S3_RETRY_ADAPTIVE
                                                              : S3_RETRY_STANDARD;
+    /* The AWS CLI's 0 is "never": HTTP_TIMEOUT_NONE; not set: http's defaults. */
+    if (c->cfg.read_timeout_s.set)
+        o.http.read_timeout_ms = c->cfg.read_timeout_s.value ? (long)c->cfg.read_timeout_s.value * 1000
+                                                             : HTTP_TIMEOUT_NONE;
+    if (c->cfg.connect_timeout_s.set)
+        o.http.connect_timeout_ms = c->cfg.connect_timeout_s.value ? (long)c->cfg.connect_timeout_s.value * 1000
+                                                                   : HTTP_TIMEOUT_NONE;
     o.http.verify_tls = c->cfg.verify_ssl;
     o.http.ca_bundle = c->cfg.ca_bundle;
     o.http.hosts_file = getenv("S3C_HOSTS_FILE"); /* names that override DNS: tests, pinning */
@@ -277,8 +291,9 @@ void cli_op_name(char *out, size_t n, const char *verb, int argc, const char **a
     }
 }
 
-/* SIGINT/SIGTERM: the engine stops, aborts its multipart uploads and removes
- * its temp files; the run then exits 130. A second signal kills at once. */
+/* SIGINT/SIGTERM: every wait ends (base/stop.h), the engine stops, aborts its
+ * multipart uploads and removes its temp files; the run then exits 130 or 143.
+ * A second signal kills at once. */
 static void on_signal(int sig)
 {
     static volatile sig_atomic_t seen;
@@ -287,13 +302,14 @@ static void on_signal(int sig)
         signal(sig, SIG_DFL);
         raise(sig);
     }
-    xfer_cancel();
+    stop_request(sig); /* and xfer_cancel(), its hook */
 }
 
 static void install_signals(void)
 {
     struct sigaction sa;
 
+    stop_hook(xfer_cancel);
     memset(&sa, 0, sizeof(sa));
     sa.sa_handler = on_signal;
     sigemptyset(&sa.sa_mask);
@@ -313,6 +329,11 @@ static void install_signals(void)
  */
 static int exit_code(enum s3c_err rc, bool fails_1)
 {
+    /* A stop asked ends the run as it asked: 128 + the signal (130 SIGINT, 143
+     * SIGTERM), whatever failed after it; or 0 when stdout's reader left
+     * (`s3c ls -r | head -1`: it took what it wanted, as `cat | head` exits 0). */
+    if (stop_requested())
+        return stop_requested() == STOP_READER_GONE ? EXIT_OK : 128 + stop_requested();
     switch (rc) {
     case S3C_OK: return EXIT_OK;
     case S3C_EUSAGE: return EXIT_USAGE;

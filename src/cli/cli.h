@@ -12,7 +12,7 @@ enum {
     EXIT_OK = 0,
     EXIT_FAILED = 1,    /* a transfer failed; a prefix or wildcard matched nothing */
     EXIT_SKIPPED = 2,   /* files or keys skipped with a warning, the rest done */
-    EXIT_SIGINT = 130,  /* interrupted */
+    EXIT_SIGINT = 130,  /* interrupted (SIGINT; SIGTERM: 143, 128 + the signal) */
     EXIT_USAGE = 252,   /* bad command line */
     EXIT_CONFIG = 253,  /* bad configuration, no credentials */
     EXIT_SERVICE = 254, /* the store answered with an error (ls, du, head) */

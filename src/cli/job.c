@@ -13,6 +13,8 @@
 #include "cli/args.h"
 #include "cli/output.h"
 #include "store/store_fs.h"
+#include "base/stop.h"
+#include "http/http.h"
 #include "xfer/journal.h"
 
 static enum s3c_err parse_count(const char *verb, const char *flag, const char *s, int max, int *out,
@@ -123,6 +125,15 @@ void job_engine_opts(const struct job *j, struct xfer_opts *xo)
     xo->bwlimit_bytes_s = k->bwlimit_bytes_s ? k->bwlimit_bytes_s
                           : cfg->s3.max_bandwidth.set ? cfg->s3.max_bandwidth.value : 0;
     xo->loops = k->loops ? k->loops : loops_from_env();
+    if (xo->bwlimit_bytes_s && j->c->s3) {
+        /* The read timeout's speed floor (http.h) under a bandwidth limit: a
+         * quarter of each request's share of it at the most concurrency, so a
+         * transfer slowed on purpose is never taken for a trickle. */
+        uint64_t most = xo->concurrency > 0 ? (uint64_t)xo->concurrency : 512;
+        uint64_t floor = xo->bwlimit_bytes_s / (4 * most);
+
+        store_s3_speed_floor(j->c->s3, floor < HTTP_LOW_SPEED_BYTES_S ? (long)floor : HTTP_LOW_SPEED_BYTES_S);
+    }
     xo->expected_size = k->expected_size;
     xo->verify = true;
     /* request_checksum_calculation = when_required: only what S3 demands (Content-MD5). */
@@ -389,15 +400,18 @@ void job_engine_report(enum s3c_err engine_rc, const struct xfer_stats *st, bool
 
 /* ---- one job on its own engine ------------------------------------------------------ */
 
-void job_dryrun(struct job *j)
+enum s3c_err job_dryrun(struct job *j)
 {
     struct xfer_obj *o;
 
-    while (j->ops->next(j, &o) == XFER_NEXT_ONE) {
+    /* Listing only, but the user may stop it all the same (SIGINT, SIGTERM, stdout gone):
+     * pages already listed are not all printed first. */
+    while (!stop_requested() && j->ops->next(j, &o) == XFER_NEXT_ONE) {
         o->owner = j;
         j->ops->done(j, o, NULL);
         xfer_obj_free(o);
     }
+    return stop_requested() ? S3C_ECANCEL : S3C_OK;
 }
 
 static int one_next(void *ctx, struct xfer_obj **out)
@@ -463,7 +477,7 @@ enum s3c_err job_run(struct job *j)
         job_engine_report(erc, &st, j->knobs.resume);
         job_count_engine(&j->n, &st);
     } else {
-        job_dryrun(j);
+        erc = job_dryrun(j);
     }
     rc = j->ops->finish(j, erc);
     if (j->knobs.stat)

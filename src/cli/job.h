@@ -116,8 +116,9 @@ enum s3c_err job_knobs_parse(struct job *j, const struct job_knob_args *a, struc
 void job_engine_opts(const struct job *j, struct xfer_opts *xo);
 
 /* A dry run: every object next() yields goes straight to done(o, NULL), which
- * prints its "(dryrun) ..." line and neither counts nor deletes anything. */
-void job_dryrun(struct job *j);
+ * prints its "(dryrun) ..." line and neither counts nor deletes anything.
+ * S3C_ECANCEL when a stop was asked (base/stop.h), else S3C_OK. */
+enum s3c_err job_dryrun(struct job *j);
 
 /* Run one job to completion on its own engine: start, engine (or job_dryrun), finish, --stat. */
 enum s3c_err job_run(struct job *j);

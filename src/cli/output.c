@@ -1,13 +1,15 @@
 #include "cli/output.h"
 
-#include "base/hash.h"
-
+#include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include "base/hash.h"
+#include "base/stop.h"
 
 static struct out_opts opts, run_opts;
 static bool status_shown;
@@ -68,6 +70,20 @@ const struct out_opts *out_opts(void)
     return &opts;
 }
 
+/* A write to stdout that met EPIPE: its reader left (`s3c ls -r | head -1`), so
+ * the work ends (base/stop.h), quietly: nobody reads what would come. */
+static void stdout_check(void)
+{
+    if (ferror(stdout) && errno == EPIPE)
+        stop_request(STOP_READER_GONE);
+}
+
+/* Errors that only say the work was stopped because stdout's reader left. */
+static bool reader_gone(const struct s3c_error *e)
+{
+    return stop_requested() == STOP_READER_GONE && (!e || e->code == S3C_ECANCEL);
+}
+
 void out_line(const char *fmt, ...)
 {
     struct buf line = BUF_INIT(1 << 20);
@@ -89,11 +105,13 @@ void out_line(const char *fmt, ...)
     fwrite(line.data, 1, line.len, records());
     buf_release(&line);
     free(text);
+    stdout_check();
 }
 
 void out_text(const char *s)
 {
     fputs(s, records());
+    stdout_check();
 }
 
 static const char *origin = "";
@@ -147,6 +165,8 @@ void out_set_origin(const char *where)
 
 void out_error(const char *op, const struct s3c_error *e)
 {
+    if (reader_gone(e))
+        return;
     status_clear();
     fflush(stdout);
     fputs("s3c: ", stderr);
@@ -231,6 +251,8 @@ void out_result(const struct out_result *r, const struct s3c_error *e)
             out_line("%s%s: %s", dry, r->op, r->src);
         return;
     }
+    if (reader_gone(e))
+        return;
     status_clear();
     fflush(stdout);
     put_clean(origin);
@@ -267,6 +289,8 @@ void out_result(const struct out_result *r, const struct s3c_error *e)
 
 void out_usage_error(const struct s3c_error *e)
 {
+    if (reader_gone(e))
+        return;
     fflush(stdout);
     fputs("s3c: ", stderr);
     put_clean(origin);
@@ -406,4 +430,5 @@ void json_end(struct json *j)
     buf_addc(&line, '\n');
     fputs(buf_cstr(&line), records());
     buf_release(&line);
+    stdout_check();
 }

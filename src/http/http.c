@@ -9,6 +9,7 @@
 #include "http/http.h"
 
 #include <curl/curl.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,9 +17,11 @@
 #include <strings.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "base/stop.h"
 #include "base/thread.h"
 #include "http/resolve.h"
 
@@ -71,6 +74,8 @@ struct http_loop {
     struct http_xfer *all;        /* those transfers, for cancel_all */
     int ep;                       /* epoll: curl's sockets, wake_fd, a caller's fd */
     int wake_fd;                  /* eventfd: http_loop_wakeup from any thread */
+    bool watch_stdout;            /* stdout is a pipe in 'ep': its reader leaving stops the run */
+    int64_t next_check_ns;        /* when read_timeouts looks again */
     bool timer_set;               /* curl asked to be called back at timer_at */
     struct timespec timer_at;
 };
@@ -130,6 +135,21 @@ enum s3c_err http_global_init(struct s3c_error *e)
     return S3C_OK;
 }
 
+/*
+ * A closed stdout ends the work (`s3c ls -r | head -1`), even while nothing is
+ * written to it: a pipe's write end reports EPOLLERR once its reader is gone,
+ * so a loop that waits on the network hears it too. Only a pipe: fd 1 is then
+ * no socket of curl's, and a file or terminal has no reader to lose.
+ */
+static void watch_stdout(struct http_loop *l)
+{
+    struct epoll_event ev = { .events = 0, .data.fd = STDOUT_FILENO };
+    struct stat st;
+
+    if (l->ep >= 0 && fstat(STDOUT_FILENO, &st) == 0 && S_ISFIFO(st.st_mode))
+        l->watch_stdout = epoll_ctl(l->ep, EPOLL_CTL_ADD, STDOUT_FILENO, &ev) == 0;
+}
+
 struct http_loop *http_loop_new(const struct http_loop_opts *opts, struct s3c_error *e)
 {
     struct http_loop *l = calloc(1, sizeof(*l));
@@ -140,9 +160,11 @@ struct http_loop *http_loop_new(const struct http_loop_opts *opts, struct s3c_er
     }
     l->opts = *opts;
     if (!l->opts.connect_timeout_ms)
-        l->opts.connect_timeout_ms = 10000;
-    if (!l->opts.stall_timeout_ms)
-        l->opts.stall_timeout_ms = 60000;
+        l->opts.connect_timeout_ms = HTTP_CONNECT_TIMEOUT_MS;
+    if (!l->opts.read_timeout_ms)
+        l->opts.read_timeout_ms = HTTP_READ_TIMEOUT_MS;
+    if (l->opts.low_speed_bytes_s <= 0)
+        l->opts.low_speed_bytes_s = HTTP_LOW_SPEED_BYTES_S;
     l->resolver = http_resolver_new(opts->hosts_file, e);
     if (!l->resolver) {
         free(l);
@@ -160,6 +182,7 @@ struct http_loop *http_loop_new(const struct http_loop_opts *opts, struct s3c_er
             l->wake_fd = -1;
         }
     }
+    watch_stdout(l);
     if (!l->multi || !l->share || l->ep < 0 || l->wake_fd < 0) {
         http_loop_free(l);
         s3c_fail(e, S3C_ENOMEM, "cannot create an HTTP loop");
@@ -174,6 +197,11 @@ struct http_loop *http_loop_new(const struct http_loop_opts *opts, struct s3c_er
     if (l->opts.max_host_conns > 0)
         curl_multi_setopt(l->multi, CURLMOPT_MAX_HOST_CONNECTIONS, l->opts.max_host_conns);
     return l;
+}
+
+void http_loop_speed_floor(struct http_loop *l, long bytes_s)
+{
+    l->opts.low_speed_bytes_s = bytes_s > 0 ? bytes_s : 1;
 }
 
 void http_loop_free(struct http_loop *l)
@@ -241,6 +269,7 @@ static size_t on_header(char *p, size_t size, size_t n, void *ctx)
 
     if (!x->resp.head_ns)
         x->resp.head_ns = http_now_ns();
+    x->priv_window_bytes += len;
 
     /* A new status line (after a 100 Continue, or a redirect) restarts the block. */
     if (len >= 5 && memcmp(p, "HTTP/", 5) == 0)
@@ -263,8 +292,10 @@ static size_t on_write(char *p, size_t size, size_t n, void *ctx)
             x->priv_paused = true;
             return CURL_WRITEFUNC_PAUSE;
         }
+        x->priv_window_bytes += len;
         return v == HTTP_SINK_OK ? len : 0;
     }
+    x->priv_window_bytes += len;
     if (buf_add(&x->resp.body, p, len))
         return over_cap(x, "body is", x->resp.body.max);
     return len;
@@ -299,6 +330,7 @@ static size_t on_read(char *dst, size_t size, size_t n, void *ctx)
         got = (ssize_t)want;
     }
     b->priv_offset += (uint64_t)got;
+    x->priv_window_bytes += (uint64_t)got;
     if (b->priv_offset == total)
         told_sent(x);
     return (size_t)got;
@@ -467,6 +499,8 @@ enum s3c_err http_loop_submit(struct http_loop *l, struct http_xfer *x, struct s
     x->priv_paused = false;
     x->priv_told_sent = false;
     x->resp.sent_ns = x->resp.head_ns = 0;
+    x->priv_window_ns = http_now_ns();
+    x->priv_window_bytes = 0;
     x->priv_easy = c;
     x->priv_slist = hdrs;
     x->priv_loop = l;
@@ -482,9 +516,9 @@ enum s3c_err http_loop_submit(struct http_loop *l, struct http_xfer *x, struct s
     curl_easy_setopt(c, CURLOPT_TCP_KEEPALIVE, 1L);
     curl_easy_setopt(c, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_1_1);
     curl_easy_setopt(c, CURLOPT_SHARE, l->share);
-    curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, l->opts.connect_timeout_ms);
-    curl_easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, 1L);
-    curl_easy_setopt(c, CURLOPT_LOW_SPEED_TIME, (l->opts.stall_timeout_ms + 999) / 1000);
+    /* curl has no "never" for connecting (0 is its 300 s): a month stands for it. */
+    curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS,
+                     l->opts.connect_timeout_ms > 0 ? l->opts.connect_timeout_ms : 30L * 86400 * 1000);
     curl_easy_setopt(c, CURLOPT_SSL_VERIFYPEER, l->opts.verify_tls ? 1L : 0L);
     curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, l->opts.verify_tls ? 2L : 0L);
     if (l->opts.ca_bundle)
@@ -622,12 +656,62 @@ static void run_timer_if_due(struct http_loop *l)
     }
 }
 
+/* The transfer the read timeout cuts off now (its window over and too few
+ * bytes in it), or NULL; windows that are over with enough bytes start again. */
+static struct http_xfer *too_slow(struct http_loop *l, int64_t now)
+{
+    int64_t window_ns = (int64_t)l->opts.read_timeout_ms * 1000000;
+    uint64_t floor = (uint64_t)l->opts.low_speed_bytes_s * (uint64_t)(l->opts.read_timeout_ms / 1000);
+    struct http_xfer *x;
+
+    if (floor == 0)
+        floor = 1; /* under a second: at least a byte */
+    for (x = l->all; x; x = x->priv_next) {
+        if (x->priv_paused || now - x->priv_window_ns < window_ns)
+            continue;
+        if (x->priv_window_bytes < (x->slow_answer ? 1 : floor))
+            return x;
+        x->priv_window_ns = now;
+        x->priv_window_bytes = 0;
+    }
+    return NULL;
+}
+
+/*
+ * The read timeout (http_loop_opts), checked here rather than with curl's
+ * low-speed limit: curl's speed is an average it updates while the
+ * transfer runs, so one its owner paused and resumed (a bandwidth limit)
+ * looked slow for the time it was held, and a download slowed on purpose
+ * was cut off. Checked at most every 100 ms; a done callback may change the
+ * list, so each cut starts the walk again.
+ */
+static void read_timeouts(struct http_loop *l)
+{
+    int64_t now = http_now_ns();
+    struct http_xfer *x;
+
+    if (l->opts.read_timeout_ms <= 0 || now < l->next_check_ns)
+        return;
+    l->next_check_ns = now + 100 * 1000000LL;
+    while ((x = too_slow(l, now))) {
+        snprintf(x->priv_errbuf, sizeof(x->priv_errbuf),
+                 "%" PRIu64 " bytes in %ld s from the server, under %ld a second: too slow, cut off "
+                 "(the read timeout, --cli-read-timeout)", x->priv_window_bytes, l->opts.read_timeout_ms / 1000,
+                 l->opts.low_speed_bytes_s);
+        debugf(l, "http: %s %s", x->method, x->priv_errbuf);
+        finish(l, (CURL *)x->priv_easy, CURLE_OPERATION_TIMEDOUT);
+    }
+}
+
 int http_loop_step_fd(struct http_loop *l, int timeout_ms, int fd)
 {
     struct epoll_event ev[HTTP_EVENTS_MAX];
     int n, i, still;
     long t;
 
+    if (stop_requested())
+        http_loop_cancel_all(l); /* SIGINT, SIGTERM, stdout gone: nothing more to wait for */
+    read_timeouts(l);
     run_timer_if_due(l); /* transfers just added start here (curl asks for a timer of 0) */
     drain(l);
     if (l->running <= 0 || timeout_ms <= 0)
@@ -640,6 +724,10 @@ int http_loop_step_fd(struct http_loop *l, int timeout_ms, int fd)
 
         epoll_ctl(l->ep, EPOLL_CTL_ADD, fd, &in);
     }
+    /* About to wait on the network: lines stdout's buffer holds go to its pipe
+     * first, so its reader has them now (and may leave meanwhile: watch_stdout). */
+    if (l->watch_stdout)
+        fflush(stdout);
     n = epoll_wait(l->ep, ev, HTTP_EVENTS_MAX, timeout_ms);
     if (fd >= 0)
         epoll_ctl(l->ep, EPOLL_CTL_DEL, fd, NULL);
@@ -655,6 +743,12 @@ int http_loop_step_fd(struct http_loop *l, int timeout_ms, int fd)
         }
         if (s == fd)
             continue;
+        if (s == STDOUT_FILENO && l->watch_stdout) {
+            epoll_ctl(l->ep, EPOLL_CTL_DEL, STDOUT_FILENO, NULL); /* level-triggered: once is enough */
+            l->watch_stdout = false;
+            stop_request(STOP_READER_GONE); /* the next step cuts every transfer off */
+            continue;
+        }
         if (ev[i].events & (EPOLLIN | EPOLLHUP))
             mask |= CURL_CSELECT_IN;
         if (ev[i].events & EPOLLOUT)
@@ -684,6 +778,8 @@ void http_loop_resume(struct http_loop *l)
         next = x->priv_next;
         if (x->priv_paused) {
             x->priv_paused = false;
+            x->priv_window_ns = http_now_ns(); /* the pause was its owner's: a new window */
+            x->priv_window_bytes = 0;
             curl_easy_pause((CURL *)x->priv_easy, CURLPAUSE_CONT);
         }
     }
@@ -735,13 +831,17 @@ enum s3c_err http_do(struct http_loop *l, struct http_xfer *x, struct s3c_error 
     bool done = false;
     enum s3c_err rc;
 
+    if (stop_requested() && !x->keep_on_cancel)
+        return s3c_fail(e, S3C_ECANCEL, "interrupted");
     x->done = mark_done;
     x->done_ctx = &done;
     rc = http_loop_submit(l, x, e);
     if (rc)
         return rc;
     while (!done)
-        http_loop_step(l, 1000);
+        http_loop_step(l, 250); /* a signal ends the wait (EINTR; or within 250 ms on another thread), then the step cuts 'x' off */
+    if (x->resp.curl_code == CURLE_ABORTED_BY_CALLBACK && stop_requested())
+        return s3c_fail(e, S3C_ECANCEL, "interrupted");
     return S3C_OK;
 }
 

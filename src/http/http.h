@@ -31,6 +31,15 @@
 #define HTTP_RESP_HEADERS_MAX_BYTES (64 * 1024)
 #define HTTP_ERROR_BODY_MAX_BYTES (1 << 20)
 
+/* Timeout defaults (http_loop_opts), and the value for "none". */
+#define HTTP_CONNECT_TIMEOUT_MS 10000L
+#define HTTP_READ_TIMEOUT_MS 60000L     /* the AWS CLI's default read timeout */
+#define HTTP_TIMEOUT_NONE (-1L)
+/* A reply slower than this for the read timeout is cut off: a 1 byte/s
+ * trickle ends within about a minute; a link this slow is not a link. Under
+ * a bandwidth limit the engine lowers it (http_loop_speed_floor). */
+#define HTTP_LOW_SPEED_BYTES_S 256L
+
 struct http_loop;
 struct http_xfer;
 struct http_resolve_addr;
@@ -47,8 +56,19 @@ enum http_sink_verdict {
 struct http_loop_opts {
     bool verify_tls;            /* verify peer and host name (default true) */
     const char *ca_bundle;      /* PEM file, or NULL for the system store */
-    long connect_timeout_ms;    /* 0: 10 s */
-    long stall_timeout_ms;      /* abort a transfer that moves no byte this long; 0: 60 s */
+    /* Per attempt (each exchange), 0: the default, HTTP_TIMEOUT_NONE: none. */
+    long connect_timeout_ms;    /* to connect (TCP and TLS); default HTTP_CONNECT_TIMEOUT_MS */
+    /* The read timeout: an exchange that moves fewer than low_speed_bytes_s
+     * bytes a second (either way) over a window this long is cut off
+     * (CURLE_OPERATION_TIMEDOUT, a network error the caller may retry).
+     * Waiting for an answer counts as moving nothing, so a server that never
+     * answers is cut off after this long, as the AWS CLI's read timeout does;
+     * a trickle under the floor too. A large body is never cut off for its
+     * total time, only for going slower than the floor; time a transfer
+     * spends paused by its owner (a bandwidth limit, a slow reader) is not
+     * counted. Default HTTP_READ_TIMEOUT_MS. */
+    long read_timeout_ms;
+    long low_speed_bytes_s;     /* the floor; 0: HTTP_LOW_SPEED_BYTES_S */
     long max_host_conns;        /* 0: no limit beyond the transfers in flight */
     const char *hosts_file;     /* hosts-format names that override DNS (S3C_HOSTS_FILE), or NULL */
     /* --debug sink: one line per event; never sees header values it is not
@@ -107,6 +127,11 @@ struct http_xfer {
     bool keep_on_cancel;        /* http_loop_cancel_all lets this one finish */
     bool fresh_connect;         /* on a new connection, never a pooled one */
     bool big_body;              /* an answer of HTTP_BIG_BODY_BYTES or more is expected: read in large pieces */
+    /* The server may think long before it answers and send only keep-alive
+     * bytes meanwhile (CopyObject, UploadPartCopy, CompleteMultipartUpload,
+     * DeleteObjects): the read timeout cuts it off for silence alone, as the
+     * AWS CLI's, not for going under the speed floor. */
+    bool slow_answer;
     /* Called once the body's last byte is handed to curl (resp.sent_ns), from
      * inside curl: it may not call the loop. NULL: not told. Gets done_ctx. */
     void (*sent)(struct http_xfer *x, void *ctx);
@@ -128,7 +153,12 @@ struct http_xfer {
     bool priv_paused;
     bool priv_told_sent;        /* 'sent' ran for this exchange */
     bool priv_upload_big;       /* it has one of the loop's large upload buffers */
+    int64_t priv_window_ns;     /* the read timeout's window: since when bytes are counted */
+    uint64_t priv_window_bytes; /* bytes moved (either way) since then */
 };
+
+/* The floor of the read timeout (low_speed_bytes_s) for transfers submitted from now on. */
+void http_loop_speed_floor(struct http_loop *l, long bytes_s);
 
 /* Create a loop; NULL (with 'e' set) on failure. */
 struct http_loop *http_loop_new(const struct http_loop_opts *opts, struct s3c_error *e);
@@ -137,7 +167,9 @@ void http_loop_free(struct http_loop *l);   /* NULL is a no-op; transfers must b
 /* Start a transfer. On failure 'done' will not run. */
 enum s3c_err http_loop_submit(struct http_loop *l, struct http_xfer *x, struct s3c_error *e);
 
-/* Move every transfer forward, waiting at most timeout_ms; returns transfers still running. */
+/* Move every transfer forward, waiting at most timeout_ms; returns transfers still running.
+ * Once a stop is asked (base/stop.h), every transfer but those marked
+ * keep_on_cancel is cut off first (done runs: status 0, curl_code 42). */
 int http_loop_step(struct http_loop *l, int timeout_ms);
 
 /* The same, and also return once 'fd' is readable (-1: none), for a caller
@@ -171,7 +203,8 @@ void http_loop_wakeup(struct http_loop *l);
  * one's done callback runs (status 0, "cancelled") before this returns. */
 void http_loop_cancel_all(struct http_loop *l);
 
-/* Convenience: submit 'x' and run the loop until it is done. */
+/* Convenience: submit 'x' and run the loop until it is done. S3C_ECANCEL
+ * ("interrupted") when a stop is asked before or meanwhile (base/stop.h). */
 enum s3c_err http_do(struct http_loop *l, struct http_xfer *x, struct s3c_error *e);
 
 /* Add a request header; false when the table is full. Strings are borrowed. */

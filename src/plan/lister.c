@@ -10,6 +10,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/stop.h"
+
 #define LIST_BODY_MAX_BYTES (32u << 20)
 #define CUTS_PER_PAGE_MAX 64        /* new ranges from one full page */
 #define FREE_RETRIES_MAX 2          /* region hints followed per request */
@@ -662,6 +664,14 @@ int lister_next(struct lister *l, const struct s3_object **out, struct s3c_error
         }
         pump(l);
         retry_wait = !r->req && r->retry_at_ms;
+        if (retry_wait && stop_requested()) {
+            struct s3c_error se = S3C_ERROR_INIT;
+
+            /* A wait between tries obeys the user too (base/stop.h). */
+            s3c_fail(&se, S3C_ECANCEL, "interrupted");
+            fail(l, &se);
+            continue;
+        }
         if (retry_wait) {
             int64_t left = r->retry_at_ms - now_ms();
             wait_ms = left < 1 ? 1 : left > 100 ? 100 : (int)left;

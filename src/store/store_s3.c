@@ -17,8 +17,10 @@
 #include "auth/express.h"
 #include "auth/keyring.h"
 #include "auth/sigv4.h"
+#include "cfg/config.h"
 #include "base/crc.h"
 #include "base/hash.h"
+#include "base/stop.h"
 #include "base/str.h"
 #include "s3/endpoint.h"
 #include "s3/op.h"
@@ -39,8 +41,10 @@ struct store_s3 {
         char region[64];        /* "": the store's region */
         bool confirmed;         /* a reply other than a region hint came back */
         bool probing;           /* its probe is in flight */
+        char hinted[64];        /* the region a hint sent it to ("": none yet): followed once */
     } buckets[16];
     unsigned n_buckets;
+    char hinted[64];            /* the same for requests to no bucket (or a name too long to keep) */
     long skew_s;                /* server time minus ours, learnt from RequestTimeTooSkewed */
     /* kSigning depends only on the secret, day, region and service: computed
      * once a day per region and service and per generation of keys (the
@@ -118,6 +122,12 @@ struct store_s3 *store_s3_clone(struct store_s3 *s, struct s3c_error *e)
     c->express_read_only = s->express_read_only;
     c->parent = s;
     return c;
+}
+
+void store_s3_speed_floor(struct store_s3 *s, long bytes_s)
+{
+    s->opts.http.low_speed_bytes_s = bytes_s > 0 ? bytes_s : 1;
+    http_loop_speed_floor(s->loop, s->opts.http.low_speed_bytes_s);
 }
 
 static void stats_add(struct express_stats *to, const struct express_stats *from)
@@ -575,7 +585,10 @@ static bool net_retryable(const struct http_xfer *x)
     if (x->resp.over_cap)
         return false; /* the same reply would be cut off again */
     switch (x->resp.curl_code) {
-    case 1:  /* unsupported protocol */
+    case 1:  /* unsupported protocol: of the URL, or the server's answer (a garbled status
+              * line reads as HTTP/0.9, which curl refuses): retried when the request went
+              * out, on a new connection (curl closes one that answered so), as the SDKs do */
+        return x->resp.sent_s > 0;
     case 3:  /* malformed URL */
     case 6:  /* could not resolve host */
     case 60: /* peer certificate */
@@ -651,14 +664,6 @@ bool store_s3_signs_payload(const struct store_s3 *s)
     return s->opts.sign_payload && !s->opts.no_sign;
 }
 
-static void sleep_ms(long ms)
-{
-    struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
-
-    while (nanosleep(&ts, &ts) == -1 && errno == EINTR)
-        ;
-}
-
 /* Learn the server clock from the Date header of a RequestTimeTooSkewed reply. */
 static void learn_skew(struct store_s3 *s, const struct http_xfer *x)
 {
@@ -667,6 +672,44 @@ static void learn_skew(struct store_s3 *s, const struct http_xfer *x)
 
     if (http_resp_header(&x->resp, "date", &d) && http_date_parse(d, &server))
         s->skew_s = (long)(server - (int64_t)time(NULL));
+}
+
+/*
+ * A region hint (x-amz-bucket-region, or <Region> in the error): S3 names the
+ * bucket's region when a request was signed for another; follow it, once per
+ * bucket (every request signed before the first hint came back needs the
+ * retry too, for that same region). A hint that is no region name, or that
+ * names another region than the one followed (a proxy or store whose hints
+ * alternate) is not followed: the request fails with a line that says so,
+ * where following it would loop forever. (One that repeats the region signed
+ * for is not a redirect: store_s3_judge lets the answer stand.) A retry waits
+ * the mode's first backoff.
+ */
+static enum store_s3_verdict follow_region(struct store_s3 *s, const struct store_s3_call *c, const char *region,
+                                           long *backoff_ms, bool *free_retry, struct s3c_error *e)
+{
+    int b = bucket_slot(s, c->bucket);
+    char *hinted = b >= 0 ? s->buckets[b].hinted : s->hinted;
+    const char *what = c->bucket[0] ? c->bucket : "the service";
+
+    if (!cfg_region_ok(region)) {
+        s3c_fail(e, e->code, "the store's region hint for %s, \"%s\", is not a valid region name: not followed",
+                 what, region);
+        return STORE_S3_FAIL;
+    }
+    if (hinted[0] && strcmp(hinted, region) != 0) {
+        s3c_fail(e, e->code, "the store's region hints for %s change (%s, then %s): a region is followed once, "
+                 "not again", what, hinted, region);
+        return STORE_S3_FAIL;
+    }
+    if (!hinted[0]) {
+        str_copy(hinted, 64, region);
+        learn_region(s, c->bucket, region);
+    }
+    *free_retry = true;
+    *backoff_ms = s3_retry_backoff_ms((enum s3_retry_mode)s->opts.retry_mode, 0, false,
+                                      (double)(rand_r(&s->rng) % 1000) / 1000.0);
+    return STORE_S3_RETRY;
 }
 
 enum store_s3_verdict store_s3_judge(struct store_s3 *s, struct store_s3_call *c,
@@ -695,14 +738,11 @@ enum store_s3_verdict store_s3_judge(struct store_s3 *s, struct store_s3_call *c
     s3c_error_clear(e);
     rc = reply_error(x, region, e);
     str_copy(e->op, sizeof(e->op), c->op ? c->op : "");
-    /* Signed for the wrong region: S3 names the right one; follow it (every
-     * request signed before the first hint arrived needs the retry too). */
+    /* Signed for another region than the one S3 names: follow it, once (a hint
+     * naming the region signed for is no redirect: the answer stands as it is). */
     if (region[0] && strcmp(region, c->region) != 0 &&
-        (e->http_status == 301 || e->http_status == 400 || e->http_status == 403)) {
-        learn_region(s, c->bucket, region);
-        *free_retry = true;
-        return STORE_S3_RETRY;
-    }
+        (e->http_status == 301 || e->http_status == 400 || e->http_status == 403))
+        return follow_region(s, c, region, backoff_ms, free_retry, e);
     /* An S3 Express session refused as expired: sign again with a new one. */
     if (c->express_gen && is_expired_keys(e)) {
         if (!s->express || !express_expired(s->express, c->express_gen))
@@ -742,20 +782,26 @@ enum s3c_err store_s3_send(struct store_s3 *s, const struct s3_req *r, struct ht
         bool free_retry;
 
         s3c_error_clear(e);
-        while ((wait_ms = store_s3_rate_wait_ms(s)) > 0)
-            sleep_ms(wait_ms); /* adaptive mode: the client-side rate limit */
+        while ((wait_ms = store_s3_rate_wait_ms(s)) > 0 && !stop_sleep_ms(wait_ms))
+            ; /* adaptive mode: the client-side rate limit */
         rc = store_s3_prepare(s, r, &c, x, e);
         if (!rc)
-            rc = http_do(s->loop, x, e);
+            rc = http_do(s->loop, x, e); /* S3C_ECANCEL once a stop is asked */
         if (rc)
             break;
         v = store_s3_judge(s, &c, x, attempt, &wait_ms, &free_retry, e);
         if (v != STORE_S3_RETRY)
             break;
-        if (free_retry && free_retries++ < 2)
-            continue;
-        attempt++;
-        sleep_ms(wait_ms);
+        if (!free_retry || free_retries++ >= 2)
+            attempt++;
+        if (attempt >= s->opts.max_attempts) {
+            v = STORE_S3_FAIL; /* free retries past theirs count: never more tries than the budget */
+            break;
+        }
+        if (stop_sleep_ms(wait_ms)) {
+            rc = s3c_fail(e, S3C_ECANCEL, "interrupted");
+            break;
+        }
     }
     store_s3_call_release(&c);
     if (rc)

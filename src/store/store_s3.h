@@ -93,6 +93,9 @@ void store_s3_free(struct store_s3 *s);
  */
 struct store_s3 *store_s3_clone(struct store_s3 *s, struct s3c_error *e);
 
+/* The read timeout's speed floor (http_loop_speed_floor) for this store and its clones made after. */
+void store_s3_speed_floor(struct store_s3 *s, long bytes_s);
+
 /* The strings one signed request points into, alive until it is done. */
 struct store_s3_call {
     struct s3_target target;

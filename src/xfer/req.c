@@ -711,6 +711,10 @@ enum s3c_err req_submit(struct engine *g, struct req *r, struct s3c_error *e)
      * upload already (let it answer, so the upload can be aborted: see
      * abort_late_upload), and an Abort is the clean-up itself. */
     r->http.keep_on_cancel = r->kind == RK_CREATE || r->kind == RK_ABORT;
+    /* Answers a store may think over for minutes, sending keep-alive spaces:
+     * the read timeout ends them for silence only (http.h). */
+    r->http.slow_answer = r->kind == RK_COPY || r->kind == RK_COPY_PART || r->kind == RK_COMPLETE ||
+                          r->kind == RK_DELETE;
     if (oo && oo->request_payer)
         s3_req_header(&q, "x-amz-request-payer", oo->request_payer);
 

@@ -39,6 +39,9 @@ MODES is a comma-separated list; each is NAME or NAME=VALUE:
                        a garbled status line, for the first N such answers
   stray=N              the first N answers carry 16 stray bytes after their
                        body, which the next answer on that connection meets
+  stray-late=N         the same, but the stray bytes come 200 ms after the
+                       answer (a client that read the answer whole already
+                       reuses the connection and reads them as the next status)
   trickle=BPS          GET bodies are sent at BPS bytes a second
   stall                GET requests are read and never answered
   length-lie           GET answers claim twice their length, send the body,
@@ -65,7 +68,7 @@ for m in sys.argv[2].split(","):
         MODES[k] = v
 LOG = open(sys.argv[3], "a", buffering=1)
 LOCK = threading.Lock()
-COUNT = {"garble": 0, "stray": 0, "reset": 0, "pingpong": 0}
+COUNT = {"garble": 0, "stray": 0, "stray-late": 0, "reset": 0, "pingpong": 0}
 TOKENS = {}                 # listing (path, prefix) -> tokens issued, in order
 HEAD_MAX = 1 << 20
 
@@ -213,7 +216,7 @@ class Relay(socketserver.StreamRequestHandler):
         acted = None
         if "only" in MODES and MODES["only"] not in target:
             st, reason, hdrs, data, clen = self.upstream(method, target, headers, body)
-            self.reply(method, target, st, reason, hdrs, data, clen, None)
+            self.reply(method, target, st, reason, hdrs, data, clen, None, plain=True)
             return True
 
         if "region-pingpong" in MODES or "region-evil" in MODES:
@@ -325,10 +328,11 @@ class Relay(socketserver.StreamRequestHandler):
         new = data[:a + 23] + replace.encode() + data[b:]
         return new, True
 
-    def reply(self, method, target, st, reason, hdrs, data, clen, acted):
-        """Send an upstream answer, as the modes that touch bodies want it."""
+    def reply(self, method, target, st, reason, hdrs, data, clen, acted, plain=False):
+        """Send an upstream answer, as the modes that touch bodies want it
+        (none of them when 'plain': a request that only= leaves alone)."""
         head_only = method == "HEAD"
-        is_get = method == "GET" and st in (200, 206)
+        is_get = method == "GET" and st in (200, 206) and not plain
         length = len(data) if not head_only else int(clen or 0)
         if is_get and "length-lie" in MODES:
             self.send("%d %s" % (st, reason), hdrs + [("Content-Length", str(2 * len(data)))], data)
@@ -350,11 +354,17 @@ class Relay(socketserver.StreamRequestHandler):
                 time.sleep(1)
             return True
         extra = b""
-        if take("stray"):
+        late = not plain and take("stray-late")
+        if not plain and take("stray"):
             extra = b"\r\nHTTP/1.1 200\r\n"
             acted = "stray"
         self.send("%d %s" % (st, reason), hdrs + [("Content-Length", str(length))],
                   data + extra, not head_only)
+        if late:
+            acted = "stray-late"
+            time.sleep(0.2)
+            self.wfile.write(b"\r\nHTTP/1.1 200\r\n")
+            self.wfile.flush()
         log(method, target, st, acted)
         return True
 

@@ -3,7 +3,7 @@
 # shellcheck shell=bash
 #
 # SIGINT and SIGTERM both make s3c stop its requests, abort its multipart
-# uploads, remove its temp files and exit 130 (README, "Exit codes"). Nothing
+# uploads, remove its temp files and exit 130 (SIGTERM: 143; README, "Exit codes"). Nothing
 # half-written may stay at any destination: no object from a cut upload, no
 # partial or temp file from a cut download, no multipart upload open. After
 # kill -9 nothing can clean up, but running the same command again must give
@@ -91,7 +91,7 @@ test_interrupt_sigterm_recursive_upload_aborts_every_multipart() {
     _ti_wait_for 20 _ti_mpu_open "$b"
     sleep 0.5
     _ti_stop TERM
-    [ "$TI_RC" = 130 ] || t_fail "exit $TI_RC after SIGTERM, expected 130"
+    [ "$TI_RC" = 143 ] || t_fail "exit $TI_RC after SIGTERM, expected 143 (128 + SIGTERM)"
     assert_contains "$(cat bg.err)" "interrupted" "stderr"
     assert_eq 0 "$(t_mpu_count "$b")" "multipart uploads open after SIGTERM"
     # Whatever exists was finished before the signal: whole, never a prefix.
@@ -138,7 +138,7 @@ test_interrupt_sigterm_recursive_download_keeps_only_whole_files() {
     _ti_wait_for 20 _ti_tmp_in dl
     sleep 0.3
     _ti_stop TERM
-    [ "$TI_RC" = 130 ] || t_fail "exit $TI_RC after SIGTERM, expected 130"
+    [ "$TI_RC" = 143 ] || t_fail "exit $TI_RC after SIGTERM, expected 143 (128 + SIGTERM)"
     assert_eq "" "$(find dl -name '.s3c-*')" "temp files left"
     # Every file there is whole: its sum is the source's.
     t_tree_sums dl > got.sums
