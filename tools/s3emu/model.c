@@ -163,6 +163,14 @@ void emu_store_unlock(struct emu_server *s)
     pthread_rwlock_unlock(&s->store_lock);
 }
 
+int64_t emu_now_ns(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
 double emu_rand01(struct emu_server *s)
 {
     uint64_t x = rng ? rng : (s->rng ? s->rng : 1);
