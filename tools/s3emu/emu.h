@@ -19,6 +19,7 @@
  *   auth.c   SigV4 verification (header, presigned, chunk signatures) over
  *            src/auth/sigv4.h, and aws-chunked decoding
  *   model.c  the performance and fault model, stats, the admin endpoint
+ *   worker.c each worker thread's counters and random numbers; the clock
  *   xml.c    XML escaping and a small expat walker for request bodies
  *   sl.c     the skip list every index uses
  *
@@ -428,7 +429,7 @@ struct emu_server {
 
 /* Locks and defaults of a zeroed server (before flags). 0, or -1 on failure. */
 int emu_server_init(struct emu_server *s);
-/* Called first by each worker thread: its counters and random generator. */
+/* worker.c. Called first by each worker thread: its counters and random generator. */
 void emu_worker_enter(struct emu_worker *w);
 /* The calling thread's counters (worker 0's outside the workers). */
 struct emu_stats *emu_stats_mine(struct emu_server *s);
@@ -441,7 +442,7 @@ int64_t emu_now_ns(void);
 double emu_rand01(struct emu_server *s);
 void emu_random_hex(struct emu_server *s, char *out, size_t n_hex);
 
-/* The store lock (see struct emu_server): shared to read, exclusive to change. */
+/* The store lock (see struct emu_server; store.c): shared to read, exclusive to change. */
 void emu_store_lock(struct emu_server *s, bool write);
 void emu_store_unlock(struct emu_server *s);
 
