@@ -31,13 +31,6 @@ long creds_retry_delay_ms = 1000;
 
 /* ---- endpoints ---- */
 
-void creds_endpoint_release(struct creds_endpoint *ep)
-{
-    free(ep->url);
-    free(ep->region);
-    ep->url = ep->region = NULL;
-}
-
 static bool truthy(const char *v)
 {
     bool b = false;
