@@ -16,6 +16,24 @@
 
 /* ---- a source's keys, from its provider ---- */
 
+/*
+ * A role's keys: the cache first (a hit asks the source for nothing, so a
+ * source's process does not run), else the source's keys, then STS.
+ */
+static enum s3c_err role_fetch(struct creds_src *s, struct creds *out, struct s3c_error *e)
+{
+    struct creds src = CREDS_INIT;
+    bool hit;
+    enum s3c_err rc;
+
+    if ((rc = creds_role_cached(s, out, &hit, e)) || hit)
+        return rc;
+    if (!(rc = creds_src_fetch(s->source, &src, e)))
+        rc = creds_role_fetch(s, &src, out, e);
+    creds_release(&src);
+    return rc;
+}
+
 enum s3c_err creds_src_fetch(struct creds_src *s, struct creds *out, struct s3c_error *e)
 {
     enum s3c_err rc;
@@ -24,7 +42,7 @@ enum s3c_err creds_src_fetch(struct creds_src *s, struct creds *out, struct s3c_
     switch (s->kind) {
     case CREDS_KIND_STATIC: rc = creds_copy(out, &s->keys); break;
     case CREDS_KIND_PROCESS: rc = creds_process_fetch(s, out, e); break;
-    case CREDS_KIND_ROLE: rc = creds_role_fetch(s, out, e); break;
+    case CREDS_KIND_ROLE: rc = role_fetch(s, out, e); break;
     case CREDS_KIND_WEB_IDENTITY: rc = creds_web_identity_fetch(s, out, e); break;
     case CREDS_KIND_SSO: rc = creds_sso_fetch(s, out, e); break;
     case CREDS_KIND_CONTAINER: rc = creds_container_fetch(s, out, e); break;
@@ -151,10 +169,14 @@ static enum s3c_err profile_providers(struct creds_ctx *x, const char *profile, 
     return file_provider(x, profile, false, out, e);
 }
 
-/* ---- the assume-role provider's sources (called from creds_sts.c) ---- */
+/* ---- the assume-role provider and its source ---- */
 
-enum s3c_err creds_source_profile(struct creds_ctx *x, const char *profile,
-                                  struct creds_src **out, struct s3c_error *e)
+static enum s3c_err role_provider(struct creds_ctx *x, const char *profile,
+                                  struct creds_src **out, struct s3c_error *e);
+
+/* A role's source_profile: its profile providers, or its own role (botocore's rules). */
+static enum s3c_err source_profile(struct creds_ctx *x, const char *profile,
+                                   struct creds_src **out, struct s3c_error *e)
 {
     bool has_static = creds_prof(x, profile, "aws_access_key_id") ||
                       creds_prof(x, profile, "aws_secret_access_key");
@@ -171,11 +193,12 @@ enum s3c_err creds_source_profile(struct creds_ctx *x, const char *profile,
                             profile);
         return S3C_OK;
     }
-    return creds_role_setup(x, profile, out, e);
+    return role_provider(x, profile, out, e);
 }
 
-enum s3c_err creds_source_named(struct creds_ctx *x, const char *name, const char *profile,
-                                struct creds_src **out, struct s3c_error *e)
+/* credential_source = Environment | EcsContainer | Ec2InstanceMetadata of 'profile'. */
+static enum s3c_err source_named(struct creds_ctx *x, const char *name, const char *profile,
+                                 struct creds_src **out, struct s3c_error *e)
 {
     enum s3c_err rc;
 
@@ -198,6 +221,37 @@ enum s3c_err creds_source_named(struct creds_ctx *x, const char *name, const cha
     return rc;
 }
 
+/*
+ * The assume-role provider for 'profile' (creds_sts.c checks its settings),
+ * then its source, resolved here so that STS never calls back into the
+ * chain: a source_profile (one more hop on x->visited) or a
+ * credential_source.
+ */
+static enum s3c_err role_provider(struct creds_ctx *x, const char *profile,
+                                  struct creds_src **out, struct s3c_error *e)
+{
+    struct creds_src *s = NULL;
+    const char *sp;
+    enum s3c_err rc;
+
+    *out = NULL;
+    if ((rc = creds_role_setup(x, profile, &s, e)) || !s)
+        return rc;
+    /* creds_role_setup has made sure the profile has one of the two. */
+    if ((sp = creds_prof(x, profile, "source_profile"))) {
+        x->visited[x->n_visited++] = sp;
+        rc = source_profile(x, sp, &s->source, e);
+    } else {
+        rc = source_named(x, creds_prof(x, profile, "credential_source"), profile, &s->source, e);
+    }
+    if (rc) {
+        creds_src_free(s);
+        return rc;
+    }
+    *out = s;
+    return S3C_OK;
+}
+
 /* ---- the chain ---- */
 
 enum s3c_err creds_resolve(const struct s3c_config *cfg, char *const *envp,
@@ -217,7 +271,7 @@ enum s3c_err creds_resolve(const struct s3c_config *cfg, char *const *envp,
 
     if (!x.env_disabled && ((rc = env_provider(&x, &s, e)) || s))
         goto fetch;
-    if ((rc = creds_role_setup(&x, cfg->profile, &s, e)) || s)
+    if ((rc = role_provider(&x, cfg->profile, &s, e)) || s)
         goto fetch;
     if ((rc = profile_providers(&x, cfg->profile, !x.env_disabled, &s, e)) || s)
         goto fetch;

@@ -111,16 +111,6 @@ void creds_free_secret(char *s);
 
 void creds_endpoint_release(struct creds_endpoint *ep);
 
-/* ---- creds.c: the chain ---- */
-
-/* A role's source_profile: its profile providers, or its own role (botocore's rules). */
-enum s3c_err creds_source_profile(struct creds_ctx *x, const char *profile,
-                                  struct creds_src **out, struct s3c_error *e);
-
-/* credential_source = Environment | EcsContainer | Ec2InstanceMetadata of 'profile'. */
-enum s3c_err creds_source_named(struct creds_ctx *x, const char *name, const char *profile,
-                                struct creds_src **out, struct s3c_error *e);
-
 /* ---- creds_time.c ---- */
 
 /*
@@ -212,7 +202,11 @@ enum s3c_err creds_process_fetch(struct creds_src *s, struct creds *out, struct 
 enum s3c_err creds_sts_endpoint(const struct creds_ctx *x, struct creds_endpoint *out,
                                 struct s3c_error *e);
 
-/* The assume-role provider for 'profile': *out NULL if the profile has no role_arn. */
+/*
+ * The assume-role provider for 'profile': *out NULL if the profile has no
+ * role_arn. Its source_profile or credential_source is checked here; the
+ * chain (creds.c) then sets (*out)->source.
+ */
 enum s3c_err creds_role_setup(struct creds_ctx *x, const char *profile, struct creds_src **out,
                               struct s3c_error *e);
 
@@ -220,7 +214,16 @@ enum s3c_err creds_role_setup(struct creds_ctx *x, const char *profile, struct c
 enum s3c_err creds_web_identity_setup(struct creds_ctx *x, const char *profile,
                                       bool use_env, struct creds_src **out, struct s3c_error *e);
 
-enum s3c_err creds_role_fetch(struct creds_src *s, struct creds *out, struct s3c_error *e);
+/*
+ * A role's keys from the CLI's cache (*hit), if fresh; refuses a second
+ * fetch of keys that needed an MFA code. On a miss the chain fetches the
+ * source's keys and calls creds_role_fetch.
+ */
+enum s3c_err creds_role_cached(struct creds_src *s, struct creds *out, bool *hit,
+                               struct s3c_error *e);
+/* AssumeRole, signed with 'src' (the keys of s->source), asking for the MFA code if needed. */
+enum s3c_err creds_role_fetch(struct creds_src *s, const struct creds *src, struct creds *out,
+                              struct s3c_error *e);
 enum s3c_err creds_web_identity_fetch(struct creds_src *s, struct creds *out,
                                       struct s3c_error *e);
 
