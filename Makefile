@@ -128,7 +128,17 @@ BANNED := strcpy|sprintf|vsprintf|strcat|gets|atoi|atol|strtok
 lint: layers
 	@if grep -nE '(^|[^_a-zA-Z0-9])($(BANNED)) *\(' $$(git ls-files '*.c' '*.h'); then \
 	    echo "lint: banned function used (see above)"; exit 1; else echo "lint: ok"; fi
-# The engine's files call each other one way (scripts/check-layers.sh, from the objects' symbols).
-layers: $(filter $(B)/src/xfer/%,$(LIB_OBJ))
+# The files of each of these directories call each other one way
+# (scripts/check-layers.sh, from the objects' symbols): a loop fails.
+# src/cli: cli.c dispatches to the verbs and still lends them helpers
+# (cli_s3, cli_op_name, cli_reads_only, cli_verb, cli_line_globals); those
+# calls back up are named here until the helpers move to a file below the
+# verbs. Any other loop in src/cli fails.
+LAYERS_DIRS := src/xfer src/auth src/cli tools/s3emu
+LAYERS_CLI_KNOWN := cmd_bucket cmd_du cmd_head cmd_ls cmd_presign cmd_rm cmd_run cmd_sync job transfer
+layers: $(filter $(addprefix $(B)/,$(addsuffix /%,$(LAYERS_DIRS))),$(LIB_OBJ)) $(EMU_OBJ)
 	@scripts/check-layers.sh $(B) src/xfer
+	@scripts/check-layers.sh $(B) src/auth
+	@scripts/check-layers.sh $(addprefix -a ,$(addsuffix :cli,$(LAYERS_CLI_KNOWN))) $(B) src/cli
+	@scripts/check-layers.sh $(B) tools/s3emu
 .PHONY: lint layers

@@ -3,7 +3,8 @@
  * botocore's order whether the profile configures it; the first that does
  * becomes the run's creds_src and fetches the first keys. The static
  * providers (environment, shared credentials file, config file) live here;
- * the others are set up and fetched by their own files (creds_impl.h).
+ * the others are set up and fetched by their own files (creds_impl.h), and
+ * the values they all pass around are made in creds_value.c.
  */
 #include "auth/creds.h"
 
@@ -13,123 +14,24 @@
 
 #include "auth/creds_impl.h"
 
-/* ---- keys ---- */
+/* ---- a source's keys, from its provider ---- */
 
-void creds_free_secret(char *s)
+/*
+ * A role's keys: the cache first (a hit asks the source for nothing, so a
+ * source's process does not run), else the source's keys, then STS.
+ */
+static enum s3c_err role_fetch(struct creds_src *s, struct creds *out, struct s3c_error *e)
 {
-    if (s)
-        explicit_bzero(s, strlen(s));
-    free(s);
-}
-
-void creds_release(struct creds *c)
-{
-    static const struct creds init = CREDS_INIT;
-
-    if (!c)
-        return;
-    free(c->access_key);
-    creds_free_secret(c->secret_key);
-    creds_free_secret(c->session_token);
-    *c = init;
-}
-
-enum s3c_err creds_dup(char **dst, const char *s, struct s3c_error *e)
-{
-    *dst = NULL;
-    if (!s)
-        return S3C_OK;
-    if (!(*dst = strdup(s)))
-        return s3c_fail(e, S3C_ENOMEM, "credentials: out of memory");
-    return S3C_OK;
-}
-
-enum s3c_err creds_copy(struct creds *dst, const struct creds *src)
-{
+    struct creds src = CREDS_INIT;
+    bool hit;
     enum s3c_err rc;
 
-    creds_release(dst);
-    if ((rc = creds_dup(&dst->access_key, src->access_key, NULL)) ||
-        (rc = creds_dup(&dst->secret_key, src->secret_key, NULL)) ||
-        (rc = creds_dup(&dst->session_token, src->session_token, NULL))) {
-        creds_release(dst);
-        return S3C_ENOMEM;
-    }
-    dst->expires = src->expires;
-    dst->method = src->method;
-    return S3C_OK;
-}
-
-/* ---- sources ---- */
-
-struct creds_src *creds_src_new(const struct creds_ctx *x, enum creds_kind kind,
-                                const char *method, const char *profile)
-{
-    struct creds_src *s = calloc(1, sizeof(*s));
-    const char *home = cfg_env_get(x->envp, "HOME");
-    struct buf dir = BUF_INIT(8192);
-
-    if (!s)
-        return NULL;
-    s->kind = kind;
-    s->method = method;
-    s->net.verify_tls = x->cfg->verify_ssl;
-    if ((x->cfg->ca_bundle && !(s->net.ca_bundle = strdup(x->cfg->ca_bundle))) ||
-        (profile && !(s->profile = strdup(profile))))
-        goto fail;
-    if (home) {
-        /* The CLI's JSONFileCache directory: expanduser("~/.aws/cli/cache"). */
-        if (buf_adds(&dir, home) || buf_adds(&dir, "/.aws/cli/cache"))
-            goto fail;
-        s->cache_dir = buf_detach(&dir);
-        if (!s->cache_dir)
-            goto fail;
-    }
-    return s;
-fail:
-    buf_release(&dir);
-    creds_src_free(s);
-    return NULL;
-}
-
-void creds_src_free(struct creds_src *s)
-{
-    if (!s)
-        return;
-    creds_release(&s->keys);
-    free(s->net.ca_bundle);
-    free(s->profile);
-    free(s->cache_dir);
-    free(s->command);
-    creds_src_free(s->source);
-    free(s->role_arn);
-    free(s->session_name);
-    free(s->external_id);
-    free(s->mfa_serial);
-    free(s->token_file);
-    creds_endpoint_release(&s->sts);
-    free(s->sso_session);
-    free(s->start_url);
-    free(s->sso_region);
-    free(s->account_id);
-    free(s->role_name);
-    creds_endpoint_release(&s->sso);
-    free(s->url);
-    creds_free_secret(s->auth_token);
-    free(s->auth_token_file);
-    free(s->imds_base);
-    free(s->region);
-    free(s);
-}
-
-const char *creds_src_method(const struct creds_src *s)
-{
-    return s ? s->method : NULL;
-}
-
-const char *creds_src_region(const struct creds_src *s)
-{
-    return s && s->kind == CREDS_KIND_IMDS ? s->region : NULL;
+    if ((rc = creds_role_cached(s, out, &hit, e)) || hit)
+        return rc;
+    if (!(rc = creds_src_fetch(s->source, &src, e)))
+        rc = creds_role_fetch(s, &src, out, e);
+    creds_release(&src);
+    return rc;
 }
 
 enum s3c_err creds_src_fetch(struct creds_src *s, struct creds *out, struct s3c_error *e)
@@ -140,7 +42,7 @@ enum s3c_err creds_src_fetch(struct creds_src *s, struct creds *out, struct s3c_
     switch (s->kind) {
     case CREDS_KIND_STATIC: rc = creds_copy(out, &s->keys); break;
     case CREDS_KIND_PROCESS: rc = creds_process_fetch(s, out, e); break;
-    case CREDS_KIND_ROLE: rc = creds_role_fetch(s, out, e); break;
+    case CREDS_KIND_ROLE: rc = role_fetch(s, out, e); break;
     case CREDS_KIND_WEB_IDENTITY: rc = creds_web_identity_fetch(s, out, e); break;
     case CREDS_KIND_SSO: rc = creds_sso_fetch(s, out, e); break;
     case CREDS_KIND_CONTAINER: rc = creds_container_fetch(s, out, e); break;
@@ -159,20 +61,6 @@ enum s3c_err creds_src_fetch(struct creds_src *s, struct creds *out, struct s3c_
     else
         out->method = s->method;
     return rc;
-}
-
-void creds_src_skip_cache(struct creds_src *s)
-{
-    if (s)
-        s->skip_cache = true;
-}
-
-/* ---- profiles ---- */
-
-const char *creds_prof(const struct creds_ctx *x, const char *profile, const char *key)
-{
-    const struct ini_entry *en = cfg_profile_get(x->cfg, profile, key, NULL);
-    return en ? en->value : NULL;
 }
 
 /* ---- static providers ---- */
@@ -281,10 +169,14 @@ static enum s3c_err profile_providers(struct creds_ctx *x, const char *profile, 
     return file_provider(x, profile, false, out, e);
 }
 
-/* ---- the assume-role provider's sources (called from creds_sts.c) ---- */
+/* ---- the assume-role provider and its source ---- */
 
-enum s3c_err creds_source_profile(struct creds_ctx *x, const char *profile,
-                                  struct creds_src **out, struct s3c_error *e)
+static enum s3c_err role_provider(struct creds_ctx *x, const char *profile,
+                                  struct creds_src **out, struct s3c_error *e);
+
+/* A role's source_profile: its profile providers, or its own role (botocore's rules). */
+static enum s3c_err source_profile(struct creds_ctx *x, const char *profile,
+                                   struct creds_src **out, struct s3c_error *e)
 {
     bool has_static = creds_prof(x, profile, "aws_access_key_id") ||
                       creds_prof(x, profile, "aws_secret_access_key");
@@ -301,11 +193,12 @@ enum s3c_err creds_source_profile(struct creds_ctx *x, const char *profile,
                             profile);
         return S3C_OK;
     }
-    return creds_role_setup(x, profile, out, e);
+    return role_provider(x, profile, out, e);
 }
 
-enum s3c_err creds_source_named(struct creds_ctx *x, const char *name, const char *profile,
-                                struct creds_src **out, struct s3c_error *e)
+/* credential_source = Environment | EcsContainer | Ec2InstanceMetadata of 'profile'. */
+static enum s3c_err source_named(struct creds_ctx *x, const char *name, const char *profile,
+                                 struct creds_src **out, struct s3c_error *e)
 {
     enum s3c_err rc;
 
@@ -328,6 +221,37 @@ enum s3c_err creds_source_named(struct creds_ctx *x, const char *name, const cha
     return rc;
 }
 
+/*
+ * The assume-role provider for 'profile' (creds_sts.c checks its settings),
+ * then its source, resolved here so that STS never calls back into the
+ * chain: a source_profile (one more hop on x->visited) or a
+ * credential_source.
+ */
+static enum s3c_err role_provider(struct creds_ctx *x, const char *profile,
+                                  struct creds_src **out, struct s3c_error *e)
+{
+    struct creds_src *s = NULL;
+    const char *sp;
+    enum s3c_err rc;
+
+    *out = NULL;
+    if ((rc = creds_role_setup(x, profile, &s, e)) || !s)
+        return rc;
+    /* creds_role_setup has made sure the profile has one of the two. */
+    if ((sp = creds_prof(x, profile, "source_profile"))) {
+        x->visited[x->n_visited++] = sp;
+        rc = source_profile(x, sp, &s->source, e);
+    } else {
+        rc = source_named(x, creds_prof(x, profile, "credential_source"), profile, &s->source, e);
+    }
+    if (rc) {
+        creds_src_free(s);
+        return rc;
+    }
+    *out = s;
+    return S3C_OK;
+}
+
 /* ---- the chain ---- */
 
 enum s3c_err creds_resolve(const struct s3c_config *cfg, char *const *envp,
@@ -347,7 +271,7 @@ enum s3c_err creds_resolve(const struct s3c_config *cfg, char *const *envp,
 
     if (!x.env_disabled && ((rc = env_provider(&x, &s, e)) || s))
         goto fetch;
-    if ((rc = creds_role_setup(&x, cfg->profile, &s, e)) || s)
+    if ((rc = role_provider(&x, cfg->profile, &s, e)) || s)
         goto fetch;
     if ((rc = profile_providers(&x, cfg->profile, !x.env_disabled, &s, e)) || s)
         goto fetch;

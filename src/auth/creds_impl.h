@@ -1,9 +1,10 @@
 /*
  * creds_impl: the inside of the credential chain, shared by src/auth/creds*.c
- * and the unit tests only. creds.c walks the chain and owns struct
- * creds_src; each other file is one family of providers (STS, SSO,
- * processes, metadata services) or a helper they share (the blocking HTTP
- * call, the CLI's JSON cache, time stamps). Nothing here prints.
+ * and the unit tests only. creds.c walks the chain; each other file is one
+ * family of providers (STS, SSO, processes, metadata services) or a helper
+ * they share (creds_value.c: keys and struct creds_src made and freed; the
+ * blocking HTTP call, the CLI's JSON cache, time stamps). Nothing here
+ * prints.
  */
 #ifndef S3C_AUTH_CREDS_IMPL_H
 #define S3C_AUTH_CREDS_IMPL_H
@@ -93,7 +94,7 @@ struct creds_ctx {
 /* Pause between attempts at STS and the container endpoint (tests shorten it). */
 extern long creds_retry_delay_ms;
 
-/* ---- creds.c ---- */
+/* ---- creds_value.c: keys, sources and endpoints made and freed ---- */
 
 /* A new, empty source of 'kind' for 'profile' (may be NULL); NULL on OOM. */
 struct creds_src *creds_src_new(const struct creds_ctx *x, enum creds_kind kind,
@@ -105,16 +106,10 @@ const char *creds_prof(const struct creds_ctx *x, const char *profile, const cha
 /* strdup that fails with S3C_ENOMEM into 'e'; 's' NULL gives NULL and OK. */
 enum s3c_err creds_dup(char **dst, const char *s, struct s3c_error *e);
 
-/* A role's source_profile: its profile providers, or its own role (botocore's rules). */
-enum s3c_err creds_source_profile(struct creds_ctx *x, const char *profile,
-                                  struct creds_src **out, struct s3c_error *e);
-
-/* credential_source = Environment | EcsContainer | Ec2InstanceMetadata of 'profile'. */
-enum s3c_err creds_source_named(struct creds_ctx *x, const char *name, const char *profile,
-                                struct creds_src **out, struct s3c_error *e);
-
 /* Wipe and free a secret string. */
 void creds_free_secret(char *s);
+
+void creds_endpoint_release(struct creds_endpoint *ep);
 
 /* ---- creds_time.c ---- */
 
@@ -207,7 +202,11 @@ enum s3c_err creds_process_fetch(struct creds_src *s, struct creds *out, struct 
 enum s3c_err creds_sts_endpoint(const struct creds_ctx *x, struct creds_endpoint *out,
                                 struct s3c_error *e);
 
-/* The assume-role provider for 'profile': *out NULL if the profile has no role_arn. */
+/*
+ * The assume-role provider for 'profile': *out NULL if the profile has no
+ * role_arn. Its source_profile or credential_source is checked here; the
+ * chain (creds.c) then sets (*out)->source.
+ */
 enum s3c_err creds_role_setup(struct creds_ctx *x, const char *profile, struct creds_src **out,
                               struct s3c_error *e);
 
@@ -215,7 +214,16 @@ enum s3c_err creds_role_setup(struct creds_ctx *x, const char *profile, struct c
 enum s3c_err creds_web_identity_setup(struct creds_ctx *x, const char *profile,
                                       bool use_env, struct creds_src **out, struct s3c_error *e);
 
-enum s3c_err creds_role_fetch(struct creds_src *s, struct creds *out, struct s3c_error *e);
+/*
+ * A role's keys from the CLI's cache (*hit), if fresh; refuses a second
+ * fetch of keys that needed an MFA code. On a miss the chain fetches the
+ * source's keys and calls creds_role_fetch.
+ */
+enum s3c_err creds_role_cached(struct creds_src *s, struct creds *out, bool *hit,
+                               struct s3c_error *e);
+/* AssumeRole, signed with 'src' (the keys of s->source), asking for the MFA code if needed. */
+enum s3c_err creds_role_fetch(struct creds_src *s, const struct creds *src, struct creds *out,
+                              struct s3c_error *e);
 enum s3c_err creds_web_identity_fetch(struct creds_src *s, struct creds *out,
                                       struct s3c_error *e);
 
@@ -224,8 +232,6 @@ enum s3c_err creds_service_endpoint(const struct creds_ctx *x, const char *svc,
                                     const char *env_suffix, const char *region,
                                     struct creds_endpoint *out, bool *configured,
                                     struct s3c_error *e);
-
-void creds_endpoint_release(struct creds_endpoint *ep);
 
 /* ---- creds_sso.c ---- */
 

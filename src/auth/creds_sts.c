@@ -31,13 +31,6 @@ long creds_retry_delay_ms = 1000;
 
 /* ---- endpoints ---- */
 
-void creds_endpoint_release(struct creds_endpoint *ep)
-{
-    free(ep->url);
-    free(ep->region);
-    ep->url = ep->region = NULL;
-}
-
 static bool truthy(const char *v)
 {
     bool b = false;
@@ -571,13 +564,6 @@ enum s3c_err creds_role_setup(struct creds_ctx *x, const char *profile, struct c
     /* botocore: int(duration_seconds), ignored when it is not an integer. */
     if (dur && sv_to_u64(sv_trim(sv_from(dur)), &d) && d > 0 && d < 1000000)
         s->duration_s = (long)d;
-
-    if (sp) {
-        x->visited[x->n_visited++] = sp;
-        rc = creds_source_profile(x, sp, &s->source, e);
-    } else {
-        rc = creds_source_named(x, cs, profile, &s->source, e);
-    }
 out:
     if (rc) {
         creds_src_free(s);
@@ -587,28 +573,36 @@ out:
     return S3C_OK;
 }
 
-enum s3c_err creds_role_fetch(struct creds_src *s, struct creds *out, struct s3c_error *e)
+enum s3c_err creds_role_cached(struct creds_src *s, struct creds *out, bool *hit,
+                               struct s3c_error *e)
 {
-    struct creds src = CREDS_INIT;
+    char key[41];
+    enum s3c_err rc;
+
+    *hit = false;
+    if (s->mfa_serial && s->fetched)
+        return s3c_fail(e, S3C_EAUTH,
+                        "assume role %.500s: credentials that need an MFA code (mfa_serial) cannot "
+                        "be refreshed",
+                        s->role_arn);
+    if (!(rc = creds_cache_key_role(s, key, e)) &&
+        !(rc = creds_cache_read(s->skip_cache ? NULL : s->cache_dir, key, time(NULL), out, hit, e)) &&
+        *hit)
+        s->fetched = true;
+    return rc;
+}
+
+enum s3c_err creds_role_fetch(struct creds_src *s, const struct creds *src, struct creds *out,
+                              struct s3c_error *e)
+{
     struct buf body = BUF_INIT(65536);
     struct sts_reply r;
     char key[41], what[600], code[64] = "", num[32];
-    bool hit = false;
     enum s3c_err rc;
 
     reply_init(&r);
     snprintf(what, sizeof(what), "assume role %.500s", s->role_arn);
-    if (s->mfa_serial && s->fetched) {
-        rc = s3c_fail(e, S3C_EAUTH,
-                      "%s: credentials that need an MFA code (mfa_serial) cannot be refreshed",
-                      what);
-        goto out;
-    }
-    if ((rc = creds_cache_key_role(s, key, e)) ||
-        (rc = creds_cache_read(s->skip_cache ? NULL : s->cache_dir, key, time(NULL), out, &hit, e)) ||
-        hit)
-        goto out;
-    if ((rc = creds_src_fetch(s->source, &src, e)))
+    if ((rc = creds_cache_key_role(s, key, e)))
         goto out;
     if (s->mfa_serial && (rc = mfa_prompt(s, code, sizeof(code), e)))
         goto out;
@@ -621,7 +615,7 @@ enum s3c_err creds_role_fetch(struct creds_src *s, struct creds *out, struct s3c
         (rc = form_add(&body, "SerialNumber", s->mfa_serial)) ||
         (rc = form_add(&body, "TokenCode", s->mfa_serial ? code : NULL)))
         goto out;
-    if ((rc = sts_post(s, &src, &body, what, &r, e)))
+    if ((rc = sts_post(s, src, &body, what, &r, e)))
         goto out;
     rc = reply_keys(s, &r, key, what, out, e);
 out:
@@ -631,7 +625,6 @@ out:
     if (body.data)
         explicit_bzero(body.data, body.cap);
     buf_release(&body);
-    creds_release(&src);
     reply_release(&r);
     return rc;
 }

@@ -3,9 +3,11 @@
  * modules, read in this order:
  *
  *   main.c   flags, the ready line, starts the workers
- *   net.c    workers (one epoll loop each), connections, HTTP/1.1 parsing
+ *   net.c    workers (one epoll loop each), connections, HTTP/1.1 framing
  *            (keep-alive, pipelining, Content-Length and chunked bodies),
  *            timers, write/read pacing, response assembly
+ *   http.c   a request's head parsed and read by name, a response's
+ *            headers and body set (below the operations, knows no socket)
  *   tls.c    HTTPS: the certificate made for a run, the SSL_CTX, and the
  *            connection I/O (emu_io_*) net.c uses, through TLS or not
  *   ops*.c   the S3 operations: ops.c classifies and dispatches, one ops_*.c
@@ -17,6 +19,7 @@
  *   auth.c   SigV4 verification (header, presigned, chunk signatures) over
  *            src/auth/sigv4.h, and aws-chunked decoding
  *   model.c  the performance and fault model, stats, the admin endpoint
+ *   worker.c each worker thread's counters and random numbers; the clock
  *   xml.c    XML escaping and a small expat walker for request bodies
  *   sl.c     the skip list every index uses
  *
@@ -239,7 +242,17 @@ struct emu_resp {
     char *corrupt_copy;                 /* private copy of a corrupted body */
 };
 
-/* Response builders (ops.c and model.c use these). */
+/* http.c: the request's head parsed and read, the response's parts set. */
+
+/*
+ * Parse the head 'head'[0..n) (n includes the blank line) into q: copied
+ * into q->head, headers and decoded parameters pointing into it. 0 ok, else
+ * the HTTP status to refuse it with.
+ */
+int emu_req_parse_head(struct emu_req *q, const char *head, size_t n);
+struct sv emu_req_header(const struct emu_req *q, const char *name);
+const char *emu_req_param(const struct emu_req *q, const char *name); /* NULL if absent */
+/* Response builders (the operations, the model and auth use these). */
 void emu_resp_header(struct emu_resp *r, const char *name, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 /* Body owned by the response: r->body is sent; sets Content-Type. */
@@ -416,7 +429,7 @@ struct emu_server {
 
 /* Locks and defaults of a zeroed server (before flags). 0, or -1 on failure. */
 int emu_server_init(struct emu_server *s);
-/* Called first by each worker thread: its counters and random generator. */
+/* worker.c. Called first by each worker thread: its counters and random generator. */
 void emu_worker_enter(struct emu_worker *w);
 /* The calling thread's counters (worker 0's outside the workers). */
 struct emu_stats *emu_stats_mine(struct emu_server *s);
@@ -429,7 +442,7 @@ int64_t emu_now_ns(void);
 double emu_rand01(struct emu_server *s);
 void emu_random_hex(struct emu_server *s, char *out, size_t n_hex);
 
-/* The store lock (see struct emu_server): shared to read, exclusive to change. */
+/* The store lock (see struct emu_server; store.c): shared to read, exclusive to change. */
 void emu_store_lock(struct emu_server *s, bool write);
 void emu_store_unlock(struct emu_server *s);
 
@@ -557,9 +570,5 @@ void emu_body_md5(const struct emu_conn *c, const void *p, size_t n, unsigned ch
 void emu_body_sha256_hex(const struct emu_conn *c, const void *p, size_t n, char out[65]);
 /* The x-amz-checksum of 'algo' computed on the way in (raw bytes), or 0 if it was not. */
 size_t emu_body_checksum(const struct emu_conn *c, const char *algo, size_t n, unsigned char out[32]);
-
-/* helpers shared by ops.c and model.c */
-struct sv emu_req_header(const struct emu_req *q, const char *name);
-const char *emu_req_param(const struct emu_req *q, const char *name); /* NULL if absent */
 
 #endif

@@ -110,9 +110,6 @@ void ops_ssec_headers(struct emu_conn *c, const char *md5);
 
 /* ---- ops_object.c: GET, HEAD, PUT, copy, delete ---- */
 
-/* The object a GET/HEAD/copy names; answers the error itself and returns NULL. */
-struct emu_obj *ops_find_obj(struct emu_server *s, struct emu_conn *c, struct emu_bucket *b,
-                             const char *key, size_t klen, const char *vid);
 /* Conditional writes: If-None-Match: * and If-Match. 0 go on, else answered. */
 int ops_put_preconditions(struct emu_server *s, struct emu_conn *c, struct emu_bucket *b);
 /* x-amz-copy-source, found and its conditions checked; answers errors itself (NULL). */
@@ -151,10 +148,13 @@ void ops_list_versions(struct emu_server *s, struct emu_conn *c, struct emu_buck
 /* ListObjectsV2 of a directory bucket: unsorted (hash order), '/' the only delimiter. */
 void ops_list_dir_objects(struct emu_server *s, struct emu_conn *c, struct emu_bucket *b);
 
-/* ---- ops_version.c: bucket versioning and what it makes of a delete ---- */
+/* ---- ops_version.c: bucket versioning, the version a request names, deletes ---- */
 
 void ops_get_versioning(struct emu_server *s, struct emu_conn *c, struct emu_bucket *b);
 void ops_put_versioning(struct emu_server *s, struct emu_conn *c, struct emu_bucket *b);
+/* The object a GET/HEAD/copy names; answers the error itself and returns NULL. */
+struct emu_obj *ops_find_obj(struct emu_server *s, struct emu_conn *c, struct emu_bucket *b,
+                             const char *key, size_t klen, const char *vid);
 /*
  * Delete 'key' (version 'vid', or the current one when NULL) as the
  * bucket's versioning says: a version removed, or a delete marker laid.

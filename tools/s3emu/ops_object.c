@@ -99,42 +99,6 @@ static void set_body_blob(struct emu_conn *c, struct emu_blob *blob, uint64_t of
     r->content_length = len;
 }
 
-static void deleted_headers(struct emu_conn *c, const struct emu_obj *o)
-{
-    emu_resp_header(&c->resp, "x-amz-delete-marker", "true");
-    emu_resp_header(&c->resp, "x-amz-version-id", "%s", o->vid);
-}
-
-/* Look up the object a GET/HEAD/copy names; answers the error itself and returns NULL. */
-struct emu_obj *ops_find_obj(struct emu_server *s, struct emu_conn *c, struct emu_bucket *b,
-                             const char *key, size_t klen, const char *vid)
-{
-    struct emu_obj *o = emu_store_get(b, key, klen, vid);
-
-    if (!o) {
-        if (vid) {
-            struct buf x = BUF_INIT(4096);
-            ops_xml_key(&x, "Key", key, klen, false);
-            emu_xml_elem(&x, "VersionId", vid);
-            ops_error(s, c, 404, "NoSuchVersion", "The specified version does not exist.", buf_cstr(&x));
-            buf_release(&x);
-        } else {
-            ops_no_such_key(s, c);
-        }
-        return NULL;
-    }
-    if (o->delete_marker) {
-        if (vid)
-            ops_error(s, c, 405, "MethodNotAllowed",
-                      "The specified method is not allowed against this resource.", NULL);
-        else
-            ops_no_such_key(s, c);
-        deleted_headers(c, o);
-        return NULL;
-    }
-    return o;
-}
-
 /* 0 go on; else the status (304 or 412) already answered. */
 static int preconditions(struct emu_server *s, struct emu_conn *c, const struct emu_obj *o,
                          const char *im_h, const char *inm_h, const char *ims_h, const char *ius_h)

@@ -1,7 +1,8 @@
 /*
- * ops_version: a bucket's versioning (Get/PutBucketVersioning) and what it
- * makes of a delete: a version removed, or a delete marker laid. Reading
- * and listing versions belong to ops_object.c and ops_list.c.
+ * ops_version: a bucket's versioning (Get/PutBucketVersioning), the
+ * version a request names (its 404, or what a delete marker answers), and
+ * what versioning makes of a delete: a version removed, or a delete marker
+ * laid. Reading and listing versions belong to ops_object.c and ops_list.c.
  */
 #include "ops.h"
 
@@ -45,6 +46,42 @@ void ops_put_versioning(struct emu_server *s, struct emu_conn *c, struct emu_buc
     }
     b->versioning = !strcmp(v.status, "Enabled") ? VER_ENABLED : VER_SUSPENDED;
     ops_ok_empty(c, 200);
+}
+
+static void deleted_headers(struct emu_conn *c, const struct emu_obj *o)
+{
+    emu_resp_header(&c->resp, "x-amz-delete-marker", "true");
+    emu_resp_header(&c->resp, "x-amz-version-id", "%s", o->vid);
+}
+
+/* Look up the object a GET/HEAD/copy names; answers the error itself and returns NULL. */
+struct emu_obj *ops_find_obj(struct emu_server *s, struct emu_conn *c, struct emu_bucket *b,
+                             const char *key, size_t klen, const char *vid)
+{
+    struct emu_obj *o = emu_store_get(b, key, klen, vid);
+
+    if (!o) {
+        if (vid) {
+            struct buf x = BUF_INIT(4096);
+            ops_xml_key(&x, "Key", key, klen, false);
+            emu_xml_elem(&x, "VersionId", vid);
+            ops_error(s, c, 404, "NoSuchVersion", "The specified version does not exist.", buf_cstr(&x));
+            buf_release(&x);
+        } else {
+            ops_no_such_key(s, c);
+        }
+        return NULL;
+    }
+    if (o->delete_marker) {
+        if (vid)
+            ops_error(s, c, 405, "MethodNotAllowed",
+                      "The specified method is not allowed against this resource.", NULL);
+        else
+            ops_no_such_key(s, c);
+        deleted_headers(c, o);
+        return NULL;
+    }
+    return o;
 }
 
 void ops_version_delete(struct emu_server *s, struct emu_conn *c, struct emu_bucket *b,

@@ -16,6 +16,19 @@ int64_t emu_wall_ms(void)
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+void emu_store_lock(struct emu_server *s, bool write)
+{
+    if (write)
+        pthread_rwlock_wrlock(&s->store_lock);
+    else
+        pthread_rwlock_rdlock(&s->store_lock);
+}
+
+void emu_store_unlock(struct emu_server *s)
+{
+    pthread_rwlock_unlock(&s->store_lock);
+}
+
 struct emu_bucket *emu_store_bucket(struct emu_server *s, const char *name)
 {
     return emu_sl_get(&s->buckets, name, strlen(name));
