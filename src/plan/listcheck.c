@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/pct.h"
 #include "plan/shard.h"
 
 #define TOKEN_SHOWN_MAX 64          /* bytes of a token a message shows */
@@ -35,17 +36,6 @@ const char *listcheck_shown(const char *key)
     return key[0] ? key : key + 1;
 }
 
-static int hexval(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
 int listcheck_cmp(const char *key, const char *other)
 {
     const unsigned char *o = (const unsigned char *)other;
@@ -60,7 +50,7 @@ int listcheck_cmp(const char *key, const char *other)
         if (c == '+') {
             c = ' ';
             enc++;
-        } else if (c == '%' && (hi = hexval(enc[1])) >= 0 && (lo = hexval(enc[2])) >= 0) {
+        } else if (c == '%' && (hi = pct_hexval(enc[1])) >= 0 && (lo = pct_hexval(enc[2])) >= 0) {
             c = hi * 16 + lo;
             enc += 3;
         } else {

@@ -11,6 +11,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "base/str.h"
+
 #define F_ESC 1u   /* \* \? \\ are literals (s5cmd language) */
 #define F_SET 2u   /* [seq] [!seq] (fnmatch language) */
 
@@ -22,35 +24,11 @@
  */
 static size_t utf8_next(const unsigned char *p, size_t n, uint32_t *cp)
 {
-    uint32_t c = p[0], v, min;
-    size_t len, i;
+    size_t len = str_utf8_next(p, n, cp);
 
-    if (c < 0x80) {
-        *cp = c;
-        return 1;
-    }
-    if (c >= 0xC2 && c <= 0xDF) {
-        len = 2, v = c & 0x1F, min = 0x80;
-    } else if (c >= 0xE0 && c <= 0xEF) {
-        len = 3, v = c & 0x0F, min = 0x800;
-    } else if (c >= 0xF0 && c <= 0xF4) {
-        len = 4, v = c & 0x07, min = 0x10000;
-    } else {
-        goto bad;
-    }
-    if (n < len)
-        goto bad;
-    for (i = 1; i < len; i++) {
-        if ((p[i] & 0xC0) != 0x80)
-            goto bad;
-        v = (v << 6) | (p[i] & 0x3F);
-    }
-    if (v < min || v > 0x10FFFF || (v >= 0xD800 && v <= 0xDFFF))
-        goto bad;
-    *cp = v;
-    return len;
-bad:
-    *cp = 0xDC00 | c;
+    if (len)
+        return len;
+    *cp = 0xDC00 | p[0];
     return 1;
 }
 

@@ -8,42 +8,8 @@
 #include <string.h>
 
 #include "base/pct.h"
+#include "base/str.h"
 #include "s3/xml.h"
-
-/*
- * Decode one UTF-8 sequence at p[0..n); return its length and the code point
- * in *cp, or 0 if it is not well-formed (overlong, surrogate, > U+10FFFF, cut).
- */
-static size_t utf8_next(const unsigned char *p, size_t n, uint32_t *cp)
-{
-    uint32_t c = p[0], min;
-    size_t len, i;
-
-    if (c < 0x80) {
-        *cp = c;
-        return 1;
-    }
-    if ((c & 0xe0) == 0xc0) {
-        len = 2, c &= 0x1f, min = 0x80;
-    } else if ((c & 0xf0) == 0xe0) {
-        len = 3, c &= 0x0f, min = 0x800;
-    } else if ((c & 0xf8) == 0xf0) {
-        len = 4, c &= 0x07, min = 0x10000;
-    } else {
-        return 0;
-    }
-    if (n < len)
-        return 0;
-    for (i = 1; i < len; i++) {
-        if ((p[i] & 0xc0) != 0x80)
-            return 0;
-        c = c << 6 | (p[i] & 0x3f);
-    }
-    if (c < min || c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff))
-        return 0;
-    *cp = c;
-    return len;
-}
 
 /* The Char production of XML 1.0. */
 static bool xml_char_ok(uint32_t c)
@@ -59,7 +25,7 @@ bool s3_xml_key_ok(struct sv key)
     uint32_t c;
 
     while (i < key.n) {
-        len = utf8_next(p + i, key.n - i, &c);
+        len = str_utf8_next(p + i, key.n - i, &c);
         if (!len || !xml_char_ok(c))
             return false;
         i += len;
@@ -77,7 +43,7 @@ enum s3c_err s3_xml_escape(struct sv s, struct buf *out, struct s3c_error *e)
     if (!s3_xml_key_ok(s))
         return s3c_fail(e, S3C_EPARSE, "text holds characters XML 1.0 cannot carry");
     while (i < s.n) {
-        len = utf8_next(p + i, s.n - i, &c);
+        len = str_utf8_next(p + i, s.n - i, &c);
         switch (c) {
         case '&': esc = "&amp;"; break;
         case '<': esc = "&lt;"; break;

@@ -472,6 +472,8 @@ void submit_or_fail(struct engine *g, struct req *r);
 struct req *due_retry(struct engine *g, int64_t now);
 void obj_fail(struct engine *g, struct xfer_obj_state *os, const struct s3c_error *e);
 void maybe_finish(struct engine *g, struct xfer_obj_state *os);
+/* Free an upload's id and per-part arrays (have, etags, md5s) and set them to NULL. */
+void mpu_state_free(struct xfer_obj_state *os);
 void req_fail(struct engine *g, struct req *r, const struct s3c_error *e, bool retryable, long backoff_ms);
 void req_done(struct engine *g, struct req *r);
 const char *req_op_name(enum req_kind k);

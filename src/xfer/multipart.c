@@ -245,14 +245,7 @@ static void resume_restart(struct engine *g, struct req *r)
     struct req *nr;
 
     journal_drop(g, os);
-    free(os->upload_id);
-    free(os->have);
-    free(os->etags);
-    free(os->md5s);
-    os->upload_id = NULL;
-    os->have = NULL;
-    os->etags = NULL;
-    os->md5s = NULL;
+    mpu_state_free(os);
     os->parts_done = 0;
     req_put_back(g, r);
     nr = req_get(g, os, RK_CREATE);
@@ -449,6 +442,18 @@ static bool complete_proven(struct engine *g, const struct xfer_obj_state *os, c
 out:
     s3_complete_multipart_release(&cm);
     return ok;
+}
+
+void mpu_state_free(struct xfer_obj_state *os)
+{
+    free(os->upload_id);
+    free(os->have);
+    free(os->etags);
+    free(os->md5s);
+    os->upload_id = NULL;
+    os->have = NULL;
+    os->etags = NULL;
+    os->md5s = NULL;
 }
 
 static bool head_for_proof(struct engine *g, struct xfer_obj_state *os);

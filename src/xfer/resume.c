@@ -110,14 +110,7 @@ static bool resume_take(struct engine *g, struct xfer_obj_state *os, const struc
     os->md5s = calloc(os->n_parts, sizeof(*os->md5s));
     if (os->upload_id && os->have && os->etags && os->md5s)
         return true;
-    free(os->upload_id);
-    free(os->have);
-    free(os->etags);
-    free(os->md5s);
-    os->upload_id = NULL;
-    os->have = NULL;
-    os->etags = NULL;
-    os->md5s = NULL;
+    mpu_state_free(os);
     return false;
 }
 
