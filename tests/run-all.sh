@@ -531,7 +531,9 @@ fi
 
 # ----------------------------------------------------------------- fuzzing --
 # tests/fuzz/run.sh: each libFuzzer target (XML replies, wildcards, s3:// and
-# URLs and local paths, the config files, SigV4) for FUZZ_SECONDS from its
+# URLs and local paths, the config files, SigV4, S3 Inventory manifests and
+# CSV, credential JSON of processes, IMDS, containers and the caches, the
+# resume journal, the hosts file, `run` lines) for FUZZ_SECONDS from its
 # committed corpus; any crash, leak or timeout fails it.
 if [ "$S3C_FUZZ" = 1 ]; then
     step "libFuzzer targets, ${FUZZ_SECONDS:-20} s each"
