@@ -190,3 +190,15 @@ TEST(mutant_journal_holds_at_most_10000_parts)
     snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
     CHECK_INT(system(cmd), 0);
 }
+
+/*
+ * Found by tests/mutate.sh on src/xfer/part.c: the ranges of a small object
+ * written to stdout are an eighth of it rounded up to whole MiB. Kills the
+ * ceiling's "+ 8 - 1" turned into "- 8 - 1", "+ 8 + 1" or "+ 8 - 2".
+ */
+TEST(mutant_stdout_ranges_round_an_eighth_up)
+{
+    CHECK_INT(xfer_stdout_part_size(24 * MiB, 0), 3 * MiB);     /* an eighth exactly */
+    CHECK_INT(xfer_stdout_part_size(24 * MiB + 1, 0), 4 * MiB); /* a byte more: the next MiB */
+    CHECK_INT(xfer_stdout_part_size(24 * MiB - 8, 0), 3 * MiB);
+}
