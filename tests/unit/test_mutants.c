@@ -202,3 +202,79 @@ TEST(mutant_stdout_ranges_round_an_eighth_up)
     CHECK_INT(xfer_stdout_part_size(24 * MiB + 1, 0), 4 * MiB); /* a byte more: the next MiB */
     CHECK_INT(xfer_stdout_part_size(24 * MiB - 8, 0), 3 * MiB);
 }
+
+/* A keyring whose keys expire at t0 + 100, from a provider that hands out 'ak'. */
+static struct keyring *short_keyring(struct creds_src **src, const char *ak, time_t t0)
+{
+    static const struct s3c_config cfg = S3C_CONFIG_INIT;
+    static char *envp[] = { NULL };
+    struct creds_ctx x = { .cfg = &cfg, .envp = envp };
+    struct creds first = CREDS_INIT;
+    struct s3c_error e = S3C_ERROR_INIT;
+
+    *src = creds_src_new(&x, CREDS_KIND_STATIC, "test", NULL);
+    if (!*src || creds_dup(&(*src)->keys.access_key, ak, &e) ||
+        creds_dup(&(*src)->keys.secret_key, "s", &e) || creds_dup(&first.access_key, "AKIDOLDKEYS", &e) ||
+        creds_dup(&first.secret_key, "s", &e))
+        return NULL;
+    (*src)->keys.expires = t0 + 3600;
+    first.expires = t0 + 100;
+    return keyring_new(*src, &first, NULL, NULL);
+}
+
+/*
+ * Found by tests/mutate.sh on src/auth/keyring.c (16% killed before): inside
+ * the mandatory window the caller waits for fresh keys; keys refused as
+ * expired (keyring_expired) are refreshed on the next call; a refusal of a
+ * signature of an older generation asks for none (the new keys may do); keys
+ * past their expiry with a provider that cannot refresh are an error.
+ */
+TEST(mutant_keyring_mandatory_window_and_expired_keys)
+{
+    struct s3c_error e = S3C_ERROR_INIT;
+    struct creds_src *src = NULL;
+    time_t t0 = time(NULL);
+    struct keyring *k = short_keyring(&src, "AKIDNEWKEYS", t0);
+    const struct creds *c;
+    unsigned gen = 99;
+
+    CHECK(k != NULL);
+    if (!k) {
+        creds_src_free(src);
+        return;
+    }
+    /* 30 s left of 100: mandatory (a third), so fresh keys at once. */
+    c = keyring_get(k, t0 + 70, &gen, &e);
+    CHECK(c && !strcmp(c->access_key, "AKIDNEWKEYS"));
+    CHECK_INT(gen, 1);
+    CHECK_INT(keyring_refreshes(k), 1);
+    /* An older generation's refusal: no refresh asked, the new keys may do. */
+    CHECK(keyring_expired(k, 0));
+    c = keyring_get(k, t0 + 71, &gen, &e);
+    CHECK_INT(keyring_refreshes(k), 1);
+    /* This generation's refusal: refreshed on the next call, before any window. */
+    CHECK(keyring_expired(k, gen));
+    c = keyring_get(k, t0 + 72, &gen, &e);
+    CHECK(c && !strcmp(c->access_key, "AKIDNEWKEYS"));
+    CHECK_INT(gen, 2);
+    CHECK_INT(keyring_refreshes(k), 2);
+    keyring_free(k);
+    creds_src_free(src);
+
+    /* A provider that fails: past expiry, no keys and a reason. */
+    src = NULL;
+    k = short_keyring(&src, "AKIDNEWKEYS", t0);
+    CHECK(k != NULL);
+    if (!k) {
+        creds_src_free(src);
+        return;
+    }
+    src->kind = CREDS_KIND_PROCESS;
+    src->command = strdup("false");
+    s3c_error_clear(&e);
+    c = keyring_get(k, t0 + 101, &gen, &e);
+    CHECK(c == NULL);
+    CHECK(e.code != S3C_OK && e.msg[0]);
+    keyring_free(k);
+    creds_src_free(src);
+}
