@@ -31,7 +31,8 @@
 #                     the s3emu one in the background while Ceph starts and
 #                     its suite runs; they share no port, dir or HOME)
 #   S3C_VALGRIND=0    skip the valgrind memcheck run (tests/valgrind/run.sh)
-#   S3C_TSAN=0        skip the ThreadSanitizer run of the engine's workers (tests/tsan/run.sh)
+#   S3C_TSAN=0        skip the ThreadSanitizer run (tests/tsan/run.sh: the engine's workers,
+#                     credential and Express session refreshes)
 #   S3C_SLURM=0       skip the Slurm suite (tests/slurm/run.sh: a sharded sync run
 #                     as a 4-task job array on a one-node cluster; also checks the
 #                     Kubernetes example); scripts/deps.sh then skips its packages
@@ -42,7 +43,7 @@
 #   S3C_S3EMU=0       skip the s3emu store
 #   S3C_FAULTS=0      skip the fault campaign (tests/faults/run.sh), and its
 #                     short pass with the ASan+UBSan build
-#   S3C_FUZZ=0        skip the libFuzzer runs (tests/fuzz/run.sh; FUZZ_SECONDS each)
+#   S3C_FUZZ=0        skip the libFuzzer runs (tests/fuzz/run.sh; FUZZ_SECONDS each, 12 here)
 #   S3C_BOTODIFF=0    skip the credential chain's differential run against
 #                     botocore (tests/creds/botodiff.py)
 #   S3C_PKG=0         skip the packaging suite (tests/pkg/run.sh: make install,
@@ -254,7 +255,48 @@ run_counted() {
     fi
 }
 
+# bg_counted NAME CMD...: start a suite like run_counted's in the background,
+# in a process group of its own (for suites that mostly wait: they overlap a
+# step that computes); sets BG_PID. wait_counted NAME PID: wait, then record it.
+bg_counted() {
+    local name=$1
+    shift
+    setsid -w "$@" > "$WORK/$name.log" 2>&1 &
+    BG_PID=$!
+    BG+=("$BG_PID")
+}
+wait_counted() {
+    local name=$1 pid=$2 log=$WORK/$1.log line p f rc keep=() q
+    wait "$pid"
+    rc=$?
+    for q in "${BG[@]}"; do [ "$q" = "$pid" ] || keep+=("$q"); done
+    BG=("${keep[@]+"${keep[@]}"}")
+    grep -vE '^ok ' "$log"
+    line=$(grep -E "^$name: [0-9]+ passed, [0-9]+ failed" "$log" | tail -n 1)
+    if [ -z "$line" ]; then
+        record "$name" 0 1 "no summary line, exit $rc"
+        return
+    fi
+    p=$(sed -E 's/^[^:]*: ([0-9]+) passed, ([0-9]+) failed.*/\1/' <<<"$line")
+    f=$(sed -E 's/^[^:]*: ([0-9]+) passed, ([0-9]+) failed.*/\2/' <<<"$line")
+    if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
+        record "$name" "$p" 1 "exit $rc"
+    else
+        record "$name" "$p" "$f"
+    fi
+}
+
 echo "s3c run-all: $(date -u '+%Y-%m-%d %H:%M:%S') UTC, $(nproc) cores, CI=${CI:-}"
+
+# Suites turned off by the environment are named in the summary, so a run
+# that skipped them says so (and why) instead of looking complete.
+off=()
+for v in S3C_SAN S3C_CEPH S3C_S3EMU S3C_EMU_SUITE S3C_FAULTS S3C_FUZZ S3C_VALGRIND S3C_TSAN \
+    S3C_BOTODIFF S3C_BOTODIFF_IAM S3C_SLURM S3C_PKG S3C_TREE_CHECK; do
+    [ "${!v}" = 1 ] || off+=("$v=${!v}")
+done
+[ ${#off[@]} -eq 0 ] || note "not run" "${off[*]} (set in the environment)"
+[ -z "$E2E_FILTER" ] || note "e2e filter" "only the e2e tests matching E2E_FILTER='$E2E_FILTER'"
 
 # The untracked files already in the checkout: the last step counts only new ones.
 if [ "$S3C_TREE_CHECK" = 1 ]; then
@@ -281,6 +323,13 @@ if ! run_step make -j"$JOBS"; then
     record build 0 1 "make failed"
     finish
 fi
+
+# ------------------------------------------------------------------ lint --
+# make lint: no banned function in any tracked source (strcpy, sprintf, ...)
+# and the layer check (scripts/check-layers.sh: the engine's files call each
+# other one way), on the objects the build just made.
+step "lint: make lint"
+if run_step make -s lint; then record lint 1 0; else record lint 0 1 "make lint failed"; fi
 
 # ------------------------------------------------------------------ unit --
 step "unit tests"
@@ -340,8 +389,8 @@ start_emu() {
     local emu_ak=s3emutestaccesskey01
     local emu_sk=s3emu/test/secret+key/000000000000000000000
     local emu_out=$WORK/s3emu.out emu_url="" i rc
-    if [ ! -x build/s3emu ]; then
-        note "e2e(s3emu)" "skipped: no build/s3emu"
+    if [ ! -x build/s3emu ]; then     # make succeeded: a missing emulator is a failure
+        record "e2e(s3emu)" 0 1 "no build/s3emu after make"
         return 1
     fi
     build/s3emu --port 0 --access-key "$emu_ak" --secret-key "$emu_sk" \
@@ -440,18 +489,31 @@ stop_emu
 # ------------------------------------------------------- the emulator's suite --
 # tests/emu/run.sh starts its own build/s3emu and checks it against the S3
 # API with the AWS CLI and curl (faults, latency, SigV4, presign, aws-chunked).
-if [ "$S3C_S3EMU" = 1 ] && [ "$S3C_EMU_SUITE" = 1 ] && [ -x tests/emu/run.sh ]; then
-    step "s3emu conformance suite"
-    emu_log=$WORK/emu-suite.log
-    run_step tests/emu/run.sh > "$emu_log" 2>&1
+# With the ASan+UBSan build (S3C_SAN=1, the default) it runs the sanitizer
+# build of the emulator, build-san/s3emu: a sanitizer report on its stderr
+# fails the suite. (build/s3emu meets every e2e test, the fault campaign
+# and valgrind's run besides.)
+run_emu_suite() {
+    local name=$1 emu_log=$WORK/$1.log line p f
+    shift
+    run_step env "$@" tests/emu/run.sh > "$emu_log" 2>&1
     grep -vE '^ok ' "$emu_log"   # failures and the summary; every check is in the log
     line=$(grep -E '^emu: [0-9]+ passed, [0-9]+ failed' "$emu_log" | tail -n 1)
     if [ -n "$line" ]; then
         p=$(sed -E 's/^emu: ([0-9]+) passed, ([0-9]+) failed.*/\1/' <<<"$line")
         f=$(sed -E 's/^emu: ([0-9]+) passed, ([0-9]+) failed.*/\2/' <<<"$line")
-        record "emu-suite" "$p" "$f"
+        record "$name" "$p" "$f"
     else
-        record "emu-suite" 0 1 "no summary line"
+        record "$name" 0 1 "no summary line"
+    fi
+}
+if [ "$S3C_S3EMU" = 1 ] && [ "$S3C_EMU_SUITE" = 1 ]; then
+    if [ "$SAN_OK" = 1 ] && [ -x build-san/s3emu ]; then
+        step "s3emu conformance suite, ASan+UBSan build (build-san/s3emu)"
+        run_emu_suite emu-suite-san S3EMU="$ROOT/build-san/s3emu"
+    else
+        step "s3emu conformance suite"
+        run_emu_suite emu-suite S3EMU="$ROOT/build/s3emu"
     fi
 fi
 
@@ -492,10 +554,18 @@ fi
 # -------------------------------------------------------------------- tsan --
 # tests/tsan/run.sh: build-tsan/s3c (make SAN=thread) on the e2e tests that
 # drive the threads that put small downloads on disk (src/xfer/land.c): trees
-# down, sync down, a full disk, interrupts; a race report fails its test.
+# down, sync down, a full disk, interrupts; and those that drive the
+# credentials' refresh thread (src/auth/keyring.c) and S3 Express session
+# refreshes (src/auth/express.c) with short-lived keys and sessions; a race
+# report fails its test.
 if [ "$S3C_TSAN" = 1 ]; then
-    step "ThreadSanitizer: the engine's land workers"
-    run_counted tsan tests/tsan/run.sh
+    step "ThreadSanitizer: the engine's workers"
+    run_counted tsan-engine tests/tsan/run.sh engine
+    # The refreshes mostly wait for keys and sessions to age (about 90 s):
+    # they run in the background, beside Slurm's suite and the fuzzers.
+    step "ThreadSanitizer: credential and Express session refreshes, in the background"
+    bg_counted tsan-refresh tests/tsan/run.sh refresh
+    TSAN_REFRESH_PID=$BG_PID
 fi
 
 # ------------------------------------------------------------------- slurm --
@@ -511,11 +581,20 @@ fi
 
 # ----------------------------------------------------------------- fuzzing --
 # tests/fuzz/run.sh: each libFuzzer target (XML replies, wildcards, s3:// and
-# URLs and local paths, the config files, SigV4) for FUZZ_SECONDS from its
+# URLs and local paths, the config files, SigV4, S3 Inventory manifests and
+# CSV, credential JSON of processes, IMDS, containers and the caches, the
+# resume journal, the hosts file, `run` lines) for FUZZ_SECONDS from its
 # committed corpus; any crash, leak or timeout fails it.
+# 12 s each (tests/fuzz/run.sh's own default is 20): ten targets two at a
+# time take a minute, about what five took at 20 s.
 if [ "$S3C_FUZZ" = 1 ]; then
-    step "libFuzzer targets, ${FUZZ_SECONDS:-20} s each"
-    JOBS=$JOBS run_counted fuzz tests/fuzz/run.sh
+    step "libFuzzer targets, ${FUZZ_SECONDS:-12} s each"
+    FUZZ_SECONDS=${FUZZ_SECONDS:-12} JOBS=$JOBS run_counted fuzz tests/fuzz/run.sh
+fi
+
+if [ -n "${TSAN_REFRESH_PID:-}" ]; then
+    step "ThreadSanitizer: credential and Express session refreshes: waiting for the background run"
+    wait_counted tsan-refresh "$TSAN_REFRESH_PID"
 fi
 
 # ------------------------------------------------------------ a clean tree --

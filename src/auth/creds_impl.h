@@ -243,6 +243,10 @@ enum s3c_err creds_sso_fetch(struct creds_src *s, struct creds *out, struct s3c_
 /* The file name (without ".json") of the SSO token: SHA-1 of the session name or start URL. */
 void creds_sso_token_key(const char *session_or_url, char out[41]);
 
+/* The access token `aws sso login` left in s->token_file (the cache directory), if it has
+ * not expired; *token owned (free with creds_free_secret). Also for tests/fuzz. */
+enum s3c_err creds_sso_load_token(const struct creds_src *s, char **token, struct s3c_error *e);
+
 /* ---- creds_imds.c ---- */
 
 /* Container credentials: *out NULL unless the RELATIVE_URI or FULL_URI variable is set. */

@@ -119,8 +119,8 @@ static void sso_what(const struct creds_src *s, char *out, size_t n)
         snprintf(out, n, "start URL %.200s", s->start_url);
 }
 
-/* The access token of `aws sso login`, if it has not expired. */
-static enum s3c_err load_token(const struct creds_src *s, char **token, struct s3c_error *e)
+/* The access token of `aws sso login`, if it has not expired (creds_impl.h). */
+enum s3c_err creds_sso_load_token(const struct creds_src *s, char **token, struct s3c_error *e)
 {
     struct buf path = BUF_INIT(8192);
     char key[41], what[256];
@@ -173,7 +173,7 @@ enum s3c_err creds_sso_fetch(struct creds_src *s, struct creds *out, struct s3c_
         (rc = creds_cache_read(s->skip_cache ? NULL : s->cache_dir, key, time(NULL), out, &hit, e)) ||
         hit)
         goto out;
-    if ((rc = load_token(s, &token, e)))
+    if ((rc = creds_sso_load_token(s, &token, e)))
         goto out;
     base_len = strlen(s->sso.url);
     while (base_len && s->sso.url[base_len - 1] == '/')

@@ -137,8 +137,14 @@ t_fail() {
     exit 1
 }
 
-# t_skip REASON: end the current test as skipped.
-t_skip() { echo "$*" > "$T_DIR/.skipped"; exit 77; }
+# t_skip REASON: end the current test as skipped. The reason is shown and
+# must be said: a skip without one (or an exit 77 that did not come from
+# t_skip) is a failure, so a broken precondition cannot hide tests.
+t_skip() {
+    [ -n "${*//[[:space:]]/}" ] || t_fail "t_skip without a reason (a skip must say why)"
+    echo "$*" > "$T_DIR/.skipped"
+    exit 77
+}
 
 # t_note TEXT: a line in the test's log (shown when the test fails).
 t_note() { echo "    note: $*" >&2; }
@@ -434,9 +440,10 @@ t_run() {
 
     if [ $rc -eq 0 ]; then
         status=ok; E2E_PASSED=$((E2E_PASSED + 1))
-    elif [ $rc -eq 77 ]; then
+    elif [ $rc -eq 77 ] && grep -q '[^[:space:]]' "$dir/.skipped" 2>/dev/null; then
         status=skip; E2E_SKIPPED=$((E2E_SKIPPED + 1))
     else
+        [ $rc -eq 77 ] && echo "    FAILED in $name: exit 77 (skip) without a reason from t_skip" >> "$dir/.log"
         status=FAIL; E2E_FAILED=$((E2E_FAILED + 1))
         E2E_FAILED_NAMES+=("$name")
     fi

@@ -17,8 +17,9 @@ _cr_start() {
     local i cfg=${1:-}
     [ -n "$cfg" ] || cfg='{}'
     t_store_is s3emu || t_skip "needs s3emu, which accepts the fake's temporary keys"
-    "$S3C" configure list >/dev/null 2>&1 ||
-        t_skip "s3c has no credential chain yet (no 'configure list')"
+    # A broken `configure list` is a failure of every test here, not a skip.
+    t_cmd "$S3C" configure list ||
+        t_fail "s3c configure list fails (exit $T_RC), so no credential test can run"
     : > "$T_DIR/fake.out"
     python3 "$E2E_ROOT/tests/creds/fake_iam.py" --access-key "$S3C_TEST_ACCESS_KEY" \
         --secret-key "$S3C_TEST_SECRET_KEY" --lifetime "${2:-3600}" --config "$cfg" \

@@ -50,12 +50,15 @@ check_emu_log() {
 start_emu() {
     "$EMU" --port 0 "$@" >"$T/emu.out" 2>"$T/emu.err" &
     EMU_PID=$!
-    for _ in $(seq 1 100); do
+    # Up to 20 s: a sanitizer build on a busy machine can take seconds to say ready.
+    for _ in $(seq 1 400); do
         grep -q '^ready https\?://' "$T/emu.out" 2>/dev/null && break
+        kill -0 "$EMU_PID" 2>/dev/null || break
         sleep 0.05
     done
     URL=$(sed -n 's/^ready //p' "$T/emu.out")
     PORT=${URL##*:}
+    [ -n "$URL" ] || bad "$EMU started" "no ready line in 20 s: $(tail -n 3 "$T/emu.err" 2>/dev/null)"
 }
 
 [ -x "$EMU" ] || { echo "no $EMU: run make first"; echo "emu: 0 passed, 1 failed"; exit 1; }

@@ -48,7 +48,8 @@ trap 'exit 130' INT TERM
 
 ok() { echo "ok $1"; PASSED=$((PASSED + 1)); }
 fail() { echo "FAIL $1: $2"; FAILED=$((FAILED + 1)); }
-skip() { echo "skip $1: $2"; }
+# skip NAME REASON: not run here, and why (a skip without a reason fails).
+skip() { [ -n "${2:-}" ] || { fail "$1" "skipped without a reason"; return; }; echo "skip $1: $2"; }
 # check NAME CMD...: ok when CMD exits 0, else FAIL with its last output lines.
 check() {
     local name=$1 out
