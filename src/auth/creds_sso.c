@@ -216,10 +216,12 @@ enum s3c_err creds_sso_fetch(struct creds_src *s, struct creds *out, struct s3c_
         json_t *ms = json_object_get(rc_obj, "expiration");
         struct creds c = CREDS_INIT;
 
-        if (!json_is_number(ms) ||
+        /* Milliseconds since 1970, within what time_t holds here: a hostile endpoint's
+         * 1e300 or NaN would make the cast undefined. Up to the year 9999. */
+        if (!json_is_number(ms) || !(json_number_value(ms) >= 0 && json_number_value(ms) <= 253402300799000.0) ||
             !json_string_value(json_object_get(rc_obj, "accessKeyId")) ||
             !json_string_value(json_object_get(rc_obj, "secretAccessKey"))) {
-            rc = s3c_fail(e, S3C_EPARSE, "SSO GetRoleCredentials: reply has no roleCredentials");
+            rc = s3c_fail(e, S3C_EPARSE, "SSO GetRoleCredentials: reply has no roleCredentials, or an expiration out of range");
             goto out;
         }
         if ((rc = creds_dup(&c.access_key, json_string_value(json_object_get(rc_obj, "accessKeyId")), e)) ||

@@ -92,8 +92,10 @@ static enum s3c_err params_parse(const char *query, struct param *out, size_t *n
         q.n -= item.n + (amp ? 1 : 0);
         if (item.n == 0)
             continue;
-        if (n == SIGV4_MAX_PARAMS)
-            return S3C_EPARSE;
+        if (n == SIGV4_MAX_PARAMS) {
+            rc = S3C_EPARSE; /* n_out still names those parsed, for params_free */
+            break;
+        }
         rc = reencode(name, &nb);
         if (!rc)
             rc = reencode(value, &vb);
