@@ -444,18 +444,6 @@ out:
     return ok;
 }
 
-void mpu_state_free(struct xfer_obj_state *os)
-{
-    free(os->upload_id);
-    free(os->have);
-    free(os->etags);
-    free(os->md5s);
-    os->upload_id = NULL;
-    os->have = NULL;
-    os->etags = NULL;
-    os->md5s = NULL;
-}
-
 static bool head_for_proof(struct engine *g, struct xfer_obj_state *os);
 
 void on_complete(struct engine *g, struct req *r)

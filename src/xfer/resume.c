@@ -88,6 +88,18 @@ static bool journal_part_size_fits(uint64_t size, uint64_t part)
     return part >= ((uint64_t)5 << 20) && part <= ((uint64_t)5 << 30) && (size + part - 1) / part <= S3_MAX_PARTS;
 }
 
+void mpu_state_free(struct xfer_obj_state *os)
+{
+    free(os->upload_id);
+    free(os->have);
+    free(os->etags);
+    free(os->md5s);
+    os->upload_id = NULL;
+    os->have = NULL;
+    os->etags = NULL;
+    os->md5s = NULL;
+}
+
 /* --resume: is the journaled upload 'j' one of this very file (same path,
  * size, mtime, and part size: the one planned, or when s3c chose it, the one
  * the journal says, since that choice follows what the network showed the
