@@ -508,8 +508,12 @@ t_mpu_count() {
 # points S3C_TEST_ENDPOINT at the store itself, so awsx, s3curl and
 # t_new_bucket set up and inspect it without the relay. Both stop when the
 # test ends. Tests using it need no shared store: run them in one pass only.
-hp_start() {
-    local kind=$1 modes=$2 i up="" out=$T_DIR/.hp-up.out
+# t_own_store emu|moto: a store of this test's own, stopped when the test
+# ends: build/s3emu (anonymous) or moto's server, on a free port. Sets
+# OWN_URL. (hp_start puts the hostile relay in front of one.)
+t_own_store() {
+    local kind=$1 i out=$T_DIR/.own-$1.out
+    OWN_URL=""
     case $kind in
         emu)
             "$E2E_ROOT/build/s3emu" --port 0 --anonymous > "$out" 2>&1 &
@@ -519,17 +523,23 @@ hp_start() {
                 t_skip "moto_server is not on PATH (it comes with the machine image's Python)"
             moto_server -p 0 > "$out" 2>&1 &
             ;;
-        *) t_fail "hp_start: unknown upstream '$kind'" ;;
+        *) t_fail "t_own_store: unknown store '$kind'" ;;
     esac
     HP_PIDS="${HP_PIDS:-} $!"
     # shellcheck disable=SC2064,SC2086
     trap "kill $HP_PIDS 2>/dev/null" EXIT
     for ((i = 0; i < 200; i++)); do
-        up=$(sed -nE 's/^ready (http:\/\/[^ ]+).*/\1/p; s/.*Running on (http:\/\/127[^ ]+).*/\1/p' "$out" | head -n 1)
-        [ -n "$up" ] && break
+        OWN_URL=$(sed -nE 's/^ready (http:\/\/[^ ]+).*/\1/p; s/.*Running on (http:\/\/127[^ ]+).*/\1/p' "$out" | head -n 1)
+        [ -n "$OWN_URL" ] && break
         sleep 0.05
     done
-    [ -n "$up" ] || t_fail "hp_start: the $kind store did not start: $(tail -n 3 "$out")"
+    [ -n "$OWN_URL" ] || t_fail "t_own_store: the $kind store did not start: $(tail -n 3 "$out")"
+}
+
+hp_start() {
+    local modes=$2 i up
+    t_own_store "$1"
+    up=$OWN_URL
     HP_LOG=$T_DIR/.hp-relay.log
     : > "$HP_LOG"
     python3 "$E2E_ROOT/tests/e2e/hostile_proxy.py" "$up" "$modes" "$HP_LOG" > "$T_DIR/.hp-relay.out" 2>&1 &

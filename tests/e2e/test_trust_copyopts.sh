@@ -157,22 +157,11 @@ test_trust_copyopts_acl_and_metadata() {
 # and stopped by its PID): an S3 model written by others, which keeps storage
 # classes, SSE and ACLs.
 test_trust_copyopts_moto() {
-    local out=$T_DIR/.moto.out url="" pid i
     t_store_is s3emu || t_skip "runs once, in the s3emu pass"
-    command -v moto_server >/dev/null || t_skip "moto_server is not on PATH (it comes with the machine image's Python)"
-    moto_server -p 0 > "$out" 2>&1 &
-    pid=$!
-    # shellcheck disable=SC2064
-    trap "kill $pid 2>/dev/null" EXIT
-    for ((i = 0; i < 200; i++)); do
-        url=$(sed -nE 's/.*Running on (http:\/\/127[^ ]+).*/\1/p' "$out" | head -n 1)
-        [ -n "$url" ] && break
-        sleep 0.05
-    done
-    [ -n "$url" ] || t_fail "moto_server did not start: $(tail -n 3 "$out")"
+    t_own_store moto
     # shellcheck disable=SC2034  # read by lib.sh (awsx, s3curl, t_store_is)
-    S3C_TEST_ENDPOINT=$url S3C_TEST_STORE=moto
-    export AWS_ENDPOINT_URL=$url
+    S3C_TEST_ENDPOINT=$OWN_URL S3C_TEST_STORE=moto
+    export AWS_ENDPOINT_URL=$OWN_URL
     test_trust_copyopts_class_and_sse
     test_trust_copyopts_in_place
     test_trust_copyopts_acl_and_metadata
