@@ -2,8 +2,9 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <stdbool.h>
 #include <inttypes.h>
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,7 +16,6 @@
 #include "base/pct.h"
 
 #define JOURNAL_MAX_BYTES (64 << 10)
-#define JOURNAL_MAGIC "s3c-upload 1"
 
 static const char *env_get(char *const *env, const char *name)
 {
@@ -82,13 +82,6 @@ static int mkdir_p(const char *dir)
     return 0;
 }
 
-static enum s3c_err add_field(struct buf *b, const char *name, const char *value)
-{
-    if (buf_addf(b, "%s ", name) || pct_encode(sv_from(value), true, b) || buf_addc(b, '\n'))
-        return S3C_ENOMEM;
-    return S3C_OK;
-}
-
 /* Write 'b' to 'path' atomically: a reader sees the old record or the new one, whole. */
 static enum s3c_err write_record(const char *dir, const char *path, const struct buf *b, struct s3c_error *e)
 {
@@ -108,23 +101,159 @@ static enum s3c_err write_record(const char *dir, const char *path, const struct
     return rc;
 }
 
-enum s3c_err journal_upload_save(const char *dir, const struct journal_upload *j, struct s3c_error *e)
-{
-    struct buf b = BUF_INIT(JOURNAL_MAX_BYTES);
-    char path[4352];
-    enum s3c_err rc;
+/* ---- the record format: one writer and one reader for both kinds ------------------- */
 
-    if (buf_adds(&b, JOURNAL_MAGIC "\n") || add_field(&b, "bucket", j->bucket) || add_field(&b, "key", j->key) ||
-        add_field(&b, "upload_id", j->upload_id) || add_field(&b, "source", j->source) ||
-        buf_addf(&b, "size %" PRIu64 "\nmtime_s %" PRId64 "\npart_size %" PRIu64 "\n", j->size, j->mtime_s,
-                 j->part_size)) {
-        buf_release(&b);
-        return s3c_fail(e, S3C_ENOMEM, "journal record too long");
+/*
+ * A record is text: a line naming its kind and version (the magic), then one
+ * "NAME VALUE" line per field, in the order of its kind's table. Strings are
+ * percent-encoded (a value is one line whatever a name holds), numbers
+ * decimal, a download's part flags hex, one digit per 4 parts (part 1 in the
+ * high bit of the first). A reader skips a field it does not know (a later
+ * version's) and needs every field it knows, once: a record it cannot read
+ * whole is malformed, never a resume of what it could read.
+ *
+ * The format is the one the two hand-written parsers read before them (kept
+ * byte for byte, so that a record left by an earlier s3c is resumed by a later
+ * one and the other way round); each kind is now a table, read and written
+ * by the one reader and the one writer below.
+ */
+enum jf_type {
+    JF_STR,   /* char *, percent-encoded; NULL is written as "" */
+    JF_U64,   /* uint64_t, decimal digits */
+    JF_I64,   /* int64_t, decimal digits after an optional '-' */
+    JF_FLAGS, /* uint8_t *: one 0/1 flag per part, as many as the kind's count says */
+};
+
+struct jfield {
+    const char *name;
+    enum jf_type type;
+    size_t off; /* of the value in the kind's struct */
+};
+
+#define JF_MAX 12
+
+struct jkind {
+    const char *magic;
+    const struct jfield *fields; /* at most JF_MAX */
+    size_t n_fields;
+    size_t size;      /* of the kind's struct */
+    size_t count_off; /* JF_FLAGS: of the uint32_t that counts the flags */
+    /* After every field but the flags is read: do they make a record? Sets
+     * what follows from them (a download's part count). */
+    bool (*check)(void *rec);
+};
+
+#define JF_AT(rec, f, type) ((type *)(void *)((char *)(rec) + (f)->off))
+
+static bool upload_check(void *rec)
+{
+    const struct journal_upload *j = rec;
+
+    return j->upload_id[0] != '\0';
+}
+
+static const struct jfield upload_fields[] = {
+    { "bucket", JF_STR, offsetof(struct journal_upload, bucket) },
+    { "key", JF_STR, offsetof(struct journal_upload, key) },
+    { "upload_id", JF_STR, offsetof(struct journal_upload, upload_id) },
+    { "source", JF_STR, offsetof(struct journal_upload, source) },
+    { "size", JF_U64, offsetof(struct journal_upload, size) },
+    { "mtime_s", JF_I64, offsetof(struct journal_upload, mtime_s) },
+    { "part_size", JF_U64, offsetof(struct journal_upload, part_size) },
+};
+
+static const struct jkind upload_record = {
+    "s3c-upload 1", upload_fields, sizeof(upload_fields) / sizeof(upload_fields[0]),
+    sizeof(struct journal_upload), 0, upload_check,
+};
+
+/* Parts of part_size that make size: 1 to 10,000 (S3's limit), else 0. */
+static uint32_t parts_of(uint64_t size, uint64_t part_size)
+{
+    uint64_t n = part_size ? (size + part_size - 1) / part_size : 0;
+    return n <= 10000 ? (uint32_t)n : 0;
+}
+
+static bool download_check(void *rec)
+{
+    struct journal_download *j = rec;
+
+    return j->tmp[0] == '/' && j->size && (j->n_parts = parts_of(j->size, j->part_size)) != 0;
+}
+
+static const struct jfield download_fields[] = {
+    { "dest", JF_STR, offsetof(struct journal_download, dest) },
+    { "bucket", JF_STR, offsetof(struct journal_download, bucket) },
+    { "key", JF_STR, offsetof(struct journal_download, key) },
+    { "version", JF_STR, offsetof(struct journal_download, version) },
+    { "etag", JF_STR, offsetof(struct journal_download, etag) },
+    { "tmp", JF_STR, offsetof(struct journal_download, tmp) },
+    { "size", JF_U64, offsetof(struct journal_download, size) },
+    { "mtime_s", JF_I64, offsetof(struct journal_download, mtime_s) },
+    { "part_size", JF_U64, offsetof(struct journal_download, part_size) },
+    { "done", JF_FLAGS, offsetof(struct journal_download, done) },
+};
+
+static const struct jkind download_record = {
+    "s3c-download 1", download_fields, sizeof(download_fields) / sizeof(download_fields[0]),
+    sizeof(struct journal_download), offsetof(struct journal_download, n_parts), download_check,
+};
+
+static uint32_t flag_count(const struct jkind *k, const void *rec)
+{
+    return *(const uint32_t *)(const void *)((const char *)rec + k->count_off);
+}
+
+/* The flags as hex digits, 4 a digit, the first in the high bit. */
+static enum s3c_err flags_write(const uint8_t *flags, uint32_t n, struct buf *b)
+{
+    static const char hexd[] = "0123456789abcdef";
+    uint32_t i, k;
+
+    for (i = 0; i < n; i += 4) {
+        unsigned v = 0;
+        for (k = 0; k < 4; k++)
+            if (i + k < n && flags[i + k])
+                v |= 8u >> k;
+        if (buf_addc(b, hexd[v]))
+            return S3C_ENOMEM;
     }
-    record_path(dir, j->bucket, j->key, path, sizeof(path));
-    rc = write_record(dir, path, &b, e);
-    buf_release(&b);
-    return rc;
+    return S3C_OK;
+}
+
+/* The text of 'rec', a record of kind 'k', into 'b' (capped at JOURNAL_MAX_BYTES). */
+static enum s3c_err record_write(const struct jkind *k, const void *rec, struct buf *b)
+{
+    size_t i;
+
+    if (buf_adds(b, k->magic) || buf_addc(b, '\n'))
+        return S3C_ENOMEM;
+    for (i = 0; i < k->n_fields; i++) {
+        const struct jfield *f = &k->fields[i];
+        const char *s;
+        enum s3c_err rc = S3C_OK;
+
+        if (buf_adds(b, f->name) || buf_addc(b, ' '))
+            return S3C_ENOMEM;
+        switch (f->type) {
+        case JF_STR:
+            s = *JF_AT(rec, f, char *const);
+            rc = pct_encode(sv_from(s ? s : ""), true, b);
+            break;
+        case JF_U64:
+            rc = buf_addf(b, "%" PRIu64, *JF_AT(rec, f, const uint64_t));
+            break;
+        case JF_I64:
+            rc = buf_addf(b, "%" PRId64, *JF_AT(rec, f, const int64_t));
+            break;
+        case JF_FLAGS:
+            rc = flags_write(*JF_AT(rec, f, uint8_t *const), flag_count(k, rec), b);
+            break;
+        }
+        if (rc || buf_addc(b, '\n'))
+            return S3C_ENOMEM;
+    }
+    return S3C_OK;
 }
 
 /* Decode a percent-encoded field value into a new string. */
@@ -147,17 +276,130 @@ static char *pct_decode_dup(const char *s)
     return out;
 }
 
-/*
- * Read the record at 'path' into buf (JOURNAL_MAX_BYTES + 1) and check its
- * first line is 'magic'; *save is then ready for strtok_r over the fields.
- * 1: read; 0: no record; -1: unreadable, too large or not ours (e says which).
- */
-static int read_record(const char *path, const char *magic, char *buf, char **save, struct s3c_error *e)
+/* A decimal number, all of 's' ('-' first only if 'sign'), that fits its type. */
+static bool number_read(const char *s, bool sign, const struct jfield *f, void *rec)
 {
-    const char *line;
+    const char *digits = sign && *s == '-' ? s + 1 : s;
+    char *end;
+
+    if (*digits < '0' || *digits > '9')
+        return false;
+    errno = 0;
+    if (sign)
+        *JF_AT(rec, f, int64_t) = strtoll(s, &end, 10);
+    else
+        *JF_AT(rec, f, uint64_t) = strtoull(s, &end, 10);
+    return errno == 0 && *end == '\0';
+}
+
+/* n flags from as many hex digits as flags_write makes of them. */
+static bool flags_read(const char *hex, uint32_t n, uint8_t **out)
+{
+    uint32_t i;
+
+    if (strlen(hex) != (n + 3) / 4 || !(*out = calloc(n ? n : 1, 1)))
+        return false;
+    for (i = 0; i < n; i++) {
+        int v = pct_hexval(hex[i / 4]);
+        if (v < 0)
+            return false;
+        (*out)[i] = (uint8_t)((v >> (3 - i % 4)) & 1);
+    }
+    return true;
+}
+
+/* One field's text 'v' into 'rec'. */
+static bool field_read(const struct jkind *k, const struct jfield *f, const char *v, void *rec)
+{
+    switch (f->type) {
+    case JF_STR:
+        return (*JF_AT(rec, f, char *) = pct_decode_dup(v)) != NULL;
+    case JF_U64:
+        return number_read(v, false, f, rec);
+    case JF_I64:
+        return number_read(v, true, f, rec);
+    case JF_FLAGS:
+        return flags_read(v, flag_count(k, rec), JF_AT(rec, f, uint8_t *));
+    }
+    return false;
+}
+
+/* Free what a record of kind 'k' holds and zero it. */
+static void record_release(const struct jkind *k, void *rec)
+{
+    size_t i;
+
+    for (i = 0; i < k->n_fields; i++)
+        if (k->fields[i].type == JF_STR || k->fields[i].type == JF_FLAGS)
+            free(*JF_AT(rec, &k->fields[i], void *));
+    memset(rec, 0, k->size);
+}
+
+/* The text of a record of kind 'k' (cut in place) into 'rec', zeroed first:
+ * false when it is not one whole (release 'rec' then too). */
+static bool record_parse(const struct jkind *k, char *text, void *rec)
+{
+    const char *val[JF_MAX] = { 0 };
+    char *line, *save = NULL;
+    size_t i;
+
+    memset(rec, 0, k->size);
+    line = strtok_r(text, "\n", &save);
+    if (!line || strcmp(line, k->magic))
+        return false;
+    while ((line = strtok_r(NULL, "\n", &save))) {
+        char *sp = strchr(line, ' ');
+
+        if (!sp)
+            return false;
+        *sp++ = '\0';
+        for (i = 0; i < k->n_fields && strcmp(line, k->fields[i].name); i++)
+            ;
+        if (i == k->n_fields)
+            continue; /* a field of a later version */
+        if (val[i])
+            return false; /* twice: neither is to be trusted */
+        val[i] = sp;
+    }
+    /* The flags last: how many there are follows from the other fields. */
+    for (i = 0; i < k->n_fields; i++)
+        if (!val[i] || (k->fields[i].type != JF_FLAGS && !field_read(k, &k->fields[i], val[i], rec)))
+            return false;
+    if (!k->check(rec))
+        return false;
+    for (i = 0; i < k->n_fields; i++)
+        if (k->fields[i].type == JF_FLAGS && !field_read(k, &k->fields[i], val[i], rec))
+            return false;
+    return true;
+}
+
+/* Write (replace) the record 'rec' of kind 'k' at 'path', atomically. */
+static enum s3c_err record_save(const char *dir, const char *path, const struct jkind *k, const void *rec,
+                                struct s3c_error *e)
+{
+    struct buf b = BUF_INIT(JOURNAL_MAX_BYTES);
+    enum s3c_err rc;
+
+    if (record_write(k, rec, &b))
+        rc = s3c_fail(e, S3C_ENOMEM, "journal record too long");
+    else
+        rc = write_record(dir, path, &b, e);
+    buf_release(&b);
+    return rc;
+}
+
+/*
+ * Read the record of kind 'k' at 'path' into 'rec'. 1: read (release it);
+ * 0: no record; -1: unreadable, too large (JOURNAL_MAX_BYTES) or malformed
+ * ('e' says which). Whose record it is, the caller checks.
+ */
+static int record_load(const char *path, const struct jkind *k, void *rec, struct s3c_error *e)
+{
+    char buf[JOURNAL_MAX_BYTES + 1];
     ssize_t n;
     int fd = open(path, O_RDONLY | O_CLOEXEC);
 
+    memset(rec, 0, k->size);
     if (fd < 0) {
         if (errno == ENOENT)
             return 0;
@@ -171,67 +413,39 @@ static int read_record(const char *path, const char *magic, char *buf, char **sa
         return -1;
     }
     buf[n] = '\0';
-    line = strtok_r(buf, "\n", save);
-    if (!line || strcmp(line, magic)) {
+    if (!record_parse(k, buf, rec)) {
+        record_release(k, rec);
         s3c_fail(e, S3C_EPARSE, "journal %s is malformed", path);
         return -1;
     }
     return 1;
 }
 
+/* ---- uploads ------------------------------------------------------------------------ */
+
+enum s3c_err journal_upload_save(const char *dir, const struct journal_upload *j, struct s3c_error *e)
+{
+    char path[4352];
+
+    record_path(dir, j->bucket, j->key, path, sizeof(path));
+    return record_save(dir, path, &upload_record, j, e);
+}
+
 int journal_upload_load(const char *dir, const char *bucket, const char *key, struct journal_upload *out,
                         struct s3c_error *e)
 {
-    char path[4352], buf[JOURNAL_MAX_BYTES + 1];
-    char *line, *save = NULL;
-    int rc, fields = 0;
+    char path[4352];
+    int rc;
 
-    memset(out, 0, sizeof(*out));
     record_path(dir, bucket, key, path, sizeof(path));
-    if ((rc = read_record(path, JOURNAL_MAGIC, buf, &save, e)) <= 0)
+    if ((rc = record_load(path, &upload_record, out, e)) != 1)
         return rc;
-    while ((line = strtok_r(NULL, "\n", &save))) {
-        char *sp = strchr(line, ' ');
-        char **dst = NULL;
-
-        if (!sp)
-            goto bad;
-        *sp++ = '\0';
-        if (!strcmp(line, "bucket"))
-            dst = &out->bucket;
-        else if (!strcmp(line, "key"))
-            dst = &out->key;
-        else if (!strcmp(line, "upload_id"))
-            dst = &out->upload_id;
-        else if (!strcmp(line, "source"))
-            dst = &out->source;
-        else if (!strcmp(line, "size"))
-            out->size = strtoull(sp, NULL, 10);
-        else if (!strcmp(line, "mtime_s"))
-            out->mtime_s = strtoll(sp, NULL, 10);
-        else if (!strcmp(line, "part_size"))
-            out->part_size = strtoull(sp, NULL, 10);
-        else
-            continue;   /* a field of a later version */
-        if (dst) {
-            free(*dst);
-            if (!(*dst = pct_decode_dup(sp)))
-                goto bad;
-        }
-        fields++;
-    }
     /* A record for another (bucket, key) that hashed alike is not ours. */
-    if (fields < 7 || !out->bucket || !out->key || !out->upload_id || !out->source || !out->upload_id[0])
-        goto bad;
     if (strcmp(out->bucket, bucket) || strcmp(out->key, key)) {
         journal_upload_release(out);
         return 0;
     }
     return 1;
-bad:
-    journal_upload_release(out);
-    s3c_fail(e, S3C_EPARSE, "journal %s is malformed", path);
-    return -1;
 }
 
 void journal_upload_remove(const char *dir, const char *bucket, const char *key, const char *upload_id)
@@ -310,134 +524,33 @@ void journal_upload_unlock(const char *dir, const char *bucket, const char *key,
 
 void journal_upload_release(struct journal_upload *j)
 {
-    free(j->bucket);
-    free(j->key);
-    free(j->upload_id);
-    free(j->source);
-    memset(j, 0, sizeof(*j));
+    record_release(&upload_record, j);
 }
 
 /* ---- downloads ---------------------------------------------------------------------- */
 
-#define JOURNAL_DL_MAGIC "s3c-download 1"
-
-static uint32_t parts_of(uint64_t size, uint64_t part_size)
-{
-    uint64_t n = part_size ? (size + part_size - 1) / part_size : 0;
-    return n <= 10000 ? (uint32_t)n : 0;
-}
-
 enum s3c_err journal_download_save(const char *dir, const struct journal_download *j, struct s3c_error *e)
 {
-    static const char hexd[] = "0123456789abcdef";
-    struct buf b = BUF_INIT(JOURNAL_MAX_BYTES);
     char path[4352];
-    enum s3c_err rc;
-    uint32_t i;
 
-    if (buf_adds(&b, JOURNAL_DL_MAGIC "\n") || add_field(&b, "dest", j->dest) ||
-        add_field(&b, "bucket", j->bucket) || add_field(&b, "key", j->key) ||
-        add_field(&b, "version", j->version ? j->version : "") || add_field(&b, "etag", j->etag) ||
-        add_field(&b, "tmp", j->tmp) ||
-        buf_addf(&b, "size %" PRIu64 "\nmtime_s %" PRId64 "\npart_size %" PRIu64 "\ndone ", j->size, j->mtime_s,
-                 j->part_size))
-        goto too_long;
-    /* One hex digit per 4 parts, part 1 in the high bit of the first. */
-    for (i = 0; i < j->n_parts; i += 4) {
-        unsigned v = 0, k;
-        for (k = 0; k < 4; k++)
-            if (i + k < j->n_parts && j->done[i + k])
-                v |= 8u >> k;
-        if (buf_addc(&b, hexd[v]))
-            goto too_long;
-    }
-    if (buf_addc(&b, '\n'))
-        goto too_long;
     record_path(dir, j->dest, NULL, path, sizeof(path));
-    rc = write_record(dir, path, &b, e);
-    buf_release(&b);
-    return rc;
-too_long:
-    buf_release(&b);
-    return s3c_fail(e, S3C_ENOMEM, "journal record too long");
-}
-
-/* The 'done' field into out->done; false if it does not hold n_parts flags. */
-static bool parse_done(const char *hex, struct journal_download *out)
-{
-    uint32_t i;
-
-    if (strlen(hex) != (out->n_parts + 3) / 4 || !(out->done = calloc(out->n_parts ? out->n_parts : 1, 1)))
-        return false;
-    for (i = 0; i < out->n_parts; i++) {
-        int v = pct_hexval(hex[i / 4]);
-        if (v < 0)
-            return false;
-        out->done[i] = (uint8_t)((v >> (3 - i % 4)) & 1);
-    }
-    return true;
+    return record_save(dir, path, &download_record, j, e);
 }
 
 int journal_download_load(const char *dir, const char *dest, struct journal_download *out, struct s3c_error *e)
 {
-    char path[4352], buf[JOURNAL_MAX_BYTES + 1];
-    char *line, *save = NULL, *done = NULL;
-    int rc, fields = 0;
+    char path[4352];
+    int rc;
 
-    memset(out, 0, sizeof(*out));
     record_path(dir, dest, NULL, path, sizeof(path));
-    if ((rc = read_record(path, JOURNAL_DL_MAGIC, buf, &save, e)) <= 0)
+    if ((rc = record_load(path, &download_record, out, e)) != 1)
         return rc;
-    while ((line = strtok_r(NULL, "\n", &save))) {
-        char *sp = strchr(line, ' ');
-        char **dst = NULL;
-
-        if (!sp)
-            goto bad;
-        *sp++ = '\0';
-        if (!strcmp(line, "dest"))
-            dst = &out->dest;
-        else if (!strcmp(line, "bucket"))
-            dst = &out->bucket;
-        else if (!strcmp(line, "key"))
-            dst = &out->key;
-        else if (!strcmp(line, "version"))
-            dst = &out->version;
-        else if (!strcmp(line, "etag"))
-            dst = &out->etag;
-        else if (!strcmp(line, "tmp"))
-            dst = &out->tmp;
-        else if (!strcmp(line, "size"))
-            out->size = strtoull(sp, NULL, 10);
-        else if (!strcmp(line, "mtime_s"))
-            out->mtime_s = strtoll(sp, NULL, 10);
-        else if (!strcmp(line, "part_size"))
-            out->part_size = strtoull(sp, NULL, 10);
-        else if (!strcmp(line, "done"))
-            done = sp;
-        else
-            continue;   /* a field of a later version */
-        if (dst) {
-            free(*dst);
-            if (!(*dst = pct_decode_dup(sp)))
-                goto bad;
-        }
-        fields++;
-    }
-    if (fields < 10 || !out->dest || !out->bucket || !out->key || !out->version || !out->etag || !out->tmp ||
-        !done || out->tmp[0] != '/' || !out->size || !(out->n_parts = parts_of(out->size, out->part_size)) ||
-        !parse_done(done, out))
-        goto bad;
     /* A record for another destination that hashed alike is not ours. */
     if (strcmp(out->dest, dest)) {
         journal_download_release(out);
         return 0;
     }
     return 1;
-bad:
-    journal_download_release(out);
-    s3c_fail(e, S3C_EPARSE, "journal %s is malformed", path);
-    return -1;
 }
 
 void journal_download_remove(const char *dir, const char *dest)
@@ -450,12 +563,5 @@ void journal_download_remove(const char *dir, const char *dest)
 
 void journal_download_release(struct journal_download *j)
 {
-    free(j->dest);
-    free(j->bucket);
-    free(j->key);
-    free(j->version);
-    free(j->etag);
-    free(j->tmp);
-    free(j->done);
-    memset(j, 0, sizeof(*j));
+    record_release(&download_record, j);
 }

@@ -168,7 +168,7 @@ static void journal_parts(const char *dir, uint32_t n, uint64_t size, int want)
     CHECK_INT(journal_download_load(dir, j.dest, &got, &e), want);
     if (want == 1) {
         CHECK_INT(got.n_parts, n);
-        CHECK(got.done[0] == 1 && got.done[n - 1] == 1 && got.done[1] == 0);
+        CHECK(got.n_parts == n && got.done[0] == 1 && got.done[n - 1] == 1 && got.done[1] == 0);
         journal_download_release(&got);
     }
     journal_download_remove(dir, j.dest);
