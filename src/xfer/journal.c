@@ -112,10 +112,10 @@ static enum s3c_err write_record(const char *dir, const char *path, const struct
  * version's) and needs every field it knows, once: a record it cannot read
  * whole is malformed, never a resume of what it could read.
  *
- * The format is the one the two hand-written parsers read before them (kept
- * byte for byte, so that a record left by an earlier s3c is resumed by a later
- * one and the other way round); each kind is now a table, read and written
- * by the one reader and the one writer below.
+ * The format is as it was when each kind had a hand-written parser and
+ * writer of its own, byte for byte, so that a record left by an earlier s3c
+ * is resumed by a later one and the other way round; now each kind is a
+ * table, read and written by the one reader and the one writer below.
  */
 enum jf_type {
     JF_STR,   /* char *, percent-encoded; NULL is written as "" */
@@ -162,6 +162,8 @@ static const struct jfield upload_fields[] = {
     { "part_size", JF_U64, offsetof(struct journal_upload, part_size) },
 };
 
+_Static_assert(sizeof(upload_fields) / sizeof(upload_fields[0]) <= JF_MAX, "JF_MAX");
+
 static const struct jkind upload_record = {
     "s3c-upload 1", upload_fields, sizeof(upload_fields) / sizeof(upload_fields[0]),
     sizeof(struct journal_upload), 0, upload_check,
@@ -193,6 +195,8 @@ static const struct jfield download_fields[] = {
     { "part_size", JF_U64, offsetof(struct journal_download, part_size) },
     { "done", JF_FLAGS, offsetof(struct journal_download, done) },
 };
+
+_Static_assert(sizeof(download_fields) / sizeof(download_fields[0]) <= JF_MAX, "JF_MAX");
 
 static const struct jkind download_record = {
     "s3c-download 1", download_fields, sizeof(download_fields) / sizeof(download_fields[0]),
