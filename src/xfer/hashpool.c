@@ -2,36 +2,23 @@
 #include "xfer/hashpool.h"
 
 #include <errno.h>
-#include <pthread.h>
 #include <sched.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
-#include "base/thread.h"
+#include "base/workpool.h"
 
-#define HASHPOOL_THREADS_MAX 16
 #define LANES 8
 #define SLICE_BYTES ((size_t)256 << 10)  /* read per job and step: 2 MiB a worker */
 #define X8_MIN_LANES 2                    /* one busy lane alone is cheaper scalar (0.73 GB/s against 3.4 / 8) */
 
 struct hashpool {
-    pthread_mutex_t mu;
-    pthread_cond_t work;            /* a job was queued, or stop */
-    pthread_cond_t done_cv;         /* a job finished */
-    struct hash_job *todo, **todo_tail;
-    int queued;                     /* jobs in todo */
-    struct hash_job *done;
-    int want, started, idle;
-    int free_lanes;                 /* lanes free in the workers at work: they take new jobs first */
-    bool stop;
-    bool cancel;                    /* hashpool_cancel: jobs end at their next slice (atomic) */
-    void (*wake)(void *);
-    void *wake_ctx;
-    pthread_t th[HASHPOOL_THREADS_MAX];
+    struct workpool pool;           /* a worker's slots are its lanes */
 };
+
+#define job_of(l) WORKPOOL_JOB(l, struct hash_job, link)
 
 /* A job in a worker's lane: the slice of it in hand. */
 struct lane {
@@ -43,44 +30,30 @@ struct lane {
 };
 
 /*
- * Take queued jobs into the free lanes; wait for one when every lane is free.
- * '*my_free' is this worker's share of q->free_lanes: a worker at work takes
- * new jobs at its next step, so another is woken only when the queue holds
- * more than the free lanes of those at work (lanes side by side cost about
- * what one does: fill them before spreading out).
+ * Take queued jobs into the free lanes (held[i]: lane i's link); wait for one
+ * when every lane is free. A worker at work takes new jobs at its next step,
+ * so the pool wakes another only when the queue holds more than the free
+ * lanes of those at work (lanes side by side cost about what one does: fill
+ * them before spreading out).
  */
-static bool lanes_fill(struct hashpool *q, struct lane *l, int *my_free)
+static bool lanes_fill(struct workpool *p, struct lane *l, struct workpool_link **held, int *my_free)
 {
-    int i, busy;
+    int i;
 
-    pthread_mutex_lock(&q->mu);
-    q->free_lanes -= *my_free;
-    for (;;) {
-        for (i = 0, busy = 0; i < LANES; i++) {
-            if (!l[i].j && q->todo) {
-                l[i].j = q->todo;
-                q->todo = q->todo->next;
-                if (!q->todo)
-                    q->todo_tail = &q->todo;
-                q->queued--;
-                l[i].at = 0;
-                l[i].n = 0;
-            }
-            busy += l[i].j != NULL;
+    if (!workpool_fill(p, held, my_free))
+        return false;
+    for (i = 0; i < LANES; i++) {
+        if (held[i] && !l[i].j) {
+            l[i].j = job_of(held[i]);
+            l[i].at = 0;
+            l[i].n = 0;
         }
-        if (busy || q->stop)
-            break;
-        q->idle++;
-        pthread_cond_wait(&q->work, &q->mu);
-        q->idle--;
     }
-    *my_free = busy ? LANES - busy : 0;
-    q->free_lanes += *my_free;
-    pthread_mutex_unlock(&q->mu);
-    return busy > 0;
+    return true;
 }
 
-static void job_done(struct hashpool *q, struct lane *l)
+/* Lane i's job is done (or failed): it goes back to the loop. */
+static void job_done(struct workpool *p, struct lane *l, struct workpool_link **held)
 {
     struct hash_job *j = l->j;
 
@@ -89,13 +62,8 @@ static void job_done(struct hashpool *q, struct lane *l)
     if (!j->err.code && j->final && j->also)
         hash_final(j->also, j->also_digest);
     l->j = NULL;
-    pthread_mutex_lock(&q->mu);
-    j->next = q->done;
-    q->done = j;
-    pthread_cond_broadcast(&q->done_cv);
-    pthread_mutex_unlock(&q->mu);
-    if (q->wake)
-        q->wake(q->wake_ctx);
+    *held = NULL;
+    workpool_finish(p, &j->link);
 }
 
 /* A slice in hand goes to the job's SHA at once (whole: it is in the cache);
@@ -182,17 +150,18 @@ static void lane_scalar(struct lane *l)
     l->n = 0;
 }
 
-static void *worker(void *arg)
+/* A worker's body: fill the lanes, give each a slice, hash them side by side. */
+static void worker(struct workpool *p)
 {
-    struct hashpool *q = arg;
     struct lane l[LANES] = { 0 };
+    struct workpool_link *held[LANES] = { NULL };
     unsigned char *bufs = malloc(LANES * SLICE_BYTES);
     bool x8 = md5_x8_available();
     int i, my_free = 0;
 
     for (i = 0; i < LANES; i++)
         l[i].buf = bufs ? bufs + (size_t)i * SLICE_BYTES : NULL;
-    while (lanes_fill(q, l, &my_free)) {
+    while (lanes_fill(p, l, held, &my_free)) {
         size_t blocks = SIZE_MAX;
         bool busy[LANES] = { false };
         int n_busy = 0;
@@ -203,12 +172,12 @@ static void *worker(void *arg)
                 continue;
             if (!bufs && l[i].j->fd >= 0)
                 s3c_fail(&l[i].j->err, S3C_ENOMEM, "out of memory to check a download");
-            if (__atomic_load_n(&q->cancel, __ATOMIC_RELAXED) && !l[i].j->err.code)
+            if (workpool_cancelled(p) && !l[i].j->err.code)
                 s3c_fail(&l[i].j->err, S3C_ECANCEL, "interrupted");
             if (!l[i].j->err.code && !l[i].n && l[i].at < l[i].j->len)
                 (void)lane_slice(&l[i]);
             if (l[i].j->err.code || l[i].at == l[i].j->len) {
-                job_done(q, &l[i]);
+                job_done(p, &l[i], &held[i]);
                 continue;
             }
             /* The end of a job, short of a block (or an MD5 left mid-block,
@@ -230,11 +199,7 @@ static void *worker(void *arg)
             if (busy[i])
                 lane_scalar(&l[i]);
     }
-    pthread_mutex_lock(&q->mu);
-    q->free_lanes -= my_free;
-    pthread_mutex_unlock(&q->mu);
     free(bufs);
-    return NULL;
 }
 
 /* The cores this process may run on (its affinity mask, as taskset or a
@@ -256,77 +221,38 @@ struct hashpool *hashpool_new(int threads, void (*wake)(void *), void *wake_ctx)
         return NULL;
     if (threads <= 0)
         threads = cores();
-    pthread_mutex_init(&q->mu, NULL);
-    pthread_cond_init(&q->work, NULL);
-    pthread_cond_init(&q->done_cv, NULL);
-    q->todo_tail = &q->todo;
-    q->want = threads < 1 ? 1 : threads > HASHPOOL_THREADS_MAX ? HASHPOOL_THREADS_MAX : threads;
-    q->wake = wake;
-    q->wake_ctx = wake_ctx;
+    workpool_init(&q->pool, threads, LANES, worker, wake, wake_ctx);
     return q;
 }
 
 bool hashpool_submit(struct hashpool *q, struct hash_job *j)
 {
-    bool ok = true;
-
-    j->next = NULL;
     j->err = (struct s3c_error)S3C_ERROR_INIT;
-    pthread_mutex_lock(&q->mu);
-    /* Room in the lanes of workers at work: one of them takes it. Else an idle
-     * worker, or a new one up to the number wanted. */
-    if (q->queued + 1 > q->free_lanes && q->idle == 0 && q->started < q->want) {
-        if (pthread_create(&q->th[q->started], NULL, worker, q) == 0)
-            q->started++;
-        else
-            ok = q->started > 0;
-    }
-    if (ok) {
-        *q->todo_tail = j;
-        q->todo_tail = &j->next;
-        q->queued++;
-        if (q->queued > q->free_lanes)
-            pthread_cond_signal(&q->work);
-    }
-    pthread_mutex_unlock(&q->mu);
-    return ok;
+    return workpool_submit(&q->pool, &j->link);
 }
 
 void hashpool_cancel(struct hashpool *q)
 {
     if (q)
-        __atomic_store_n(&q->cancel, true, __ATOMIC_RELAXED);
+        workpool_cancel(&q->pool);
 }
 
 struct hash_job *hashpool_take(struct hashpool *q)
 {
-    struct hash_job *j;
+    struct workpool_link *l = workpool_take(&q->pool);
 
-    pthread_mutex_lock(&q->mu);
-    j = q->done;
-    if (j)
-        q->done = j->next;
-    pthread_mutex_unlock(&q->mu);
-    if (j)
-        j->next = NULL;
-    return j;
+    return l ? job_of(l) : NULL;
 }
 
 void hashpool_wait(struct hashpool *q, int timeout_ms)
 {
-    struct timespec until;
-
-    thread_deadline(CLOCK_REALTIME, timeout_ms, &until);
-    pthread_mutex_lock(&q->mu);
-    if (!q->done)
-        pthread_cond_timedwait(&q->done_cv, &q->mu, &until);
-    pthread_mutex_unlock(&q->mu);
+    workpool_wait(&q->pool, timeout_ms);
 }
 
 void hashpool_free(struct hashpool *q)
 {
     if (!q)
         return;
-    thread_pool_end(&q->mu, &q->work, &q->done_cv, &q->stop, q->th, q->started);
+    workpool_release(&q->pool);
     free(q);
 }

@@ -14,9 +14,10 @@
  * context ('also'), with or without the MD5: a SHA has no lanes, but it reads
  * each slice while it is in the cache.
  *
- * Threads start with the first job. The loop hears of finished jobs through
- * the wake callback (called from a worker, without locks held) and takes
- * them with hashpool_take(). Knows nothing of the engine.
+ * Threads start with the first job (base/workpool.h: a worker's slots are
+ * its lanes). The loop hears of finished jobs through the wake callback
+ * (called from a worker, without locks held) and takes them with
+ * hashpool_take(). Knows nothing of the engine.
  */
 #ifndef S3C_XFER_HASHPOOL_H
 #define S3C_XFER_HASHPOOL_H
@@ -27,9 +28,10 @@
 #include "base/err.h"
 #include "base/hash.h"
 #include "base/md5.h"
+#include "base/workpool.h"
 
 struct hash_job {
-    struct hash_job *next;          /* the pool's */
+    struct workpool_link link;      /* the pool's */
     int fd;                         /* the bytes: [off, off + len) of this file ... */
     const unsigned char *mem;       /* ... or of this memory (fd < 0); the caller's until done */
     uint64_t off, len;

@@ -10,9 +10,9 @@
  * file beside the destination and renames it into place (fs_tmp_*): the
  * destination name never holds a partial file.
  *
- * Threads start with the first job. The loop hears of finished jobs through
- * the wake callback (called from a worker, without locks held) and takes
- * them with land_take().
+ * Threads start with the first job (base/workpool.h: a worker holds one).
+ * The loop hears of finished jobs through the wake callback (called from a
+ * worker, without locks held) and takes them with land_take().
  */
 #ifndef S3C_XFER_LAND_H
 #define S3C_XFER_LAND_H
@@ -23,9 +23,10 @@
 
 #include "base/buf.h"
 #include "base/err.h"
+#include "base/workpool.h"
 
 struct land_job {
-    struct land_job *next;          /* the queue's */
+    struct workpool_link link;      /* the pool's */
     const char *dst;                /* the destination path; the caller's until done */
     struct buf body;                /* the bytes; the caller's (the job only reads them) */
     int64_t mtime;                  /* seconds, or -1 to leave the file's own */

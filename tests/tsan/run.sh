@@ -3,7 +3,9 @@
 #
 # The engine is one event loop or several (src/xfer/loops.c: the tests
 # test_loops_* start them) plus the workers that put small downloads on
-# disk (src/xfer/land.c) and those that compute MD5s (src/xfer/hashpool.c).
+# disk (src/xfer/land.c) and those that compute MD5s (src/xfer/hashpool.c),
+# both on one pool (src/base/workpool.c; its own unit tests under TSan:
+# `make SAN=thread build-tsan/unit-tests && build-tsan/unit-tests pool`).
 # This builds s3c with TSan (`make SAN=thread`, into build-tsan/), starts its
 # own s3emu, and runs the e2e tests that drive those workers hardest: trees of
 # small files down and up, sync down, a full disk, interrupts while files are

@@ -137,3 +137,22 @@ out:
         close(fd);
     free(data);
 }
+
+/* After hashpool_cancel, a job ends with S3C_ECANCEL instead of its MD5. */
+TEST(hashpool_cancel_ends_jobs)
+{
+    static unsigned char data[4096];
+    struct hashpool *q = hashpool_new(1, NULL, NULL);
+    struct hash_job j = { .fd = -1, .mem = data, .len = sizeof(data), .final = true };
+
+    CHECK(q);
+    if (!q)
+        return;
+    md5_init(&j.md5);
+    hashpool_cancel(q);
+    CHECK(hashpool_submit(q, &j));
+    while (!hashpool_take(q))
+        hashpool_wait(q, 100);
+    CHECK_INT(j.err.code, S3C_ECANCEL);
+    hashpool_free(q);
+}
