@@ -19,6 +19,10 @@
 
 /* ---- the object's headers ------------------------------------------------------ */
 
+/* The options of an object that has none: every flag off. (Static: a compound
+ * literal in the if that chose it would end with that if.) */
+static const struct xfer_obj_opts no_opts;
+
 /*
  * What the object written is beside its metadata: storage class, canned ACL,
  * SSE. S3 keeps none of these from a copy's source, whatever the metadata
@@ -50,7 +54,7 @@ static void add_obj_headers(struct req *r, struct s3_req *q, bool for_create)
     int i;
 
     if (!oo)
-        oo = &(const struct xfer_obj_opts){ 0 };
+        oo = &no_opts;
     if (r->os->o->op == XFER_UPLOAD) {
         ct = oo->content_type ? oo->content_type
                               : oo->no_guess_mime ? NULL : xfer_guess_mime(r->os->o->src);
@@ -94,7 +98,7 @@ static void add_kept_headers(struct req *r, struct s3_req *q, bool for_create)
     const char *p = src->data, *end = p + src->len;
 
     if (!oo)
-        oo = &(const struct xfer_obj_opts){ 0 };
+        oo = &no_opts;
     add_obj_headers(r, q, for_create);
     while (p && p < end && q->n_headers < S3_REQ_MAX_HEADERS - 8) {
         const char *v = p + strlen(p) + 1;
