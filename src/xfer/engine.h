@@ -2,7 +2,8 @@
  * xfer/engine: the engine's private types, shared by its files and by no
  * one else (xfer.h is the public contract). Files, from the bottom up:
  * part.c, adapt.c and the workers land.c and hashpool.c (call no engine
- * file); req.c, a request's and an object's life; the helpers verify.c, resume.c, multipart.c,
+ * file); build.c, what each kind of request says (a table of builders);
+ * req.c, a request's and an object's life; the helpers verify.c, resume.c, multipart.c,
  * hedge.c; one family per operation (upload.c stdin.c copy.c download.c delete.c); xfer.c, the loop;
  * loops.c, the loop run several times on threads of their own (xfer_run).
  * A file calls only files below it (scripts/check-layers.sh, make lint):
@@ -447,7 +448,23 @@ void bw_refill(struct engine *g, int64_t now);
 void adapt(struct engine *g);
 void link_observe(struct engine *g, const struct req *r);
 
-/* req.c: objects' and requests' life, the judge of answers, retries (calls part.c only) */
+/* build.c: what each kind of request says to the store (calls part.c only) */
+struct req_builder {
+    /* Fill 'q' for 'r' (method, bucket, key, query, headers, body): what differs
+     * by kind. On failure 'e' says why and the request is not sent. */
+    enum s3c_err (*build)(struct engine *g, struct req *r, struct s3_req *q, struct s3c_error *e);
+    bool keep_on_cancel;            /* answered even after an interrupt (http.keep_on_cancel) */
+    bool slow_answer;               /* a store may think it over for minutes (http.slow_answer) */
+    bool sse_c_own;                 /* carries the object's SSE-C key */
+    bool sse_c_src;                 /* carries a copy's source's SSE-C key */
+};
+/* Per enum req_kind: its builder, and what req_submit does for it. */
+extern const struct req_builder req_builders[RK_ABORT_STALE + 1];
+bool flex_ok(const struct engine *g);
+/* The SSE-C headers of 'r' (its kind's sse_c_own, sse_c_src); 'oo' not NULL. */
+enum s3c_err add_sse_c(struct req *r, struct s3_req *q, const struct xfer_obj_opts *oo, struct s3c_error *e);
+
+/* req.c: objects' and requests' life, the judge of answers, retries (calls part.c and build.c only) */
 bool stopping(const struct engine *g);
 void xdebug(struct engine *g, const struct xfer_obj *o, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

@@ -1,0 +1,583 @@
+/*
+ * What each kind of request says to the store: its method, bucket, key,
+ * query, headers and body, one builder per kind in one table (req_builders,
+ * indexed by enum req_kind), as aws-c-s3 gives each request type its own
+ * prepare step. req_submit (req.c) does what every kind shares (a new
+ * exchange's state, the SSE-C keys, payload signing, the hash worker of a
+ * streamed body, sending) and calls the builder through the table.
+ * Builders only describe: they send nothing, judge nothing, and call no
+ * engine file but part.c (the MIME guess), so req.c sits above them.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "base/md5.h"
+#include "xfer/engine.h"
+
+/* ---- the object's headers ------------------------------------------------------ */
+
+/* The options of an object that has none: every flag off. (Static: a compound
+ * literal in the if that chose it would end with that if.) */
+static const struct xfer_obj_opts no_opts;
+
+/*
+ * What the object written is beside its metadata: storage class, canned ACL,
+ * SSE. S3 keeps none of these from a copy's source, whatever the metadata
+ * directive: every write carries them (PutObject, CreateMultipartUpload,
+ * CopyObject), or the object gets the bucket's defaults.
+ */
+static void add_dest_headers(struct s3_req *q, const struct xfer_obj_opts *oo)
+{
+    const struct {
+        const char *name, *value;
+    } h[] = {
+        { "x-amz-storage-class", oo->storage_class },
+        { "x-amz-acl", oo->acl },
+        { "x-amz-server-side-encryption", oo->sse },
+        { "x-amz-server-side-encryption-aws-kms-key-id", oo->sse_kms_key_id },
+    };
+    size_t i;
+
+    for (i = 0; i < sizeof(h) / sizeof(h[0]); i++)
+        if (h[i].value)
+            s3_req_header(q, h[i].name, h[i].value);
+}
+
+/* The object's headers from the command line: the standard ones, add_dest_headers, --metadata. */
+static void add_obj_headers(struct req *r, struct s3_req *q, bool for_create)
+{
+    const struct xfer_obj_opts *oo = r->os->o->opts;
+    const char *ct;
+    int i;
+
+    if (!oo)
+        oo = &no_opts;
+    if (r->os->o->op == XFER_UPLOAD) {
+        ct = oo->content_type ? oo->content_type
+                              : oo->no_guess_mime ? NULL : xfer_guess_mime(r->os->o->src);
+        if (ct)
+            s3_req_header(q, "Content-Type", ct);
+    } else if (oo->content_type) {
+        s3_req_header(q, "Content-Type", oo->content_type);
+    }
+    {
+        const struct {
+            const char *name, *value;
+        } std[] = {
+            { "Cache-Control", oo->cache_control },
+            { "Content-Encoding", oo->content_encoding },
+            { "Content-Disposition", oo->content_disposition },
+            { "Content-Language", oo->content_language },
+            { "Expires", oo->expires },
+        };
+        for (i = 0; i < (int)(sizeof(std) / sizeof(std[0])); i++)
+            if (std[i].value)
+                s3_req_header(q, std[i].name, std[i].value);
+    }
+    add_dest_headers(q, oo);
+    for (i = 0; i < oo->n_metadata && q->n_headers < S3_REQ_MAX_HEADERS - 4; i++)
+        s3_req_header(q, oo->metadata[i][0], oo->metadata[i][1]);
+    if (oo->no_overwrite && !for_create)
+        s3_req_header(q, "If-None-Match", "*");
+}
+
+/*
+ * A copy that keeps its source's metadata (CreateMultipartUpload of a copy in
+ * parts, or a CopyObject saying REPLACE for metadata flags): the command
+ * line's headers, then the source's (its HEAD's) that those do not give, as
+ * the AWS CLI lets explicit arguments win; --metadata replaces all of the
+ * source's x-amz-meta-*.
+ */
+static void add_kept_headers(struct req *r, struct s3_req *q, bool for_create)
+{
+    const struct xfer_obj_opts *oo = r->os->o->opts;
+    const struct buf *src = &r->os->src_headers;
+    const char *p = src->data, *end = p + src->len;
+
+    if (!oo)
+        oo = &no_opts;
+    add_obj_headers(r, q, for_create);
+    while (p && p < end && q->n_headers < S3_REQ_MAX_HEADERS - 8) {
+        const char *v = p + strlen(p) + 1;
+        bool given = (!strcasecmp(p, "content-type") && oo->content_type) ||
+                     (!strcasecmp(p, "cache-control") && oo->cache_control) ||
+                     (!strcasecmp(p, "content-encoding") && oo->content_encoding) ||
+                     (!strcasecmp(p, "content-disposition") && oo->content_disposition) ||
+                     (!strcasecmp(p, "content-language") && oo->content_language) ||
+                     (!strcasecmp(p, "expires") && oo->expires) ||
+                     (!strncasecmp(p, "x-amz-meta-", 11) && oo->n_metadata);
+
+        if (!given)
+            s3_req_header(q, p, v);
+        p = v + strlen(v) + 1;
+    }
+}
+
+/*
+ * SSE-C: the object's key goes with every request that writes or reads its
+ * bytes (S3 wants it on parts, and s3transfer sends it on Complete too); a
+ * copy's source key goes as x-amz-copy-source-..., or plain on the HEAD of
+ * that source. Which kinds carry which key is the table's (sse_c_own, sse_c_src).
+ */
+enum s3c_err add_sse_c(struct req *r, struct s3_req *q, const struct xfer_obj_opts *oo, struct s3c_error *e)
+{
+    const struct req_builder *b = &req_builders[r->kind];
+    enum s3c_err rc;
+
+    if (b->sse_c_own && oo->sse_c_key) {
+        if ((rc = s3_sse_c_init(&r->ssec, oo->sse_c, oo->sse_c_key, e)))
+            return rc;
+        s3_req_sse_c(q, &r->ssec, false);
+    }
+    if (b->sse_c_src && r->os->o->op == XFER_COPY && oo->sse_c_copy_source_key) {
+        if ((rc = s3_sse_c_init(&r->ssec_src, oo->sse_c_copy_source, oo->sse_c_copy_source_key, e)))
+            return rc;
+        s3_req_sse_c(q, &r->ssec_src, r->kind != RK_HEAD_SRC);
+    }
+    return S3C_OK;
+}
+
+/* Whether downloads of 'o' ask for its stored checksum (response_checksum_validation, --checksum-mode). */
+static bool ck_mode(const struct engine *g, const struct xfer_obj *o)
+{
+    return !g->opts.checksum_mode_off || (o->opts && o->opts->checksum_mode);
+}
+
+/* The object's ETag as If-Match, when known: the bytes of one version, not of a newer one. */
+static void add_if_match(struct s3_req *q, const struct xfer_obj *o)
+{
+    if (o->etag && o->etag[0])
+        s3_req_header(q, "If-Match", o->etag);
+}
+
+/* ---- bodies -------------------------------------------------------------------- */
+
+/* Flexible checksums on streamed bodies and multipart uploads: allowed by the
+ * configuration (request_checksum_calculation) and not refused by the store. */
+bool flex_ok(const struct engine *g)
+{
+    return g->opts.flexible_checksums && !g->no_trailers;
+}
+
+/* An XML body from r->mem, with the Content-MD5 (r->hdr_md5) that DeleteObjects and
+ * PutObjectTagging require: an integrity header, and MD5 is the one every store knows. */
+static void xml_body_md5(struct req *r, struct s3_req *q)
+{
+    q->body = r->mem.data;
+    q->body_len = r->mem.len;
+    s3_req_header(q, "Content-Type", "application/xml");
+    s3_req_header(q, "Content-MD5", r->hdr_md5);
+}
+
+/* The SHA trailer of a streamed body (struct s3_chunked's sum): the hash
+ * worker's digest; while it is out, the body pauses (req_hashed resumes it). */
+static ssize_t req_trailer_sum(void *ctx, unsigned char out[CK_MAX_LEN])
+{
+    struct req *r = ctx;
+
+    if (r->hash.ready && r->hash.job.also) {
+        memcpy(out, r->hash.job.also_digest, ck_len(obj_ck(r->os->o)));
+        return 0;
+    }
+    if (!r->hash.busy)
+        return -1; /* no worker has it: the request fails, and is retried */
+    r->sum_wait = true;
+    return HTTP_READ_PAUSE;
+}
+
+/* A streamed body's checksum trailer, when 'on': the configured algorithm's. */
+static void req_trailer(struct engine *g, struct req *r, struct s3_req *q, bool on)
+{
+    q->trailer = r->flex = on;
+    q->trailer_algo = obj_ck(r->os->o);
+    if (on && !ck_is_crc(q->trailer_algo)) {
+        q->trailer_sum = req_trailer_sum;
+        q->trailer_sum_ctx = r;
+    }
+}
+
+/* A body from memory (a small file, a stdin part) with its Content-MD5, and
+ * its flexible checksum's header when 'ck'. */
+static void body_mem(struct engine *g, struct req *r, struct s3_req *q, bool ck)
+{
+    q->body = r->mem.data;
+    q->body_len = r->mem.len;
+    if (r->hdr_md5[0])
+        s3_req_header(q, "Content-MD5", r->hdr_md5);
+    if (ck && r->hdr_ck[0])
+        s3_req_header(q, ck_header(obj_ck(r->os->o)), r->hdr_ck);
+    r->sent_mem = true;
+    g->stats.bytes_live += r->mem.len;
+}
+
+/* A body streamed from the file (the family's read), with a checksum trailer
+ * when 'trailer'; req_submit has a hash worker read the same bytes. */
+static void body_file(struct engine *g, struct req *r, struct s3_req *q, bool trailer)
+{
+    q->read = g->kinds[r->kind].read;
+    q->read_ctx = r;
+    q->read_len = r->len;
+    req_trailer(g, r, q, trailer);
+}
+
+/* Room for the parts' checksums of a multipart upload that declares one. */
+static bool mpu_ck_room(struct engine *g, struct xfer_obj_state *os)
+{
+    size_t n = os->stream ? S3_MAX_PARTS : os->n_parts;
+
+    if (ck_is_crc(obj_ck(os->o)))
+        return os->part_crcs || (os->part_crcs = calloc(n, sizeof(*os->part_crcs)));
+    return os->part_sums || (os->part_sums = calloc(n, sizeof(*os->part_sums)));
+}
+
+/* ---- the builders, one per kind ------------------------------------------------ */
+
+/* The request's method and object: the destination's. */
+static void at_dst(struct s3_req *q, const char *method, const struct xfer_obj *o)
+{
+    q->method = method;
+    q->bucket = o->dst_bucket;
+    q->key = o->dst;
+}
+
+/* The request's method and object: the source's. */
+static void at_src(struct s3_req *q, const char *method, const struct xfer_obj *o)
+{
+    q->method = method;
+    q->bucket = o->src_bucket;
+    q->key = o->src;
+}
+
+/* The query of a request about one multipart upload: ?[name=value&]uploadId=id. */
+static enum s3c_err upload_query(struct req *r, struct s3_req *q, const char *name, uint32_t value,
+                                 const char *upload_id, struct s3c_error *e)
+{
+    char num[32];
+    enum s3c_err rc = S3C_OK;
+
+    if (name) {
+        snprintf(num, sizeof(num), "%" PRIu32, value);
+        rc = s3_query_add(&r->query, name, num);
+    }
+    if (!rc)
+        rc = s3_query_add(&r->query, "uploadId", upload_id);
+    q->query = buf_cstr(&r->query);
+    return rc ? s3c_fail(e, rc, "out of memory") : S3C_OK;
+}
+
+/* RK_PUT: PutObject, its body from memory (small) or streamed from the file. */
+static enum s3c_err build_put(struct engine *g, struct req *r, struct s3_req *q, struct s3c_error *e)
+{
+    at_dst(q, "PUT", r->os->o);
+    add_obj_headers(r, q, false);
+    if (r->mem.len || r->len == 0)
+        body_mem(g, r, q, true);
+    else
+        body_file(g, r, q, flex_ok(g)); /* the store checks the checksum trailer */
+    return S3C_OK;
+}
+
+/* RK_CREATE: CreateMultipartUpload, with the object's headers (a copy's kept
+ * ones), the checksum the parts will carry, and a copy's tags. */
+static enum s3c_err build_create(struct engine *g, struct req *r, struct s3_req *q, struct s3c_error *e)
+{
+    struct xfer_obj_state *os = r->os;
+    struct xfer_obj *o = os->o;
+
+    at_dst(q, "POST", o);
+    q->query = "uploads=";
+    if (o->op == XFER_COPY && os->keep_meta) {
+        add_kept_headers(r, q, true);
+    } else {
+        add_obj_headers(r, q, true);
+        if (o->op == XFER_UPLOAD && flex_ok(g) && mpu_ck_room(g, os)) {
+            /* Every part then carries its checksum and S3 keeps the whole object's:
+             * a CRC's of the whole, a SHA's of the parts' (S3 keeps no other). */
+            s3_req_header(q, "x-amz-checksum-algorithm", ck_name(obj_ck(o)));
+            s3_req_header(q, "x-amz-checksum-type", ck_is_crc(obj_ck(o)) ? "FULL_OBJECT" : "COMPOSITE");
+            os->mpu_crc = r->flex = true;
+        }
+    }
+    /* The copy's tags, unless the store is known to ignore them here (then they
+     * go with PutObjectTagging after Complete). */
+    os->tags_sent = o->op == XFER_COPY && os->src_tagging.len && g->mpu_tagging >= 0;
+    if (os->tags_sent)
+        s3_req_header(q, "x-amz-tagging", buf_cstr(&os->src_tagging));
+    return S3C_OK;
+}
+
+/* RK_PART: UploadPart, a stdin part from memory or a file's range streamed. */
+static enum s3c_err build_part(struct engine *g, struct req *r, struct s3_req *q, struct s3c_error *e)
+{
+    struct xfer_obj_state *os = r->os;
+    enum s3c_err rc;
+
+    at_dst(q, "PUT", os->o);
+    if ((rc = upload_query(r, q, "partNumber", r->part, os->upload_id, e)))
+        return rc;
+    if (r->mem.len)
+        body_mem(g, r, q, os->mpu_crc);
+    else
+        body_file(g, r, q, os->mpu_crc && flex_ok(g));
+    return S3C_OK;
+}
+
+/* RK_COMPLETE: CompleteMultipartUpload, its XML body already in r->mem. */
+static enum s3c_err build_complete(struct engine *g, struct req *r, struct s3_req *q, struct s3c_error *e)
+{
+    const struct xfer_obj_opts *oo = r->os->o->opts;
+    enum s3c_err rc;
+
+    at_dst(q, "POST", r->os->o);
+    if ((rc = upload_query(r, q, NULL, 0, r->os->upload_id, e)))
+        return rc;
+    q->body = r->mem.data;
+    q->body_len = r->mem.len;
+    s3_req_header(q, "Content-Type", "application/xml");
+    if (oo && oo->no_overwrite)
+        s3_req_header(q, "If-None-Match", "*");
+    return S3C_OK;
+}
+
+/* RK_ABORT: AbortMultipartUpload of this run's upload. */
+static enum s3c_err build_abort(struct engine *g, struct req *r, struct s3_req *q, struct s3c_error *e)
+{
+    at_dst(q, "DELETE", r->os->o);
+    return upload_query(r, q, NULL, 0, r->os->upload_id, e);
+}
+
+/* RK_ABORT_STALE: AbortMultipartUpload of the upload a killed run journaled. */
+static enum s3c_err build_abort_stale(struct engine *g, struct req *r, struct s3_req *q, struct s3c_error *e)
+{
+    at_dst(q, "DELETE", r->os->o);
+    return upload_query(r, q, NULL, 0, r->os->stale_upload_id, e);
+}
+
+/* RK_LIST_PARTS: ListParts of a journaled upload, a page after list_marker. */
+static enum s3c_err build_list_parts(struct engine *g, struct req *r, struct s3_req *q, struct s3c_error *e)
+{
+    at_dst(q, "GET", r->os->o);
+    return upload_query(r, q, "part-number-marker", r->os->list_marker, r->os->upload_id, e);
+}
+
+/* A GetObject's new exchange: new bytes to hash, into its window slot if it has one. */
+static enum s3c_err get_fresh(struct req *r, struct s3c_error *e)
+{
+    struct xfer_obj_state *os = r->os;
+
+    r->hash.ready = false; /* new bytes */
+    r->use_crc = r->use_sha = false;
+    r->md5_live = false;
+    if (r->hash.busy) {
+        r->hash_stale = true; /* the last exchange's MD5, still with a worker: dropped when back */
+    } else {
+        r->md5_at = 0;
+        md5_init(&r->hash.job.md5);
+    }
+    if (os->win) {
+        /* A retry fetches its range again from the start, into the same slot. */
+        struct win_slot *slot = &os->win[(r->part - 1) % os->win_k];
+        if (!slot->data && !(slot->data = malloc((size_t)os->part_size)))
+            return s3c_fail(e, S3C_ENOMEM, "out of memory for a part of the object");
+        slot->len = 0;
+    }
+    return S3C_OK;
+}
+
+/* RK_GET: GetObject, the whole object, a range, the rest after a retry (stdout),
+ * or one part of a composite object (stdout); its body goes to the family's sink. */
+static enum s3c_err build_get(struct engine *g, struct req *r, struct s3_req *q, struct s3c_error *e)
+{
+    struct xfer_obj_state *os = r->os;
+    struct xfer_obj *o = os->o;
+    char num[32];
+    enum s3c_err rc;
+
+    at_src(q, "GET", o);
+    if ((rc = get_fresh(r, e)))
+        return rc;
+    if (os->stream && !os->win && os->streamed) {
+        /* stdout: a retry resumes after the bytes already written. */
+        r->off = os->streamed;
+        r->len = os->size - os->streamed;
+        snprintf(r->hdr_range, sizeof(r->hdr_range), "bytes=%" PRIu64 "-", r->off);
+        s3_req_header(q, "Range", r->hdr_range);
+        add_if_match(q, o);
+    } else if (os->win && os->check == DL_COMPOSITE && !os->layout_guessed) {
+        /* stdout of a composite object: each part with its own checksum, checked before it goes out. */
+        snprintf(num, sizeof(num), "%" PRIu32, r->part);
+        if ((rc = s3_query_add(&r->query, "partNumber", num)))
+            return s3c_fail(e, rc, "out of memory");
+        q->query = buf_cstr(&r->query);
+        s3_req_header(q, "x-amz-checksum-mode", "ENABLED");
+        add_if_match(q, o);
+    } else if (os->n_parts) {
+        snprintf(r->hdr_range, sizeof(r->hdr_range), "bytes=%" PRIu64 "-%" PRIu64, r->off,
+                 r->off + r->len - 1);
+        s3_req_header(q, "Range", r->hdr_range);
+        add_if_match(q, o);
+    } else if (g->opts.verify && ck_mode(g, o)) {
+        /* The whole object: its stored checksum, if any, comes with it (write_dst). */
+        s3_req_header(q, "x-amz-checksum-mode", "ENABLED");
+    }
+    r->http.sink = g->kinds[r->kind].sink;
+    r->http.sink_ctx = r;
+    return S3C_OK;
+}
+
+/* RK_COPY: CopyObject, with the metadata asked for or the source's kept. */
+static enum s3c_err build_copy(struct engine *g, struct req *r, struct s3_req *q, struct s3c_error *e)
+{
+    struct xfer_obj_state *os = r->os;
+    const struct xfer_obj_opts *oo = os->o->opts;
+
+    at_dst(q, "PUT", os->o);
+    s3_req_header(q, "x-amz-copy-source", buf_cstr(&r->hdr_copy_src));
+    if (!os->keep_meta) {
+        s3_req_header(q, "x-amz-metadata-directive", "REPLACE");
+        add_obj_headers(r, q, false);
+    } else if (os->merge_meta) {
+        s3_req_header(q, "x-amz-metadata-directive", "REPLACE");
+        add_kept_headers(r, q, false);
+    } else if (oo) {
+        /* The source's metadata, but the class, ACL and encryption asked for. */
+        if (oo->metadata_directive)
+            s3_req_header(q, "x-amz-metadata-directive", oo->metadata_directive);
+        add_dest_headers(q, oo);
+        if (oo->no_overwrite)
+            s3_req_header(q, "If-None-Match", "*");
+    }
+    if (os->drop_tags)
+        s3_req_header(q, "x-amz-tagging-directive", "REPLACE");
+    return S3C_OK;
+}
+
+/* RK_COPY_PART: UploadPartCopy of the source's range r->off, r->len. */
+static enum s3c_err build_copy_part(struct engine *g, struct req *r, struct s3_req *q, struct s3c_error *e)
+{
+    enum s3c_err rc;
+
+    at_dst(q, "PUT", r->os->o);
+    if ((rc = upload_query(r, q, "partNumber", r->part, r->os->upload_id, e)))
+        return rc;
+    s3_req_header(q, "x-amz-copy-source", buf_cstr(&r->hdr_copy_src));
+    snprintf(r->hdr_range, sizeof(r->hdr_range), "bytes=%" PRIu64 "-%" PRIu64, r->off, r->off + r->len - 1);
+    s3_req_header(q, "x-amz-copy-source-range", r->hdr_range);
+    return S3C_OK;
+}
+
+/* RK_HEAD_SRC: HeadObject of a copy's source, for the headers the copy keeps. */
+static enum s3c_err build_head_src(struct engine *g, struct req *r, struct s3_req *q, struct s3c_error *e)
+{
+    at_src(q, "HEAD", r->os->o);
+    return S3C_OK;
+}
+
+/* RK_GET_TAGS: GetObjectTagging of a copy's source, for the tags it keeps. */
+static enum s3c_err build_get_tags(struct engine *g, struct req *r, struct s3_req *q, struct s3c_error *e)
+{
+    at_src(q, "GET", r->os->o);
+    q->query = "tagging=";
+    return S3C_OK;
+}
+
+/* RK_HEAD_DST: HeadObject of the destination (did a lost Complete land?). */
+static enum s3c_err build_head_dst(struct engine *g, struct req *r, struct s3_req *q, struct s3c_error *e)
+{
+    at_dst(q, "HEAD", r->os->o);
+    return S3C_OK;
+}
+
+/* RK_PUT_TAGS: PutObjectTagging of a copy after Complete, its XML body in r->mem. */
+static enum s3c_err build_put_tags(struct engine *g, struct req *r, struct s3_req *q, struct s3c_error *e)
+{
+    at_dst(q, "PUT", r->os->o);
+    q->query = "tagging=";
+    xml_body_md5(r, q);
+    return S3C_OK;
+}
+
+/* RK_CHECK_TAGS: GetObjectTagging of a copy after Complete (did the header take?). */
+static enum s3c_err build_check_tags(struct engine *g, struct req *r, struct s3_req *q, struct s3c_error *e)
+{
+    at_dst(q, "GET", r->os->o);
+    q->query = "tagging=";
+    return S3C_OK;
+}
+
+/* RK_HEAD_INFO: HeadObject before a ranged download (size, ETag, stored checksum). */
+static enum s3c_err build_head_info(struct engine *g, struct req *r, struct s3_req *q, struct s3c_error *e)
+{
+    at_src(q, "HEAD", r->os->o);
+    if (ck_mode(g, r->os->o))
+        s3_req_header(q, "x-amz-checksum-mode", "ENABLED");
+    add_if_match(q, r->os->o);
+    return S3C_OK;
+}
+
+/* RK_HEAD_PART1: HeadObject ?partNumber=1, the part size of a multipart object. */
+static enum s3c_err build_head_part1(struct engine *g, struct req *r, struct s3_req *q, struct s3c_error *e)
+{
+    at_src(q, "HEAD", r->os->o);
+    q->query = "partNumber=1";
+    add_if_match(q, r->os->o);
+    return S3C_OK;
+}
+
+/* RK_DELETE: DeleteObjects of a batch, its XML body in r->mem. */
+static enum s3c_err build_delete(struct engine *g, struct req *r, struct s3_req *q, struct s3c_error *e)
+{
+    q->method = "POST";
+    q->bucket = r->os->o->src_bucket;
+    q->query = "delete=";
+    xml_body_md5(r, q);
+    return S3C_OK;
+}
+
+/* RK_DELETE_ONE: DeleteObject of one key (of one version, when given). */
+static enum s3c_err build_delete_one(struct engine *g, struct req *r, struct s3_req *q, struct s3c_error *e)
+{
+    const struct xfer_obj *o = r->os->o;
+    enum s3c_err rc;
+
+    at_src(q, "DELETE", o);
+    if (o->version_id && o->version_id[0]) {
+        if ((rc = s3_query_add(&r->query, "versionId", o->version_id)))
+            return s3c_fail(e, rc, "out of memory");
+        q->query = buf_cstr(&r->query);
+    }
+    return S3C_OK;
+}
+
+/*
+ * Every kind's builder and what req_submit does for it: keep_on_cancel, a
+ * request an interrupt lets answer (a Create may have made its upload already:
+ * let it answer, so the upload can be aborted, see abort_late_upload; an
+ * Abort is the clean-up itself); slow_answer, one a store may think over for
+ * minutes, sending keep-alive spaces (the read timeout ends it for silence
+ * only, http.h); sse_c_own and sse_c_src, the SSE-C keys it carries (add_sse_c).
+ */
+const struct req_builder req_builders[RK_ABORT_STALE + 1] = {
+    [RK_PUT] = { build_put, .sse_c_own = true },
+    [RK_CREATE] = { build_create, .keep_on_cancel = true, .sse_c_own = true },
+    [RK_PART] = { build_part, .sse_c_own = true },
+    [RK_COMPLETE] = { build_complete, .slow_answer = true, .sse_c_own = true },
+    [RK_ABORT] = { build_abort, .keep_on_cancel = true },
+    [RK_GET] = { build_get, .sse_c_own = true },
+    [RK_COPY] = { build_copy, .slow_answer = true, .sse_c_own = true, .sse_c_src = true },
+    [RK_COPY_PART] = { build_copy_part, .slow_answer = true, .sse_c_own = true, .sse_c_src = true },
+    [RK_HEAD_SRC] = { build_head_src, .sse_c_src = true },
+    [RK_DELETE] = { build_delete, .slow_answer = true },
+    [RK_DELETE_ONE] = { build_delete_one },
+    [RK_HEAD_INFO] = { build_head_info, .sse_c_own = true },
+    [RK_HEAD_PART1] = { build_head_part1, .sse_c_own = true },
+    [RK_LIST_PARTS] = { build_list_parts },
+    [RK_HEAD_DST] = { build_head_dst },
+    [RK_GET_TAGS] = { build_get_tags },
+    [RK_PUT_TAGS] = { build_put_tags },
+    [RK_CHECK_TAGS] = { build_check_tags },
+    [RK_ABORT_STALE] = { build_abort_stale },
+};

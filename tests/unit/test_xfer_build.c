@@ -1,0 +1,92 @@
+/*
+ * The table of request builders (src/xfer/build.c): every kind has one, and
+ * each says the method, object, query and headers of its request. Pins what
+ * the engine sent before the builders left req_submit's switch, so a swapped
+ * or missing entry of the table shows here and not only against a store.
+ * The object has no options (o.opts NULL): that is also the case that once
+ * read a dead compound literal (44 headers of stack garbage at -O2).
+ */
+#include "t.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "xfer/engine.h"
+
+/* "METHOD bucket/key?query | name: value; ..." of a request of 'kind' for a fixed object. */
+static const char *built(enum req_kind kind, enum xfer_op op, uint32_t n_parts)
+{
+    static struct req_ops kinds[RK_ABORT_STALE + 1];
+    static char out[1024];
+    struct engine *g = calloc(1, sizeof(*g));
+    struct xfer_obj o = { .op = op, .src = "sk", .dst = "dk", .etag = "\"e\"", .version_id = "v1" };
+    struct xfer_obj_state os = { .o = &o, .upload_id = "U", .stale_upload_id = "S", .list_marker = 3,
+                                 .n_parts = n_parts };
+    struct req r = { .os = &os, .kind = kind, .part = 2, .off = 10,
+                     .len = kind == RK_PUT ? 0 : 5 }; /* a PutObject from memory, the others 5 bytes */
+    struct s3c_error e = S3C_ERROR_INIT;
+    struct s3_req q;
+    size_t i, n;
+
+    o.src_bucket = "sb";
+    o.dst_bucket = "db";
+    r.query = (struct buf)BUF_INIT(1024);
+    r.hdr_copy_src = (struct buf)BUF_INIT(1024);
+    r.mem = (struct buf)BUF_INIT(1024);
+    buf_adds(&r.hdr_copy_src, "sb/sk");
+    snprintf(r.hdr_md5, sizeof(r.hdr_md5), "M");
+    memset(&q, 0, sizeof(q));
+    if (!g)
+        return "out of memory";
+    g->kinds = kinds;
+    if (req_builders[kind].build(g, &r, &q, &e))
+        snprintf(out, sizeof(out), "failed: %s", e.msg);
+    else {
+        n = (size_t)snprintf(out, sizeof(out), "%s %s/%s?%s |", q.method, q.bucket ? q.bucket : "-",
+                             q.key ? q.key : "-", q.query ? q.query : "");
+        for (i = 0; i < q.n_headers && n < sizeof(out); i++)
+            n += (size_t)snprintf(out + n, sizeof(out) - n, " %s: %s;", q.headers[i].name, q.headers[i].value);
+    }
+    buf_release(&r.query);
+    buf_release(&r.hdr_copy_src);
+    buf_release(&r.mem);
+    free(g);
+    return out;
+}
+
+TEST(xfer_build_every_kind_has_a_builder)
+{
+    int k;
+
+    for (k = 0; k <= RK_ABORT_STALE; k++)
+        CHECK(req_builders[k].build != NULL);
+}
+
+TEST(xfer_build_each_kind_says_its_request)
+{
+    CHECK_STR(built(RK_PUT, XFER_UPLOAD, 0), "PUT db/dk? | Content-Type: binary/octet-stream; Content-MD5: M;");
+    CHECK_STR(built(RK_CREATE, XFER_UPLOAD, 0), "POST db/dk?uploads= | Content-Type: binary/octet-stream;");
+    CHECK_STR(built(RK_PART, XFER_UPLOAD, 1), "PUT db/dk?partNumber=2&uploadId=U |");
+    CHECK_STR(built(RK_COMPLETE, XFER_UPLOAD, 1), "POST db/dk?uploadId=U | Content-Type: application/xml;");
+    CHECK_STR(built(RK_ABORT, XFER_UPLOAD, 1), "DELETE db/dk?uploadId=U |");
+    CHECK_STR(built(RK_ABORT_STALE, XFER_UPLOAD, 1), "DELETE db/dk?uploadId=S |");
+    CHECK_STR(built(RK_LIST_PARTS, XFER_UPLOAD, 1), "GET db/dk?part-number-marker=3&uploadId=U |");
+    CHECK_STR(built(RK_HEAD_DST, XFER_UPLOAD, 1), "HEAD db/dk? |");
+    CHECK_STR(built(RK_GET, XFER_DOWNLOAD, 0), "GET sb/sk? |");
+    CHECK_STR(built(RK_GET, XFER_DOWNLOAD, 2), "GET sb/sk? | Range: bytes=10-14; If-Match: \"e\";");
+    CHECK_STR(built(RK_HEAD_INFO, XFER_DOWNLOAD, 0), "HEAD sb/sk? | x-amz-checksum-mode: ENABLED; If-Match: \"e\";");
+    CHECK_STR(built(RK_HEAD_PART1, XFER_DOWNLOAD, 0), "HEAD sb/sk?partNumber=1 | If-Match: \"e\";");
+    CHECK_STR(built(RK_COPY, XFER_COPY, 0),
+              "PUT db/dk? | x-amz-copy-source: sb/sk; x-amz-metadata-directive: REPLACE;");
+    CHECK_STR(built(RK_COPY_PART, XFER_COPY, 1),
+              "PUT db/dk?partNumber=2&uploadId=U | x-amz-copy-source: sb/sk; x-amz-copy-source-range: bytes=10-14;");
+    CHECK_STR(built(RK_HEAD_SRC, XFER_COPY, 0), "HEAD sb/sk? |");
+    CHECK_STR(built(RK_GET_TAGS, XFER_COPY, 0), "GET sb/sk?tagging= |");
+    CHECK_STR(built(RK_PUT_TAGS, XFER_COPY, 0),
+              "PUT db/dk?tagging= | Content-Type: application/xml; Content-MD5: M;");
+    CHECK_STR(built(RK_CHECK_TAGS, XFER_COPY, 0), "GET db/dk?tagging= |");
+    CHECK_STR(built(RK_DELETE, XFER_DELETE, 0),
+              "POST sb/-?delete= | Content-Type: application/xml; Content-MD5: M;");
+    CHECK_STR(built(RK_DELETE_ONE, XFER_DELETE, 0), "DELETE sb/sk?versionId=v1 |");
+}
