@@ -126,8 +126,11 @@ struct objsrc {
 #define OBJSRC_INIT { .kind = OBJSRC_ONE, .u = S3_URI_INIT }
 
 /*
- * Open the source 'o' names (strings borrowed: they must outlive it): no
- * request yet, except a manifest's first file. On failure 'e' says why (a
+ * Open the source 'o' names into 'src' (OBJSRC_INIT, or closed; the strings
+ * of 'o' are borrowed: they must outlive it; 'src' must not move while open,
+ * its listing holds it): no request yet, except a manifest's first file.
+ * The kind (objsrc.kind) is set as soon as it is known, so that a verb can
+ * tell an error as its kind asks. On failure 'e' says why (a
  * walk's S3C_ENOTFOUND or S3C_EIO, a manifest's, S3C_ENOMEM) and 'src' is
  * still safe to objsrc_close(). The verb tells its errors as it does.
  */
