@@ -10,14 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "auth/creds.h"
-#include "auth/keyring.h"
 #include "base/stop.h"
 #include "cli/cmd.h"
 #include "cli/output.h"
 #include "cli/transfer.h"
 #include "http/http.h"
-#include "s3/retry.h"
 #include "xfer/xfer.h"
 
 extern char **environ;
@@ -56,121 +53,6 @@ cli_verb_fn cli_verb(const char *name)
     return NULL;
 }
 
-struct global_flag {
-    const char *name;
-    bool takes_value;
-};
-
-static const struct global_flag global_flags[] = {
-    { "--endpoint-url", true }, { "--profile", true },       { "--region", true },
-    { "--ca-bundle", true },    { "--no-sign-request", false }, { "--no-verify-ssl", false },
-    { "--debug", false },       { "--json", false },         { "--quiet", false },
-    { "--only-show-errors", false }, { "--no-progress", false },
-    { "--cli-read-timeout", true }, { "--cli-connect-timeout", true }, { NULL, false },
-};
-
-static const struct global_flag *find_global(const char *arg, size_t n)
-{
-    const struct global_flag *g;
-
-    for (g = global_flags; g->name; g++)
-        if (strlen(g->name) == n && strncmp(g->name, arg, n) == 0)
-            return g;
-    return NULL;
-}
-
-static void set_global(struct cfg_flags *f, struct out_opts *o, const char *name, const char *value)
-{
-    if (!strcmp(name, "--endpoint-url"))
-        f->endpoint_url = value;
-    else if (!strcmp(name, "--profile"))
-        f->profile = value;
-    else if (!strcmp(name, "--region"))
-        f->region = value;
-    else if (!strcmp(name, "--ca-bundle"))
-        f->ca_bundle = value;
-    else if (!strcmp(name, "--no-sign-request"))
-        f->no_sign_request = true;
-    else if (!strcmp(name, "--no-verify-ssl"))
-        f->no_verify_ssl = true;
-    else if (!strcmp(name, "--debug"))
-        f->debug = o->debug = true;
-    else if (!strcmp(name, "--json"))
-        o->json = true;
-    else if (!strcmp(name, "--quiet"))
-        o->quiet = true;
-    else if (!strcmp(name, "--only-show-errors"))
-        o->only_errors = true;
-    else if (!strcmp(name, "--no-progress"))
-        o->no_progress = true;
-    else if (!strcmp(name, "--cli-read-timeout"))
-        f->read_timeout = value;
-    else if (!strcmp(name, "--cli-connect-timeout"))
-        f->connect_timeout = value;
-}
-
-/* Move global flags out of argv into 'f' and 'o'; the rest stays in order in rest[]. */
-static enum s3c_err take_globals(int argc, char **argv, struct cfg_flags *f, struct out_opts *o,
-                                 char **rest, int *n_rest, struct s3c_error *e)
-{
-    bool done = false;
-    int i;
-
-    *n_rest = 0;
-    for (i = 1; i < argc; i++) {
-        const char *a = argv[i], *eq = strchr(a, '=');
-        size_t n = eq ? (size_t)(eq - a) : strlen(a);
-        const struct global_flag *g = NULL;
-
-        if (!done && strcmp(a, "--") == 0)
-            done = true;
-        if (!done && a[0] == '-' && a[1] == '-')
-            g = find_global(a, n);
-        if (!g) {
-            rest[(*n_rest)++] = argv[i];
-            continue;
-        }
-        if (!g->takes_value) {
-            if (eq)
-                return s3c_fail(e, S3C_EUSAGE, "%s takes no value", g->name);
-            set_global(f, o, g->name, NULL);
-        } else if (eq) {
-            set_global(f, o, g->name, eq + 1);
-        } else if (i + 1 < argc) {
-            set_global(f, o, g->name, argv[++i]);
-        } else {
-            return s3c_fail(e, S3C_EUSAGE, "%s needs a value", g->name);
-        }
-    }
-    return S3C_OK;
-}
-
-enum s3c_err cli_line_globals(int *argc, char **argv, struct out_opts *o, struct s3c_error *e)
-{
-    struct cfg_flags f, none;
-    char **rest = calloc((size_t)*argc + 1, sizeof(char *));
-    bool debug = o->debug;
-    enum s3c_err rc;
-    int n = 0, i;
-
-    if (!rest)
-        return s3c_fail(e, S3C_ENOMEM, "out of memory");
-    memset(&f, 0, sizeof(f));
-    memset(&none, 0, sizeof(none));
-    rc = take_globals(*argc, argv, &f, o, rest, &n, e);
-    if (!rc && (memcmp(&f, &none, sizeof(f)) != 0 || o->debug != debug))
-        rc = s3c_fail(e, S3C_EUSAGE, "%s: --endpoint-url, --profile, --region, --ca-bundle, --no-sign-request, "
-                      "--no-verify-ssl, --cli-read-timeout, --cli-connect-timeout and --debug are the run's: "
-                      "give them to s3c run, not to a line", argv[0]);
-    if (!rc) {
-        for (i = 0; i < n; i++)
-            argv[i + 1] = rest[i];
-        *argc = n + 1;
-    }
-    free(rest);
-    return rc;
-}
-
 /*
  * `s3c VERB help` (help the only argument, as the AWS CLI reads `aws s3 cp
  * help`), or --help / -h before any "--". Any other "help" is a path: `s3c
@@ -186,109 +68,6 @@ static bool verb_wants_help(int argc, char **argv)
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
             return true;
     return false;
-}
-
-/* From the refresh thread: fresh keys are ready, let a sleeping loop take them. */
-static void keys_ready(void *ctx)
-{
-    struct cli_ctx *c = ctx;
-
-    if (c->s3)
-        http_loop_wakeup(store_s3_loop(c->s3));
-}
-
-struct keyring *cli_keys(struct cli_ctx *c, struct s3c_error *e)
-{
-    struct creds first = CREDS_INIT;
-    const char *region;
-    char line[256];
-
-    if (c->keys)
-        return c->keys;
-    if (creds_resolve(&c->cfg, environ, &c->creds_src, &first, e)) {
-        /* No credentials anywhere is the configuration's fault: exit 253, as
-         * the CLI's NoCredentialsError (a provider that failed is not). */
-        if (e->code == S3C_EAUTH && !strcmp(e->msg, CREDS_NO_CREDENTIALS))
-            e->code = S3C_ECONFIG;
-        return NULL;
-    }
-    /* On an instance with no region configured, its own region (as the CLI). */
-    region = c->creds_src ? creds_src_region(c->creds_src) : NULL;
-    if (region && !c->cfg.region_set) {
-        char *r = strdup(region);
-        if (r) {
-            free(c->cfg.region);
-            c->cfg.region = r;
-        }
-    }
-    if (out_opts()->debug) {
-        snprintf(line, sizeof(line), "credentials: from %s%s", first.method ? first.method : "?",
-                 first.expires ? ", refreshed before they expire" : "");
-        out_debug(NULL, line);
-    }
-    c->keys = keyring_new(c->creds_src, &first, keys_ready, c);
-    if (!c->keys) {
-        creds_release(&first);
-        s3c_fail(e, S3C_ENOMEM, "out of memory");
-    }
-    return c->keys;
-}
-
-struct store_s3 *cli_s3(struct cli_ctx *c, struct s3c_error *e)
-{
-    struct store_s3_opts o;
-
-    if (c->s3)
-        return c->s3;
-    memset(&o, 0, sizeof(o));
-    o.no_sign = c->cfg.no_sign_request;
-    if (!o.no_sign && !(o.keys = cli_keys(c, e)))
-        return NULL;
-    o.cfg = &c->cfg;
-    o.region = c->cfg.region;
-    o.sign_payload = c->cfg.s3.payload_signing_enabled.value;
-    o.express_no_session = c->cfg.s3_disable_express_session_auth.value;
-    o.max_attempts = (int)c->cfg.max_attempts.value;
-    o.retry_mode = !c->cfg.retry_mode_set                        ? S3_RETRY_S3C
-                   : c->cfg.retry_mode == CFG_RETRY_LEGACY   ? S3_RETRY_LEGACY
-                   : c->cfg.retry_mode == CFG_RETRY_ADAPTIVE ? S3_RETRY_ADAPTIVE
-                                                             : S3_RETRY_STANDARD;
-    /* The AWS CLI's 0 is "never": HTTP_TIMEOUT_NONE; not set: http's defaults. */
-    if (c->cfg.read_timeout_s.set)
-        o.http.read_timeout_ms = c->cfg.read_timeout_s.value ? (long)c->cfg.read_timeout_s.value * 1000
-                                                             : HTTP_TIMEOUT_NONE;
-    if (c->cfg.connect_timeout_s.set)
-        o.http.connect_timeout_ms = c->cfg.connect_timeout_s.value ? (long)c->cfg.connect_timeout_s.value * 1000
-                                                                   : HTTP_TIMEOUT_NONE;
-    o.http.verify_tls = c->cfg.verify_ssl;
-    o.http.ca_bundle = c->cfg.ca_bundle;
-    o.http.hosts_file = getenv("S3C_HOSTS_FILE"); /* names that override DNS: tests, pinning */
-    if (out_opts()->debug)
-        o.http.debug = out_debug;
-    c->s3 = store_s3_new(&o, e);
-    if (c->s3)
-        store_s3_express_read_only(c->s3, c->reads_only);
-    return c->s3;
-}
-
-void cli_reads_only(struct cli_ctx *c, bool reads_only)
-{
-    c->reads_only = reads_only;
-    if (c->s3)
-        store_s3_express_read_only(c->s3, reads_only);
-}
-
-void cli_op_name(char *out, size_t n, const char *verb, int argc, const char **argv)
-{
-    size_t len;
-    int i;
-
-    snprintf(out, n, "%s", verb);
-    for (i = 0; i < argc; i++) {
-        len = strlen(out);
-        if (len + 1 < n)
-            snprintf(out + len, n - len, " %s", argv[i]);
-    }
 }
 
 /* SIGINT/SIGTERM: every wait ends (base/stop.h), the engine stops, aborts its
@@ -364,7 +143,7 @@ int cli_main(int argc, char **argv)
     memset(&oo, 0, sizeof(oo));
     if (!rest)
         return EXIT_FAILED;
-    rc = take_globals(argc, argv, &flags, &oo, rest, &n_rest, &e);
+    rc = cli_take_globals(argc, argv, &flags, &oo, rest, &n_rest, &e);
     out_init(&oo);
     if (rc) {
         out_usage_error(&e);
@@ -421,11 +200,9 @@ int cli_main(int argc, char **argv)
         return exit_code(rc, v->fails_1);
     }
     ctx.region_flag = flags.region;
+    ctx.verb = cli_verb;
     rc = v->run(&ctx, n_rest - 1, rest + 1);
-    keyring_free(ctx.keys); /* first: it joins a refresh that may wake the store's loop */
-    store_s3_free(ctx.s3);
-    creds_src_free(ctx.creds_src);
-    cfg_release(&ctx.cfg);
+    cli_ctx_release(&ctx);
     free(rest);
     fflush(stdout);
     return exit_code(rc, v->fails_1);
@@ -436,12 +213,4 @@ int cli_main(int argc, char **argv)
 const char *cli_verb_at(int i)
 {
     return i >= 0 && i < (int)(sizeof(verbs) / sizeof(verbs[0])) ? verbs[i].name : NULL;
-}
-
-const char *cli_global_flag_at(int i, bool *takes_value)
-{
-    if (i < 0 || i >= (int)(sizeof(global_flags) / sizeof(global_flags[0])) || !global_flags[i].name)
-        return NULL;
-    *takes_value = global_flags[i].takes_value;
-    return global_flags[i].name;
 }

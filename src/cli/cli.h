@@ -27,9 +27,8 @@ const char *cli_version(void);
 void cli_version_print(void);
 
 /* For the man page, the completions and their tests (cli/doc.h): the verbs
- * cli_main() dispatches and the global flags it takes, by index; NULL past
- * the last. */
+ * cli_main() dispatches, by index; NULL past the last. (The global flags it
+ * takes: cli_global_flag_at(), cli/ctx.h.) */
 const char *cli_verb_at(int i);
-const char *cli_global_flag_at(int i, bool *takes_value);
 
 #endif

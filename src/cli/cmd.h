@@ -14,45 +14,8 @@
 #include "cfg/config.h"
 #include "cli/args.h"
 #include "plan/filter.h"
+#include "cli/ctx.h"
 #include "store/store_s3.h"
-
-struct creds_src;
-struct keyring;
-
-struct cli_ctx {
-    struct s3c_config cfg;      /* resolved configuration */
-    const char *region_flag;    /* --region as given, NULL when not */
-    struct creds_src *creds_src; /* the credential provider, found on first use by cli_keys() */
-    struct keyring *keys;       /* its keys, refreshed as they near expiry */
-    struct store_s3 *s3;        /* created on first use by cli_s3() */
-    bool reads_only;            /* the verb writes no bucket: ReadOnly S3 Express sessions */
-};
-
-/*
- * The keys of this run, from the provider botocore would choose (found and
- * first fetched on the first call); NULL with 'e' set when there are none
- * or the provider failed. Not for --no-sign-request runs.
- */
-struct keyring *cli_keys(struct cli_ctx *c, struct s3c_error *e);
-
-/* The S3 store for this run, created on first call; NULL with 'e' set on failure. */
-struct store_s3 *cli_s3(struct cli_ctx *c, struct s3c_error *e);
-
-/* The verb writes no bucket (or does): reads then ask for ReadOnly S3
- * Express sessions (writes always take ReadWrite ones). */
-void cli_reads_only(struct cli_ctx *c, bool reads_only);
-
-/*
- * A run file's line: take the global options out of argv[1..*argc) (argv[0]
- * is its verb), closing the gap. The output ones (--json, --quiet,
- * --only-show-errors, --no-progress) go into 'o'; the others (--endpoint-url,
- * --profile, --region, --debug...) are the run's, not a line's: S3C_EUSAGE.
- */
-struct out_opts;
-enum s3c_err cli_line_globals(int *argc, char **argv, struct out_opts *o, struct s3c_error *e);
-
-/* "ls s3://b/p" from a verb and its arguments, for error lines. */
-void cli_op_name(char *out, size_t n, const char *verb, int argc, const char **argv);
 
 enum s3c_err cmd_ls(struct cli_ctx *c, int argc, char **argv);
 enum s3c_err cmd_mb(struct cli_ctx *c, int argc, char **argv);
@@ -67,8 +30,7 @@ enum s3c_err cmd_sync(struct cli_ctx *c, int argc, char **argv);
 enum s3c_err cmd_run(struct cli_ctx *c, int argc, char **argv);
 enum s3c_err cmd_configure(struct cli_ctx *c, int argc, char **argv);
 
-/* A verb's entry point by name (run's barrier lines); NULL if unknown. */
-typedef enum s3c_err (*cli_verb_fn)(struct cli_ctx *c, int argc, char **argv);
+/* A verb's entry point by name (cli.c's table, for doc.c); NULL if unknown. */
 cli_verb_fn cli_verb(const char *name);
 
 /* The AWS CLI's human_readable_size(): "1 Byte", "512 Bytes", "1.5 KiB", "2.0 GiB". */

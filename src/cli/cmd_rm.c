@@ -13,6 +13,7 @@
  * as cp applies them). Several arguments may be given, in any mix.
  * --all-versions lists versions instead (ListObjectVersions) and deletes
  * each version and delete marker of the keys selected, as s5cmd does.
+ * What an argument selects is cli/objsrc.h's, as for cp and sync.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,21 +22,13 @@
 #include "cli/args.h"
 #include "cli/cmd.h"
 #include "cli/job.h"
-#include "cli/listing.h"
 #include "cli/objopts.h"
+#include "cli/objsrc.h"
 #include "cli/output.h"
 #include "plan/filter.h"
-#include "plan/lister.h"
-#include "plan/manifest.h"
 #include "plan/wild.h"
 #include "s3/uri.h"
 #include "xfer/xfer.h"
-
-enum rm_kind {
-    RM_ONE,         /* one literal key */
-    RM_LIST,        /* every listed key under a prefix (matching a pattern, if any) */
-    RM_VERSIONS,    /* --all-versions: every version and delete marker of what is selected */
-};
 
 struct rm {
     struct job base;                /* verb "rm"; counts; knobs */
@@ -50,24 +43,12 @@ struct rm {
     /* Arguments, all checked to be s3:// with a bucket before anything runs. */
     const char **args;
     int n_args;
+    const char *from_manifest;      /* --from-manifest FILE: the keys to delete come from it */
     /* The argument being expanded. */
     int cur;
     bool open;
-    enum rm_kind kind;
-    struct s3_uri u;
-    char *prefix;                   /* listing prefix */
-    const char *pattern;            /* wildcard argument: keys must match it */
-    uint64_t matched;               /* keys the pattern matched (none: an error) */
+    struct objsrc src;              /* its keys: one, listed, from the manifest, or their versions */
     char *filter_root;
-    struct lister lister;
-    bool lister_open;
-    const char *from_manifest;      /* --from-manifest FILE: the keys to delete come from it */
-    struct manifest *manifest;      /* RM_LIST from a manifest instead of the lister */
-    bool one_given;                 /* RM_ONE: its object was yielded */
-    struct listing versions;        /* RM_VERSIONS */
-    struct buf vprefix;             /* the versions listing's prefix (a wildcard's literal part) */
-    bool versions_open;
-    bool versions_exact;            /* one key without --recursive: its versions only */
 };
 
 /* ---- result lines ------------------------------------------------------------------- */
@@ -104,16 +85,6 @@ static void arg_failed(struct rm *r, const struct s3c_error *e)
 
 /* ---- the stream of objects ---------------------------------------------------------- */
 
-/* A listed key the listing kept from rm (outside the prefix, or unnamable): warned, skipped (exit 2). */
-static void listed_skip(void *ctx, const char *key, enum listcheck_verdict why)
-{
-    struct rm *r = ctx;
-    struct s3c_error e = S3C_ERROR_INIT;
-
-    listing_warn_skip(r->u.bucket, key, why, &e);
-    job_count(&r->base, XFER_DELETE, 0, &e);
-}
-
 static struct xfer_obj *obj_make(struct rm *r, const char *key, const char *version_id)
 {
     struct xfer_obj *o = xfer_obj_new(XFER_DELETE);
@@ -122,13 +93,13 @@ static struct xfer_obj *obj_make(struct rm *r, const char *key, const char *vers
 
     if (!o)
         return NULL;
-    n = strlen(r->u.bucket) + strlen(key) + 8;
+    n = strlen(r->src.u.bucket) + strlen(key) + 8;
     shown = malloc(n);
     if (shown)
-        snprintf(shown, n, "s3://%s/%s", r->u.bucket, key);
+        snprintf(shown, n, "s3://%s/%s", r->src.u.bucket, key);
     o->user = shown;
     o->src = strdup(key);
-    o->src_bucket = strdup(r->u.bucket);
+    o->src_bucket = strdup(r->src.u.bucket);
     o->opts = &r->oo;
     if (version_id)
         o->version_id = strdup(version_id);
@@ -142,107 +113,10 @@ static struct xfer_obj *obj_make(struct rm *r, const char *key, const char *vers
 
 static void arg_close(struct rm *r)
 {
-    if (r->lister_open)
-        lister_close(&r->lister);
-    r->lister_open = false;
-    manifest_free(r->manifest);
-    r->manifest = NULL;
-    if (r->versions_open)
-        listing_close(&r->versions);
-    r->versions_open = false;
-    buf_release(&r->vprefix);
-    s3_uri_release(&r->u);
-    free(r->prefix);
+    objsrc_close(&r->src);
     free(r->filter_root);
-    r->prefix = r->filter_root = NULL;
-    r->pattern = NULL;
-    r->matched = 0;
+    r->filter_root = NULL;
     r->open = false;
-    r->one_given = false;
-}
-
-/* Does 'key', listed or given, pass the filters? 'rel' is its name below the argument. */
-static bool accepted(const struct rm *r, struct sv rel)
-{
-    if (!job_owns(&r->base, rel))
-        return false;
-    return filter_empty(&r->filter) || filter_accept(&r->filter, r->filter_root, rel);
-}
-
-/*
- * --all-versions: list the versions of what the argument selects. One key
- * without --recursive lists its key as a prefix and keeps that key only
- * (filtered by its name, as a single object is); a prefix or a wildcard
- * goes through the listing's own pattern and filters, as cp's names do.
- */
-static enum s3c_err versions_open(struct rm *r, struct buf *b, struct s3c_error *e)
-{
-    struct listing_opts lo = { .bucket = r->u.bucket, .versions = true, .skip = listed_skip, .skip_ctx = r };
-    bool wild = !r->raw && wild_has(r->u.key);
-    enum s3c_err rc = S3C_OK;
-
-    r->kind = RM_VERSIONS;
-    r->vprefix = (struct buf)BUF_INIT(65536);
-    r->versions_exact = !wild && !r->recursive;
-    if (wild) {
-        rc = listing_set_key(&lo, r->u.key, &r->vprefix, e);
-    } else {
-        size_t kl = strlen(r->u.key);
-        if (buf_adds(&r->vprefix, r->u.key) ||
-            (r->recursive && kl && r->u.key[kl - 1] != '/' && buf_addc(&r->vprefix, '/')))
-            rc = s3c_fail(e, S3C_ENOMEM, "key too long");
-        lo.prefix = buf_cstr(&r->vprefix);
-    }
-    if (!rc && !filter_empty(&r->filter)) {
-        rc = filter_root(r->args[r->cur], r->recursive && !wild, b, e);
-        if (!rc && !(r->filter_root = strdup(buf_cstr(b))))
-            rc = s3c_fail(e, S3C_ENOMEM, "out of memory");
-        if (!rc && !r->versions_exact) {
-            lo.filter = &r->filter;
-            lo.filter_root = r->filter_root;
-        }
-    }
-    if (rc)
-        return rc;
-    listing_open(&r->versions, r->s3, &lo);
-    r->versions_open = true;
-    return S3C_OK;
-}
-
-/* The next version or delete marker of the open --all-versions argument: 1 with *out, 0 at the end. */
-static int versions_next(struct rm *r, struct xfer_obj **out)
-{
-    const struct listing_entry *en;
-    struct s3c_error e = S3C_ERROR_INIT;
-    int got;
-
-    while ((got = listing_next(&r->versions, &en, &e)) == 1) {
-        if (en->kind == LISTING_PREFIX)
-            continue;
-        if (r->versions_exact) {
-            const char *slash = strrchr(en->key, '/');
-            if (strcmp(en->key, r->u.key) != 0 || !accepted(r, sv_from(slash ? slash + 1 : en->key)))
-                continue;
-        } else if (r->base.knobs.shard.n > 1) {
-            /* The listing filtered already; the shard goes by the same relative name. */
-            struct sv k = sv_from(en->key), rel;
-            if (!r->raw && wild_has(r->u.key))
-                rel = wild_relative(r->u.key, k);
-            else
-                rel = k.n >= r->vprefix.len ? (struct sv){ k.p + r->vprefix.len, k.n - r->vprefix.len } : k;
-            if (!job_owns(&r->base, rel))
-                continue;
-        }
-        *out = obj_make(r, en->key, en->version_id[0] ? en->version_id : "null");
-        if (*out)
-            return 1;
-        s3c_fail(&e, S3C_ENOMEM, "out of memory");
-        got = -1;
-        break;
-    }
-    if (got < 0)
-        arg_failed(r, &e);
-    return 0;
 }
 
 /* Start expanding argument r->cur. Errors are reported (and counted) here. */
@@ -250,142 +124,66 @@ static enum s3c_err arg_open(struct rm *r)
 {
     const char *arg = r->args[r->cur];
     struct s3c_error e = S3C_ERROR_INIT;
-    struct buf b = BUF_INIT(65536);
-    enum s3c_err rc;
+    struct objsrc_opts so;
+    enum s3c_err rc = S3C_OK;
 
-    rc = s3_uri_parse(arg, &r->u, &e);
-    if (rc)
-        goto fail;
     r->open = true;
-    if (r->all_versions) {
-        rc = versions_open(r, &b, &e);
-        if (rc)
-            goto fail;
-        buf_release(&b);
-        return S3C_OK;
-    }
-    if (!r->raw && wild_has(r->u.key)) {
-        r->kind = RM_LIST;
-        r->pattern = r->u.key;
-        rc = wild_prefix(r->pattern, &b);
-    } else if (r->recursive || r->from_manifest) {
-        size_t kl = strlen(r->u.key);
-        r->kind = RM_LIST;
-        rc = buf_adds(&b, r->u.key);
-        if (!rc && kl && r->u.key[kl - 1] != '/')
-            rc = buf_addc(&b, '/');
-    } else {
-        r->kind = RM_ONE;
-    }
-    if (!rc && r->kind == RM_LIST && !(r->prefix = strdup(buf_cstr(&b))))
-        rc = S3C_ENOMEM;
-    if (rc) {
-        s3c_fail(&e, rc, "out of memory");
-        goto fail;
-    }
     if (!filter_empty(&r->filter)) {
-        buf_reset(&b);
+        struct buf b = BUF_INIT(65536);
+        struct s3_uri u = S3_URI_INIT;
+
         /* A wildcard's names are relative to its literal directory, as a single key's are. */
-        rc = filter_root(arg, r->recursive && !r->pattern, &b, &e);
-        if (rc)
-            goto fail;
-        r->filter_root = strdup(buf_cstr(&b));
-        if (!r->filter_root) {
+        rc = s3_uri_parse(arg, &u, &e);
+        if (!rc)
+            rc = filter_root(arg, r->recursive && (r->raw || !wild_has(u.key)), &b, &e);
+        if (!rc && !(r->filter_root = strdup(buf_cstr(&b))))
             rc = s3c_fail(&e, S3C_ENOMEM, "out of memory");
-            goto fail;
-        }
+        s3_uri_release(&u);
+        buf_release(&b);
     }
-    if (r->kind == RM_LIST && r->from_manifest) {
-        r->manifest = manifest_open(r->from_manifest, r->s3, &e);
-        if (!r->manifest) {
-            rc = e.code;
-            goto fail;
-        }
-    } else if (r->kind == RM_LIST) {
-        rc = lister_open(&r->lister, r->s3, r->u.bucket, r->prefix, listed_skip, r, &e);
-        if (rc)
-            goto fail;
-        r->lister_open = true;
+    memset(&so, 0, sizeof(so));
+    so.s3 = r->s3;
+    so.job = &r->base;
+    so.count_op = XFER_DELETE;
+    so.arg = arg;
+    so.recursive = r->recursive;
+    so.raw = r->raw;
+    so.all_versions = r->all_versions;
+    so.from_manifest = r->from_manifest;
+    so.filter = &r->filter;
+    so.filter_root = r->filter_root;
+    so.filter_one = true;
+    so.dirs = OBJSRC_DIRS_KEEP;
+    if (!rc)
+        rc = objsrc_open(&r->src, &so, &e);
+    if (rc) {
+        arg_failed(r, &e);
+        arg_close(r);
     }
-    buf_release(&b);
-    return S3C_OK;
-fail:
-    buf_release(&b);
-    arg_failed(r, &e);
-    arg_close(r);
     return rc;
-}
-
-/* The next key under the argument's prefix: listed, or from --from-manifest. */
-static int rm_source_next(struct rm *r, const struct s3_object **out, struct s3c_error *e)
-{
-    static struct s3_object one;
-    size_t pl = strlen(r->prefix);
-
-    if (!r->manifest)
-        return lister_next(&r->lister, out, e);
-    for (;;) {
-        struct manifest_entry me;
-        int got = manifest_next(r->manifest, &me, e);
-
-        if (got <= 0)
-            return got;
-        if ((me.bucket[0] && strcmp(me.bucket, r->u.bucket) != 0) || strncmp(me.key, r->prefix, pl) != 0 ||
-            !me.key[pl])
-            continue;
-        memset(&one, 0, sizeof(one));
-        one.key = me.key;   /* valid until the next manifest_next: obj_make copies it */
-        *out = &one;
-        return 1;
-    }
 }
 
 /* The next object of the open argument: 1 with *out, 0 when it has no more. */
 static int arg_next(struct rm *r, struct xfer_obj **out)
 {
-    const struct s3_object *so;
+    const struct objsrc_entry *en;
     struct s3c_error e = S3C_ERROR_INIT;
-    int got;
+    enum objsrc_next got = objsrc_next(&r->src, &en, &e);
 
-    if (r->kind == RM_VERSIONS)
-        return versions_next(r, out);
-    if (r->kind == RM_ONE) {
-        const char *slash = strrchr(r->u.key, '/');
-        if (r->one_given)
-            return 0;
-        r->one_given = true;
-        if (!accepted(r, sv_from(slash ? slash + 1 : r->u.key)))
-            return 0;
-        *out = obj_make(r, r->u.key, r->version_id);
-        if (!*out) {
-            s3c_fail(&e, S3C_ENOMEM, "out of memory");
-            arg_failed(r, &e);
-            return 0;
-        }
-        return 1;
-    }
-    while ((got = rm_source_next(r, &so, &e)) == 1) {
-        size_t kl = strlen(so->key);
-        struct sv rel = sv_from(so->key + strlen(r->prefix));
-
-        if (r->pattern) {
-            if (!wild_match(r->pattern, (struct sv){ so->key, kl }))
-                continue;
-            r->matched++;
-            rel = wild_relative(r->pattern, (struct sv){ so->key, kl });
-        }
-        if (!accepted(r, rel))
-            continue;
-        *out = obj_make(r, so->key, NULL);
+    if (got == OBJSRC_ENTRY) {
+        /* A version: its own id ("null" before versioning); one key: --version-id, if given. */
+        const char *vid = r->src.kind == OBJSRC_VERSIONS ? (en->version_id[0] ? en->version_id : "null")
+                          : r->src.kind == OBJSRC_ONE    ? r->version_id
+                                                         : NULL;
+        *out = obj_make(r, en->key, vid);
         if (*out)
             return 1;
         s3c_fail(&e, S3C_ENOMEM, "out of memory");
-        got = -1;
-        break;
+        got = OBJSRC_FAILED;
     }
-    if (got < 0) {
+    if (got == OBJSRC_FAILED) {
         arg_failed(r, &e);
-    } else if (r->pattern && !r->matched) {
+    } else if (r->src.pattern && !r->src.matched) {
         /* A wildcard that matched nothing is an error (exit 1), as for cp. */
         s3c_fail(&e, S3C_ENOMATCH, "no object matches %s", r->args[r->cur]);
         arg_failed(r, &e);
@@ -540,6 +338,7 @@ enum s3c_err rm_job_new(struct cli_ctx *c, const char *verb, int argc, char **ar
     r->base.c = c;
     r->base.verb = verb;
     r->filter = (struct filter)FILTER_INIT;
+    r->src = (struct objsrc)OBJSRC_INIT;
     r->args = calloc((size_t)argc + 1, sizeof(*r->args));
     rc = r->args ? rm_parse(r, argc, argv, e) : s3c_fail(e, S3C_ENOMEM, "out of memory");
     if (rc) {

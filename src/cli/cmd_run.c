@@ -436,7 +436,7 @@ static enum s3c_err run_file(struct run *r, struct job *knobs)
             break;
         /* The barrier line runs alone, now that everything before it is done. */
         {
-            cli_verb_fn fn = cli_verb(r->barrier[0]);
+            cli_verb_fn fn = r->c->verb ? r->c->verb(r->barrier[0]) : NULL;
             enum s3c_err rc;
 
             if (!fn || !strcmp(r->barrier[0], "run")) {

@@ -3,8 +3,8 @@
  * the source holds, as `aws s3 sync` does, in all three directions
  * (local -> S3, S3 -> local, S3 -> S3).
  *
- * Each end is a sorted stream of entries (a local walk, plan/walk.h, or an
- * S3 listing, plan/lister.h); plan/merge.h merges the two and decides per
+ * Each end is a sorted stream of entries (a local walk or an S3 listing,
+ * as cli/objsrc.h gives every verb); plan/merge.h merges the two and decides per
  * key: copy (missing, other size, or newer by the AWS CLI's rules), skip,
  * or, with --delete, delete. Copies and S3 deletes become engine objects
  * (the engine batches deletes 1,000 keys a DeleteObjects); so the job (see
@@ -37,28 +37,17 @@
 #include "cli/args.h"
 #include "cli/cmd.h"
 #include "cli/job.h"
-#include "cli/listing.h"
 #include "cli/objopts.h"
+#include "cli/objsrc.h"
 #include "cli/output.h"
 #include "base/hash.h"
 #include "fs/path.h"
 #include "plan/filter.h"
-#include "plan/lister.h"
-#include "plan/manifest.h"
 #include "plan/merge.h"
-#include "plan/walk.h"
 #include "plan/xsort.h"
 #include "s3/uri.h"
-#include "s3/xml.h"
 
 #define NAME_MAX_BYTES 65536    /* a shown name or a path built from a rel */
-
-enum side_kind {
-    SIDE_EMPTY,     /* a local destination that does not exist yet */
-    SIDE_WALK,      /* a local directory */
-    SIDE_LIST,      /* an S3 prefix */
-    SIDE_MANIFEST,  /* an S3 prefix's keys from --from-manifest (always sorted first) */
-};
 
 struct sync;
 
@@ -67,16 +56,12 @@ struct side {
     struct sync *s;
     bool is_src;
     bool s3;
-    enum side_kind kind;
     const char *arg;            /* as given on the command line */
     char *bucket;               /* S3 */
     char *root;                 /* S3: the listing prefix ("" or ending in '/'); local: the directory */
     char *shown_root;           /* what result lines put before a rel: "s3://b/p/", "dir/" or "" */
     char *filter_root;          /* the AWS CLI's filter root for this end */
-    struct walk *walk;
-    struct lister lister;
-    bool listing;
-    struct manifest *manifest;
+    struct objsrc src;          /* its entries: a walk, a listing, a manifest, or none (a new local destination) */
     struct xsort *sorted;       /* not NULL: the merge reads this instead */
 };
 
@@ -227,158 +212,55 @@ static void fail_line(struct sync *s, const struct s3c_error *e)
 
 /* ---- the two ends as entry streams ------------------------------------------------ */
 
-static int walk_side_next(struct side *sd, struct merge_entry *out)
+/*
+ * The end's own stream, in the order it comes (objsrc.h): its entries as
+ * merge entries. What the source walk cannot read is reported, skipped
+ * (exit 2, as the AWS CLI's) and protected from --delete; what the
+ * destination walk cannot read counts as absent.
+ */
+static int side_raw_next(void *ctx, struct merge_entry *out, struct s3c_error *e)
 {
+    struct side *sd = ctx;
+
     for (;;) {
-        struct walk_entry we;
+        const struct objsrc_entry *en;
         struct s3c_error we_e = S3C_ERROR_INIT;
-        enum s3c_err rc = walk_next(sd->walk, &we, &we_e);
+        enum objsrc_next r = objsrc_next(&sd->src, &en, sd->src.kind == OBJSRC_WALK ? &we_e : e);
         struct buf name = BUF_INIT(NAME_MAX_BYTES);
 
-        if (rc || we.kind == WALK_SPECIAL) {
-            shown_name(sd, we.rel, &name);
+        if (r == OBJSRC_END)
+            return 0;
+        if (r == OBJSRC_FAILED)
+            return -1;
+        if (r == OBJSRC_BAD) {
+            shown_name(sd, en->rel, &name);
             if (sd->is_src) {
-                /* Unreadable, a dangling link, a loop, a FIFO or a device:
-                 * skipped (exit 2, as the AWS CLI's), the rest goes on. */
-                if (!rc)
-                    s3c_fail(&we_e, S3C_ESKIPPED, "not a regular file (a device, a FIFO or a socket)");
                 we_e.code = S3C_ESKIPPED;
                 report(sd->s, sd->s->op, buf_cstr(&name), NULL, 0, &we_e);
                 job_count(&sd->s->base, (int)sd->s->op, 0, &we_e);
-            } else if (rc)
+            } else if (!en->special)
                 out_warn("skipping %s: %s", buf_cstr(&name), we_e.msg);
             else
                 out_warn("skipping %s: not a regular file", buf_cstr(&name));
             buf_release(&name);
             if (!sd->is_src)
-                continue;   /* what the destination cannot read counts as absent */
+                continue;
             /* Never delete what the source has but could not read. */
             memset(out, 0, sizeof(*out));
             out->kind = MERGE_PROTECT;
-            out->rel = we.rel;
+            out->rel = en->rel;
             return 1;
         }
-        if (we.kind == WALK_END)
-            return 0;
-        if (!filter_empty(&sd->s->filter) && !filter_accept(&sd->s->filter, sd->filter_root, we.rel))
-            continue;
-        /* Both ends by the same relative name: --delete stays within the shard. */
-        if (!job_owns(&sd->s->base, we.rel))
-            continue;
         memset(out, 0, sizeof(*out));
-        out->kind = MERGE_FILE;
-        out->rel = we.rel;
-        out->size = we.size_bytes;
-        out->mtime = we.mtime_sec;
-        out->mtime_nsec = (int32_t)we.mtime_nsec;
+        /* A key list's entry has no size or time: the copy HEADs it (head_source). */
+        out->kind = en->has_attrs ? MERGE_FILE : MERGE_NAME;
+        out->rel = en->rel;
+        out->size = en->size;
+        out->mtime = en->mtime;
+        out->mtime_nsec = en->mtime_nsec;
+        out->etag = sv_from(en->etag);
         return 1;
     }
-}
-
-/* The milliseconds of a listed LastModified ("2026-12-02T05:50:00.123Z"): 0 when it shows none. */
-static int32_t listed_ms(const char *t)
-{
-    const char *dot = t ? strchr(t, '.') : NULL;
-    int32_t ms = 0;
-    int i;
-
-    for (i = 1; dot && i <= 3 && dot[i] >= '0' && dot[i] <= '9'; i++)
-        ms = ms * 10 + (dot[i] - '0');
-    return dot && i == 4 ? ms : 0;
-}
-
-/*
- * A listed key the listing kept from sync (outside the prefix, or
- * unnamable): warned, skipped (exit 2). On the destination side too: such a
- * key is never taken for one the source lacks, so --delete never touches it.
- */
-static void listed_skip(void *ctx, const char *key, enum listcheck_verdict why)
-{
-    struct side *sd = ctx;
-    struct s3c_error e = S3C_ERROR_INIT;
-
-    listing_warn_skip(sd->bucket, key, why, &e);
-    job_count(&sd->s->base, (int)sd->s->op, 0, &e);
-}
-
-static int list_side_next(struct side *sd, struct merge_entry *out, struct s3c_error *e)
-{
-    size_t pl = strlen(sd->root);
-
-    for (;;) {
-        const struct s3_object *so;
-        int r = lister_next(&sd->lister, &so, e);
-        size_t kl;
-
-        if (r <= 0)
-            return r;
-        /* The lister yields only keys under the root (plan/listcheck.h): the root itself has no name. */
-        kl = strlen(so->key);
-        if (kl == pl)
-            continue;
-        /* "dir/" placeholders (0 bytes), as the AWS CLI skips them on both ends. */
-        if (so->size == 0 && so->key[kl - 1] == '/')
-            continue;
-        if (!filter_empty(&sd->s->filter) &&
-            !filter_accept(&sd->s->filter, sd->filter_root, (struct sv){ so->key + pl, kl - pl }))
-            continue;
-        if (!job_owns(&sd->s->base, (struct sv){ so->key + pl, kl - pl }))
-            continue;
-        memset(out, 0, sizeof(*out));
-        out->kind = MERGE_FILE;
-        out->rel = (struct sv){ so->key + pl, kl - pl };
-        out->size = so->size;
-        out->mtime = so->mtime_epoch;
-        out->mtime_nsec = listed_ms(so->last_modified) * 1000000;
-        out->etag = sv_from(so->etag);
-        return 1;
-    }
-}
-
-static int manifest_side_next(struct side *sd, struct merge_entry *out, struct s3c_error *e)
-{
-    size_t pl = strlen(sd->root);
-
-    for (;;) {
-        struct manifest_entry me;
-        int r = manifest_next(sd->manifest, &me, e);
-        size_t kl;
-        struct sv rel;
-
-        if (r <= 0)
-            return r;
-        kl = strlen(me.key);
-        if ((me.bucket[0] && strcmp(me.bucket, sd->bucket) != 0) || kl <= pl || memcmp(me.key, sd->root, pl) != 0)
-            continue;
-        if (me.has_attrs && me.size == 0 && me.key[kl - 1] == '/')
-            continue; /* "dir/" placeholders, as listings skip them */
-        rel = (struct sv){ me.key + pl, kl - pl };
-        if (!filter_empty(&sd->s->filter) && !filter_accept(&sd->s->filter, sd->filter_root, rel))
-            continue;
-        if (!job_owns(&sd->s->base, rel))
-            continue;
-        memset(out, 0, sizeof(*out));
-        out->kind = me.has_attrs ? MERGE_FILE : MERGE_NAME;
-        out->rel = rel;
-        out->size = me.size;
-        out->mtime = me.mtime;
-        out->etag = sv_from(me.etag);
-        return 1;
-    }
-}
-
-/* The end's own stream, in the order it comes. */
-static int side_raw_next(void *ctx, struct merge_entry *out, struct s3c_error *e)
-{
-    struct side *sd = ctx;
-
-    switch (sd->kind) {
-    case SIDE_EMPTY: return 0;
-    case SIDE_WALK: return walk_side_next(sd, out);
-    case SIDE_LIST: return list_side_next(sd, out, e);
-    case SIDE_MANIFEST: return manifest_side_next(sd, out, e);
-    }
-    return 0;
 }
 
 /* S3 Express directory buckets list in no order. */
@@ -403,55 +285,40 @@ static size_t forced_sort_budget(void)
 /* Open one end: a walk, a listing, or nothing (a local destination not there yet). */
 static enum s3c_err side_open(struct sync *s, struct side *sd, struct s3c_error *e)
 {
-    enum s3c_err rc = S3C_OK;
+    enum s3c_err rc;
     size_t budget = forced_sort_budget();
+    struct objsrc_opts so;
 
-    if (sd->s3 && sd->is_src && s->from_manifest) {
-        sd->manifest = manifest_open(s->from_manifest, s->s3, e);
-        if (!sd->manifest) {
-            rc = e->code;
-            goto out;
-        }
-        sd->kind = SIDE_MANIFEST;
-        /* An inventory comes in no promised order. */
-        if (!budget)
-            budget = XSORT_BUDGET_DEFAULT;
-    } else if (sd->s3) {
-        rc = lister_open(&sd->lister, s->s3, sd->bucket, sd->root, listed_skip, sd, e);
-        if (rc)
-            goto out;
-        sd->listing = true;
-        sd->kind = SIDE_LIST;
-        if (directory_bucket(sd->bucket) && !budget)
-            budget = XSORT_BUDGET_DEFAULT;
-    } else {
-        struct walk_opts wo = WALK_OPTS_INIT;
-
-        wo.follow_symlinks = !s->no_follow_symlinks;
-        /* A destination file is replaced, not read: no need to be able to read it. */
-        wo.check_readable = sd->is_src;
-        /* A destination sees the temp files an interrupted download kept, so
-         * --delete removes them; not with --resume, which continues them. Temp
-         * files are known by what made them (job_tmp_of), never by their name. */
-        wo.tmp_files = !sd->is_src && !s->base.knobs.resume;
-        wo.tmp_of = job_tmp_of;
-        sd->walk = walk_open(sd->root, &wo, e);
-        if (!sd->walk && e->code == S3C_ENOTFOUND && !sd->is_src) {
-            s3c_error_clear(e);
-            sd->kind = SIDE_EMPTY;
-        } else if (!sd->walk && e->code == S3C_ENOTFOUND) {
-            rc = s3c_fail(e, S3C_EUSAGE, "sync: the user-provided path %s does not exist", sd->arg);
-            goto out;
-        } else if (!sd->walk) {
-            rc = e->code ? e->code : S3C_EIO;
-            goto out;
-        } else if (!walk_root_is_dir(sd->walk)) {
-            rc = s3c_fail(e, S3C_EUSAGE, "sync: %s is not a directory", sd->arg);
-            goto out;
-        } else {
-            sd->kind = SIDE_WALK;
-        }
-    }
+    memset(&so, 0, sizeof(so));
+    so.s3 = s->s3;
+    so.job = &s->base;
+    so.count_op = (int)s->op;
+    so.arg = sd->arg;
+    so.recursive = true;
+    so.raw = true;
+    so.from_manifest = sd->s3 && sd->is_src ? s->from_manifest : NULL;
+    so.filter = &s->filter;
+    so.filter_root = sd->filter_root;
+    /* "dir/" placeholders (0 bytes), as the AWS CLI skips them on both ends. */
+    so.dirs = OBJSRC_DIRS_SKIP_EMPTY;
+    so.follow_symlinks = !s->no_follow_symlinks;
+    /* A destination file is replaced, not read: no need to be able to read it. */
+    so.check_readable = sd->is_src;
+    /* A destination sees the temp files an interrupted download kept, so
+     * --delete removes them; not with --resume, which continues them. Temp
+     * files are known by what made them (job_tmp_of), never by their name. */
+    so.tmp_files = !sd->is_src && !s->base.knobs.resume;
+    so.missing_is_empty = !sd->is_src;
+    rc = objsrc_open(&sd->src, &so, e);
+    if (rc == S3C_ENOTFOUND && sd->src.kind == OBJSRC_WALK)
+        return s3c_fail(e, S3C_EUSAGE, "sync: the user-provided path %s does not exist", sd->arg);
+    if (rc)
+        return rc;
+    if (sd->src.kind == OBJSRC_WALK && !objsrc_root_is_dir(&sd->src))
+        return s3c_fail(e, S3C_EUSAGE, "sync: %s is not a directory", sd->arg);
+    /* An inventory comes in no promised order; directory buckets list in none. */
+    if (!budget && (sd->src.kind == OBJSRC_MANIFEST || (sd->src.kind == OBJSRC_LIST && directory_bucket(sd->bucket))))
+        budget = XSORT_BUDGET_DEFAULT;
     if (budget) {
         sd->sorted = xsort_new(budget, NULL, e);
         if (!sd->sorted)
@@ -459,7 +326,6 @@ static enum s3c_err side_open(struct sync *s, struct side *sd, struct s3c_error 
         else
             rc = xsort_add_all(sd->sorted, side_raw_next, sd, e);
     }
-out:
     return rc;
 }
 
@@ -519,13 +385,7 @@ out:
 
 static void side_close(struct side *sd)
 {
-    walk_close(sd->walk);
-    sd->walk = NULL;
-    if (sd->listing)
-        lister_close(&sd->lister);
-    sd->listing = false;
-    manifest_free(sd->manifest);
-    sd->manifest = NULL;
+    objsrc_close(&sd->src);
     xsort_free(sd->sorted);
     sd->sorted = NULL;
     free(sd->bucket);

@@ -1,7 +1,6 @@
 #include "cli/transfer.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <time.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -14,22 +13,14 @@
 #include "cli/job.h"
 #include "cli/listing.h"
 #include "cli/objopts.h"
+#include "cli/objsrc.h"
 #include "cli/output.h"
 #include "fs/path.h"
 #include "plan/filter.h"
-#include "plan/lister.h"
-#include "plan/manifest.h"
-#include "plan/walk.h"
 #include "plan/wild.h"
 #include "s3/uri.h"
 #include "s3/xml.h"
 #include "xfer/xfer.h"
-
-enum src_kind {
-    SRC_ONE,        /* a single object */
-    SRC_LIST,       /* every key under an S3 prefix */
-    SRC_WALK,       /* every file under a local directory */
-};
 
 /* Names for result lines, owned by the object (xfer_obj.user). */
 struct shown {
@@ -37,11 +28,6 @@ struct shown {
     char *dst;
     uint64_t size;
 };
-
-struct transfer;
-static enum s3c_err transfer_walk_open(struct transfer *t, struct s3c_error *e);
-static int transfer_walk_next(struct transfer *t, struct xfer_obj **out);
-static void transfer_walk_close(struct transfer *t);
 
 struct transfer {
     struct job base;                /* verb "cp" or "mv"; counts; knobs */
@@ -62,19 +48,10 @@ struct transfer {
     struct s3_uri su, du;
     enum xfer_op op;
     /* The stream of objects. */
-    enum src_kind kind;
-    struct xfer_obj *one;
-    struct lister lister;
+    struct objsrc src;              /* one object, a listing, a manifest or a local walk */
+    struct xfer_obj *one;           /* OBJSRC_ONE: its object, made (HEAD and names) at start */
     const char *from_manifest;      /* --from-manifest FILE: the keys come from it, not a listing */
-    struct manifest *manifest;
-    struct s3_object mobj;          /* a manifest entry as a listed object */
-    struct buf mkey, metag;         /* its strings */
-    char *prefix;                   /* listing prefix (ends with '/' or is "") */
-    const char *pattern;            /* wildcard source: keys/paths must match it */
-    uint64_t matched;               /* keys or files the pattern matched (none: an error) */
-    struct walk *walk;              /* local source tree */
-    char *walk_root;                /* the directory walked */
-    char *walk_match;               /* text before each rel to match 'pattern' ("dir/") */
+    struct buf metag;               /* a manifest key's ETag, from its HEAD */
     struct filter filter;           /* --exclude / --include */
     char *filter_root;
     struct pending_del *dels;       /* mv: sources to delete, not yet yielded */
@@ -89,19 +66,6 @@ static void shown_free(struct shown *s)
     free(s->src);
     free(s->dst);
     free(s);
-}
-
-static char *str_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static char *str_printf(const char *fmt, ...)
-{
-    va_list ap;
-    char *s = NULL;
-
-    va_start(ap, fmt);
-    if (vasprintf(&s, fmt, ap) < 0)
-        s = NULL;
-    va_end(ap);
-    return s;
 }
 
 static const char *op_word(enum xfer_op op, bool mv)
@@ -368,135 +332,97 @@ static enum s3c_err dst_for(struct transfer *t, const char *rel, struct buf *dst
     return buf_adds(shown, buf_cstr(dst)) ? s3c_fail(e, S3C_ENOMEM, "name too long") : S3C_OK;
 }
 
-/* A manifest entry without a size (a plain key list): HEAD it. False (reported) when that fails. */
-static bool manifest_head(struct transfer *t, struct s3_object *so)
+/* A manifest entry without a size (a plain key list): HEAD it (objsrc_fill_fn). False (reported) when that fails. */
+static bool manifest_head(void *ctx, struct objsrc_entry *en)
 {
+    struct transfer *t = ctx;
     struct s3c_error e = S3C_ERROR_INIT;
     struct http_xfer x;
     struct sv v;
     bool ok;
 
     memset(&x, 0, sizeof(x));
-    ok = !store_s3_head_sse_c(t->s3, t->su.bucket, so->key, t->dst_s3 ? t->oa.ssec_src : t->oa.ssec, &x, &e);
+    ok = !store_s3_head_sse_c(t->s3, t->su.bucket, en->key, t->dst_s3 ? t->oa.ssec_src : t->oa.ssec, &x, &e);
     if (!ok)
         store_s3_explain_head_404(t->s3, t->su.bucket, &e);
     if (ok) {
         if (http_resp_header(&x.resp, "content-length", &v))
-            sv_to_u64(v, &so->size);
+            sv_to_u64(v, &en->size);
         if (http_resp_header(&x.resp, "last-modified", &v))
-            http_date_parse(v, &so->mtime_epoch);
+            http_date_parse(v, &en->mtime);
         buf_reset(&t->metag);
+        en->etag = "";
         if (http_resp_header(&x.resp, "etag", &v) && !buf_addsv(&t->metag, v))
-            so->etag = buf_cstr(&t->metag);
+            en->etag = buf_cstr(&t->metag);
     } else {
         char shown[8192];
-        snprintf(shown, sizeof(shown), "s3://%s/%s", t->su.bucket, so->key);
+        snprintf(shown, sizeof(shown), "s3://%s/%s", t->su.bucket, en->key);
         skip_with_error(t, shown, t->dst_arg, &e);
     }
     http_xfer_release(&x);
     return ok;
 }
 
-/* A listed key the listing kept from cp/mv (outside the prefix, or unnamable): warned, skipped (exit 2). */
-static void listed_skip(void *ctx, const char *key, enum listcheck_verdict why)
+/* The source failed (a listing page): the "fatal error" line, counted. */
+static void source_failed(struct transfer *t, const struct s3c_error *e)
 {
-    struct transfer *t = ctx;
-    struct s3c_error e = S3C_ERROR_INIT;
-
-    listing_warn_skip(t->su.bucket, key, why, &e);
-    job_count(&t->base, t->mv ? JOB_OP_MOVE : (int)t->op, 0, &e);
+    fatal(t, e);
+    job_count(&t->base, t->mv ? JOB_OP_MOVE : (int)t->op, 0, e);
 }
 
-/* The next object under the source prefix: from the listing, or from --from-manifest. */
-static int next_s3_source(struct transfer *t, const struct s3_object **out, struct s3c_error *e)
+/* The next object of a listing, a manifest or a walk, with its destination. */
+static int next_from_source(struct transfer *t, struct xfer_obj **out)
 {
-    size_t pl = strlen(t->prefix);
-
-    if (!t->manifest)
-        return lister_next(&t->lister, out, e);
     for (;;) {
-        struct manifest_entry me;
-        int r = manifest_next(t->manifest, &me, e);
-
-        if (r <= 0)
-            return r;
-        /* The manifest may cover more than the source argument: keep what is under it. */
-        if ((me.bucket[0] && strcmp(me.bucket, t->su.bucket) != 0) || strncmp(me.key, t->prefix, pl) != 0 ||
-            !me.key[pl])
-            continue;
-        memset(&t->mobj, 0, sizeof(t->mobj));
-        buf_reset(&t->mkey);
-        buf_reset(&t->metag);
-        if (buf_adds(&t->mkey, me.key) || buf_adds(&t->metag, me.etag))
-            return s3c_fail(e, S3C_ENOMEM, "out of memory"), -1;
-        t->mobj.key = buf_cstr(&t->mkey);
-        t->mobj.etag = buf_cstr(&t->metag);
-        t->mobj.last_modified = t->mobj.storage_class = "";
-        t->mobj.size = me.size;
-        t->mobj.mtime_epoch = me.mtime;
-        if (!me.has_attrs && t->op != XFER_DELETE && !manifest_head(t, &t->mobj))
-            continue;
-        *out = &t->mobj;
-        return 1;
-    }
-}
-
-static int next_from_list(struct transfer *t, struct xfer_obj **out)
-{
-    const struct s3_object *so;
-    struct s3c_error le = S3C_ERROR_INIT;
-    int r;
-
-    while ((r = next_s3_source(t, &so, &le)) == 1) {
-        const char *rel = so->key + strlen(t->prefix);
-        struct sv relv;
+        const struct objsrc_entry *en;
         struct buf dst = BUF_INIT(65536), shown_src = BUF_INIT(65536), shown_dst = BUF_INIT(65536);
         struct s3c_error e = S3C_ERROR_INIT;
         struct xfer_obj *o = NULL;
-        size_t kl = strlen(so->key);
+        char *relz;
+        enum objsrc_next r = objsrc_next(&t->src, &en, &e);
 
-        /* "dir/" placeholder objects have no file to become. */
-        if (t->op == XFER_DOWNLOAD && kl && so->key[kl - 1] == '/')
-            continue;
-        if (t->pattern) {
-            if (!wild_match(t->pattern, (struct sv){ so->key, kl }))
-                continue;
-            t->matched++;
-            relv = wild_relative(t->pattern, (struct sv){ so->key, kl });
-            rel = relv.p;
+        if (r == OBJSRC_END)
+            return 0;
+        if (r == OBJSRC_FAILED) {
+            source_failed(t, &e);
+            return 0;
         }
-        if (!filter_empty(&t->filter) && !filter_accept(&t->filter, t->filter_root, sv_from(rel)))
+        if (r == OBJSRC_BAD) {
+            /* One entry failed (unreadable, loop, a FIFO, a device...): skipped
+             * (exit 2, as the AWS CLI skips them), the rest goes on. */
+            char shown[65536];
+            snprintf(shown, sizeof(shown), "%s/%.*s", t->src.walk_root, (int)en->rel.n, en->rel.p);
+            e.code = S3C_ESKIPPED;
+            skip_with_error(t, shown, t->dst_arg, &e);
             continue;
-        if (!job_owns(&t->base, sv_from(rel)))
-            continue;
-        buf_addf(&shown_src, "s3://%s/%s", t->su.bucket, so->key);
-        if (dst_for(t, rel, &dst, &shown_dst, &e)) {
+        }
+        if (t->src_s3)
+            buf_addf(&shown_src, "s3://%s/%s", t->su.bucket, en->key);
+        else
+            buf_adds(&shown_src, en->key);
+        relz = sv_dup(en->rel);
+        if (!relz || dst_for(t, relz, &dst, &shown_dst, &e))
             skip_with_error(t, buf_cstr(&shown_src), t->dst_arg, &e);
-        } else {
-            o = obj_make(t, so->key, buf_cstr(&dst), buf_cstr(&shown_src), buf_cstr(&shown_dst));
-        }
+        else
+            o = obj_make(t, en->key, buf_cstr(&dst), buf_cstr(&shown_src), buf_cstr(&shown_dst));
+        free(relz);
         buf_release(&dst);
         buf_release(&shown_src);
         buf_release(&shown_dst);
         if (!o)
             continue;
-        o->size = so->size;
+        o->size = en->size;
         o->size_known = true;
-        o->mtime = so->mtime_epoch;
-        o->etag = strdup(so->etag);
-        ((struct shown *)o->user)->size = so->size;
+        o->mtime = en->mtime;
+        if (t->src_s3)
+            o->etag = strdup(en->etag);
+        ((struct shown *)o->user)->size = en->size;
         *out = o;
         return 1;
     }
-    if (r < 0) {
-        fatal(t, &le);
-        job_count(&t->base, t->mv ? JOB_OP_MOVE : (int)t->op, 0, &le);
-    }
-    return 0;
 }
 
 static int next_obj_raw(struct transfer *t, struct xfer_obj **out);
-static const char *base_name(const char *p);
 
 static int next_obj(void *ctx, struct xfer_obj **out)
 {
@@ -533,27 +459,24 @@ static int next_obj(void *ctx, struct xfer_obj **out)
 
 static int next_obj_raw(struct transfer *t, struct xfer_obj **out)
 {
-    switch (t->kind) {
-    case SRC_ONE:
-        if (!t->one)
-            return 0;
-        /* A single object is the shard's of its name. */
-        if (!job_owns(&t->base, sv_from(base_name(t->src_s3 ? t->su.key : t->src_arg)))) {
+    const struct objsrc_entry *en;
+    struct s3c_error e = S3C_ERROR_INIT;
+
+    if (t->src.kind != OBJSRC_ONE)
+        return next_from_source(t, out);
+    /* The single object (made at start) is the shard's of its name. */
+    if (!t->one || objsrc_next(&t->src, &en, &e) != OBJSRC_ENTRY) {
+        if (t->one) {
             shown_free(t->one->user);
             t->one->user = NULL;
             xfer_obj_free(t->one);
             t->one = NULL;
-            return 0;
         }
-        *out = t->one;
-        t->one = NULL;
-        return 1;
-    case SRC_LIST:
-        return next_from_list(t, out);
-    case SRC_WALK:
-        return transfer_walk_next(t, out);
+        return 0;
     }
-    return 0;
+    *out = t->one;
+    t->one = NULL;
+    return 1;
 }
 
 /* ---- setting up ------------------------------------------------------------------- */
@@ -728,6 +651,7 @@ static enum s3c_err job_start(struct job *j)
 {
     struct transfer *t = (struct transfer *)j;
     struct s3c_error e = S3C_ERROR_INIT;
+    struct objsrc_opts so;
     char op[4096];
     enum s3c_err rc = S3C_OK;
 
@@ -750,71 +674,51 @@ static enum s3c_err job_start(struct job *j)
             return rc;
         }
     }
-    if (!t->raw && wild_has(t->src_s3 ? t->su.key : t->src_arg)) {
-        /* A wildcard source: every matching key or file, names relative to the literal prefix. */
-        struct buf pre = BUF_INIT(65536);
-        t->pattern = t->src_s3 ? t->su.key : t->src_arg;
-        if (t->src_s3) {
-            t->kind = SRC_LIST;
-            wild_prefix(t->pattern, &pre);
-            t->prefix = strdup(buf_cstr(&pre));
-            buf_release(&pre);
-            if (!t->prefix)
-                return S3C_ENOMEM;
-        } else {
-            t->kind = SRC_WALK;
-            rc = transfer_walk_open(t, &e);
-            if (rc) {
-                out_error(op, &e);
-                return rc;
-            }
-        }
-    } else if ((t->recursive || t->from_manifest) && t->src_s3) {
-        size_t kl = strlen(t->su.key);
-        t->kind = SRC_LIST;
-        t->prefix = str_printf("%s%s", t->su.key, kl && t->su.key[kl - 1] != '/' ? "/" : "");
-        if (!t->prefix)
-            return S3C_ENOMEM;
-    } else if (t->recursive) {
-        t->kind = SRC_WALK;
-        rc = transfer_walk_open(t, &e);
-        if (rc) {
-            if (rc == S3C_ENOTFOUND || rc == S3C_EUSAGE) {
-                rc = S3C_EUSAGE;
-                out_usage_error(&e);
-            } else {
-                out_error(op, &e);
-            }
-            return rc;
-        }
-    } else {
-        t->kind = SRC_ONE;
-        rc = setup_one(t, &e);
-        if (rc == S3C_EUSAGE) {
+    memset(&so, 0, sizeof(so));
+    so.s3 = t->s3;
+    so.job = j;
+    so.count_op = t->mv ? JOB_OP_MOVE : (int)t->op;
+    so.arg = t->src_arg;
+    so.recursive = t->recursive;
+    so.raw = t->raw;
+    so.from_manifest = t->src_s3 ? t->from_manifest : NULL;
+    so.filter = &t->filter;
+    so.filter_root = t->filter_root;
+    so.dirs = t->op == XFER_DOWNLOAD ? OBJSRC_DIRS_SKIP : OBJSRC_DIRS_KEEP;
+    so.follow_symlinks = !t->no_follow_symlinks;
+    so.check_readable = true;
+    so.fill = manifest_head;
+    so.fill_ctx = t;
+    rc = objsrc_open(&t->src, &so, &e);
+    if (!rc && t->src.kind == OBJSRC_WALK && !t->src.pattern && !objsrc_root_is_dir(&t->src))
+        rc = s3c_fail(&e, S3C_EUSAGE, "%s: %s is not a directory (drop --recursive for one file)", j->verb, t->src_arg);
+    if (rc) {
+        if (t->src.kind == OBJSRC_WALK && !t->src.pattern && (rc == S3C_ENOTFOUND || rc == S3C_EUSAGE)) {
+            rc = S3C_EUSAGE;
             out_usage_error(&e);
-            return rc;
+        } else if (t->src.kind == OBJSRC_LIST) {
+            fatal(t, &e);
+        } else if (t->src.kind == OBJSRC_MANIFEST && e.code == S3C_EUSAGE) {
+            out_usage_error(&e);
+        } else {
+            out_error(op, &e);
         }
-        if (rc) {
-            /* The source's HEAD failed: the object's own result line (or record). */
-            char src[4096];
-            struct shown sh = { src, (char *)t->dst_arg, 0 };
-            snprintf(src, sizeof(src), "%s", t->src_arg);
-            report(t, &sh, t->op, &e);
-            job_count(&t->base, t->mv ? JOB_OP_MOVE : (int)t->op, 0, &e); /* for --stat */
-            return rc;
-        }
+        return t->src.kind == OBJSRC_MANIFEST ? e.code : rc;
     }
-    if (t->kind == SRC_LIST && t->from_manifest) {
-        t->manifest = manifest_open(t->from_manifest, t->s3, &e);
-        if (!t->manifest) {
-            if (e.code == S3C_EUSAGE)
-                out_usage_error(&e);
-            else
-                out_error(op, &e);
-            return e.code;
-        }
-    } else if (t->kind == SRC_LIST && (rc = lister_open(&t->lister, t->s3, t->su.bucket, t->prefix, listed_skip, t, &e))) {
-        fatal(t, &e);
+    if (t->src.kind != OBJSRC_ONE)
+        return S3C_OK;
+    rc = setup_one(t, &e);
+    if (rc == S3C_EUSAGE) {
+        out_usage_error(&e);
+        return rc;
+    }
+    if (rc) {
+        /* The source's HEAD failed: the object's own result line (or record). */
+        char src[4096];
+        struct shown sh = { src, (char *)t->dst_arg, 0 };
+        snprintf(src, sizeof(src), "%s", t->src_arg);
+        report(t, &sh, t->op, &e);
+        job_count(&t->base, t->mv ? JOB_OP_MOVE : (int)t->op, 0, &e); /* for --stat */
         return rc;
     }
     return S3C_OK;
@@ -825,7 +729,7 @@ static enum s3c_err job_finish(struct job *j, enum s3c_err engine_rc)
     struct transfer *t = (struct transfer *)j;
 
     /* A wildcard that matched nothing is an error (exit 1), as ls says for a prefix. */
-    if (t->pattern && !t->matched && engine_rc != S3C_ECANCEL && !j->n.failed && !j->n.warned) {
+    if (t->src.pattern && !t->src.matched && engine_rc != S3C_ECANCEL && !j->n.failed && !j->n.warned) {
         struct s3c_error e = S3C_ERROR_INIT;
         s3c_fail(&e, S3C_ENOMATCH, "no %s matches %s", t->src_s3 ? "object" : "file", t->src_arg);
         fatal(t, &e);
@@ -851,14 +755,10 @@ static void job_free(struct job *j)
         shown_free(t->one->user);
         xfer_obj_free(t->one);
     }
-    transfer_walk_close(t);
+    objsrc_close(&t->src);
     filter_release(&t->filter);
     free(t->filter_root);
-    lister_close(&t->lister);
-    manifest_free(t->manifest);
-    buf_release(&t->mkey);
     buf_release(&t->metag);
-    free(t->prefix);
     while (t->dels) {
         struct pending_del *d = t->dels;
         t->dels = d->next;
@@ -906,7 +806,7 @@ enum s3c_err cp_job_new(struct cli_ctx *c, const char *verb, int argc, char **ar
     t->base.verb = verb;
     t->mv = !strcmp(verb, "mv");
     t->filter = (struct filter)FILTER_INIT;
-    t->mkey = (struct buf)BUF_INIT(MANIFEST_LINE_MAX);
+    t->src = (struct objsrc)OBJSRC_INIT;
     t->metag = (struct buf)BUF_INIT(4096);
     rc = args_parse(verb, specs, argc, argv, t->pos, 2, &t->n_pos, e);
     t->base.dryrun = dryrun;
@@ -957,113 +857,4 @@ enum s3c_err cmd_cp(struct cli_ctx *c, int argc, char **argv)
 enum s3c_err cmd_mv(struct cli_ctx *c, int argc, char **argv)
 {
     return transfer_main(c, "mv", argc, argv);
-}
-
-/* ---- local trees (plan/walk) ------------------------------------------------------- */
-
-static enum s3c_err transfer_walk_open(struct transfer *t, struct s3c_error *e)
-{
-    struct walk_opts wo = WALK_OPTS_INIT;
-    struct buf dir = BUF_INIT(65536);
-
-    wo.follow_symlinks = !t->no_follow_symlinks;
-    if (t->pattern) {
-        if (wild_prefix_dir(t->pattern, &dir))
-            return s3c_fail(e, S3C_ENOMEM, "path too long");
-        t->walk_match = strdup(buf_cstr(&dir));
-        t->walk_root = strdup(dir.len ? buf_cstr(&dir) : ".");
-    } else {
-        t->walk_match = strdup("");
-        t->walk_root = strdup(t->src_arg);
-    }
-    buf_release(&dir);
-    if (!t->walk_match || !t->walk_root)
-        return s3c_fail(e, S3C_ENOMEM, "out of memory");
-    wo.tmp_of = job_tmp_of;
-    t->walk = walk_open(t->walk_root, &wo, e);
-    if (!t->walk)
-        return e->code ? e->code : S3C_EIO;
-    if (!t->pattern && !walk_root_is_dir(t->walk))
-        return s3c_fail(e, S3C_EUSAGE, "%s: %s is not a directory (drop --recursive for one file)", t->base.verb, t->src_arg);
-    return S3C_OK;
-}
-
-static int transfer_walk_next(struct transfer *t, struct xfer_obj **out)
-{
-    for (;;) {
-        struct walk_entry we;
-        struct s3c_error e = S3C_ERROR_INIT;
-        struct buf path = BUF_INIT(65536), match = BUF_INIT(65536);
-        struct buf dst = BUF_INIT(65536), shown_dst = BUF_INIT(65536);
-        struct xfer_obj *o = NULL;
-        struct sv rel;
-        enum s3c_err rc = walk_next(t->walk, &we, &e);
-
-        if (rc) {
-            /* One entry failed (unreadable, loop...): skipped, the rest goes on. */
-            char shown[65536];
-            snprintf(shown, sizeof(shown), "%s/%.*s", t->walk_root, (int)we.rel.n, we.rel.p);
-            e.code = S3C_ESKIPPED;
-            skip_with_error(t, shown, t->dst_arg, &e);
-            continue;
-        }
-        if (we.kind == WALK_END)
-            return 0;
-        if (we.kind == WALK_SPECIAL) {
-            /* A FIFO, a device, a socket: skipped (exit 2), as the AWS CLI skips them. */
-            char shown[65536];
-            snprintf(shown, sizeof(shown), "%s/%.*s", t->walk_root, (int)we.rel.n, we.rel.p);
-            s3c_fail(&e, S3C_ESKIPPED, "not a regular file (a device, a FIFO or a socket)");
-            skip_with_error(t, shown, t->dst_arg, &e);
-            continue;
-        }
-        rel = we.rel;
-        if (t->pattern) {
-            buf_adds(&match, t->walk_match);
-            buf_addsv(&match, we.rel);
-            if (!wild_match(t->pattern, buf_sv(&match))) {
-                buf_release(&match);
-                continue;
-            }
-            t->matched++;
-            rel = wild_relative(t->pattern, buf_sv(&match));
-        }
-        if ((!filter_empty(&t->filter) && !filter_accept(&t->filter, t->filter_root, rel)) ||
-            !job_owns(&t->base, rel)) {
-            buf_release(&match);
-            continue;
-        }
-        buf_adds(&path, t->walk_root);
-        if (path.len && path.data[path.len - 1] != '/')
-            buf_addc(&path, '/');
-        buf_addsv(&path, we.rel);
-        {
-            char *relz = sv_dup(rel);
-            if (!relz || dst_for(t, relz, &dst, &shown_dst, &e))
-                skip_with_error(t, buf_cstr(&path), t->dst_arg, &e);
-            else
-                o = obj_make(t, buf_cstr(&path), buf_cstr(&dst), buf_cstr(&path), buf_cstr(&shown_dst));
-            free(relz);
-        }
-        buf_release(&path);
-        buf_release(&match);
-        buf_release(&dst);
-        buf_release(&shown_dst);
-        if (!o)
-            continue;
-        o->size = we.size_bytes;
-        o->size_known = true;
-        o->mtime = we.mtime_sec;
-        ((struct shown *)o->user)->size = we.size_bytes;
-        *out = o;
-        return 1;
-    }
-}
-
-static void transfer_walk_close(struct transfer *t)
-{
-    walk_close(t->walk);
-    t->walk = NULL;
-    free(t->walk_root);
-    free(t->walk_match);
 }

@@ -1,7 +1,8 @@
 /*
- * transfer: cp and mv as jobs (cli/job.h) — their flags, the stream of
- * objects to move (one object, a local walk or an S3 listing), the result
- * lines, and mv's deletion of sources after verified copies.
+ * transfer: cp and mv as jobs (cli/job.h) — their flags, the destination
+ * of each object their source yields (one object, a local walk, an S3
+ * listing or a manifest: cli/objsrc.h), the skips by destination, the
+ * result lines, and mv's deletion of sources after verified copies.
  */
 #ifndef S3C_CLI_TRANSFER_H
 #define S3C_CLI_TRANSFER_H

@@ -1,8 +1,13 @@
 /* The unit-test runner: runs every registered test, or those whose name contains argv[1]. */
 #include "t.h"
 
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
 #include <stdarg.h>
 #include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #define T_MAX 1024
 
@@ -42,6 +47,56 @@ const char *t_fixture(const char *name)
 
     snprintf(path, sizeof(path), "%s/%s", dir ? dir : "tests/fixtures", name);
     return path;
+}
+
+/* ---- temporary trees (t.h) ---- */
+
+void t_tmpdir(char *dir, size_t size)
+{
+    const char *t = getenv("TMPDIR");
+
+    snprintf(dir, size, "%s/s3c-unit-XXXXXX", t && *t ? t : "/tmp");
+    if (!mkdtemp(dir))
+        t_fail(__FILE__, __LINE__, "mkdtemp: %s", strerror(errno));
+}
+
+static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st, (void)ftw;
+    if (flag == FTW_DP || flag == FTW_D)
+        return rmdir(path);
+    return unlink(path);
+}
+
+void t_rm_tree(const char *dir)
+{
+    nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+void t_mk(const char *dir, const char *rel)
+{
+    char path[4096];
+    size_t i, n;
+    int fd;
+
+    n = (size_t)snprintf(path, sizeof(path), "%s/%s", dir, rel);
+    for (i = strlen(dir) + 1; i < n; i++) {
+        if (path[i] == '/') {
+            path[i] = '\0';
+            mkdir(path, 0755);
+            path[i] = '/';
+        }
+    }
+    if (path[n - 1] == '/')
+        return;
+    fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd < 0) {
+        t_fail(__FILE__, __LINE__, "create %s: %s", rel, strerror(errno));
+        return;
+    }
+    if (write(fd, rel, strlen(rel)) < 0) /* size = length of the name */
+        t_fail(__FILE__, __LINE__, "write %s", rel);
+    close(fd);
 }
 
 int main(int argc, char **argv)

@@ -48,4 +48,11 @@ void t_fail(const char *file, int line, const char *fmt, ...) __attribute__((for
 /* Path of a fixture under tests/fixtures (the runner is started from the repo root). */
 const char *t_fixture(const char *name);
 
+/* A fresh temporary directory under $TMPDIR (or /tmp) into 'dir'; removed by t_rm_tree(). */
+void t_tmpdir(char *dir, size_t size);
+void t_rm_tree(const char *dir);
+/* Create 'rel' under 'dir', holding its own name (so its size is its length);
+ * a trailing '/' makes a directory; parents are made. */
+void t_mk(const char *dir, const char *rel);
+
 #endif

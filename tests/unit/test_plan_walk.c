@@ -2,7 +2,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -10,56 +9,6 @@
 
 #include "plan/walk.h"
 #include "store/store_fs.h"
-
-/* A fresh temporary directory under $TMPDIR (or /tmp); removed by rm_tree(). */
-static void make_tmp(char *dir, size_t size)
-{
-    const char *t = getenv("TMPDIR");
-
-    snprintf(dir, size, "%s/s3c-walk-XXXXXX", t && *t ? t : "/tmp");
-    if (!mkdtemp(dir))
-        t_fail(__FILE__, __LINE__, "mkdtemp: %s", strerror(errno));
-}
-
-static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-    (void)st, (void)ftw;
-    if (flag == FTW_DP || flag == FTW_D)
-        return rmdir(path);
-    return unlink(path);
-}
-
-static void rm_tree(const char *dir)
-{
-    nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
-}
-
-/* Create 'rel' under 'dir': a trailing '/' makes a directory; parents are made. */
-static void mk(const char *dir, const char *rel)
-{
-    char path[4096];
-    size_t i, n;
-    int fd;
-
-    n = (size_t)snprintf(path, sizeof(path), "%s/%s", dir, rel);
-    for (i = strlen(dir) + 1; i < n; i++) {
-        if (path[i] == '/') {
-            path[i] = '\0';
-            mkdir(path, 0755);
-            path[i] = '/';
-        }
-    }
-    if (path[n - 1] == '/')
-        return;
-    fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (fd < 0) {
-        t_fail(__FILE__, __LINE__, "create %s: %s", rel, strerror(errno));
-        return;
-    }
-    if (write(fd, rel, strlen(rel)) < 0) /* size = length of the name */
-        t_fail(__FILE__, __LINE__, "write %s", rel);
-    close(fd);
-}
 
 static void ln(const char *dir, const char *target, const char *rel)
 {
@@ -124,23 +73,23 @@ TEST(walk_yields_s3_key_order)
 {
     char dir[512], got[8192];
 
-    make_tmp(dir, sizeof(dir));
+    t_tmpdir(dir, sizeof(dir));
     /* "a" is a directory: its keys "a/..." sort after "a-b" and "a.b", before "a0". */
-    mk(dir, "a0");
-    mk(dir, "a.b");
-    mk(dir, "a/b");
-    mk(dir, "a-b");
-    mk(dir, "a/c/x");
-    mk(dir, "a/c-d");
-    mk(dir, "a/c.e");
-    mk(dir, "a/c0");
-    mk(dir, "b");
-    mk(dir, "Z");
-    mk(dir, "file with space.txt");
-    mk(dir, "\xc3\xa9t\xc3\xa9/caf\xc3\xa9");     /* été/café: bytes >= 0x80 sort last */
-    mk(dir, "\xe2\x82\xac");                       /* € */
-    mk(dir, "empty/");                             /* empty directories yield nothing */
-    mk(dir, "z/deeper/still/");
+    t_mk(dir, "a0");
+    t_mk(dir, "a.b");
+    t_mk(dir, "a/b");
+    t_mk(dir, "a-b");
+    t_mk(dir, "a/c/x");
+    t_mk(dir, "a/c-d");
+    t_mk(dir, "a/c.e");
+    t_mk(dir, "a/c0");
+    t_mk(dir, "b");
+    t_mk(dir, "Z");
+    t_mk(dir, "file with space.txt");
+    t_mk(dir, "\xc3\xa9t\xc3\xa9/caf\xc3\xa9");     /* été/café: bytes >= 0x80 sort last */
+    t_mk(dir, "\xe2\x82\xac");                       /* € */
+    t_mk(dir, "empty/");                             /* empty directories yield nothing */
+    t_mk(dir, "z/deeper/still/");
     walk_all(dir, NULL, got, sizeof(got));
     CHECK_STR(got, "Z\n"
                    "a-b\n"
@@ -155,7 +104,7 @@ TEST(walk_yields_s3_key_order)
                    "file with space.txt\n"
                    "\xc3\xa9t\xc3\xa9/caf\xc3\xa9\n"
                    "\xe2\x82\xac\n");
-    rm_tree(dir);
+    t_rm_tree(dir);
 }
 
 static int cmp_str(const void *a, const void *b)
@@ -172,7 +121,7 @@ TEST(walk_order_equals_sorted_paths)
     char store[600][64];
     size_t np = 0, i, j, k, used = 0;
 
-    make_tmp(dir, sizeof(dir));
+    t_tmpdir(dir, sizeof(dir));
     for (i = 0; i < 8; i++)
         for (j = 0; j < 8; j++)
             for (k = 0; k < 8; k++) {
@@ -180,14 +129,14 @@ TEST(walk_order_equals_sorted_paths)
                 if (i == j)
                     continue;   /* keep some names files at level two */
                 snprintf(rel, sizeof(rel), "%s/%s/%s%s", parts[i], parts[j], parts[k], k % 2 ? "/f" : "");
-                mk(dir, rel);
+                t_mk(dir, rel);
                 snprintf(store[np], sizeof(store[np]), "%s", rel);
                 paths[np] = store[np];
                 np++;
             }
     for (i = 0; i < 8; i++) {
         snprintf(rel, sizeof(rel), "%s/%s", parts[i], parts[i]);   /* files beside directories */
-        mk(dir, rel);
+        t_mk(dir, rel);
         snprintf(store[np], sizeof(store[np]), "%s", rel);
         paths[np] = store[np];
         np++;
@@ -197,7 +146,7 @@ TEST(walk_order_equals_sorted_paths)
         used += (size_t)snprintf(want + used, sizeof(want) - used, "%s\n", paths[i]);
     walk_all(dir, NULL, got, sizeof(got));
     CHECK(strcmp(got, want) == 0);
-    rm_tree(dir);
+    t_rm_tree(dir);
 }
 
 TEST(walk_entry_fields)
@@ -208,8 +157,8 @@ TEST(walk_entry_fields)
     struct walk *w;
     struct stat st;
 
-    make_tmp(dir, sizeof(dir));
-    mk(dir, "sub/twelve.bytes");        /* 16 bytes: the name */
+    t_tmpdir(dir, sizeof(dir));
+    t_mk(dir, "sub/twelve.bytes");        /* 16 bytes: the name */
     snprintf(path, sizeof(path), "%s/sub/twelve.bytes", dir);
     stat(path, &st);
     w = walk_open(path, NULL, &e);
@@ -231,7 +180,7 @@ TEST(walk_entry_fields)
     CHECK_INT(ent.kind, WALK_END);
     walk_close(w);
     walk_close(NULL);
-    rm_tree(dir);
+    t_rm_tree(dir);
 }
 
 TEST(walk_single_file_and_missing_root)
@@ -239,15 +188,15 @@ TEST(walk_single_file_and_missing_root)
     char dir[512], path[1024], got[1024];
     struct s3c_error e = S3C_ERROR_INIT;
 
-    make_tmp(dir, sizeof(dir));
-    mk(dir, "one file.txt");
+    t_tmpdir(dir, sizeof(dir));
+    t_mk(dir, "one file.txt");
     snprintf(path, sizeof(path), "%s/one file.txt", dir);
     walk_all(path, NULL, got, sizeof(got));
     CHECK_STR(got, "one file.txt\n");
     snprintf(path, sizeof(path), "%s/absent", dir);
     CHECK(walk_open(path, NULL, &e) == NULL);
     CHECK_INT(e.code, S3C_ENOTFOUND);
-    rm_tree(dir);
+    t_rm_tree(dir);
 }
 
 TEST(walk_symlinks_followed_skipped_and_looping)
@@ -255,11 +204,11 @@ TEST(walk_symlinks_followed_skipped_and_looping)
     char dir[512], got[4096];
     struct walk_opts nofollow = WALK_OPTS_INIT;
 
-    make_tmp(dir, sizeof(dir));
-    mk(dir, "d/f");
-    mk(dir, "d/sub/g");
-    mk(dir, "d/sub/up-x");              /* "up-x" < "up/" < "up0" */
-    mk(dir, "d/sub/up0");
+    t_tmpdir(dir, sizeof(dir));
+    t_mk(dir, "d/f");
+    t_mk(dir, "d/sub/g");
+    t_mk(dir, "d/sub/up-x");              /* "up-x" < "up/" < "up0" */
+    t_mk(dir, "d/sub/up0");
     ln(dir, "..", "d/sub/up");          /* loop: up -> d, an ancestor */
     ln(dir, "d", "link-to-d");          /* a link to a directory: walked when following */
     ln(dir, "d/f", "link-to-f");        /* a link to a file */
@@ -285,21 +234,21 @@ TEST(walk_symlinks_followed_skipped_and_looping)
                    "d/sub/g\n"
                    "d/sub/up-x\n"
                    "d/sub/up0\n");
-    rm_tree(dir);
+    t_rm_tree(dir);
 }
 
 TEST(walk_special_files_are_flagged)
 {
     char dir[512], path[1024], got[1024];
 
-    make_tmp(dir, sizeof(dir));
-    mk(dir, "a");
-    mk(dir, "c");
+    t_tmpdir(dir, sizeof(dir));
+    t_mk(dir, "a");
+    t_mk(dir, "c");
     snprintf(path, sizeof(path), "%s/b-fifo", dir);
     CHECK(mkfifo(path, 0644) == 0);
     walk_all(dir, NULL, got, sizeof(got));
     CHECK_STR(got, "a\n!b-fifo\nc\n");
-    rm_tree(dir);
+    t_rm_tree(dir);
 }
 
 /*
@@ -314,12 +263,12 @@ TEST(walk_unreadable_entries_do_not_stop_the_walk)
     ssize_t n, used = 0;
     pid_t pid;
 
-    make_tmp(dir, sizeof(dir));
+    t_tmpdir(dir, sizeof(dir));
     chmod(dir, 0755);
-    mk(dir, "a");
-    mk(dir, "locked/secret");
-    mk(dir, "m/noread");
-    mk(dir, "z");
+    t_mk(dir, "a");
+    t_mk(dir, "locked/secret");
+    t_mk(dir, "m/noread");
+    t_mk(dir, "z");
     snprintf(path, sizeof(path), "%s/locked", dir);
     chmod(path, 0);
     snprintf(path, sizeof(path), "%s/m/noread", dir);
@@ -354,7 +303,7 @@ TEST(walk_unreadable_entries_do_not_stop_the_walk)
     CHECK_STR(got, "a\nE:locked/:13/\nE:m/noread:13\nz\n");
     snprintf(path, sizeof(path), "%s/locked", dir);
     chmod(path, 0755);
-    rm_tree(dir);
+    t_rm_tree(dir);
 }
 
 TEST(walk_directory_over_the_cap_is_an_error_entry)
@@ -363,17 +312,17 @@ TEST(walk_directory_over_the_cap_is_an_error_entry)
     struct walk_opts o = WALK_OPTS_INIT;
     int i;
 
-    make_tmp(dir, sizeof(dir));
-    mk(dir, "a");
+    t_tmpdir(dir, sizeof(dir));
+    t_mk(dir, "a");
     for (i = 0; i < 200; i++) {
         snprintf(rel, sizeof(rel), "big/file-%03d", i);
-        mk(dir, rel);
+        t_mk(dir, rel);
     }
-    mk(dir, "small/x");
+    t_mk(dir, "small/x");
     o.dir_max_bytes = 4096;     /* the root and "small" fit; "big" does not */
     walk_all(dir, &o, got, sizeof(got));
     CHECK_STR(got, "a\nE:big/:12/\nsmall/x\n");
-    rm_tree(dir);
+    t_rm_tree(dir);
 }
 
 /* Every descriptor the walk opened is closed, whether it ran to the end or not. */
@@ -385,8 +334,8 @@ TEST(walk_releases_descriptors)
     struct walk *w;
     int before, after;
 
-    make_tmp(dir, sizeof(dir));
-    mk(dir, "a/b/c/d/e/f");
+    t_tmpdir(dir, sizeof(dir));
+    t_mk(dir, "a/b/c/d/e/f");
     before = dup(0);
     close(before);
     w = walk_open(dir, NULL, &e);
@@ -396,7 +345,7 @@ TEST(walk_releases_descriptors)
     after = dup(0);
     close(after);
     CHECK_INT(after, before);
-    rm_tree(dir);
+    t_rm_tree(dir);
 }
 
 static enum walk_tmp tmp_by_lock(void *ctx, int dfd, const char *name)
@@ -414,9 +363,9 @@ TEST(walk_temp_files_known_by_their_lock_not_their_name)
     struct s3c_error e = S3C_ERROR_INIT;
     int fd = -1;
 
-    make_tmp(dir, sizeof(dir));
-    mk(dir, ".s3c-x.12345678.tmp");
-    mk(dir, "a");
+    t_tmpdir(dir, sizeof(dir));
+    t_mk(dir, ".s3c-x.12345678.tmp");
+    t_mk(dir, "a");
     snprintf(dst, sizeof(dst), "%s/b", dir);
     CHECK(fs_tmp_create(dst, 0, &fd, &tmp, &e) == S3C_OK);
     o.tmp_of = tmp_by_lock;
@@ -427,5 +376,5 @@ TEST(walk_temp_files_known_by_their_lock_not_their_name)
     CHECK_STR(got, ".s3c-x.12345678.tmp\na\n");
     fs_tmp_abort(fd, buf_cstr(&tmp));
     buf_release(&tmp);
-    rm_tree(dir);
+    t_rm_tree(dir);
 }

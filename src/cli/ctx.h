@@ -1,0 +1,80 @@
+/*
+ * ctx: what every verb gets from the run (ctx.c), below the verbs: the
+ * configuration, the store and the keys made on first use, the op name of
+ * error lines, and the global flags. cli.c only dispatches to the verbs;
+ * the verbs call down to here, never back up to it.
+ */
+#ifndef S3C_CLI_CTX_H
+#define S3C_CLI_CTX_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "base/err.h"
+#include "cfg/config.h"
+
+struct cfg_flags;
+struct creds_src;
+struct keyring;
+struct out_opts;
+struct store_s3;
+struct cli_ctx;
+
+/* A verb's entry point. */
+typedef enum s3c_err (*cli_verb_fn)(struct cli_ctx *c, int argc, char **argv);
+
+struct cli_ctx {
+    struct s3c_config cfg;      /* resolved configuration */
+    const char *region_flag;    /* --region as given, NULL when not */
+    struct creds_src *creds_src; /* the credential provider, found on first use by cli_keys() */
+    struct keyring *keys;       /* its keys, refreshed as they near expiry */
+    struct store_s3 *s3;        /* created on first use by cli_s3() */
+    bool reads_only;            /* the verb writes no bucket: ReadOnly S3 Express sessions */
+    /* The dispatcher's verbs by name, NULL if unknown (run's barrier lines):
+     * cli_main() hands its table down, so run calls no file above it. NULL
+     * when the ctx is not cli_main()'s (doc.c's flag probe). */
+    cli_verb_fn (*verb)(const char *name);
+};
+
+/*
+ * The keys of this run, from the provider botocore would choose (found and
+ * first fetched on the first call); NULL with 'e' set when there are none
+ * or the provider failed. Not for --no-sign-request runs.
+ */
+struct keyring *cli_keys(struct cli_ctx *c, struct s3c_error *e);
+
+/* The S3 store for this run, created on first call; NULL with 'e' set on failure. */
+struct store_s3 *cli_s3(struct cli_ctx *c, struct s3c_error *e);
+
+/* Free what the run made (the keys, the store, the provider, the config). */
+void cli_ctx_release(struct cli_ctx *c);
+
+/* The verb writes no bucket (or does): reads then ask for ReadOnly S3
+ * Express sessions (writes always take ReadWrite ones). */
+void cli_reads_only(struct cli_ctx *c, bool reads_only);
+
+/*
+ * The command line's global flags, wherever they stand (before "--"): moved
+ * out of argv[1..argc) into 'f' and 'o'; the rest stays in order in rest[]
+ * (room for argc entries), *n_rest of them. S3C_EUSAGE on a flag's missing
+ * or unwanted value.
+ */
+enum s3c_err cli_take_globals(int argc, char **argv, struct cfg_flags *f, struct out_opts *o,
+                              char **rest, int *n_rest, struct s3c_error *e);
+
+/*
+ * A run file's line: take the global options out of argv[1..*argc) (argv[0]
+ * is its verb), closing the gap. The output ones (--json, --quiet,
+ * --only-show-errors, --no-progress) go into 'o'; the others (--endpoint-url,
+ * --profile, --region, --debug...) are the run's, not a line's: S3C_EUSAGE.
+ */
+enum s3c_err cli_line_globals(int *argc, char **argv, struct out_opts *o, struct s3c_error *e);
+
+/* "ls s3://b/p" from a verb and its arguments, for error lines. */
+void cli_op_name(char *out, size_t n, const char *verb, int argc, const char **argv);
+
+/* For the man page, the completions and their tests (cli/doc.h): the global
+ * flags by index (and whether each takes a value); NULL past the last. */
+const char *cli_global_flag_at(int i, bool *takes_value);
+
+#endif
