@@ -93,14 +93,14 @@ enum s3c_err copy_start(struct engine *g, struct xfer_obj_state *os, struct req 
         if (os->keep_meta && o->head)
             copy_keep_headers(os, o->head);
         plan_parts(g, os);
-        os->phase = PH_CREATE;
+        obj_phase_set(g, os, PH_CREATE);
         r = req_get(g, os, head ? RK_HEAD_SRC : os->keep_tags ? RK_GET_TAGS : RK_CREATE);
         if (!r)
             return s3c_fail(e, S3C_ENOMEM, "out of memory");
         *out = r;
         return S3C_OK;
     }
-    os->phase = PH_SINGLE;
+    obj_phase_set(g, os, PH_SINGLE);
     if (os->merge_meta && o->head)
         copy_keep_headers(os, o->head);
     r = req_get(g, os, os->merge_meta && !o->head ? RK_HEAD_SRC : RK_COPY);
@@ -134,7 +134,7 @@ static void copy_next(struct engine *g, struct xfer_obj_state *os, enum req_kind
     struct s3c_error e = S3C_ERROR_INIT;
     struct req *c;
 
-    os->phase = kind == RK_COPY ? PH_SINGLE : PH_CREATE;
+    obj_phase_set(g, os, kind == RK_COPY ? PH_SINGLE : PH_CREATE);
     c = req_get(g, os, kind);
     if (c && kind == RK_COPY && copy_single(os, c))
         s3c_fail(&e, S3C_ENOMEM, "key too long");
@@ -265,7 +265,7 @@ void on_copy(struct engine *g, struct req *r)
         return;
     }
     os->proven = copy_proven(r, &os->unproven);
-    os->phase = PH_END;
+    obj_phase_set(g, os, PH_END);
     req_put_back(g, r);
     maybe_finish(g, os);
 }

@@ -66,7 +66,7 @@ enum s3c_err download_start(struct engine *g, struct xfer_obj_state *os, struct 
         (g->land || (g->land = land_new(LAND_THREADS, wake_loop, g->loop)))) {
         /* Received into memory; a worker creates the file (land.h). */
         os->small_dl = true;
-        os->phase = PH_SINGLE;
+        obj_phase_set(g, os, PH_SINGLE);
         r = req_get(g, os, RK_GET);
         if (!r)
             return s3c_fail(e, S3C_ENOMEM, "out of memory");
@@ -79,7 +79,7 @@ enum s3c_err download_start(struct engine *g, struct xfer_obj_state *os, struct 
     if (g->opts.verify && (wants_multipart(g, os->size) || small_multipart(o))) {
         /* Ranged: first learn how the whole can be checked (on_head_info), from
          * the caller's HEAD when it made one: the same question, asked once. */
-        os->phase = PH_PROBE;
+        obj_phase_set(g, os, PH_PROBE);
         if (o->head)
             return dl_caller_head(g, os, e);
         r = req_get(g, os, RK_HEAD_INFO);
@@ -93,7 +93,7 @@ enum s3c_err download_start(struct engine *g, struct xfer_obj_state *os, struct 
         dl_start(g, os);
         return S3C_OK;
     }
-    os->phase = PH_SINGLE;
+    obj_phase_set(g, os, PH_SINGLE);
     r = req_get(g, os, RK_GET);
     if (!r)
         return s3c_fail(e, S3C_ENOMEM, "out of memory");
@@ -120,7 +120,7 @@ enum s3c_err stdout_start(struct engine *g, struct xfer_obj_state *os, struct re
         /* Ranges: ask for a stored checksum first (on_head_info): cheaper than the
          * MD5 of the whole; without one, a multipart ETag is checked part by part.
          * The caller's HEAD, when it made one, says it: the same question, asked once. */
-        os->phase = PH_PROBE;
+        obj_phase_set(g, os, PH_PROBE);
         if (os->o->head)
             return dl_caller_head(g, os, e);
         r = req_get(g, os, RK_HEAD_INFO);
@@ -138,7 +138,7 @@ enum s3c_err stdout_start(struct engine *g, struct xfer_obj_state *os, struct re
     /* One range is 1 MiB at most (xfer_stdout_part_size), within r->mem's cap:
      * should it not be, the body fails to fit, it is never written unchecked. */
     os->held = g->opts.verify;
-    os->phase = PH_SINGLE;
+    obj_phase_set(g, os, PH_SINGLE);
     *out = r;
     return S3C_OK;
 }
@@ -189,7 +189,7 @@ static enum s3c_err stdout_start_parts(struct engine *g, struct xfer_obj_state *
         os->win_md5 = true; /* by a hash worker, a part at a time once written (stdout_hash_kick) */
         md5_init(&os->seq_hash.job.md5);
     }
-    os->phase = PH_PARTS;
+    obj_phase_set(g, os, PH_PARTS);
     os->next_part = 1;
     os->win_head = 1;
     os->win_free = 1;
@@ -635,7 +635,7 @@ static void stdout_end(struct engine *g, struct xfer_obj_state *os)
     struct s3c_error e = S3C_ERROR_INIT;
 
     if (stdout_verify(g, os, &e))
-        os->phase = PH_END;
+        obj_phase_set(g, os, PH_END);
     else
         obj_fail(g, os, &e);
 }
@@ -920,7 +920,7 @@ void on_get(struct engine *g, struct req *r)
         req_put_back(g, r);
         return;
     }
-    os->phase = PH_END;
+    obj_phase_set(g, os, PH_END);
     req_put_back(g, r);
     maybe_finish(g, os);
 }
@@ -939,7 +939,7 @@ static void dl_again(struct engine *g, struct xfer_obj_state *os, const struct s
     g->stats.bytes -= g->stats.bytes >= os->size ? os->size : g->stats.bytes;
     os->parts_done = 0;
     os->next_part = 1;
-    os->phase = PH_PARTS;
+    obj_phase_set(g, os, PH_PARTS);
     os->next = g->active;
     g->active = os;
     if (os->check == DL_SEQ) {
@@ -965,10 +965,10 @@ static void dl_verify(struct engine *g, struct xfer_obj_state *os)
 
     switch (dl_check(g, os, &e)) {
     case DLV_OK:
-        os->phase = PH_END;
+        obj_phase_set(g, os, PH_END);
         break;
     case DLV_HASHING:
-        os->phase = PH_VERIFY; /* dl_seq_hashed comes back once all is hashed */
+        obj_phase_set(g, os, PH_VERIFY); /* dl_seq_hashed comes back once all is hashed */
         break;
     case DLV_AGAIN:
         dl_again(g, os, &e);
@@ -1155,11 +1155,11 @@ static void land_start(struct engine *g, struct xfer_obj_state *os, struct buf *
     j->dst = os->o->dst;
     j->mtime = os->o->mtime;
     j->ctx = os;
-    os->phase = PH_LAND;
+    obj_phase_set(g, os, PH_LAND);
     if (!land_submit(g->land, j)) {
         s3c_fail(&os->err, S3C_ENOMEM, "cannot start a thread to write %s", os->o->dst);
         os->failed = true;
-        os->phase = PH_END;
+        obj_phase_set(g, os, PH_END);
         maybe_finish(g, os);
         return;
     }
@@ -1180,7 +1180,7 @@ void land_reap(struct engine *g)
             os->err = j->err;
             os->failed = true;
         }
-        os->phase = PH_END;
+        obj_phase_set(g, os, PH_END);
         maybe_finish(g, os);
     }
 }

@@ -57,7 +57,9 @@ enum req_kind {
     RK_ABORT_STALE,     /* AbortMultipartUpload of the upload a killed run journaled for this key */
 };
 
+/* An object's phase: changed only by obj_phase_set (obj.c), which holds the legal moves. */
 enum obj_phase {
+    PH_NEW,             /* made, not started yet */
     PH_SINGLE,          /* one request */
     PH_PROBE,           /* ranged download: learning how to verify it (HEADs) */
     PH_CREATE,          /* waiting for the upload id */
@@ -435,7 +437,7 @@ static inline int64_t now_ms(void)
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/* part.c: the engine's part planning (calls no other engine file) */
+/* part.c: the engine's part planning (calls obj.c) */
 void plan_parts(struct engine *g, struct xfer_obj_state *os);
 bool small_multipart(const struct xfer_obj *o);
 bool wants_multipart(struct engine *g, uint64_t size);
@@ -447,10 +449,19 @@ void bw_refill(struct engine *g, int64_t now);
 void adapt(struct engine *g);
 void link_observe(struct engine *g, const struct req *r);
 
-/* req.c: objects' and requests' life, the judge of answers, retries (calls part.c only) */
+/* obj.c: an object's phase, end and lists; the run-wide stop, --debug (calls no other engine file) */
 bool stopping(const struct engine *g);
 void xdebug(struct engine *g, const struct xfer_obj *o, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* The one place an object's phase changes: checks the move is legal, tells it under --debug. */
+void obj_phase_set(struct engine *g, struct xfer_obj_state *os, enum obj_phase to);
+void rehash_remove(struct engine *g, struct xfer_obj_state *os);
+void obj_finish(struct engine *g, struct xfer_obj_state *os);
+/* The caller hears of 'o' (done), then it is freed, unless a helper loop keeps it (keep_objs). */
+void obj_report(struct engine *g, struct xfer_obj *o, const struct s3c_error *e);
+void active_remove(struct engine *g, struct xfer_obj_state *os);
+
+/* req.c: requests' life, the judge of answers, retries (calls obj.c and part.c) */
 bool hash_start(struct engine *g, struct eng_hash *h, int fd, const void *mem, uint64_t off, uint64_t len);
 bool req_hash_file(struct engine *g, struct req *r, int fd, uint64_t off, uint64_t len);
 bool req_hash_mem(struct engine *g, struct req *r, const void *mem, uint64_t len);
@@ -460,17 +471,13 @@ void req_park(struct engine *g, struct req *r);
 bool req_hash_back(struct engine *g, struct req *r);
 void req_unpark(struct engine *g, struct req *r);
 void hash_reap(struct engine *g);
-void rehash_remove(struct engine *g, struct xfer_obj_state *os);
-void obj_finish(struct engine *g, struct xfer_obj_state *os);
-/* The caller hears of 'o' (done), then it is freed, unless a helper loop keeps it (keep_objs). */
-void obj_report(struct engine *g, struct xfer_obj *o, const struct s3c_error *e);
-void active_remove(struct engine *g, struct xfer_obj_state *os);
 struct req *req_get(struct engine *g, struct xfer_obj_state *os, enum req_kind kind);
 void req_put_back(struct engine *g, struct req *r);
 enum s3c_err req_submit(struct engine *g, struct req *r, struct s3c_error *e);
 void submit_or_fail(struct engine *g, struct req *r);
 struct req *due_retry(struct engine *g, int64_t now);
 void obj_fail(struct engine *g, struct xfer_obj_state *os, const struct s3c_error *e);
+void obj_abort(struct engine *g, struct xfer_obj_state *os);
 void maybe_finish(struct engine *g, struct xfer_obj_state *os);
 /* Free an upload's id and per-part arrays (have, etags, md5s) and set them to NULL. */
 void mpu_state_free(struct xfer_obj_state *os);

@@ -24,6 +24,7 @@ bool abort_late_upload(struct engine *g, struct req *r)
     struct xfer_obj_state *os = r->os;
     struct s3_initiate_multipart im = S3_INITIATE_MULTIPART_INIT;
     struct s3c_error e = S3C_ERROR_INIT;
+    bool ended;
 
     if (os->upload_id || r->http.resp.status < 200 || r->http.resp.status >= 300 ||
         s3_parse_initiate_multipart(buf_sv(&r->http.resp.body), &im, NULL) || !im.upload_id[0]) {
@@ -34,8 +35,10 @@ bool abort_late_upload(struct engine *g, struct req *r)
     s3_initiate_multipart_release(&im);
     req_put_back(g, r);
     s3c_fail(&e, S3C_ECANCEL, "%s", cancel_requested ? "interrupted" : "stopped");
-    os->phase = PH_CREATE; /* not ended yet: obj_fail sends the abort */
-    obj_fail(g, os, &e);
+    ended = os->phase == PH_END;
+    obj_fail(g, os, &e); /* sends the abort, now that there is an id */
+    if (ended)
+        obj_abort(g, os); /* the object had ended before its id came: obj_fail sent none */
     maybe_finish(g, os);
     return true;
 }
@@ -116,7 +119,7 @@ void send_complete(struct engine *g, struct xfer_obj_state *os)
     }
     if (s3_build_complete_multipart(parts, os->n_parts, &r->mem, &e) || req_submit(g, r, &e))
         goto fail;
-    os->phase = PH_COMPLETE;
+    obj_phase_set(g, os, PH_COMPLETE);
     free(parts);
     free(cks);
     return;
@@ -335,7 +338,8 @@ static bool complete_ck_ok(struct engine *g, const struct xfer_obj_state *os, co
  * a store may ignore that header there (Ceph 16 does), so the first such copy
  * reads its tags back (GetObjectTagging) to learn which store this is. Tags
  * too long for the header, or that the store dropped, are set with
- * PutObjectTagging. The object ends when the last of these answers.
+ * PutObjectTagging. The object ends when the last of these answers; with
+ * none to send (any other upload), it ends now.
  */
 static void put_tags_late(struct engine *g, struct xfer_obj_state *os)
 {
@@ -344,12 +348,14 @@ static void put_tags_late(struct engine *g, struct xfer_obj_state *os)
     enum req_kind kind;
     struct req *r;
 
-    if (os->o->op != XFER_COPY || !os->src_tag_xml.len || (os->tags_sent && g->mpu_tagging > 0))
+    if (os->o->op != XFER_COPY || !os->src_tag_xml.len || (os->tags_sent && g->mpu_tagging > 0)) {
+        obj_phase_set(g, os, PH_END);
         return;
+    }
     kind = os->tags_sent && g->mpu_tagging == 0 ? RK_CHECK_TAGS : RK_PUT_TAGS;
     free(os->upload_id);    /* completed: nothing to abort any more */
     os->upload_id = NULL;
-    os->phase = PH_SINGLE;
+    obj_phase_set(g, os, PH_SINGLE);
     r = req_get(g, os, kind);
     if (r && kind == RK_PUT_TAGS && buf_add(&r->mem, os->src_tag_xml.data, os->src_tag_xml.len))
         s3c_fail(&e, S3C_ENOMEM, "out of memory");
@@ -371,7 +377,7 @@ void on_put_tags(struct engine *g, struct req *r)
 {
     struct xfer_obj_state *os = r->os;
 
-    os->phase = PH_END;
+    obj_phase_set(g, os, PH_END);
     req_put_back(g, r);
     maybe_finish(g, os);
 }
@@ -393,7 +399,7 @@ void on_check_tags(struct engine *g, struct req *r)
                          "PutObjectTagging after Complete");
     }
     if (kept) {
-        os->phase = PH_END;
+        obj_phase_set(g, os, PH_END);
     } else {
         os->tags_sent = false;
         put_tags_late(g, os);
@@ -467,7 +473,6 @@ void on_complete(struct engine *g, struct req *r)
     /* Parts proven by their checksums: the whole's, which the store made of them, is ours. */
     if (g->opts.verify && r->os->o->op == XFER_UPLOAD && os->md5s_unknown) {
         if (!complete_ck_ok(g, os, &r->http.resp.body, &e)) {
-            os->phase = PH_PARTS;
             req_put_back(g, r);
             obj_fail(g, os, &e);
             maybe_finish(g, os);
@@ -495,7 +500,6 @@ void on_complete(struct engine *g, struct req *r)
                 if (strlen(want) == gl && strncmp(want, got, gl) != 0 && !sse_hides_md5(&r->http.resp)) {
                     s3c_fail(&e, S3C_EHTTP, "the store's ETag %.*s does not match %s", (int)gl, got, want);
                     s3_complete_multipart_release(&cm);
-                    os->phase = PH_PARTS;
                     req_put_back(g, r);
                     obj_fail(g, os, &e);
                     maybe_finish(g, os);
@@ -512,7 +516,6 @@ void on_complete(struct engine *g, struct req *r)
      * object's own ETag, read back, is the proof when our parts make it. */
     if (!os->proven && head_for_proof(g, os))
         return; /* on_head_dst ends the object */
-    os->phase = PH_END;
     put_tags_late(g, os);
     maybe_finish(g, os);
 }
@@ -587,7 +590,6 @@ void on_head_dst(struct engine *g, struct req *r)
         if (!ours)
             os->unproven = "the store answered CompleteMultipartUpload with no ETag, and the object's "
                            "ETag read back is not the one our parts make";
-        os->phase = PH_END;
         put_tags_late(g, os);
         maybe_finish(g, os);
         return;
@@ -602,8 +604,7 @@ void on_head_dst(struct engine *g, struct req *r)
     if (ours) {
         os->proven = true; /* the ETag our parts make */
         journal_drop(g, os);
-        os->phase = PH_END; /* it landed */
-        put_tags_late(g, os);
+        put_tags_late(g, os); /* it landed */
     } else {
         obj_fail(g, os, &e);
     }
@@ -621,7 +622,6 @@ bool head_dst_failed(struct engine *g, struct req *r, enum store_s3_verdict v, s
         req_put_back(g, r);
         os->unproven = "the store answered CompleteMultipartUpload with no ETag, and reading the "
                        "object's ETag back failed";
-        os->phase = PH_END;
         put_tags_late(g, os);
         maybe_finish(g, os);
         return true;
@@ -638,7 +638,7 @@ bool head_dst_failed(struct engine *g, struct req *r, enum store_s3_verdict v, s
 void on_abort(struct engine *g, struct req *r)
 {
     journal_drop(g, r->os);
-    r->os->phase = PH_END;
+    obj_phase_set(g, r->os, PH_END);
     req_put_back(g, r);
     maybe_finish(g, r->os);
 }
@@ -660,7 +660,7 @@ void abort_gave_up(struct engine *g, struct req *r, const struct s3c_error *e)
                                  : "it stays open (and billed) until it is aborted");
     free(os->o->warning);
     os->o->warning = strdup(msg); /* NULL: no warning, nothing else lost */
-    os->phase = PH_END;
+    obj_phase_set(g, os, PH_END);
     req_put_back(g, r);
     maybe_finish(g, os);
 }

@@ -278,7 +278,7 @@ enum s3c_err start_parts(struct engine *g, struct xfer_obj_state *os, struct s3c
         os->md5s = calloc(room, sizeof(*os->md5s));
     if (!os->etags || !os->md5s)
         return s3c_fail(e, S3C_ENOMEM, "out of memory");
-    os->phase = PH_PARTS;
+    obj_phase_set(g, os, PH_PARTS);
     os->next_part = 1;
     os->next = g->active;
     g->active = os;

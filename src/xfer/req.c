@@ -36,170 +36,6 @@
 static bool req_md5_sent(struct engine *g, struct req *r);
 static enum s3c_err body_sha256(struct req *r, char hex[2 * SHA256_LEN + 1], struct s3c_error *e);
 
-/* ---- run-wide state ---------------------------------------------------------- */
-
-atomic_int cancel_requested;
-
-void xfer_cancel(void)
-{
-    cancel_requested = 1;
-}
-
-/* SIGINT/SIGTERM, or a run-wide error: finish what is in flight as cancelled. */
-bool stopping(const struct engine *g)
-{
-    return cancel_requested || g->stop;
-}
-
-void xdebug(struct engine *g, const struct xfer_obj *o, const char *fmt, ...)
-{
-    char msg[1024];
-    va_list ap;
-
-    if (!store_s3_debug_on(g->s3))
-        return;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof(msg), fmt, ap);
-    va_end(ap);
-    store_s3_debugf(g->s3, "xfer: s3://%s/%s: %s", o->src_bucket ? o->src_bucket : o->dst_bucket,
-                    o->src_bucket ? o->src : o->dst, msg);
-}
-
-/* ---- objects ---------------------------------------------------------------- */
-
-struct xfer_obj *xfer_obj_new(enum xfer_op op)
-{
-    struct xfer_obj *o = calloc(1, sizeof(*o));
-
-    if (o) {
-        o->op = op;
-        o->mtime = -1;
-    }
-    return o;
-}
-
-void xfer_obj_free(struct xfer_obj *o)
-{
-    if (!o)
-        return;
-    free(o->src);
-    free(o->src_bucket);
-    free(o->dst);
-    free(o->dst_bucket);
-    free(o->etag);
-    free(o->version_id);
-    free(o->warning);
-    if (o->head) {
-        buf_release(&o->head->headers);
-        buf_release(&o->head->body);
-        free(o->head);
-    }
-    free(o);
-}
-
-static void obj_state_free(struct xfer_obj_state *os)
-{
-    uint32_t i;
-
-    if (os->fd >= 0 && !os->stream)
-        close(os->fd);
-    if (os->jlock >= 0)
-        close(os->jlock); /* its object never ended (journal_release): the lock goes, the record stays */
-    for (i = 0; os->win && i < os->win_k; i++)
-        free(os->win[i].data);
-    free(os->win);
-    buf_release(&os->pending);
-    while (os->n_spare > 0)
-        buf_release(&os->spare[--os->n_spare]);
-    buf_release(&os->src_headers);
-    buf_release(&os->src_tagging);
-    buf_release(&os->src_tag_xml);
-    hash_free(os->seq_sha);
-    free(os->part_crcs);
-    free(os->part_sums);
-    free(os->part_in);
-    buf_release(&os->tmp_path);
-    buf_release(&os->land.body);
-    if (os->dj)
-        journal_download_release(os->dj);
-    free(os->dj);
-    free(os->resumed);
-    free(os->upload_id);
-    free(os->stale_upload_id);
-    free(os->have);
-    free(os->etags);
-    free(os->md5s);
-    free(os);
-}
-
-/* Take 'os' off the engine's rehash list (if it is there). */
-void rehash_remove(struct engine *g, struct xfer_obj_state *os)
-{
-    struct xfer_obj_state **pp;
-
-    for (pp = &g->rehash; *pp; pp = &(*pp)->rehash_next) {
-        if (*pp == os) {
-            *pp = os->rehash_next;
-            os->rehash_next = NULL;
-            return;
-        }
-    }
-}
-
-/* The only place an object ends: temp files go or get their name, the caller hears. */
-void obj_finish(struct engine *g, struct xfer_obj_state *os)
-{
-    struct xfer_obj *o = os->o;
-
-    rehash_remove(g, os);
-    if (os->failed && os->reader_gone) {
-        /* stdout's reader left (`s3c cat k | head`): it took what it wanted;
-         * not a failure of ours (exit 0, as s5cmd). */
-        os->failed = false;
-    }
-    if (g->ops[o->op].end)
-        g->ops[o->op].end(g, os); /* the operation's own ending: a download's temp file */
-    if (os->failed) {
-        g->stats.objects_failed++;
-        if (!g->first_error)
-            g->first_error = os->err.code ? os->err.code : S3C_EINTERNAL;
-    } else {
-        g->stats.objects_ok++;
-    }
-    g->n_objects--;
-    if (o->op == XFER_DELETE)
-        g->n_deletes--;
-    /* Uploads and copies are proven by what the store answered (put_proven & co.);
-     * downloads by their check, unless it said it could not make one. */
-    if (!os->failed && o->op != XFER_DELETE && (o->op == XFER_DOWNLOAD ? os->unproven != NULL : !os->proven))
-        o->unproven = os->unproven ? os->unproven : "nothing the store answered proves the copy";
-    g->source_wait = false; /* a done may let the source produce more */
-    o->st = NULL;
-    obj_report(g, o, os->failed ? &os->err : NULL);
-    obj_state_free(os);
-}
-
-void obj_report(struct engine *g, struct xfer_obj *o, const struct s3c_error *e)
-{
-    if (g->opts.done)
-        g->opts.done(g->opts.done_ctx, o, e);
-    if (!g->keep_objs)
-        xfer_obj_free(o);
-}
-
-void active_remove(struct engine *g, struct xfer_obj_state *os)
-{
-    struct xfer_obj_state **pp;
-
-    for (pp = &g->active; *pp; pp = &(*pp)->next) {
-        if (*pp == os) {
-            *pp = os->next;
-            os->next = NULL;
-            return;
-        }
-    }
-}
-
 /* ---- flexible checksums: whether the store takes them ---------------------------- */
 
 /* Flexible checksums on streamed bodies and multipart uploads: allowed by the
@@ -1111,19 +947,26 @@ void obj_fail(struct engine *g, struct xfer_obj_state *os, const struct s3c_erro
     active_remove(g, os);
     /* A multipart upload that got an id must be aborted, or its parts stay billed. */
     if (os->upload_id && os->phase != PH_ABORT && os->phase != PH_END) {
-        struct req *r = req_get(g, os, RK_ABORT);
-        struct s3c_error ae = S3C_ERROR_INIT;
-
-        os->phase = PH_ABORT;
-        if (!r || req_submit(g, r, &ae)) {
-            if (r)
-                req_put_back(g, r);
-            os->phase = PH_END;
-        }
+        obj_abort(g, os);
         return;
     }
     if (os->phase != PH_ABORT)
-        os->phase = PH_END;
+        obj_phase_set(g, os, PH_END);
+}
+
+/* Send the Abort of the multipart upload 'os' holds (PH_ABORT), or, when it
+ * cannot go, end the object (PH_END: the upload stays open). */
+void obj_abort(struct engine *g, struct xfer_obj_state *os)
+{
+    struct req *r = req_get(g, os, RK_ABORT);
+    struct s3c_error ae = S3C_ERROR_INIT;
+
+    obj_phase_set(g, os, PH_ABORT);
+    if (!r || req_submit(g, r, &ae)) {
+        if (r)
+            req_put_back(g, r);
+        obj_phase_set(g, os, PH_END);
+    }
 }
 
 void maybe_finish(struct engine *g, struct xfer_obj_state *os)
@@ -1222,7 +1065,7 @@ void req_fail(struct engine *g, struct req *r, const struct s3c_error *e, bool r
     }
     if (r->kind == RK_ABORT) {
         /* Nothing more to do for an object that already failed. */
-        os->phase = PH_END;
+        obj_phase_set(g, os, PH_END);
     } else {
         obj_fail(g, os, e);
     }

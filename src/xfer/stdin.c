@@ -86,12 +86,12 @@ enum s3c_err stdin_start(struct engine *g, struct xfer_obj_state *os, struct req
         os->pending = (struct buf)BUF_INIT(0);
         r->len = got;
         os->size = got;
-        os->phase = PH_SINGLE;
+        obj_phase_set(g, os, PH_SINGLE);
         if (!mem_digests_later(g, r, true, false))
             *out = r; /* else sent once its digests are back (mem_digests_later) */
         return S3C_OK;
     }
-    os->phase = PH_CREATE;
+    obj_phase_set(g, os, PH_CREATE);
     r = req_get(g, os, RK_CREATE);
     if (!r)
         return s3c_fail(e, S3C_ENOMEM, "out of memory");

@@ -27,14 +27,14 @@ enum s3c_err upload_start(struct engine *g, struct xfer_obj_state *os, struct re
     os->src_mtime = mtime;
     if (wants_multipart(g, os->size)) {
         plan_parts(g, os);
-        os->phase = PH_CREATE;
+        obj_phase_set(g, os, PH_CREATE);
         r = req_get(g, os, resume_first(g, os));
         if (!r)
             return s3c_fail(e, S3C_ENOMEM, "out of memory");
         *out = r;
         return S3C_OK;
     }
-    os->phase = PH_SINGLE;
+    obj_phase_set(g, os, PH_SINGLE);
     r = req_get(g, os, RK_PUT);
     if (!r)
         return s3c_fail(e, S3C_ENOMEM, "out of memory");
@@ -93,7 +93,7 @@ void on_put(struct engine *g, struct req *r)
         xdebug(g, os->o, "verified: by the %s the store echoed (no MD5)", ck_name(obj_ck(os->o)));
     os->proven = put_proven(r, md5, known, &os->unproven);
     g->stats.bytes += r->len;
-    os->phase = PH_END;
+    obj_phase_set(g, os, PH_END);
     req_put_back(g, r);
     maybe_finish(g, os);
 }

@@ -93,7 +93,7 @@ static struct req *obj_start(struct engine *g, struct xfer_obj *o)
 fail:
     os->failed = true;
     os->err = e;
-    os->phase = PH_END;
+    obj_phase_set(g, os, PH_END);
     obj_finish(g, os);
     return NULL;
 }
