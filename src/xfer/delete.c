@@ -160,6 +160,7 @@ struct req *del_next_batch(struct engine *g)
         ds->oo.request_payer = b->payer;
         ds->carrier.opts = &ds->oo;
         ds->st.o = &ds->carrier;
+        ds->st.family = FAM_DELETE;
         ds->st.fd = -1;
         obj_phase_set(g, &ds->st, PH_SINGLE);
         r = req_get(g, &ds->st, RK_DELETE);

@@ -4,7 +4,7 @@
  * moves, each told under --debug, as curl's mstate()); its end (obj_finish,
  * the only place one ends) and its state freed; the lists it is on; the
  * run-wide stop (stopping) and the --debug lines (xdebug). Calls no other
- * engine file but journal.c: what differs by family comes through g->ops.
+ * engine file: what differs by family comes through g->ops.
  */
 #include <assert.h>
 #include <stdarg.h>
@@ -14,7 +14,6 @@
 #include <unistd.h>
 
 #include "xfer/engine.h"
-#include "xfer/journal.h"
 
 /* ---- run-wide state ---------------------------------------------------------- */
 
@@ -77,39 +76,15 @@ void xfer_obj_free(struct xfer_obj *o)
     free(o);
 }
 
-static void obj_state_free(struct xfer_obj_state *os)
+/* Free an object's state: what its family holds (obj_ops.release), then the head. */
+static void obj_state_free(struct engine *g, struct xfer_obj_state *os)
 {
-    uint32_t i;
-
-    if (os->fd >= 0 && !os->stream)
+    if (g->ops[os->family].release)
+        g->ops[os->family].release(os);
+    if (os->fd >= 0 && !obj_stream(os))
         close(os->fd);
-    if (os->jlock >= 0)
-        close(os->jlock); /* its object never ended (journal_release): the lock goes, the record stays */
-    for (i = 0; os->win && i < os->win_k; i++)
-        free(os->win[i].data);
-    free(os->win);
-    buf_release(&os->pending);
-    while (os->n_spare > 0)
-        buf_release(&os->spare[--os->n_spare]);
-    buf_release(&os->src_headers);
-    buf_release(&os->src_tagging);
-    buf_release(&os->src_tag_xml);
-    hash_free(os->seq_sha);
-    free(os->part_crcs);
-    free(os->part_sums);
-    free(os->part_in);
-    buf_release(&os->tmp_path);
-    buf_release(&os->land.body);
-    if (os->dj)
-        journal_download_release(os->dj);
-    free(os->dj);
-    free(os->resumed);
-    free(os->upload_id);
-    free(os->stale_upload_id);
     free(os->have);
-    free(os->etags);
-    free(os->md5s);
-    free(os);
+    free(os); /* the family's whole struct: the head is first in it */
 }
 
 /* Take 'os' off the engine's rehash list (if it is there). */
@@ -132,13 +107,8 @@ void obj_finish(struct engine *g, struct xfer_obj_state *os)
     struct xfer_obj *o = os->o;
 
     rehash_remove(g, os);
-    if (os->failed && os->reader_gone) {
-        /* stdout's reader left (`s3c cat k | head`): it took what it wanted;
-         * not a failure of ours (exit 0, as s5cmd). */
-        os->failed = false;
-    }
-    if (g->ops[o->op].end)
-        g->ops[o->op].end(g, os); /* the operation's own ending: a download's temp file */
+    if (g->ops[os->family].end)
+        g->ops[os->family].end(g, os); /* the family's own ending: a download's temp file */
     if (os->failed) {
         g->stats.objects_failed++;
         if (!g->first_error)
@@ -156,7 +126,7 @@ void obj_finish(struct engine *g, struct xfer_obj_state *os)
     g->source_wait = false; /* a done may let the source produce more */
     o->st = NULL;
     obj_report(g, o, os->failed ? &os->err : NULL);
-    obj_state_free(os);
+    obj_state_free(g, os);
 }
 
 void obj_report(struct engine *g, struct xfer_obj *o, const struct s3c_error *e)

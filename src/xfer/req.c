@@ -1,18 +1,13 @@
 /*
- * A request's life and an object's: objects made, finished (obj_finish, the
- * only place one ends) and failed; requests taken, described to the store
- * (req_submit), judged when they finish (req_done), retried or failed
- * (req_fail), and parked while their MD5 is with the hash workers
- * (hash_start, hash_reap). Calls no family (answers go on through g->kinds
- * and each hash job's done, engine.h); of the engine's files, only part.c,
- * journal.c and hashpool.c.
- * Over 1,200 lines (1,311) since the checksum choices (issue 14), and the
- * trust work (issue 22: the stale upload's abort, the proof each object
- * carries) added to it: req_submit, which describes every kind of request to
- * the store, is 300 of them. It is the next room to move out, as issue 28
- * item 3 asks (a table of builders, one per kind), below req.c in the
- * layers; cut naively it would call back into req.c (flex_learn, req_sha),
- * so it moves with that issue's split of the object state, not in passing.
+ * A request's life: requests taken, described to the store (req_submit),
+ * judged when they finish (req_done), retried or failed (req_fail), and
+ * parked while their MD5 is with the hash workers (hash_start, hash_reap);
+ * an object failed for good (obj_fail, obj_abort: its multipart upload is
+ * aborted). An object's own life (its phase, its end) is obj.c's, below.
+ * Calls no family (answers go on through g->kinds and each hash job's done,
+ * engine.h); of the engine's files, only obj.c, part.c and hashpool.c.
+ * req_submit, which describes every kind of request to the store, is 300 of
+ * its lines: the next room to move out (issue 28 item 3, a table of builders).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -29,7 +24,6 @@
 #include "base/str.h"
 #include "s3/xml.h"
 #include "xfer/engine.h"
-#include "xfer/journal.h"
 
 #define REPLY_BODY_MAX ((size_t)4 << 20)
 
@@ -80,7 +74,7 @@ static void flex_release(struct engine *g)
 static void flex_learn(struct engine *g, struct req *r)
 {
     struct sv v;
-    bool sent = r->flex || (r->sent_mem && r->hdr_ck[0] && (r->kind == RK_PUT || r->os->mpu_crc));
+    bool sent = r->flex || (r->sent_mem && r->hdr_ck[0] && (r->kind == RK_PUT || obj_mpu_crc(r->os)));
     bool echoed;
 
     if (r == g->flex_probe)
@@ -95,7 +89,7 @@ static void flex_learn(struct engine *g, struct req *r)
     }
     g->no_trailers = true;
     if (r->kind == RK_CREATE)
-        r->os->mpu_crc = false;
+        mpu_of(r->os)->mpu_crc = false;
     xdebug(g, r->os->o, "%s: the store keeps no flexible checksums (none echoed): from now on Content-MD5 and ETags only",
            req_op_name(r->kind));
 }
@@ -380,7 +374,7 @@ static void add_obj_headers(struct req *r, struct s3_req *q, bool for_create)
 static void add_kept_headers(struct req *r, struct s3_req *q, bool for_create)
 {
     const struct xfer_obj_opts *oo = r->os->o->opts;
-    const struct buf *src = &r->os->src_headers;
+    const struct buf *src = &copy_of(r->os)->src_headers;
     const char *p = src->data, *end = p + src->len;
 
     if (!oo)
@@ -513,16 +507,18 @@ static void req_trailer(struct engine *g, struct req *r, struct s3_req *q, bool 
 /* Room for the parts' checksums of a multipart upload that declares one. */
 static bool mpu_ck_room(struct engine *g, struct xfer_obj_state *os)
 {
-    size_t n = os->stream ? S3_MAX_PARTS : os->n_parts;
+    struct mpu_state *m = mpu_of(os);
+    size_t n = os->family == FAM_STDIN ? S3_MAX_PARTS : os->n_parts;
 
     if (ck_is_crc(obj_ck(os->o)))
-        return os->part_crcs || (os->part_crcs = calloc(n, sizeof(*os->part_crcs)));
-    return os->part_sums || (os->part_sums = calloc(n, sizeof(*os->part_sums)));
+        return m->part_crcs || (m->part_crcs = calloc(n, sizeof(*m->part_crcs)));
+    return m->part_sums || (m->part_sums = calloc(n, sizeof(*m->part_sums)));
 }
 
 enum s3c_err req_submit(struct engine *g, struct req *r, struct s3c_error *e)
 {
     struct xfer_obj_state *os = r->os;
+    struct obj_dl_stdout *so = os->family == FAM_DL_STDOUT ? dl_stdout_of(os) : NULL;
     struct xfer_obj *o = os->o;
     struct s3_req q;
     const struct xfer_obj_opts *oo = o->opts;
@@ -585,7 +581,7 @@ enum s3c_err req_submit(struct engine *g, struct req *r, struct s3c_error *e)
         q.bucket = o->dst_bucket;
         q.key = o->dst;
         q.query = "uploads=";
-        if (o->op == XFER_COPY && os->keep_meta) {
+        if (os->family == FAM_COPY && copy_of(os)->keep_meta) {
             add_kept_headers(r, &q, true);
         } else {
             add_obj_headers(r, &q, true);
@@ -594,14 +590,18 @@ enum s3c_err req_submit(struct engine *g, struct req *r, struct s3c_error *e)
                  * a CRC's of the whole, a SHA's of the parts' (S3 keeps no other). */
                 s3_req_header(&q, "x-amz-checksum-algorithm", ck_name(obj_ck(o)));
                 s3_req_header(&q, "x-amz-checksum-type", ck_is_crc(obj_ck(o)) ? "FULL_OBJECT" : "COMPOSITE");
-                os->mpu_crc = r->flex = true;
+                mpu_of(os)->mpu_crc = r->flex = true;
             }
         }
         /* The copy's tags, unless the store is known to ignore them here (then they
          * go with PutObjectTagging after Complete). */
-        os->tags_sent = o->op == XFER_COPY && os->src_tagging.len && g->mpu_tagging >= 0;
-        if (os->tags_sent)
-            s3_req_header(&q, "x-amz-tagging", buf_cstr(&os->src_tagging));
+        if (os->family == FAM_COPY) {
+            struct obj_copy *c = copy_of(os);
+
+            c->tags_sent = c->src_tagging.len && g->mpu_tagging >= 0;
+            if (c->tags_sent)
+                s3_req_header(&q, "x-amz-tagging", buf_cstr(&c->src_tagging));
+        }
         break;
     case RK_HEAD_SRC:
     case RK_GET_TAGS:
@@ -646,7 +646,7 @@ enum s3c_err req_submit(struct engine *g, struct req *r, struct s3c_error *e)
         snprintf(num, sizeof(num), "%" PRIu32, r->part);
         rc = s3_query_add(&r->query, "partNumber", num);
         if (!rc)
-            rc = s3_query_add(&r->query, "uploadId", os->upload_id);
+            rc = s3_query_add(&r->query, "uploadId", mpu_of(os)->upload_id);
         q.query = buf_cstr(&r->query);
         if (r->kind == RK_PART && r->mem.len) {
             /* A stdin part: sent from memory, with Content-MD5. */
@@ -654,7 +654,7 @@ enum s3c_err req_submit(struct engine *g, struct req *r, struct s3c_error *e)
             q.body_len = r->mem.len;
             if (r->hdr_md5[0])
                 s3_req_header(&q, "Content-MD5", r->hdr_md5);
-            if (os->mpu_crc && r->hdr_ck[0])
+            if (obj_mpu_crc(os) && r->hdr_ck[0])
                 s3_req_header(&q, ck_header(obj_ck(o)), r->hdr_ck);
             r->sent_mem = true;
             g->stats.bytes_live += r->mem.len;
@@ -662,7 +662,7 @@ enum s3c_err req_submit(struct engine *g, struct req *r, struct s3c_error *e)
             q.read = g->kinds[r->kind].read;
             q.read_ctx = r;
             q.read_len = r->len;
-            req_trailer(g, r, &q, os->mpu_crc && flex_ok(g));
+            req_trailer(g, r, &q, obj_mpu_crc(os) && flex_ok(g));
             if (!req_md5_sent(g, r))
                 return s3c_fail(e, S3C_ENOMEM, "cannot start a thread to hash %s", o->src);
         } else {
@@ -676,7 +676,7 @@ enum s3c_err req_submit(struct engine *g, struct req *r, struct s3c_error *e)
         q.method = "POST";
         q.bucket = o->dst_bucket;
         q.key = o->dst;
-        rc = s3_query_add(&r->query, "uploadId", os->upload_id);
+        rc = s3_query_add(&r->query, "uploadId", mpu_of(os)->upload_id);
         q.query = buf_cstr(&r->query);
         q.body = r->mem.data;
         q.body_len = r->mem.len;
@@ -689,17 +689,17 @@ enum s3c_err req_submit(struct engine *g, struct req *r, struct s3c_error *e)
         q.method = "DELETE";
         q.bucket = o->dst_bucket;
         q.key = o->dst;
-        rc = s3_query_add(&r->query, "uploadId", r->kind == RK_ABORT ? os->upload_id : os->stale_upload_id);
+        rc = s3_query_add(&r->query, "uploadId", r->kind == RK_ABORT ? mpu_of(os)->upload_id : mpu_of(os)->stale_upload_id);
         q.query = buf_cstr(&r->query);
         break;
     case RK_LIST_PARTS:
         q.method = "GET";
         q.bucket = o->dst_bucket;
         q.key = o->dst;
-        snprintf(num, sizeof(num), "%" PRIu32, os->list_marker);
+        snprintf(num, sizeof(num), "%" PRIu32, mpu_of(os)->list_marker);
         rc = s3_query_add(&r->query, "part-number-marker", num);
         if (!rc)
-            rc = s3_query_add(&r->query, "uploadId", os->upload_id);
+            rc = s3_query_add(&r->query, "uploadId", mpu_of(os)->upload_id);
         q.query = buf_cstr(&r->query);
         break;
     case RK_GET:
@@ -715,22 +715,22 @@ enum s3c_err req_submit(struct engine *g, struct req *r, struct s3c_error *e)
             r->md5_at = 0;
             md5_init(&r->hash.job.md5);
         }
-        if (os->win) {
+        if (so && so->win) {
             /* A retry fetches its range again from the start, into the same slot. */
-            struct win_slot *slot = &os->win[(r->part - 1) % os->win_k];
+            struct win_slot *slot = &so->win[(r->part - 1) % so->win_k];
             if (!slot->data && !(slot->data = malloc((size_t)os->part_size)))
                 return s3c_fail(e, S3C_ENOMEM, "out of memory for a part of the object");
             slot->len = 0;
         }
-        if (os->stream && !os->win && os->streamed) {
+        if (so && !so->win && so->streamed) {
             /* stdout: a retry resumes after the bytes already written. */
-            r->off = os->streamed;
-            r->len = os->size - os->streamed;
+            r->off = so->streamed;
+            r->len = os->size - so->streamed;
             snprintf(r->hdr_range, sizeof(r->hdr_range), "bytes=%" PRIu64 "-", r->off);
             s3_req_header(&q, "Range", r->hdr_range);
             if (o->etag && o->etag[0])
                 s3_req_header(&q, "If-Match", o->etag);
-        } else if (os->win && os->check == DL_COMPOSITE && !os->layout_guessed) {
+        } else if (so && so->win && so->chk.check == DL_COMPOSITE && !so->chk.layout_guessed) {
             /* stdout of a composite object: each part with its own checksum, checked before it goes out. */
             snprintf(num, sizeof(num), "%" PRIu32, r->part);
             rc = s3_query_add(&r->query, "partNumber", num);
@@ -756,10 +756,10 @@ enum s3c_err req_submit(struct engine *g, struct req *r, struct s3c_error *e)
         q.bucket = o->dst_bucket;
         q.key = o->dst;
         s3_req_header(&q, "x-amz-copy-source", buf_cstr(&r->hdr_copy_src));
-        if (!os->keep_meta) {
+        if (!copy_of(os)->keep_meta) {
             s3_req_header(&q, "x-amz-metadata-directive", "REPLACE");
             add_obj_headers(r, &q, false);
-        } else if (os->merge_meta) {
+        } else if (copy_of(os)->merge_meta) {
             s3_req_header(&q, "x-amz-metadata-directive", "REPLACE");
             add_kept_headers(r, &q, false);
         } else if (oo) {
@@ -770,7 +770,7 @@ enum s3c_err req_submit(struct engine *g, struct req *r, struct s3c_error *e)
             if (oo->no_overwrite)
                 s3_req_header(&q, "If-None-Match", "*");
         }
-        if (os->drop_tags)
+        if (copy_of(os)->drop_tags)
             s3_req_header(&q, "x-amz-tagging-directive", "REPLACE");
         break;
     case RK_DELETE:
@@ -895,7 +895,7 @@ static bool req_md5_sent(struct engine *g, struct req *r)
 static bool wants_trailer(const struct engine *g, const struct req *r)
 {
     return flex_ok(g) && !r->mem.len && r->len > 0 &&
-           (r->kind == RK_PUT || (r->kind == RK_PART && r->os->mpu_crc));
+           (r->kind == RK_PUT || (r->kind == RK_PART && obj_mpu_crc(r->os)));
 }
 
 void submit_or_fail(struct engine *g, struct req *r)
@@ -940,13 +940,15 @@ struct req *due_retry(struct engine *g, int64_t now)
 
 void obj_fail(struct engine *g, struct xfer_obj_state *os, const struct s3c_error *e)
 {
+    const struct mpu_state *m = mpu_find(os);
+
     if (!os->failed) {
         os->failed = true;
         os->err = *e;
     }
     active_remove(g, os);
     /* A multipart upload that got an id must be aborted, or its parts stay billed. */
-    if (os->upload_id && os->phase != PH_ABORT && os->phase != PH_END) {
+    if (m && m->upload_id && os->phase != PH_ABORT && os->phase != PH_END) {
         obj_abort(g, os);
         return;
     }
@@ -971,7 +973,9 @@ void obj_abort(struct engine *g, struct xfer_obj_state *os)
 
 void maybe_finish(struct engine *g, struct xfer_obj_state *os)
 {
-    if (os->phase == PH_END && os->reqs == 0 && !os->seq_hash.busy)
+    const struct dl_check_state *c = dlc_find(os);
+
+    if (os->phase == PH_END && os->reqs == 0 && !(c && c->seq_hash.busy))
         obj_finish(g, os);
 }
 
@@ -1124,7 +1128,7 @@ void req_done(struct engine *g, struct req *r)
         if (r == g->flex_probe)
             flex_release(g);
         if (r->kind == RK_CREATE)
-            r->os->mpu_crc = false;
+            mpu_of(r->os)->mpu_crc = false;
         r->attempt--; /* not the request's fault: a free retry */
         req_fail(g, r, &e, true, 1);
         return;

@@ -17,14 +17,16 @@
 enum s3c_err upload_start(struct engine *g, struct xfer_obj_state *os, struct req **out, struct s3c_error *e)
 {
     struct xfer_obj *o = os->o;
+    struct obj_upload *up = upload_of(os);
     struct req *r;
     int64_t mtime;
     enum s3c_err rc;
 
     *out = NULL;
+    mpu_init(&up->mpu);
     if ((rc = fs_open_read(o->src, &os->fd, &os->size, &mtime, e)))
         return rc;
-    os->src_mtime = mtime;
+    up->src_mtime = mtime;
     if (wants_multipart(g, os->size)) {
         plan_parts(g, os);
         obj_phase_set(g, os, PH_CREATE);
@@ -55,6 +57,11 @@ enum s3c_err upload_start(struct engine *g, struct xfer_obj_state *os, struct re
 fail_req:
     req_put_back(g, r);
     return rc;
+}
+
+void upload_release(struct xfer_obj_state *os)
+{
+    mpu_release(&upload_of(os)->mpu);
 }
 
 ssize_t read_src(void *ctx, char *dst, size_t n, uint64_t offset)
