@@ -39,6 +39,14 @@ static bool dl_check_from(struct engine *g, struct xfer_obj_state *os, const str
                           const char *etag);
 static void dl_probed(struct engine *g, struct xfer_obj_state *os, bool learn);
 
+/* The file download whose in-order hash job (chk.seq_hash) 'h' is. */
+static struct xfer_obj_state *dl_file_of_hash(struct eng_hash *h)
+{
+    struct obj_dl_file *f = (void *)((char *)h - offsetof(struct obj_dl_file, chk.seq_hash));
+
+    return &f->head;
+}
+
 /* ---- starting -------------------------------------------------------------------- */
 
 static void wake_loop(void *loop) { http_loop_wakeup(loop); }
@@ -551,16 +559,7 @@ bool dl_whole_ok(struct engine *g, struct req *r)
 {
     struct s3c_error e = S3C_ERROR_INIT;
 
-    switch (get_whole_check(g, r, &e)) {
-    case SENT_WAIT:
-        return false;
-    case SENT_BAD:
-        req_fail(g, r, &e, true, 0);
-        return false;
-    case SENT_OK:
-        break;
-    }
-    return true;
+    return sent_verdict_ok(g, r, get_whole_check(g, r, &e), &e);
 }
 
 /* A range of a file download is in: its part's share of the whole's check. */
@@ -726,7 +725,7 @@ static void dl_seq_kick(struct engine *g, struct xfer_obj_state *os)
 /* A DL_SEQ job is back: on to the next, or, all hashed and every part in, the verdict. */
 static void dl_seq_hashed(struct engine *g, struct eng_hash *h)
 {
-    struct xfer_obj_state *os = &((struct obj_dl_file *)(void *)((char *)h - offsetof(struct obj_dl_file, chk.seq_hash)))->head;
+    struct xfer_obj_state *os = dl_file_of_hash(h);
     struct dl_check_state *c = dlc_of(os);
     struct s3c_error e = S3C_ERROR_INIT;
 
@@ -787,7 +786,7 @@ static void dl_rehash_kick(struct engine *g, struct xfer_obj_state *os)
 
 static void dl_rehashed(struct engine *g, struct eng_hash *h)
 {
-    struct xfer_obj_state *os = &((struct obj_dl_file *)(void *)((char *)h - offsetof(struct obj_dl_file, chk.seq_hash)))->head;
+    struct xfer_obj_state *os = dl_file_of_hash(h);
     struct obj_dl_file *f = dl_file_of(os);
     struct dl_check_state *c = dlc_of(os);
     struct s3c_error e = S3C_ERROR_INIT;

@@ -667,6 +667,9 @@ enum sent_verdict verify_sent(struct engine *g, struct req *r, unsigned char md5
  * on a hash worker (parked: the answer comes back here once it is).
  */
 bool sent_answer_ok(struct engine *g, struct req *r, unsigned char md5[MD5_LEN], bool *md5_known);
+/* What a check's verdict does with its request: true when its answer may be taken up; false when
+ * it waits for a hash worker (SENT_WAIT, parked) or is failed to be tried again (SENT_BAD, 'e'). */
+bool sent_verdict_ok(struct engine *g, struct req *r, enum sent_verdict v, const struct s3c_error *e);
 bool multipart_etag(const struct xfer_obj_state *os, char want[80]);
 /* Whether a PutObject answer, already judged by verify_sent, proves the bytes: the flexible
  * checksum sent echoed, or an ETag that is the MD5 'md5' ('known') of them; else 'why'. */

@@ -689,7 +689,8 @@ enum s3c_err req_submit(struct engine *g, struct req *r, struct s3c_error *e)
         q.method = "DELETE";
         q.bucket = o->dst_bucket;
         q.key = o->dst;
-        rc = s3_query_add(&r->query, "uploadId", r->kind == RK_ABORT ? mpu_of(os)->upload_id : mpu_of(os)->stale_upload_id);
+        rc = s3_query_add(&r->query, "uploadId",
+                          r->kind == RK_ABORT ? mpu_of(os)->upload_id : mpu_of(os)->stale_upload_id);
         q.query = buf_cstr(&r->query);
         break;
     case RK_LIST_PARTS:

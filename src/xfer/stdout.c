@@ -257,8 +257,8 @@ static void stdout_hash_kick(struct engine *g, struct xfer_obj_state *os)
 
 static void stdout_hashed(struct engine *g, struct eng_hash *h)
 {
-    struct xfer_obj_state *os = &((struct obj_dl_stdout *)(void *)((char *)h - offsetof(struct obj_dl_stdout, chk.seq_hash)))->head;
-    struct obj_dl_stdout *so = dl_stdout_of(os);
+    struct obj_dl_stdout *so = (void *)((char *)h - offsetof(struct obj_dl_stdout, chk.seq_hash));
+    struct xfer_obj_state *os = &so->head;
     struct s3c_error e = S3C_ERROR_INIT;
 
     if (stopping(g) && !os->failed) {

@@ -211,16 +211,14 @@ bool sent_answer_ok(struct engine *g, struct req *r, unsigned char md5[MD5_LEN],
         req_fail(g, r, &r->local_err, false, 0);
         return false;
     }
-    switch (verify_sent(g, r, md5, md5_known, &e)) {
-    case SENT_WAIT:
-        return false; /* parked: back here once the MD5 is */
-    case SENT_BAD:
-        req_fail(g, r, &e, true, 0);
-        return false;
-    case SENT_OK:
-        break;
-    }
-    return true;
+    return sent_verdict_ok(g, r, verify_sent(g, r, md5, md5_known, &e), &e); /* SENT_WAIT: back here once the MD5 is */
+}
+
+bool sent_verdict_ok(struct engine *g, struct req *r, enum sent_verdict v, const struct s3c_error *e)
+{
+    if (v == SENT_BAD)
+        req_fail(g, r, e, true, 0);
+    return v == SENT_OK;
 }
 
 /*
