@@ -78,6 +78,7 @@ enum obj_phase {
     PH_VERIFY,          /* ranged download: every part in, the in-order MD5 still catching up */
     PH_LAND,            /* small download: a worker puts it on disk */
     PH_END,             /* no more requests: finish when none is in flight */
+    PH_COUNT
 };
 
 /* How a ranged download is checked once every part is in. */
@@ -622,6 +623,9 @@ void xdebug(struct engine *g, const struct xfer_obj *o, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 /* The one place an object's phase changes: checks the move is legal, tells it under --debug. */
 void obj_phase_set(struct engine *g, struct xfer_obj_state *os, enum obj_phase to);
+/* Whether an object may go from phase 'from' to 'to' (the table obj_phase_set checks); its name. */
+bool obj_phase_legal(enum obj_phase from, enum obj_phase to);
+const char *obj_phase_name(enum obj_phase p);
 void rehash_remove(struct engine *g, struct xfer_obj_state *os);
 void obj_finish(struct engine *g, struct xfer_obj_state *os);
 /* The caller hears of 'o' (done), then it is freed, unless a helper loop keeps it (keep_objs). */

@@ -152,7 +152,7 @@ void active_remove(struct engine *g, struct xfer_obj_state *os)
 
 /* ---- the phase: one function moves it ------------------------------------------ */
 
-static const char *const phase_names[] = {
+static const char *const phase_names[PH_COUNT] = {
     [PH_NEW] = "NEW", [PH_SINGLE] = "SINGLE", [PH_PROBE] = "PROBE", [PH_CREATE] = "CREATE",
     [PH_PARTS] = "PARTS", [PH_COMPLETE] = "COMPLETE", [PH_ABORT] = "ABORT", [PH_VERIFY] = "VERIFY",
     [PH_LAND] = "LAND", [PH_END] = "END",
@@ -165,7 +165,7 @@ static const char *const phase_names[] = {
  * phase an object has is no move, and always allowed). Written from what the
  * families do; every e2e test runs with the assert below on.
  */
-static const unsigned phase_moves[] = {
+static const unsigned phase_moves[PH_COUNT] = {
     /* started: by its family's start (obj_ops), or failed at once */
     [PH_NEW] = PH_BIT(PH_SINGLE) | PH_BIT(PH_PROBE) | PH_BIT(PH_CREATE) | PH_BIT(PH_PARTS) | PH_BIT(PH_END),
     /* a small download is landed by a worker */
@@ -192,10 +192,20 @@ static const unsigned phase_moves[] = {
  * refusing it would leave the object in a phase its family no longer
  * expects, and one that never reaches PH_END would hold the run forever.
  */
+bool obj_phase_legal(enum obj_phase from, enum obj_phase to)
+{
+    return from == to || (phase_moves[from] & PH_BIT(to));
+}
+
+const char *obj_phase_name(enum obj_phase p)
+{
+    return phase_names[p];
+}
+
 void obj_phase_set(struct engine *g, struct xfer_obj_state *os, enum obj_phase to)
 {
     enum obj_phase from = os->phase;
-    bool legal = from == to || (phase_moves[from] & PH_BIT(to));
+    bool legal = obj_phase_legal(from, to);
 
     if (from == to)
         return;
