@@ -1,11 +1,11 @@
 /*
- * Server-side copies: how one starts (CopyObject, or a multipart upload of
- * UploadPartCopy parts, multipart.c), the copy source header, and what a
- * copy keeps of its source: CopyObject keeps metadata and tags by itself
+ * Server-side copies, the family of struct obj_copy: how one starts
+ * (CopyObject, or a multipart upload of UploadPartCopy parts, multipart.c),
+ * the copy source header, and what a copy keeps of its source: CopyObject keeps metadata and tags by itself
  * (directives say otherwise); a multipart copy asks the source first
  * (HeadObject for the headers, GetObjectTagging for the tags) and sends
  * them with CreateMultipartUpload, as the AWS CLI's --copy-props does.
- * Calls req.c and part.c; no other family.
+ * Calls req.c, part.c and resume.c (mpu_release); no other family.
  */
 #include <string.h>
 #include <strings.h>

@@ -1,7 +1,8 @@
 /*
- * The engine's deletes: objects queued into DeleteObjects batches (their
- * bookkeeping is del.c), a batch's request and answer, per-key errors, a
- * DeleteObject for a key XML cannot carry. Calls req.c, verify.c and del.c;
+ * The engine's deletes (FAM_DELETE: an object is the head alone): objects
+ * queued into DeleteObjects batches (their bookkeeping is del.c), a batch's
+ * request and answer, per-key errors, a DeleteObject for a key XML cannot
+ * carry. Calls req.c, verify.c and del.c;
  * no other family.
  */
 #include <stddef.h>

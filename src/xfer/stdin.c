@@ -2,7 +2,8 @@
  * Uploads from standard input: read in order, never seeked, into parts that
  * grow when no size is expected; a window of parts in memory. The parts go
  * as a multipart upload (multipart.c), each once its Content-MD5 (and a SHA
- * checksum) is back from the hash workers when one is needed. Calls req.c, verify.c, part.c
+ * checksum) is back from the hash workers when one is needed. The family of
+ * struct obj_stdin. Calls req.c, verify.c, part.c, resume.c (mpu_release)
  * and multipart.c; no other family.
  */
 #include <errno.h>

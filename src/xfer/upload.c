@@ -1,7 +1,7 @@
 /*
- * Uploads of local files: how one starts (a PUT, or a multipart upload,
- * multipart.c), the file's bytes as a request body (read_src), and what a
- * PutObject answer means. Calls req.c, adapt.c, verify.c, part.c, resume.c;
+ * Uploads of local files, the family of struct obj_upload: how one starts
+ * (a PUT, or a multipart upload, multipart.c), the file's bytes as a request
+ * body (read_src), and what a PutObject answer means. Calls req.c, adapt.c, verify.c, part.c, resume.c;
  * no other family.
  */
 #include <errno.h>
