@@ -94,7 +94,7 @@ static void add_obj_headers(struct req *r, struct s3_req *q, bool for_create)
 static void add_kept_headers(struct req *r, struct s3_req *q, bool for_create)
 {
     const struct xfer_obj_opts *oo = r->os->o->opts;
-    const struct buf *src = &r->os->src_headers;
+    const struct buf *src = &copy_of(r->os)->src_headers;
     const char *p = src->data, *end = p + src->len;
 
     if (!oo)
@@ -226,11 +226,12 @@ static void body_file(struct engine *g, struct req *r, struct s3_req *q, bool tr
 /* Room for the parts' checksums of a multipart upload that declares one. */
 static bool mpu_ck_room(struct engine *g, struct xfer_obj_state *os)
 {
-    size_t n = os->stream ? S3_MAX_PARTS : os->n_parts;
+    struct mpu_state *m = mpu_of(os);
+    size_t n = os->family == FAM_STDIN ? S3_MAX_PARTS : os->n_parts;
 
     if (ck_is_crc(obj_ck(os->o)))
-        return os->part_crcs || (os->part_crcs = calloc(n, sizeof(*os->part_crcs)));
-    return os->part_sums || (os->part_sums = calloc(n, sizeof(*os->part_sums)));
+        return m->part_crcs || (m->part_crcs = calloc(n, sizeof(*m->part_crcs)));
+    return m->part_sums || (m->part_sums = calloc(n, sizeof(*m->part_sums)));
 }
 
 /* ---- the builders, one per kind ------------------------------------------------ */
@@ -289,7 +290,7 @@ static enum s3c_err build_create(struct engine *g, struct req *r, struct s3_req 
 
     at_dst(q, "POST", o);
     q->query = "uploads=";
-    if (o->op == XFER_COPY && os->keep_meta) {
+    if (os->family == FAM_COPY && copy_of(os)->keep_meta) {
         add_kept_headers(r, q, true);
     } else {
         add_obj_headers(r, q, true);
@@ -298,14 +299,18 @@ static enum s3c_err build_create(struct engine *g, struct req *r, struct s3_req 
              * a CRC's of the whole, a SHA's of the parts' (S3 keeps no other). */
             s3_req_header(q, "x-amz-checksum-algorithm", ck_name(obj_ck(o)));
             s3_req_header(q, "x-amz-checksum-type", ck_is_crc(obj_ck(o)) ? "FULL_OBJECT" : "COMPOSITE");
-            os->mpu_crc = r->flex = true;
+            mpu_of(os)->mpu_crc = r->flex = true;
         }
     }
     /* The copy's tags, unless the store is known to ignore them here (then they
      * go with PutObjectTagging after Complete). */
-    os->tags_sent = o->op == XFER_COPY && os->src_tagging.len && g->mpu_tagging >= 0;
-    if (os->tags_sent)
-        s3_req_header(q, "x-amz-tagging", buf_cstr(&os->src_tagging));
+    if (os->family == FAM_COPY) {
+        struct obj_copy *c = copy_of(os);
+
+        c->tags_sent = c->src_tagging.len && g->mpu_tagging >= 0;
+        if (c->tags_sent)
+            s3_req_header(q, "x-amz-tagging", buf_cstr(&c->src_tagging));
+    }
     return S3C_OK;
 }
 
@@ -316,12 +321,12 @@ static enum s3c_err build_part(struct engine *g, struct req *r, struct s3_req *q
     enum s3c_err rc;
 
     at_dst(q, "PUT", os->o);
-    if ((rc = upload_query(r, q, "partNumber", r->part, os->upload_id, e)))
+    if ((rc = upload_query(r, q, "partNumber", r->part, mpu_of(os)->upload_id, e)))
         return rc;
     if (r->mem.len)
-        body_mem(g, r, q, os->mpu_crc);
+        body_mem(g, r, q, obj_mpu_crc(os));
     else
-        body_file(g, r, q, os->mpu_crc && flex_ok(g));
+        body_file(g, r, q, obj_mpu_crc(os) && flex_ok(g));
     return S3C_OK;
 }
 
@@ -332,7 +337,7 @@ static enum s3c_err build_complete(struct engine *g, struct req *r, struct s3_re
     enum s3c_err rc;
 
     at_dst(q, "POST", r->os->o);
-    if ((rc = upload_query(r, q, NULL, 0, r->os->upload_id, e)))
+    if ((rc = upload_query(r, q, NULL, 0, mpu_of(r->os)->upload_id, e)))
         return rc;
     q->body = r->mem.data;
     q->body_len = r->mem.len;
@@ -346,27 +351,28 @@ static enum s3c_err build_complete(struct engine *g, struct req *r, struct s3_re
 static enum s3c_err build_abort(struct engine *g, struct req *r, struct s3_req *q, struct s3c_error *e)
 {
     at_dst(q, "DELETE", r->os->o);
-    return upload_query(r, q, NULL, 0, r->os->upload_id, e);
+    return upload_query(r, q, NULL, 0, mpu_of(r->os)->upload_id, e);
 }
 
 /* RK_ABORT_STALE: AbortMultipartUpload of the upload a killed run journaled. */
 static enum s3c_err build_abort_stale(struct engine *g, struct req *r, struct s3_req *q, struct s3c_error *e)
 {
     at_dst(q, "DELETE", r->os->o);
-    return upload_query(r, q, NULL, 0, r->os->stale_upload_id, e);
+    return upload_query(r, q, NULL, 0, mpu_of(r->os)->stale_upload_id, e);
 }
 
 /* RK_LIST_PARTS: ListParts of a journaled upload, a page after list_marker. */
 static enum s3c_err build_list_parts(struct engine *g, struct req *r, struct s3_req *q, struct s3c_error *e)
 {
     at_dst(q, "GET", r->os->o);
-    return upload_query(r, q, "part-number-marker", r->os->list_marker, r->os->upload_id, e);
+    return upload_query(r, q, "part-number-marker", mpu_of(r->os)->list_marker, mpu_of(r->os)->upload_id, e);
 }
 
 /* A GetObject's new exchange: new bytes to hash, into its window slot if it has one. */
 static enum s3c_err get_fresh(struct req *r, struct s3c_error *e)
 {
     struct xfer_obj_state *os = r->os;
+    struct obj_dl_stdout *so = os->family == FAM_DL_STDOUT ? dl_stdout_of(os) : NULL;
 
     r->hash.ready = false; /* new bytes */
     r->use_crc = r->use_sha = false;
@@ -377,9 +383,9 @@ static enum s3c_err get_fresh(struct req *r, struct s3c_error *e)
         r->md5_at = 0;
         md5_init(&r->hash.job.md5);
     }
-    if (os->win) {
+    if (so && so->win) {
         /* A retry fetches its range again from the start, into the same slot. */
-        struct win_slot *slot = &os->win[(r->part - 1) % os->win_k];
+        struct win_slot *slot = &so->win[(r->part - 1) % so->win_k];
         if (!slot->data && !(slot->data = malloc((size_t)os->part_size)))
             return s3c_fail(e, S3C_ENOMEM, "out of memory for a part of the object");
         slot->len = 0;
@@ -392,6 +398,7 @@ static enum s3c_err get_fresh(struct req *r, struct s3c_error *e)
 static enum s3c_err build_get(struct engine *g, struct req *r, struct s3_req *q, struct s3c_error *e)
 {
     struct xfer_obj_state *os = r->os;
+    struct obj_dl_stdout *so = os->family == FAM_DL_STDOUT ? dl_stdout_of(os) : NULL;
     struct xfer_obj *o = os->o;
     char num[32];
     enum s3c_err rc;
@@ -399,14 +406,14 @@ static enum s3c_err build_get(struct engine *g, struct req *r, struct s3_req *q,
     at_src(q, "GET", o);
     if ((rc = get_fresh(r, e)))
         return rc;
-    if (os->stream && !os->win && os->streamed) {
+    if (so && !so->win && so->streamed) {
         /* stdout: a retry resumes after the bytes already written. */
-        r->off = os->streamed;
-        r->len = os->size - os->streamed;
+        r->off = so->streamed;
+        r->len = os->size - so->streamed;
         snprintf(r->hdr_range, sizeof(r->hdr_range), "bytes=%" PRIu64 "-", r->off);
         s3_req_header(q, "Range", r->hdr_range);
         add_if_match(q, o);
-    } else if (os->win && os->check == DL_COMPOSITE && !os->layout_guessed) {
+    } else if (so && so->win && so->chk.check == DL_COMPOSITE && !so->chk.layout_guessed) {
         /* stdout of a composite object: each part with its own checksum, checked before it goes out. */
         snprintf(num, sizeof(num), "%" PRIu32, r->part);
         if ((rc = s3_query_add(&r->query, "partNumber", num)))
@@ -436,10 +443,10 @@ static enum s3c_err build_copy(struct engine *g, struct req *r, struct s3_req *q
 
     at_dst(q, "PUT", os->o);
     s3_req_header(q, "x-amz-copy-source", buf_cstr(&r->hdr_copy_src));
-    if (!os->keep_meta) {
+    if (!copy_of(os)->keep_meta) {
         s3_req_header(q, "x-amz-metadata-directive", "REPLACE");
         add_obj_headers(r, q, false);
-    } else if (os->merge_meta) {
+    } else if (copy_of(os)->merge_meta) {
         s3_req_header(q, "x-amz-metadata-directive", "REPLACE");
         add_kept_headers(r, q, false);
     } else if (oo) {
@@ -450,7 +457,7 @@ static enum s3c_err build_copy(struct engine *g, struct req *r, struct s3_req *q
         if (oo->no_overwrite)
             s3_req_header(q, "If-None-Match", "*");
     }
-    if (os->drop_tags)
+    if (copy_of(os)->drop_tags)
         s3_req_header(q, "x-amz-tagging-directive", "REPLACE");
     return S3C_OK;
 }
@@ -461,7 +468,7 @@ static enum s3c_err build_copy_part(struct engine *g, struct req *r, struct s3_r
     enum s3c_err rc;
 
     at_dst(q, "PUT", r->os->o);
-    if ((rc = upload_query(r, q, "partNumber", r->part, r->os->upload_id, e)))
+    if ((rc = upload_query(r, q, "partNumber", r->part, mpu_of(r->os)->upload_id, e)))
         return rc;
     s3_req_header(q, "x-amz-copy-source", buf_cstr(&r->hdr_copy_src));
     snprintf(r->hdr_range, sizeof(r->hdr_range), "bytes=%" PRIu64 "-%" PRIu64, r->off, r->off + r->len - 1);

@@ -1,11 +1,11 @@
 /*
- * Server-side copies: how one starts (CopyObject, or a multipart upload of
- * UploadPartCopy parts, multipart.c), the copy source header, and what a
- * copy keeps of its source: CopyObject keeps metadata and tags by itself
+ * Server-side copies, the family of struct obj_copy: how one starts
+ * (CopyObject, or a multipart upload of UploadPartCopy parts, multipart.c),
+ * the copy source header, and what a copy keeps of its source: CopyObject keeps metadata and tags by itself
  * (directives say otherwise); a multipart copy asks the source first
  * (HeadObject for the headers, GetObjectTagging for the tags) and sends
  * them with CreateMultipartUpload, as the AWS CLI's --copy-props does.
- * Calls req.c and part.c; no other family.
+ * Calls req.c, part.c and resume.c (mpu_release); no other family.
  */
 #include <string.h>
 #include <strings.h>
@@ -55,19 +55,19 @@ bool xfer_copy_changes(const struct xfer_obj_opts *oo)
  * refused there. Storage class, ACL and encryption are never kept: CopyObject
  * and CreateMultipartUpload alike carry the command line's (req.c).
  */
-static void copy_props(const struct engine *g, struct xfer_obj_state *os)
+static void copy_props(const struct engine *g, struct obj_copy *c)
 {
-    const struct xfer_obj *o = os->o;
+    const struct xfer_obj *o = c->head.o;
     const struct xfer_obj_opts *oo = o->opts;
     enum xfer_copy_props props = oo ? oo->copy_props : XFER_PROPS_DEFAULT;
     bool directory = s3_bucket_is_express(o->src_bucket) || s3_bucket_is_express(o->dst_bucket);
 
-    os->keep_meta = copy_keeps_meta(oo, &os->merge_meta);
-    os->keep_tags = props == XFER_PROPS_DEFAULT && !directory && !g->no_tagging;
-    os->drop_tags = props != XFER_PROPS_DEFAULT && !directory;
+    c->keep_meta = copy_keeps_meta(oo, &c->merge_meta);
+    c->keep_tags = props == XFER_PROPS_DEFAULT && !directory && !g->no_tagging;
+    c->drop_tags = props != XFER_PROPS_DEFAULT && !directory;
 }
 
-static void copy_keep_headers(struct xfer_obj_state *os, const struct http_resp *resp);
+static void copy_keep_headers(struct obj_copy *c, const struct http_resp *resp);
 
 /* The CopyObject of a copy in one request: its length and source. */
 static enum s3c_err copy_single(struct xfer_obj_state *os, struct req *r)
@@ -82,28 +82,33 @@ static enum s3c_err copy_single(struct xfer_obj_state *os, struct req *r)
 enum s3c_err copy_start(struct engine *g, struct xfer_obj_state *os, struct req **out, struct s3c_error *e)
 {
     struct xfer_obj *o = os->o;
+    struct obj_copy *c = copy_of(os);
     struct req *r;
 
     *out = NULL;
+    mpu_init(&c->mpu);
+    c->src_headers = (struct buf)BUF_INIT(64 << 10);
+    c->src_tagging = (struct buf)BUF_INIT(16 << 10);
+    c->src_tag_xml = (struct buf)BUF_INIT(32 << 10);
     os->size = o->size;
-    copy_props(g, os);
+    copy_props(g, c);
     if (wants_multipart(g, os->size)) {
-        bool head = os->keep_meta && !o->head; /* the caller's HEAD, when it made one, says it */
+        bool head = c->keep_meta && !o->head; /* the caller's HEAD, when it made one, says it */
 
-        if (os->keep_meta && o->head)
-            copy_keep_headers(os, o->head);
+        if (c->keep_meta && o->head)
+            copy_keep_headers(c, o->head);
         plan_parts(g, os);
-        os->phase = PH_CREATE;
-        r = req_get(g, os, head ? RK_HEAD_SRC : os->keep_tags ? RK_GET_TAGS : RK_CREATE);
+        obj_phase_set(g, os, PH_CREATE);
+        r = req_get(g, os, head ? RK_HEAD_SRC : c->keep_tags ? RK_GET_TAGS : RK_CREATE);
         if (!r)
             return s3c_fail(e, S3C_ENOMEM, "out of memory");
         *out = r;
         return S3C_OK;
     }
-    os->phase = PH_SINGLE;
-    if (os->merge_meta && o->head)
-        copy_keep_headers(os, o->head);
-    r = req_get(g, os, os->merge_meta && !o->head ? RK_HEAD_SRC : RK_COPY);
+    obj_phase_set(g, os, PH_SINGLE);
+    if (c->merge_meta && o->head)
+        copy_keep_headers(c, o->head);
+    r = req_get(g, os, c->merge_meta && !o->head ? RK_HEAD_SRC : RK_COPY);
     if (!r)
         return s3c_fail(e, S3C_ENOMEM, "out of memory");
     if (r->kind == RK_COPY && copy_single(os, r)) {
@@ -112,6 +117,16 @@ enum s3c_err copy_start(struct engine *g, struct xfer_obj_state *os, struct req 
     }
     *out = r;
     return S3C_OK;
+}
+
+void copy_release(struct xfer_obj_state *os)
+{
+    struct obj_copy *c = copy_of(os);
+
+    mpu_release(&c->mpu);
+    buf_release(&c->src_headers);
+    buf_release(&c->src_tagging);
+    buf_release(&c->src_tag_xml);
 }
 
 enum s3c_err copy_source(const struct xfer_obj *o, struct buf *out)
@@ -134,7 +149,7 @@ static void copy_next(struct engine *g, struct xfer_obj_state *os, enum req_kind
     struct s3c_error e = S3C_ERROR_INIT;
     struct req *c;
 
-    os->phase = kind == RK_COPY ? PH_SINGLE : PH_CREATE;
+    obj_phase_set(g, os, kind == RK_COPY ? PH_SINGLE : PH_CREATE);
     c = req_get(g, os, kind);
     if (c && kind == RK_COPY && copy_single(os, c))
         s3c_fail(&e, S3C_ENOMEM, "key too long");
@@ -149,7 +164,7 @@ static void copy_next(struct engine *g, struct xfer_obj_state *os, enum req_kind
 }
 
 /* The headers of the source's HEAD that a multipart copy must carry. */
-static void copy_keep_headers(struct xfer_obj_state *os, const struct http_resp *resp)
+static void copy_keep_headers(struct obj_copy *c, const struct http_resp *resp)
 {
     static const char *keep[] = { "content-type", "cache-control", "content-disposition",
                                   "content-encoding", "content-language", "expires",
@@ -158,17 +173,17 @@ static void copy_keep_headers(struct xfer_obj_state *os, const struct http_resp 
     size_t pos = 0;
     int i;
 
-    buf_reset(&os->src_headers);
+    buf_reset(&c->src_headers);
     while (http_resp_next_header(resp, &pos, &name, &value)) {
         bool wanted = name.n > 11 && strncasecmp(name.p, "x-amz-meta-", 11) == 0;
         for (i = 0; !wanted && keep[i]; i++)
             wanted = sv_ieqs(name, keep[i]);
         if (!wanted)
             continue;
-        buf_addsv(&os->src_headers, name);
-        buf_addc(&os->src_headers, '\0');
-        buf_addsv(&os->src_headers, value);
-        buf_addc(&os->src_headers, '\0');
+        buf_addsv(&c->src_headers, name);
+        buf_addc(&c->src_headers, '\0');
+        buf_addsv(&c->src_headers, value);
+        buf_addc(&c->src_headers, '\0');
     }
 }
 
@@ -176,10 +191,11 @@ static void copy_keep_headers(struct xfer_obj_state *os, const struct http_resp 
 void on_head_src(struct engine *g, struct req *r)
 {
     struct xfer_obj_state *os = r->os;
+    struct obj_copy *c = copy_of(os);
 
-    copy_keep_headers(os, &r->http.resp);
+    copy_keep_headers(c, &r->http.resp);
     req_put_back(g, r);
-    copy_next(g, os, !os->n_parts ? RK_COPY : os->keep_tags ? RK_GET_TAGS : RK_CREATE);
+    copy_next(g, os, !os->n_parts ? RK_COPY : c->keep_tags ? RK_GET_TAGS : RK_CREATE);
 }
 
 /* GetObjectTagging of the source answered: its tags go with CreateMultipartUpload,
@@ -188,20 +204,21 @@ void on_head_src(struct engine *g, struct req *r)
 void on_src_tags(struct engine *g, struct req *r)
 {
     struct xfer_obj_state *os = r->os;
+    struct obj_copy *c = copy_of(os);
     struct s3_tagging t = S3_TAGGING_INIT;
     struct s3c_error e = S3C_ERROR_INIT;
     enum s3c_err rc;
 
-    buf_reset(&os->src_tagging);
-    buf_reset(&os->src_tag_xml);
+    buf_reset(&c->src_tagging);
+    buf_reset(&c->src_tag_xml);
     rc = s3_parse_tagging(buf_sv(&r->http.resp.body), &t, &e);
     if (!rc)
-        rc = s3_tagging_header(&t, &os->src_tagging);
-    if (!rc && os->src_tagging.len > COPY_TAGGING_HEADER_MAX)
-        buf_reset(&os->src_tagging); /* PutObjectTagging only */
+        rc = s3_tagging_header(&t, &c->src_tagging);
+    if (!rc && c->src_tagging.len > COPY_TAGGING_HEADER_MAX)
+        buf_reset(&c->src_tagging); /* PutObjectTagging only */
     if (!rc && t.n_tags)
-        rc = s3_build_tagging(&t, &os->src_tag_xml, &e);
-    os->n_src_tags = t.n_tags;
+        rc = s3_build_tagging(&t, &c->src_tag_xml, &e);
+    c->n_src_tags = t.n_tags;
     s3_tagging_release(&t);
     if (rc) {
         if (!e.code)
@@ -265,7 +282,7 @@ void on_copy(struct engine *g, struct req *r)
         return;
     }
     os->proven = copy_proven(r, &os->unproven);
-    os->phase = PH_END;
+    obj_phase_set(g, os, PH_END);
     req_put_back(g, r);
     maybe_finish(g, os);
 }

@@ -1,7 +1,8 @@
 /*
- * The engine's deletes: objects queued into DeleteObjects batches (their
- * bookkeeping is del.c), a batch's request and answer, per-key errors, a
- * DeleteObject for a key XML cannot carry. Calls req.c, verify.c and del.c;
+ * The engine's deletes (FAM_DELETE: an object is the head alone): objects
+ * queued into DeleteObjects batches (their bookkeeping is del.c), a batch's
+ * request and answer, per-key errors, a DeleteObject for a key XML cannot
+ * carry. Calls req.c, verify.c and del.c;
  * no other family.
  */
 #include <stddef.h>
@@ -70,7 +71,7 @@ static void del_batch_finish(struct engine *g, struct xfer_del_batch *b, const s
             os->failed = true;
             del_key_error(&os->err, b->items[i].err);
         }
-        os->phase = PH_END;
+        obj_phase_set(g, os, PH_END);
         obj_finish(g, os); /* frees the object the item's key points into */
     }
     xfer_del_batch_free(b);
@@ -160,8 +161,9 @@ struct req *del_next_batch(struct engine *g)
         ds->oo.request_payer = b->payer;
         ds->carrier.opts = &ds->oo;
         ds->st.o = &ds->carrier;
+        ds->st.family = FAM_DELETE;
         ds->st.fd = -1;
-        ds->st.phase = PH_SINGLE;
+        obj_phase_set(g, &ds->st, PH_SINGLE);
         r = req_get(g, &ds->st, RK_DELETE);
         if (!r) {
             s3c_fail(&e, S3C_ENOMEM, "out of memory");
@@ -191,7 +193,7 @@ enum s3c_err del_start(struct engine *g, struct xfer_obj_state *os, struct req *
 
     g->n_deletes++;
     *out = NULL;
-    os->phase = PH_SINGLE;
+    obj_phase_set(g, os, PH_SINGLE);
     if (!o->src_bucket || !o->src_bucket[0] || !o->src || !o->src[0])
         return s3c_fail(e, S3C_EUSAGE, "delete: an object needs a bucket and a key");
     if (s3_xml_key_ok(sv_from(o->src)) && (!o->version_id || s3_xml_key_ok(sv_from(o->version_id))))
@@ -209,7 +211,7 @@ void on_delete_one(struct engine *g, struct req *r)
         req_fail(g, r, &r->local_err, false, 0);
         return;
     }
-    os->phase = PH_END;
+    obj_phase_set(g, os, PH_END);
     req_put_back(g, r);
     maybe_finish(g, os);
 }

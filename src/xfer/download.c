@@ -1,15 +1,14 @@
 /*
- * Downloads, to files and to stdout: how one starts (small: into memory and
- * landed by a worker; ranged: probed for its check, then parts), the bytes
- * received (write_dst: CRCs as they pass, MD5s handed to the hash workers),
- * each GET's answer, the whole checked (dl_check) and downloaded again on a
- * mismatch, the file's ending. Calls req.c, verify.c, resume.c, part.c,
- * adapt.c and land.c; no other family.
- * Just over 1,200 lines (1,211) with stdout's per-part checks (issue 14) and
- * its small objects held until checked (issue 22): files and stdout share one
- * probe (dl_check_from) and one write path (write_dst); stdout's window, its
- * in-order hashing and the held small object are what move out next, as
- * issue 28 item 3 asks (stdout's window leaves download.c).
+ * Downloads to a file, the family of struct obj_dl_file: how one starts
+ * (small: into memory and landed by a worker; ranged: probed for its check,
+ * then parts), each range's share of the whole's check, the whole checked
+ * (dl_check) and downloaded again on a mismatch, resumed parts re-read, the
+ * temp file's ending. And what downloads to stdout (stdout.c, above) share
+ * with it: the probe of how the whole is checked (on_head_info, head_part1,
+ * dl_check_from), the GET's bytes (write_dst: CRCs as they pass, MD5s handed
+ * to the hash workers; stdout's own window through obj_ops.get_sink), a
+ * whole-object GET's check (dl_whole_ok). Calls req.c, verify.c, resume.c,
+ * part.c, adapt.c and land.c; no other family.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -24,29 +23,29 @@
 #include "base/str.h"
 #include "store/store_fs.h"
 #include "xfer/engine.h"
+#include "xfer/journal.h"
 
 #define LAND_THREADS 4                          /* workers creating small downloaded files */
 #define SEQ_JOB_BYTES ((uint64_t)64 << 20)      /* DL_SEQ: re-read per job at most (an interrupt waits for one) */
 #define MD5_STEP_BYTES ((uint64_t)1 << 20)      /* a GET's MD5 moves on once this much more has landed */
 #define DL_REHASH_STEP ((size_t)8 << 20)       /* bytes re-read per loop step: transfers keep moving */
-#define STDOUT_PART_MAX ((uint64_t)32 << 20)    /* stdout's largest range (xfer_stdout_part_size: half its window) */
 
-static void dl_start(struct engine *g, struct xfer_obj_state *os);
-static enum s3c_err stdout_start_parts(struct engine *g, struct xfer_obj_state *os, struct s3c_error *e);
-static void stdout_parts_go(struct engine *g, struct xfer_obj_state *os);
 static void dl_verify(struct engine *g, struct xfer_obj_state *os);
-static void dl_again(struct engine *g, struct xfer_obj_state *os, const struct s3c_error *e);
 static void land_start(struct engine *g, struct xfer_obj_state *os, struct buf *body);
 static void dl_seq_kick(struct engine *g, struct xfer_obj_state *os);
 static void dl_seq_hashed(struct engine *g, struct eng_hash *h);
-static void stdout_hashed(struct engine *g, struct eng_hash *h);
 static void dl_rehashed(struct engine *g, struct eng_hash *h);
-static bool dl_head_same(struct xfer_obj_state *os, const struct http_resp *resp, char etag[80],
-                         struct s3c_error *e);
 static bool dl_check_from(struct engine *g, struct xfer_obj_state *os, const struct http_resp *resp,
                           const char *etag);
 static void dl_probed(struct engine *g, struct xfer_obj_state *os, bool learn);
-static enum s3c_err dl_caller_head(struct engine *g, struct xfer_obj_state *os, struct s3c_error *e);
+
+/* The file download whose in-order hash job (chk.seq_hash) 'h' is. */
+static struct xfer_obj_state *dl_file_of_hash(struct eng_hash *h)
+{
+    struct obj_dl_file *f = (void *)((char *)h - offsetof(struct obj_dl_file, chk.seq_hash));
+
+    return &f->head;
+}
 
 /* ---- starting -------------------------------------------------------------------- */
 
@@ -56,17 +55,20 @@ static void wake_loop(void *loop) { http_loop_wakeup(loop); }
  * ones after a probe of how to check them, the rest one GET into a temp file. */
 enum s3c_err download_start(struct engine *g, struct xfer_obj_state *os, struct req **out, struct s3c_error *e)
 {
+    struct obj_dl_file *f = dl_file_of(os);
+    struct dl_check_state *c = dlc_of(os);
     struct xfer_obj *o = os->o;
     struct req *r;
     enum s3c_err rc;
 
     *out = NULL;
+    f->tmp_path = (struct buf)BUF_INIT(65536);
     os->size = o->size;
     if (os->size <= SMALL_BODY_MAX && !wants_multipart(g, os->size) &&
         (g->land || (g->land = land_new(LAND_THREADS, wake_loop, g->loop)))) {
         /* Received into memory; a worker creates the file (land.h). */
-        os->small_dl = true;
-        os->phase = PH_SINGLE;
+        c->held = true;
+        obj_phase_set(g, os, PH_SINGLE);
         r = req_get(g, os, RK_GET);
         if (!r)
             return s3c_fail(e, S3C_ENOMEM, "out of memory");
@@ -79,7 +81,7 @@ enum s3c_err download_start(struct engine *g, struct xfer_obj_state *os, struct 
     if (g->opts.verify && (wants_multipart(g, os->size) || small_multipart(o))) {
         /* Ranged: first learn how the whole can be checked (on_head_info), from
          * the caller's HEAD when it made one: the same question, asked once. */
-        os->phase = PH_PROBE;
+        obj_phase_set(g, os, PH_PROBE);
         if (o->head)
             return dl_caller_head(g, os, e);
         r = req_get(g, os, RK_HEAD_INFO);
@@ -93,120 +95,25 @@ enum s3c_err download_start(struct engine *g, struct xfer_obj_state *os, struct 
         dl_start(g, os);
         return S3C_OK;
     }
-    os->phase = PH_SINGLE;
+    obj_phase_set(g, os, PH_SINGLE);
     r = req_get(g, os, RK_GET);
     if (!r)
         return s3c_fail(e, S3C_ENOMEM, "out of memory");
     r->len = os->size;
     *out = r;
-    return S3C_OK;
-}
-
-/* S3 -> stdout: ranged GETs in parallel into a window of part buffers,
- * written in order (stdout_start_parts); an object of one range (1 MiB at
- * most): one GET held in memory and written once checked, as a small file's
- * body is (os->held; a mismatch fetches it again), or, unchecked (no
- * verify), written as it comes (a retry resumes where it stopped). */
-enum s3c_err stdout_start(struct engine *g, struct xfer_obj_state *os, struct req **out, struct s3c_error *e)
-{
-    struct req *r;
-
-    *out = NULL;
-    os->stream = true;
-    os->fd = STDOUT_FILENO;
-    os->size = os->o->size;
-    os->part_size = xfer_stdout_part_size(os->size, g->opts.part_size);
-    if ((os->size > os->part_size || small_multipart(os->o)) && g->opts.verify) {
-        /* Ranges: ask for a stored checksum first (on_head_info): cheaper than the
-         * MD5 of the whole; without one, a multipart ETag is checked part by part.
-         * The caller's HEAD, when it made one, says it: the same question, asked once. */
-        os->phase = PH_PROBE;
-        if (os->o->head)
-            return dl_caller_head(g, os, e);
-        r = req_get(g, os, RK_HEAD_INFO);
-        if (!r)
-            return s3c_fail(e, S3C_ENOMEM, "out of memory");
-        *out = r;
-        return S3C_OK;
-    }
-    if (os->size > os->part_size)
-        return stdout_start_parts(g, os, e);
-    r = req_get(g, os, RK_GET);
-    if (!r)
-        return s3c_fail(e, S3C_ENOMEM, "out of memory");
-    r->len = os->size;
-    /* One range is 1 MiB at most (xfer_stdout_part_size), within r->mem's cap:
-     * should it not be, the body fails to fit, it is never written unchecked. */
-    os->held = g->opts.verify;
-    os->phase = PH_SINGLE;
-    *out = r;
-    return S3C_OK;
-}
-
-static enum s3c_err stdout_start_parts(struct engine *g, struct xfer_obj_state *os, struct s3c_error *e)
-{
-    uint64_t n = (os->size + os->part_size - 1) / os->part_size;
-
-    if (n > UINT32_MAX)
-        return s3c_fail(e, S3C_EINTERNAL, "object too large for standard output");
-    os->n_parts = (uint32_t)n;
-    os->win_k = xfer_window_parts(os->part_size);
-    if (os->win_k > os->n_parts)
-        os->win_k = os->n_parts;
-    os->win = calloc(os->win_k, sizeof(*os->win));
-    if (!os->win)
-        return s3c_fail(e, S3C_ENOMEM, "out of memory");
-    if (os->check == DL_PARTS) {
-        /* Ranges are the upload's parts, each MD5'd by a hash worker before it
-         * may go out (on_stdout_part). When they all fit in the window, none
-         * goes out before the md5 of their MD5s matches the ETag. */
-        os->md5s = calloc(os->n_parts, sizeof(*os->md5s));
-        if (!os->md5s)
-            return s3c_fail(e, S3C_ENOMEM, "out of memory");
-        os->win_hold = os->win_k == os->n_parts;
-    } else if (os->check == DL_CRC && os->win_k == os->n_parts) {
-        /* A stored CRC of the whole and an object the window holds: none of it
-         * goes out before the ranges' CRCs, combined, match it. */
-        os->part_crcs = calloc(os->n_parts, sizeof(*os->part_crcs));
-        if (!os->part_crcs)
-            return s3c_fail(e, S3C_ENOMEM, "out of memory");
-        os->win_hold = true;
-    }
-    /* A composite checksum: each part GET by its number, checked against the
-     * part's own checksum before it goes out (on_stdout_part). */
-    if (!composite_alloc(os))
-        return s3c_fail(e, S3C_ENOMEM, "out of memory");
-    if (os->seq_sha) {
-        /* A stored full-object SHA: the stream's, by a hash worker, a part at a time once written. */
-        os->win_md5 = true;
-        md5_init(&os->seq_hash.job.md5);
-        os->seq_hash.job.also = os->seq_sha;
-        os->seq_hash.job.no_md5 = true;
-    } else if (g->opts.verify && os->check != DL_CRC && os->check != DL_PARTS && os->check != DL_COMPOSITE &&
-               os->o->etag && etag_whole_md5(sv_from(os->o->etag)) && !etag_not_md5(os->o->src_bucket, NULL)) {
-        /* The MD5 of the whole stream is worth its CPU only when the ETag is one
-         * and no stored checksum is there to check instead. */
-        os->win_md5 = true; /* by a hash worker, a part at a time once written (stdout_hash_kick) */
-        md5_init(&os->seq_hash.job.md5);
-    }
-    os->phase = PH_PARTS;
-    os->next_part = 1;
-    os->win_head = 1;
-    os->win_free = 1;
-    os->next = g->active;
-    g->active = os;
     return S3C_OK;
 }
 
 /* ---- probing: how the whole will be checked ---------------------------------------- */
 
-/* Ranges of our own size, checked by size only; 'why' goes to --debug. */
-static void dl_size_only(struct engine *g, struct xfer_obj_state *os, const char *why)
+void dl_size_only(struct engine *g, struct xfer_obj_state *os, const char *why)
 {
+    struct dl_check_state *c = dlc_of(os);
+
     xdebug(g, os->o, "checked by size only: %s", why);
-    os->check = DL_SIZE;
+    c->check = DL_SIZE;
     os->unproven = "the download was checked by its size only (no stored checksum, no usable MD5 ETag)";
-    if (os->stream)
+    if (os->family == FAM_DL_STDOUT)
         os->part_size = xfer_stdout_part_size(os->size, g->opts.part_size);
     else
         plan_parts(g, os);
@@ -216,38 +123,41 @@ static void dl_size_only(struct engine *g, struct xfer_obj_state *os, const char
  * ETag's part count (a wrong guess costs a second download, see dl_verify). */
 static void dl_guess_layout(struct engine *g, struct xfer_obj_state *os)
 {
+    struct dl_check_state *c = dlc_of(os);
     uint64_t p;
 
-    if (xfer_part_size_guesses(os->size, os->etag_parts, g->opts.part_size, &p, 1) != 1) {
+    if (xfer_part_size_guesses(os->size, c->etag_parts, g->opts.part_size, &p, 1) != 1) {
         dl_size_only(g, os, "the store does not say its part size, and no usual one makes the ETag's part count");
         return;
     }
-    if (os->check != DL_COMPOSITE)
-        os->check = DL_PARTS;
-    os->layout_guessed = true;
+    if (c->check != DL_COMPOSITE)
+        c->check = DL_PARTS;
+    c->layout_guessed = true;
     os->part_size = p;
-    os->n_parts = os->etag_parts;
+    os->n_parts = c->etag_parts;
 }
 
-/* The ranges are planned: allocate what the check needs and start the parts. */
-static void dl_start(struct engine *g, struct xfer_obj_state *os)
+/* The ranges of a file are planned: allocate what the check needs and start the parts. */
+void dl_start(struct engine *g, struct xfer_obj_state *os)
 {
+    struct obj_dl_file *f = dl_file_of(os);
+    struct dl_check_state *c = dlc_of(os);
     struct s3c_error e = S3C_ERROR_INIT;
 
-    if (os->check == DL_CRC && !(os->part_crcs = calloc(os->n_parts, sizeof(*os->part_crcs))))
+    if (c->check == DL_CRC && !(c->part_crcs = calloc(os->n_parts, sizeof(*c->part_crcs))))
         s3c_fail(&e, S3C_ENOMEM, "out of memory");
-    if (os->check == DL_SEQ && !(os->part_in = calloc(os->n_parts, 1)))
+    if (c->check == DL_SEQ && !(f->part_in = calloc(os->n_parts, 1)))
         s3c_fail(&e, S3C_ENOMEM, "out of memory");
-    md5_init(&os->seq_hash.job.md5);
-    os->seq_hash.job.also = os->seq_sha; /* DL_SEQ of a stored SHA: that, not the MD5 */
-    os->seq_hash.job.no_md5 = os->seq_sha != NULL;
-    if (!e.code && os->check == DL_PARTS && !(os->md5s = calloc(os->n_parts, sizeof(*os->md5s))))
+    md5_init(&c->seq_hash.job.md5);
+    c->seq_hash.job.also = c->seq_sha; /* DL_SEQ of a stored SHA: that, not the MD5 */
+    c->seq_hash.job.no_md5 = c->seq_sha != NULL;
+    if (!e.code && c->check == DL_PARTS && !(c->md5s = calloc(os->n_parts, sizeof(*c->md5s))))
         s3c_fail(&e, S3C_ENOMEM, "out of memory");
     if (!e.code && !composite_alloc(os))
         s3c_fail(&e, S3C_ENOMEM, "out of memory");
-    if (!e.code && os->check != DL_COMPOSITE)
+    if (!e.code && c->check != DL_COMPOSITE)
         dl_resume_apply(g, os); /* (a composite check re-reads no resumed parts: they download again) */
-    if (!e.code && os->check == DL_SEQ)
+    if (!e.code && c->check == DL_SEQ)
         dl_seq_kick(g, os); /* parts an earlier run left in the file */
     if (e.code || start_parts(g, os, &e)) {
         obj_fail(g, os, &e);
@@ -262,34 +172,10 @@ static void dl_start(struct engine *g, struct xfer_obj_state *os)
     }
 }
 
-/* The part layout is settled (or not to be had): the ranges start. */
+/* The part layout is settled (or not to be had): the ranges start (the family's: obj_ops.ranges). */
 static void dl_layout_known(struct engine *g, struct xfer_obj_state *os)
 {
-    if (os->stream)
-        stdout_parts_go(g, os);
-    else
-        dl_start(g, os);
-}
-
-/*
- * stdout's ranges start. Parts the window cannot hold (over STDOUT_PART_MAX),
- * or of a guessed size in an object larger than the window (a wrong guess
- * would fail bytes already written), are not checked part by part: lengths then.
- */
-static void stdout_parts_go(struct engine *g, struct xfer_obj_state *os)
-{
-    struct s3c_error e = S3C_ERROR_INIT;
-    bool parts = os->check == DL_PARTS || os->check == DL_COMPOSITE;
-
-    if (parts && os->part_size > STDOUT_PART_MAX)
-        dl_size_only(g, os, "the upload's parts are larger than standard output's ranges");
-    else if (parts && os->layout_guessed && os->n_parts > xfer_window_parts(os->part_size))
-        dl_size_only(g, os, "the store does not say its part size, and the object is larger than standard "
-                            "output's window");
-    if (stdout_start_parts(g, os, &e)) {
-        obj_fail(g, os, &e);
-        maybe_finish(g, os);
-    }
+    g->ops[os->family].ranges(g, os);
 }
 
 /* The source's HEAD (the engine's own, or the one its caller made) says the
@@ -329,34 +215,35 @@ static bool dl_head_same(struct xfer_obj_state *os, const struct http_resp *resp
 static bool dl_check_from(struct engine *g, struct xfer_obj_state *os, const struct http_resp *resp,
                           const char *etag)
 {
+    struct dl_check_state *c = dlc_of(os);
     struct xfer_obj *o = os->o;
     bool md5_etag = !etag_not_md5(o->src_bucket, resp);
     char hex[33];
 
-    if (stored_checksum(resp, &os->ck_algo, &os->ck_want)) {
-        os->check = DL_CRC;
-    } else if (stored_ck(resp, &os->stored) && os->stored.composite) {
-        os->check = DL_COMPOSITE;
-        os->etag_parts = os->stored.parts;
+    if (stored_checksum(resp, &c->ck_algo, &c->ck_want)) {
+        c->check = DL_CRC;
+    } else if (stored_ck(resp, &c->stored) && c->stored.composite) {
+        c->check = DL_COMPOSITE;
+        c->etag_parts = c->stored.parts;
         return true;
-    } else if (stored_ck(resp, &os->stored) && seq_sha_start(os)) {
-        if (!os->stream)
-            os->check = DL_SEQ; /* (stdout's: stdout_start_parts) */
-    } else if ((os->etag_parts = xfer_etag_parts(etag, os->etag_hex)) > (os->stream ? 1 : 0) && md5_etag) {
+    } else if (stored_ck(resp, &c->stored) && seq_sha_start(os)) {
+        if (os->family != FAM_DL_STDOUT)
+            c->check = DL_SEQ; /* (stdout's: stdout_start_parts) */
+    } else if ((c->etag_parts = xfer_etag_parts(etag, c->etag_hex)) > (os->family == FAM_DL_STDOUT ? 1 : 0) && md5_etag) {
         return true; /* (stdout's "hex-1": the MD5 of the whole, below) */
-    } else if (os->stream) {
+    } else if (os->family == FAM_DL_STDOUT) {
         if (!md5_etag || !etag_whole_md5(sv_from(etag)))
             xdebug(g, o, "checked by the length of every range: no stored checksum and no MD5 ETag");
     } else if (md5_etag && etag_is_md5(sv_from(etag), hex)) {
-        os->check = DL_SEQ;
-        memcpy(os->etag_hex, hex, sizeof(hex));
+        c->check = DL_SEQ;
+        memcpy(c->etag_hex, hex, sizeof(hex));
     } else {
         dl_size_only(g, os, sse_hides_md5(resp) ? "encrypted with a key whose ETag is not an MD5, and no stored checksum"
                             : etag_not_md5(o->src_bucket, NULL) ? "a directory bucket's ETag is no MD5, and no stored checksum"
                             : "no stored checksum and no MD5 ETag");
         return false;
     }
-    if (!os->stream)
+    if (os->family != FAM_DL_STDOUT)
         plan_parts(g, os);
     return false;
 }
@@ -383,7 +270,7 @@ static void dl_probed(struct engine *g, struct xfer_obj_state *os, bool learn)
 }
 
 /* The caller made the HEAD of the source (xfer_obj.head): the engine asks none. */
-static enum s3c_err dl_caller_head(struct engine *g, struct xfer_obj_state *os, struct s3c_error *e)
+enum s3c_err dl_caller_head(struct engine *g, struct xfer_obj_state *os, struct s3c_error *e)
 {
     char etag[80];
 
@@ -413,17 +300,18 @@ void on_head_info(struct engine *g, struct req *r)
 static void head_part1(struct engine *g, struct req *r, bool ok)
 {
     struct xfer_obj_state *os = r->os;
+    struct dl_check_state *c = dlc_of(os);
     const struct http_resp *resp = &r->http.resp;
     uint64_t count = 0, p = 0;
     struct sv v;
     bool counted = ok && http_resp_header(resp, "x-amz-mp-parts-count", &v) && sv_to_u64(v, &count);
 
-    if (counted && count == os->etag_parts && http_resp_header(resp, "content-length", &v) &&
-        sv_to_u64(v, &p) && xfer_parts_fit(os->size, os->etag_parts, p)) {
-        if (os->check != DL_COMPOSITE)
-            os->check = DL_PARTS;
+    if (counted && count == c->etag_parts && http_resp_header(resp, "content-length", &v) &&
+        sv_to_u64(v, &p) && xfer_parts_fit(os->size, c->etag_parts, p)) {
+        if (c->check != DL_COMPOSITE)
+            c->check = DL_PARTS;
         os->part_size = p;
-        os->n_parts = os->etag_parts;
+        os->n_parts = c->etag_parts;
     } else if (counted) {
         dl_size_only(g, os, "its parts are not all of one size");
     } else {
@@ -452,37 +340,17 @@ bool head_part1_refused(struct engine *g, struct req *r, const struct s3c_error 
 
 /* ---- bytes and answers ------------------------------------------------------------ */
 
-/* Write all of 'p' to stdout. EPIPE (the reader left, as `| head` does) is
- * remembered: the object then ends quietly. */
-static bool stdout_write(struct xfer_obj_state *os, const char *p, size_t n, struct s3c_error *e)
-{
-    while (n) {
-        ssize_t w = write(os->fd, p, n);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0) {
-            if (w < 0 && errno == EPIPE)
-                os->reader_gone = true;
-            s3c_fail_errno(e, w < 0 ? errno : EIO, "cannot write to standard output");
-            return false;
-        }
-        p += w;
-        n -= (size_t)w;
-    }
-    return true;
-}
-
 /*
  * The first bytes of a whole-object GET: its reply carries the store's
  * full-object checksum when there is one (asked with x-amz-checksum-mode), and
  * that CRC, at memory speed, checks the bytes instead of their MD5. stdout's
- * one GET is held in memory (os->held) and checked the same way.
+ * one GET is held in memory (chk.held) and checked the same way.
  */
 static void get_pick_check(struct req *r)
 {
     struct xfer_obj_state *os = r->os;
 
-    if (!r->eng->opts.verify || (os->stream && !os->held))
+    if (!r->eng->opts.verify || (os->family == FAM_DL_STDOUT && !dlc_of(os)->held))
         return;
     r->use_crc = stored_checksum(&r->http.resp, &r->ck_algo, &r->ck_want);
     /* A stored SHA of the whole: a hash worker's, as the bytes land (dl_md5_kick). */
@@ -534,7 +402,7 @@ bool dl_md5_kick(struct engine *g, struct req *r, bool final)
         return true;
     if (r->md5_at == 0) {
         /* The exchange's first job: a stored SHA's (whole, or a composite's part), else the MD5. */
-        enum ck_algo a = r->os->n_parts ? r->os->stored.algo : r->stored.algo;
+        enum ck_algo a = r->os->n_parts ? dlc_of(r->os)->stored.algo : r->stored.algo;
         r->hash.job.also = r->use_sha ? req_sha(r, a) : NULL;
         r->hash.job.no_md5 = r->use_sha;
         if (r->use_sha && !r->hash.job.also)
@@ -550,13 +418,14 @@ bool dl_md5_kick(struct engine *g, struct req *r, bool final)
 static void get_pick_md5(struct req *r)
 {
     struct xfer_obj_state *os = r->os;
+    struct dl_check_state *c = dlc_of(os);
     struct sv etag;
 
-    if (os->stream || os->small_dl || !r->eng->opts.verify)
+    if (os->family == FAM_DL_STDOUT || c->held || !r->eng->opts.verify)
         return;
     if (os->n_parts) {
-        r->use_sha = os->check == DL_COMPOSITE && !ck_is_crc(os->stored.algo);
-        r->md5_live = os->check == DL_PARTS || r->use_sha;
+        r->use_sha = c->check == DL_COMPOSITE && !ck_is_crc(c->stored.algo);
+        r->md5_live = c->check == DL_PARTS || r->use_sha;
     } else {
         r->md5_live = r->use_sha || (!r->use_crc && http_resp_header(&r->http.resp, "etag", &etag) &&
                                      !etag_not_md5(os->o->src_bucket, &r->http.resp) && etag_whole_md5(etag));
@@ -566,6 +435,8 @@ static void get_pick_md5(struct req *r)
 enum http_sink_verdict write_dst(void *ctx, const char *p, size_t n)
 {
     struct req *r = ctx;
+    struct dl_check_state *c = dlc_of(r->os);
+    enum http_sink_verdict (*sink)(struct req *, const char *, size_t) = r->eng->ops[r->os->family].get_sink;
     size_t allowed = n;
 
     if (r->got == 0) {
@@ -574,7 +445,7 @@ enum http_sink_verdict write_dst(void *ctx, const char *p, size_t n)
         get_pick_md5(r);
     }
 
-    if (r->os->stream && r->os->failed)
+    if (r->os->family == FAM_DL_STDOUT && r->os->failed)
         return HTTP_SINK_ABORT; /* stdout closed or the object failed: stop fetching */
     if (r->eng->opts.bwlimit_bytes_s) {
         /* Writes take the whole chunk or pause: curl hands the same chunk again. */
@@ -587,12 +458,7 @@ enum http_sink_verdict write_dst(void *ctx, const char *p, size_t n)
         s3c_fail(&r->local_err, S3C_EHTTP, "the store sent more bytes than asked for");
         return HTTP_SINK_ABORT;
     }
-    if (r->os->win) {
-        /* Within the slot: r->got + n <= r->len <= part size, checked above. */
-        struct win_slot *slot = &r->os->win[(r->part - 1) % r->os->win_k];
-        memcpy(slot->data + r->got, p, n);
-        slot->len = r->got + n;
-    } else if (r->os->small_dl || r->os->held) {
+    if (c->held) {
         if (r->got == 0)
             buf_reset(&r->mem); /* a retry starts again */
         if (buf_add(&r->mem, p, n)) {
@@ -600,13 +466,11 @@ enum http_sink_verdict write_dst(void *ctx, const char *p, size_t n)
             s3c_fail(&r->local_err, S3C_ENOMEM, "out of memory");
             return HTTP_SINK_ABORT;
         }
-    } else if (r->os->stream) {
-        /* Unchecked (no verify): out as it comes. */
-        if (!stdout_write(r->os, p, n, &r->local_err)) {
-            r->local_failed = true;
-            return HTTP_SINK_ABORT;
-        }
-        r->os->streamed += n;
+    } else if (sink) {
+        /* stdout's window, or its stream written as it comes (stdout.c) */
+        enum http_sink_verdict v = sink(r, p, n);
+        if (v != HTTP_SINK_OK)
+            return v;
     } else if (fs_pwrite_all(r->os->fd, p, n, r->off + r->got, r->os->o->dst, &r->local_err)) {
         r->local_failed = true;
         return HTTP_SINK_ABORT;
@@ -615,11 +479,11 @@ enum http_sink_verdict write_dst(void *ctx, const char *p, size_t n)
      * memory. A file's MD5s are a hash worker's, re-read once on disk (on_get). */
     if (r->use_crc)
         r->crc = ck_update(r->ck_algo, r->crc, p, n);
-    else if (r->os->check == DL_CRC)
-        r->crc = ck_update(r->os->ck_algo, r->crc, p, n);
-    else if (r->os->check == DL_COMPOSITE && ck_is_crc(r->os->stored.algo))
-        r->crc = ck_update(r->os->stored.algo, r->crc, p, n);
-    else if ((r->os->small_dl || r->os->held) && r->eng->opts.verify)
+    else if (c->check == DL_CRC)
+        r->crc = ck_update(c->ck_algo, r->crc, p, n);
+    else if (c->check == DL_COMPOSITE && ck_is_crc(c->stored.algo))
+        r->crc = ck_update(c->stored.algo, r->crc, p, n);
+    else if ((c->held) && r->eng->opts.verify)
         hash_update(r->md5, p, n);
     r->got += n;
     r->eng->stats.bytes_live += n;
@@ -627,153 +491,6 @@ enum http_sink_verdict write_dst(void *ctx, const char *p, size_t n)
     if (r->md5_live && !dl_md5_kick(r->eng, r, false))
         r->md5_live = false; /* no worker now: the rest at the end (on_get), or the error then */
     return HTTP_SINK_OK;
-}
-
-/* stdout's bytes are all out and, with an MD5 to check, all hashed: the verdict. */
-static void stdout_end(struct engine *g, struct xfer_obj_state *os)
-{
-    struct s3c_error e = S3C_ERROR_INIT;
-
-    if (stdout_verify(g, os, &e))
-        os->phase = PH_END;
-    else
-        obj_fail(g, os, &e);
-}
-
-/* The MD5 of the stream, in order, by a hash worker: the oldest part written
- * and not yet hashed, one job at a time. Its slot is reused only after. */
-static void stdout_hash_kick(struct engine *g, struct xfer_obj_state *os)
-{
-    struct win_slot *slot = &os->win[(os->win_free - 1) % os->win_k];
-    struct s3c_error e = S3C_ERROR_INIT;
-
-    if (os->seq_hash.busy || os->failed || stopping(g) || os->win_free >= os->win_head)
-        return;
-    os->seq_hash.job.final = os->win_free == os->n_parts;
-    os->seq_hash.done = stdout_hashed;
-    if (!hash_start(g, &os->seq_hash, -1, slot->data, 0, slot->len)) {
-        s3c_fail(&e, S3C_ENOMEM, "cannot start a thread to hash standard output");
-        obj_fail(g, os, &e);
-    }
-}
-
-static void stdout_hashed(struct engine *g, struct eng_hash *h)
-{
-    struct xfer_obj_state *os = (struct xfer_obj_state *)((char *)h - offsetof(struct xfer_obj_state, seq_hash));
-    struct s3c_error e = S3C_ERROR_INIT;
-
-    if (stopping(g) && !os->failed) {
-        s3c_fail(&e, S3C_ECANCEL, "%s", cancel_requested ? "interrupted" : "stopped");
-        obj_fail(g, os, &e);
-    } else if (h->job.err.code && !os->failed) {
-        obj_fail(g, os, &h->job.err);
-    } else if (!os->failed) {
-        os->win[(os->win_free - 1) % os->win_k].len = 0;
-        if (++os->win_free > os->n_parts)
-            stdout_end(g, os);
-        else
-            stdout_hash_kick(g, os);
-    }
-    maybe_finish(g, os);
-}
-
-/*
- * A held stream (win_hold) with every part in: the md5 of their MD5s against
- * the ETag (or their CRCs combined against the stored CRC) before a byte is
- * written. True when they may go out; on a mismatch every part is fetched
- * again (which one is wrong cannot be told), and a mismatch that persists
- * fails the object with nothing written.
- */
-static bool stdout_hold_check(struct engine *g, struct xfer_obj_state *os)
-{
-    struct s3c_error e = S3C_ERROR_INIT;
-    uint32_t i;
-
-    if (os->parts_done < os->n_parts)
-        return false;
-    switch (dl_check(g, os, &e)) {
-    case DLV_OK:
-        os->win_hold = false;
-        os->win_proven = true;
-        return true;
-    case DLV_AGAIN:
-        for (i = 0; i < os->win_k; i++) {
-            os->win[i].full = false;
-            os->win[i].len = 0;
-        }
-        dl_again(g, os, &e);
-        return false;
-    case DLV_HASHING:
-    case DLV_ERROR:
-        break;
-    }
-    obj_fail(g, os, &e);
-    return false;
-}
-
-/* A range for stdout is in: checked (DL_PARTS, DL_COMPOSITE), then every whole
- * part from the head on is written, in order. */
-static void on_stdout_part(struct engine *g, struct req *r)
-{
-    struct xfer_obj_state *os = r->os;
-    struct win_slot *landed = &os->win[(r->part - 1) % os->win_k];
-    struct s3c_error e = S3C_ERROR_INIT;
-
-    if ((os->check == DL_PARTS || (os->check == DL_COMPOSITE && !ck_is_crc(os->stored.algo))) && !r->hash.ready) {
-        /* The part's MD5 (or a composite's SHA), by a hash worker, before any of it may go out. */
-        if (os->check == DL_PARTS ? !req_hash_mem(g, r, landed->data, r->len)
-                                  : !req_sha_mem(g, r, os->stored.algo, landed->data, r->len)) {
-            s3c_fail(&e, S3C_ENOMEM, "cannot start a thread to hash standard output");
-            req_fail(g, r, &e, false, 0);
-            return;
-        }
-        req_park(g, r);
-        return;
-    }
-    if (os->check == DL_COMPOSITE && !composite_part_ok(r, &e)) {
-        xdebug(g, os->o, "%s; fetching it again", e.msg);
-        req_fail(g, r, &e, true, 0);
-        return;
-    }
-    if (sse_hides_md5(&r->http.resp))
-        os->md5_hidden = true;
-    if (os->check == DL_PARTS)
-        memcpy(os->md5s[r->part - 1], r->hash.job.digest, MD5_LEN);
-    else if (os->check == DL_CRC && os->part_crcs)
-        os->part_crcs[r->part - 1] = r->crc;
-    landed->full = true;
-    landed->crc = r->crc; /* write_dst's, for DL_CRC */
-    g->stats.bytes += r->len;
-    os->parts_done++;
-    req_put_back(g, r);
-    if (os->win_hold && !stdout_hold_check(g, os)) {
-        maybe_finish(g, os);
-        return;
-    }
-    while (os->win_head <= os->n_parts && os->win[(os->win_head - 1) % os->win_k].full) {
-        struct win_slot *slot = &os->win[(os->win_head - 1) % os->win_k];
-
-        if (!stdout_write(os, slot->data, slot->len, &e)) {
-            obj_fail(g, os, &e);
-            maybe_finish(g, os);
-            return;
-        }
-        if (os->check == DL_CRC)
-            os->stream_crc = os->streamed ? ck_combine(os->ck_algo, os->stream_crc, slot->crc, slot->len)
-                                          : slot->crc;
-        os->streamed += slot->len;
-        slot->full = false;
-        os->win_head++;
-        if (!os->win_md5) {
-            slot->len = 0;
-            os->win_free = os->win_head; /* nothing to hash: the slot is free at once */
-        }
-    }
-    if (os->win_md5)
-        stdout_hash_kick(g, os);
-    else if (os->win_head > os->n_parts)
-        stdout_end(g, os);
-    maybe_finish(g, os);
 }
 
 /*
@@ -785,6 +502,7 @@ static void on_stdout_part(struct engine *g, struct req *r)
 static enum sent_verdict get_whole_check(struct engine *g, struct req *r, struct s3c_error *e)
 {
     struct xfer_obj_state *os = r->os;
+    struct dl_check_state *c = dlc_of(os);
     unsigned char md5[MD5_LEN];
     char want[33], got[33];
     struct sv etag;
@@ -795,7 +513,7 @@ static enum sent_verdict get_whole_check(struct engine *g, struct req *r, struct
         return whole_crc_verify(g, os, r->ck_algo, r->crc, r->ck_want, true, e) ? SENT_OK : SENT_BAD;
     if (r->use_sha && !r->hash.ready) {
         /* The stored SHA of the whole: a hash worker's, of the body in memory or the file. */
-        if (os->small_dl || os->held ? !req_sha_mem(g, r, r->stored.algo, r->mem.data ? r->mem.data : "", r->mem.len)
+        if (c->held ? !req_sha_mem(g, r, r->stored.algo, r->mem.data ? r->mem.data : "", r->mem.len)
                                      : !dl_md5_kick(g, r, true)) {
             s3c_fail(e, S3C_ENOMEM, "cannot start a thread to hash %s", os->o->dst);
             return SENT_BAD;
@@ -811,7 +529,7 @@ static enum sent_verdict get_whole_check(struct engine *g, struct req *r, struct
         os->unproven = "the store gave no checksum and no MD5 ETag to check the download against";
         return SENT_OK;
     }
-    if (os->small_dl || os->held) {
+    if (c->held) {
         hash_final(r->md5, md5);
     } else if (r->hash.ready) {
         memcpy(md5, r->hash.job.digest, MD5_LEN);
@@ -834,13 +552,25 @@ static enum sent_verdict get_whole_check(struct engine *g, struct req *r, struct
     return SENT_OK;
 }
 
+/* A whole-object GET is in: true when its check passed (get_whole_check);
+ * false when it waits for a hash worker (parked), or is fetched again (a held
+ * body: none of it went anywhere). */
+bool dl_whole_ok(struct engine *g, struct req *r)
+{
+    struct s3c_error e = S3C_ERROR_INIT;
+
+    return sent_verdict_ok(g, r, get_whole_check(g, r, &e), &e);
+}
+
 /* A range of a file download is in: its part's share of the whole's check. */
 static void on_get_part(struct engine *g, struct req *r)
 {
     struct xfer_obj_state *os = r->os;
+    struct obj_dl_file *f = dl_file_of(os);
+    struct dl_check_state *c = dlc_of(os);
     struct s3c_error e = S3C_ERROR_INIT;
 
-    if ((os->check == DL_PARTS || r->use_sha) && !r->hash.ready) {
+    if ((c->check == DL_PARTS || r->use_sha) && !r->hash.ready) {
         /* Its MD5 (or SHA): what did not go to a hash worker as it landed, and the digest. */
         if (!dl_md5_kick(g, r, true)) {
             s3c_fail(&e, S3C_ENOMEM, "cannot start a thread to hash %s", os->o->dst);
@@ -851,20 +581,20 @@ static void on_get_part(struct engine *g, struct req *r)
         return;
     }
     g->stats.bytes += r->len;
-    if (os->check == DL_PARTS)
-        memcpy(os->md5s[r->part - 1], r->hash.job.digest, MD5_LEN);
-    else if (os->check == DL_CRC)
-        os->part_crcs[r->part - 1] = r->crc;
-    else if (os->check == DL_SEQ)
-        os->part_in[r->part - 1] = 1;
-    else if (os->check == DL_COMPOSITE && r->use_sha)
-        memcpy(os->part_sums[r->part - 1], r->hash.job.also_digest, CK_MAX_LEN);
-    else if (os->check == DL_COMPOSITE)
-        os->part_crcs[r->part - 1] = r->crc;
+    if (c->check == DL_PARTS)
+        memcpy(c->md5s[r->part - 1], r->hash.job.digest, MD5_LEN);
+    else if (c->check == DL_CRC)
+        c->part_crcs[r->part - 1] = r->crc;
+    else if (c->check == DL_SEQ)
+        f->part_in[r->part - 1] = 1;
+    else if (c->check == DL_COMPOSITE && r->use_sha)
+        memcpy(c->part_sums[r->part - 1], r->hash.job.also_digest, CK_MAX_LEN);
+    else if (c->check == DL_COMPOSITE)
+        c->part_crcs[r->part - 1] = r->crc;
     os->parts_done++;
     dl_part_written(g, os, r->part);
     req_put_back(g, r);
-    if (os->check == DL_SEQ)
+    if (c->check == DL_SEQ)
         dl_seq_kick(g, os);
     if (os->parts_done == os->n_parts && !os->failed)
         dl_verify(g, os);
@@ -874,6 +604,7 @@ static void on_get_part(struct engine *g, struct req *r)
 void on_get(struct engine *g, struct req *r)
 {
     struct xfer_obj_state *os = r->os;
+    struct dl_check_state *c = dlc_of(os);
     struct s3c_error e = S3C_ERROR_INIT;
 
     if (r->local_failed) {
@@ -887,50 +618,34 @@ void on_get(struct engine *g, struct req *r)
         req_fail(g, r, &e, true, 0);
         return;
     }
-    if (os->win) {
-        on_stdout_part(g, r);
+    if (g->ops[os->family].get_ok) {
+        g->ops[os->family].get_ok(g, r); /* stdout's (stdout.c) */
         return;
     }
     if (os->n_parts) {
         on_get_part(g, r);
         return;
     }
-    switch (get_whole_check(g, r, &e)) {
-    case SENT_WAIT:
+    if (!dl_whole_ok(g, r))
         return;
-    case SENT_BAD:
-        /* stdout's one GET was held: none of it is out, so fetch it again. */
-        req_fail(g, r, &e, true, 0);
-        return;
-    case SENT_OK:
-        break;
-    }
-    if (os->held) {
-        if (!stdout_write(os, r->mem.data ? r->mem.data : "", r->mem.len, &e)) {
-            req_put_back(g, r);
-            obj_fail(g, os, &e);
-            maybe_finish(g, os);
-            return;
-        }
-        os->streamed += r->mem.len;
-    }
     g->stats.bytes += r->len;
-    if (os->small_dl) {
+    if (c->held) {
         land_start(g, os, &r->mem);
         req_put_back(g, r);
         return;
     }
-    os->phase = PH_END;
+    obj_phase_set(g, os, PH_END);
     req_put_back(g, r);
     maybe_finish(g, os);
 }
 
 /* ---- the whole: checked, downloaded again ------------------------------------------ */
 
-/* A mismatch over the whole object: download all of it again, or fail it. */
-static void dl_again(struct engine *g, struct xfer_obj_state *os, const struct s3c_error *e)
+void dl_again(struct engine *g, struct xfer_obj_state *os, const struct s3c_error *e)
 {
-    if (stopping(g) || ++os->attempts >= store_s3_max_attempts(g->s3)) {
+    struct dl_check_state *c = dlc_of(os);
+
+    if (stopping(g) || ++c->attempts >= store_s3_max_attempts(g->s3)) {
         obj_fail(g, os, e);
         return;
     }
@@ -939,21 +654,21 @@ static void dl_again(struct engine *g, struct xfer_obj_state *os, const struct s
     g->stats.bytes -= g->stats.bytes >= os->size ? os->size : g->stats.bytes;
     os->parts_done = 0;
     os->next_part = 1;
-    os->phase = PH_PARTS;
+    obj_phase_set(g, os, PH_PARTS);
     os->next = g->active;
     g->active = os;
-    if (os->check == DL_SEQ) {
+    if (c->check == DL_SEQ) {
         /* Its last job is back (dl_check ran on all of it): start over. */
-        md5_init(&os->seq_hash.job.md5);
-        if (os->seq_sha)
-            hash_reset(os->seq_sha);
-        os->seq_off = 0;
-        memset(os->part_in, 0, os->n_parts);
+        md5_init(&c->seq_hash.job.md5);
+        if (c->seq_sha)
+            hash_reset(c->seq_sha);
+        c->seq_off = 0;
+        memset(dl_file_of(os)->part_in, 0, os->n_parts);
     }
     if (os->have) {
         /* Every part again, resumed ones too; the record claims none until they are in. */
         memset(os->have, 0, os->n_parts);
-        os->dj_dirty = false;
+        dl_file_of(os)->dj_dirty = false;
         dl_journal_save(g, os);
     }
 }
@@ -965,10 +680,10 @@ static void dl_verify(struct engine *g, struct xfer_obj_state *os)
 
     switch (dl_check(g, os, &e)) {
     case DLV_OK:
-        os->phase = PH_END;
+        obj_phase_set(g, os, PH_END);
         break;
     case DLV_HASHING:
-        os->phase = PH_VERIFY; /* dl_seq_hashed comes back once all is hashed */
+        obj_phase_set(g, os, PH_VERIFY); /* dl_seq_hashed comes back once all is hashed */
         break;
     case DLV_AGAIN:
         dl_again(g, os, &e);
@@ -987,19 +702,21 @@ static void dl_verify(struct engine *g, struct xfer_obj_state *os)
  */
 static void dl_seq_kick(struct engine *g, struct xfer_obj_state *os)
 {
+    struct obj_dl_file *f = dl_file_of(os);
+    struct dl_check_state *c = dlc_of(os);
     struct s3c_error e = S3C_ERROR_INIT;
-    uint64_t end = os->seq_off;
+    uint64_t end = c->seq_off;
 
-    if (os->seq_hash.busy || os->failed || stopping(g))
+    if (c->seq_hash.busy || os->failed || stopping(g))
         return;
-    while (end < os->size && end - os->seq_off < SEQ_JOB_BYTES && os->part_in[end / os->part_size])
+    while (end < os->size && end - c->seq_off < SEQ_JOB_BYTES && f->part_in[end / os->part_size])
         end = (end / os->part_size + 1) * os->part_size < os->size ? (end / os->part_size + 1) * os->part_size
                                                                    : os->size;
-    if (end == os->seq_off)
+    if (end == c->seq_off)
         return;
-    os->seq_hash.job.final = end == os->size;
-    os->seq_hash.done = dl_seq_hashed;
-    if (!hash_start(g, &os->seq_hash, os->fd, NULL, os->seq_off, end - os->seq_off)) {
+    c->seq_hash.job.final = end == os->size;
+    c->seq_hash.done = dl_seq_hashed;
+    if (!hash_start(g, &c->seq_hash, os->fd, NULL, c->seq_off, end - c->seq_off)) {
         s3c_fail(&e, S3C_ENOMEM, "cannot start a thread to hash %s", os->o->dst);
         obj_fail(g, os, &e);
     }
@@ -1008,7 +725,8 @@ static void dl_seq_kick(struct engine *g, struct xfer_obj_state *os)
 /* A DL_SEQ job is back: on to the next, or, all hashed and every part in, the verdict. */
 static void dl_seq_hashed(struct engine *g, struct eng_hash *h)
 {
-    struct xfer_obj_state *os = (struct xfer_obj_state *)((char *)h - offsetof(struct xfer_obj_state, seq_hash));
+    struct xfer_obj_state *os = dl_file_of_hash(h);
+    struct dl_check_state *c = dlc_of(os);
     struct s3c_error e = S3C_ERROR_INIT;
 
     if (h->job.err.code) {
@@ -1017,9 +735,9 @@ static void dl_seq_hashed(struct engine *g, struct eng_hash *h)
         s3c_fail(&e, S3C_ECANCEL, "%s", cancel_requested ? "interrupted" : "stopped");
         obj_fail(g, os, &e);
     } else if (!os->failed) {
-        os->seq_off += h->job.len;
+        c->seq_off += h->job.len;
         dl_seq_kick(g, os);
-        if (os->seq_off == os->size && os->phase == PH_VERIFY)
+        if (c->seq_off == os->size && os->phase == PH_VERIFY)
             dl_verify(g, os);
     }
     maybe_finish(g, os);
@@ -1037,8 +755,10 @@ static void dl_rehash_fail(struct engine *g, struct xfer_obj_state *os, const st
  * last one done starts the check. */
 static void dl_rehash_done(struct engine *g, struct xfer_obj_state *os, uint32_t n)
 {
+    struct obj_dl_file *f = dl_file_of(os);
+
     os->parts_done++;
-    os->rehash_part = dl_next_resumed(os, n);
+    f->rehash_part = dl_next_resumed(os, n);
     if (os->parts_done == os->n_parts)
         dl_verify(g, os);
 }
@@ -1047,16 +767,18 @@ static void dl_rehash_done(struct engine *g, struct xfer_obj_state *os, uint32_t
  * time per download; seq_hash is free, DL_SEQ's alone uses it). */
 static void dl_rehash_kick(struct engine *g, struct xfer_obj_state *os)
 {
+    struct obj_dl_file *f = dl_file_of(os);
+    struct dl_check_state *c = dlc_of(os);
     struct s3c_error e = S3C_ERROR_INIT;
-    uint32_t n = os->rehash_part;
+    uint32_t n = f->rehash_part;
     uint64_t off = (uint64_t)(n - 1) * os->part_size;
 
-    if (!n || os->seq_hash.busy || os->failed || stopping(g))
+    if (!n || c->seq_hash.busy || os->failed || stopping(g))
         return;
-    md5_init(&os->seq_hash.job.md5);
-    os->seq_hash.job.final = true;
-    os->seq_hash.done = dl_rehashed;
-    if (!hash_start(g, &os->seq_hash, os->fd, NULL, off, n == os->n_parts ? os->size - off : os->part_size)) {
+    md5_init(&c->seq_hash.job.md5);
+    c->seq_hash.job.final = true;
+    c->seq_hash.done = dl_rehashed;
+    if (!hash_start(g, &c->seq_hash, os->fd, NULL, off, n == os->n_parts ? os->size - off : os->part_size)) {
         s3c_fail(&e, S3C_ENOMEM, "cannot start a thread to hash %s", os->o->dst);
         obj_fail(g, os, &e);
     }
@@ -1064,19 +786,21 @@ static void dl_rehash_kick(struct engine *g, struct xfer_obj_state *os)
 
 static void dl_rehashed(struct engine *g, struct eng_hash *h)
 {
-    struct xfer_obj_state *os = (struct xfer_obj_state *)((char *)h - offsetof(struct xfer_obj_state, seq_hash));
+    struct xfer_obj_state *os = dl_file_of_hash(h);
+    struct obj_dl_file *f = dl_file_of(os);
+    struct dl_check_state *c = dlc_of(os);
     struct s3c_error e = S3C_ERROR_INIT;
-    uint32_t n = os->rehash_part;
+    uint32_t n = f->rehash_part;
 
     if (stopping(g) && !os->failed) {
         s3c_fail(&e, S3C_ECANCEL, "%s", cancel_requested ? "interrupted" : "stopped");
         obj_fail(g, os, &e);
     } else if (h->job.err.code && !os->failed) {
         s3c_fail(&e, h->job.err.code, "cannot re-read %s, kept by an interrupted download: %s",
-                 buf_cstr(&os->tmp_path), h->job.err.msg);
+                 buf_cstr(&f->tmp_path), h->job.err.msg);
         obj_fail(g, os, &e);
     } else if (!os->failed) {
-        memcpy(os->md5s[n - 1], h->job.digest, MD5_LEN);
+        memcpy(c->md5s[n - 1], h->job.digest, MD5_LEN);
         dl_rehash_done(g, os, n);
         dl_rehash_kick(g, os);
     }
@@ -1093,6 +817,8 @@ static void dl_rehashed(struct engine *g, struct eng_hash *h)
 void dl_rehash_step(struct engine *g)
 {
     struct xfer_obj_state *os = g->rehash;
+    struct obj_dl_file *f;
+    struct dl_check_state *c;
     struct s3c_error e = S3C_ERROR_INIT;
     uint64_t off, len;
     uint32_t n;
@@ -1101,17 +827,19 @@ void dl_rehash_step(struct engine *g)
 
     if (!os)
         return;
+    f = dl_file_of(os);
+    c = &f->chk;
     if (os->failed || stopping(g)) {
         s3c_fail(&e, S3C_ECANCEL, "%s", cancel_requested ? "interrupted" : "stopped");
         dl_rehash_fail(g, os, &e);
         return;
     }
-    if (os->check == DL_PARTS) {
+    if (c->check == DL_PARTS) {
         rehash_remove(g, os);
         dl_rehash_kick(g, os);
         return;
     }
-    n = os->rehash_part;
+    n = f->rehash_part;
     off = (uint64_t)(n - 1) * os->part_size;
     len = n == os->n_parts ? os->size - off : os->part_size;
     if (!g->rehash_buf && !(g->rehash_buf = malloc(DL_REHASH_STEP))) {
@@ -1119,25 +847,25 @@ void dl_rehash_step(struct engine *g)
         dl_rehash_fail(g, os, &e);
         return;
     }
-    want = len - os->rehash_at < DL_REHASH_STEP ? (size_t)(len - os->rehash_at) : DL_REHASH_STEP;
+    want = len - f->rehash_at < DL_REHASH_STEP ? (size_t)(len - f->rehash_at) : DL_REHASH_STEP;
     do
-        got = pread(os->fd, g->rehash_buf, want, (off_t)(off + os->rehash_at));
+        got = pread(os->fd, g->rehash_buf, want, (off_t)(off + f->rehash_at));
     while (got < 0 && errno == EINTR);
     if (got <= 0) {
         s3c_fail_errno(&e, got < 0 ? errno : EIO, "cannot re-read %s, kept by an interrupted download",
-                       buf_cstr(&os->tmp_path));
+                       buf_cstr(&f->tmp_path));
         dl_rehash_fail(g, os, &e);
         return;
     }
-    os->rehash_crc = ck_update(os->ck_algo, os->rehash_crc, g->rehash_buf, (size_t)got);
-    os->rehash_at += (uint64_t)got;
-    if (os->rehash_at < len)
+    f->rehash_crc = ck_update(c->ck_algo, f->rehash_crc, g->rehash_buf, (size_t)got);
+    f->rehash_at += (uint64_t)got;
+    if (f->rehash_at < len)
         return;
-    os->part_crcs[n - 1] = os->rehash_crc;
-    os->rehash_crc = 0;
-    os->rehash_at = 0;
+    c->part_crcs[n - 1] = f->rehash_crc;
+    f->rehash_crc = 0;
+    f->rehash_at = 0;
     dl_rehash_done(g, os, n);
-    if (!os->rehash_part)
+    if (!f->rehash_part)
         rehash_remove(g, os);
     maybe_finish(g, os);
 }
@@ -1147,7 +875,8 @@ void dl_rehash_step(struct engine *g)
 /* Hand a verified small body to a worker; the object ends when it is on disk. */
 static void land_start(struct engine *g, struct xfer_obj_state *os, struct buf *body)
 {
-    struct land_job *j = &os->land;
+    struct obj_dl_file *f = dl_file_of(os);
+    struct land_job *j = &f->land;
 
     /* The request's buffer goes with the job; the request gets a fresh one. */
     j->body = *body;
@@ -1155,11 +884,11 @@ static void land_start(struct engine *g, struct xfer_obj_state *os, struct buf *
     j->dst = os->o->dst;
     j->mtime = os->o->mtime;
     j->ctx = os;
-    os->phase = PH_LAND;
+    obj_phase_set(g, os, PH_LAND);
     if (!land_submit(g->land, j)) {
         s3c_fail(&os->err, S3C_ENOMEM, "cannot start a thread to write %s", os->o->dst);
         os->failed = true;
-        os->phase = PH_END;
+        obj_phase_set(g, os, PH_END);
         maybe_finish(g, os);
         return;
     }
@@ -1180,7 +909,7 @@ void land_reap(struct engine *g)
             os->err = j->err;
             os->failed = true;
         }
-        os->phase = PH_END;
+        obj_phase_set(g, os, PH_END);
         maybe_finish(g, os);
     }
 }
@@ -1189,13 +918,13 @@ void land_reap(struct engine *g)
  * name, or stays for the next --resume, or goes. */
 void dl_end(struct engine *g, struct xfer_obj_state *os)
 {
+    struct obj_dl_file *f = dl_file_of(os);
     struct xfer_obj *o = os->o;
 
-    if (os->stream || os->small_dl) {
-        /* stdout, or a small download a worker landed (or never began):
-         * no file of ours to keep or remove. */
+    if (dlc_of(os)->held) {
+        /* A small download a worker landed (or never began): no file of ours to keep or remove. */
     } else if (!os->failed) {
-        enum s3c_err rc = fs_tmp_commit(os->fd, buf_cstr(&os->tmp_path), o->dst, o->mtime, &os->err);
+        enum s3c_err rc = fs_tmp_commit(os->fd, buf_cstr(&f->tmp_path), o->dst, o->mtime, &os->err);
         os->fd = -1;
         if (rc)
             os->failed = true;
@@ -1204,8 +933,22 @@ void dl_end(struct engine *g, struct xfer_obj_state *os)
         close(os->fd); /* the temp file stays, named in the journal, for the next --resume */
         os->fd = -1;
     } else {
-        fs_tmp_abort(os->fd, buf_cstr(&os->tmp_path));
+        fs_tmp_abort(os->fd, buf_cstr(&f->tmp_path));
         os->fd = -1;
         dl_journal_drop(g, os);
     }
+}
+
+void dl_file_release(struct xfer_obj_state *os)
+{
+    struct obj_dl_file *f = dl_file_of(os);
+
+    dl_check_release(&f->chk);
+    free(f->part_in);
+    buf_release(&f->tmp_path);
+    buf_release(&f->land.body);
+    if (f->dj)
+        journal_download_release(f->dj);
+    free(f->dj);
+    free(f->resumed);
 }

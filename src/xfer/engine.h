@@ -1,19 +1,28 @@
 /*
  * xfer/engine: the engine's private types, shared by its files and by no
  * one else (xfer.h is the public contract). Files, from the bottom up:
- * part.c, adapt.c and the workers land.c and hashpool.c (call no engine
- * file); build.c, what each kind of request says (a table of builders);
- * req.c, a request's and an object's life; the helpers verify.c, resume.c, multipart.c,
- * hedge.c; one family per operation (upload.c stdin.c copy.c download.c delete.c); xfer.c, the loop;
- * loops.c, the loop run several times on threads of their own (xfer_run).
+ * adapt.c and the workers land.c and hashpool.c (call no engine file);
+ * obj.c, an object's life (its phase, moved only by obj_phase_set, and its
+ * end); part.c, part planning; build.c, what each kind of request says
+ * (a table of builders); req.c, a request's life; the helpers
+ * verify.c, hedge.c, resume.c, multipart.c; one file per family of objects
+ * (enum obj_family: upload.c stdin.c copy.c download.c stdout.c delete.c;
+ * stdout.c sits on download.c, whose probe and GET path it shares); xfer.c,
+ * the loop; loops.c, the loop run several times on threads of their own
+ * (xfer_run). An object's state is a common head (struct xfer_obj_state)
+ * first in its family's struct, which only its checked accessor reaches
+ * (upload_of... mpu_of, dlc_of for the state families share).
  * A file calls only files below it (scripts/check-layers.sh, make lint):
- * answers reach the families through the tables of handlers below, which
- * xfer.c fills in, and hash jobs through their own done (struct eng_hash).
+ * answers reach the families through the tables of handlers below (struct
+ * req_ops per request kind, struct obj_ops per family), which xfer.c fills
+ * in, and hash jobs through their own done (struct eng_hash).
  */
 #ifndef S3C_XFER_ENGINE_H
 #define S3C_XFER_ENGINE_H
 
+#include <assert.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -58,7 +67,9 @@ enum req_kind {
     RK_ABORT_STALE,     /* AbortMultipartUpload of the upload a killed run journaled for this key */
 };
 
+/* An object's phase: changed only by obj_phase_set (obj.c), which holds the legal moves. */
 enum obj_phase {
+    PH_NEW,             /* made, not started yet */
     PH_SINGLE,          /* one request */
     PH_PROBE,           /* ranged download: learning how to verify it (HEADs) */
     PH_CREATE,          /* waiting for the upload id */
@@ -68,14 +79,7 @@ enum obj_phase {
     PH_VERIFY,          /* ranged download: every part in, the in-order MD5 still catching up */
     PH_LAND,            /* small download: a worker puts it on disk */
     PH_END,             /* no more requests: finish when none is in flight */
-};
-
-/* One part of a stdout object in memory (allocated once, at the part size). */
-struct win_slot {
-    char *data;
-    uint64_t len;
-    uint64_t crc;                   /* DL_CRC: the stored checksum's CRC of these bytes */
-    bool full;                      /* holds a whole part, not yet written */
+    PH_COUNT
 };
 
 /* How a ranged download is checked once every part is in. */
@@ -110,28 +114,35 @@ struct eng_hash {
     bool ready;                     /* job.digest holds the MD5 of the bytes asked for */
 };
 
-/* An object's state while the engine runs it (xfer_obj.st). */
+/*
+ * The families of objects: what an object is decides which struct holds its
+ * state (the common head, struct xfer_obj_state, first in each) and which
+ * row of the engine's obj_ops runs it. obj_start (xfer.c) picks it.
+ */
+enum obj_family {
+    FAM_UPLOAD,         /* a local file to S3 (upload.c): struct obj_upload */
+    FAM_STDIN,          /* standard input to S3 (stdin.c): struct obj_stdin */
+    FAM_COPY,           /* S3 to S3 (copy.c): struct obj_copy */
+    FAM_DL_FILE,        /* S3 to a local file (download.c): struct obj_dl_file */
+    FAM_DL_STDOUT,      /* S3 to standard output (stdout.c): struct obj_dl_stdout */
+    FAM_DELETE,         /* a delete (delete.c): the head alone */
+    FAM_COUNT
+};
+
+/* What every object has, whatever its family (xfer_obj.st). */
 struct xfer_obj_state {
     struct xfer_obj *o;
-    enum obj_phase phase;
-    int fd;                         /* upload source or download temp file; -1 */
-    struct buf tmp_path;            /* download temp file */
+    enum obj_family family;         /* which struct this head begins (the accessors below check it) */
+    enum obj_phase phase;           /* changed by obj_phase_set only */
+    int fd;                         /* the local end: a file read or written, stdin, stdout; -1 none */
     uint64_t size;
     uint64_t part_size;
     uint32_t n_parts;               /* 0: single request */
     uint32_t next_part;             /* next part number to start, 1-based */
     uint32_t parts_done;
-    uint8_t *have;                  /* --resume: parts already in the store, checked; NULL */
-    int64_t src_mtime;              /* upload source's mtime (journal) */
-    uint32_t list_marker;           /* --resume: ListParts page marker */
+    uint8_t *have;                  /* --resume: parts already in place (the store's, the temp file's),
+                                       not sent again; NULL */
     int reqs;                       /* requests in flight or waiting to retry */
-    char *upload_id;
-    int jlock;                      /* upload of a file: its key's journal record held (journal_upload_lock); -1 */
-    bool no_journal;                /* the record is not ours to write: another live run's, or a stale
-                                       upload's that could not be aborted (kept for the next run) */
-    char *stale_upload_id;          /* the journaled upload of a killed run, being aborted first; NULL */
-    char (*etags)[72];              /* per part, as the store returned them */
-    unsigned char (*md5s)[MD5_LEN]; /* per part, as we sent them */
     bool failed;
     struct s3c_error err;
     /* Whether what the store answered proves the copy (an ETag or echoed checksum equal to what
@@ -139,36 +150,79 @@ struct xfer_obj_state {
      * succeed, but mv keeps their source (xfer_obj.unproven). */
     bool proven;
     const char *unproven;
+    struct xfer_obj_state *rehash_next; /* in the engine's rehash list (a resumed download) */
+    struct xfer_obj_state *next;    /* in the engine's active list */
+};
+
+/* A multipart upload, whoever feeds it (a file, stdin, a copy's source): multipart.c. */
+struct mpu_state {
+    char *upload_id;
+    char (*etags)[72];              /* per part, as the store returned them */
+    unsigned char (*md5s)[MD5_LEN]; /* per part, as we sent them */
+    bool md5s_unknown;              /* some part was proven by its CRC alone: no md5 of md5s */
+    bool mpu_crc;                   /* created with the flexible checksum (obj_ck): each part
+                                       carries one (part_crcs; a SHA's in part_sums), Complete lists them */
+    uint64_t *part_crcs;            /* mpu_crc with a CRC algorithm: each part's */
+    unsigned char (*part_sums)[CK_MAX_LEN]; /* mpu_crc with a SHA algorithm: each part's digest */
     bool head_for_proof;            /* RK_HEAD_DST asks for the proof Complete's answer lacked */
-    /* stdin/stdout objects: read or written in order, never seeked. */
-    bool stream;
-    bool eof;                       /* stdin: all of it has been read */
-    bool grow;                      /* stdin: no expected size, so parts grow (xfer_stream_part_size) */
-    struct buf pending;             /* stdin: the next part, filled as stdin gives it */
-    struct buf spare[16];           /* stdin: buffers of parts sent, for the next parts (no fresh pages) */
+    /* A local file's upload and its journal (resume.c); the others keep jlock -1. */
+    int jlock;                      /* its key's journal record held (journal_upload_lock); -1 */
+    bool no_journal;                /* the record is not ours to write: another live run's, or a stale
+                                       upload's that could not be aborted (kept for the next run) */
+    char *stale_upload_id;          /* the journaled upload of a killed run, being aborted first; NULL */
+    uint32_t list_marker;           /* --resume: ListParts page marker */
+};
+
+/* How a ranged download, to a file or to stdout, checks the whole. */
+struct dl_check_state {
+    bool held;                      /* one GET whose body is held in memory until it is checked: a
+                                       small file's (then landed by a worker), stdout's one range */
+    enum dl_check check;
+    enum ck_algo ck_algo;           /* DL_CRC */
+    uint64_t ck_want;               /* DL_CRC: the store's value */
+    uint64_t *part_crcs;            /* DL_CRC, DL_COMPOSITE of a CRC: per part, combined at the end */
+    unsigned char (*part_sums)[CK_MAX_LEN]; /* DL_COMPOSITE of a SHA: each part's digest */
+    unsigned char (*md5s)[MD5_LEN]; /* DL_PARTS: per part */
+    char etag_hex[33];              /* DL_PARTS: the ETag's md5 of part md5s; DL_SEQ: the ETag */
+    struct ck_stored stored;        /* DL_COMPOSITE, or DL_SEQ of a SHA: the store's checksum */
+    struct hash_ctx *seq_sha;       /* DL_SEQ of a stored full-object SHA: what seq_hash feeds, in order */
+    uint32_t etag_parts;            /* DL_PARTS: the ETag's part count */
+    bool layout_guessed;            /* DL_PARTS: the store did not say its part size */
+    bool have_prev;                 /* prev_digest holds the previous download's */
+    unsigned char prev_digest[MD5_LEN];
+    int attempts;                   /* whole-object downloads after a mismatch */
+    /* DL_SEQ: the MD5 of the whole in key order, re-read from the temp file by
+     * a hash worker as the parts from the start on are in (dl_seq_kick); stdout
+     * in ranges: the stream's, a part at a time (stdout_hash_kick). */
+    struct eng_hash seq_hash;       /* its job carries the MD5 so far */
+    uint64_t seq_off;               /* DL_SEQ: bytes hashed so far */
+};
+
+/* A local file to S3 (upload.c). */
+struct obj_upload {
+    struct xfer_obj_state head;
+    struct mpu_state mpu;
+    int64_t src_mtime;              /* the source's mtime (journal) */
+};
+
+/* Standard input to S3 (stdin.c): read in order, never seeked. */
+struct obj_stdin {
+    struct xfer_obj_state head;
+    struct mpu_state mpu;
+    bool eof;                       /* all of it has been read */
+    bool grow;                      /* no expected size, so parts grow (xfer_stream_part_size) */
+    struct buf pending;             /* the next part, filled as stdin gives it */
+    struct buf spare[16];           /* buffers of parts sent, for the next parts (no fresh pages) */
     int n_spare;
-    uint64_t streamed;              /* stdout: bytes written so far */
-    bool held;                      /* stdout in one GET (1 MiB at most), verified: the body is held in
-                                       memory and written only once checked, as small_dl's is landed */
-    bool reader_gone;               /* stdout: its reader closed it (EPIPE): end quietly */
-    bool small_dl;                  /* a small download: body in memory, landed by a worker */
-    struct land_job land;           /* small_dl: the write to disk, once verified */
-    /* stdout in ranges: part n lands in win[(n - 1) % win_k] and is written
-     * once every part before it has been; memory is win_k parts. */
-    struct win_slot *win;
-    uint32_t win_k;
-    uint32_t win_head;              /* the next part to write, 1-based */
-    uint32_t win_free;              /* the oldest part whose slot is held (written, MD5 not yet taken) */
-    bool win_md5;                   /* the stream's MD5 is checked: seq_hash hashes each written part */
-    bool win_hold;                  /* DL_PARTS or DL_CRC, every part in the window: none is written
-                                       before the whole's check passes (stdout_hold_check) */
-    bool win_proven;                /* ... and it did, before the first byte went out */
-    bool md5_hidden;                /* a reply named SSE-KMS or SSE-C: the ETag is no MD5 */
-    uint64_t stream_crc;            /* DL_CRC: of the bytes written so far */
-    /* Copies: what the copy keeps of its source (copy_start decides, from
-     * --copy-props and --metadata-directive), and for a multipart copy the
-     * source's headers and tags, which CreateMultipartUpload must carry
-     * (UploadPartCopy copies bytes only). */
+};
+
+/* S3 to S3 (copy.c): what the copy keeps of its source (copy_start decides,
+ * from --copy-props and --metadata-directive), and for a multipart copy the
+ * source's headers and tags, which CreateMultipartUpload must carry
+ * (UploadPartCopy copies bytes only). */
+struct obj_copy {
+    struct xfer_obj_state head;
+    struct mpu_state mpu;
     bool keep_meta;                 /* the source's metadata (else the command line's) */
     bool merge_meta;                /* ... but what metadata flags give (CopyObject says REPLACE) */
     bool keep_tags;                 /* the source's tags (never on a directory bucket) */
@@ -178,31 +232,17 @@ struct xfer_obj_state {
     struct buf src_tag_xml;         /* the same as PutObjectTagging's body; "" none */
     size_t n_src_tags;
     bool tags_sent;                 /* CreateMultipartUpload carried x-amz-tagging */
-    /* Ranged downloads: the check of the whole (md5s above hold DL_PARTS digests). */
-    enum dl_check check;
-    enum ck_algo ck_algo;           /* DL_CRC */
-    uint64_t ck_want;               /* DL_CRC: the store's value */
-    uint64_t *part_crcs;            /* DL_CRC: per part, combined at the end */
-    char etag_hex[33];              /* DL_PARTS: the ETag's md5 of part md5s */
-    struct ck_stored stored;        /* DL_COMPOSITE, or DL_SEQ of a SHA: the store's checksum */
-    struct hash_ctx *seq_sha;       /* DL_SEQ of a stored full-object SHA: what seq_hash feeds, in order */
-    uint32_t etag_parts;            /* DL_PARTS: the ETag's part count */
-    bool layout_guessed;            /* DL_PARTS: the store did not say its part size */
-    bool have_prev;                 /* prev_digest holds the previous download's */
-    unsigned char prev_digest[MD5_LEN];
-    int attempts;                   /* whole-object downloads after a mismatch */
-    bool mpu_crc;                   /* upload created with the flexible checksum (obj_ck): each part
-                                       carries one (part_crcs; a SHA's in part_sums), Complete lists them */
-    unsigned char (*part_sums)[CK_MAX_LEN]; /* mpu_crc with a SHA algorithm: each part's digest */
-    /* DL_SEQ: the MD5 of the whole in key order, re-read from the temp file by
-     * a hash worker as the parts from the start on are in (dl_seq_kick); stdout
-     * in ranges: the stream's, a part at a time (stdout_hash_kick). */
-    struct eng_hash seq_hash;       /* its job carries the MD5 so far */
-    uint64_t seq_off;               /* bytes hashed so far */
-    unsigned char *part_in;         /* per part: 1 when all its bytes are on disk */
-    bool md5s_unknown;              /* upload: some part was proven by its CRC alone: no md5 of md5s */
-    /* --resume of a ranged download: 'have' flags the parts complete in the temp
-     * file; the journal records them once the file is synced (dl_journal_flush). */
+};
+
+/* S3 to a local file (download.c). */
+struct obj_dl_file {
+    struct xfer_obj_state head;
+    struct dl_check_state chk;      /* ranged: how the whole is checked */
+    struct buf tmp_path;            /* the temp file (head.fd) */
+    struct land_job land;           /* chk.held: the write to disk, once verified */
+    unsigned char *part_in;         /* DL_SEQ: per part, 1 when all its bytes are on disk */
+    /* --resume: head.have flags the parts complete in the temp file; the
+     * journal records them once the file is synced (dl_journal_flush). */
     struct journal_download *dj;    /* this download's record; NULL: not journaled */
     bool dj_resumed;                /* dj->done is an earlier run's: trust it after dl_resume_apply */
     bool dj_dirty;                  /* parts completed since the record was written */
@@ -214,9 +254,126 @@ struct xfer_obj_state {
     uint32_t rehash_part;           /* the part being re-read, 1-based; 0: none left */
     uint64_t rehash_at;             /* DL_CRC: bytes of it read so far (DL_PARTS: a hash worker's, seq_hash) */
     uint64_t rehash_crc;            /* DL_CRC: its CRC so far */
-    struct xfer_obj_state *rehash_next; /* in the engine's rehash list */
-    struct xfer_obj_state *next;    /* in the engine's active list */
 };
+
+/* One part of a stdout object in memory (allocated once, at the part size). */
+struct win_slot {
+    char *data;
+    uint64_t len;
+    uint64_t crc;                   /* DL_CRC: the stored checksum's CRC of these bytes */
+    bool full;                      /* holds a whole part, not yet written */
+};
+
+/* S3 to standard output (stdout.c): written in order, never seeked. */
+struct obj_dl_stdout {
+    struct xfer_obj_state head;
+    struct dl_check_state chk;      /* in ranges: how the whole is checked */
+    uint64_t streamed;              /* bytes written so far */
+    bool reader_gone;               /* its reader closed it (EPIPE): end quietly */
+    /* In ranges: part n lands in win[(n - 1) % win_k] and is written once
+     * every part before it has been; memory is win_k parts. */
+    struct win_slot *win;
+    uint32_t win_k;
+    uint32_t win_head;              /* the next part to write, 1-based */
+    uint32_t win_free;              /* the oldest part whose slot is held (written, MD5 not yet taken) */
+    bool win_md5;                   /* the stream's MD5 is checked: seq_hash hashes each written part */
+    bool win_hold;                  /* DL_PARTS or DL_CRC, every part in the window: none is written
+                                       before the whole's check passes (stdout_hold_check) */
+    bool win_proven;                /* ... and it did, before the first byte went out */
+    bool md5_hidden;                /* a reply named SSE-KMS or SSE-C: the ETag is no MD5 */
+    uint64_t stream_crc;            /* DL_CRC: of the bytes written so far */
+};
+
+/*
+ * Each family's struct from its head, checked: a family never reads
+ * another's fields. The head is first in every family's struct, so the
+ * block obj_start allocates is freed through it.
+ */
+#define OBJ_OF(os, type, fam)                                                                                  \
+    (assert((os)->family == (fam)), (type *)(void *)((char *)(uintptr_t)(os) - offsetof(type, head)))
+
+static inline struct obj_upload *upload_of(const struct xfer_obj_state *os)
+{
+    return OBJ_OF(os, struct obj_upload, FAM_UPLOAD);
+}
+
+static inline struct obj_stdin *stdin_of(const struct xfer_obj_state *os)
+{
+    return OBJ_OF(os, struct obj_stdin, FAM_STDIN);
+}
+
+static inline struct obj_copy *copy_of(const struct xfer_obj_state *os)
+{
+    return OBJ_OF(os, struct obj_copy, FAM_COPY);
+}
+
+static inline struct obj_dl_file *dl_file_of(const struct xfer_obj_state *os)
+{
+    return OBJ_OF(os, struct obj_dl_file, FAM_DL_FILE);
+}
+
+static inline struct obj_dl_stdout *dl_stdout_of(const struct xfer_obj_state *os)
+{
+    return OBJ_OF(os, struct obj_dl_stdout, FAM_DL_STDOUT);
+}
+
+/* The multipart upload of an object of a family that writes one; NULL for the others. */
+static inline struct mpu_state *mpu_find(const struct xfer_obj_state *os)
+{
+    switch (os->family) {
+    case FAM_UPLOAD: return &upload_of(os)->mpu;
+    case FAM_STDIN: return &stdin_of(os)->mpu;
+    case FAM_COPY: return &copy_of(os)->mpu;
+    default: return NULL;
+    }
+}
+
+/* ... of an object that has one (upload, stdin, copy): checked. */
+static inline struct mpu_state *mpu_of(const struct xfer_obj_state *os)
+{
+    struct mpu_state *m = mpu_find(os);
+
+    assert(m);
+    return m;
+}
+
+/* The whole's check of a download (to a file or to stdout); NULL for the others. */
+static inline struct dl_check_state *dlc_find(const struct xfer_obj_state *os)
+{
+    switch (os->family) {
+    case FAM_DL_FILE: return &dl_file_of(os)->chk;
+    case FAM_DL_STDOUT: return &dl_stdout_of(os)->chk;
+    default: return NULL;
+    }
+}
+
+static inline struct dl_check_state *dlc_of(const struct xfer_obj_state *os)
+{
+    struct dl_check_state *c = dlc_find(os);
+
+    assert(c);
+    return c;
+}
+
+/* Whether the object's multipart upload declared the flexible checksum (false: it has none). */
+static inline bool obj_mpu_crc(const struct xfer_obj_state *os)
+{
+    const struct mpu_state *m = mpu_find(os);
+
+    return m && m->mpu_crc;
+}
+
+/* A multipart upload's state before anything (its start calls this first). */
+static inline void mpu_init(struct mpu_state *m)
+{
+    m->jlock = -1;
+}
+
+/* stdin and stdout: read or written in order, never seeked (their fd is not ours to close). */
+static inline bool obj_stream(const struct xfer_obj_state *os)
+{
+    return os->family == FAM_STDIN || os->family == FAM_DL_STDOUT;
+}
 
 /* A request as hedge.c watches it (zero when it is not watched). */
 struct req_hedge {
@@ -297,7 +454,7 @@ struct req_watch {
 struct engine {
     struct store_s3 *s3;
     const struct req_ops *kinds;    /* per enum req_kind: who takes its body and answers (xfer.c) */
-    const struct obj_ops *ops;      /* per enum xfer_op: how its objects start and end (xfer.c) */
+    const struct obj_ops *ops;      /* per enum obj_family: how its objects start and end (xfer.c) */
     const struct req_watch *watch;  /* told of every request sent and finished (xfer.c); NULL */
     struct hedge *hedge;            /* hedged requests and slow transfers (hedge.c); NULL: none */
     struct http_loop *loop;
@@ -400,14 +557,27 @@ struct req_ops {
     void (*gave_up)(struct engine *g, struct req *r, const struct s3c_error *e);
 };
 
-/* What differs by operation (enum xfer_op) in an object's start and end. */
+/* What differs by family (enum obj_family) in an object's life: a row each, filled in by xfer.c. */
 struct obj_ops {
-    /* Set the object up; its first request in *out (NULL: none to send now). On
-     * failure 'e' says why, no request is held, and the caller finishes it. */
+    size_t size;                    /* the family's struct, whose head is first */
+    /* Set the object up (the family's own fields first); its first request in
+     * *out (NULL: none to send now). On failure 'e' says why, no request is
+     * held, and the caller finishes it. */
     enum s3c_err (*start)(struct engine *g, struct xfer_obj_state *os, struct req **out, struct s3c_error *e);
-    enum s3c_err (*start_stdio)(struct engine *g, struct xfer_obj_state *os, struct req **out, struct s3c_error *e);
-    /* obj_finish: the operation's own ending (a download's temp file); may be NULL. */
+    /* obj_finish: the family's own ending (a download's temp file); may be NULL. */
     void (*end)(struct engine *g, struct xfer_obj_state *os);
+    /* Free what the family's struct holds (not the struct); may be NULL. */
+    void (*release)(struct xfer_obj_state *os);
+    /* The parts on the active list: the family's next one (stdin reads its own), or NULL for
+     * numbered ranges of part_kind, which wait while part_wait says so (stdout's window). */
+    struct req *(*next_part)(struct engine *g, struct xfer_obj_state *os);
+    bool (*part_wait)(const struct xfer_obj_state *os);
+    enum req_kind part_kind;
+    /* Downloads: the ranges start once the layout is known (after the probe); where a GET's bytes
+     * go and who takes its answer when the family has its own (stdout's), else NULL (download.c's). */
+    void (*ranges)(struct engine *g, struct xfer_obj_state *os);
+    enum http_sink_verdict (*get_sink)(struct req *r, const char *p, size_t n);
+    void (*get_ok)(struct engine *g, struct req *r);
 };
 
 /* What the check of a ranged download's whole says (dl_check). */
@@ -436,7 +606,7 @@ static inline int64_t now_ms(void)
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/* part.c: the engine's part planning (calls no other engine file) */
+/* part.c: the engine's part planning (calls obj.c) */
 void plan_parts(struct engine *g, struct xfer_obj_state *os);
 bool small_multipart(const struct xfer_obj *o);
 bool wants_multipart(struct engine *g, uint64_t size);
@@ -464,10 +634,22 @@ bool flex_ok(const struct engine *g);
 /* The SSE-C headers of 'r' (its kind's sse_c_own, sse_c_src); 'oo' not NULL. */
 enum s3c_err add_sse_c(struct req *r, struct s3_req *q, const struct xfer_obj_opts *oo, struct s3c_error *e);
 
-/* req.c: objects' and requests' life, the judge of answers, retries (calls part.c and build.c only) */
+/* obj.c: an object's phase, end and lists; the run-wide stop, --debug (calls no other engine file) */
 bool stopping(const struct engine *g);
 void xdebug(struct engine *g, const struct xfer_obj *o, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* The one place an object's phase changes: checks the move is legal, tells it under --debug. */
+void obj_phase_set(struct engine *g, struct xfer_obj_state *os, enum obj_phase to);
+/* Whether an object may go from phase 'from' to 'to' (the table obj_phase_set checks); its name. */
+bool obj_phase_legal(enum obj_phase from, enum obj_phase to);
+const char *obj_phase_name(enum obj_phase p);
+void rehash_remove(struct engine *g, struct xfer_obj_state *os);
+void obj_finish(struct engine *g, struct xfer_obj_state *os);
+/* The caller hears of 'o' (done), then it is freed, unless a helper loop keeps it (keep_objs). */
+void obj_report(struct engine *g, struct xfer_obj *o, const struct s3c_error *e);
+void active_remove(struct engine *g, struct xfer_obj_state *os);
+
+/* req.c: requests' life, the judge of answers, retries (calls obj.c and part.c) */
 bool hash_start(struct engine *g, struct eng_hash *h, int fd, const void *mem, uint64_t off, uint64_t len);
 bool req_hash_file(struct engine *g, struct req *r, int fd, uint64_t off, uint64_t len);
 bool req_hash_mem(struct engine *g, struct req *r, const void *mem, uint64_t len);
@@ -477,20 +659,14 @@ void req_park(struct engine *g, struct req *r);
 bool req_hash_back(struct engine *g, struct req *r);
 void req_unpark(struct engine *g, struct req *r);
 void hash_reap(struct engine *g);
-void rehash_remove(struct engine *g, struct xfer_obj_state *os);
-void obj_finish(struct engine *g, struct xfer_obj_state *os);
-/* The caller hears of 'o' (done), then it is freed, unless a helper loop keeps it (keep_objs). */
-void obj_report(struct engine *g, struct xfer_obj *o, const struct s3c_error *e);
-void active_remove(struct engine *g, struct xfer_obj_state *os);
 struct req *req_get(struct engine *g, struct xfer_obj_state *os, enum req_kind kind);
 void req_put_back(struct engine *g, struct req *r);
 enum s3c_err req_submit(struct engine *g, struct req *r, struct s3c_error *e);
 void submit_or_fail(struct engine *g, struct req *r);
 struct req *due_retry(struct engine *g, int64_t now);
 void obj_fail(struct engine *g, struct xfer_obj_state *os, const struct s3c_error *e);
+void obj_abort(struct engine *g, struct xfer_obj_state *os);
 void maybe_finish(struct engine *g, struct xfer_obj_state *os);
-/* Free an upload's id and per-part arrays (have, etags, md5s) and set them to NULL. */
-void mpu_state_free(struct xfer_obj_state *os);
 void req_fail(struct engine *g, struct req *r, const struct s3c_error *e, bool retryable, long backoff_ms);
 void req_done(struct engine *g, struct req *r);
 const char *req_op_name(enum req_kind k);
@@ -512,6 +688,9 @@ enum sent_verdict verify_sent(struct engine *g, struct req *r, unsigned char md5
  * on a hash worker (parked: the answer comes back here once it is).
  */
 bool sent_answer_ok(struct engine *g, struct req *r, unsigned char md5[MD5_LEN], bool *md5_known);
+/* What a check's verdict does with its request: true when its answer may be taken up; false when
+ * it waits for a hash worker (SENT_WAIT, parked) or is failed to be tried again (SENT_BAD, 'e'). */
+bool sent_verdict_ok(struct engine *g, struct req *r, enum sent_verdict v, const struct s3c_error *e);
 bool multipart_etag(const struct xfer_obj_state *os, char want[80]);
 /* Whether a PutObject answer, already judged by verify_sent, proves the bytes: the flexible
  * checksum sent echoed, or an ETag that is the MD5 'md5' ('known') of them; else 'why'. */
@@ -535,11 +714,14 @@ bool parts_composite(enum ck_algo a, const uint64_t *crcs, const unsigned char (
                      char out[CK_B64_MAX + 8]);
 bool etag_whole_md5(struct sv etag);
 bool composite_alloc(struct xfer_obj_state *os);
+/* Free what a download's check holds. */
+void dl_check_release(struct dl_check_state *c);
 bool seq_sha_start(struct xfer_obj_state *os);
 bool composite_part_ok(struct req *r, struct s3c_error *e);
 bool whole_sum_verify(struct engine *g, const struct xfer_obj_state *os, const struct ck_stored *want,
                       const unsigned char *got, struct s3c_error *e);
-bool stdout_verify(struct engine *g, struct xfer_obj_state *os, struct s3c_error *e);
+/* A composite checksum of the whole from the parts' digests, against the stored one. */
+bool composite_verify(struct engine *g, struct xfer_obj_state *os, struct s3c_error *e);
 enum dl_verdict dl_check(struct engine *g, struct xfer_obj_state *os, struct s3c_error *e);
 
 /* resume.c: --resume, the engine's side of the journals (calls req.c, part.c) */
@@ -552,6 +734,10 @@ void on_stale_aborted(struct engine *g, struct req *r);
 bool stale_abort_refused(struct engine *g, struct req *r, const struct s3c_error *e);
 void stale_abort_gave_up(struct engine *g, struct req *r, const struct s3c_error *e);
 void resume_listed(struct xfer_obj_state *os, const struct s3_list_parts *lp, enum ck_algo a);
+/* Free an upload's id and per-part arrays (have, etags, md5s) and set them to NULL. */
+void mpu_state_free(struct xfer_obj_state *os);
+/* Free all a multipart upload holds, and its journal lock (the record stays). */
+void mpu_release(struct mpu_state *m);
 void dl_journal_save(struct engine *g, struct xfer_obj_state *os);
 void dl_journal_drop(struct engine *g, struct xfer_obj_state *os);
 bool dl_keep_for_resume(struct engine *g, struct xfer_obj_state *os);
@@ -584,16 +770,19 @@ int hedge_wait_ms(struct engine *g);
 
 /* upload.c: the local-file family */
 enum s3c_err upload_start(struct engine *g, struct xfer_obj_state *os, struct req **out, struct s3c_error *e);
+void upload_release(struct xfer_obj_state *os);
 ssize_t read_src(void *ctx, char *dst, size_t n, uint64_t offset);
 void on_put(struct engine *g, struct req *r);
 
 /* stdin.c: the standard-input family (its parts go through multipart.c) */
 enum s3c_err stdin_start(struct engine *g, struct xfer_obj_state *os, struct req **out, struct s3c_error *e);
 struct req *next_stream_part(struct engine *g, struct xfer_obj_state *os);
+void stdin_release(struct xfer_obj_state *os);
 
 /* copy.c: the server-side copy family */
 enum s3c_err copy_start(struct engine *g, struct xfer_obj_state *os, struct req **out, struct s3c_error *e);
 enum s3c_err copy_source(const struct xfer_obj *o, struct buf *out);
+void copy_release(struct xfer_obj_state *os);
 void on_head_src(struct engine *g, struct req *r);
 void on_src_tags(struct engine *g, struct req *r);
 bool src_tags_refused(struct engine *g, struct req *r, const struct s3c_error *e);
@@ -601,9 +790,16 @@ void on_put_tags(struct engine *g, struct req *r);
 void on_check_tags(struct engine *g, struct req *r);
 void on_copy(struct engine *g, struct req *r);
 
-/* download.c: the download family, files and stdout */
+/* download.c: downloads to a file, and what stdout's share with them: the probe of how the whole
+ * is checked, the GET's bytes and its whole-object check, the whole downloaded again */
 enum s3c_err download_start(struct engine *g, struct xfer_obj_state *os, struct req **out, struct s3c_error *e);
-enum s3c_err stdout_start(struct engine *g, struct xfer_obj_state *os, struct req **out, struct s3c_error *e);
+void dl_start(struct engine *g, struct xfer_obj_state *os);
+enum s3c_err dl_caller_head(struct engine *g, struct xfer_obj_state *os, struct s3c_error *e);
+/* Ranges of our own size, checked by their length only; 'why' goes to --debug. */
+void dl_size_only(struct engine *g, struct xfer_obj_state *os, const char *why);
+bool dl_whole_ok(struct engine *g, struct req *r);
+/* A mismatch over the whole object: download all of it again, or fail it. */
+void dl_again(struct engine *g, struct xfer_obj_state *os, const struct s3c_error *e);
 void on_head_info(struct engine *g, struct req *r);
 void on_head_part1(struct engine *g, struct req *r);
 bool head_part1_refused(struct engine *g, struct req *r, const struct s3c_error *e);
@@ -613,6 +809,16 @@ void on_get(struct engine *g, struct req *r);
 void dl_rehash_step(struct engine *g);
 void land_reap(struct engine *g);
 void dl_end(struct engine *g, struct xfer_obj_state *os);
+void dl_file_release(struct xfer_obj_state *os);
+
+/* stdout.c: downloads to standard output: a window of parts written in order (calls download.c) */
+enum s3c_err stdout_start(struct engine *g, struct xfer_obj_state *os, struct req **out, struct s3c_error *e);
+void stdout_parts_go(struct engine *g, struct xfer_obj_state *os);
+enum http_sink_verdict stdout_sink(struct req *r, const char *p, size_t n);
+void on_stdout_get(struct engine *g, struct req *r);
+bool stdout_window_full(const struct xfer_obj_state *os);
+void stdout_obj_end(struct engine *g, struct xfer_obj_state *os);
+void stdout_release(struct xfer_obj_state *os);
 
 /* xfer.c: the loop; run on the calling thread, 'hooks' NULL when it is the only one */
 enum s3c_err engine_run(struct store_s3 *s, const struct xfer_opts *opts, struct xfer_stats *stats,

@@ -208,7 +208,7 @@ static bool hedgeable(const struct engine *g, const struct req *r)
 {
     const struct xfer_obj_opts *oo = r->os->o->opts;
 
-    if (r->os->stream || r == g->flex_probe)
+    if (obj_stream(r->os) || r == g->flex_probe)
         return false;
     /* A streamed body's SHA trailer is a hash worker's, for one exchange at a time. */
     if ((r->kind == RK_PUT || r->kind == RK_PART) && !r->mem.len && !ck_is_crc(obj_ck(r->os->o)))

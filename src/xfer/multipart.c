@@ -22,20 +22,24 @@
 bool abort_late_upload(struct engine *g, struct req *r)
 {
     struct xfer_obj_state *os = r->os;
+    struct mpu_state *m = mpu_of(os);
     struct s3_initiate_multipart im = S3_INITIATE_MULTIPART_INIT;
     struct s3c_error e = S3C_ERROR_INIT;
+    bool ended;
 
-    if (os->upload_id || r->http.resp.status < 200 || r->http.resp.status >= 300 ||
+    if (m->upload_id || r->http.resp.status < 200 || r->http.resp.status >= 300 ||
         s3_parse_initiate_multipart(buf_sv(&r->http.resp.body), &im, NULL) || !im.upload_id[0]) {
         s3_initiate_multipart_release(&im);
         return false;
     }
-    os->upload_id = strdup(im.upload_id);
+    m->upload_id = strdup(im.upload_id);
     s3_initiate_multipart_release(&im);
     req_put_back(g, r);
     s3c_fail(&e, S3C_ECANCEL, "%s", cancel_requested ? "interrupted" : "stopped");
-    os->phase = PH_CREATE; /* not ended yet: obj_fail sends the abort */
-    obj_fail(g, os, &e);
+    ended = os->phase == PH_END;
+    obj_fail(g, os, &e); /* sends the abort, now that there is an id */
+    if (ended)
+        obj_abort(g, os); /* the object had ended before its id came: obj_fail sent none */
     maybe_finish(g, os);
     return true;
 }
@@ -43,6 +47,7 @@ bool abort_late_upload(struct engine *g, struct req *r)
 void on_create(struct engine *g, struct req *r)
 {
     struct xfer_obj_state *os = r->os;
+    struct mpu_state *m = mpu_of(os);
     struct s3_initiate_multipart im = S3_INITIATE_MULTIPART_INIT;
     struct s3c_error e = S3C_ERROR_INIT;
 
@@ -53,12 +58,12 @@ void on_create(struct engine *g, struct req *r)
         req_fail(g, r, &e, true, 0);
         return;
     }
-    os->upload_id = strdup(im.upload_id);
+    m->upload_id = strdup(im.upload_id);
     s3_initiate_multipart_release(&im);
     req_put_back(g, r);
-    if (os->upload_id)
+    if (m->upload_id)
         journal_save(g, os);
-    if (!os->upload_id || start_parts(g, os, &e)) {
+    if (!m->upload_id || start_parts(g, os, &e)) {
         if (!e.code)
             s3c_fail(&e, S3C_ENOMEM, "out of memory");
         obj_fail(g, os, &e);
@@ -82,14 +87,17 @@ static const char **ck_field(struct s3_checksums *c, enum ck_algo a)
 /* Part n's (1-based) raw checksum, as it was sent. */
 static void part_ck_raw(const struct xfer_obj_state *os, uint32_t n, unsigned char out[CK_MAX_LEN])
 {
+    struct mpu_state *m = mpu_of(os);
+
     if (ck_is_crc(obj_ck(os->o)))
-        ck_crc_raw(obj_ck(os->o), os->part_crcs[n - 1], out);
+        ck_crc_raw(obj_ck(os->o), m->part_crcs[n - 1], out);
     else
-        memcpy(out, os->part_sums[n - 1], CK_MAX_LEN);
+        memcpy(out, m->part_sums[n - 1], CK_MAX_LEN);
 }
 
 void send_complete(struct engine *g, struct xfer_obj_state *os)
 {
+    struct mpu_state *m = mpu_of(os);
     struct s3_complete_part *parts = calloc(os->n_parts, sizeof(*parts));
     struct s3c_error e = S3C_ERROR_INIT;
     struct req *r = req_get(g, os, RK_COMPLETE);
@@ -101,13 +109,13 @@ void send_complete(struct engine *g, struct xfer_obj_state *os)
         s3c_fail(&e, S3C_ENOMEM, "out of memory");
         goto fail;
     }
-    if (os->mpu_crc && !(cks = calloc(os->n_parts, sizeof(*cks)))) {
+    if (m->mpu_crc && !(cks = calloc(os->n_parts, sizeof(*cks)))) {
         s3c_fail(&e, S3C_ENOMEM, "out of memory");
         goto fail;
     }
     for (i = 0; i < os->n_parts; i++) {
         parts[i].number = i + 1;
-        parts[i].etag = os->etags[i];
+        parts[i].etag = m->etags[i];
         if (cks) {
             part_ck_raw(os, i + 1, raw);
             ck_b64(obj_ck(os->o), raw, cks[i]);
@@ -116,7 +124,7 @@ void send_complete(struct engine *g, struct xfer_obj_state *os)
     }
     if (s3_build_complete_multipart(parts, os->n_parts, &r->mem, &e) || req_submit(g, r, &e))
         goto fail;
-    os->phase = PH_COMPLETE;
+    obj_phase_set(g, os, PH_COMPLETE);
     free(parts);
     free(cks);
     return;
@@ -132,24 +140,26 @@ fail:
 static void part_ck_sent(struct engine *g, struct req *r)
 {
     struct xfer_obj_state *os = r->os;
+    struct mpu_state *m = mpu_of(os);
     enum ck_algo a = obj_ck(os->o);
     uint64_t crc;
 
     if (r->mem.len && r->hdr_ck[0] && ck_is_crc(a))
-        os->part_crcs[r->part - 1] = r->mem_crc;
+        m->part_crcs[r->part - 1] = r->mem_crc;
     else if (r->mem.len && r->hdr_ck[0])
-        memcpy(os->part_sums[r->part - 1], r->mem_sum, CK_MAX_LEN);
+        memcpy(m->part_sums[r->part - 1], r->mem_sum, CK_MAX_LEN);
     else if (!r->mem.len && r->call.chunked_on && ck_is_crc(a) && s3_chunked_crc(&r->call.chunked, &crc))
-        os->part_crcs[r->part - 1] = crc;
+        m->part_crcs[r->part - 1] = crc;
     else if (!r->mem.len && r->call.chunked_on && !ck_is_crc(a) && r->hash.ready && r->hash.job.also)
-        memcpy(os->part_sums[r->part - 1], r->hash.job.also_digest, CK_MAX_LEN);
+        memcpy(m->part_sums[r->part - 1], r->hash.job.also_digest, CK_MAX_LEN);
     else
-        os->mpu_crc = false; /* a part went without one (the store refused trailers): list none */
+        m->mpu_crc = false; /* a part went without one (the store refused trailers): list none */
 }
 
 void on_part(struct engine *g, struct req *r)
 {
     struct xfer_obj_state *os = r->os;
+    struct mpu_state *m = mpu_of(os);
     struct s3c_error e = S3C_ERROR_INIT;
     unsigned char md5[MD5_LEN];
     struct sv etag = SV_NULL;
@@ -164,30 +174,32 @@ void on_part(struct engine *g, struct req *r)
             req_fail(g, r, &e, true, 0);
             return;
         }
-        str_copy(os->etags[r->part - 1], sizeof(os->etags[0]), cr.etag);
+        str_copy(m->etags[r->part - 1], sizeof(m->etags[0]), cr.etag);
         s3_copy_result_release(&cr);
     } else {
         if (!sent_answer_ok(g, r, md5, &known))
             return;
-        if (!http_resp_header(&r->http.resp, "etag", &etag) || etag.n >= sizeof(os->etags[0])) {
+        if (!http_resp_header(&r->http.resp, "etag", &etag) || etag.n >= sizeof(m->etags[0])) {
             s3c_fail(&e, S3C_EHTTP, "UploadPart returned no ETag");
             req_fail(g, r, &e, true, 0);
             return;
         }
-        memcpy(os->etags[r->part - 1], etag.p, etag.n);
-        os->etags[r->part - 1][etag.n] = '\0';
+        memcpy(m->etags[r->part - 1], etag.p, etag.n);
+        m->etags[r->part - 1][etag.n] = '\0';
         if (known)
-            memcpy(os->md5s[r->part - 1], md5, MD5_LEN);
+            memcpy(m->md5s[r->part - 1], md5, MD5_LEN);
         else
-            os->md5s_unknown = true; /* proven by its CRC64NVME: Complete is checked by the CRCs */
-        if (os->mpu_crc)
+            m->md5s_unknown = true; /* proven by its CRC64NVME: Complete is checked by the CRCs */
+        if (m->mpu_crc)
             part_ck_sent(g, r);
         g->stats.bytes += r->len;
     }
     os->parts_done++;
-    if (os->stream && r->mem.cap > (1u << 20) && os->n_spare < (int)(sizeof(os->spare) / sizeof(os->spare[0]))) {
+    if (os->family == FAM_STDIN && r->mem.cap > (1u << 20) &&
+        stdin_of(os)->n_spare < (int)(sizeof(stdin_of(os)->spare) / sizeof(stdin_of(os)->spare[0]))) {
         /* Keep the part's buffer for a later part: it counts as the part it was. */
-        os->spare[os->n_spare++] = r->mem;
+        struct obj_stdin *in = stdin_of(os);
+        in->spare[in->n_spare++] = r->mem;
         r->mem = (struct buf)BUF_INIT((size_t)SMALL_BODY_MAX + (1 << 20));
     }
     req_put_back(g, r);
@@ -195,7 +207,7 @@ void on_part(struct engine *g, struct req *r)
         maybe_finish(g, os);
         return;
     }
-    if (os->parts_done == os->n_parts && (!os->stream || os->eof))
+    if (os->parts_done == os->n_parts && (os->family != FAM_STDIN || stdin_of(os)->eof))
         send_complete(g, os);
     maybe_finish(g, os);
 }
@@ -204,6 +216,7 @@ void on_part(struct engine *g, struct req *r)
 void on_list_parts(struct engine *g, struct req *r)
 {
     struct xfer_obj_state *os = r->os;
+    struct mpu_state *m = mpu_of(os);
     struct s3_list_parts lp = S3_LIST_PARTS_INIT;
     struct s3c_error e = S3C_ERROR_INIT;
 
@@ -214,10 +227,10 @@ void on_list_parts(struct engine *g, struct req *r)
     }
     resume_listed(os, &lp, obj_ck(os->o));
     req_put_back(g, r);
-    if (lp.is_truncated && lp.next_part_number_marker > os->list_marker &&
+    if (lp.is_truncated && lp.next_part_number_marker > m->list_marker &&
         lp.next_part_number_marker < S3_MAX_PARTS) {
         struct req *nr = req_get(g, os, RK_LIST_PARTS);
-        os->list_marker = (uint32_t)lp.next_part_number_marker;
+        m->list_marker = (uint32_t)lp.next_part_number_marker;
         s3_list_parts_release(&lp);
         if (!nr) {
             s3c_fail(&e, S3C_ENOMEM, "out of memory");
@@ -275,11 +288,11 @@ static uint64_t part_len(const struct xfer_obj_state *os, uint32_t n)
     uint64_t off = 0;
     uint32_t i;
 
-    if (!os->stream)
+    if (os->family != FAM_STDIN)
         return n == os->n_parts ? os->size - (uint64_t)(n - 1) * os->part_size : os->part_size;
     for (i = 1; i < n; i++)
-        off += xfer_stream_part_size(os->part_size, i, os->grow);
-    return n == os->n_parts ? os->size - off : xfer_stream_part_size(os->part_size, n, os->grow);
+        off += xfer_stream_part_size(os->part_size, i, stdin_of(os)->grow);
+    return n == os->n_parts ? os->size - off : xfer_stream_part_size(os->part_size, n, stdin_of(os)->grow);
 }
 
 /*
@@ -290,15 +303,16 @@ static uint64_t part_len(const struct xfer_obj_state *os, uint32_t n)
 static bool complete_ck_want(struct engine *g, const struct xfer_obj_state *os, bool composite,
                              char want[CK_B64_MAX + 8])
 {
+    struct mpu_state *m = mpu_of(os);
     enum ck_algo a = obj_ck(os->o);
     uint64_t crc = 0;
     uint32_t n;
 
     if (composite)
-        return parts_composite(a, os->part_crcs, (const unsigned char(*)[CK_MAX_LEN])os->part_sums, os->n_parts,
+        return parts_composite(a, m->part_crcs, (const unsigned char(*)[CK_MAX_LEN])m->part_sums, os->n_parts,
                                want);
     for (n = 1; n <= os->n_parts; n++)
-        crc = n == 1 ? os->part_crcs[0] : ck_combine(a, crc, os->part_crcs[n - 1], part_len(os, n));
+        crc = n == 1 ? m->part_crcs[0] : ck_combine(a, crc, m->part_crcs[n - 1], part_len(os, n));
     ck_crc_b64(a, crc, want);
     return true;
 }
@@ -311,12 +325,13 @@ static bool complete_ck_want(struct engine *g, const struct xfer_obj_state *os, 
 static bool complete_ck_ok(struct engine *g, const struct xfer_obj_state *os, const struct buf *body,
                            struct s3c_error *e)
 {
+    struct mpu_state *m = mpu_of(os);
     struct s3_complete_multipart cm = S3_COMPLETE_MULTIPART_INIT;
     const char *name = ck_name(obj_ck(os->o)), *got;
     char want[CK_B64_MAX + 8];
     bool ok = true;
 
-    if (os->mpu_crc && !s3_parse_complete_multipart(buf_sv(body), &cm, NULL) &&
+    if (m->mpu_crc && !s3_parse_complete_multipart(buf_sv(body), &cm, NULL) &&
         (got = *ck_field(&cm.checksums, obj_ck(os->o))) && got[0]) {
         ok = complete_ck_want(g, os, strchr(got, '-') != NULL, want) && !strcmp(want, got);
         if (!ok)
@@ -335,23 +350,28 @@ static bool complete_ck_ok(struct engine *g, const struct xfer_obj_state *os, co
  * a store may ignore that header there (Ceph 16 does), so the first such copy
  * reads its tags back (GetObjectTagging) to learn which store this is. Tags
  * too long for the header, or that the store dropped, are set with
- * PutObjectTagging. The object ends when the last of these answers.
+ * PutObjectTagging. The object ends when the last of these answers; with
+ * none to send (any other upload), it ends now.
  */
 static void put_tags_late(struct engine *g, struct xfer_obj_state *os)
 {
+    struct mpu_state *m = mpu_of(os);
     struct s3c_error e = S3C_ERROR_INIT;
     unsigned char md5[MD5_LEN];
+    struct obj_copy *c = NULL;
     enum req_kind kind;
     struct req *r;
 
-    if (os->o->op != XFER_COPY || !os->src_tag_xml.len || (os->tags_sent && g->mpu_tagging > 0))
+    if (os->family != FAM_COPY || !(c = copy_of(os))->src_tag_xml.len || (c->tags_sent && g->mpu_tagging > 0)) {
+        obj_phase_set(g, os, PH_END);
         return;
-    kind = os->tags_sent && g->mpu_tagging == 0 ? RK_CHECK_TAGS : RK_PUT_TAGS;
-    free(os->upload_id);    /* completed: nothing to abort any more */
-    os->upload_id = NULL;
-    os->phase = PH_SINGLE;
+    }
+    kind = c->tags_sent && g->mpu_tagging == 0 ? RK_CHECK_TAGS : RK_PUT_TAGS;
+    free(m->upload_id);    /* completed: nothing to abort any more */
+    m->upload_id = NULL;
+    obj_phase_set(g, os, PH_SINGLE);
     r = req_get(g, os, kind);
-    if (r && kind == RK_PUT_TAGS && buf_add(&r->mem, os->src_tag_xml.data, os->src_tag_xml.len))
+    if (r && kind == RK_PUT_TAGS && buf_add(&r->mem, c->src_tag_xml.data, c->src_tag_xml.len))
         s3c_fail(&e, S3C_ENOMEM, "out of memory");
     if (r && kind == RK_PUT_TAGS && !e.code) {
         hash_md5(r->mem.data, r->mem.len, md5);
@@ -371,7 +391,7 @@ void on_put_tags(struct engine *g, struct req *r)
 {
     struct xfer_obj_state *os = r->os;
 
-    os->phase = PH_END;
+    obj_phase_set(g, os, PH_END);
     req_put_back(g, r);
     maybe_finish(g, os);
 }
@@ -381,7 +401,7 @@ void on_check_tags(struct engine *g, struct req *r)
 {
     struct xfer_obj_state *os = r->os;
     struct s3_tagging t = S3_TAGGING_INIT;
-    bool kept = !s3_parse_tagging(buf_sv(&r->http.resp.body), &t, NULL) && t.n_tags == os->n_src_tags;
+    bool kept = !s3_parse_tagging(buf_sv(&r->http.resp.body), &t, NULL) && t.n_tags == copy_of(os)->n_src_tags;
 
     s3_tagging_release(&t);
     req_put_back(g, r);
@@ -393,9 +413,9 @@ void on_check_tags(struct engine *g, struct req *r)
                          "PutObjectTagging after Complete");
     }
     if (kept) {
-        os->phase = PH_END;
+        obj_phase_set(g, os, PH_END);
     } else {
-        os->tags_sent = false;
+        copy_of(os)->tags_sent = false;
         put_tags_late(g, os);
     }
     maybe_finish(g, os);
@@ -411,6 +431,7 @@ void on_check_tags(struct engine *g, struct req *r)
 static bool complete_proven(struct engine *g, const struct xfer_obj_state *os, const struct buf *body,
                             const char **why)
 {
+    struct mpu_state *m = mpu_of(os);
     struct s3_complete_multipart cm = S3_COMPLETE_MULTIPART_INIT;
     char want[CK_B64_MAX + 8];
     const char *got, *dash = NULL;
@@ -422,7 +443,7 @@ static bool complete_proven(struct engine *g, const struct xfer_obj_state *os, c
         *why = "the store's answer to CompleteMultipartUpload cannot be read";
         goto out;
     }
-    if (os->o->op == XFER_UPLOAD && os->mpu_crc && (got = *ck_field(&cm.checksums, obj_ck(os->o))) && got[0] &&
+    if (os->o->op == XFER_UPLOAD && m->mpu_crc && (got = *ck_field(&cm.checksums, obj_ck(os->o))) && got[0] &&
         complete_ck_want(g, os, strchr(got, '-') != NULL, want) && !strcmp(want, got)) {
         ok = true;
         goto out;
@@ -449,6 +470,7 @@ static bool head_for_proof(struct engine *g, struct xfer_obj_state *os);
 void on_complete(struct engine *g, struct req *r)
 {
     struct xfer_obj_state *os = r->os;
+    struct mpu_state *m = mpu_of(os);
     struct s3c_error e = S3C_ERROR_INIT;
     enum s3_body_kind kind = s3_xml_body_kind(buf_sv(&r->http.resp.body));
 
@@ -465,9 +487,8 @@ void on_complete(struct engine *g, struct req *r)
         return;
     }
     /* Parts proven by their checksums: the whole's, which the store made of them, is ours. */
-    if (g->opts.verify && r->os->o->op == XFER_UPLOAD && os->md5s_unknown) {
+    if (g->opts.verify && r->os->o->op == XFER_UPLOAD && m->md5s_unknown) {
         if (!complete_ck_ok(g, os, &r->http.resp.body, &e)) {
-            os->phase = PH_PARTS;
             req_put_back(g, r);
             obj_fail(g, os, &e);
             maybe_finish(g, os);
@@ -475,7 +496,7 @@ void on_complete(struct engine *g, struct req *r)
         }
     }
     /* An upload's final ETag is md5(part md5s)-N: check it when the parts were ours. */
-    if (g->opts.verify && r->os->o->op == XFER_UPLOAD && !os->md5s_unknown) {
+    if (g->opts.verify && r->os->o->op == XFER_UPLOAD && !m->md5s_unknown) {
         struct s3_complete_multipart cm = S3_COMPLETE_MULTIPART_INIT;
         if (!s3_parse_complete_multipart(buf_sv(&r->http.resp.body), &cm, NULL) && cm.etag[0]) {
             struct hash_ctx *h = hash_md5_new();
@@ -485,7 +506,7 @@ void on_complete(struct engine *g, struct req *r)
             size_t gl = strlen(got);
 
             if (h) {
-                hash_update(h, os->md5s, (size_t)os->n_parts * MD5_LEN);
+                hash_update(h, m->md5s, (size_t)os->n_parts * MD5_LEN);
                 hash_final(h, d);
                 hash_free(h);
                 str_hex(d, MD5_LEN, hex);
@@ -495,7 +516,6 @@ void on_complete(struct engine *g, struct req *r)
                 if (strlen(want) == gl && strncmp(want, got, gl) != 0 && !sse_hides_md5(&r->http.resp)) {
                     s3c_fail(&e, S3C_EHTTP, "the store's ETag %.*s does not match %s", (int)gl, got, want);
                     s3_complete_multipart_release(&cm);
-                    os->phase = PH_PARTS;
                     req_put_back(g, r);
                     obj_fail(g, os, &e);
                     maybe_finish(g, os);
@@ -512,7 +532,6 @@ void on_complete(struct engine *g, struct req *r)
      * object's own ETag, read back, is the proof when our parts make it. */
     if (!os->proven && head_for_proof(g, os))
         return; /* on_head_dst ends the object */
-    os->phase = PH_END;
     put_tags_late(g, os);
     maybe_finish(g, os);
 }
@@ -521,15 +540,16 @@ void on_complete(struct engine *g, struct req *r)
  * ETags make the one it must carry; true when that HEAD was sent. */
 static bool head_for_proof(struct engine *g, struct xfer_obj_state *os)
 {
+    struct mpu_state *m = mpu_of(os);
     struct s3c_error he = S3C_ERROR_INIT;
     char want[80];
     struct req *h;
 
     if (!multipart_etag(os, want) || !(h = req_get(g, os, RK_HEAD_DST)))
         return false;
-    os->head_for_proof = true;
+    m->head_for_proof = true;
     if (req_submit(g, h, &he)) {
-        os->head_for_proof = false;
+        m->head_for_proof = false;
         req_put_back(g, h);
         return false;
     }
@@ -569,6 +589,7 @@ bool complete_failed(struct engine *g, struct req *r, enum store_s3_verdict v, s
 void on_head_dst(struct engine *g, struct req *r)
 {
     struct xfer_obj_state *os = r->os;
+    struct mpu_state *m = mpu_of(os);
     struct s3c_error e = S3C_ERROR_INIT;
     char want[80] = "";
     struct sv etag = SV_NULL;
@@ -579,15 +600,14 @@ void on_head_dst(struct engine *g, struct req *r)
         etag.n -= 2;
     }
     ours = multipart_etag(os, want) && sv_eqs(etag, want);
-    if (os->head_for_proof) {
+    if (m->head_for_proof) {
         /* Complete landed; only the proof was missing. */
-        os->head_for_proof = false;
+        m->head_for_proof = false;
         req_put_back(g, r);
         os->proven = ours;
         if (!ours)
             os->unproven = "the store answered CompleteMultipartUpload with no ETag, and the object's "
                            "ETag read back is not the one our parts make";
-        os->phase = PH_END;
         put_tags_late(g, os);
         maybe_finish(g, os);
         return;
@@ -602,8 +622,7 @@ void on_head_dst(struct engine *g, struct req *r)
     if (ours) {
         os->proven = true; /* the ETag our parts make */
         journal_drop(g, os);
-        os->phase = PH_END; /* it landed */
-        put_tags_late(g, os);
+        put_tags_late(g, os); /* it landed */
     } else {
         obj_fail(g, os, &e);
     }
@@ -614,14 +633,14 @@ void on_head_dst(struct engine *g, struct req *r)
 bool head_dst_failed(struct engine *g, struct req *r, enum store_s3_verdict v, struct s3c_error *e)
 {
     struct xfer_obj_state *os = r->os;
+    struct mpu_state *m = mpu_of(os);
 
-    if (os->head_for_proof) {
+    if (m->head_for_proof) {
         /* Complete landed; the HEAD that was to prove it did not answer: unproven, not failed. */
-        os->head_for_proof = false;
+        m->head_for_proof = false;
         req_put_back(g, r);
         os->unproven = "the store answered CompleteMultipartUpload with no ETag, and reading the "
                        "object's ETag back failed";
-        os->phase = PH_END;
         put_tags_late(g, os);
         maybe_finish(g, os);
         return true;
@@ -638,7 +657,7 @@ bool head_dst_failed(struct engine *g, struct req *r, enum store_s3_verdict v, s
 void on_abort(struct engine *g, struct req *r)
 {
     journal_drop(g, r->os);
-    r->os->phase = PH_END;
+    obj_phase_set(g, r->os, PH_END);
     req_put_back(g, r);
     maybe_finish(g, r->os);
 }
@@ -652,15 +671,16 @@ void on_abort(struct engine *g, struct req *r)
 void abort_gave_up(struct engine *g, struct req *r, const struct s3c_error *e)
 {
     struct xfer_obj_state *os = r->os;
+    struct mpu_state *m = mpu_of(os);
     char msg[1024];
 
-    snprintf(msg, sizeof(msg), "could not abort multipart upload %s of s3://%s/%s (%.300s); %s", os->upload_id,
+    snprintf(msg, sizeof(msg), "could not abort multipart upload %s of s3://%s/%s (%.300s); %s", m->upload_id,
              os->o->dst_bucket, os->o->dst, e->msg,
              journal_kept(g, os) ? "its journal record is kept, so the next run tries again"
                                  : "it stays open (and billed) until it is aborted");
     free(os->o->warning);
     os->o->warning = strdup(msg); /* NULL: no warning, nothing else lost */
-    os->phase = PH_END;
+    obj_phase_set(g, os, PH_END);
     req_put_back(g, r);
     maybe_finish(g, os);
 }

@@ -242,9 +242,10 @@ const char *xfer_guess_mime(const char *name)
 void plan_parts(struct engine *g, struct xfer_obj_state *os)
 {
     struct xfer_link l = { g->link_latency_s, g->link_bytes_s, g->n_objects };
-    const struct journal_download *j = os->dj;
+    const struct obj_dl_file *f = os->family == FAM_DL_FILE ? dl_file_of(os) : NULL;
+    const struct journal_download *j = f ? f->dj : NULL;
 
-    if (os->dj_resumed && j && !g->opts.part_size && j->part_size >= 5 * MIB && j->part_size <= PART_MAX &&
+    if (f && f->dj_resumed && j && !g->opts.part_size && j->part_size >= 5 * MIB && j->part_size <= PART_MAX &&
         j->n_parts <= PARTS_MAX && xfer_parts_fit(os->size, j->n_parts, j->part_size))
         os->part_size = j->part_size;
     else
@@ -268,17 +269,23 @@ bool wants_multipart(struct engine *g, uint64_t size)
     return size > 0 && (size >= threshold || size > ((uint64_t)5 << 30));
 }
 
+/*
+ * The parts start: the object goes on the active list (xfer.c's next_part
+ * takes them from there). An upload's per-part records are made first
+ * (stdin's for as many parts as it may come to).
+ */
 enum s3c_err start_parts(struct engine *g, struct xfer_obj_state *os, struct s3c_error *e)
 {
-    size_t room = os->stream ? S3_MAX_PARTS : os->n_parts;
+    struct mpu_state *m = mpu_find(os);
+    size_t room = os->family == FAM_STDIN ? S3_MAX_PARTS : os->n_parts;
 
-    if (!os->etags)
-        os->etags = calloc(room, sizeof(*os->etags));
-    if (!os->md5s)
-        os->md5s = calloc(room, sizeof(*os->md5s));
-    if (!os->etags || !os->md5s)
+    if (m && !m->etags)
+        m->etags = calloc(room, sizeof(*m->etags));
+    if (m && !m->md5s)
+        m->md5s = calloc(room, sizeof(*m->md5s));
+    if (m && (!m->etags || !m->md5s))
         return s3c_fail(e, S3C_ENOMEM, "out of memory");
-    os->phase = PH_PARTS;
+    obj_phase_set(g, os, PH_PARTS);
     os->next_part = 1;
     os->next = g->active;
     g->active = os;

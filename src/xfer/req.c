@@ -1,16 +1,16 @@
 /*
- * A request's life and an object's: objects made, finished (obj_finish, the
- * only place one ends) and failed; requests taken, described to the store
- * (req_submit), judged when they finish (req_done), retried or failed
- * (req_fail), and parked while their MD5 is with the hash workers
- * (hash_start, hash_reap). Calls no family (answers go on through g->kinds
- * and each hash job's done, engine.h); of the engine's files, only part.c,
- * build.c, journal.c and hashpool.c.
- * It grew past 1,200 lines (1,311) with the checksum choices (issue 14) and
- * the trust work (issue 22), 300 of them req_submit's one switch describing
- * every kind of request. Issue 28 item 3 moved that switch and its header
- * helpers to build.c, a table of builders below this file: req_submit keeps
- * what every kind shares (a new exchange's state, the SSE-C keys, the hash
+ * A request's life: requests taken, described to the store (req_submit),
+ * judged when they finish (req_done), retried or failed (req_fail), and
+ * parked while their MD5 is with the hash workers (hash_start, hash_reap);
+ * an object failed for good (obj_fail, obj_abort: its multipart upload is
+ * aborted). An object's own life (its phase, its end) is obj.c's, below.
+ * Calls no family (answers go on through g->kinds and each hash job's done,
+ * engine.h); of the engine's files, only obj.c, part.c, build.c and
+ * hashpool.c. It grew past 1,200 lines (1,311) with the checksum choices
+ * (issue 14) and the trust work (issue 22); issue 28 moved out an object's
+ * own life (obj.c) and req_submit's switch describing every kind of request
+ * (build.c, a table of builders below this file): req_submit keeps what
+ * every kind shares (a new exchange's state, the SSE-C keys, the hash
  * worker of a streamed body, payload signing, sending), and the hash worker
  * is started here rather than by the builders, so build.c never calls back.
  */
@@ -27,176 +27,11 @@
 #include "base/str.h"
 #include "s3/xml.h"
 #include "xfer/engine.h"
-#include "xfer/journal.h"
 
 #define REPLY_BODY_MAX ((size_t)4 << 20)
 
 static bool req_md5_sent(struct engine *g, struct req *r);
 static enum s3c_err body_sha256(struct req *r, char hex[2 * SHA256_LEN + 1], struct s3c_error *e);
-
-/* ---- run-wide state ---------------------------------------------------------- */
-
-atomic_int cancel_requested;
-
-void xfer_cancel(void)
-{
-    cancel_requested = 1;
-}
-
-/* SIGINT/SIGTERM, or a run-wide error: finish what is in flight as cancelled. */
-bool stopping(const struct engine *g)
-{
-    return cancel_requested || g->stop;
-}
-
-void xdebug(struct engine *g, const struct xfer_obj *o, const char *fmt, ...)
-{
-    char msg[1024];
-    va_list ap;
-
-    if (!store_s3_debug_on(g->s3))
-        return;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof(msg), fmt, ap);
-    va_end(ap);
-    store_s3_debugf(g->s3, "xfer: s3://%s/%s: %s", o->src_bucket ? o->src_bucket : o->dst_bucket,
-                    o->src_bucket ? o->src : o->dst, msg);
-}
-
-/* ---- objects ---------------------------------------------------------------- */
-
-struct xfer_obj *xfer_obj_new(enum xfer_op op)
-{
-    struct xfer_obj *o = calloc(1, sizeof(*o));
-
-    if (o) {
-        o->op = op;
-        o->mtime = -1;
-    }
-    return o;
-}
-
-void xfer_obj_free(struct xfer_obj *o)
-{
-    if (!o)
-        return;
-    free(o->src);
-    free(o->src_bucket);
-    free(o->dst);
-    free(o->dst_bucket);
-    free(o->etag);
-    free(o->version_id);
-    free(o->warning);
-    if (o->head) {
-        buf_release(&o->head->headers);
-        buf_release(&o->head->body);
-        free(o->head);
-    }
-    free(o);
-}
-
-static void obj_state_free(struct xfer_obj_state *os)
-{
-    uint32_t i;
-
-    if (os->fd >= 0 && !os->stream)
-        close(os->fd);
-    if (os->jlock >= 0)
-        close(os->jlock); /* its object never ended (journal_release): the lock goes, the record stays */
-    for (i = 0; os->win && i < os->win_k; i++)
-        free(os->win[i].data);
-    free(os->win);
-    buf_release(&os->pending);
-    while (os->n_spare > 0)
-        buf_release(&os->spare[--os->n_spare]);
-    buf_release(&os->src_headers);
-    buf_release(&os->src_tagging);
-    buf_release(&os->src_tag_xml);
-    hash_free(os->seq_sha);
-    free(os->part_crcs);
-    free(os->part_sums);
-    free(os->part_in);
-    buf_release(&os->tmp_path);
-    buf_release(&os->land.body);
-    if (os->dj)
-        journal_download_release(os->dj);
-    free(os->dj);
-    free(os->resumed);
-    free(os->upload_id);
-    free(os->stale_upload_id);
-    free(os->have);
-    free(os->etags);
-    free(os->md5s);
-    free(os);
-}
-
-/* Take 'os' off the engine's rehash list (if it is there). */
-void rehash_remove(struct engine *g, struct xfer_obj_state *os)
-{
-    struct xfer_obj_state **pp;
-
-    for (pp = &g->rehash; *pp; pp = &(*pp)->rehash_next) {
-        if (*pp == os) {
-            *pp = os->rehash_next;
-            os->rehash_next = NULL;
-            return;
-        }
-    }
-}
-
-/* The only place an object ends: temp files go or get their name, the caller hears. */
-void obj_finish(struct engine *g, struct xfer_obj_state *os)
-{
-    struct xfer_obj *o = os->o;
-
-    rehash_remove(g, os);
-    if (os->failed && os->reader_gone) {
-        /* stdout's reader left (`s3c cat k | head`): it took what it wanted;
-         * not a failure of ours (exit 0, as s5cmd). */
-        os->failed = false;
-    }
-    if (g->ops[o->op].end)
-        g->ops[o->op].end(g, os); /* the operation's own ending: a download's temp file */
-    if (os->failed) {
-        g->stats.objects_failed++;
-        if (!g->first_error)
-            g->first_error = os->err.code ? os->err.code : S3C_EINTERNAL;
-    } else {
-        g->stats.objects_ok++;
-    }
-    g->n_objects--;
-    if (o->op == XFER_DELETE)
-        g->n_deletes--;
-    /* Uploads and copies are proven by what the store answered (put_proven & co.);
-     * downloads by their check, unless it said it could not make one. */
-    if (!os->failed && o->op != XFER_DELETE && (o->op == XFER_DOWNLOAD ? os->unproven != NULL : !os->proven))
-        o->unproven = os->unproven ? os->unproven : "nothing the store answered proves the copy";
-    g->source_wait = false; /* a done may let the source produce more */
-    o->st = NULL;
-    obj_report(g, o, os->failed ? &os->err : NULL);
-    obj_state_free(os);
-}
-
-void obj_report(struct engine *g, struct xfer_obj *o, const struct s3c_error *e)
-{
-    if (g->opts.done)
-        g->opts.done(g->opts.done_ctx, o, e);
-    if (!g->keep_objs)
-        xfer_obj_free(o);
-}
-
-void active_remove(struct engine *g, struct xfer_obj_state *os)
-{
-    struct xfer_obj_state **pp;
-
-    for (pp = &g->active; *pp; pp = &(*pp)->next) {
-        if (*pp == os) {
-            *pp = os->next;
-            os->next = NULL;
-            return;
-        }
-    }
-}
 
 /* ---- flexible checksums: whether the store takes them ---------------------------- */
 
@@ -235,7 +70,7 @@ static void flex_release(struct engine *g)
 static void flex_learn(struct engine *g, struct req *r)
 {
     struct sv v;
-    bool sent = r->flex || (r->sent_mem && r->hdr_ck[0] && (r->kind == RK_PUT || r->os->mpu_crc));
+    bool sent = r->flex || (r->sent_mem && r->hdr_ck[0] && (r->kind == RK_PUT || obj_mpu_crc(r->os)));
     bool echoed;
 
     if (r == g->flex_probe)
@@ -250,7 +85,7 @@ static void flex_learn(struct engine *g, struct req *r)
     }
     g->no_trailers = true;
     if (r->kind == RK_CREATE)
-        r->os->mpu_crc = false;
+        mpu_of(r->os)->mpu_crc = false;
     xdebug(g, r->os->o, "%s: the store keeps no flexible checksums (none echoed): from now on Content-MD5 and ETags only",
            req_op_name(r->kind));
 }
@@ -635,7 +470,7 @@ static bool req_md5_sent(struct engine *g, struct req *r)
 static bool wants_trailer(const struct engine *g, const struct req *r)
 {
     return flex_ok(g) && !r->mem.len && r->len > 0 &&
-           (r->kind == RK_PUT || (r->kind == RK_PART && r->os->mpu_crc));
+           (r->kind == RK_PUT || (r->kind == RK_PART && obj_mpu_crc(r->os)));
 }
 
 void submit_or_fail(struct engine *g, struct req *r)
@@ -680,31 +515,42 @@ struct req *due_retry(struct engine *g, int64_t now)
 
 void obj_fail(struct engine *g, struct xfer_obj_state *os, const struct s3c_error *e)
 {
+    const struct mpu_state *m = mpu_find(os);
+
     if (!os->failed) {
         os->failed = true;
         os->err = *e;
     }
     active_remove(g, os);
     /* A multipart upload that got an id must be aborted, or its parts stay billed. */
-    if (os->upload_id && os->phase != PH_ABORT && os->phase != PH_END) {
-        struct req *r = req_get(g, os, RK_ABORT);
-        struct s3c_error ae = S3C_ERROR_INIT;
-
-        os->phase = PH_ABORT;
-        if (!r || req_submit(g, r, &ae)) {
-            if (r)
-                req_put_back(g, r);
-            os->phase = PH_END;
-        }
+    if (m && m->upload_id && os->phase != PH_ABORT && os->phase != PH_END) {
+        obj_abort(g, os);
         return;
     }
     if (os->phase != PH_ABORT)
-        os->phase = PH_END;
+        obj_phase_set(g, os, PH_END);
+}
+
+/* Send the Abort of the multipart upload 'os' holds (PH_ABORT), or, when it
+ * cannot go, end the object (PH_END: the upload stays open). */
+void obj_abort(struct engine *g, struct xfer_obj_state *os)
+{
+    struct req *r = req_get(g, os, RK_ABORT);
+    struct s3c_error ae = S3C_ERROR_INIT;
+
+    obj_phase_set(g, os, PH_ABORT);
+    if (!r || req_submit(g, r, &ae)) {
+        if (r)
+            req_put_back(g, r);
+        obj_phase_set(g, os, PH_END);
+    }
 }
 
 void maybe_finish(struct engine *g, struct xfer_obj_state *os)
 {
-    if (os->phase == PH_END && os->reqs == 0 && !os->seq_hash.busy)
+    const struct dl_check_state *c = dlc_find(os);
+
+    if (os->phase == PH_END && os->reqs == 0 && !(c && c->seq_hash.busy))
         obj_finish(g, os);
 }
 
@@ -798,7 +644,7 @@ void req_fail(struct engine *g, struct req *r, const struct s3c_error *e, bool r
     }
     if (r->kind == RK_ABORT) {
         /* Nothing more to do for an object that already failed. */
-        os->phase = PH_END;
+        obj_phase_set(g, os, PH_END);
     } else {
         obj_fail(g, os, e);
     }
@@ -857,7 +703,7 @@ void req_done(struct engine *g, struct req *r)
         if (r == g->flex_probe)
             flex_release(g);
         if (r->kind == RK_CREATE)
-            r->os->mpu_crc = false;
+            mpu_of(r->os)->mpu_crc = false;
         r->attempt--; /* not the request's fault: a free retry */
         req_fail(g, r, &e, true, 1);
         return;

@@ -36,17 +36,18 @@ void journal_save(struct engine *g, struct xfer_obj_state *os)
 {
     struct s3c_error e = S3C_ERROR_INIT;
     struct journal_upload j;
+    struct mpu_state *m;
     char src[4096];
 
-    if (!g->opts.state_dir || os->o->op != XFER_UPLOAD || os->stream || os->jlock < 0 || os->no_journal ||
+    if (!g->opts.state_dir || os->family != FAM_UPLOAD || (m = mpu_of(os))->jlock < 0 || m->no_journal ||
         !source_path(os, src))
         return;
     j.bucket = os->o->dst_bucket;
     j.key = os->o->dst;
-    j.upload_id = os->upload_id;
+    j.upload_id = m->upload_id;
     j.source = src;
     j.size = os->size;
-    j.mtime_s = os->src_mtime;
+    j.mtime_s = upload_of(os)->src_mtime;
     j.part_size = os->part_size;
     (void)journal_upload_save(g->opts.state_dir, &j, &e); /* no journal: no resume, nothing worse */
 }
@@ -55,21 +56,24 @@ void journal_save(struct engine *g, struct xfer_obj_state *os)
  * goes (an upload that could not be aborted keeps another's). */
 void journal_drop(struct engine *g, struct xfer_obj_state *os)
 {
-    if (os->jlock >= 0 && os->upload_id)
-        journal_upload_remove(g->opts.state_dir, os->o->dst_bucket, os->o->dst, os->upload_id);
+    struct mpu_state *m = mpu_of(os);
+
+    if (m->jlock >= 0 && m->upload_id)
+        journal_upload_remove(g->opts.state_dir, os->o->dst_bucket, os->o->dst, m->upload_id);
 }
 
 /* Whether the journal has a record of this upload (for a later run to abort or continue). */
 bool journal_kept(struct engine *g, const struct xfer_obj_state *os)
 {
+    struct mpu_state *m = mpu_of(os);
     struct s3c_error e = S3C_ERROR_INIT;
     struct journal_upload j;
     bool kept;
 
-    if (os->jlock < 0 || !os->upload_id ||
+    if (m->jlock < 0 || !m->upload_id ||
         journal_upload_load(g->opts.state_dir, os->o->dst_bucket, os->o->dst, &j, &e) != 1)
         return false;
-    kept = !strcmp(j.upload_id, os->upload_id);
+    kept = !strcmp(j.upload_id, m->upload_id);
     journal_upload_release(&j);
     return kept;
 }
@@ -77,9 +81,11 @@ bool journal_kept(struct engine *g, const struct xfer_obj_state *os)
 /* The upload ended (obj_finish): let go of its key's record. */
 void journal_release(struct engine *g, struct xfer_obj_state *os)
 {
-    if (os->jlock >= 0)
-        journal_upload_unlock(g->opts.state_dir, os->o->dst_bucket, os->o->dst, os->jlock);
-    os->jlock = -1;
+    struct mpu_state *m = mpu_of(os);
+
+    if (m->jlock >= 0)
+        journal_upload_unlock(g->opts.state_dir, os->o->dst_bucket, os->o->dst, m->jlock);
+    m->jlock = -1;
 }
 
 /* The part size of a journaled upload, if one of 'size' bytes can have it. */
@@ -88,16 +94,30 @@ static bool journal_part_size_fits(uint64_t size, uint64_t part)
     return part >= ((uint64_t)5 << 20) && part <= ((uint64_t)5 << 30) && (size + part - 1) / part <= S3_MAX_PARTS;
 }
 
+void mpu_release(struct mpu_state *m)
+{
+    if (m->jlock >= 0)
+        close(m->jlock); /* its object never ended (journal_release): the lock goes, the record stays */
+    free(m->upload_id);
+    free(m->stale_upload_id);
+    free(m->etags);
+    free(m->md5s);
+    free(m->part_crcs);
+    free(m->part_sums);
+}
+
 void mpu_state_free(struct xfer_obj_state *os)
 {
-    free(os->upload_id);
+    struct mpu_state *m = mpu_of(os);
+
+    free(m->upload_id);
     free(os->have);
-    free(os->etags);
-    free(os->md5s);
-    os->upload_id = NULL;
+    free(m->etags);
+    free(m->md5s);
+    m->upload_id = NULL;
     os->have = NULL;
-    os->etags = NULL;
-    os->md5s = NULL;
+    m->etags = NULL;
+    m->md5s = NULL;
 }
 
 /* --resume: is the journaled upload 'j' one of this very file (same path,
@@ -106,21 +126,23 @@ void mpu_state_free(struct xfer_obj_state *os)
  * earlier run)? If so, set 'os' up to continue it. */
 static bool resume_take(struct engine *g, struct xfer_obj_state *os, const struct journal_upload *j)
 {
+    struct obj_upload *up = upload_of(os);
+    struct mpu_state *m = mpu_of(os);
     char src[4096];
 
     if (!g->opts.resume || !source_path(os, src) || strcmp(j->source, src) || j->size != os->size ||
-        j->mtime_s != os->src_mtime ||
+        j->mtime_s != up->src_mtime ||
         !(j->part_size == os->part_size || (!g->opts.part_size && journal_part_size_fits(os->size, j->part_size))))
         return false;
     if (j->part_size != os->part_size) {
         os->part_size = j->part_size;
         os->n_parts = (uint32_t)((os->size + os->part_size - 1) / os->part_size);
     }
-    os->upload_id = strdup(j->upload_id);
+    m->upload_id = strdup(j->upload_id);
     os->have = calloc(os->n_parts, 1);
-    os->etags = calloc(os->n_parts, sizeof(*os->etags));
-    os->md5s = calloc(os->n_parts, sizeof(*os->md5s));
-    if (os->upload_id && os->have && os->etags && os->md5s)
+    m->etags = calloc(os->n_parts, sizeof(*m->etags));
+    m->md5s = calloc(os->n_parts, sizeof(*m->md5s));
+    if (m->upload_id && os->have && m->etags && m->md5s)
         return true;
     mpu_state_free(os);
     return false;
@@ -138,30 +160,31 @@ static bool resume_take(struct engine *g, struct xfer_obj_state *os, const struc
  */
 enum req_kind resume_first(struct engine *g, struct xfer_obj_state *os)
 {
+    struct mpu_state *m = mpu_of(os);
     const char *dir = g->opts.state_dir, *bucket = os->o->dst_bucket, *key = os->o->dst;
     struct s3c_error e = S3C_ERROR_INIT;
     struct journal_upload j;
     enum req_kind first = RK_CREATE;
 
-    if (!dir || os->o->op != XFER_UPLOAD || os->stream)
+    if (!dir || os->family != FAM_UPLOAD)
         return RK_CREATE;
-    if ((os->jlock = journal_upload_lock(dir, bucket, key)) < 0) {
+    if ((m->jlock = journal_upload_lock(dir, bucket, key)) < 0) {
         if (errno == EWOULDBLOCK)
             xdebug(g, os->o, "another s3c run (or this one) is uploading to this key: its journal record is "
                              "left alone, and this upload is not journaled");
-        os->no_journal = true;
+        m->no_journal = true;
         return RK_CREATE;
     }
     if (journal_upload_load(dir, bucket, key, &j, &e) != 1)
         return RK_CREATE; /* none, or unreadable: nothing to abort, and this upload's record replaces it */
     if (resume_take(g, os, &j)) {
         first = RK_LIST_PARTS;
-    } else if ((os->stale_upload_id = strdup(j.upload_id))) {
+    } else if ((m->stale_upload_id = strdup(j.upload_id))) {
         xdebug(g, os->o, "aborting upload %s, which an interrupted run left open (its journal record)%s",
                j.upload_id, g->opts.resume ? ": not of this file as it is now" : "");
         first = RK_ABORT_STALE;
     } else {
-        os->no_journal = true; /* keep the record: a later run aborts its upload */
+        m->no_journal = true; /* keep the record: a later run aborts its upload */
     }
     journal_upload_release(&j);
     return first;
@@ -170,11 +193,12 @@ enum req_kind resume_first(struct engine *g, struct xfer_obj_state *os)
 /* This run's upload starts after the stale one's Abort. */
 static void stale_then_create(struct engine *g, struct xfer_obj_state *os)
 {
+    struct mpu_state *m = mpu_of(os);
     struct s3c_error e = S3C_ERROR_INIT;
     struct req *nr;
 
-    free(os->stale_upload_id);
-    os->stale_upload_id = NULL;
+    free(m->stale_upload_id);
+    m->stale_upload_id = NULL;
     if (!(nr = req_get(g, os, RK_CREATE))) {
         s3c_fail(&e, S3C_ENOMEM, "out of memory");
         obj_fail(g, os, &e);
@@ -188,9 +212,10 @@ static void stale_then_create(struct engine *g, struct xfer_obj_state *os)
 void on_stale_aborted(struct engine *g, struct req *r)
 {
     struct xfer_obj_state *os = r->os;
+    struct mpu_state *m = mpu_of(os);
 
-    xdebug(g, os->o, "aborted upload %s, which an interrupted run left open", os->stale_upload_id);
-    journal_upload_remove(g->opts.state_dir, os->o->dst_bucket, os->o->dst, os->stale_upload_id);
+    xdebug(g, os->o, "aborted upload %s, which an interrupted run left open", m->stale_upload_id);
+    journal_upload_remove(g->opts.state_dir, os->o->dst_bucket, os->o->dst, m->stale_upload_id);
     req_put_back(g, r);
     stale_then_create(g, os);
 }
@@ -201,12 +226,13 @@ void on_stale_aborted(struct engine *g, struct req *r)
 bool stale_abort_refused(struct engine *g, struct req *r, const struct s3c_error *e)
 {
     struct xfer_obj_state *os = r->os;
+    struct mpu_state *m = mpu_of(os);
 
     if (e->http_status != 404)
         return false;
-    xdebug(g, os->o, "upload %s, which an interrupted run left, is gone already (%s)", os->stale_upload_id,
+    xdebug(g, os->o, "upload %s, which an interrupted run left, is gone already (%s)", m->stale_upload_id,
            e->s3_code);
-    journal_upload_remove(g->opts.state_dir, os->o->dst_bucket, os->o->dst, os->stale_upload_id);
+    journal_upload_remove(g->opts.state_dir, os->o->dst_bucket, os->o->dst, m->stale_upload_id);
     req_put_back(g, r);
     stale_then_create(g, os);
     return true;
@@ -221,6 +247,7 @@ bool stale_abort_refused(struct engine *g, struct req *r, const struct s3c_error
 void stale_abort_gave_up(struct engine *g, struct req *r, const struct s3c_error *e)
 {
     struct xfer_obj_state *os = r->os;
+    struct mpu_state *m = mpu_of(os);
     struct s3c_error why = *e; /* 'e' may live in the request */
     char msg[1024];
 
@@ -233,16 +260,17 @@ void stale_abort_gave_up(struct engine *g, struct req *r, const struct s3c_error
     snprintf(msg, sizeof(msg),
              "could not abort multipart upload %s of s3://%s/%s, which an interrupted run left open (%.300s); "
              "its journal record is kept, so the next run tries again",
-             os->stale_upload_id, os->o->dst_bucket, os->o->dst, why.msg);
+             m->stale_upload_id, os->o->dst_bucket, os->o->dst, why.msg);
     free(os->o->warning);
     os->o->warning = strdup(msg); /* NULL: no warning, but the record is kept all the same */
-    os->no_journal = true;
+    m->no_journal = true;
     stale_then_create(g, os);
 }
 
 /* A part the store already has counts only if its ETag is the MD5 of our bytes at that place. */
 static void resume_check_part(struct xfer_obj_state *os, const struct s3_part *p, enum ck_algo a)
 {
+    struct mpu_state *m = mpu_of(os);
     unsigned char d[MD5_LEN], chunk[1 << 16];
     char hex[33], want[33];
     struct hash_ctx *h;
@@ -250,7 +278,7 @@ static void resume_check_part(struct xfer_obj_state *os, const struct s3_part *p
     uint32_t n = p->number;
 
     if (n < 1 || n > os->n_parts || os->have[n - 1] || !p->etag ||
-        !etag_is_md5(sv_from(p->etag), want) || strlen(p->etag) >= sizeof(os->etags[0]))
+        !etag_is_md5(sv_from(p->etag), want) || strlen(p->etag) >= sizeof(m->etags[0]))
         return;
     off = (uint64_t)(n - 1) * os->part_size;
     len = n == os->n_parts ? os->size - off : os->part_size;
@@ -264,7 +292,7 @@ static void resume_check_part(struct xfer_obj_state *os, const struct s3_part *p
             return;     /* unreadable: send it again, and fail there if need be */
         }
         hash_update(h, chunk, (size_t)got);
-        if (os->mpu_crc && ck_is_crc(a))
+        if (m->mpu_crc && ck_is_crc(a))
             crc = ck_update(a, crc, chunk, (size_t)got);
         at += (uint64_t)got;
     }
@@ -273,18 +301,18 @@ static void resume_check_part(struct xfer_obj_state *os, const struct s3_part *p
     str_hex(d, MD5_LEN, hex);
     if (strcasecmp(hex, want))
         return;
-    if (os->mpu_crc && !ck_is_crc(a)) {
+    if (m->mpu_crc && !ck_is_crc(a)) {
         /* A SHA: the store's of the part, now that its MD5 proved the bytes ours
          * (Complete must list it); a part listed without one is sent again. */
         const char *v = a == CK_SHA1 ? p->checksums.sha1 : p->checksums.sha256;
-        if (!v || !ck_from_b64(a, sv_from(v), os->part_sums[n - 1]))
+        if (!v || !ck_from_b64(a, sv_from(v), m->part_sums[n - 1]))
             return;
     }
     os->have[n - 1] = 1;
-    if (os->mpu_crc && ck_is_crc(a))
-        os->part_crcs[n - 1] = crc;
-    str_copy(os->etags[n - 1], sizeof(os->etags[0]), p->etag);
-    memcpy(os->md5s[n - 1], d, MD5_LEN);
+    if (m->mpu_crc && ck_is_crc(a))
+        m->part_crcs[n - 1] = crc;
+    str_copy(m->etags[n - 1], sizeof(m->etags[0]), p->etag);
+    memcpy(m->md5s[n - 1], d, MD5_LEN);
     os->parts_done++;
 }
 
@@ -292,12 +320,13 @@ static void resume_check_part(struct xfer_obj_state *os, const struct s3_part *p
  * that are ours (resume_check_part). The caller pages on and finishes. */
 void resume_listed(struct xfer_obj_state *os, const struct s3_list_parts *lp, enum ck_algo a)
 {
+    struct mpu_state *m = mpu_of(os);
     size_t i;
 
     /* Created with this run's checksum (by a run with flexible checksums): the parts sent now carry it too. */
-    os->mpu_crc = lp->checksum_algorithm && !strcasecmp(lp->checksum_algorithm, ck_name(a)) &&
-                  (ck_is_crc(a) ? (os->part_crcs || (os->part_crcs = calloc(os->n_parts, sizeof(*os->part_crcs))))
-                                : (os->part_sums || (os->part_sums = calloc(os->n_parts, sizeof(*os->part_sums)))));
+    m->mpu_crc = lp->checksum_algorithm && !strcasecmp(lp->checksum_algorithm, ck_name(a)) &&
+                  (ck_is_crc(a) ? (m->part_crcs || (m->part_crcs = calloc(os->n_parts, sizeof(*m->part_crcs))))
+                                : (m->part_sums || (m->part_sums = calloc(os->n_parts, sizeof(*m->part_sums)))));
     for (i = 0; i < lp->n_parts; i++)
         resume_check_part(os, &lp->parts[i], a);
 }
@@ -319,12 +348,13 @@ static bool dest_path(const char *dst, struct buf *out)
 /* Write the record: 'have' as the parts done. */
 void dl_journal_save(struct engine *g, struct xfer_obj_state *os)
 {
+    struct obj_dl_file *f = dl_file_of(os);
     struct s3c_error e = S3C_ERROR_INIT;
 
-    os->dj->done = os->have;
-    (void)journal_download_save(g->opts.state_dir, os->dj, &e); /* no record: no resume, nothing worse */
-    os->dj->done = NULL;
-    os->dj_saved_ms = now_ms();
+    f->dj->done = os->have;
+    (void)journal_download_save(g->opts.state_dir, f->dj, &e); /* no record: no resume, nothing worse */
+    f->dj->done = NULL;
+    f->dj_saved_ms = now_ms();
 }
 
 /* Record the parts completed so far, at most once a second unless 'now': the
@@ -332,29 +362,34 @@ void dl_journal_save(struct engine *g, struct xfer_obj_state *os)
  * could still lose (a part whose pwrite returned survives kill -9 anyway). */
 static void dl_journal_flush(struct engine *g, struct xfer_obj_state *os, bool now)
 {
-    if (!os->dj || !os->have || !os->dj_dirty || (!now && now_ms() - os->dj_saved_ms < DL_JOURNAL_EVERY_MS))
+    struct obj_dl_file *f = dl_file_of(os);
+
+    if (!f->dj || !os->have || !f->dj_dirty || (!now && now_ms() - f->dj_saved_ms < DL_JOURNAL_EVERY_MS))
         return;
     if (fdatasync(os->fd) != 0)
         return; /* not synced: claim nothing more */
-    os->dj_dirty = false;
+    f->dj_dirty = false;
     dl_journal_save(g, os);
 }
 
 void dl_journal_drop(struct engine *g, struct xfer_obj_state *os)
 {
-    if (os->dj)
-        journal_download_remove(g->opts.state_dir, os->dj->dest);
+    struct obj_dl_file *f = dl_file_of(os);
+
+    if (f->dj)
+        journal_download_remove(g->opts.state_dir, f->dj->dest);
 }
 
 /* An interrupted (SIGINT, SIGTERM, run-wide stop) journaled download keeps its
  * temp file and record when some part is in, for the next --resume. */
 bool dl_keep_for_resume(struct engine *g, struct xfer_obj_state *os)
 {
+    struct obj_dl_file *f = dl_file_of(os);
     uint32_t i;
 
-    if (!os->dj || os->fd < 0 || !(stopping(g) || os->err.code == S3C_ECANCEL))
+    if (!f->dj || os->fd < 0 || !(stopping(g) || os->err.code == S3C_ECANCEL))
         return false;
-    if (os->dj_resumed)
+    if (f->dj_resumed)
         return true; /* stopped before its parts were looked at: the earlier run's record stands */
     if (!os->have)
         return false;
@@ -363,7 +398,7 @@ bool dl_keep_for_resume(struct engine *g, struct xfer_obj_state *os)
     if (i == os->n_parts)
         return false;
     dl_journal_flush(g, os, true);
-    return !os->dj_dirty;
+    return !f->dj_dirty;
 }
 
 /* A fresh record for this download, to be completed by dl_resume_apply. */
@@ -402,10 +437,11 @@ static bool dl_journal_matches(const struct journal_download *j, const struct xf
  * Create the temp file of a download. With --resume, a ranged download
  * reopens the temp file an earlier run left for this destination when its
  * record matches the object; a stale record and its temp file go, quietly.
- * The download is then journaled (os->dj).
+ * The download is then journaled (f->dj).
  */
 enum s3c_err dl_tmp_open(struct engine *g, struct xfer_obj_state *os, struct s3c_error *e)
 {
+    struct obj_dl_file *f = dl_file_of(os);
     struct xfer_obj *o = os->o;
     struct buf dest = BUF_INIT(8192), abs = BUF_INIT(8192);
     struct s3c_error ignored = S3C_ERROR_INIT;
@@ -415,14 +451,14 @@ enum s3c_err dl_tmp_open(struct engine *g, struct xfer_obj_state *os, struct s3c
 
     if (!g->opts.state_dir || !wants_multipart(g, os->size) || !dest_path(o->dst, &dest)) {
         buf_release(&dest);
-        return fs_tmp_create(o->dst, os->size, &os->fd, &os->tmp_path, e);
+        return fs_tmp_create(o->dst, os->size, &os->fd, &f->tmp_path, e);
     }
     found = journal_download_load(g->opts.state_dir, buf_cstr(&dest), &j, &ignored);
     if (found == 1 && g->opts.resume && dl_journal_matches(&j, o) && fs_tmp_is_for(j.tmp, buf_cstr(&dest)) &&
-        !fs_tmp_reopen(j.tmp, os->size, &os->fd, &ignored) && (os->dj = malloc(sizeof(*os->dj))) &&
-        !buf_adds(&os->tmp_path, j.tmp)) {
-        *os->dj = j;
-        os->dj_resumed = true;
+        !fs_tmp_reopen(j.tmp, os->size, &os->fd, &ignored) && (f->dj = malloc(sizeof(*f->dj))) &&
+        !buf_adds(&f->tmp_path, j.tmp)) {
+        *f->dj = j;
+        f->dj_resumed = true;
         buf_release(&dest);
         return S3C_OK;
     }
@@ -430,8 +466,8 @@ enum s3c_err dl_tmp_open(struct engine *g, struct xfer_obj_state *os, struct s3c
         close(os->fd);
         os->fd = -1;
     }
-    free(os->dj);
-    os->dj = NULL;
+    free(f->dj);
+    f->dj = NULL;
     if (found == 1) {
         if (fs_tmp_is_for(j.tmp, buf_cstr(&dest)))
             unlink(j.tmp); /* an interrupted download of another version, or one not resumed */
@@ -439,14 +475,14 @@ enum s3c_err dl_tmp_open(struct engine *g, struct xfer_obj_state *os, struct s3c
     }
     if (found)
         journal_download_remove(g->opts.state_dir, buf_cstr(&dest));
-    rc = fs_tmp_create(o->dst, os->size, &os->fd, &os->tmp_path, e);
+    rc = fs_tmp_create(o->dst, os->size, &os->fd, &f->tmp_path, e);
     if (!rc && g->opts.resume) {
         const char *slash = strrchr(buf_cstr(&dest), '/');
-        const char *tbase = strrchr(buf_cstr(&os->tmp_path), '/');
+        const char *tbase = strrchr(buf_cstr(&f->tmp_path), '/');
 
-        tbase = tbase ? tbase + 1 : buf_cstr(&os->tmp_path);
+        tbase = tbase ? tbase + 1 : buf_cstr(&f->tmp_path);
         if (!buf_add(&abs, dest.data, (size_t)(slash - dest.data + 1)) && !buf_adds(&abs, tbase))
-            os->dj = dl_journal_new(o, buf_cstr(&dest), buf_cstr(&abs)); /* NULL: not journaled */
+            f->dj = dl_journal_new(o, buf_cstr(&dest), buf_cstr(&abs)); /* NULL: not journaled */
     }
     buf_release(&dest);
     buf_release(&abs);
@@ -456,8 +492,10 @@ enum s3c_err dl_tmp_open(struct engine *g, struct xfer_obj_state *os, struct s3c
 /* The next part taken from the earlier run after part 'n' (0: none). */
 uint32_t dl_next_resumed(const struct xfer_obj_state *os, uint32_t n)
 {
+    struct obj_dl_file *f = dl_file_of(os);
+
     for (n++; n <= os->n_parts; n++)
-        if (os->resumed[n - 1])
+        if (f->resumed[n - 1])
             return n;
     return 0;
 }
@@ -471,7 +509,8 @@ uint32_t dl_next_resumed(const struct xfer_obj_state *os, uint32_t n)
  */
 void dl_resume_apply(struct engine *g, struct xfer_obj_state *os)
 {
-    struct journal_download *j = os->dj;
+    struct obj_dl_file *f = dl_file_of(os);
+    struct journal_download *j = f->dj;
     uint32_t n, resumed = 0;
     char *etag = NULL;
 
@@ -483,30 +522,30 @@ void dl_resume_apply(struct engine *g, struct xfer_obj_state *os)
         dl_journal_drop(g, os);
         journal_download_release(j);
         free(j);
-        os->dj = NULL;
+        f->dj = NULL;
         return;
     }
-    if (os->dj_resumed && !strcmp(j->etag, etag) && j->part_size == os->part_size && j->n_parts == os->n_parts) {
+    if (f->dj_resumed && !strcmp(j->etag, etag) && j->part_size == os->part_size && j->n_parts == os->n_parts) {
         for (n = 1; n <= os->n_parts; n++)
             resumed += j->done[n - 1];
         memcpy(os->have, j->done, os->n_parts);
-        if (os->check == DL_SIZE) {
+        if (f->chk.check == DL_SIZE) {
             os->parts_done = resumed; /* nothing to re-read them for */
-        } else if (os->check == DL_SEQ) {
+        } else if (f->chk.check == DL_SEQ) {
             /* On disk: hashed in key order with the rest (dl_seq_kick, after this). */
             os->parts_done = resumed;
-            memcpy(os->part_in, j->done, os->n_parts);
+            memcpy(f->part_in, j->done, os->n_parts);
         } else if (resumed) {
-            os->resumed = j->done;
+            f->resumed = j->done;
             j->done = NULL;
-            os->rehash_part = dl_next_resumed(os, 0);
+            f->rehash_part = dl_next_resumed(os, 0);
             os->rehash_next = g->rehash;
             g->rehash = os;
         }
         xdebug(g, os->o, "resumed: %" PRIu32 " of %" PRIu32 " parts already in %s", resumed, os->n_parts,
-               buf_cstr(&os->tmp_path));
+               buf_cstr(&f->tmp_path));
     }
-    os->dj_resumed = false;
+    f->dj_resumed = false;
     free(j->done);
     j->done = NULL;
     free(j->etag);
@@ -519,9 +558,11 @@ void dl_resume_apply(struct engine *g, struct xfer_obj_state *os)
 /* Part n of a journaled download is in the temp file. */
 void dl_part_written(struct engine *g, struct xfer_obj_state *os, uint32_t n)
 {
+    struct obj_dl_file *f = dl_file_of(os);
+
     if (!os->have)
         return;
     os->have[n - 1] = 1;
-    os->dj_dirty = true;
+    f->dj_dirty = true;
     dl_journal_flush(g, os, false);
 }

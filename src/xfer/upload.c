@@ -1,7 +1,7 @@
 /*
- * Uploads of local files: how one starts (a PUT, or a multipart upload,
- * multipart.c), the file's bytes as a request body (read_src), and what a
- * PutObject answer means. Calls req.c, adapt.c, verify.c, part.c, resume.c;
+ * Uploads of local files, the family of struct obj_upload: how one starts
+ * (a PUT, or a multipart upload, multipart.c), the file's bytes as a request
+ * body (read_src), and what a PutObject answer means. Calls req.c, adapt.c, verify.c, part.c, resume.c;
  * no other family.
  */
 #include <errno.h>
@@ -17,24 +17,26 @@
 enum s3c_err upload_start(struct engine *g, struct xfer_obj_state *os, struct req **out, struct s3c_error *e)
 {
     struct xfer_obj *o = os->o;
+    struct obj_upload *up = upload_of(os);
     struct req *r;
     int64_t mtime;
     enum s3c_err rc;
 
     *out = NULL;
+    mpu_init(&up->mpu);
     if ((rc = fs_open_read(o->src, &os->fd, &os->size, &mtime, e)))
         return rc;
-    os->src_mtime = mtime;
+    up->src_mtime = mtime;
     if (wants_multipart(g, os->size)) {
         plan_parts(g, os);
-        os->phase = PH_CREATE;
+        obj_phase_set(g, os, PH_CREATE);
         r = req_get(g, os, resume_first(g, os));
         if (!r)
             return s3c_fail(e, S3C_ENOMEM, "out of memory");
         *out = r;
         return S3C_OK;
     }
-    os->phase = PH_SINGLE;
+    obj_phase_set(g, os, PH_SINGLE);
     r = req_get(g, os, RK_PUT);
     if (!r)
         return s3c_fail(e, S3C_ENOMEM, "out of memory");
@@ -55,6 +57,11 @@ enum s3c_err upload_start(struct engine *g, struct xfer_obj_state *os, struct re
 fail_req:
     req_put_back(g, r);
     return rc;
+}
+
+void upload_release(struct xfer_obj_state *os)
+{
+    mpu_release(&upload_of(os)->mpu);
 }
 
 ssize_t read_src(void *ctx, char *dst, size_t n, uint64_t offset)
@@ -93,7 +100,7 @@ void on_put(struct engine *g, struct req *r)
         xdebug(g, os->o, "verified: by the %s the store echoed (no MD5)", ck_name(obj_ck(os->o)));
     os->proven = put_proven(r, md5, known, &os->unproven);
     g->stats.bytes += r->len;
-    os->phase = PH_END;
+    obj_phase_set(g, os, PH_END);
     req_put_back(g, r);
     maybe_finish(g, os);
 }

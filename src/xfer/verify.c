@@ -144,7 +144,7 @@ static bool ck_echoed(const struct req *r)
     uint64_t crc;
     struct sv v;
 
-    if (r->sent_mem && r->hdr_ck[0] && (r->kind == RK_PUT || r->os->mpu_crc))
+    if (r->sent_mem && r->hdr_ck[0] && (r->kind == RK_PUT || obj_mpu_crc(r->os)))
         str_copy(ours, sizeof(ours), r->hdr_ck);
     else if (!r->sent_mem && r->flex && r->call.chunked_on && ck_is_crc(a) && s3_chunked_crc(&r->call.chunked, &crc))
         ck_crc_b64(a, crc, ours);
@@ -211,16 +211,14 @@ bool sent_answer_ok(struct engine *g, struct req *r, unsigned char md5[MD5_LEN],
         req_fail(g, r, &r->local_err, false, 0);
         return false;
     }
-    switch (verify_sent(g, r, md5, md5_known, &e)) {
-    case SENT_WAIT:
-        return false; /* parked: back here once the MD5 is */
-    case SENT_BAD:
-        req_fail(g, r, &e, true, 0);
-        return false;
-    case SENT_OK:
-        break;
-    }
-    return true;
+    return sent_verdict_ok(g, r, verify_sent(g, r, md5, md5_known, &e), &e); /* SENT_WAIT: back here once the MD5 is */
+}
+
+bool sent_verdict_ok(struct engine *g, struct req *r, enum sent_verdict v, const struct s3c_error *e)
+{
+    if (v == SENT_BAD)
+        req_fail(g, r, e, true, 0);
+    return v == SENT_OK;
 }
 
 /*
@@ -265,6 +263,7 @@ static int nibble(char c)
  * ETags the store returned; false when one is not a plain MD5 (SSE-KMS...). */
 bool multipart_etag(const struct xfer_obj_state *os, char want[80])
 {
+    const struct mpu_state *m = mpu_of(os);
     struct hash_ctx *h = hash_md5_new();
     unsigned char d[MD5_LEN];
     char hex[33];
@@ -273,7 +272,7 @@ bool multipart_etag(const struct xfer_obj_state *os, char want[80])
     if (!h)
         return false;
     for (i = 0; i < os->n_parts && !s3_bucket_is_express(os->o->dst_bucket); i++) {
-        if (!etag_is_md5(sv_from(os->etags[i]), hex))
+        if (!etag_is_md5(sv_from(m->etags[i]), hex))
             break;
         for (j = 0; j < MD5_LEN; j++)
             d[j] = (unsigned char)(nibble(hex[2 * j]) << 4 | nibble(hex[2 * j + 1]));
@@ -424,24 +423,36 @@ bool etag_whole_md5(struct sv etag)
 }
 
 /* DL_COMPOSITE: room for each part's digest (a CRC's value, or a SHA); false on no memory. */
-bool composite_alloc(struct xfer_obj_state *os)
+void dl_check_release(struct dl_check_state *c)
 {
-    if (os->check != DL_COMPOSITE)
-        return true;
-    if (ck_is_crc(os->stored.algo))
-        return os->part_crcs || (os->part_crcs = calloc(os->n_parts, sizeof(*os->part_crcs)));
-    return os->part_sums || (os->part_sums = calloc(os->n_parts, sizeof(*os->part_sums)));
+    hash_free(c->seq_sha);
+    free(c->part_crcs);
+    free(c->part_sums);
+    free(c->md5s);
 }
 
-/* A stored full-object SHA (os->stored) checks the whole in order, by a hash
+bool composite_alloc(struct xfer_obj_state *os)
+{
+    struct dl_check_state *c = dlc_of(os);
+
+    if (c->check != DL_COMPOSITE)
+        return true;
+    if (ck_is_crc(c->stored.algo))
+        return c->part_crcs || (c->part_crcs = calloc(os->n_parts, sizeof(*c->part_crcs)));
+    return c->part_sums || (c->part_sums = calloc(os->n_parts, sizeof(*c->part_sums)));
+}
+
+/* A stored full-object SHA (c->stored) checks the whole in order, by a hash
  * worker (DL_SEQ, or a stream, with seq_sha): false when it is no such SHA. */
 bool seq_sha_start(struct xfer_obj_state *os)
 {
-    if (os->stored.composite || ck_is_crc(os->stored.algo))
+    struct dl_check_state *c = dlc_of(os);
+
+    if (c->stored.composite || ck_is_crc(c->stored.algo))
         return false;
-    if (!os->seq_sha)
-        os->seq_sha = os->stored.algo == CK_SHA1 ? hash_sha1_new() : hash_sha256_new();
-    return os->seq_sha != NULL;
+    if (!c->seq_sha)
+        c->seq_sha = c->stored.algo == CK_SHA1 ? hash_sha1_new() : hash_sha256_new();
+    return c->seq_sha != NULL;
 }
 
 /*
@@ -453,16 +464,17 @@ bool seq_sha_start(struct xfer_obj_state *os)
 bool composite_part_ok(struct req *r, struct s3c_error *e)
 {
     struct xfer_obj_state *os = r->os;
-    enum ck_algo a = os->stored.algo;
+    struct dl_check_state *c = dlc_of(os);
+    enum ck_algo a = c->stored.algo;
     unsigned char raw[CK_MAX_LEN];
     char got[CK_B64_MAX];
 
     if (ck_is_crc(a)) {
         ck_crc_raw(a, r->crc, raw);
-        os->part_crcs[r->part - 1] = r->crc;
+        c->part_crcs[r->part - 1] = r->crc;
     } else {
         memcpy(raw, r->hash.job.also_digest, CK_MAX_LEN);
-        memcpy(os->part_sums[r->part - 1], raw, CK_MAX_LEN);
+        memcpy(c->part_sums[r->part - 1], raw, CK_MAX_LEN);
     }
     if (!stored_ck(&r->http.resp, &r->stored) || r->stored.composite || r->stored.algo != a)
         return true; /* the store named no checksum of the part: the composite, at the end, checks it */
@@ -535,124 +547,75 @@ bool parts_composite(enum ck_algo a, const uint64_t *crcs, const unsigned char (
  * The digest of the parts' digests of a DL_COMPOSITE download (part_crcs or
  * part_sums, as they came) against the store's composite checksum.
  */
-static bool composite_verify(struct engine *g, struct xfer_obj_state *os, struct s3c_error *e)
+bool composite_verify(struct engine *g, struct xfer_obj_state *os, struct s3c_error *e)
 {
-    enum ck_algo a = os->stored.algo;
+    struct dl_check_state *c = dlc_of(os);
+    enum ck_algo a = c->stored.algo;
     char got[CK_B64_MAX + 8];
 
-    if (!parts_composite(a, os->part_crcs, (const unsigned char(*)[CK_MAX_LEN])os->part_sums, os->n_parts, got)) {
+    if (!parts_composite(a, c->part_crcs, (const unsigned char(*)[CK_MAX_LEN])c->part_sums, os->n_parts, got)) {
         s3c_fail(e, S3C_ENOMEM, "out of memory");
         return false;
     }
-    if (strcmp(got, os->stored.value)) {
+    if (strcmp(got, c->stored.value)) {
         s3c_fail(e, S3C_EHTTP, "downloaded bytes give the composite %s %s, the store's is %s%s", ck_name(a), got,
-                 os->stored.value, os->layout_guessed ? " (its part size was guessed)" : "");
+                 c->stored.value, c->layout_guessed ? " (its part size was guessed)" : "");
         return false;
     }
     xdebug(g, os->o, "verified: composite %s %s of %" PRIu32 " parts (of %" PRIu64 " bytes%s) matches the stored "
-           "checksum (no MD5)", ck_name(a), got, os->n_parts, os->part_size, os->layout_guessed ? ", size guessed" : "");
-    return true;
-}
-
-/*
- * All of a stdout object in ranges is out (one of one range was held and
- * checked as a file's one GET is: get_whole_check): check it against the
- * stored full-object checksum (DL_CRC, learnt by the probe), else against
- * its ETag: the md5 of the part MD5s (DL_PARTS: ranges were the upload's
- * parts; an object the window held was proven before its first byte went
- * out), or the MD5 of the whole ("hex", or "hex-1": the MD5 of that MD5).
- * Otherwise only lengths were checked: each range's, each asked If-Match the
- * ETag, written in order. Bytes on stdout cannot be taken back: a mismatch
- * fails the object (exit 1), it is not downloaded again.
- */
-bool stdout_verify(struct engine *g, struct xfer_obj_state *os, struct s3c_error *e)
-{
-    unsigned char md5[MD5_LEN];
-    char want[CK_B64_MAX], got[CK_B64_MAX];
-
-    if (os->win_proven)
-        return true; /* held, and proven before its first byte went out (stdout_hold_check) */
-    if (os->check == DL_PARTS)
-        return dl_check(g, os, e) == DLV_OK;
-    if (os->check == DL_COMPOSITE)
-        return composite_verify(g, os, e); /* each part was checked before it went out, too */
-    if (os->seq_sha)
-        return whole_sum_verify(g, os, &os->stored, os->seq_hash.job.also_digest, e);
-    if (os->check == DL_CRC) {
-        ck_crc_b64(os->ck_algo, os->stream_crc, got);
-        ck_crc_b64(os->ck_algo, os->ck_want, want);
-        if (os->stream_crc != os->ck_want) {
-            s3c_fail(e, S3C_EHTTP, "downloaded bytes have %s %s, the store's checksum is %s",
-                     ck_name(os->ck_algo), got, want);
-            return false;
-        }
-        xdebug(g, os->o, "verified: %s %s of %" PRIu32 " ranges matches the stored checksum",
-               ck_name(os->ck_algo), got, os->n_parts);
-        return true;
-    }
-    if (!os->win_md5 || os->md5_hidden)
-        return true;
-    memcpy(md5, os->seq_hash.job.digest, MD5_LEN); /* the hash worker's, all parts in order */
-    if (!etag_is_md5(sv_from(os->o->etag), got)) /* else "hex-1": win_md5 is set only for these */
-        etag_one_part(sv_from(os->o->etag), got, md5);
-    str_hex(md5, MD5_LEN, want);
-    if (strcmp(want, got) != 0) {
-        s3c_fail(e, S3C_EHTTP, "downloaded bytes have MD5 %s, the store's ETag is %s", want, got);
-        return false;
-    }
-    xdebug(g, os->o, "verified: MD5 of the stream (%" PRIu32 " ranges, hashed in order by a hash worker) matches the ETag",
-           os->n_parts);
+           "checksum (no MD5)", ck_name(a), got, os->n_parts, os->part_size, c->layout_guessed ? ", size guessed" : "");
     return true;
 }
 
 /*
  * Every part of a ranged download is in: check the whole against what the
- * store holds (os->check). The verdict says what to do; download.c does it.
+ * store holds (c->check). The verdict says what to do; download.c does it.
  * A check that proves nothing better (DL_SIZE, two equal downloads of a
  * guessed layout) is DLV_OK, said in --debug.
  */
 enum dl_verdict dl_check(struct engine *g, struct xfer_obj_state *os, struct s3c_error *e)
 {
+    struct dl_check_state *c = dlc_of(os);
     char want[64], got[64];
     uint32_t i;
 
-    if (os->check == DL_CRC) {
-        uint64_t crc = os->part_crcs[0];
+    if (c->check == DL_CRC) {
+        uint64_t crc = c->part_crcs[0];
 
         for (i = 1; i < os->n_parts; i++)
-            crc = ck_combine(os->ck_algo, crc, os->part_crcs[i],
+            crc = ck_combine(c->ck_algo, crc, c->part_crcs[i],
                              i + 1 == os->n_parts ? os->size - (uint64_t)i * os->part_size : os->part_size);
-        ck_crc_b64(os->ck_algo, crc, got);
-        ck_crc_b64(os->ck_algo, os->ck_want, want);
-        if (crc == os->ck_want) {
+        ck_crc_b64(c->ck_algo, crc, got);
+        ck_crc_b64(c->ck_algo, c->ck_want, want);
+        if (crc == c->ck_want) {
             xdebug(g, os->o, "verified: %s %s of %" PRIu32 " ranges matches the stored checksum",
-                   ck_name(os->ck_algo), got, os->n_parts);
+                   ck_name(c->ck_algo), got, os->n_parts);
             return DLV_OK;
         }
         s3c_fail(e, S3C_EHTTP, "downloaded bytes have %s %s, the store's checksum is %s",
-                 ck_name(os->ck_algo), got, want);
+                 ck_name(c->ck_algo), got, want);
         return DLV_AGAIN;
     }
-    if (os->check == DL_SEQ) {
+    if (c->check == DL_SEQ) {
         unsigned char d[MD5_LEN];
 
-        if (os->seq_off < os->size || os->seq_hash.busy)
+        if (c->seq_off < os->size || c->seq_hash.busy)
             return DLV_HASHING;
-        if (os->seq_sha)
-            return whole_sum_verify(g, os, &os->stored, os->seq_hash.job.also_digest, e) ? DLV_OK : DLV_AGAIN;
-        memcpy(d, os->seq_hash.job.digest, MD5_LEN);
+        if (c->seq_sha)
+            return whole_sum_verify(g, os, &c->stored, c->seq_hash.job.also_digest, e) ? DLV_OK : DLV_AGAIN;
+        memcpy(d, c->seq_hash.job.digest, MD5_LEN);
         str_hex(d, MD5_LEN, got);
-        if (!strcmp(got, os->etag_hex)) {
+        if (!strcmp(got, c->etag_hex)) {
             xdebug(g, os->o, "verified: MD5 of the whole (%" PRIu32 " ranges, %" PRIu64 " bytes re-read in order"
                    " from the file by a hash worker) matches the ETag", os->n_parts, os->size);
             return DLV_OK;
         }
-        s3c_fail(e, S3C_EHTTP, "downloaded bytes have MD5 %s, the store's ETag is %s", got, os->etag_hex);
+        s3c_fail(e, S3C_EHTTP, "downloaded bytes have MD5 %s, the store's ETag is %s", got, c->etag_hex);
         return DLV_AGAIN;
     }
-    if (os->check == DL_COMPOSITE)
+    if (c->check == DL_COMPOSITE)
         return composite_verify(g, os, e) ? DLV_OK : DLV_AGAIN;
-    if (os->check == DL_PARTS) {
+    if (c->check == DL_PARTS) {
         struct hash_ctx *h = hash_md5_new();
         unsigned char d[MD5_LEN];
 
@@ -660,27 +623,27 @@ enum dl_verdict dl_check(struct engine *g, struct xfer_obj_state *os, struct s3c
             s3c_fail(e, S3C_ENOMEM, "out of memory");
             return DLV_ERROR;
         }
-        hash_update(h, os->md5s, (size_t)os->n_parts * MD5_LEN);
+        hash_update(h, c->md5s, (size_t)os->n_parts * MD5_LEN);
         hash_final(h, d);
         hash_free(h);
         str_hex(d, MD5_LEN, got);
-        if (!strcmp(got, os->etag_hex)) {
+        if (!strcmp(got, c->etag_hex)) {
             xdebug(g, os->o, "verified: md5 of %" PRIu32 " part MD5s (parts of %" PRIu64 " bytes%s) matches the ETag",
-                   os->n_parts, os->part_size, os->layout_guessed ? ", size guessed" : "");
+                   os->n_parts, os->part_size, c->layout_guessed ? ", size guessed" : "");
             return DLV_OK;
         }
-        if (os->layout_guessed && os->have_prev && !memcmp(d, os->prev_digest, MD5_LEN)) {
+        if (c->layout_guessed && c->have_prev && !memcmp(d, c->prev_digest, MD5_LEN)) {
             /* Two downloads agree byte for byte, part by part: the guess was wrong, not the bytes. */
             xdebug(g, os->o, "not verified: the store does not say its part size and parts of %" PRIu64
                    " bytes do not give its ETag; two downloads gave identical bytes", os->part_size);
             os->unproven = "the download could not be checked against its ETag (the store does not say its part size)";
             return DLV_OK;
         }
-        memcpy(os->prev_digest, d, MD5_LEN);
-        os->have_prev = true;
+        memcpy(c->prev_digest, d, MD5_LEN);
+        c->have_prev = true;
         s3c_fail(e, S3C_EHTTP, "downloaded bytes give ETag %s-%" PRIu32 ", the store's is %s-%" PRIu32 "%s", got,
-                 os->n_parts, os->etag_hex, os->etag_parts,
-                 os->layout_guessed ? " (its part size was guessed)" : "");
+                 os->n_parts, c->etag_hex, c->etag_parts,
+                 c->layout_guessed ? " (its part size was guessed)" : "");
         return DLV_AGAIN;
     }
     return DLV_OK;

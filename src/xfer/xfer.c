@@ -45,13 +45,35 @@ static const struct req_ops req_kinds[] = {
     [RK_ABORT_STALE] = { .ok = on_stale_aborted, .refused = stale_abort_refused, .gave_up = stale_abort_gave_up },
 };
 
-/* How each operation's objects start, and end. */
-static const struct obj_ops obj_kinds[] = {
-    [XFER_UPLOAD] = { .start = upload_start, .start_stdio = stdin_start, .end = journal_release },
-    [XFER_DOWNLOAD] = { .start = download_start, .start_stdio = stdout_start, .end = dl_end },
-    [XFER_COPY] = { .start = copy_start },
-    [XFER_DELETE] = { .start = del_start },
+/* How each family's objects start, run their parts, end and are freed. */
+static const struct obj_ops obj_kinds[FAM_COUNT] = {
+    [FAM_UPLOAD] = { .size = sizeof(struct obj_upload), .start = upload_start, .end = journal_release,
+                     .release = upload_release, .part_kind = RK_PART },
+    [FAM_STDIN] = { .size = sizeof(struct obj_stdin), .start = stdin_start, .release = stdin_release,
+                    .next_part = next_stream_part, .part_kind = RK_PART },
+    [FAM_COPY] = { .size = sizeof(struct obj_copy), .start = copy_start, .release = copy_release,
+                   .part_kind = RK_COPY_PART },
+    [FAM_DL_FILE] = { .size = sizeof(struct obj_dl_file), .start = download_start, .end = dl_end,
+                      .release = dl_file_release, .part_kind = RK_GET, .ranges = dl_start },
+    [FAM_DL_STDOUT] = { .size = sizeof(struct obj_dl_stdout), .start = stdout_start, .end = stdout_obj_end,
+                        .release = stdout_release, .part_wait = stdout_window_full, .part_kind = RK_GET,
+                        .ranges = stdout_parts_go, .get_sink = stdout_sink, .get_ok = on_stdout_get },
+    [FAM_DELETE] = { .size = sizeof(struct xfer_obj_state), .start = del_start },
 };
+
+/* Which family an object is of: standard I/O is stdout for a download, stdin for anything else. */
+static enum obj_family obj_family_of(const struct xfer_obj *o)
+{
+    if (o->stdio)
+        return o->op == XFER_DOWNLOAD ? FAM_DL_STDOUT : FAM_STDIN;
+    switch (o->op) {
+    case XFER_UPLOAD: return FAM_UPLOAD;
+    case XFER_DOWNLOAD: return FAM_DL_FILE;
+    case XFER_COPY: return FAM_COPY;
+    case XFER_DELETE: break;
+    }
+    return FAM_DELETE;
+}
 
 /* Who hears of every request sent and finished: hedged requests, slow transfers. */
 static const struct req_watch req_watching = { .sent = hedge_sent, .done = hedge_done };
@@ -63,10 +85,10 @@ static const struct req_watch req_watching = { .sent = hedge_sent, .done = hedge
  * or it waits in a delete batch). */
 static struct req *obj_start(struct engine *g, struct xfer_obj *o)
 {
-    struct xfer_obj_state *os = calloc(1, sizeof(*os));
+    enum obj_family fam = obj_family_of(o);
+    struct xfer_obj_state *os = calloc(1, g->ops[fam].size);
     struct s3c_error e = S3C_ERROR_INIT;
     struct req *r = NULL;
-    const struct obj_ops *ops;
 
     if (!os) {
         s3c_fail(&e, S3C_ENOMEM, "out of memory");
@@ -75,25 +97,17 @@ static struct req *obj_start(struct engine *g, struct xfer_obj *o)
         return NULL;
     }
     os->o = o;
+    os->family = fam;
     os->fd = -1;
-    os->jlock = -1;
-    os->tmp_path = (struct buf)BUF_INIT(65536);
     o->st = os;
     g->n_objects++;
-
-    os->pending = (struct buf)BUF_INIT(0);
-    os->src_headers = (struct buf)BUF_INIT(64 << 10);
-    os->src_tagging = (struct buf)BUF_INIT(16 << 10);
-    os->src_tag_xml = (struct buf)BUF_INIT(32 << 10);
-    /* Standard I/O is stdout for a download, stdin for anything else. */
-    ops = &g->ops[o->stdio && o->op != XFER_DOWNLOAD ? XFER_UPLOAD : o->op];
-    if ((o->stdio ? ops->start_stdio : ops->start)(g, os, &r, &e))
+    if (g->ops[fam].start(g, os, &r, &e))
         goto fail;
     return r;
 fail:
     os->failed = true;
     os->err = e;
-    os->phase = PH_END;
+    obj_phase_set(g, os, PH_END);
     obj_finish(g, os);
     return NULL;
 }
@@ -106,8 +120,8 @@ static struct req *next_part(struct engine *g)
 
     if (!os)
         return NULL;
-    if (os->stream && !os->win)
-        return next_stream_part(g, os);
+    if (g->ops[os->family].next_part)
+        return g->ops[os->family].next_part(g, os);
     /* --resume: parts the store already has are not sent again. */
     while (os->have && os->next_part <= os->n_parts && os->have[os->next_part - 1])
         os->next_part++;
@@ -115,14 +129,14 @@ static struct req *next_part(struct engine *g)
         active_remove(g, os);
         return next_part(g);
     }
-    if (os->win && os->next_part >= os->win_free + os->win_k)
+    if (g->ops[os->family].part_wait && g->ops[os->family].part_wait(os))
         return NULL; /* stdout's window is full: the head part has to go out (and be hashed) first */
     if (g->parked >= PARKED_MAX)
         return NULL; /* the hash workers are behind: what waits for them is still in the page cache */
     n = os->next_part++;
     if (os->next_part > os->n_parts)
         active_remove(g, os);
-    r = req_get(g, os, os->o->op == XFER_DOWNLOAD ? RK_GET : os->o->op == XFER_COPY ? RK_COPY_PART : RK_PART);
+    r = req_get(g, os, g->ops[os->family].part_kind);
     if (!r)
         return NULL;
     r->part = n;

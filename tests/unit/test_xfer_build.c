@@ -21,14 +21,20 @@ static const char *built(enum req_kind kind, enum xfer_op op, uint32_t n_parts)
     static char out[1024];
     struct engine *g = calloc(1, sizeof(*g));
     struct xfer_obj o = { .op = op, .src = "sk", .dst = "dk", .etag = "\"e\"", .version_id = "v1" };
-    struct xfer_obj_state os = { .o = &o, .upload_id = "U", .stale_upload_id = "S", .list_marker = 3,
-                                 .n_parts = n_parts };
-    struct req r = { .os = &os, .kind = kind, .part = 2, .off = 10,
+    /* The family the engine would give the operation (obj_start), its upload's ids where it has one. */
+    static const struct mpu_state ids = { .upload_id = "U", .stale_upload_id = "S", .list_marker = 3 };
+    struct obj_upload up = { .head = { .family = FAM_UPLOAD }, .mpu = ids };
+    struct obj_copy cp = { .head = { .family = FAM_COPY }, .mpu = ids };
+    struct obj_dl_file dl = { .head = { .family = FAM_DL_FILE } };
+    struct xfer_obj_state *os = op == XFER_UPLOAD ? &up.head : op == XFER_COPY ? &cp.head : &dl.head;
+    struct req r = { .os = os, .kind = kind, .part = 2, .off = 10,
                      .len = kind == RK_PUT ? 0 : 5 }; /* a PutObject from memory, the others 5 bytes */
     struct s3c_error e = S3C_ERROR_INIT;
     struct s3_req q;
     size_t i, n;
 
+    os->o = &o;
+    os->n_parts = n_parts;
     o.src_bucket = "sb";
     o.dst_bucket = "db";
     r.query = (struct buf)BUF_INIT(1024);

@@ -1,0 +1,60 @@
+/* The engine's object phases (xfer/obj.c): the table of legal moves obj_phase_set checks. */
+#include "t.h"
+
+#include "xfer/engine.h"
+
+/* Setting the phase an object has is no move; from every phase an object can end (obj_fail). */
+TEST(xfer_phase_every_phase_can_end)
+{
+    int p;
+
+    for (p = 0; p < PH_COUNT; p++) {
+        CHECK(obj_phase_legal(p, p));
+        CHECK(obj_phase_legal(p, PH_END));
+        CHECK(obj_phase_name(p) != NULL);
+    }
+    CHECK_STR(obj_phase_name(PH_NEW), "NEW");
+    CHECK_STR(obj_phase_name(PH_END), "END");
+}
+
+/* The moves the families make: a multipart upload, a ranged download, a small one, a copy's tags. */
+TEST(xfer_phase_the_families_moves_are_legal)
+{
+    static const enum obj_phase upload[] = { PH_NEW, PH_CREATE, PH_PARTS, PH_COMPLETE, PH_END };
+    static const enum obj_phase failed_upload[] = { PH_NEW, PH_CREATE, PH_PARTS, PH_ABORT, PH_END };
+    static const enum obj_phase ranged[] = { PH_NEW, PH_PROBE, PH_PARTS, PH_VERIFY, PH_PARTS, PH_END };
+    static const enum obj_phase small[] = { PH_NEW, PH_SINGLE, PH_LAND, PH_END };
+    static const enum obj_phase tags[] = { PH_NEW, PH_CREATE, PH_PARTS, PH_COMPLETE, PH_SINGLE, PH_END };
+    static const enum obj_phase late_create[] = { PH_NEW, PH_CREATE, PH_END, PH_ABORT, PH_END };
+    const struct {
+        const enum obj_phase *p;
+        size_t n;
+    } paths[] = {
+        { upload, 5 }, { failed_upload, 5 }, { ranged, 6 }, { small, 4 }, { tags, 6 }, { late_create, 5 },
+    };
+    size_t i, j;
+
+    for (i = 0; i < sizeof(paths) / sizeof(paths[0]); i++)
+        for (j = 1; j < paths[i].n; j++)
+            if (!obj_phase_legal(paths[i].p[j - 1], paths[i].p[j]))
+                t_fail(__FILE__, __LINE__, "path %zu: %s -> %s refused", i, obj_phase_name(paths[i].p[j - 1]),
+                       obj_phase_name(paths[i].p[j]));
+}
+
+/* What no object does: back to NEW, out of END but to abort a late upload, parts after a Complete. */
+TEST(xfer_phase_illegal_moves_are_refused)
+{
+    int p;
+
+    for (p = 0; p < PH_COUNT; p++) {
+        if (p != PH_NEW)
+            CHECK(!obj_phase_legal(p, PH_NEW));
+        if (p != PH_END && p != PH_ABORT)
+            CHECK(!obj_phase_legal(PH_END, p));
+    }
+    CHECK(!obj_phase_legal(PH_COMPLETE, PH_PARTS));
+    CHECK(!obj_phase_legal(PH_ABORT, PH_PARTS));
+    CHECK(!obj_phase_legal(PH_LAND, PH_PARTS));
+    CHECK(!obj_phase_legal(PH_SINGLE, PH_PARTS));
+    CHECK(!obj_phase_legal(PH_PROBE, PH_SINGLE));
+}
