@@ -824,7 +824,8 @@ enum s3c_err cp_job_new(struct cli_ctx *c, const char *verb, int argc, char **ar
         job_free(&t->base);
         return rc;
     }
-    /* -n is checked before each transfer; If-None-Match: * closes the race for uploads. */
+    /* -n to S3: If-None-Match: * on each write, the only check of a file sent in one PutObject;
+     * the others' destinations are HEADed first, in flight (skip_by_destination, xfer/check.c). */
     t->oo.no_overwrite = t->no_overwrite || (t->no_clobber && t->dst_s3);
     t->base.reads_only = !t->dst_s3 && strcmp(verb, "mv") != 0;
     if (t->op == XFER_DOWNLOAD && !strcmp(t->dst_arg, "-") && !dryrun)

@@ -5,7 +5,8 @@
  * obj.c, an object's life (its phase, moved only by obj_phase_set, and its
  * end); part.c, part planning; build.c, what each kind of request says
  * (a table of builders); req.c, a request's life; the helpers
- * verify.c, hedge.c, resume.c, multipart.c; one file per family of objects
+ * verify.c, hedge.c, resume.c, multipart.c, check.c (the destination looked
+ * at before an object starts); one file per family of objects
  * (enum obj_family: upload.c stdin.c copy.c download.c stdout.c delete.c;
  * stdout.c sits on download.c, whose probe and GET path it shares); xfer.c,
  * the loop; loops.c, the loop run several times on threads of their own
