@@ -12,28 +12,18 @@
 #   S3C=build/s3c S3EMU=build/s3emu             (binaries)
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-S3C=${S3C:-$ROOT/build/s3c}
-EMU=${S3EMU:-$ROOT/build/s3emu}
-N_FILES=${N_FILES:-2000}
-SIZE=${SIZE:-8192}
-LATENCY=${LATENCY:-20}
-REPS=${REPS:-3}
+: "${S3C:=$ROOT/build/s3c}" "${S3EMU:=$ROOT/build/s3emu}" "${N_FILES:=2000}" "${SIZE:=8192}" "${LATENCY:=20}" "${REPS:=3}"
+EMU=$S3EMU
 T=$(mktemp -d)
-EMU_PID=
-cleanup() { [ -n "$EMU_PID" ] && kill "$EMU_PID" 2>/dev/null && wait "$EMU_PID" 2>/dev/null; rm -rf "$T"; }
-trap cleanup EXIT
-
-"$EMU" --port 0 --latency-ms "$LATENCY" >"$T/out" 2>"$T/err" &
-EMU_PID=$!
-for _ in $(seq 1 100); do grep -q ready "$T/out" 2>/dev/null && break; sleep 0.05; done
-URL=$(sed -n 's/^ready //p' "$T/out")
-[ -n "$URL" ] || { echo "noclobber.sh: s3emu did not start" >&2; exit 1; }
-export AWS_ACCESS_KEY_ID=s3emu-access AWS_SECRET_ACCESS_KEY=s3emu-secret AWS_REGION=us-east-1
-export AWS_ENDPOINT_URL=$URL HOME=$T/home AWS_CONFIG_FILE=$T/none AWS_SHARED_CREDENTIALS_FILE=$T/none
-mkdir -p "$HOME" "$T/src"
+# shellcheck source=bench/emu-lib.sh
+. "$ROOT/bench/emu-lib.sh"
+bench_emu_start noclobber.sh --latency-ms "$LATENCY"
+mkdir -p "$T/src"
 for i in $(seq 1 "$N_FILES"); do head -c "$SIZE" /dev/urandom >"$T/src/f$i"; done
-"$S3C" mb s3://nc-src >/dev/null && "$S3C" cp -r --only-show-errors "$T/src" s3://nc-src/ >/dev/null ||
-    { echo "noclobber.sh: seeding failed" >&2; exit 1; }
+if ! "$S3C" mb s3://nc-src >/dev/null || ! "$S3C" cp -r --only-show-errors "$T/src" s3://nc-src/ >/dev/null; then
+    echo "noclobber.sh: seeding failed" >&2
+    exit 1
+fi
 
 ops() { curl -s "$URL/_s3emu/stats" | jq -r "[.ops.HeadObject // 0, .ops.PutObject // 0, .ops.CopyObject // 0] | @csv"; }
 
