@@ -20,18 +20,9 @@ LATENCIES=${LATENCIES:-0 20}
 LOOPS=${LOOPS:-1 2}
 REPS=${REPS:-3}
 T=$(mktemp -d)
-EMU_PID=
-cleanup() { [ -n "$EMU_PID" ] && kill "$EMU_PID" 2>/dev/null && wait "$EMU_PID" 2>/dev/null; rm -rf "$T"; }
-trap cleanup EXIT
-
-"$EMU" --port 0 >"$T/out" 2>"$T/err" &
-EMU_PID=$!
-for _ in $(seq 1 100); do grep -q ready "$T/out" 2>/dev/null && break; sleep 0.05; done
-URL=$(sed -n 's/^ready //p' "$T/out")
-[ -n "$URL" ] || { echo "loops.sh: s3emu did not start" >&2; exit 1; }
-export AWS_ACCESS_KEY_ID=s3emu-access AWS_SECRET_ACCESS_KEY=s3emu-secret AWS_REGION=us-east-1
-export AWS_ENDPOINT_URL=$URL HOME=$T/home AWS_CONFIG_FILE=$T/none AWS_SHARED_CREDENTIALS_FILE=$T/none
-mkdir -p "$HOME"
+# shellcheck source=bench/emu-lib.sh
+. "$ROOT/bench/emu-lib.sh"
+bench_emu_start loops.sh
 
 # The data: N_FILES files of SIZE random bytes, 1,000 a directory.
 SRC=$T/src

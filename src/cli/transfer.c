@@ -189,8 +189,9 @@ static void on_done(struct job *j, const struct xfer_obj *o, const struct s3c_er
         shown_free(sh);
         return;
     }
-    /* --no-overwrite / -n: an existing destination is a skip, not a failure. */
-    if (e && e->http_status == 412 && (t->no_overwrite || t->no_clobber)) {
+    /* --no-overwrite / -n: an existing destination is a skip, not a failure; so is
+     * one the engine's look at it (xfer_obj.dst_check) said to leave alone. */
+    if (o->dst_skipped || (e && e->http_status == 412 && (t->no_overwrite || t->no_clobber))) {
         job_skip(j);
         shown_free(sh);
         return;
@@ -260,20 +261,25 @@ static void skip_with_error(struct transfer *t, const char *src_shown, const cha
 }
 
 /*
- * --no-clobber, --if-size-differ, --if-source-newer (s5cmd's semantics): look
- * at the destination (stat, or HEAD for S3) and say whether to skip 'o'.
- * A destination that does not exist never causes a skip.
+ * --no-clobber, --if-size-differ, --if-source-newer (s5cmd's semantics): say
+ * whether to skip 'o' by its destination (xfer_dst_skip). A local one is
+ * stat()ed here; an S3 one the engine looks at, a HEAD in flight beside the
+ * other requests (xfer_obj.dst_check; or, for a PutObject under -n, none but
+ * its If-None-Match: *), except in a dry run, which sends nothing else and
+ * so HEADs it here. A destination that does not exist never causes a skip.
  */
-static bool skip_by_destination(struct transfer *t, const struct xfer_obj *o)
+static bool skip_by_destination(struct transfer *t, struct xfer_obj *o)
 {
     uint64_t dsize = 0;
     int64_t dmtime = 0;
-    bool exists = false;
+    bool exists = false, skip;
 
-    if (!t->no_clobber && !t->if_size_differ && !t->if_source_newer)
+    o->dst_check = (t->no_clobber ? XFER_CHECK_EXISTS : 0) | (t->if_size_differ ? XFER_CHECK_SIZE : 0) |
+                   (t->if_source_newer ? XFER_CHECK_NEWER : 0);
+    if (!o->dst_check || !strcmp(o->dst, "-"))
         return false;
-    if (!strcmp(o->dst, "-"))
-        return false;
+    if (t->dst_s3 && !t->base.dryrun)
+        return false; /* the engine's (check.c) */
     if (t->dst_s3) {
         struct http_xfer x;
         struct s3c_error e = S3C_ERROR_INIT;
@@ -296,15 +302,9 @@ static bool skip_by_destination(struct transfer *t, const struct xfer_obj *o)
             dmtime = (int64_t)st.st_mtim.tv_sec;
         }
     }
-    if (!exists)
-        return false;
-    if (t->no_clobber)
-        return true;
-    if (t->if_size_differ && o->size_known && dsize != o->size)
-        return false;
-    if (t->if_source_newer && o->mtime >= 0 && o->mtime > dmtime)
-        return false;
-    return true;
+    skip = xfer_dst_skip(o, exists, dsize, dmtime);
+    o->dst_check = 0; /* looked at: the engine need not */
+    return skip;
 }
 
 /* The destination key or path of 'rel' under the destination argument. */
@@ -824,7 +824,8 @@ enum s3c_err cp_job_new(struct cli_ctx *c, const char *verb, int argc, char **ar
         job_free(&t->base);
         return rc;
     }
-    /* -n is checked before each transfer; If-None-Match: * closes the race for uploads. */
+    /* -n to S3: If-None-Match: * on each write, the only check of a file sent in one PutObject;
+     * the others' destinations are HEADed first, in flight (skip_by_destination, xfer/check.c). */
     t->oo.no_overwrite = t->no_overwrite || (t->no_clobber && t->dst_s3);
     t->base.reads_only = !t->dst_s3 && strcmp(verb, "mv") != 0;
     if (t->op == XFER_DOWNLOAD && !strcmp(t->dst_arg, "-") && !dryrun)

@@ -498,6 +498,14 @@ static enum s3c_err build_head_dst(struct engine *g, struct req *r, struct s3_re
     return S3C_OK;
 }
 
+/* RK_CHECK_DST: HeadObject of the destination before anything is sent (with the object's SSE-C key:
+ * a destination encrypted with it answers only to it). */
+static enum s3c_err build_check_dst(struct engine *g, struct req *r, struct s3_req *q, struct s3c_error *e)
+{
+    at_dst(q, "HEAD", r->os->o);
+    return S3C_OK;
+}
+
 /* RK_PUT_TAGS: PutObjectTagging of a copy after Complete, its XML body in r->mem. */
 static enum s3c_err build_put_tags(struct engine *g, struct req *r, struct s3_req *q, struct s3c_error *e)
 {
@@ -567,7 +575,7 @@ static enum s3c_err build_delete_one(struct engine *g, struct req *r, struct s3_
  * minutes, sending keep-alive spaces (the read timeout ends it for silence
  * only, http.h); sse_c_own and sse_c_src, the SSE-C keys it carries (add_sse_c).
  */
-const struct req_builder req_builders[RK_ABORT_STALE + 1] = {
+const struct req_builder req_builders[RK_CHECK_DST + 1] = {
     [RK_PUT] = { .build = build_put, .sse_c_own = true },
     [RK_CREATE] = { .build = build_create, .keep_on_cancel = true, .sse_c_own = true },
     [RK_PART] = { .build = build_part, .sse_c_own = true },
@@ -587,4 +595,5 @@ const struct req_builder req_builders[RK_ABORT_STALE + 1] = {
     [RK_PUT_TAGS] = { .build = build_put_tags },
     [RK_CHECK_TAGS] = { .build = build_check_tags },
     [RK_ABORT_STALE] = { .build = build_abort_stale },
+    [RK_CHECK_DST] = { .build = build_check_dst, .sse_c_own = true },
 };

@@ -5,7 +5,8 @@
  * obj.c, an object's life (its phase, moved only by obj_phase_set, and its
  * end); part.c, part planning; build.c, what each kind of request says
  * (a table of builders); req.c, a request's life; the helpers
- * verify.c, hedge.c, resume.c, multipart.c; one file per family of objects
+ * verify.c, hedge.c, resume.c, multipart.c, check.c (the destination looked
+ * at before an object starts); one file per family of objects
  * (enum obj_family: upload.c stdin.c copy.c download.c stdout.c delete.c;
  * stdout.c sits on download.c, whose probe and GET path it shares); xfer.c,
  * the loop; loops.c, the loop run several times on threads of their own
@@ -65,11 +66,13 @@ enum req_kind {
                            or a store that ignores the header */
     RK_CHECK_TAGS,      /* GetObjectTagging of a copy, after Complete: did the header take? */
     RK_ABORT_STALE,     /* AbortMultipartUpload of the upload a killed run journaled for this key */
+    RK_CHECK_DST,       /* HeadObject of the destination before anything is sent (xfer_obj.dst_check) */
 };
 
 /* An object's phase: changed only by obj_phase_set (obj.c), which holds the legal moves. */
 enum obj_phase {
     PH_NEW,             /* made, not started yet */
+    PH_CHECK,           /* its destination is looked at (check.c); its family not started yet */
     PH_SINGLE,          /* one request */
     PH_PROBE,           /* ranged download: learning how to verify it (HEADs) */
     PH_CREATE,          /* waiting for the upload id */
@@ -134,6 +137,7 @@ struct xfer_obj_state {
     struct xfer_obj *o;
     enum obj_family family;         /* which struct this head begins (the accessors below check it) */
     enum obj_phase phase;           /* changed by obj_phase_set only */
+    bool started;                   /* its family's start ran: its end and release are due */
     int fd;                         /* the local end: a file read or written, stdin, stdout; -1 none */
     uint64_t size;
     uint64_t part_size;
@@ -629,7 +633,7 @@ struct req_builder {
     bool sse_c_src;                 /* carries a copy's source's SSE-C key */
 };
 /* Per enum req_kind: its builder, and what req_submit does for it. */
-extern const struct req_builder req_builders[RK_ABORT_STALE + 1];
+extern const struct req_builder req_builders[RK_CHECK_DST + 1];
 bool flex_ok(const struct engine *g);
 /* The SSE-C headers of 'r' (its kind's sse_c_own, sse_c_src); 'oo' not NULL. */
 enum s3c_err add_sse_c(struct req *r, struct s3_req *q, const struct xfer_obj_opts *oo, struct s3c_error *e);
@@ -670,6 +674,15 @@ void maybe_finish(struct engine *g, struct xfer_obj_state *os);
 void req_fail(struct engine *g, struct req *r, const struct s3c_error *e, bool retryable, long backoff_ms);
 void req_done(struct engine *g, struct req *r);
 const char *req_op_name(enum req_kind k);
+
+/* check.c: the destination looked at before an object starts (calls obj.c, part.c, req.c) */
+/* Whether 'o' needs a HEAD of its destination first (xfer_obj.dst_check). */
+bool check_wanted(struct engine *g, const struct xfer_obj *o);
+/* Move 'os' to PH_CHECK and return its HEAD to send; NULL (out of memory) leaves it in PH_NEW. */
+struct req *check_start(struct engine *g, struct xfer_obj_state *os);
+void on_check_dst(struct engine *g, struct req *r);
+bool check_dst_refused(struct engine *g, struct req *r, const struct s3c_error *e);
+void check_dst_gave_up(struct engine *g, struct req *r, const struct s3c_error *e);
 
 /* verify.c: which check proves the bytes, and the checks (calls req.c) */
 bool stored_checksum(const struct http_resp *resp, enum ck_algo *algo, uint64_t *value);

@@ -218,6 +218,7 @@ static bool hedgeable(const struct engine *g, const struct req *r)
     case RK_HEAD_INFO:
     case RK_HEAD_PART1:
     case RK_HEAD_SRC:
+    case RK_CHECK_DST:
     case RK_PART:
         return true;
     case RK_PUT:

@@ -79,7 +79,7 @@ void xfer_obj_free(struct xfer_obj *o)
 /* Free an object's state: what its family holds (obj_ops.release), then the head. */
 static void obj_state_free(struct engine *g, struct xfer_obj_state *os)
 {
-    if (g->ops[os->family].release)
+    if (os->started && g->ops[os->family].release)
         g->ops[os->family].release(os);
     if (os->fd >= 0 && !obj_stream(os))
         close(os->fd);
@@ -107,7 +107,7 @@ void obj_finish(struct engine *g, struct xfer_obj_state *os)
     struct xfer_obj *o = os->o;
 
     rehash_remove(g, os);
-    if (g->ops[os->family].end)
+    if (os->started && g->ops[os->family].end)
         g->ops[os->family].end(g, os); /* the family's own ending: a download's temp file */
     if (os->failed) {
         g->stats.objects_failed++;
@@ -153,7 +153,7 @@ void active_remove(struct engine *g, struct xfer_obj_state *os)
 /* ---- the phase: one function moves it ------------------------------------------ */
 
 static const char *const phase_names[PH_COUNT] = {
-    [PH_NEW] = "NEW", [PH_SINGLE] = "SINGLE", [PH_PROBE] = "PROBE", [PH_CREATE] = "CREATE",
+    [PH_NEW] = "NEW", [PH_CHECK] = "CHECK", [PH_SINGLE] = "SINGLE", [PH_PROBE] = "PROBE", [PH_CREATE] = "CREATE",
     [PH_PARTS] = "PARTS", [PH_COMPLETE] = "COMPLETE", [PH_ABORT] = "ABORT", [PH_VERIFY] = "VERIFY",
     [PH_LAND] = "LAND", [PH_END] = "END",
 };
@@ -166,8 +166,11 @@ static const char *const phase_names[PH_COUNT] = {
  * families do; every e2e test runs with the assert below on.
  */
 static const unsigned phase_moves[PH_COUNT] = {
-    /* started: by its family's start (obj_ops), or failed at once */
-    [PH_NEW] = PH_BIT(PH_SINGLE) | PH_BIT(PH_PROBE) | PH_BIT(PH_CREATE) | PH_BIT(PH_PARTS) | PH_BIT(PH_END),
+    /* started: by its family's start (obj_ops), or failed at once; or its destination looked at first */
+    [PH_NEW] = PH_BIT(PH_CHECK) | PH_BIT(PH_SINGLE) | PH_BIT(PH_PROBE) | PH_BIT(PH_CREATE) | PH_BIT(PH_PARTS) |
+               PH_BIT(PH_END),
+    /* the destination answered: started as from NEW, or skipped (END) */
+    [PH_CHECK] = PH_BIT(PH_SINGLE) | PH_BIT(PH_PROBE) | PH_BIT(PH_CREATE) | PH_BIT(PH_PARTS) | PH_BIT(PH_END),
     /* a small download is landed by a worker */
     [PH_SINGLE] = PH_BIT(PH_LAND) | PH_BIT(PH_END),
     /* the check is known: the ranges start */

@@ -43,6 +43,7 @@ static const struct req_ops req_kinds[] = {
     [RK_PUT_TAGS] = { .ok = on_put_tags },
     [RK_CHECK_TAGS] = { .ok = on_check_tags },
     [RK_ABORT_STALE] = { .ok = on_stale_aborted, .refused = stale_abort_refused, .gave_up = stale_abort_gave_up },
+    [RK_CHECK_DST] = { .ok = on_check_dst, .refused = check_dst_refused, .gave_up = check_dst_gave_up },
 };
 
 /* How each family's objects start, run their parts, end and are freed. */
@@ -82,7 +83,7 @@ static const struct req_watch req_watching = { .sent = hedge_sent, .done = hedge
 
 /* Set up an object and return its first request (NULL when it failed at once
  * and has been finished, or when its first requests are parts on the active list
- * or it waits in a delete batch). */
+ * or it waits in a delete batch): its destination's HEAD when it needs one looked at. */
 static struct req *obj_start(struct engine *g, struct xfer_obj *o)
 {
     enum obj_family fam = obj_family_of(o);
@@ -101,6 +102,10 @@ static struct req *obj_start(struct engine *g, struct xfer_obj *o)
     os->fd = -1;
     o->st = os;
     g->n_objects++;
+    /* --no-clobber & co. on an S3 destination: a HEAD first, in flight like any request (check.c). */
+    if (check_wanted(g, o) && (r = check_start(g, os)))
+        return r;
+    os->started = true;
     if (g->ops[fam].start(g, os, &r, &e))
         goto fail;
     return r;

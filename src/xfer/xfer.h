@@ -94,10 +94,31 @@ struct xfer_obj {
                                        store answered proves the copy (a 200 with no ETag and no
                                        checksum, a download checked by its size only): why, a
                                        static string; NULL when proven. mv keeps such a source. */
+    unsigned dst_check;             /* XFER_CHECK_*: an S3 destination the engine looks at (a HEAD
+                                       in flight) before it sends anything; 0: none */
+    bool dst_skipped;               /* set by the engine: dst_check said skip, nothing was written;
+                                       the done callback hears no error */
 
     /* Engine-private. */
     struct xfer_obj_state *st;
 };
+
+/*
+ * What an existing destination must show for an object to go on
+ * (xfer_obj.dst_check; s5cmd's flags). A destination that does not exist
+ * never stops one. With XFER_CHECK_EXISTS and opts->no_overwrite, an upload
+ * sent in one PutObject sends no HEAD: its If-None-Match: * is the check
+ * (the caller takes the 412 as a skip).
+ */
+enum {
+    XFER_CHECK_EXISTS = 1,          /* --no-clobber: any destination stops it */
+    XFER_CHECK_SIZE = 2,            /* --if-size-differ: one of another size lets it go */
+    XFER_CHECK_NEWER = 4,           /* --if-source-newer: one older than the source lets it go */
+};
+
+/* Whether 'o' is skipped by its destination as dst_check says: 'exists', of
+ * 'dsize' bytes, last modified at 'dmtime' (epoch seconds). */
+bool xfer_dst_skip(const struct xfer_obj *o, bool exists, uint64_t dsize, int64_t dmtime);
 
 struct xfer_stats;
 

@@ -90,6 +90,38 @@ TEST(mime_from_extension)
 }
 
 /* What lets S3 copy an object onto itself: something of it changes. */
+/* s5cmd's flags: an existing destination skips under -n; under --if-size-differ
+ * unless its size differs; under --if-source-newer unless the source is newer;
+ * a missing one never does, nor anything without a flag. */
+TEST(dst_skip_flags)
+{
+    struct xfer_obj o = { .size = 10, .size_known = true, .mtime = 1000 };
+
+    CHECK(!xfer_dst_skip(&o, true, 10, 1000)); /* no flag */
+    o.dst_check = XFER_CHECK_EXISTS;
+    CHECK(xfer_dst_skip(&o, true, 99, 0));
+    CHECK(!xfer_dst_skip(&o, false, 0, 0));
+    o.dst_check = XFER_CHECK_EXISTS | XFER_CHECK_SIZE | XFER_CHECK_NEWER; /* -n wins */
+    CHECK(xfer_dst_skip(&o, true, 99, 0));
+    o.dst_check = XFER_CHECK_SIZE;
+    CHECK(xfer_dst_skip(&o, true, 10, 0));
+    CHECK(!xfer_dst_skip(&o, true, 11, 2000));
+    CHECK(!xfer_dst_skip(&o, false, 10, 0));
+    o.size_known = false; /* no size to compare: left alone */
+    CHECK(xfer_dst_skip(&o, true, 11, 0));
+    o.size_known = true;
+    o.dst_check = XFER_CHECK_NEWER;
+    CHECK(xfer_dst_skip(&o, true, 99, 1000)); /* the same second is not newer */
+    CHECK(!xfer_dst_skip(&o, true, 10, 999));
+    o.mtime = -1; /* unknown: left alone */
+    CHECK(xfer_dst_skip(&o, true, 10, 999));
+    o.mtime = 1000;
+    o.dst_check = XFER_CHECK_SIZE | XFER_CHECK_NEWER; /* either lets it go */
+    CHECK(!xfer_dst_skip(&o, true, 11, 2000));
+    CHECK(!xfer_dst_skip(&o, true, 10, 999));
+    CHECK(xfer_dst_skip(&o, true, 10, 2000));
+}
+
 TEST(copy_changes_in_place)
 {
     struct xfer_obj_opts oo = { 0 };

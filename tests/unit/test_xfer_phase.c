@@ -26,11 +26,16 @@ TEST(xfer_phase_the_families_moves_are_legal)
     static const enum obj_phase small[] = { PH_NEW, PH_SINGLE, PH_LAND, PH_END };
     static const enum obj_phase tags[] = { PH_NEW, PH_CREATE, PH_PARTS, PH_COMPLETE, PH_SINGLE, PH_END };
     static const enum obj_phase late_create[] = { PH_NEW, PH_CREATE, PH_END, PH_ABORT, PH_END };
+    /* the destination looked at first (check.c): skipped, or started as from NEW */
+    static const enum obj_phase checked_skip[] = { PH_NEW, PH_CHECK, PH_END };
+    static const enum obj_phase checked_put[] = { PH_NEW, PH_CHECK, PH_SINGLE, PH_END };
+    static const enum obj_phase checked_mpu[] = { PH_NEW, PH_CHECK, PH_CREATE, PH_PARTS, PH_COMPLETE, PH_END };
     const struct {
         const enum obj_phase *p;
         size_t n;
     } paths[] = {
         { upload, 5 }, { failed_upload, 5 }, { ranged, 6 }, { small, 4 }, { tags, 6 }, { late_create, 5 },
+        { checked_skip, 3 }, { checked_put, 4 }, { checked_mpu, 6 },
     };
     size_t i, j;
 
@@ -57,4 +62,8 @@ TEST(xfer_phase_illegal_moves_are_refused)
     CHECK(!obj_phase_legal(PH_LAND, PH_PARTS));
     CHECK(!obj_phase_legal(PH_SINGLE, PH_PARTS));
     CHECK(!obj_phase_legal(PH_PROBE, PH_SINGLE));
+    /* The check comes first or not at all. */
+    for (p = 0; p < PH_COUNT; p++)
+        if (p != PH_NEW && p != PH_CHECK)
+            CHECK(!obj_phase_legal(p, PH_CHECK));
 }
