@@ -428,6 +428,7 @@ static const struct xml_field versioning_fields[] = {
 
 static const struct xml_schema versioning_schema = {
     .root = "VersioningConfiguration",
+    .root_alt = "GetBucketVersioningResponse", /* moto's server names it so */
     .size = sizeof(struct s3_versioning),
     .fields = versioning_fields,
     .n_fields = COUNT(versioning_fields),

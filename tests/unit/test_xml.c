@@ -844,6 +844,12 @@ TEST(xml_versioning)
                                      "</MfaDelete></VersioningConfiguration>"), &r, &e), S3C_OK);
     CHECK_STR(r.status, "Suspended");
     CHECK_STR(r.mfa_delete, "Disabled");
+    /* moto's server names the root after the operation. */
+    CHECK_INT(s3_parse_versioning(SV("<GetBucketVersioningResponse xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\">"
+                                     "<Status>Enabled</Status></GetBucketVersioningResponse>"), &r, &e), S3C_OK);
+    CHECK_STR(r.status, "Enabled");
+    CHECK_INT(s3_parse_versioning(SV("<GetBucketVersioningResponse/>"), &r, &e), S3C_OK);
+    CHECK_STR(r.status, "");
     CHECK_INT(s3_parse_versioning(SV("<Nope/>"), &r, &e), S3C_EPARSE);
     s3_versioning_release(&r);
 }
