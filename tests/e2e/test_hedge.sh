@@ -143,6 +143,23 @@ test_hedge_versioned_bucket_puts_once() {
     [ "$(_hg_json hedged)" -gt 0 ] || t_fail "--hedge-writes always: no PutObject hedged under a 1% tail"
 }
 
+# On any store (moto names the reply's root otherwise): a run long enough to
+# hedge asks each bucket it writes to once, and reads the answer: a
+# versioned bucket's PutObjects are not hedged, a never versioned one's may be.
+test_hedge_versioning_learnt() {
+    local b v
+    t_new_bucket b
+    t_new_bucket v
+    t_versioning "$v" Enabled
+    _hg_tree tree 200
+    # 8 at a time: the waits of the first PutObjects are seen before the later ones go.
+    assert_ok s3c --debug cp -r --concurrency 8 tree "s3://$v/t/"
+    assert_match "$T_ERR" "s3://$v/: GetBucketVersioning: versioning Enabled: no PutObject gets a duplicate"
+    assert_eq 1 "$(grep -c "GetBucketVersioning: " <<<"$T_ERR")" "questions about the bucket's versioning"
+    assert_ok s3c --debug cp -r --concurrency 8 tree "s3://$b/t/"
+    assert_match "$T_ERR" "s3://$b/: GetBucketVersioning: never versioned: an overdue PutObject may get a duplicate"
+}
+
 # Versioning unknown (GetBucketVersioning refused, as a writer's policy often
 # does): not hedged, and the refusal does not stop the run. Nor with
 # --hedge-writes never on an unversioned bucket, nor a conditional PutObject
