@@ -107,6 +107,13 @@ static const struct help helps[] = {
       "                         (default: one per core, at most 16; 1 with --bwlimit); the\n"
       "                         others start only when more objects queue than one takes,\n"
       "                         and share the requests in flight; $S3C_LOOPS sets the default\n"
+      "  --hedge-writes auto|never|always   whether an overdue PutObject may get a duplicate\n"
+      "                         on another connection (reads and parts may, in 3% of requests).\n"
+      "                         auto (default): only to a bucket never versioned (asked once a\n"
+      "                         run, GetBucketVersioning) or a directory bucket; not while\n"
+      "                         unknown or refused, never with -n. A duplicate still fires a\n"
+      "                         second event notification: never where those matter;\n"
+      "                         $S3C_HEDGE_WRITES sets the default\n"
       "  --part-size SIZE       multipart part size (default: from the object size)\n"
       "  --bwlimit RATE         cap throughput, e.g. 50MB/s\n"
       "  --expected-size SIZE   size of stdin, to pick the part size\n"
@@ -137,7 +144,7 @@ static const struct help helps[] = {
       "connection options (--endpoint-url, --profile, --region...) and --debug are the\n"
       "run's: given on a line, that line fails.\n"
       "  --concurrency N, --numworkers N, --loops N, --part-size SIZE, --bwlimit RATE,\n"
-      "  --expected-size SIZE, --no-progress, --stat, --resume   as for cp, for the one\n"
+      "  --expected-size SIZE, --no-progress, --stat, --resume, --hedge-writes   as for cp, for the one\n"
       "                         engine of all the lines\n"
       "  --shard K/N|auto       as for cp, for every line without a --shard of its own\n" },
     { "mv", "s3c mv SRC DST [--recursive] [flags]",
@@ -158,7 +165,8 @@ static const struct help helps[] = {
       "  --request-payer requester\n"
       "  --concurrency N, --numworkers N   fixed requests in flight (default: adaptive)\n"
       "  --loops N, --no-progress, --stat  as for cp\n"
-      "  --part-size, --bwlimit, --expected-size, --resume   accepted as for cp; no effect here\n"
+      "  --part-size, --bwlimit, --expected-size, --resume, --hedge-writes   accepted as for cp;\n"
+      "                         no effect here\n"
       "  --shard K/N|auto, --from-manifest FILE   as for cp (the root: the argument's prefix)\n"
       "Each key that fails is one error line; any failure exits 1.\n" },
     { "cat", "s3c cat s3://BUCKET/KEY [--raw] [--part-size SIZE] [--concurrency N]",
@@ -191,7 +199,7 @@ static const struct help helps[] = {
       "  --expected-size SIZE, --part-size SIZE, --concurrency N, --numworkers N,\n"
       "  --bwlimit RATE, --no-progress, --stat\n"
       "  --metadata-directive, --copy-props, --source-region, --sse-c-copy-source,\n"
-      "  --sse-c-copy-source-key, --resume, --loops\n"
+      "  --sse-c-copy-source-key, --resume, --loops, --hedge-writes\n"
       "                         accepted as for cp; no effect on a stream\n"
       "  --checksum-mode        accepted as for cp; no effect on a stream\n" },
     { "presign", "s3c presign s3://BUCKET/KEY [--expires-in SECONDS]",
@@ -223,7 +231,8 @@ static const struct help helps[] = {
       "  --sse-c-copy-source-key KEY32, --request-payer requester, --no-guess-mime-type,\n"
       "  --checksum-algorithm A, --checksum-mode ENABLED,\n"
       "  and its engine flags: --concurrency N, --numworkers N, --part-size SIZE,\n"
-      "  --loops N, --bwlimit RATE, --expected-size SIZE, --no-progress, --stat, --resume\n"
+      "  --loops N, --bwlimit RATE, --expected-size SIZE, --no-progress, --stat, --resume,\n"
+      "  --hedge-writes auto|never|always\n"
       "  --shard K/N|auto       as for cp; both ends go by the same names, so --delete\n"
       "                         deletes only within the shard\n"
       "  --from-manifest FILE   as for cp: the source's objects (sizes and times from an\n"

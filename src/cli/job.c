@@ -34,6 +34,20 @@ static enum s3c_err parse_count(const char *verb, const char *flag, const char *
 
 extern char **environ;
 
+/* "auto", "never" or "always" (--hedge-writes, S3C_HEDGE_WRITES); false for anything else. */
+static bool hedge_writes_parse(const char *s, enum xfer_hedge_writes *out)
+{
+    if (!strcmp(s, "auto"))
+        *out = XFER_HEDGE_WRITES_AUTO;
+    else if (!strcmp(s, "never"))
+        *out = XFER_HEDGE_WRITES_NEVER;
+    else if (!strcmp(s, "always"))
+        *out = XFER_HEDGE_WRITES_ALWAYS;
+    else
+        return false;
+    return true;
+}
+
 enum s3c_err job_knobs_parse(struct job *j, const struct job_knob_args *a, struct s3c_error *e)
 {
     struct job_knobs *k = &j->knobs;
@@ -60,6 +74,10 @@ enum s3c_err job_knobs_parse(struct job *j, const struct job_knob_args *a, struc
     }
     if (a->bwlimit && (!cfg_parse_rate(sv_from(a->bwlimit), &k->bwlimit_bytes_s) || !k->bwlimit_bytes_s))
         return s3c_fail(e, S3C_EUSAGE, "%s: --bwlimit must be a rate like 50MB/s, not \"%s\"", verb, a->bwlimit);
+    k->hedge_writes_set = a->hedge_writes != NULL;
+    if (a->hedge_writes && !hedge_writes_parse(a->hedge_writes, &k->hedge_writes))
+        return s3c_fail(e, S3C_EUSAGE, "%s: --hedge-writes must be auto, never or always, not \"%s\"", verb,
+                        a->hedge_writes);
     return S3C_OK;
 }
 
@@ -110,6 +128,17 @@ static double hedge_budget(void)
     return pct == 0 ? -1 : pct / 100;
 }
 
+/* S3C_HEDGE_WRITES: --hedge-writes when the flag is not given; unset or not a mode: auto. */
+static enum xfer_hedge_writes hedge_writes_env(void)
+{
+    const char *v = getenv("S3C_HEDGE_WRITES");
+    enum xfer_hedge_writes w = XFER_HEDGE_WRITES_AUTO;
+
+    if (v && *v)
+        hedge_writes_parse(v, &w);
+    return w;
+}
+
 void job_engine_opts(const struct job *j, struct xfer_opts *xo)
 {
     const struct s3c_config *cfg = &j->c->cfg;
@@ -143,6 +172,7 @@ void job_engine_opts(const struct job *j, struct xfer_opts *xo)
     xo->state_dir = state_dir();
     xo->resume = k->resume;
     xo->hedge_budget = hedge_budget();
+    xo->hedge_writes = k->hedge_writes_set ? k->hedge_writes : hedge_writes_env();
 }
 
 enum walk_tmp job_tmp_of(void *ctx, int dfd, const char *name)

@@ -51,6 +51,8 @@ struct job_ops {
 struct job_knobs {
     int concurrency;
     int loops;                      /* --loops N: event loops (threads); 0: S3C_LOOPS, else one per core */
+    bool hedge_writes_set;          /* --hedge-writes given; else S3C_HEDGE_WRITES, else auto */
+    enum xfer_hedge_writes hedge_writes;
     uint64_t part_size;
     uint64_t bwlimit_bytes_s;
     uint64_t expected_size;
@@ -92,7 +94,7 @@ struct job {
 /* The flags of struct job_knobs as args_parse specs: append them to a verb's table.
  * JOB_KNOB_SPECS(k, raw) where 'raw' is a struct job_knob_args. */
 struct job_knob_args {
-    const char *numworkers, *concurrency, *loops, *part_size, *bwlimit, *expected_size, *shard;
+    const char *numworkers, *concurrency, *loops, *part_size, *bwlimit, *expected_size, *shard, *hedge_writes;
     bool no_progress, stat, resume;
 };
 #define JOB_KNOB_SPECS(a)                                               \
@@ -104,7 +106,8 @@ struct job_knob_args {
     { "--expected-size", NULL, ARG_STR, &(a)->expected_size },          \
     { "--no-progress", NULL, ARG_BOOL, &(a)->no_progress },             \
     { "--stat", NULL, ARG_BOOL, &(a)->stat },                           \
-    { "--resume", NULL, ARG_BOOL, &(a)->resume }
+    { "--resume", NULL, ARG_BOOL, &(a)->resume },                       \
+    { "--hedge-writes", NULL, ARG_STR, &(a)->hedge_writes }
 /* --shard, for the verbs that shard (cp, mv, rm, sync, run). */
 #define JOB_SHARD_SPEC(a) { "--shard", NULL, ARG_STR, &(a)->shard }
 

@@ -457,6 +457,20 @@ enum s3c_err s3_tagging_header(const struct s3_tagging *t, struct buf *out);
 /* The PutObjectTagging body of those tags (<Tagging><TagSet>...), appended to 'out'. */
 enum s3c_err s3_build_tagging(const struct s3_tagging *t, struct buf *out, struct s3c_error *e);
 
+/* ---- GetBucketVersioning -------------------------------------------------- */
+
+/* <VersioningConfiguration>: Status is "Enabled", "Suspended", or absent ("")
+ * for a bucket that never had versioning turned on. */
+struct s3_versioning {
+    const char *status;         /* "" when the reply has none */
+    const char *mfa_delete;     /* "" when the reply has none */
+    struct s3_strpool pool;
+};
+#define S3_VERSIONING_INIT { 0 }
+
+enum s3c_err s3_parse_versioning(struct sv body, struct s3_versioning *out, struct s3c_error *e);
+void s3_versioning_release(struct s3_versioning *r);
+
 /* ---- streaming ------------------------------------------------------------ */
 
 /* Which reply a stream parses, and so which struct 'out' points to. */
@@ -474,6 +488,7 @@ enum s3_reply {
     S3_REPLY_LOCATION,          /* struct s3_location */
     S3_REPLY_CREATE_SESSION,    /* struct s3_create_session */
     S3_REPLY_TAGGING,           /* struct s3_tagging */
+    S3_REPLY_VERSIONING,        /* struct s3_versioning */
 };
 
 struct s3_xml_stream;

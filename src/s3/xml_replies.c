@@ -419,6 +419,22 @@ static const struct xml_schema tagging_schema = {
     .pool_off = offsetof(struct s3_tagging, pool),
 };
 
+/* ---- GetBucketVersioning ------------------------------------------------------------ */
+
+static const struct xml_field versioning_fields[] = {
+    FS("Status", s3_versioning, status),
+    FS("MfaDelete", s3_versioning, mfa_delete),
+};
+
+static const struct xml_schema versioning_schema = {
+    .root = "VersioningConfiguration",
+    .root_alt = "GetBucketVersioningResponse", /* moto's server names it so */
+    .size = sizeof(struct s3_versioning),
+    .fields = versioning_fields,
+    .n_fields = COUNT(versioning_fields),
+    .pool_off = offsetof(struct s3_versioning, pool),
+};
+
 _Static_assert(COUNT(error_fields) <= XML_MAX_FIELDS, "too many fields");
 _Static_assert(COUNT(list_objects_fields) <= XML_MAX_FIELDS, "too many fields");
 _Static_assert(COUNT(version_fields) <= XML_MAX_FIELDS, "too many fields");
@@ -455,6 +471,8 @@ static const struct xml_schema *xml_schema_for(enum s3_reply kind)
         return &create_session_schema;
     case S3_REPLY_TAGGING:
         return &tagging_schema;
+    case S3_REPLY_VERSIONING:
+        return &versioning_schema;
     }
     return NULL;
 }
@@ -495,6 +513,7 @@ REPLY_FUNCS(delete_result, S3_REPLY_DELETE_RESULT)
 REPLY_FUNCS(location, S3_REPLY_LOCATION)
 REPLY_FUNCS(create_session, S3_REPLY_CREATE_SESSION)
 REPLY_FUNCS(tagging, S3_REPLY_TAGGING)
+REPLY_FUNCS(versioning, S3_REPLY_VERSIONING)
 
 void s3_error_release(struct s3_error *err)
 {

@@ -27,6 +27,21 @@
 #include "s3/retry.h"
 #include "s3/xml.h"
 
+#define VER_BUCKETS_MAX 64
+
+/* What the run knows of each bucket's versioning (store_s3_versioning): the
+ * first store's, borrowed by its clones (the engine's loops), so a bucket is
+ * asked about once a run. A lock per look, and a look only until the answer
+ * (the engine keeps answers of its own). */
+struct ver_table {
+    pthread_mutex_t lock;
+    unsigned n;
+    struct {
+        char bucket[64];
+        enum store_s3_versioning v;
+    } b[VER_BUCKETS_MAX];
+};
+
 struct store_s3 {
     struct store_s3_opts opts;
     struct http_loop *loop;
@@ -62,6 +77,7 @@ struct store_s3 {
     bool express_read_only;         /* reads ask for ReadOnly sessions */
     struct express_stats express_gone; /* sessions of clones already freed (store_s3_clone) */
     struct store_s3 *parent;        /* a clone's: where its session counts go when it is freed */
+    struct ver_table *ver;          /* buckets' versioning: the first store's (clones borrow it) */
     struct creds my_keys;           /* this store's copy of the keyring's keys (keyring_copy) */
     unsigned my_keys_gen;           /* their generation */
     unsigned rng;               /* jitter state */
@@ -96,12 +112,26 @@ struct store_s3 *store_s3_new(const struct store_s3_opts *opts, struct s3c_error
     s->quota = (struct s3_retry_quota)S3_RETRY_QUOTA_INIT;
     s3_rate_init(&s->rate, mono_s());
     s->loop = http_loop_new(&opts->http, e);
-    if (!s->loop) {
+    s->ver = calloc(1, sizeof(*s->ver));
+    if (!s->loop || !s->ver) {
+        if (s->loop && !s->ver)
+            s3c_fail(e, S3C_ENOMEM, "out of memory");
+        http_loop_free(s->loop);
+        free(s->ver);
         pthread_mutex_destroy(&s->retry_lock);
         free(s);
         return NULL;
     }
+    pthread_mutex_init(&s->ver->lock, NULL);
     return s;
+}
+
+static void ver_table_free(struct ver_table *t)
+{
+    if (t) {
+        pthread_mutex_destroy(&t->lock);
+        free(t);
+    }
 }
 
 struct store_s3 *store_s3_clone(struct store_s3 *s, struct s3c_error *e)
@@ -121,6 +151,8 @@ struct store_s3 *store_s3_clone(struct store_s3 *s, struct s3c_error *e)
     c->skew_s = s->skew_s;
     c->express_read_only = s->express_read_only;
     c->parent = s;
+    ver_table_free(c->ver);
+    c->ver = s->ver; /* one table a run: the first store's */
     return c;
 }
 
@@ -200,6 +232,45 @@ bool store_s3_may_send(struct store_s3 *s, const char *bucket)
     return i < 0 || s->buckets[i].confirmed || !s->buckets[i].probing;
 }
 
+enum store_s3_versioning store_s3_versioning(struct store_s3 *s, const char *bucket, bool claim)
+{
+    struct ver_table *t = s->ver;
+    enum store_s3_versioning v = STORE_S3_VER_KEEPS; /* no room to remember: as if versioned */
+    unsigned i;
+
+    if (!bucket || strlen(bucket) >= sizeof(t->b[0].bucket))
+        return v;
+    pthread_mutex_lock(&t->lock);
+    for (i = 0; i < t->n && strcmp(t->b[i].bucket, bucket); i++)
+        ;
+    if (i < t->n) {
+        v = t->b[i].v;
+    } else if (i < VER_BUCKETS_MAX) {
+        str_copy(t->b[i].bucket, sizeof(t->b[i].bucket), bucket);
+        t->b[i].v = STORE_S3_VER_UNKNOWN;
+        t->n++;
+        v = STORE_S3_VER_UNKNOWN;
+    }
+    if (v == STORE_S3_VER_UNKNOWN && claim)
+        t->b[i].v = STORE_S3_VER_ASKING;
+    pthread_mutex_unlock(&t->lock);
+    return v;
+}
+
+void store_s3_versioning_set(struct store_s3 *s, const char *bucket, enum store_s3_versioning v)
+{
+    struct ver_table *t = s->ver;
+    unsigned i;
+
+    if (!bucket)
+        return;
+    pthread_mutex_lock(&t->lock);
+    for (i = 0; i < t->n; i++)
+        if (!strcmp(t->b[i].bucket, bucket))
+            t->b[i].v = v;
+    pthread_mutex_unlock(&t->lock);
+}
+
 /* kSigning for (keys, day, region, service), from the cache or computed. */
 static const unsigned char *signing_key(struct store_s3 *s, const struct creds *cr, bool session, unsigned gen,
                                         const struct sigv4_scope *sc)
@@ -233,6 +304,8 @@ void store_s3_free(struct store_s3 *s)
     }
     express_cache_free(s->express); /* first: a refresh thread may wake the loop */
     http_loop_free(s->loop);
+    if (!s->parent)
+        ver_table_free(s->ver);
     pthread_mutex_destroy(&s->retry_lock);
     creds_release(&s->my_keys);
     free(s);

@@ -159,6 +159,28 @@ enum store_s3_verdict store_s3_judge(struct store_s3 *s, struct store_s3_call *c
 bool store_s3_may_send(struct store_s3 *s, const char *bucket);
 
 /*
+ * Whether a bucket keeps old versions, as this run learnt it (GetBucketVersioning,
+ * sent by the engine): what decides if a duplicate of a whole-object write
+ * would leave a trace (a second version). Shared by the store and its clones.
+ */
+enum store_s3_versioning {
+    STORE_S3_VER_UNKNOWN,   /* not asked */
+    STORE_S3_VER_ASKING,    /* a GetBucketVersioning is out for it */
+    STORE_S3_VER_NEVER,     /* the answer had no Status: versioning was never turned on */
+    STORE_S3_VER_KEEPS,     /* Enabled or Suspended (old versions stay), or no answer (refused,
+                               failed, unreadable): treated as keeping versions */
+};
+
+/*
+ * What the run knows of 'bucket'. With 'claim', an UNKNOWN bucket becomes
+ * ASKING, and UNKNOWN is returned to this caller alone: it sends the
+ * GetBucketVersioning and tells the answer (store_s3_versioning_set). A
+ * bucket the table has no room for is KEEPS. Thread-safe.
+ */
+enum store_s3_versioning store_s3_versioning(struct store_s3 *s, const char *bucket, bool claim);
+void store_s3_versioning_set(struct store_s3 *s, const char *bucket, enum store_s3_versioning v);
+
+/*
  * Ask for ReadOnly S3 Express sessions for reads (verbs that write nothing:
  * ls, cat, a download); writes always take ReadWrite ones, and a ReadWrite
  * session of the bucket serves reads too. Default: ReadWrite for all.

@@ -354,6 +354,15 @@ static enum s3c_err build_abort(struct engine *g, struct req *r, struct s3_req *
     return upload_query(r, q, NULL, 0, mpu_of(r->os)->upload_id, e);
 }
 
+/* RK_GET_VERSIONING: GetBucketVersioning of the bucket the carrier writes to (hedge.c). */
+static enum s3c_err build_get_versioning(struct engine *g, struct req *r, struct s3_req *q, struct s3c_error *e)
+{
+    q->method = "GET";
+    q->bucket = r->os->o->dst_bucket;
+    q->query = "versioning";
+    return S3C_OK;
+}
+
 /* RK_ABORT_STALE: AbortMultipartUpload of the upload a killed run journaled. */
 static enum s3c_err build_abort_stale(struct engine *g, struct req *r, struct s3_req *q, struct s3c_error *e)
 {
@@ -575,25 +584,26 @@ static enum s3c_err build_delete_one(struct engine *g, struct req *r, struct s3_
  * minutes, sending keep-alive spaces (the read timeout ends it for silence
  * only, http.h); sse_c_own and sse_c_src, the SSE-C keys it carries (add_sse_c).
  */
-const struct req_builder req_builders[RK_CHECK_DST + 1] = {
-    [RK_PUT] = { .build = build_put, .sse_c_own = true },
+const struct req_builder req_builders[RK_COUNT] = {
+    [RK_PUT] = { .build = build_put, .sse_c_own = true, .dup = DUP_WHOLE_WRITE },
     [RK_CREATE] = { .build = build_create, .keep_on_cancel = true, .sse_c_own = true },
-    [RK_PART] = { .build = build_part, .sse_c_own = true },
+    [RK_PART] = { .build = build_part, .sse_c_own = true, .dup = DUP_FREE },
     [RK_COMPLETE] = { .build = build_complete, .slow_answer = true, .sse_c_own = true },
     [RK_ABORT] = { .build = build_abort, .keep_on_cancel = true },
-    [RK_GET] = { .build = build_get, .sse_c_own = true },
+    [RK_GET] = { .build = build_get, .sse_c_own = true, .dup = DUP_FREE },
     [RK_COPY] = { .build = build_copy, .slow_answer = true, .sse_c_own = true, .sse_c_src = true },
     [RK_COPY_PART] = { .build = build_copy_part, .slow_answer = true, .sse_c_own = true, .sse_c_src = true },
-    [RK_HEAD_SRC] = { .build = build_head_src, .sse_c_src = true },
+    [RK_HEAD_SRC] = { .build = build_head_src, .sse_c_src = true, .dup = DUP_FREE },
     [RK_DELETE] = { .build = build_delete, .slow_answer = true },
     [RK_DELETE_ONE] = { .build = build_delete_one },
-    [RK_HEAD_INFO] = { .build = build_head_info, .sse_c_own = true },
-    [RK_HEAD_PART1] = { .build = build_head_part1, .sse_c_own = true },
+    [RK_HEAD_INFO] = { .build = build_head_info, .sse_c_own = true, .dup = DUP_FREE },
+    [RK_HEAD_PART1] = { .build = build_head_part1, .sse_c_own = true, .dup = DUP_FREE },
     [RK_LIST_PARTS] = { .build = build_list_parts },
     [RK_HEAD_DST] = { .build = build_head_dst },
     [RK_GET_TAGS] = { .build = build_get_tags },
     [RK_PUT_TAGS] = { .build = build_put_tags },
     [RK_CHECK_TAGS] = { .build = build_check_tags },
     [RK_ABORT_STALE] = { .build = build_abort_stale },
-    [RK_CHECK_DST] = { .build = build_check_dst, .sse_c_own = true },
+    [RK_CHECK_DST] = { .build = build_check_dst, .sse_c_own = true, .dup = DUP_FREE },
+    [RK_GET_VERSIONING] = { .build = build_get_versioning },
 };

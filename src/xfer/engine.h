@@ -67,6 +67,8 @@ enum req_kind {
     RK_CHECK_TAGS,      /* GetObjectTagging of a copy, after Complete: did the header take? */
     RK_ABORT_STALE,     /* AbortMultipartUpload of the upload a killed run journaled for this key */
     RK_CHECK_DST,       /* HeadObject of the destination before anything is sent (xfer_obj.dst_check) */
+    RK_GET_VERSIONING,  /* GetBucketVersioning of a bucket whole-object writes go to (hedge.c) */
+    RK_COUNT
 };
 
 /* An object's phase: changed only by obj_phase_set (obj.c), which holds the legal moves. */
@@ -391,6 +393,7 @@ struct req_hedge {
     bool lost;                      /* its twin answered first: nothing of it is taken */
     bool resend;                    /* cut off as too slow: sent again, on a new connection */
     bool fresh;                     /* its next exchange opens a new connection */
+    bool cond;                      /* it carries If-None-Match or If-Match: never duplicated */
     uint8_t slow_resends;           /* times it was cut off as too slow */
     uint8_t twins;                  /* duplicates sent of it (hedge.c's overdue) */
 };
@@ -622,6 +625,17 @@ void bw_refill(struct engine *g, int64_t now);
 void adapt(struct engine *g);
 void link_observe(struct engine *g, const struct req *r);
 
+/* What a duplicate of a kind of request would do while the first may still land (hedge.c). */
+enum req_dup {
+    DUP_NEVER,          /* harm: a second upload id, a second delete marker, a copy done
+                           twice, a Complete whose twin finds the upload gone... never hedged */
+    DUP_FREE,           /* nothing: reads, and parts (the same bytes stored again under the
+                           same number): hedged freely */
+    DUP_WHOLE_WRITE,    /* a whole object written again: a second version, a second event
+                           notification, a 412 for a conditional twin. Hedged only where that is
+                           invisible (xfer_opts.hedge_writes), never with If-Match/If-None-Match */
+};
+
 /* build.c: what each kind of request says to the store (calls part.c only) */
 struct req_builder {
     /* Fill 'q' for 'r' (method, bucket, key, query, headers, body): what differs
@@ -631,9 +645,10 @@ struct req_builder {
     bool slow_answer;               /* a store may think it over for minutes (http.slow_answer) */
     bool sse_c_own;                 /* carries the object's SSE-C key */
     bool sse_c_src;                 /* carries a copy's source's SSE-C key */
+    enum req_dup dup;               /* whether hedge.c may send a duplicate of it */
 };
 /* Per enum req_kind: its builder, and what req_submit does for it. */
-extern const struct req_builder req_builders[RK_CHECK_DST + 1];
+extern const struct req_builder req_builders[RK_COUNT];
 bool flex_ok(const struct engine *g);
 /* The SSE-C headers of 'r' (its kind's sse_c_own, sse_c_src); 'oo' not NULL. */
 enum s3c_err add_sse_c(struct req *r, struct s3_req *q, const struct xfer_obj_opts *oo, struct s3c_error *e);
@@ -780,6 +795,10 @@ void hedge_sent(struct engine *g, struct req *r);
 bool hedge_done(struct engine *g, struct req *r);
 void hedge_tick(struct engine *g);
 int hedge_wait_ms(struct engine *g);
+/* RK_GET_VERSIONING's answers: the bucket's versioning learnt, or not (then it counts as versioned). */
+void on_versioning(struct engine *g, struct req *r);
+bool versioning_refused(struct engine *g, struct req *r, const struct s3c_error *e);
+void versioning_gave_up(struct engine *g, struct req *r, const struct s3c_error *e);
 
 /* upload.c: the local-file family */
 enum s3c_err upload_start(struct engine *g, struct xfer_obj_state *os, struct req **out, struct s3c_error *e);

@@ -9,15 +9,23 @@
  * large transfer that moves under a quarter of the median pace of finished
  * ones, and of the others moving with it, is cut off and sent again on a
  * new connection, as aws-c-s3 does (slow_scan).
- * Only requests a duplicate cannot harm are hedged (hedgeable). Told of
- * requests by req.c (struct req_watch); calls req.c and the http loop.
+ * Only requests a duplicate cannot harm are hedged (hedgeable, from each
+ * kind's req_dup in build.c's table): reads and parts freely; a whole-object
+ * write (PutObject) only where a second one is invisible: a bucket this run
+ * learnt was never versioned (GetBucketVersioning, asked once a run for each
+ * bucket, RK_GET_VERSIONING, as an ordinary request of this loop: no loop
+ * waits for it), and never with a condition (If-None-Match, If-Match).
+ * Told of requests by req.c (struct req_watch); calls req.c and the http loop.
  */
 #include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
+#include "s3/endpoint.h"
+#include "s3/xml.h"
 #include "xfer/engine.h"
 
 #define HEDGE_PCT 0.98                          /* a wait past this percentile is overdue... */
@@ -39,6 +47,7 @@
 #define SLOW_BUDGET 0.05                        /* slow re-sends per request sent, at most */
 #define BIG_WAIT_MULT 4                         /* a large body sent: its answer overdue after 4 delays */
 #define BIG_WAIT_EXTRA_NS ((int64_t)50000000)   /* and 50 ms (the socket's buffer still drains) */
+#define KNOWN_MAX 8                             /* buckets whose versioning this loop remembers */
 
 /* Counts of values in buckets of a quarter of a power of two (under 8: one each). */
 struct hist {
@@ -57,6 +66,14 @@ struct hedge {
     struct req *big;                /* large transfers in flight */
     struct req *pairs;              /* hedged pairs, by their originals */
     int64_t slow_check_ns;          /* when the large ones were last looked at */
+    /* Buckets whose versioning the run has learnt (the store's table, under a
+     * lock, is asked only until then): whether a whole-object write there may
+     * be hedged. */
+    struct {
+        char bucket[64];
+        bool dup_ok;
+    } known[KNOWN_MAX];
+    unsigned n_known;
 };
 
 /* ---- the histograms ---------------------------------------------------------------- */
@@ -196,33 +213,173 @@ static void pair_remove(struct hedge *h, struct req *orig)
 /* ---- which requests ------------------------------------------------------------------ */
 
 /*
- * Whether a duplicate of 'r' is harmless: reads (GET, whole or ranged, and
- * HEADs), a PutObject without a condition and an UploadPart, which store the
- * same bytes again at worst (the last write wins with the same content), their
- * bodies read again from the file or copied from memory. Never
- * CreateMultipartUpload (two uploads), Complete, deletes, copies, POSTs, a PUT
- * with If-None-Match (the duplicate could fail where the first succeeded), nor
- * streams (stdin's parts and stdout's window are written once, in order).
+ * A GetBucketVersioning in flight: its request's owner, as delete.c's
+ * batches are (the carrier is what req_submit and the builder read: the
+ * bucket; no key, no options). Its state never fails or finishes: the
+ * answer's handlers below free it.
  */
-static bool hedgeable(const struct engine *g, const struct req *r)
-{
-    const struct xfer_obj_opts *oo = r->os->o->opts;
+struct ver_ask {
+    struct xfer_obj carrier;
+    struct xfer_obj_state st;
+    char bucket[64];
+    char no_key[1];
+};
 
+static struct ver_ask *ver_ask_of(struct req *r)
+{
+    return (struct ver_ask *)(void *)((char *)r->os - offsetof(struct ver_ask, st));
+}
+
+/* Ask whether 'bucket' keeps versions; when the request cannot go, the bucket counts as versioned. */
+static void ver_ask(struct engine *g, const char *bucket)
+{
+    struct ver_ask *va = calloc(1, sizeof(*va));
+    struct s3c_error e = S3C_ERROR_INIT;
+    struct req *r = NULL;
+
+    if (va) {
+        str_copy(va->bucket, sizeof(va->bucket), bucket);
+        va->carrier.op = XFER_UPLOAD;
+        va->carrier.dst_bucket = va->bucket;
+        va->carrier.dst = va->no_key;
+        va->carrier.mtime = -1;
+        va->st.o = &va->carrier;
+        va->st.family = FAM_DELETE; /* the head alone */
+        va->st.fd = -1;
+        r = req_get(g, &va->st, RK_GET_VERSIONING);
+    }
+    if (r && !req_submit(g, r, &e))
+        return;
+    if (r)
+        req_put_back(g, r);
+    free(va);
+    store_s3_versioning_set(g->s3, bucket, STORE_S3_VER_KEEPS);
+}
+
+/* The question about the bucket of 'r' is answered ('v', 'why' for --debug): told to the run, and 'r' freed. */
+static void ver_end(struct engine *g, struct req *r, enum store_s3_versioning v, const char *why)
+{
+    struct ver_ask *va = ver_ask_of(r);
+
+    store_s3_versioning_set(g->s3, va->bucket, v);
+    xdebug(g, &va->carrier, "GetBucketVersioning: %s: %s", why,
+           v == STORE_S3_VER_NEVER ? "an overdue PutObject may get a duplicate"
+                                   : "no PutObject gets a duplicate (--hedge-writes always would)");
+    req_put_back(g, r);
+    free(va);
+}
+
+void on_versioning(struct engine *g, struct req *r)
+{
+    struct s3_versioning v = S3_VERSIONING_INIT;
+    struct s3c_error e = S3C_ERROR_INIT;
+    char why[64];
+
+    if (s3_parse_versioning(buf_sv(&r->http.resp.body), &v, &e)) {
+        ver_end(g, r, STORE_S3_VER_KEEPS, "an answer that could not be read");
+    } else if (!v.status[0]) {
+        ver_end(g, r, STORE_S3_VER_NEVER, "never versioned");
+    } else {
+        /* Suspended keeps the versions made while it was on, and a null one beside them. */
+        snprintf(why, sizeof(why), "versioning %.40s", v.status);
+        ver_end(g, r, STORE_S3_VER_KEEPS, why);
+    }
+    s3_versioning_release(&v);
+}
+
+/* Refused (AccessDenied is common: writers seldom may read a bucket's settings): not known, so versioned. */
+bool versioning_refused(struct engine *g, struct req *r, const struct s3c_error *e)
+{
+    char why[sizeof(e->s3_code) + 48];
+
+    snprintf(why, sizeof(why), "refused (%ld %s)", e->http_status, e->s3_code);
+    ver_end(g, r, STORE_S3_VER_KEEPS, why);
+    return true;
+}
+
+void versioning_gave_up(struct engine *g, struct req *r, const struct s3c_error *e)
+{
+    char why[sizeof(e->msg) + 16];
+
+    snprintf(why, sizeof(why), "no answer (%s)", e->msg);
+    ver_end(g, r, STORE_S3_VER_KEEPS, why);
+}
+
+/*
+ * Whether a duplicate of a whole-object write to the bucket of 'r' would be
+ * invisible. --hedge-writes never and always answer outright. auto: a
+ * directory bucket keeps no versions; any other, once the run learnt it was
+ * never versioned; while that is unknown, being asked, or could not be
+ * learnt: no. The question goes once the run has seen half the waits it
+ * needs before any duplicate (a run too short to hedge never asks), after
+ * the bucket's region is known (a first request is the region's probe).
+ */
+static bool write_dup_ok(struct engine *g, const struct req *r)
+{
+    struct hedge *h = g->hedge;
+    const char *b = r->os->o->dst_bucket;
+    enum store_s3_versioning v;
+    unsigned i;
+
+    if (g->opts.hedge_writes == XFER_HEDGE_WRITES_NEVER)
+        return false;
+    if (g->opts.hedge_writes == XFER_HEDGE_WRITES_ALWAYS)
+        return true;
+    if (!b || !*b)
+        return false;
+    if (s3_bucket_is_express(b))
+        return true;
+    for (i = 0; i < h->n_known; i++)
+        if (!strcmp(h->known[i].bucket, b))
+            return h->known[i].dup_ok;
+    if (h->wait.total < HEDGE_MIN_SAMPLES / 2 || !store_s3_may_send(g->s3, b))
+        return false;
+    v = store_s3_versioning(g->s3, b, true);
+    if (v == STORE_S3_VER_UNKNOWN)
+        ver_ask(g, b);
+    if (v == STORE_S3_VER_UNKNOWN || v == STORE_S3_VER_ASKING)
+        return false;
+    if (h->n_known < KNOWN_MAX && strlen(b) < sizeof(h->known[0].bucket)) {
+        str_copy(h->known[h->n_known].bucket, sizeof(h->known[0].bucket), b);
+        h->known[h->n_known++].dup_ok = v == STORE_S3_VER_NEVER;
+    }
+    return v == STORE_S3_VER_NEVER;
+}
+
+/* Whether 'r' carries a condition (If-None-Match: *, If-Match): its twin
+ * could answer 412 where it succeeded. Read as sent, whoever added it. */
+static bool conditional(const struct req *r)
+{
+    size_t i;
+
+    for (i = 0; i < r->http.n_headers; i++)
+        if (!strcasecmp(r->http.headers[i].name, "If-None-Match") ||
+            !strcasecmp(r->http.headers[i].name, "If-Match"))
+            return true;
+    return false;
+}
+
+/*
+ * Whether a duplicate of 'r' may be sent while 'r' may still land: its
+ * kind's req_dup (build.c). Reads, and parts (the same bytes stored again
+ * under the same number), their bodies read again from the file or copied
+ * from memory; a whole-object write (PutObject) where write_dup_ok says it
+ * leaves no trace, and never with a condition (hg.cond, read when it was
+ * sent). Never streams (stdin's parts and stdout's window are written
+ * once, in order).
+ */
+static bool hedgeable(struct engine *g, const struct req *r)
+{
     if (obj_stream(r->os) || r == g->flex_probe)
         return false;
     /* A streamed body's SHA trailer is a hash worker's, for one exchange at a time. */
     if ((r->kind == RK_PUT || r->kind == RK_PART) && !r->mem.len && !ck_is_crc(obj_ck(r->os->o)))
         return false;
-    switch (r->kind) {
-    case RK_GET:
-    case RK_HEAD_INFO:
-    case RK_HEAD_PART1:
-    case RK_HEAD_SRC:
-    case RK_CHECK_DST:
-    case RK_PART:
+    switch (req_builders[r->kind].dup) {
+    case DUP_FREE:
         return true;
-    case RK_PUT:
-        return !(oo && oo->no_overwrite);
+    case DUP_WHOLE_WRITE:
+        return !r->hg.cond && write_dup_ok(g, r);
     default:
         return false;
     }
@@ -279,6 +436,7 @@ void hedge_sent(struct engine *g, struct req *r)
     if (!h)
         return;
     r->hg.start_ns = http_now_ns();
+    r->hg.cond = conditional(r); /* now: the headers' names are the request's until it is prepared again */
     if (!r->hg.dup) {
         h->tokens += h->budget;
         if (h->tokens > HEDGE_TOKENS_MAX)
@@ -432,7 +590,11 @@ static void big_overdue(struct engine *g, struct hedge *h, struct req *r, int64_
 
 /* How far along a large transfer is: its bytes moved and since when; false
  * when it is not to be judged (a twin's, not running, no answer yet, or a
- * body all sent: then 'r' is overdue or not, big_overdue's business). */
+ * body all sent: then 'r' is overdue or not, big_overdue's business). So an
+ * upload is cut off as slow only while some of its body was never handed
+ * over: the store has not had all of its Content-Length and stores nothing,
+ * and the one sent again is a retry, not a duplicate (a PutObject all sent is
+ * hedged only where hedgeable says so). */
 static bool big_progress(const struct req *r, int64_t *since, uint64_t *moved)
 {
     if (r->hg.twin || !http_xfer_running(&r->http))

@@ -577,6 +577,8 @@ const char *req_op_name(enum req_kind k)
     case RK_DELETE: return "DeleteObjects";
     case RK_DELETE_ONE: return "DeleteObject";
     case RK_LIST_PARTS: return "ListParts";
+    case RK_GET_VERSIONING: return "GetBucketVersioning";
+    case RK_COUNT: break;
     }
     return "request";
 }

@@ -23,7 +23,7 @@
  * Who takes each kind of request's answer (req_done) and body (req_submit):
  * the one place the engine names its families.
  */
-static const struct req_ops req_kinds[] = {
+static const struct req_ops req_kinds[RK_COUNT] = {
     [RK_PUT] = { .read = read_src, .ok = on_put },
     [RK_CREATE] = { .ok = on_create, .late = abort_late_upload },
     [RK_PART] = { .read = read_src, .ok = on_part },
@@ -44,6 +44,7 @@ static const struct req_ops req_kinds[] = {
     [RK_CHECK_TAGS] = { .ok = on_check_tags },
     [RK_ABORT_STALE] = { .ok = on_stale_aborted, .refused = stale_abort_refused, .gave_up = stale_abort_gave_up },
     [RK_CHECK_DST] = { .ok = on_check_dst, .refused = check_dst_refused, .gave_up = check_dst_gave_up },
+    [RK_GET_VERSIONING] = { .ok = on_versioning, .refused = versioning_refused, .gave_up = versioning_gave_up },
 };
 
 /* How each family's objects start, run their parts, end and are freed. */

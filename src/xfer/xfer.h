@@ -122,6 +122,16 @@ bool xfer_dst_skip(const struct xfer_obj *o, bool exists, uint64_t dsize, int64_
 
 struct xfer_stats;
 
+/* Whether an overdue whole-object write (PutObject) may get a duplicate (xfer_opts.hedge_writes).
+ * Reads and parts are hedged whatever this says; CopyObject, CompleteMultipartUpload and deletes never. */
+enum xfer_hedge_writes {
+    XFER_HEDGE_WRITES_AUTO,         /* only to a bucket known never to have been versioned
+                                       (GetBucketVersioning without a Status, asked once a run), or
+                                       a directory bucket; never while unknown, refused or failed */
+    XFER_HEDGE_WRITES_NEVER,        /* never: a second write could fire a second event notification */
+    XFER_HEDGE_WRITES_ALWAYS,       /* whatever the bucket (a duplicate may leave a second version) */
+};
+
 /* What a source of work answers. */
 enum {
     XFER_NEXT_END = 0,              /* nothing more, ever */
@@ -155,6 +165,7 @@ struct xfer_opts {
                                        --bwlimit); helpers start only once objects queue up */
     double hedge_budget;            /* duplicates of overdue requests allowed per request sent:
                                        0: 3%; negative: none */
+    enum xfer_hedge_writes hedge_writes; /* which whole-object writes may be hedged */
     const char *state_dir;          /* journal multipart uploads here (xfer/journal.h); NULL: none */
     bool resume;                    /* continue journaled uploads of unchanged files (ListParts);
                                        journal ranged downloads, continue those of unchanged objects,

@@ -21,21 +21,28 @@ _sh_tree() {
 
 # _sh_all VERB-ARGS...: run the command once per shard 0..3 (the shard flag
 # last); the union of stdout in T_ALL, and check each exited 0. Hedging is
-# off here (S3C_HEDGE_BUDGET=0): s3emu's request counts must equal the
-# objects, and a machine under load would otherwise earn a hedged twin
-# (tests/e2e/test_hedge.sh checks hedging's own counts).
+# at its default: the buckets whose requests are counted are versioned
+# (_sh_new_bucket), where no PutObject may be sent twice, so s3emu's counts
+# equal the objects on a loaded machine too (to an unversioned bucket an
+# overdue PutObject may be hedged: tests/e2e/test_hedge.sh).
 _sh_all() {
     local k all=""
     for k in 0 1 2 3; do
-        S3C_HEDGE_BUDGET=0 assert_ok s3c "$@" --shard "$k/4"
+        assert_ok s3c "$@" --shard "$k/4"
         all+=$T_OUT$'\n'
     done
     T_ALL=$(grep . <<<"$all" | LC_ALL=C sort)
 }
 
+# _sh_new_bucket VAR: a new bucket with versioning on (see _sh_all).
+_sh_new_bucket() {
+    t_new_bucket "$1"
+    t_versioning "${!1}" Enabled
+}
+
 test_shard_cp_up_down_and_copy_once_each() {
     local b lines
-    t_new_bucket b
+    _sh_new_bucket b
     _sh_tree tree 200
     t_store_is s3emu && _sh_emu_reset
     _sh_all cp -r tree "s3://$b/up/"
@@ -63,7 +70,7 @@ test_shard_cp_up_down_and_copy_once_each() {
 
 test_shard_sync_delete_stays_in_its_shard() {
     local b
-    t_new_bucket b
+    _sh_new_bucket b
     _sh_tree tree 120
     assert_ok s3c sync tree "s3://$b/t/"
     # Change 6 files, delete 9, and sync with --delete, shard by shard.

@@ -28,6 +28,7 @@ union any_result {
     struct s3_location location;
     struct s3_create_session session;
     struct s3_tagging tagging;
+    struct s3_versioning versioning;
 };
 
 static void release(enum s3_reply kind, union any_result *r)
@@ -46,6 +47,7 @@ static void release(enum s3_reply kind, union any_result *r)
     case S3_REPLY_LOCATION: s3_location_release(&r->location); break;
     case S3_REPLY_CREATE_SESSION: s3_create_session_release(&r->session); break;
     case S3_REPLY_TAGGING: s3_tagging_release(&r->tagging); break;
+    case S3_REPLY_VERSIONING: s3_versioning_release(&r->versioning); break;
     }
 }
 
@@ -131,7 +133,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
     lim.entries_max = 64; /* reach the caps too */
     lim.field_max_bytes = 256;
-    for (kind = S3_REPLY_ERROR; kind <= S3_REPLY_TAGGING; kind++) {
+    for (kind = S3_REPLY_ERROR; kind <= S3_REPLY_VERSIONING; kind++) {
         enum s3c_err a, b;
 
         memset(&whole, 0, sizeof(whole));

@@ -17,7 +17,7 @@
 /* "METHOD bucket/key?query | name: value; ..." of a request of 'kind' for a fixed object. */
 static const char *built(enum req_kind kind, enum xfer_op op, uint32_t n_parts)
 {
-    static struct req_ops kinds[RK_ABORT_STALE + 1];
+    static struct req_ops kinds[RK_COUNT];
     static char out[1024];
     struct engine *g = calloc(1, sizeof(*g));
     struct xfer_obj o = { .op = op, .src = "sk", .dst = "dk", .etag = "\"e\"", .version_id = "v1" };

@@ -828,6 +828,32 @@ TEST(xml_location)
     buf_release(&b);
 }
 
+TEST(xml_versioning)
+{
+    struct s3_versioning r = S3_VERSIONING_INIT;
+    struct s3c_error e = S3C_ERROR_INIT;
+
+    /* Never versioned: S3 answers the root alone. */
+    CHECK_INT(s3_parse_versioning(SV("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<VersioningConfiguration "
+                                     "xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\"/>"), &r, &e), S3C_OK);
+    CHECK_STR(r.status, "");
+    CHECK_INT(s3_parse_versioning(SV("<VersioningConfiguration><Status>Enabled</Status></VersioningConfiguration>"),
+                                  &r, &e), S3C_OK);
+    CHECK_STR(r.status, "Enabled");
+    CHECK_INT(s3_parse_versioning(SV("<VersioningConfiguration><Status>Suspended</Status><MfaDelete>Disabled"
+                                     "</MfaDelete></VersioningConfiguration>"), &r, &e), S3C_OK);
+    CHECK_STR(r.status, "Suspended");
+    CHECK_STR(r.mfa_delete, "Disabled");
+    /* moto's server names the root after the operation. */
+    CHECK_INT(s3_parse_versioning(SV("<GetBucketVersioningResponse xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\">"
+                                     "<Status>Enabled</Status></GetBucketVersioningResponse>"), &r, &e), S3C_OK);
+    CHECK_STR(r.status, "Enabled");
+    CHECK_INT(s3_parse_versioning(SV("<GetBucketVersioningResponse/>"), &r, &e), S3C_OK);
+    CHECK_STR(r.status, "");
+    CHECK_INT(s3_parse_versioning(SV("<Nope/>"), &r, &e), S3C_EPARSE);
+    s3_versioning_release(&r);
+}
+
 /* ---- hostile and broken input --------------------------------------------------------- */
 
 TEST(xml_malformed_bodies)
