@@ -21,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/lag.h"
 #include "base/stop.h"
 #include "base/thread.h"
 #include "http/resolve.h"
@@ -728,7 +729,9 @@ int http_loop_step_fd(struct http_loop *l, int timeout_ms, int fd)
      * first, so its reader has them now (and may leave meanwhile: watch_stdout). */
     if (l->watch_stdout)
         fflush(stdout);
+    lag_wait_begin();
     n = epoll_wait(l->ep, ev, HTTP_EVENTS_MAX, timeout_ms);
+    lag_wait_end();
     if (fd >= 0)
         epoll_ctl(l->ep, EPOLL_CTL_DEL, fd, NULL);
     for (i = 0; i < n; i++) {

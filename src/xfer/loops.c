@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "xfer/engine.h"
+#include "base/lag.h"
 #include "base/thread.h"
 
 #define DEAL_BATCH 32                   /* objects a loop takes from the box at once, at most */
@@ -126,7 +127,9 @@ static void idle_wait(pthread_cond_t *cv, pthread_mutex_t *lock)
     struct timespec until;
 
     thread_deadline(CLOCK_REALTIME, IDLE_WAIT_MS, &until);
+    lag_wait_begin(); /* nothing in flight on this loop: this is its poll */
     pthread_cond_timedwait(cv, lock, &until);
+    lag_wait_end();
 }
 
 static void wake_all(struct deal *d, const struct lane *self)

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/lag.h"
 #include "store/store_fs.h"
 #include "xfer/engine.h"
 #include "xfer/land.h"
@@ -309,6 +310,7 @@ enum s3c_err engine_run(struct store_s3 *s, const struct xfer_opts *opts, struct
         g->lane = hooks->lane;
         hooks->setup(g);
     }
+    lag_loop_enter(); /* this thread is an event loop until the run ends (S3C_LOOP_LAG_MS) */
     for (;;) {
         struct req *done;
         int64_t now;
@@ -337,8 +339,11 @@ enum s3c_err engine_run(struct store_s3 *s, const struct xfer_opts *opts, struct
                     continue;
                 break;
             }
-            if (g->opts.bwlimit_bytes_s && g->bw_tokens <= 0)
+            if (g->opts.bwlimit_bytes_s && g->bw_tokens <= 0) {
+                lag_wait_begin();
                 usleep(5000); /* waiting for bandwidth tokens */
+                lag_wait_end();
+            }
             continue;
         }
         now = now_ms();
@@ -356,6 +361,9 @@ enum s3c_err engine_run(struct store_s3 *s, const struct xfer_opts *opts, struct
             wait_ms = hedge_wait_ms(g); /* an answer comes due, or slow transfers are looked at */
         if (g->rehash)
             wait_ms = 0; /* resumed parts to re-read: only a look at the sockets */
+        lag_wait_begin(); /* the waits below but the sockets' (which marks its own) are this loop's poll */
+        if (g->inflight > 0)
+            lag_wait_end();
         if (g->inflight > 0)
             http_loop_step_fd(g->loop, wait_ms > 0 || g->rehash ? wait_ms : 1, g->stdin_wait ? STDIN_FILENO : -1);
         else if (g->landing > 0 && g->hashing > 0 && !g->done && wait_ms > 0)
@@ -366,6 +374,8 @@ enum s3c_err engine_run(struct store_s3 *s, const struct xfer_opts *opts, struct
             hashpool_wait(g->hash, wait_ms);
         else if (wait_ms > 0 && !g->done)
             usleep((useconds_t)wait_ms * 1000);
+        if (g->inflight == 0)
+            lag_wait_end();
         land_reap(g);
         hash_reap(g);
         while ((done = g->done)) {
@@ -376,6 +386,7 @@ enum s3c_err engine_run(struct store_s3 *s, const struct xfer_opts *opts, struct
         hedge_tick(g);
         adapt(g);
     }
+    lag_loop_leave();
     land_free(g->land);
     hashpool_free(g->hash);
     hedge_free(g->hedge);

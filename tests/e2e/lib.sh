@@ -22,7 +22,8 @@
 # E2E_SUITE_TIMEOUT (seconds; tests not started by then fail, default 3000:
 # a guard against a hung suite, not a speed test; the 353 tests under
 # ASan beside the Ceph pass took over 1,500 s on a 2-core machine),
-# E2E_KEEP=1 (keep temp dirs and buckets).
+# E2E_KEEP=1 (keep temp dirs and buckets), E2E_LOOP_LAG_MS (the loop-lag
+# probe's bound, below).
 #
 # Sanitizer builds (S3C=build-san/s3c): every test exports ASAN_OPTIONS and
 # UBSAN_OPTIONS (defaults below: leaks on, UBSan fatal) with log_path in the
@@ -52,6 +53,13 @@
 : "${E2E_SUITE_TIMEOUT:=3000}"
 : "${E2E_KEEP:=0}"
 : "${ASAN_OPTIONS:=detect_leaks=1:abort_on_error=0}"
+# The loop-lag probe (src/base/lag.h), on for every s3c a test runs: a loop
+# thread blocked (asleep outside its poll: not running and not waiting for a
+# CPU) longer than this many ms leaves a line in the test's .lag file, and
+# the test fails. Blocked time, not wall time: a loaded 2-core machine or an
+# ASan build makes a thread late (CPU and run-queue time, both subtracted),
+# not blocked, so the bound can be tight. 0: off.
+: "${E2E_LOOP_LAG_MS:=20}"
 : "${UBSAN_OPTIONS:=print_stacktrace=1:halt_on_error=1}"
 
 # ------------------------------------------------------------ commands --
@@ -403,6 +411,16 @@ _t_san_reports() {
     grep -qs . "$1"/.san/*
 }
 
+# _t_lag_reports DIR: true (and the lines added to the test's log) when an
+# s3c of the test left a loop-lag report.
+_t_lag_reports() {
+    [ -s "$1/.lag" ] || return 1
+    {
+        echo "    FAILED: a loop thread was blocked (the loop-lag probe, S3C_LOOP_LAG_MS=$E2E_LOOP_LAG_MS):"
+        head -n 20 "$1/.lag" | sed 's/^/      | /'
+    } >> "$1/.log"
+}
+
 # t_run INDEX NAME: run test function NAME in a subshell of its own; prints
 # one result line and adds to E2E_PASSED / E2E_FAILED / E2E_SKIPPED.
 t_run() {
@@ -427,11 +445,13 @@ t_run() {
         mkdir -p "$dir/.san"
         export ASAN_OPTIONS="$ASAN_OPTIONS:log_path=$dir/.san/asan"
         export UBSAN_OPTIONS="$UBSAN_OPTIONS:log_path=$dir/.san/ubsan"
+        export S3C_LOOP_LAG_MS=$E2E_LOOP_LAG_MS S3C_LOOP_LAG_LOG=$dir/.lag
         "$name"
     ) > "$dir/.log" 2>&1 </dev/null
     rc=$?
     [ -e "$dir/.failed" ] && [ $rc -eq 0 ] && rc=1
     _t_san_reports "$dir" && rc=1
+    _t_lag_reports "$dir" && rc=1
 
     if [ -s "$dir/.buckets" ] && [ "$E2E_KEEP" != 1 ]; then
         while read -r b; do
