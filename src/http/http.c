@@ -704,7 +704,7 @@ static void read_timeouts(struct http_loop *l)
     }
 }
 
-int http_loop_step_fd(struct http_loop *l, int timeout_ms, int fd)
+static int loop_step(struct http_loop *l, int timeout_ms, int fd, bool idle_wait)
 {
     struct epoll_event ev[HTTP_EVENTS_MAX];
     int n, i, still;
@@ -715,7 +715,7 @@ int http_loop_step_fd(struct http_loop *l, int timeout_ms, int fd)
     read_timeouts(l);
     run_timer_if_due(l); /* transfers just added start here (curl asks for a timer of 0) */
     drain(l);
-    if (l->running <= 0 || timeout_ms <= 0)
+    if ((l->running <= 0 && !idle_wait) || timeout_ms <= 0)
         return l->running;
     t = timer_wait_ms(l);
     if (t >= 0 && t < timeout_ms)
@@ -763,6 +763,16 @@ int http_loop_step_fd(struct http_loop *l, int timeout_ms, int fd)
     run_timer_if_due(l);
     drain(l);
     return l->running;
+}
+
+int http_loop_step_fd(struct http_loop *l, int timeout_ms, int fd)
+{
+    return loop_step(l, timeout_ms, fd, false);
+}
+
+int http_loop_wait_fd(struct http_loop *l, int timeout_ms, int fd)
+{
+    return loop_step(l, timeout_ms, fd, true);
 }
 
 void http_loop_wakeup(struct http_loop *l)

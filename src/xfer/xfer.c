@@ -339,11 +339,8 @@ enum s3c_err engine_run(struct store_s3 *s, const struct xfer_opts *opts, struct
                     continue;
                 break;
             }
-            if (g->opts.bwlimit_bytes_s && g->bw_tokens <= 0) {
-                lag_wait_begin();
-                usleep(5000); /* waiting for bandwidth tokens */
-                lag_wait_end();
-            }
+            if (g->opts.bwlimit_bytes_s && g->bw_tokens <= 0)
+                http_loop_wait_fd(g->loop, 5, -1); /* waiting for bandwidth tokens */
             continue;
         }
         now = now_ms();
@@ -361,21 +358,12 @@ enum s3c_err engine_run(struct store_s3 *s, const struct xfer_opts *opts, struct
             wait_ms = hedge_wait_ms(g); /* an answer comes due, or slow transfers are looked at */
         if (g->rehash)
             wait_ms = 0; /* resumed parts to re-read: only a look at the sockets */
-        lag_wait_begin(); /* the waits below but the sockets' (which marks its own) are this loop's poll */
-        if (g->inflight > 0)
-            lag_wait_end();
         if (g->inflight > 0)
             http_loop_step_fd(g->loop, wait_ms > 0 || g->rehash ? wait_ms : 1, g->stdin_wait ? STDIN_FILENO : -1);
-        else if (g->landing > 0 && g->hashing > 0 && !g->done && wait_ms > 0)
-            usleep(1000); /* both kinds of workers: no one wait covers both */
-        else if (g->landing > 0 && !g->done && wait_ms > 0)
-            land_wait(g->land, wait_ms);
-        else if (g->hashing > 0 && !g->done && wait_ms > 0)
-            hashpool_wait(g->hash, wait_ms);
         else if (wait_ms > 0 && !g->done)
-            usleep((useconds_t)wait_ms * 1000);
-        if (g->inflight == 0)
-            lag_wait_end();
+            /* Nothing in flight: wait for a worker (land or hash: each wakes the
+             * loop as a job ends), another loop, stdin or a retry coming due. */
+            http_loop_wait_fd(g->loop, wait_ms, g->stdin_wait ? STDIN_FILENO : -1);
         land_reap(g);
         hash_reap(g);
         while ((done = g->done)) {
