@@ -375,6 +375,7 @@ enum s3c_err engine_run(struct store_s3 *s, const struct xfer_opts *opts, struct
         adapt(g);
     }
     lag_loop_leave();
+    jsync_free(g->jsync); /* the records asked for are on disk before the run returns */
     land_free(g->land);
     hashpool_free(g->hash);
     hedge_free(g->hedge);
