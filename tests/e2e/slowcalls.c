@@ -1,8 +1,9 @@
 /*
- * slowcalls.so: an LD_PRELOAD shim for the loop-lag tests (test_loops.sh).
+ * slowcalls.so: an LD_PRELOAD shim for the loop-lag tests (test_looplag.sh).
  * It makes the calls that block on a slow system slow here too: each of
  * getaddrinfo (a slow DNS server), posix_fallocate (glibc writes a byte a
- * block on NFS and many FUSE mounts), fsync and fdatasync (a slow disk)
+ * block on NFS and many FUSE mounts; not fallocate(2), which fails at once
+ * there and changes metadata elsewhere), fsync and fdatasync (a slow disk)
  * sleeps S3C_SLOW_CALLS_MS milliseconds (default 300) before it runs. A
  * loop thread that makes one is then blocked that long, which the loop-lag
  * probe (S3C_LOOP_LAG_MS, src/base/lag.h) reports; a worker thread that
@@ -72,13 +73,6 @@ int posix_fallocate64(int fd, off_t offset, off_t len)
     REAL(posix_fallocate64);
     slow("posix_fallocate");
     return real_posix_fallocate64(fd, offset, len);
-}
-
-int fallocate(int fd, int mode, off_t offset, off_t len)
-{
-    REAL(fallocate);
-    slow("fallocate");
-    return real_fallocate(fd, mode, offset, len);
 }
 
 int fsync(int fd)
