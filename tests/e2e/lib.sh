@@ -53,13 +53,23 @@
 : "${E2E_SUITE_TIMEOUT:=3000}"
 : "${E2E_KEEP:=0}"
 : "${ASAN_OPTIONS:=detect_leaks=1:abort_on_error=0}"
-# The loop-lag probe (src/base/lag.h), on for every s3c a test runs: a loop
-# thread blocked (asleep outside its poll: not running and not waiting for a
-# CPU) longer than this many ms leaves a line in the test's .lag file, and
-# the test fails. Blocked time, not wall time: a loaded 2-core machine or an
-# ASan build makes a thread late (CPU and run-queue time, both subtracted),
-# not blocked, so the bound can be tight. 0: off.
-: "${E2E_LOOP_LAG_MS:=20}"
+# Nothing blocks an event-loop thread (issue 24), checked two ways for every
+# s3c a test runs, both reporting into the test's .lag file:
+# - exactly: build/slowcalls.so (E2E_CHECKER), preloaded into every command
+#   of a test, learns from s3c which threads are loops and reports each named
+#   blocking call one makes (getaddrinfo, fsync, fdatasync, posix_fallocate,
+#   the sleeps), however short: a "loop-block" line fails the test.
+# - by time: the loop-lag probe (src/base/lag.h, S3C_LOOP_LAG_MS) reports a
+#   loop thread blocked (asleep outside its poll: neither running nor waiting
+#   for a CPU) longer than E2E_LOOP_LAG_MS. It subtracts CPU and run-queue
+#   time, so ASan and a busy CPU do not fire it, but a loop waiting for a lock
+#   whose holder was preempted, or for the disk under other jobs' writes, is
+#   blocked too: on a shared 2-core machine at load 10 it saw 100-800 ms in
+#   plain uploads. So its "loop-lag" lines are shown as warnings, and fail
+#   the test only with E2E_LOOP_LAG_STRICT=1 (a quiet machine).
+: "${E2E_LOOP_LAG_MS:=100}"
+: "${E2E_LOOP_LAG_STRICT:=0}"
+: "${E2E_CHECKER:=$(dirname "$S3C")/slowcalls.so}"
 : "${UBSAN_OPTIONS:=print_stacktrace=1:halt_on_error=1}"
 
 # ------------------------------------------------------------ commands --
@@ -412,13 +422,20 @@ _t_san_reports() {
 }
 
 # _t_lag_reports DIR: true (and the lines added to the test's log) when an
-# s3c of the test left a loop-lag report.
+# s3c of the test made a blocking call on a loop thread ("loop-block"), or,
+# with E2E_LOOP_LAG_STRICT=1, when the probe saw one blocked ("loop-lag");
+# probe lines alone are printed as a warning (see E2E_LOOP_LAG_MS above).
 _t_lag_reports() {
     [ -s "$1/.lag" ] || return 1
-    {
-        echo "    FAILED: a loop thread was blocked (the loop-lag probe, S3C_LOOP_LAG_MS=$E2E_LOOP_LAG_MS):"
-        head -n 20 "$1/.lag" | sed 's/^/      | /'
-    } >> "$1/.log"
+    if [ "$E2E_LOOP_LAG_STRICT" = 1 ] || grep -q 'loop-block' "$1/.lag"; then
+        {
+            echo "    FAILED: a loop thread was blocked (the checker, or the probe at $E2E_LOOP_LAG_MS ms):"
+            head -n 20 "$1/.lag" | sed 's/^/      | /'
+        } >> "$1/.log"
+        return 0
+    fi
+    head -n 5 "$1/.lag" | sed 's/^/        warning: /' >> "$1/.warn"
+    return 1
 }
 
 # t_run INDEX NAME: run test function NAME in a subshell of its own; prints
@@ -446,6 +463,10 @@ t_run() {
         export ASAN_OPTIONS="$ASAN_OPTIONS:log_path=$dir/.san/asan"
         export UBSAN_OPTIONS="$UBSAN_OPTIONS:log_path=$dir/.san/ubsan"
         export S3C_LOOP_LAG_MS=$E2E_LOOP_LAG_MS S3C_LOOP_LAG_LOG=$dir/.lag
+        if [ -f "$E2E_CHECKER" ]; then
+            export LD_PRELOAD=$E2E_CHECKER
+            export ASAN_OPTIONS="$ASAN_OPTIONS:verify_asan_link_order=0"
+        fi
         "$name"
     ) > "$dir/.log" 2>&1 </dev/null
     rc=$?
@@ -470,6 +491,7 @@ t_run() {
         E2E_FAILED_NAMES+=("$name")
     fi
     printf '  %-5s %-44s %6ss\n' "$status" "$name" "$secs"
+    [ ! -s "$dir/.warn" ] || cat "$dir/.warn"
     if [ "$status" = skip ]; then
         sed 's/^/        skipped: /' "$dir/.skipped" 2>/dev/null
     elif [ "$status" = FAIL ]; then

@@ -1,19 +1,16 @@
 # tests/e2e/test_looplag.sh — issue 24 item 2: nothing blocks an event-loop
-# thread. The loop-lag probe is on for every s3c the suite runs (lib.sh,
-# E2E_LOOP_LAG_MS); these tests also preload build/slowcalls.so, which makes
-# the calls that block on a slow system slow here (getaddrinfo: a slow DNS
-# server; posix_fallocate and fallocate: NFS, FUSE; fsync, fdatasync: a slow
-# disk) by 300 ms each. Made on a loop thread, such a call leaves a probe
-# report and the test fails; made on a worker, it only takes time. The
-# shim's log proves each call was made (so the test did reach it).
+# thread. The suite checks every s3c for blocking calls on loop threads (the
+# checker build/slowcalls.so and the loop-lag probe: lib.sh). These tests
+# also make the checked calls slow (S3C_SLOW_CALLS_MS=300: a slow DNS server,
+# NFS, a slow disk), drive s3c through the paths that make them, and prove
+# from the checker's count that each call was made, on some thread, without
+# a report: made on a loop thread, it would leave one (and block 300 ms).
 # shellcheck shell=bash
 
-# _ll_s3c ARGS...: s3c under the shim, its calls counted in $T_DIR/.slow.
+# _ll_s3c ARGS...: s3c with the checked calls slow, counted in $T_DIR/.slow.
 _ll_s3c() {
-    local shim
-    shim=$(dirname "$S3C")/slowcalls.so
-    [ -f "$shim" ] || t_fail "no $shim (make builds it)"
-    LD_PRELOAD=$shim S3C_SLOW_CALLS_MS=300 S3C_SLOW_CALLS_LOG=$T_DIR/.slow \
+    [ -f "$E2E_CHECKER" ] || t_fail "no $E2E_CHECKER (make builds it)"
+    LD_PRELOAD=$E2E_CHECKER S3C_SLOW_CALLS_MS=300 S3C_SLOW_CALLS_LOG=$T_DIR/.slow \
         ASAN_OPTIONS="$ASAN_OPTIONS:verify_asan_link_order=0" s3c "$@"
 }
 
@@ -68,3 +65,4 @@ test_looplag_journal_sync_off_the_loop() {
     _ll_made fdatasync
     _ll_no_lag
 }
+
