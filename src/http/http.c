@@ -775,6 +775,19 @@ int http_loop_wait_fd(struct http_loop *l, int timeout_ms, int fd)
     return loop_step(l, timeout_ms, fd, true);
 }
 
+bool http_loop_nap(struct http_loop *l, long ms)
+{
+    int64_t until = http_now_ns() + (int64_t)ms * 1000000;
+    int64_t left;
+
+    while (!stop_requested() && (left = until - http_now_ns()) > 0) {
+        long step = (long)((left + 999999) / 1000000);
+
+        loop_step(l, step < 50 ? (int)step : 50, -1, true); /* slices: a signal may land on another thread */
+    }
+    return stop_requested() != 0;
+}
+
 void http_loop_wakeup(struct http_loop *l)
 {
     uint64_t one = 1;

@@ -183,6 +183,11 @@ int http_loop_step_fd(struct http_loop *l, int timeout_ms, int fd);
  * it still hears its workers and its sockets in the same call. */
 int http_loop_wait_fd(struct http_loop *l, int timeout_ms, int fd);
 
+/* Let 'ms' pass on the loop (a retry's backoff): its transfers move on
+ * meanwhile, as in any wait, where a sleep would hold them all. Returns
+ * early, and true, once a stop is asked (base/stop.h). */
+bool http_loop_nap(struct http_loop *l, long ms);
+
 /* Stop one transfer now (never from inside a callback of the loop): its done
  * runs (status 0, "cancelled") before this returns, and its connection is
  * closed, never reused. Nothing happens to a transfer not running. */

@@ -66,3 +66,21 @@ test_looplag_journal_sync_off_the_loop() {
     _ll_no_lag
 }
 
+# A request the source runs to its end from next() (here cp -n's look at each
+# destination) waits out its retries' backoff on the loop (http_loop_nap), not
+# in a sleep that would hold every transfer of the loop.
+test_looplag_retry_backoff_waits_on_the_loop() {
+    local b i
+    [ "$S3C_TEST_STORE" = s3emu ] || t_skip "fault injection is s3emu's"
+    t_new_bucket b
+    mkdir tree
+    for i in $(seq 1 30); do echo "file $i" > "tree/f$i"; done
+    curl -sS --fail-with-body -X POST --data-binary "faults=500@bucket=$b,op=HeadObject,times=3" \
+        "$S3C_TEST_ENDPOINT/_s3emu/config" >/dev/null || t_fail "s3emu refused the faults"
+    assert_ok s3c cp -r -n tree "s3://$b/t/"
+    curl -sS "$S3C_TEST_ENDPOINT/_s3emu/stats" > stats.json
+    curl -sS -X POST --data-binary "faults=" "$S3C_TEST_ENDPOINT/_s3emu/config" >/dev/null
+    assert_eq 3 "$(jq '[.rules[] | select(.fired != null) | .fired] | add' stats.json)" "HEADs answered 500 (each retried)"
+    assert_eq 30 "$(t_list_keys "$b" | wc -l)" "objects uploaded"
+    _ll_no_lag
+}
