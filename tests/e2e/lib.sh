@@ -55,8 +55,10 @@
 : "${ASAN_OPTIONS:=detect_leaks=1:abort_on_error=0}"
 # Nothing blocks an event-loop thread (issue 24), checked two ways for every
 # s3c a test runs, both reporting into the test's .lag file:
-# - exactly: build/slowcalls.so (E2E_CHECKER), preloaded into every command
-#   of a test, learns from s3c which threads are loops and reports each named
+# - exactly: build/slowcalls.so (E2E_CHECKER), preloaded into every s3c a
+#   test runs ($S3C is then a wrapper that sets LD_PRELOAD and execs the
+#   binary, so other programs run as they are), learns from s3c which
+#   threads are loops and reports each named
 #   blocking call one makes (getaddrinfo, fsync, fdatasync, posix_fallocate,
 #   the sleeps), however short: a "loop-block" line fails the test.
 # - by time: the loop-lag probe (src/base/lag.h, S3C_LOOP_LAG_MS) reports a
@@ -421,6 +423,18 @@ _t_san_reports() {
     grep -qs . "$1"/.san/*
 }
 
+# _t_checked_s3c: the path of a wrapper that runs $S3C with the checker
+# preloaded (made once a run; exec keeps the pid and argv[0]).
+_t_checked_s3c() {
+    local w=$E2E_TMP/.checked/s3c
+    if [ ! -x "$w" ]; then
+        mkdir -p "${w%/*}"
+        printf '#!/bin/sh\nLD_PRELOAD=%q ASAN_OPTIONS="$ASAN_OPTIONS:verify_asan_link_order=0" exec %q "$@"\n' \
+            "$E2E_CHECKER" "$S3C" > "$w.$BASHPID" && chmod +x "$w.$BASHPID" && mv "$w.$BASHPID" "$w"
+    fi
+    echo "$w"
+}
+
 # _t_lag_reports DIR: true (and the lines added to the test's log) when an
 # s3c of the test made a blocking call on a loop thread ("loop-block"), or,
 # with E2E_LOOP_LAG_STRICT=1, when the probe saw one blocked ("loop-lag");
@@ -463,10 +477,7 @@ t_run() {
         export ASAN_OPTIONS="$ASAN_OPTIONS:log_path=$dir/.san/asan"
         export UBSAN_OPTIONS="$UBSAN_OPTIONS:log_path=$dir/.san/ubsan"
         export S3C_LOOP_LAG_MS=$E2E_LOOP_LAG_MS S3C_LOOP_LAG_LOG=$dir/.lag
-        if [ -f "$E2E_CHECKER" ]; then
-            export LD_PRELOAD=$E2E_CHECKER
-            export ASAN_OPTIONS="$ASAN_OPTIONS:verify_asan_link_order=0"
-        fi
+        [ -f "$E2E_CHECKER" ] && S3C=$(_t_checked_s3c)
         "$name"
     ) > "$dir/.log" 2>&1 </dev/null
     rc=$?

@@ -10,8 +10,7 @@
 # _ll_s3c ARGS...: s3c with the checked calls slow, counted in $T_DIR/.slow.
 _ll_s3c() {
     [ -f "$E2E_CHECKER" ] || t_fail "no $E2E_CHECKER (make builds it)"
-    LD_PRELOAD=$E2E_CHECKER S3C_SLOW_CALLS_MS=300 S3C_SLOW_CALLS_LOG=$T_DIR/.slow \
-        ASAN_OPTIONS="$ASAN_OPTIONS:verify_asan_link_order=0" s3c "$@"
+    S3C_SLOW_CALLS_MS=300 S3C_SLOW_CALLS_LOG=$T_DIR/.slow s3c "$@" # $S3C preloads the checker (lib.sh)
 }
 
 # _ll_made NAME: the shim saw at least one call of NAME (any thread).
