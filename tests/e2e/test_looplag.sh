@@ -65,21 +65,33 @@ test_looplag_journal_sync_off_the_loop() {
     _ll_no_lag
 }
 
-# A request the source runs to its end from next() (here cp -n's look at each
-# destination) waits out its retries' backoff on the loop (http_loop_nap), not
-# in a sleep that would hold every transfer of the loop.
+
+# A request the source runs to its end from next() (here the inventory's
+# second data file, read as the first one's objects are in flight) waits out
+# its retries' backoff on the loop (http_loop_nap), not in a sleep that would
+# hold every transfer of the home loop.
 test_looplag_retry_backoff_waits_on_the_loop() {
-    local b i
+    local b c i f
     [ "$S3C_TEST_STORE" = s3emu ] || t_skip "fault injection is s3emu's"
     t_new_bucket b
-    mkdir tree
-    for i in $(seq 1 30); do echo "file $i" > "tree/f$i"; done
-    curl -sS --fail-with-body -X POST --data-binary "faults=500@bucket=$b,op=HeadObject,times=3" \
+    t_new_bucket c
+    mkdir -p tree inv/m inv/data
+    for i in $(seq 1 40); do echo "file $i" > "tree/f$i"; done
+    assert_ok s3c cp -r --only-show-errors tree "s3://$b/t/"
+    for f in 0 1; do
+        for i in $(seq $((f * 20 + 1)) $((f * 20 + 20))); do
+            printf '"%s","t/f%s","%s","2030-01-01T00:00:00.000Z"\n' "$b" "$i" "$(wc -c < "tree/f$i")"
+        done | gzip > "inv/data/part-$f.csv.gz"
+    done
+    printf '{"sourceBucket":"%s","destinationBucket":"arn:aws:s3:::%s","fileFormat":"CSV","fileSchema":"Bucket, Key, Size, LastModifiedDate","files":[{"key":"inv/data/part-0.csv.gz"},{"key":"inv/data/part-1.csv.gz"}]}\n' \
+        "$b" "$c" > inv/m/manifest.json
+    assert_ok s3c cp -r --only-show-errors inv "s3://$c/inv/"
+    curl -sS --fail-with-body -X POST --data-binary "faults=500@bucket=$c,key=inv/data/part-1*,op=GetObject,times=2" \
         "$S3C_TEST_ENDPOINT/_s3emu/config" >/dev/null || t_fail "s3emu refused the faults"
-    assert_ok s3c cp -r -n tree "s3://$b/t/"
+    assert_ok s3c cp --from-manifest "s3://$c/inv/m/manifest.json" "s3://$b/t/" down
     curl -sS "$S3C_TEST_ENDPOINT/_s3emu/stats" > stats.json
     curl -sS -X POST --data-binary "faults=" "$S3C_TEST_ENDPOINT/_s3emu/config" >/dev/null
-    assert_eq 3 "$(jq '[.rules[] | select(.fired != null) | .fired] | add' stats.json)" "HEADs answered 500 (each retried)"
-    assert_eq 30 "$(t_list_keys "$b" | wc -l)" "objects uploaded"
+    assert_eq 2 "$(jq '[.rules[] | .fired // 0] | add' stats.json)" "the second data file's GETs answered 500 (each retried)"
+    assert_eq "$(t_tree_sums tree)" "$(t_tree_sums down)" "every object down"
     _ll_no_lag
 }
