@@ -50,7 +50,7 @@ DOCGEN_OBJ := $(B)/tools/docgen/docgen.o
 # tools/docgen/docgen.c): the man page and the three shells' completions.
 DOCS := $(B)/s3c.1 $(B)/s3c.bash $(B)/_s3c $(B)/s3c.fish
 
-all: $(B)/s3c $(B)/s3emu $(B)/unit-tests $(DOCS)
+all: $(B)/s3c $(B)/s3emu $(B)/unit-tests $(B)/slowcalls.so $(DOCS)
 
 $(B)/libs3c.a: $(LIB_OBJ)
 	@mkdir -p $(@D)
@@ -64,6 +64,12 @@ $(B)/s3emu: $(EMU_OBJ) $(B)/libs3c.a
 
 $(B)/unit-tests: $(UNIT_OBJ) $(B)/libs3c.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
+
+# Test-only LD_PRELOAD shim (tests/e2e/slowcalls.c): slow blocking calls for
+# the loop-lag tests. No sanitizers: it is preloaded into any build of s3c.
+$(B)/slowcalls.so: tests/e2e/slowcalls.c
+	@mkdir -p $(@D)
+	$(CC) -O2 -g -std=c17 -D_GNU_SOURCE -Wall -Wextra -Werror -fPIC -shared -o $@ $< -ldl
 
 $(B)/docgen: $(DOCGEN_OBJ) $(B)/libs3c.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)

@@ -21,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/lag.h"
 #include "base/stop.h"
 #include "base/thread.h"
 #include "http/resolve.h"
@@ -703,7 +704,7 @@ static void read_timeouts(struct http_loop *l)
     }
 }
 
-int http_loop_step_fd(struct http_loop *l, int timeout_ms, int fd)
+static int loop_step(struct http_loop *l, int timeout_ms, int fd, bool idle_wait)
 {
     struct epoll_event ev[HTTP_EVENTS_MAX];
     int n, i, still;
@@ -714,7 +715,7 @@ int http_loop_step_fd(struct http_loop *l, int timeout_ms, int fd)
     read_timeouts(l);
     run_timer_if_due(l); /* transfers just added start here (curl asks for a timer of 0) */
     drain(l);
-    if (l->running <= 0 || timeout_ms <= 0)
+    if ((l->running <= 0 && !idle_wait) || timeout_ms <= 0)
         return l->running;
     t = timer_wait_ms(l);
     if (t >= 0 && t < timeout_ms)
@@ -728,7 +729,9 @@ int http_loop_step_fd(struct http_loop *l, int timeout_ms, int fd)
      * first, so its reader has them now (and may leave meanwhile: watch_stdout). */
     if (l->watch_stdout)
         fflush(stdout);
+    lag_wait_begin();
     n = epoll_wait(l->ep, ev, HTTP_EVENTS_MAX, timeout_ms);
+    lag_wait_end();
     if (fd >= 0)
         epoll_ctl(l->ep, EPOLL_CTL_DEL, fd, NULL);
     for (i = 0; i < n; i++) {
@@ -760,6 +763,29 @@ int http_loop_step_fd(struct http_loop *l, int timeout_ms, int fd)
     run_timer_if_due(l);
     drain(l);
     return l->running;
+}
+
+int http_loop_step_fd(struct http_loop *l, int timeout_ms, int fd)
+{
+    return loop_step(l, timeout_ms, fd, false);
+}
+
+int http_loop_wait_fd(struct http_loop *l, int timeout_ms, int fd)
+{
+    return loop_step(l, timeout_ms, fd, true);
+}
+
+bool http_loop_nap(struct http_loop *l, long ms)
+{
+    int64_t until = http_now_ns() + (int64_t)ms * 1000000;
+    int64_t left;
+
+    while (!stop_requested() && (left = until - http_now_ns()) > 0) {
+        long step = (long)((left + 999999) / 1000000);
+
+        loop_step(l, step < 50 ? (int)step : 50, -1, true); /* slices: a signal may land on another thread */
+    }
+    return stop_requested() != 0;
 }
 
 void http_loop_wakeup(struct http_loop *l)

@@ -176,6 +176,18 @@ int http_loop_step(struct http_loop *l, int timeout_ms);
  * that reads a stream between steps (stdin). */
 int http_loop_step_fd(struct http_loop *l, int timeout_ms, int fd);
 
+/* As http_loop_step_fd, but wait up to timeout_ms even with no transfer
+ * running: until a wakeup (http_loop_wakeup: the worker pools call it as
+ * each job finishes, the other loops as they hand work over), 'fd', a
+ * signal or the time. The engine's one idle wait: with nothing in flight
+ * it still hears its workers and its sockets in the same call. */
+int http_loop_wait_fd(struct http_loop *l, int timeout_ms, int fd);
+
+/* Let 'ms' pass on the loop (a retry's backoff): its transfers move on
+ * meanwhile, as in any wait, where a sleep would hold them all. Returns
+ * early, and true, once a stop is asked (base/stop.h). */
+bool http_loop_nap(struct http_loop *l, long ms);
+
 /* Stop one transfer now (never from inside a callback of the loop): its done
  * runs (status 0, "cancelled") before this returns, and its connection is
  * closed, never reused. Nothing happens to a transfer not running. */

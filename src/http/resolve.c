@@ -3,12 +3,21 @@
  * or the hosts override file), refreshed after HTTP_RESOLVE_TTL_S, and the
  * in-flight count of every address, so requests go to the least busy one.
  * It opens no connection and never talks to curl.
+ *
+ * getaddrinfo blocks (a slow or unreachable DNS server: seconds), and the
+ * cache belongs to a loop's thread, which must never block: the system's
+ * answers come from a thread of the resolver's own (struct dns_worker,
+ * started on the first name to resolve), and a pick uses the answer it has
+ * until the fresh one is in. Before the first answer, a pick says "as
+ * without the cache" (NULL), and curl resolves the name on its own resolver
+ * thread. The hosts file is text in memory: looked up at once.
  */
 #include "http/resolve.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netdb.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,8 +47,32 @@ struct host_entry {
     struct http_resolve_addr addrs[HTTP_RESOLVE_MAX_ADDRS];
 };
 
+/* One name's system answer, or the ask for it: slot i is host entry i's. */
+struct dns_slot {
+    char name[256];             /* the name asked or answered ("" : none) */
+    bool asked;                 /* the worker is to resolve 'name' */
+    bool ready;                 /* got[] is the answer for 'name', not yet taken */
+    int n;
+    char got[HTTP_RESOLVE_MAX_ADDRS][64];
+};
+
+/*
+ * What a resolver shares with its DNS thread, under 'mu' (never held across
+ * getaddrinfo). Freed by the last of the two to leave ('refs'): the resolver
+ * does not wait for a getaddrinfo under way when it is freed.
+ */
+struct dns_worker {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;          /* a name was asked, or stop */
+    int refs;                   /* the resolver and the thread: 2 while both live */
+    bool stop;                  /* the resolver is gone: end */
+    struct dns_slot slot[HTTP_RESOLVE_MAX_HOSTS];
+};
+
 struct http_resolver {
     char *hosts_text;           /* the override file's text, or NULL */
+    struct dns_worker *dns;     /* NULL until a name needs the system's resolver */
+    bool dns_failed;            /* no thread could be started: leave names to curl */
     struct host_entry hosts[HTTP_RESOLVE_MAX_HOSTS];
 };
 
@@ -147,10 +180,28 @@ fail:
     return NULL;
 }
 
+static void dns_worker_unref(struct dns_worker *w)
+{
+    bool last;
+
+    pthread_mutex_lock(&w->mu);
+    last = --w->refs == 0;
+    w->stop = true;
+    pthread_cond_signal(&w->cv);
+    pthread_mutex_unlock(&w->mu);
+    if (last) {
+        pthread_cond_destroy(&w->cv);
+        pthread_mutex_destroy(&w->mu);
+        free(w);
+    }
+}
+
 void http_resolver_free(struct http_resolver *r)
 {
     if (!r)
         return;
+    if (r->dns)
+        dns_worker_unref(r->dns);
     free(r->hosts_text);
     free(r);
 }
@@ -188,19 +239,109 @@ static int resolve_system(const char *host, char out[][64], int max)
     return n;
 }
 
-/* Take a fresh answer: known addresses keep their counts, gone ones leave once idle. */
-static void host_refresh(struct http_resolver *r, struct host_entry *h, long now)
+/* The DNS thread: resolve each name asked, and leave the answer in its slot. */
+static void *dns_worker_main(void *arg)
 {
-    char got[HTTP_RESOLVE_MAX_ADDRS][64];
-    int n, i, j;
+    struct dns_worker *w = arg;
+    char name[256], got[HTTP_RESOLVE_MAX_ADDRS][64];
+    int i, n;
 
-    n = r->hosts_text ? http_hosts_lookup(r->hosts_text, h->name, got, HTTP_RESOLVE_MAX_ADDRS) : 0;
-    h->pinned = n > 0;
-    if (!n)
-        n = resolve_system(h->name, got, HTTP_RESOLVE_MAX_ADDRS);
-    h->fetched = now;
-    if (!n)
-        return; /* keep what we had (if anything) until the next try */
+    pthread_mutex_lock(&w->mu);
+    while (!w->stop) {
+        for (i = 0; i < HTTP_RESOLVE_MAX_HOSTS && !w->slot[i].asked; i++)
+            ;
+        if (i == HTTP_RESOLVE_MAX_HOSTS) {
+            pthread_cond_wait(&w->cv, &w->mu);
+            continue;
+        }
+        w->slot[i].asked = false;
+        str_copy(name, sizeof(name), w->slot[i].name);
+        pthread_mutex_unlock(&w->mu);
+        n = resolve_system(name, got, HTTP_RESOLVE_MAX_ADDRS);
+        pthread_mutex_lock(&w->mu);
+        if (strcmp(w->slot[i].name, name) == 0 && !w->slot[i].asked) {
+            w->slot[i].n = n;
+            memcpy(w->slot[i].got, got, sizeof(got));
+            w->slot[i].ready = true; /* the slot still wants this name */
+        }
+    }
+    pthread_mutex_unlock(&w->mu);
+    dns_worker_unref(w);
+    return NULL;
+}
+
+/* The resolver's DNS thread, started on first use; NULL if none could be. */
+static struct dns_worker *dns_worker_of(struct http_resolver *r)
+{
+    struct dns_worker *w;
+    pthread_attr_t attr;
+    pthread_t th;
+    bool started;
+
+    if (r->dns || r->dns_failed)
+        return r->dns;
+    w = calloc(1, sizeof(*w));
+    if (!w) {
+        r->dns_failed = true;
+        return NULL;
+    }
+    pthread_mutex_init(&w->mu, NULL);
+    pthread_cond_init(&w->cv, NULL);
+    w->refs = 2;
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    started = pthread_create(&th, &attr, dns_worker_main, w) == 0;
+    pthread_attr_destroy(&attr);
+    if (!started) {
+        pthread_cond_destroy(&w->cv);
+        pthread_mutex_destroy(&w->mu);
+        free(w);
+        r->dns_failed = true;
+        return NULL;
+    }
+    return r->dns = w;
+}
+
+/* Ask the DNS thread for entry i's name, unless already asked. */
+static void dns_ask(struct http_resolver *r, int i, const char *name)
+{
+    struct dns_worker *w = dns_worker_of(r);
+
+    if (!w)
+        return;
+    pthread_mutex_lock(&w->mu);
+    if (strcmp(w->slot[i].name, name) != 0 || !w->slot[i].asked) {
+        str_copy(w->slot[i].name, sizeof(w->slot[i].name), name);
+        w->slot[i].asked = true;
+        w->slot[i].ready = false;
+        pthread_cond_signal(&w->cv);
+    }
+    pthread_mutex_unlock(&w->mu);
+}
+
+/* Entry i's system answer if one came in since the last look: how many addresses (0: none yet). */
+static int dns_take(struct http_resolver *r, int i, const char *name, char got[][64])
+{
+    struct dns_worker *w = r->dns;
+    int n = 0;
+
+    if (!w)
+        return 0;
+    pthread_mutex_lock(&w->mu);
+    if (w->slot[i].ready && strcmp(w->slot[i].name, name) == 0) {
+        w->slot[i].ready = false;
+        n = w->slot[i].n;
+        memcpy(got, w->slot[i].got, sizeof(w->slot[i].got));
+    }
+    pthread_mutex_unlock(&w->mu);
+    return n;
+}
+
+/* Take an answer: known addresses keep their counts, gone ones leave once idle. */
+static void host_merge(struct host_entry *h, char got[][64], int n)
+{
+    int i, j;
+
     for (j = 0; j < h->n; j++)
         h->addrs[j].live = false;
     for (i = 0; i < n; i++) {
@@ -223,6 +364,30 @@ static void host_refresh(struct http_resolver *r, struct host_entry *h, long now
         if (slot >= 0)
             h->addrs[slot].live = true;
     }
+}
+
+/*
+ * Bring entry h (index i) up to date without blocking: the hosts file now;
+ * the system's answer when the DNS thread has one, asked again once the
+ * last is HTTP_RESOLVE_TTL_S old (the old addresses serve meanwhile).
+ */
+static void host_refresh(struct http_resolver *r, struct host_entry *h, int i, long now)
+{
+    char got[HTTP_RESOLVE_MAX_ADDRS][64];
+    int n;
+
+    if (now - h->fetched >= HTTP_RESOLVE_TTL_S) {
+        n = r->hosts_text ? http_hosts_lookup(r->hosts_text, h->name, got, HTTP_RESOLVE_MAX_ADDRS) : 0;
+        h->pinned = n > 0;
+        h->fetched = now;
+        if (n) {
+            host_merge(h, got, n);
+            return;
+        }
+        dns_ask(r, i, h->name);
+    }
+    if (!h->pinned && (n = dns_take(r, i, h->name, got)) > 0)
+        host_merge(h, got, n); /* none: keep what we had (if anything) until the next try */
 }
 
 /* The entry of 'host': found, or a free or idle least recently used one taken over; NULL if none. */
@@ -266,8 +431,7 @@ struct http_resolve_addr *http_resolver_pick(struct http_resolver *r, const char
     if (!h)
         return NULL;
     h->last_used = now;
-    if (now - h->fetched >= HTTP_RESOLVE_TTL_S)
-        host_refresh(r, h, now);
+    host_refresh(r, h, (int)(h - r->hosts), now);
     for (i = 0; i < h->n; i++) {
         struct http_resolve_addr *a = &h->addrs[(h->rr + (unsigned)i) % (unsigned)h->n];
 

@@ -6,7 +6,9 @@
  * request is pinned to the address with the fewest requests in flight.
  * Knows nothing of curl or S3: http.c turns a pick into CURLOPT_CONNECT_TO.
  *
- * Threads: a resolver belongs to its loop's thread.
+ * Threads: a resolver belongs to its loop's thread, and never blocks it:
+ * getaddrinfo runs on a thread of the resolver's own (resolve.c), and a
+ * pick uses the last answer until the fresh one is in.
  */
 #ifndef S3C_HTTP_RESOLVE_H
 #define S3C_HTTP_RESOLVE_H
@@ -37,8 +39,9 @@ void http_resolver_free(struct http_resolver *r);  /* NULL is a no-op */
  * (an IP literal, IPv6 in brackets), or NULL when the request should go as
  * it would without this cache: an IP literal host, a name with a single
  * address (no hosts-file entry), a name that does not resolve (curl then
- * says why), or every address resting. A non-NULL pick counts one request
- * in flight until http_resolver_put().
+ * says why), a name whose first answer is not in yet (curl resolves it on
+ * its own resolver thread meanwhile), or every address resting. A non-NULL
+ * pick counts one request in flight until http_resolver_put().
  */
 struct http_resolve_addr *http_resolver_pick(struct http_resolver *r, const char *host, char *addr,
                                              size_t addr_n);

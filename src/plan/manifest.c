@@ -182,7 +182,8 @@ static int fetch(struct store_s3 *s3, const char *bucket, const char *key, struc
             break;
         if (!free_retry || free_retries++ >= 2)
             attempt++;
-        usleep((useconds_t)wait_ms * 1000);
+        if (http_loop_nap(store_s3_loop(s3), wait_ms)) /* the backoff: the loop's transfers go on */
+            break;
     }
     store_s3_call_release(&c);
     close(fd);

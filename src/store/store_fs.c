@@ -148,9 +148,13 @@ enum s3c_err fs_tmp_create(const char *dst, uint64_t size, int *fd, struct buf *
         return s3c_fail(e, S3C_EIO, "cannot create a temp file for %s", dst);
     tmp_lock(f);
     /* Reserve space for large files (a full disk fails now, not halfway);
-     * small ones are one write anyway. */
+     * small ones are one write anyway. fallocate(2), not posix_fallocate:
+     * where the file system cannot reserve (NFS before 4.2, many FUSE
+     * mounts), glibc's posix_fallocate writes a byte to every block, a
+     * synchronous write a block on the caller's thread (an event loop's);
+     * fallocate(2) fails at once there, and the file is only sized. */
     if (size >= ((uint64_t)1 << 20)) {
-        int r = posix_fallocate(f, 0, (off_t)size);
+        int r = fallocate(f, 0, 0, (off_t)size) == 0 ? 0 : errno;
         if (r == ENOSPC || r == EFBIG) {
             close(f);
             unlink(buf_cstr(tmp_path));

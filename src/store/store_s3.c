@@ -855,8 +855,8 @@ enum s3c_err store_s3_send(struct store_s3 *s, const struct s3_req *r, struct ht
         bool free_retry;
 
         s3c_error_clear(e);
-        while ((wait_ms = store_s3_rate_wait_ms(s)) > 0 && !stop_sleep_ms(wait_ms))
-            ; /* adaptive mode: the client-side rate limit */
+        while ((wait_ms = store_s3_rate_wait_ms(s)) > 0 && !http_loop_nap(s->loop, wait_ms))
+            ; /* adaptive mode: the client-side rate limit (on the loop: its other transfers go on) */
         rc = store_s3_prepare(s, r, &c, x, e);
         if (!rc)
             rc = http_do(s->loop, x, e); /* S3C_ECANCEL once a stop is asked */
@@ -871,7 +871,7 @@ enum s3c_err store_s3_send(struct store_s3 *s, const struct s3_req *r, struct ht
             v = STORE_S3_FAIL; /* free retries past theirs count: never more tries than the budget */
             break;
         }
-        if (stop_sleep_ms(wait_ms)) {
+        if (http_loop_nap(s->loop, wait_ms)) { /* the backoff, the loop's other transfers going on */
             rc = s3c_fail(e, S3C_ECANCEL, "interrupted");
             break;
         }

@@ -38,6 +38,7 @@
 #include "store/store_s3.h"
 #include "xfer/del.h"
 #include "xfer/hashpool.h"
+#include "xfer/jsync.h"
 #include "xfer/land.h"
 #include "xfer/xfer.h"
 
@@ -472,6 +473,7 @@ struct engine {
     struct req *retry;              /* waiting for their backoff */
     struct req *free_reqs;          /* reusable */
     struct land *land;              /* workers that put small downloads on disk; NULL */
+    struct jsync *jsync;            /* the download journals' fdatasync and records; NULL until one */
     int landing;                    /* small downloads queued to them */
     int inflight;
     int cap;                        /* requests in flight allowed now */

@@ -8,6 +8,30 @@
  * callback (next, done, progress) runs on the calling thread. What it must
  * not do: take a lock per request, or let one object's requests run on two
  * loops (its parts, temp file, journal and MD5s stay where it started).
+ *
+ * The threads of a run, and what each may do (issue 24: nothing blocks a loop):
+ * - Loop threads: home (the caller's thread, which also runs the source's
+ *   next(): the planner, listing and walking) and up to XFER_LOOPS_MAX-1
+ *   helpers. Each runs engine_run (xfer.c): curl's callbacks, request
+ *   building and judging, pread/pwrite of part bodies. A loop waits only in
+ *   http_loop_step_fd / http_loop_wait_fd (epoll: sockets, its wakeup
+ *   eventfd, stdin) or, idle, on the deal's condition (idle_wait). It makes
+ *   no call that can sleep on a slow system: name resolution is the
+ *   resolver's DNS thread's (http/resolve.c), the journal's fdatasync the
+ *   journal worker's (jsync.c), space is reserved with fallocate(2), never
+ *   glibc's byte-a-block fallback.
+ * - Workers that hand results back through the loop's wakeup: hash workers
+ *   (hashpool.c: MD5/SHA of parts), land workers (land.c: small downloads to
+ *   disk), the journal worker (jsync.c), one DNS thread per loop's resolver.
+ * - Credential refresh threads (auth/keyring.c, auth/express.c): their own
+ *   HTTP loops, off the transfer loops.
+ * Checked in the e2e suite: the loop-lag probe (base/lag.h) and the blocking-
+ * call checker preloaded into every s3c (tests/e2e/slowcalls.c) report any
+ * loop thread that blocks. Known left (issue 24): the source's next() may
+ * still run a request to the end on the home loop (store_s3_send and the
+ * inventory files of plan/manifest.c step the loop from inside next(), and
+ * wait out a retry's backoff there with http_loop_nap, not a sleep), and a
+ * resumed upload's whole-part MD5 is read on the loop.
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -17,6 +41,7 @@
 #include <unistd.h>
 
 #include "xfer/engine.h"
+#include "base/lag.h"
 #include "base/thread.h"
 
 #define DEAL_BATCH 32                   /* objects a loop takes from the box at once, at most */
@@ -126,7 +151,9 @@ static void idle_wait(pthread_cond_t *cv, pthread_mutex_t *lock)
     struct timespec until;
 
     thread_deadline(CLOCK_REALTIME, IDLE_WAIT_MS, &until);
+    lag_wait_begin(); /* nothing in flight on this loop: this is its poll */
     pthread_cond_timedwait(cv, lock, &until);
+    lag_wait_end();
 }
 
 static void wake_all(struct deal *d, const struct lane *self)

@@ -345,38 +345,56 @@ static bool dest_path(const char *dst, struct buf *out)
     return getcwd(cwd, sizeof(cwd)) && buf_addf(out, "%s/%s", cwd, dst) == S3C_OK;
 }
 
+/* The engine's journal worker (jsync.h), started on first use; NULL if none could be. */
+static struct jsync *jsync_of(struct engine *g)
+{
+    if (!g->jsync)
+        g->jsync = jsync_new();
+    return g->jsync;
+}
+
+/* Queue the record, 'have' as the parts done, written on the journal worker
+ * after an fdatasync of the temp file when 'sync': never on the loop. */
+static bool dl_journal_queue(struct engine *g, struct xfer_obj_state *os, bool sync)
+{
+    struct obj_dl_file *f = dl_file_of(os);
+    bool ok;
+
+    f->dj->done = os->have;
+    ok = jsync_of(g) && jsync_save(g->jsync, g->opts.state_dir, sync ? os->fd : -1, f->dj);
+    f->dj->done = NULL;
+    f->dj_saved_ms = now_ms();
+    return ok; /* not queued: no record, so no resume, nothing worse */
+}
+
 /* Write the record: 'have' as the parts done. */
 void dl_journal_save(struct engine *g, struct xfer_obj_state *os)
 {
-    struct obj_dl_file *f = dl_file_of(os);
-    struct s3c_error e = S3C_ERROR_INIT;
-
-    f->dj->done = os->have;
-    (void)journal_download_save(g->opts.state_dir, f->dj, &e); /* no record: no resume, nothing worse */
-    f->dj->done = NULL;
-    f->dj_saved_ms = now_ms();
+    (void)dl_journal_queue(g, os, false);
 }
 
 /* Record the parts completed so far, at most once a second unless 'now': the
  * temp file is fdatasync'd first, so the record never claims a part a crash
- * could still lose (a part whose pwrite returned survives kill -9 anyway). */
+ * could still lose (a part whose pwrite returned survives kill -9 anyway).
+ * Both on the journal worker, in order: a slow disk does not hold the loop. */
 static void dl_journal_flush(struct engine *g, struct xfer_obj_state *os, bool now)
 {
     struct obj_dl_file *f = dl_file_of(os);
 
     if (!f->dj || !os->have || !f->dj_dirty || (!now && now_ms() - f->dj_saved_ms < DL_JOURNAL_EVERY_MS))
         return;
-    if (fdatasync(os->fd) != 0)
-        return; /* not synced: claim nothing more */
-    f->dj_dirty = false;
-    dl_journal_save(g, os);
+    if (dl_journal_queue(g, os, true))
+        f->dj_dirty = false;
 }
 
 void dl_journal_drop(struct engine *g, struct xfer_obj_state *os)
 {
     struct obj_dl_file *f = dl_file_of(os);
 
-    if (f->dj)
+    if (!f->dj)
+        return;
+    /* After the saves queued before it; here only if it could not be queued. */
+    if (!jsync_of(g) || !jsync_drop(g->jsync, g->opts.state_dir, f->dj->dest))
         journal_download_remove(g->opts.state_dir, f->dj->dest);
 }
 

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/lag.h"
 #include "store/store_fs.h"
 #include "xfer/engine.h"
 #include "xfer/land.h"
@@ -315,6 +316,7 @@ enum s3c_err engine_run(struct store_s3 *s, const struct xfer_opts *opts, struct
         g->lane = hooks->lane;
         hooks->setup(g);
     }
+    lag_loop_enter(); /* this thread is an event loop until the run ends (S3C_LOOP_LAG_MS) */
     for (;;) {
         struct req *done;
         int64_t now;
@@ -344,7 +346,7 @@ enum s3c_err engine_run(struct store_s3 *s, const struct xfer_opts *opts, struct
                 break;
             }
             if (g->opts.bwlimit_bytes_s && g->bw_tokens <= 0)
-                usleep(5000); /* waiting for bandwidth tokens */
+                http_loop_wait_fd(g->loop, 5, -1); /* waiting for bandwidth tokens */
             continue;
         }
         now = now_ms();
@@ -364,14 +366,10 @@ enum s3c_err engine_run(struct store_s3 *s, const struct xfer_opts *opts, struct
             wait_ms = 0; /* resumed parts to re-read: only a look at the sockets */
         if (g->inflight > 0)
             http_loop_step_fd(g->loop, wait_ms > 0 || g->rehash ? wait_ms : 1, g->stdin_wait ? STDIN_FILENO : -1);
-        else if (g->landing > 0 && g->hashing > 0 && !g->done && wait_ms > 0)
-            usleep(1000); /* both kinds of workers: no one wait covers both */
-        else if (g->landing > 0 && !g->done && wait_ms > 0)
-            land_wait(g->land, wait_ms);
-        else if (g->hashing > 0 && !g->done && wait_ms > 0)
-            hashpool_wait(g->hash, wait_ms);
         else if (wait_ms > 0 && !g->done)
-            usleep((useconds_t)wait_ms * 1000);
+            /* Nothing in flight: wait for a worker (land or hash: each wakes the
+             * loop as a job ends), another loop, stdin or a retry coming due. */
+            http_loop_wait_fd(g->loop, wait_ms, g->stdin_wait ? STDIN_FILENO : -1);
         land_reap(g);
         hash_reap(g);
         while ((done = g->done)) {
@@ -382,6 +380,8 @@ enum s3c_err engine_run(struct store_s3 *s, const struct xfer_opts *opts, struct
         hedge_tick(g);
         adapt(g);
     }
+    lag_loop_leave();
+    jsync_free(g->jsync); /* the records asked for are on disk before the run returns */
     land_free(g->land);
     hashpool_free(g->hash);
     hedge_free(g->hedge);

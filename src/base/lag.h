@@ -1,0 +1,39 @@
+/*
+ * lag: a probe that catches an event-loop thread blocked outside its poll.
+ * Off unless S3C_LOOP_LAG_MS=N is set (the e2e harness sets it for every
+ * command); then each thread that declared itself a loop (lag_loop_enter)
+ * measures every stretch between two waits (lag_wait_begin .. _end mark the
+ * poll, or an idle wait that stands for it) and reports each stretch in
+ * which it was blocked longer than N ms.
+ *
+ * "Blocked" is neither running nor waiting for a CPU: the stretch's wall
+ * time less its CPU time less its run-queue time, both from the kernel's
+ * schedstat of the thread (/proc/thread-self/schedstat). So a loaded
+ * machine (the thread preempted: run-queue time) or a slow build (ASan:
+ * CPU time) does not fire it; a thread asleep in getaddrinfo, fdatasync,
+ * posix_fallocate's writes, nanosleep or a read from a slow disk does.
+ * Without schedstat the probe counts wall less CPU time (preemption then
+ * counts as blocked: a looser bound).
+ *
+ * A report is one line "s3c loop-lag: ..." appended to the file named by
+ * S3C_LOOP_LAG_LOG (stderr when unset); the harness fails a test that left one.
+ * Not a profiler: it says that a loop blocked and for how long, not on what.
+ *
+ * Threads: every function acts on the calling thread's own state alone.
+ */
+#ifndef S3C_BASE_LAG_H
+#define S3C_BASE_LAG_H
+
+/* This thread runs an event loop from now on (nestable: a count). */
+void lag_loop_enter(void);
+
+/* ... no longer. */
+void lag_loop_leave(void);
+
+/* The loop is about to wait for events: the stretch since the last wait ends here. */
+void lag_wait_begin(void);
+
+/* The wait is over: a new stretch starts. */
+void lag_wait_end(void);
+
+#endif

@@ -1,0 +1,151 @@
+/*
+ * slowcalls.so: an LD_PRELOAD checker of blocking calls on s3c's event-loop
+ * threads, for the e2e suite (lib.sh preloads it into every s3c it runs).
+ *
+ * s3c tells it which threads are loops (src/base/lag.c calls
+ * s3c_checker_loop_thread, found with dlsym, when S3C_LOOP_LAG_MS is set).
+ * Each call below made on a loop thread appends a line "s3c loop-block:
+ * NAME ..." to the file named by S3C_LOOP_LAG_LOG, however short the call
+ * was: exact, and blind to the machine's load. The harness fails a test that
+ * left one. The calls: getaddrinfo (a slow DNS server), posix_fallocate
+ * (glibc writes a byte a block on NFS and many FUSE mounts; not
+ * fallocate(2), which fails at once there and changes metadata elsewhere),
+ * fsync and fdatasync (a slow disk), and the sleeps (nanosleep, usleep,
+ * clock_nanosleep: a loop waits in its poll, never in a sleep).
+ *
+ * S3C_SLOW_CALLS_MS=N (test_looplag.sh) also makes each of the first four
+ * sleep N ms on any thread, as on a slow system, and S3C_SLOW_CALLS_LOG
+ * names a file that gets one line "NAME" a call, so a test can prove the
+ * call was made (on some thread) and did not block a loop.
+ *
+ * Test code: not linked into s3c. Built without sanitizers (under an ASan
+ * s3c the harness sets verify_asan_link_order=0).
+ */
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+#include <time.h>
+#include <unistd.h>
+
+static _Thread_local int on_loop;
+
+/* Called by s3c (src/base/lag.c): this thread is a loop (1) or no longer (0). */
+void s3c_checker_loop_thread(int on);
+void s3c_checker_loop_thread(int on)
+{
+    on_loop = on;
+}
+
+#define REAL(name) static __typeof__(&name) real_##name; \
+    if (!real_##name) \
+        real_##name = (__typeof__(&name))dlsym(RTLD_NEXT, #name)
+
+static void append(const char *path, const char *line, size_t n)
+{
+    int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+
+    if (fd < 0)
+        return;
+    if (write(fd, line, n) < 0) {
+        /* nothing to do */
+    }
+    close(fd);
+}
+
+/* A blocking call named 'name': reported if on a loop thread. */
+static void seen(const char *name)
+{
+    const char *lag = getenv("S3C_LOOP_LAG_LOG");
+    char line[160];
+    int n;
+
+    if (!on_loop || !lag || !*lag)
+        return;
+    n = snprintf(line, sizeof(line), "s3c loop-block: %s on loop thread %d of pid %d\n", name, (int)gettid(),
+                 (int)getpid());
+    if (n > 0 && (size_t)n < sizeof(line))
+        append(lag, line, (size_t)n);
+}
+
+/* As seen(), and count it, and sleep S3C_SLOW_CALLS_MS if set. */
+static void slow(const char *name)
+{
+    const char *v = getenv("S3C_SLOW_CALLS_MS"), *log = getenv("S3C_SLOW_CALLS_LOG");
+    long ms = v && *v ? strtol(v, NULL, 10) : 0;
+    struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+    REAL(clock_nanosleep);
+
+    seen(name);
+    if (log && *log) {
+        char line[64];
+        size_t n = strlen(name);
+
+        if (n > sizeof(line) - 2)
+            n = sizeof(line) - 2;
+        memcpy(line, name, n);
+        line[n++] = '\n';
+        append(log, line, n);
+    }
+    while (ms > 0 && real_clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, &ts) != 0)
+        ;
+}
+
+int getaddrinfo(const char *node, const char *service, const struct addrinfo *hints, struct addrinfo **res)
+{
+    REAL(getaddrinfo);
+    slow("getaddrinfo");
+    return real_getaddrinfo(node, service, hints, res);
+}
+
+int posix_fallocate(int fd, off_t offset, off_t len)
+{
+    REAL(posix_fallocate);
+    slow("posix_fallocate");
+    return real_posix_fallocate(fd, offset, len);
+}
+
+int posix_fallocate64(int fd, off_t offset, off_t len)
+{
+    REAL(posix_fallocate64);
+    slow("posix_fallocate");
+    return real_posix_fallocate64(fd, offset, len);
+}
+
+int fsync(int fd)
+{
+    REAL(fsync);
+    slow("fsync");
+    return real_fsync(fd);
+}
+
+int fdatasync(int fd)
+{
+    REAL(fdatasync);
+    slow("fdatasync");
+    return real_fdatasync(fd);
+}
+
+int nanosleep(const struct timespec *req, struct timespec *rem)
+{
+    REAL(nanosleep);
+    seen("nanosleep");
+    return real_nanosleep(req, rem);
+}
+
+int usleep(useconds_t us)
+{
+    REAL(usleep);
+    seen("usleep");
+    return real_usleep(us);
+}
+
+int clock_nanosleep(clockid_t clk, int flags, const struct timespec *req, struct timespec *rem)
+{
+    REAL(clock_nanosleep);
+    seen("clock_nanosleep");
+    return real_clock_nanosleep(clk, flags, req, rem);
+}

@@ -1,0 +1,97 @@
+# tests/e2e/test_looplag.sh — issue 24 item 2: nothing blocks an event-loop
+# thread. The suite checks every s3c for blocking calls on loop threads (the
+# checker build/slowcalls.so and the loop-lag probe: lib.sh). These tests
+# also make the checked calls slow (S3C_SLOW_CALLS_MS=300: a slow DNS server,
+# NFS, a slow disk), drive s3c through the paths that make them, and prove
+# from the checker's count that each call was made, on some thread, without
+# a report: made on a loop thread, it would leave one (and block 300 ms).
+# shellcheck shell=bash
+
+# _ll_s3c ARGS...: s3c with the checked calls slow, counted in $T_DIR/.slow.
+_ll_s3c() {
+    [ -f "$E2E_CHECKER" ] || t_fail "no $E2E_CHECKER (make builds it)"
+    S3C_SLOW_CALLS_MS=300 S3C_SLOW_CALLS_LOG=$T_DIR/.slow s3c "$@" # $S3C preloads the checker (lib.sh)
+}
+
+# _ll_made NAME: the shim saw at least one call of NAME (any thread).
+_ll_made() {
+    grep -qx "$1" "$T_DIR/.slow" 2>/dev/null || t_fail "no $1 call reached the shim: the test missed its point"
+}
+
+# _ll_no_lag: no loop thread was blocked so far (the harness checks again at the end).
+_ll_no_lag() {
+    [ ! -s "$T_DIR/.lag" ] || t_fail "a loop thread was blocked: $(cat "$T_DIR/.lag")"
+}
+
+# Names resolve on a thread of the resolver's own, never on the loop (the
+# endpoint named "localhost", which the resolver cache asks getaddrinfo for).
+test_looplag_dns_off_the_loop() {
+    local b i
+    [[ $S3C_TEST_ENDPOINT == *//127.0.0.1:* ]] || t_skip "the endpoint is not on 127.0.0.1: no name to give it"
+    t_new_bucket b
+    mkdir tree
+    for i in $(seq 1 40); do echo "file $i" > "tree/f$i"; done
+    export AWS_ENDPOINT_URL=${S3C_TEST_ENDPOINT/\/\/127.0.0.1:/\/\/localhost:}
+    assert_ok _ll_s3c cp -r tree "s3://$b/t/"
+    assert_ok _ll_s3c cp -r "s3://$b/t/" back
+    assert_eq "$(t_tree_sums tree)" "$(t_tree_sums back)" "every file back"
+    _ll_made getaddrinfo
+    _ll_no_lag
+}
+
+# A large download's temp file is reserved with fallocate(2), which fails at
+# once where glibc's posix_fallocate would write a byte a block on the loop.
+test_looplag_no_emulated_preallocation() {
+    local b
+    t_new_bucket b
+    cp "$(t_data 3MB 3000000)" src
+    t_put "$b" big src
+    assert_ok _ll_s3c cp "s3://$b/big" got
+    assert_eq "$(t_sha256 src)" "$(t_sha256 got)" "the bytes"
+    ! grep -qx posix_fallocate "$T_DIR/.slow" 2>/dev/null || t_fail "posix_fallocate called (on the loop: $(cat "$T_DIR/.lag" 2>/dev/null))"
+    _ll_no_lag
+}
+
+# A journaled download (--resume) syncs its temp file before each record, off the loop.
+test_looplag_journal_sync_off_the_loop() {
+    local b
+    t_new_bucket b
+    export S3C_STATE_DIR=$T_DIR/state
+    cp "$(t_data 24MB 24000000)" src
+    assert_ok s3c cp src "s3://$b/big" --part-size 5MiB
+    assert_ok _ll_s3c cp "s3://$b/big" got --part-size 5MiB --resume --bwlimit 12MB/s --concurrency 2
+    assert_eq "$(t_sha256 src)" "$(t_sha256 got)" "the bytes"
+    _ll_made fdatasync
+    _ll_no_lag
+}
+
+
+# A request the source runs to its end from next() (here the inventory's
+# second data file, read as the first one's objects are in flight) waits out
+# its retries' backoff on the loop (http_loop_nap), not in a sleep that would
+# hold every transfer of the home loop.
+test_looplag_retry_backoff_waits_on_the_loop() {
+    local b c i f
+    [ "$S3C_TEST_STORE" = s3emu ] || t_skip "fault injection is s3emu's"
+    t_new_bucket b
+    t_new_bucket c
+    mkdir -p tree inv/m inv/data
+    for i in $(seq 1 40); do echo "file $i" > "tree/f$i"; done
+    assert_ok s3c cp -r --only-show-errors tree "s3://$b/t/"
+    for f in 0 1; do
+        for i in $(seq $((f * 20 + 1)) $((f * 20 + 20))); do
+            printf '"%s","t/f%s","%s","2030-01-01T00:00:00.000Z"\n' "$b" "$i" "$(wc -c < "tree/f$i")"
+        done | gzip > "inv/data/part-$f.csv.gz"
+    done
+    printf '{"sourceBucket":"%s","destinationBucket":"arn:aws:s3:::%s","fileFormat":"CSV","fileSchema":"Bucket, Key, Size, LastModifiedDate","files":[{"key":"inv/data/part-0.csv.gz"},{"key":"inv/data/part-1.csv.gz"}]}\n' \
+        "$b" "$c" > inv/m/manifest.json
+    assert_ok s3c cp -r --only-show-errors inv "s3://$c/inv/"
+    curl -sS --fail-with-body -X POST --data-binary "faults=500@bucket=$c,key=inv/data/part-1*,op=GetObject,times=2" \
+        "$S3C_TEST_ENDPOINT/_s3emu/config" >/dev/null || t_fail "s3emu refused the faults"
+    assert_ok s3c cp --from-manifest "s3://$c/inv/m/manifest.json" "s3://$b/t/" down
+    curl -sS "$S3C_TEST_ENDPOINT/_s3emu/stats" > stats.json
+    curl -sS -X POST --data-binary "faults=" "$S3C_TEST_ENDPOINT/_s3emu/config" >/dev/null
+    assert_eq 2 "$(jq '[.rules[] | .fired // 0] | add' stats.json)" "the second data file's GETs answered 500 (each retried)"
+    assert_eq "$(t_tree_sums tree)" "$(t_tree_sums down)" "every object down"
+    _ll_no_lag
+}
