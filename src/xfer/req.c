@@ -550,7 +550,7 @@ void maybe_finish(struct engine *g, struct xfer_obj_state *os)
 {
     const struct dl_check_state *c = dlc_find(os);
 
-    if (os->phase == PH_END && os->reqs == 0 && !(c && c->seq_hash.busy))
+    if (os->phase == PH_END && os->reqs == 0 && !(c && c->seq_hash.busy) && !copy_redo(g, os))
         obj_finish(g, os);
 }
 
