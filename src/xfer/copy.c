@@ -318,9 +318,9 @@ bool part_copy_refused(struct engine *g, struct req *r, const struct s3c_error *
 
 bool copy_redo(struct engine *g, struct xfer_obj_state *os)
 {
-    struct obj_copy *c = os->family == FAM_COPY ? copy_of(os) : NULL;
+    struct obj_copy *c = copy_of(os);
 
-    if (!c || !c->redo_single)
+    if (!c->redo_single)
         return false;
     c->redo_single = false;
     if (stopping(g))

@@ -571,6 +571,9 @@ struct obj_ops {
     void (*end)(struct engine *g, struct xfer_obj_state *os);
     /* Free what the family's struct holds (not the struct); may be NULL. */
     void (*release)(struct xfer_obj_state *os);
+    /* An object ended with nothing in flight: true when the family starts it again
+     * another way instead (a copy whose parts the store refused); may be NULL. */
+    bool (*redo)(struct engine *g, struct xfer_obj_state *os);
     /* The parts on the active list: the family's next one (stdin reads its own), or NULL for
      * numbered ranges of part_kind, which wait while part_wait says so (stdout's window). */
     struct req *(*next_part)(struct engine *g, struct xfer_obj_state *os);
@@ -790,8 +793,8 @@ void on_head_src(struct engine *g, struct req *r);
 void on_src_tags(struct engine *g, struct req *r);
 bool src_tags_refused(struct engine *g, struct req *r, const struct s3c_error *e);
 bool part_copy_refused(struct engine *g, struct req *r, const struct s3c_error *e);
-/* A copy whose parts were refused (redo_single), ended with nothing in flight: start
- * it again as one CopyObject. False when there is nothing to redo. */
+/* obj_ops.redo of copies: one whose parts were refused (redo_single), ended with
+ * nothing in flight, starts again as one CopyObject. False when there is nothing to redo. */
 bool copy_redo(struct engine *g, struct xfer_obj_state *os);
 void on_put_tags(struct engine *g, struct req *r);
 void on_check_tags(struct engine *g, struct req *r);
