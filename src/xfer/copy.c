@@ -268,6 +268,18 @@ void on_src_tags(struct engine *g, struct req *r)
     copy_next(g, os, RK_CREATE);
 }
 
+/* Whether 'e' is a 501, a store without the operation: the run learns it in
+ * '*lacks' (said once in --debug, 'what' then the status). */
+static bool learn_501(struct engine *g, const struct req *r, const struct s3c_error *e, bool *lacks, const char *what)
+{
+    if (e->http_status != 501)
+        return false;
+    if (!*lacks)
+        xdebug(g, r->os->o, "%s (%ld %s)", what, e->http_status, e->s3_code);
+    *lacks = true;
+    return true;
+}
+
 /* GetObjectTagging refused with 501: a store without object tagging. Its
  * objects have no tags to keep: this copy and the run's next ones go on
  * without asking (said in --debug). */
@@ -275,12 +287,8 @@ bool src_tags_refused(struct engine *g, struct req *r, const struct s3c_error *e
 {
     struct xfer_obj_state *os = r->os;
 
-    if (e->http_status != 501)
+    if (!learn_501(g, r, e, &g->no_tagging, "the store has no object tagging: copies keep no tags; GetObjectTagging"))
         return false;
-    if (!g->no_tagging)
-        xdebug(g, os->o, "the store has no object tagging (GetObjectTagging: %ld %s): copies keep no tags",
-               e->http_status, e->s3_code);
-    g->no_tagging = true;
     req_put_back(g, r);
     copy_next(g, os, RK_CREATE);
     return true;
@@ -298,12 +306,9 @@ bool part_copy_refused(struct engine *g, struct req *r, const struct s3c_error *
     struct xfer_obj_state *os = r->os;
     struct s3c_error fe = S3C_ERROR_INIT;
 
-    if (e->http_status != 501)
+    if (!learn_501(g, r, e, &g->no_part_copy, "the store does not implement UploadPartCopy: copies go as one "
+                   "CopyObject each"))
         return false;
-    if (!g->no_part_copy)
-        xdebug(g, os->o, "the store does not implement UploadPartCopy (%ld %s): copies go as one CopyObject each",
-               e->http_status, e->s3_code);
-    g->no_part_copy = true;
     if (os->size > COPY_OBJECT_MAX) {
         copy_too_big(os, &fe);
         req_fail(g, r, &fe, false, 0);
