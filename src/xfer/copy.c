@@ -84,7 +84,7 @@ static enum s3c_err copy_single(struct xfer_obj_state *os, struct req *r)
  * A store without UploadPartCopy gets CopyObject (copy_start refuses what is
  * over its 5 GiB).
  */
-static uint64_t copy_part_size(const struct engine *g, uint64_t size)
+static uint64_t copy_part_size(struct engine *g, uint64_t size)
 {
     struct xfer_link l = { g->link_latency_s, g->link_bytes_s, g->n_objects };
     struct xfer_copy_model m = { g->link_latency_s, 0, g->n_objects };
@@ -92,7 +92,7 @@ static uint64_t copy_part_size(const struct engine *g, uint64_t size)
     if (g->no_part_copy || size == 0)
         return 0;
     if (g->opts.part_size || g->opts.multipart_threshold)
-        return wants_multipart((struct engine *)g, size) ? xfer_part_size_fit(size, g->opts.part_size, &l) : 0;
+        return wants_multipart(g, size) ? xfer_part_size_fit(size, g->opts.part_size, &l) : 0;
     return xfer_copy_part_size(size, &m);
 }
 
