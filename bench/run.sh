@@ -41,7 +41,7 @@
 #                            UploadPartCopy), MB/s: S3's published 56-83 (bench/README.md);
 #                            0 = instant (the emulator shares the source's bytes)
 #   BENCH_COPY_MS=0          the emulator's extra time per server-side copy request, ms
-#   S3C_BASE=PATH            the binary of tool s3c-base (default /work/main/build/s3c):
+#   S3C_BASE=PATH            the binary of tool s3c-base (no default; needed with s3c-base):
 #                            s3c at its defaults from another build, for A/B in one run
 #   BENCH_PORT=N             the emulator's port (default 80 when root and free:
 #                            the CRT client connects to 80 and 443 only; else any,
@@ -80,7 +80,7 @@ SCHEMES=${BENCH_SCHEMES:-http}
 XREGION_MS=${BENCH_XREGION_MS:-70}
 COPY_MBPS=${BENCH_COPY_MBPS:-64}
 COPY_MS=${BENCH_COPY_MS:-0}
-S3C_BASE=${S3C_BASE:-/work/main/build/s3c}
+S3C_BASE=${S3C_BASE:-}
 CACHE=${BENCH_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/s3c-bench}
 OUT=${BENCH_OUT:-$HERE/results}
 TIMEOUT=${BENCH_TIMEOUT:-900}
