@@ -28,11 +28,12 @@ NAMES = {
     "curl": "limit: N parallel unsigned curl",
     "s3c-8mib": "s3c --part-size 8MiB (its parts before issue 12)",
     "s3c-nohedge": "s3c, S3C_HEDGE_BUDGET=0 (no hedged requests)",
+    "s3c-base": "s3c of another build (S3C_BASE), defaults",
 }
 SHORT = {
     "s3c": "s3c", "aws": "AWS CLI", "aws-tuned": "AWS CLI tuned", "aws-crt": "AWS CLI CRT",
     "rclone": "rclone", "rclone-64": "rclone 64", "curl": "limit (curl)", "s3c-8mib": "s3c 8 MiB parts",
-    "s3c-nohedge": "s3c no hedging",
+    "s3c-nohedge": "s3c no hedging", "s3c-base": "s3c base",
 }
 DIRS = ["up", "down", "s3s3", "xregion"]
 
@@ -292,7 +293,7 @@ def plot(prefix, path, tools):
         gp = "%s-%s.gp" % (prefix, p)
         colors = {"s3c": "#d62728", "aws": "#1f77b4", "aws-tuned": "#aec7e8", "aws-crt": "#9467bd",
                   "rclone-64": "#2ca02c", "rclone": "#98df8a", "curl": "#bcbd22", "s3c-8mib": "#ff9896",
-                  "s3c-nohedge": "#c5b0d5"}
+                  "s3c-nohedge": "#c5b0d5", "s3c-base": "#8c564b"}
         with open(gp, "w") as f:
             f.write('set terminal pngcairo size 1600,1000 font "DejaVu Sans,11"\n')
             f.write('set output "%s"\n' % png)

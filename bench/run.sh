@@ -37,6 +37,12 @@
 #                            cacert. Its profiles are labelled https-...; aws-crt is
 #                            left out (its CRT client connects to 443 only).
 #   BENCH_XREGION_MS=70      extra latency of a copy from the other region
+#   BENCH_COPY_MBPS=64       the emulator's server-side copy rate per request (CopyObject,
+#                            UploadPartCopy), MB/s: S3's published 56-83 (bench/README.md);
+#                            0 = instant (the emulator shares the source's bytes)
+#   BENCH_COPY_MS=0          the emulator's extra time per server-side copy request, ms
+#   S3C_BASE=PATH            the binary of tool s3c-base (no default; needed with s3c-base):
+#                            s3c at its defaults from another build, for A/B in one run
 #   BENCH_PORT=N             the emulator's port (default 80 when root and free:
 #                            the CRT client connects to 80 and 443 only; else any,
 #                            and aws-crt is left out)
@@ -72,6 +78,9 @@ TOOLS=${BENCH_TOOLS:-"s3c aws aws-tuned aws-crt rclone-64 curl"}
 DIRECTIONS=${BENCH_DIRECTIONS:-"up down s3s3 xregion"}
 SCHEMES=${BENCH_SCHEMES:-http}
 XREGION_MS=${BENCH_XREGION_MS:-70}
+COPY_MBPS=${BENCH_COPY_MBPS:-64}
+COPY_MS=${BENCH_COPY_MS:-0}
+S3C_BASE=${S3C_BASE:-}
 CACHE=${BENCH_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/s3c-bench}
 OUT=${BENCH_OUT:-$HERE/results}
 TIMEOUT=${BENCH_TIMEOUT:-900}
@@ -109,6 +118,7 @@ fi
 for t in $TOOLS; do
     case $t in
         s3c|s3c-8mib|s3c-nohedge|curl) ;;
+        s3c-base) [ -x "$S3C_BASE" ] || die "no s3c at $S3C_BASE (S3C_BASE)" ;;
         aws|aws-tuned|aws-crt) [ -x "$AWS" ] || die "no AWS CLI at $AWS" ;;
         rclone|rclone-64) [ -x "$RCLONE" ] || die "no rclone at $RCLONE" ;;
         *) die "unknown tool '$t'" ;;
@@ -144,7 +154,8 @@ emu_start() {
         tls=(--tls-dir "$WORK/tls")
     fi
     : >"$WORK/emu.out"
-    "$S3EMU" --host 127.0.0.1 --port "$PORT" --xregion-ms "$XREGION_MS" "${tls[@]}" >"$WORK/emu.out" 2>"$WORK/emu.err" &
+    "$S3EMU" --host 127.0.0.1 --port "$PORT" --xregion-ms "$XREGION_MS" --copy-mbps "$COPY_MBPS" --copy-ms "$COPY_MS" \
+        "${tls[@]}" >"$WORK/emu.out" 2>"$WORK/emu.err" &
     EMU_PID=$!
     for _ in $(seq 1 200); do
         grep -q '^ready ' "$WORK/emu.out" 2>/dev/null && break
@@ -258,6 +269,8 @@ tool_cmd() {
                   "$S3C" --endpoint-url "$URL" cp --recursive "$from" "$to") ;;
         s3c-8mib) CMD=(env -i "${BASE_ENV[@]}" "${AWS_ENV[@]}" HOME="$WORK/home-default"
                   "$S3C" --endpoint-url "$URL" cp --recursive --part-size 8MiB "$from" "$to") ;;
+        s3c-base) CMD=(env -i "${BASE_ENV[@]}" "${AWS_ENV[@]}" HOME="$WORK/home-default"
+                  "$S3C_BASE" --endpoint-url "$URL" cp --recursive "$from" "$to") ;;
         s3c-nohedge) CMD=(env -i "${BASE_ENV[@]}" "${AWS_ENV[@]}" HOME="$WORK/home-default" S3C_HEDGE_BUDGET=0
                   "$S3C" --endpoint-url "$URL" cp --recursive "$from" "$to") ;;
         aws) CMD=(env -i "${BASE_ENV[@]}" "${AWS_ENV[@]}" HOME="$WORK/home-default"
@@ -688,7 +701,7 @@ fi
     echo "- Load average (1, 5, 15 min) at start: $LOAD_START; at end: $LOAD_END. The machine is shared:"
     echo "  other builds and tests ran during the benchmark; the \`load1\` column of the CSV has it for every run."
     echo "- s3c: $("$S3C" version 2>/dev/null | head -n 1), commit $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)$(git -C "$ROOT" diff --quiet HEAD -- src 2>/dev/null || echo ' (+ local changes)')"
-    echo "- s3emu: same tree, \`--xregion-ms $XREGION_MS\`, profiles (first-byte ms : MB/s per connection, 0 = off): $PROFILES"
+    echo "- s3emu: same tree, \`--xregion-ms $XREGION_MS --copy-mbps $COPY_MBPS --copy-ms $COPY_MS\`, profiles (first-byte ms : MB/s per connection, 0 = off): $PROFILES"
     echo "- AWS CLI: $("$AWS" --version 2>&1 | head -n 1)"
     echo "- rclone: $("$RCLONE" version 2>/dev/null | head -n 1)"
     echo "- curl: $(curl --version | head -n 1 | cut -d' ' -f1-2)"
@@ -697,7 +710,7 @@ fi
     echo
     echo "## Method"
     echo
-    echo "- One emulator, \`s3emu --host 127.0.0.1 --port $PORT --xregion-ms $XREGION_MS\` (in memory, SigV4 on), its"
+    echo "- One emulator, \`s3emu --host 127.0.0.1 --port $PORT --xregion-ms $XREGION_MS --copy-mbps $COPY_MBPS --copy-ms $COPY_MS\` (in memory, SigV4 on), its"
     echo "  model set per profile (\`POST /_s3emu/config latency_ms=… bandwidth_mbps=…\`; the bandwidth cap is per"
     echo "  connection, each way, in 10^6 bytes/s). \`\$URL\` is its loopback address. Buckets: \`$BUCKET\` (us-east-1),"
     echo "  \`$BUCKET_EU\` (LocationConstraint $EU; a copy into it from \`$BUCKET\` pays ${XREGION_MS} ms more a"

@@ -53,7 +53,9 @@ bool s3_retry_retryable(enum s3_retry_mode mode, long http_status, const char *s
     case S3_RETRY_S3C:
         break;
     }
-    return http_status >= 500 || s3_retry_is_throttle(http_status, code) || !strcmp(code, "RequestTimeout");
+    /* 501 NotImplemented is the store's last word on an operation (s3rver's UploadPartCopy): no retry. */
+    return (http_status >= 500 && http_status != 501) || s3_retry_is_throttle(http_status, code) ||
+           !strcmp(code, "RequestTimeout");
 }
 
 long s3_retry_backoff_ms(enum s3_retry_mode mode, int attempt, bool throttle, double r01)

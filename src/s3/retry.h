@@ -6,7 +6,7 @@
  * number, and hold a lock around a quota or limiter shared by threads.
  *
  * The modes (retry_mode, AWS_RETRY_MODE):
- *   S3C       none configured: s3c's own (every 5xx, throttles wait from 1 s,
+ *   S3C       none configured: s3c's own (every 5xx but 501, throttles wait from 1 s,
  *             5 attempts by default; see README)
  *   STANDARD  botocore's standard: 500/502/503/504, RequestTimeout and the
  *             throttling codes; wait rand * 2^n s, at most 20 s; a retry

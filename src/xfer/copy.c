@@ -76,6 +76,39 @@ static enum s3c_err copy_single(struct xfer_obj_state *os, struct req *r)
     return copy_source(os->o, &r->hdr_copy_src);
 }
 
+/*
+ * The one choice of how an object is copied: 0 for one CopyObject, else the
+ * part size of a multipart copy. A part size or threshold the user set
+ * (--part-size, multipart_chunksize, multipart_threshold) decides as for
+ * uploads; otherwise the model of server-side copies (xfer_copy_part_size).
+ * A store without UploadPartCopy gets CopyObject (copy_start refuses what is
+ * over its 5 GiB).
+ */
+static uint64_t copy_part_size(struct engine *g, uint64_t size)
+{
+    struct xfer_link l = { g->link_latency_s, g->link_bytes_s, g->n_objects };
+    struct xfer_copy_model m = { g->link_latency_s, 0, g->n_objects };
+
+    if (g->no_part_copy || size == 0)
+        return 0;
+    if (g->opts.part_size || g->opts.multipart_threshold)
+        return wants_multipart(g, size) ? xfer_part_size_fit(size, g->opts.part_size, &l) : 0;
+    return xfer_copy_part_size(size, &m);
+}
+
+/* A copy over CopyObject's 5 GiB on a store without UploadPartCopy. */
+static enum s3c_err copy_too_big(const struct xfer_obj_state *os, struct s3c_error *e)
+{
+    enum s3c_err rc = s3c_fail(e, S3C_EHTTP, "UploadPartCopy: the store does not implement it (501 NotImplemented), "
+                               "and CopyObject copies at most 5 GiB (this object has %llu bytes): a streamed copy "
+                               "(GET ranges into UploadPart) is not implemented yet (issue 25)",
+                               (unsigned long long)os->size);
+
+    e->http_status = 501;
+    str_copy(e->s3_code, sizeof(e->s3_code), "NotImplemented");
+    return rc;
+}
+
 /* S3 to S3: one CopyObject, or a multipart upload of UploadPartCopy parts
  * (after a HEAD of the source for its headers, and GetObjectTagging for its
  * tags, when the copy keeps them). */
@@ -83,6 +116,7 @@ enum s3c_err copy_start(struct engine *g, struct xfer_obj_state *os, struct req 
 {
     struct xfer_obj *o = os->o;
     struct obj_copy *c = copy_of(os);
+    uint64_t part_size;
     struct req *r;
 
     *out = NULL;
@@ -92,12 +126,16 @@ enum s3c_err copy_start(struct engine *g, struct xfer_obj_state *os, struct req 
     c->src_tag_xml = (struct buf)BUF_INIT(32 << 10);
     os->size = o->size;
     copy_props(g, c);
-    if (wants_multipart(g, os->size)) {
+    if (g->no_part_copy && os->size > COPY_OBJECT_MAX)
+        return copy_too_big(os, e);
+    part_size = copy_part_size(g, os->size);
+    if (part_size) {
         bool head = c->keep_meta && !o->head; /* the caller's HEAD, when it made one, says it */
 
         if (c->keep_meta && o->head)
             copy_keep_headers(c, o->head);
-        plan_parts(g, os);
+        os->part_size = part_size;
+        os->n_parts = (uint32_t)((os->size + part_size - 1) / part_size);
         obj_phase_set(g, os, PH_CREATE);
         r = req_get(g, os, head ? RK_HEAD_SRC : c->keep_tags ? RK_GET_TAGS : RK_CREATE);
         if (!r)
@@ -230,6 +268,18 @@ void on_src_tags(struct engine *g, struct req *r)
     copy_next(g, os, RK_CREATE);
 }
 
+/* Whether 'e' is a 501, a store without the operation: the run learns it in
+ * '*lacks' (said once in --debug, 'what' then the status). */
+static bool learn_501(struct engine *g, const struct req *r, const struct s3c_error *e, bool *lacks, const char *what)
+{
+    if (e->http_status != 501)
+        return false;
+    if (!*lacks)
+        xdebug(g, r->os->o, "%s (%ld %s)", what, e->http_status, e->s3_code);
+    *lacks = true;
+    return true;
+}
+
 /* GetObjectTagging refused with 501: a store without object tagging. Its
  * objects have no tags to keep: this copy and the run's next ones go on
  * without asking (said in --debug). */
@@ -237,14 +287,60 @@ bool src_tags_refused(struct engine *g, struct req *r, const struct s3c_error *e
 {
     struct xfer_obj_state *os = r->os;
 
-    if (e->http_status != 501)
+    if (!learn_501(g, r, e, &g->no_tagging, "the store has no object tagging: copies keep no tags; GetObjectTagging"))
         return false;
-    if (!g->no_tagging)
-        xdebug(g, os->o, "the store has no object tagging (GetObjectTagging: %ld %s): copies keep no tags",
-               e->http_status, e->s3_code);
-    g->no_tagging = true;
     req_put_back(g, r);
     copy_next(g, os, RK_CREATE);
+    return true;
+}
+
+/*
+ * UploadPartCopy refused with 501 NotImplemented (s3rver): the store copies
+ * whole objects only. The run's next copies go as one CopyObject each
+ * (copy_part_size); this one fails for now, which aborts its upload, and
+ * once nothing of it is in flight starts again as one CopyObject
+ * (copy_redo). Over CopyObject's 5 GiB it fails for good.
+ */
+bool part_copy_refused(struct engine *g, struct req *r, const struct s3c_error *e)
+{
+    struct xfer_obj_state *os = r->os;
+    struct s3c_error fe = S3C_ERROR_INIT;
+
+    if (!learn_501(g, r, e, &g->no_part_copy, "the store does not implement UploadPartCopy: copies go as one "
+                   "CopyObject each"))
+        return false;
+    if (os->size > COPY_OBJECT_MAX) {
+        copy_too_big(os, &fe);
+        req_fail(g, r, &fe, false, 0);
+        return true;
+    }
+    copy_of(os)->redo_single = true;
+    req_put_back(g, r);
+    obj_fail(g, os, e);
+    maybe_finish(g, os);
+    return true;
+}
+
+bool copy_redo(struct engine *g, struct xfer_obj_state *os)
+{
+    struct obj_copy *c = copy_of(os);
+
+    if (!c->redo_single)
+        return false;
+    c->redo_single = false;
+    if (stopping(g))
+        return false; /* it ends as it failed */
+    xdebug(g, os->o, "its upload aborted, the copy starts again as one CopyObject");
+    os->failed = false;
+    os->err = (struct s3c_error)S3C_ERROR_INIT;
+    mpu_release(&c->mpu);
+    memset(&c->mpu, 0, sizeof(c->mpu));
+    mpu_init(&c->mpu);
+    os->n_parts = 0;
+    os->part_size = 0;
+    os->next_part = 0;
+    /* The source's headers, when the copy keeps them, came with the multipart start. */
+    copy_next(g, os, RK_COPY);
     return true;
 }
 

@@ -44,6 +44,7 @@
 
 #define SMALL_BODY_MAX ((uint64_t)64 << 10)    /* read whole, send with Content-MD5 */
 #define COPY_TAGGING_HEADER_MAX 2048            /* longer tags go after Complete (the AWS CLI's limit) */
+#define COPY_OBJECT_MAX ((uint64_t)5 << 30)     /* the largest object one CopyObject copies */
 #define DEFAULT_MAX_CONCURRENCY 512               /* adapt.c's ceiling when none is configured */
 
 enum req_kind {
@@ -239,6 +240,7 @@ struct obj_copy {
     struct buf src_tag_xml;         /* the same as PutObjectTagging's body; "" none */
     size_t n_src_tags;
     bool tags_sent;                 /* CreateMultipartUpload carried x-amz-tagging */
+    bool redo_single;               /* its UploadPartCopy was refused (501): once aborted, one CopyObject */
 };
 
 /* S3 to a local file (download.c). */
@@ -509,6 +511,7 @@ struct engine {
     bool source_wait;               /* the source said WAIT: ask again after the next done */
     bool no_part_number;            /* the store ignores ?partNumber= (Ceph 16) */
     bool no_tagging;                /* the store has no object tagging (GetObjectTagging: 501) */
+    bool no_part_copy;              /* the store has no UploadPartCopy (501): one CopyObject a copy */
     int mpu_tagging;                /* x-amz-tagging on CreateMultipartUpload: 1 the store applies
                                        it, -1 it ignores it (Ceph 16), 0 not known yet */
     bool no_trailers;               /* the store keeps no flexible checksums (Ceph 16): none from now on */
@@ -577,6 +580,9 @@ struct obj_ops {
     void (*end)(struct engine *g, struct xfer_obj_state *os);
     /* Free what the family's struct holds (not the struct); may be NULL. */
     void (*release)(struct xfer_obj_state *os);
+    /* An object ended with nothing in flight: true when the family starts it again
+     * another way instead (a copy whose parts the store refused); may be NULL. */
+    bool (*redo)(struct engine *g, struct xfer_obj_state *os);
     /* The parts on the active list: the family's next one (stdin reads its own), or NULL for
      * numbered ranges of part_kind, which wait while part_wait says so (stdout's window). */
     struct req *(*next_part)(struct engine *g, struct xfer_obj_state *os);
@@ -820,6 +826,10 @@ void copy_release(struct xfer_obj_state *os);
 void on_head_src(struct engine *g, struct req *r);
 void on_src_tags(struct engine *g, struct req *r);
 bool src_tags_refused(struct engine *g, struct req *r, const struct s3c_error *e);
+bool part_copy_refused(struct engine *g, struct req *r, const struct s3c_error *e);
+/* obj_ops.redo of copies: one whose parts were refused (redo_single), ended with
+ * nothing in flight, starts again as one CopyObject. False when there is nothing to redo. */
+bool copy_redo(struct engine *g, struct xfer_obj_state *os);
 void on_put_tags(struct engine *g, struct req *r);
 void on_check_tags(struct engine *g, struct req *r);
 void on_copy(struct engine *g, struct req *r);

@@ -184,8 +184,9 @@ static const unsigned phase_moves[PH_COUNT] = {
     /* the whole checked: the end, or every part again */
     [PH_VERIFY] = PH_BIT(PH_PARTS) | PH_BIT(PH_END),
     [PH_LAND] = PH_BIT(PH_END),
-    /* a Create that answers after its object ended: its upload is aborted (abort_late_upload) */
-    [PH_END] = PH_BIT(PH_ABORT),
+    /* a Create that answers after its object ended: its upload is aborted (abort_late_upload);
+     * a copy whose UploadPartCopy the store refused (501), aborted: one CopyObject (copy_redo) */
+    [PH_END] = PH_BIT(PH_ABORT) | PH_BIT(PH_SINGLE),
 };
 
 /*

@@ -25,6 +25,8 @@
 #define LINK_CONN_BYTES_S 90e6      /* S3's bytes per second a connection, until seen */
 #define LATENCY_SHARE 8             /* a part lasts at least this many first-byte latencies */
 #define PARALLEL_PARTS 16           /* an object alone keeps this many requests going */
+#define COPY_LATENCY_SHARE 16       /* a copied part copies for at least this many latencies */
+#define COPY_PARALLEL_PARTS 64      /* an object alone is copied in at most this many parts */
 
 uint64_t xfer_part_size(uint64_t size, uint64_t configured)
 {
@@ -82,6 +84,47 @@ uint64_t xfer_part_size_fit(uint64_t size, uint64_t configured, const struct xfe
         want = 0; /* NaN from a bad observation: the floor */
     p = pow2_mib_near(want);
     return p < least ? least : p > PART_MAX ? PART_MAX : p;
+}
+
+/* The power of two of MiB at or above 'bytes'. */
+static uint64_t pow2_mib_up(double bytes)
+{
+    uint64_t p = MIB;
+
+    while (p < PART_MAX && (double)p < bytes)
+        p *= 2;
+    return p;
+}
+
+/*
+ * A server-side copy of P bytes takes L + P/R (R: the store's copy rate per
+ * request, bench/README.md has the published figures), and a multipart copy
+ * pays about four round trips more than one CopyObject (the source's HEAD
+ * and tags, Create, Complete). A part long enough to copy for 16 latencies
+ * (S3: 20 ms at 64 MB/s, 20 MB, so 32 MiB) makes those round trips small
+ * beside what two parallel parts save; an object is cut in at most 64 such
+ * parts (its share when others are in flight): beyond that only the
+ * requests grow. One part's worth or less: one CopyObject.
+ */
+uint64_t xfer_copy_part_size(uint64_t size, const struct xfer_copy_model *m)
+{
+    double lat = m && m->latency_s > 0 ? m->latency_s : LINK_LATENCY_S;
+    double rate = m && m->copy_bytes_s > 0 ? m->copy_bytes_s : XFER_COPY_BYTES_S;
+    int objects = m && m->objects > 1 ? m->objects : 1;
+    int width = COPY_PARALLEL_PARTS / objects;
+    double want = COPY_LATENCY_SHARE * lat * rate;
+    uint64_t p;
+
+    if (width < 1)
+        width = 1;
+    if (want < (double)size / width)
+        want = (double)size / width;
+    p = pow2_mib_up(want);
+    if (p < PART_MIN)
+        p = PART_MIN;
+    if (size <= p && size <= PART_MAX)
+        return 0;
+    return xfer_part_size(size, p);
 }
 
 uint32_t xfer_window_parts(uint64_t part)

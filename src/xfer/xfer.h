@@ -236,6 +236,27 @@ struct xfer_link {
  */
 uint64_t xfer_part_size_fit(uint64_t size, uint64_t configured, const struct xfer_link *l);
 
+/*
+ * S3's server-side copy rate per request (CopyObject, or one UploadPartCopy),
+ * bytes/s, from published measurements (bench/README.md): 56-83 MB/s.
+ */
+#define XFER_COPY_BYTES_S 64e6
+
+/* What the engine knows of a store's server-side copies (xfer_copy_part_size). */
+struct xfer_copy_model {
+    double latency_s;       /* first-byte latency of a request; 0: not seen yet (20 ms assumed) */
+    double copy_bytes_s;    /* bytes per second one copy request copies; 0: XFER_COPY_BYTES_S */
+    int objects;            /* objects in flight sharing the connections, this one included */
+};
+
+/*
+ * How to copy an object of 'size' bytes server-side when the user set no part
+ * size nor threshold: 0 for one CopyObject, else the part size of a multipart
+ * copy (UploadPartCopy), from the model 'm' (part.c says how). Objects over
+ * 5 GiB always get a part size.
+ */
+uint64_t xfer_copy_part_size(uint64_t size, const struct xfer_copy_model *m);
+
 /* Parts of a stream (stdin or stdout) held in memory at once for parts of 'part' bytes:
  * 64 MiB worth, at least 2 and at most 16. */
 uint32_t xfer_window_parts(uint64_t part);

@@ -548,6 +548,15 @@ t_get() {
 }
 
 # t_mpu_count BUCKET: the number of multipart uploads in progress in BUCKET.
+# t_copy_threshold: s3c copies S3 to S3 in parts from 8 MiB up, as the AWS CLI
+# does (multipart_threshold = 8MB in the config file of the test's HOME), where
+# its model of server-side copies would copy an object of up to 32 MiB in one
+# CopyObject. For tests of the multipart copy path with small objects.
+t_copy_threshold() {
+    mkdir -p "$HOME/.aws"
+    printf '[default]\ns3 =\n  multipart_threshold = 8MB\n' > "$HOME/.aws/config"
+}
+
 t_mpu_count() {
     s3curl GET "/$1?uploads=" | grep -o '<UploadId>' | wc -l
 }

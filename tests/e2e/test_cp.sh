@@ -173,6 +173,7 @@ test_cp_single_file_forms() {
 
 test_cp_s3_to_s3_copy_and_multipart_copy() {
     local src dst sum
+    t_copy_threshold   # the multipart copy path at these sizes
     t_new_bucket src
     t_new_bucket dst
     cp "$(t_data 20MB 20000000)" big
@@ -211,6 +212,7 @@ _meta() {
 
 test_cp_copy_metadata_directive() {
     local b orig
+    t_copy_threshold   # the multipart copy path at these sizes
     t_new_bucket b
     printf 'meta\n' > m.txt
     cp "$(t_data 20MB 20000000)" big.bin

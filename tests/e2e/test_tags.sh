@@ -3,8 +3,8 @@
 # shellcheck shell=bash
 #
 # A source object carries tags, a Content-Type and user metadata; each copy
-# (one CopyObject below the multipart threshold, UploadPartCopy parts above
-# it) is read back with curl: ?tagging and HEAD. The AWS CLI's own multipart
+# (one CopyObject below a multipart_threshold of 8 MiB, UploadPartCopy parts above
+# it: t_copy_threshold) is read back with curl: ?tagging and HEAD. The AWS CLI's own multipart
 # copy (HeadObject + GetObjectTagging + CreateMultipartUpload with
 # x-amz-tagging) runs against the same store.
 
@@ -41,6 +41,7 @@ _tagged_sources() {
 
 test_tags_survive_multipart_copy() {
     local b b2 k want_tags
+    t_copy_threshold   # the multipart copy path at these sizes
     t_new_bucket b
     t_new_bucket b2
     _tagged_sources "$b"
@@ -85,6 +86,7 @@ _tags_kept_by_replace() {
 
 test_tags_copy_props_metadata_directive_and_none() {
     local b k
+    t_copy_threshold   # the multipart copy path at these sizes
     t_new_bucket b
     _tagged_sources "$b"
     for k in big small; do
@@ -139,6 +141,7 @@ test_tags_aws_cli_multipart_copy() {
 # header) are set after Complete with PutObjectTagging instead.
 test_tags_long_tags_set_after_complete() {
     local b v i hdr="" want=""
+    t_copy_threshold   # the multipart copy path at these sizes
     t_new_bucket b
     cp "$(t_data 20MB 20000000)" big
     v=$(printf 'v%.0s' $(seq 1 250))

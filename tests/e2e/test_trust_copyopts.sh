@@ -4,8 +4,8 @@
 #
 # --storage-class, --sse, --sse-kms-key-id, --acl and --metadata-directive
 # (with the metadata flags) reach the destination object, in cp, mv and sync,
-# whether the copy is one CopyObject (an object under the 8 MiB threshold) or a
-# multipart upload of UploadPartCopy parts (9 MB). Each destination is read
+# whether the copy is one CopyObject (an object under an 8 MiB multipart_threshold,
+# t_copy_threshold) or a multipart upload of UploadPartCopy parts (9 MB). Each destination is read
 # back: head-object with the AWS CLI, GetObjectAcl with curl. Changing an object's
 # class or encryption in place (cp s3://b/k s3://b/k --storage-class X) works,
 # as with the AWS CLI; a copy onto itself that changes nothing is refused.
@@ -63,6 +63,7 @@ _co_assert_public() {
 
 test_trust_copyopts_class_and_sse() {
     local b verb k want
+    t_copy_threshold   # the multipart copy path at these sizes
     # Measured on the CI's Ceph RGW 16.2: any class but STANDARD is refused
     # (400 InvalidArgument: no other placement class is configured), and
     # without SSL and a KMS, PutObject with SSE is refused (InvalidRequest)
@@ -86,6 +87,7 @@ test_trust_copyopts_class_and_sse() {
 # place, one CopyObject or in parts, as with the AWS CLI.
 test_trust_copyopts_in_place() {
     local b k
+    t_copy_threshold   # the multipart copy path at these sizes
     t_store_is ceph && t_skip "Ceph RGW here stores no storage class but STANDARD and no SSE (no SSL, no KMS)"
     t_new_bucket b
     _co_seed "$b" small 100
@@ -120,6 +122,7 @@ _co_onto_itself() {
 
 test_trust_copyopts_acl_and_metadata() {
     local b verb k
+    t_copy_threshold   # the multipart copy path at these sizes
     t_new_bucket b
     # --acl alone: the source's metadata kept, the ACL applied.
     for verb in cp mv sync; do
@@ -157,6 +160,7 @@ test_trust_copyopts_acl_and_metadata() {
 # and stopped by its PID): an S3 model written by others, which keeps storage
 # classes, SSE and ACLs.
 test_trust_copyopts_moto() {
+    t_copy_threshold   # the multipart copy path at these sizes
     t_store_is s3emu || t_skip "runs once, in the s3emu pass"
     t_own_store moto
     # shellcheck disable=SC2034  # read by lib.sh (awsx, s3curl, t_store_is)

@@ -17,8 +17,9 @@ TEST(retry_modes_retry_what_botocore_retries)
     CHECK(s3_retry_retryable(S3_RETRY_LEGACY, 509, ""));
     CHECK(s3_retry_retryable(S3_RETRY_LEGACY, 400, "ThrottlingException"));
     CHECK(!s3_retry_retryable(S3_RETRY_LEGACY, 400, "BandwidthLimitExceeded"));
-    /* s3c's own: every 5xx. */
-    CHECK(s3_retry_retryable(S3_RETRY_S3C, 501, "NotImplemented"));
+    /* s3c's own: every 5xx but 501, a store's last word on an operation (s3rver's UploadPartCopy). */
+    CHECK(s3_retry_retryable(S3_RETRY_S3C, 502, ""));
+    CHECK(!s3_retry_retryable(S3_RETRY_S3C, 501, "NotImplemented"));
     CHECK(!s3_retry_retryable(S3_RETRY_S3C, 404, "NoSuchKey"));
     /* Every mode signs again once the server's clock is known. */
     CHECK(s3_retry_retryable(S3_RETRY_LEGACY, 403, "RequestTimeTooSkewed"));

@@ -18,6 +18,46 @@ TEST(part_size_defaults_and_limits)
     CHECK_INT(xfer_part_size(1, (uint64_t)6 << 30), (uint64_t)5 << 30);
 }
 
+TEST(copy_part_size_from_the_model_of_server_side_copies)
+{
+    const uint64_t MiB = 1 << 20, GiB = (uint64_t)1 << 30;
+    struct xfer_copy_model s3 = { 0.020, 0, 1 }, none = { 0, 0, 0 }, lan = { 0.0003, 0, 1 };
+    struct xfer_copy_model many = { 0.020, 0, 64 }, four = { 0.020, 0, 4 }, fast = { 0.020, 1e9, 1 };
+    uint64_t sizes[] = { 1, 8 * MiB, 33 * MiB, 200000000, GiB, 100 * GiB, (uint64_t)5 << 40 };
+    size_t i;
+
+    /* S3's 20 ms at 64 MB/s a request: 16 x 1.28 MB = 20.5 MB -> 32 MiB parts; one part's worth
+     * or less goes in one CopyObject (rclone's cutoff is 4.6 GiB, aws-c-s3's 1 GiB). */
+    CHECK_INT(xfer_copy_part_size(32 * MiB, &s3), 0);
+    CHECK_INT(xfer_copy_part_size(33 * MiB, &s3), 32 * MiB);
+    CHECK_INT(xfer_copy_part_size(200000000, &s3), 32 * MiB);
+    CHECK_INT(xfer_copy_part_size(GiB, &s3), 32 * MiB);
+    /* Nothing seen yet: the same assumptions. */
+    CHECK_INT(xfer_copy_part_size(GiB, &none), 32 * MiB);
+    CHECK_INT(xfer_copy_part_size(GiB, NULL), 32 * MiB);
+    /* At most 64 parts an object alone: 100 GiB in parts of 2 GiB, not 3,200 of 32 MiB. */
+    CHECK_INT(xfer_copy_part_size(100 * GiB, &s3), 2 * GiB);
+    /* Among 64 objects in flight each has one slot: under 5 GiB, one CopyObject each. */
+    CHECK_INT(xfer_copy_part_size(GiB, &many), 0);
+    CHECK_INT(xfer_copy_part_size(200000000, &many), 0);
+    /* Four at once: 16 slots each; the latency bound rules 1 GiB. */
+    CHECK_INT(xfer_copy_part_size(GiB, &four), 64 * MiB);
+    CHECK_INT(xfer_copy_part_size(200000000, &four), 32 * MiB);
+    /* A fast local store: 8 MiB parts at least, 64 of them for 1 GiB. */
+    CHECK_INT(xfer_copy_part_size(GiB, &lan), 16 * MiB);
+    CHECK_INT(xfer_copy_part_size(8 * MiB, &lan), 0);
+    /* A store that copies at 1 GB/s a request: parts of 320 MB -> 512 MiB. */
+    CHECK_INT(xfer_copy_part_size(GiB, &fast), 512 * MiB);
+    /* Over 5 GiB there is no CopyObject, whatever the model says. */
+    CHECK_INT(xfer_copy_part_size((uint64_t)6 << 30, &many), 5 * GiB);
+    /* The limits: <= 10,000 parts, <= 5 GiB a part. */
+    for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+        uint64_t p = xfer_copy_part_size(sizes[i], &many);
+
+        CHECK(p == 0 ? sizes[i] <= 5 * GiB : p >= 8 * MiB && p <= 5 * GiB && (sizes[i] + p - 1) / p <= 10000);
+    }
+}
+
 TEST(part_size_fit_latency_parallelism_and_limits)
 {
     const uint64_t MiB = 1 << 20, GiB = (uint64_t)1 << 30;

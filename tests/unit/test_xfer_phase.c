@@ -30,12 +30,16 @@ TEST(xfer_phase_the_families_moves_are_legal)
     static const enum obj_phase checked_skip[] = { PH_NEW, PH_CHECK, PH_END };
     static const enum obj_phase checked_put[] = { PH_NEW, PH_CHECK, PH_SINGLE, PH_END };
     static const enum obj_phase checked_mpu[] = { PH_NEW, PH_CHECK, PH_CREATE, PH_PARTS, PH_COMPLETE, PH_END };
+    /* UploadPartCopy refused (501): aborted, then one CopyObject (copy_redo) */
+    static const enum obj_phase part_copy_refused[] = { PH_NEW, PH_CREATE, PH_PARTS, PH_ABORT, PH_END, PH_SINGLE,
+                                                        PH_END };
     const struct {
         const enum obj_phase *p;
         size_t n;
     } paths[] = {
         { upload, 5 }, { failed_upload, 5 }, { ranged, 6 }, { small, 4 }, { tags, 6 }, { late_create, 5 },
         { checked_skip, 3 }, { checked_put, 4 }, { checked_mpu, 6 },
+        { part_copy_refused, 7 },
     };
     size_t i, j;
 
@@ -46,7 +50,8 @@ TEST(xfer_phase_the_families_moves_are_legal)
                        obj_phase_name(paths[i].p[j]));
 }
 
-/* What no object does: back to NEW, out of END but to abort a late upload, parts after a Complete. */
+/* What no object does: back to NEW, out of END but to abort a late upload or redo a copy in one
+ * request, parts after a Complete. */
 TEST(xfer_phase_illegal_moves_are_refused)
 {
     int p;
@@ -54,7 +59,7 @@ TEST(xfer_phase_illegal_moves_are_refused)
     for (p = 0; p < PH_COUNT; p++) {
         if (p != PH_NEW)
             CHECK(!obj_phase_legal(p, PH_NEW));
-        if (p != PH_END && p != PH_ABORT)
+        if (p != PH_END && p != PH_ABORT && p != PH_SINGLE)
             CHECK(!obj_phase_legal(PH_END, p));
     }
     CHECK(!obj_phase_legal(PH_COMPLETE, PH_PARTS));

@@ -32,7 +32,7 @@
 
 #define HUGE_BYTES ((uint64_t)2 << 20)
 
-enum { KIND_HEAP = 0, KIND_FILE = 1, KIND_ANON = 2, KIND_STATIC = 3, KIND_GONE = 4 };
+enum { KIND_HEAP = 0, KIND_FILE = 1, KIND_ANON = 2, KIND_STATIC = 3, KIND_GONE = 4, KIND_SLICE = 5 };
 
 static uint64_t round_up(uint64_t n, uint64_t to)
 {
@@ -257,7 +257,7 @@ int emu_blob_reserve(struct emu_blob *b, uint64_t need, uint64_t max)
 
     if (need <= b->cap)
         return 0;
-    if (need > max || b->mapped == KIND_FILE || b->mapped == KIND_STATIC)
+    if (need > max || b->mapped == KIND_FILE || b->mapped == KIND_STATIC || b->mapped == KIND_SLICE)
         return -1;
     while (cap < need)
         cap = cap * 2 < max ? cap * 2 : max;
@@ -324,6 +324,28 @@ struct emu_blob *emu_blob_ref(struct emu_blob *b)
  * Complete that fails after this (out of memory storing the object) leaves
  * its upload without the moved bytes.
  */
+struct emu_blob *emu_blob_slice(struct emu_blob *parent, uint64_t off, uint64_t len)
+{
+    struct emu_blob *b = calloc(1, sizeof(*b));
+
+    if (!b)
+        return NULL;
+    atomic_init(&b->refs, 1);
+    b->data = parent->data + off;
+    b->len = b->cap = len;
+    b->mapped = KIND_SLICE;
+    b->parent = emu_blob_ref(parent);
+    return b;
+}
+
+struct emu_blob *emu_blob_parent(const struct emu_blob *b, uint64_t *off)
+{
+    if (b->mapped != KIND_SLICE)
+        return NULL;
+    *off = (uint64_t)(b->data - b->parent->data);
+    return b->parent;
+}
+
 uint64_t emu_blob_move_head(struct emu_blob *from, char *dst, uint64_t len)
 {
     uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
@@ -350,6 +372,8 @@ void emu_blob_unref(struct emu_blob *b)
         return;
     if (b->mapped == KIND_GONE)
         ;
+    else if (b->mapped == KIND_SLICE)
+        emu_blob_unref(b->parent);
     else if (b->mapped == KIND_HEAP)
         free(b->data);
     else if (b->mapped == KIND_ANON)
@@ -364,7 +388,8 @@ int emu_store_spill(struct emu_server *s, struct emu_blob *b)
     uint64_t off = 0;
     char *map;
 
-    if (!s->dir[0] || b->mapped == KIND_FILE || b->mapped == KIND_STATIC || b->len < EMU_BLOB_DIR_MIN)
+    if (!s->dir[0] || b->mapped == KIND_FILE || b->mapped == KIND_STATIC || b->mapped == KIND_SLICE ||
+        b->len < EMU_BLOB_DIR_MIN)
         return 0;
     map = file_map(s, b->len);
     if (!map)

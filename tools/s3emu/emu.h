@@ -67,7 +67,8 @@ struct emu_blob {
     uint64_t len;       /* bytes of data */
     uint64_t cap;       /* bytes allocated (or mapped) */
     char *data;
-    int mapped;         /* where data lives: 0 heap, 1 file mapping, 2 anonymous mapping, 3 static */
+    int mapped;         /* where data lives: 0 heap, 1 file mapping, 2 anonymous mapping, 3 static, 5 slice */
+    struct emu_blob *parent; /* a slice's: the blob whose bytes it shares (one reference held) */
 };
 
 struct emu_server;
@@ -91,6 +92,14 @@ void emu_blob_trim(struct emu_blob *b);
 /* Move the whole pages of the first 'len' bytes of 'from' to 'dst' without a copy; the bytes moved. */
 uint64_t emu_blob_move_head(struct emu_blob *from, char *dst, uint64_t len);
 struct emu_blob *emu_blob_ref(struct emu_blob *b);
+/*
+ * A blob of the 'len' bytes of 'parent' at 'off', sharing them (no copy; it
+ * holds a reference to 'parent'): an UploadPartCopy's part. Never written
+ * to, grown or spilled. NULL on OOM.
+ */
+struct emu_blob *emu_blob_slice(struct emu_blob *parent, uint64_t off, uint64_t len);
+/* The blob a slice shares bytes with, else NULL. */
+struct emu_blob *emu_blob_parent(const struct emu_blob *b, uint64_t *off);
 void emu_blob_unref(struct emu_blob *b);   /* NULL is a no-op */
 
 /* ---- body digests (digest.c), computed as the bytes arrive ---- */
@@ -172,6 +181,7 @@ enum emu_fault_kind {
     FAULT_CORRUPT,      /* one byte of the response body flipped: a wrong checksum */
     FAULT_DELAY,        /* extra first-byte latency of the rule's ms */
     FAULT_DENY,         /* 403 AccessDenied, op not run; DeleteObjects: per key (key= rules) */
+    FAULT_501,          /* 501 NotImplemented, op not run: a store without the operation (s3rver: UploadPartCopy) */
     FAULT_KIND_COUNT
 };
 const char *emu_fault_name(enum emu_fault_kind k);
@@ -322,6 +332,8 @@ struct emu_model {
     double rate_put;            /* PUT/POST/DELETE/COPY per second per prefix */
     int prefix_depth;           /* prefix = bucket + key up to this many '/' */
     double xregion_ms;          /* extra latency of a cross-region copy */
+    double copy_ms;             /* server-side copy: extra time of each CopyObject / UploadPartCopy */
+    double copy_mbps;           /* ... and its rate per request, MB/s (10^6 B/s); 0 = instant */
     double express_latency_ms;  /* median first-byte latency on directory buckets; <0: latency_ms/10 */
     double express_session_s;   /* lifetime of CreateSession credentials */
     int express_session_required; /* object requests on directory buckets need session keys */

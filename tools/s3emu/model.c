@@ -79,7 +79,7 @@ static const char *const fault_names[FAULT_KIND_COUNT] = {
     [FAULT_NONE] = "none", [FAULT_500] = "500", [FAULT_503] = "503",
     [FAULT_RESET] = "reset", [FAULT_RESET_MID] = "reset-mid", [FAULT_TRUNCATE] = "truncate",
     [FAULT_SLOW] = "slow", [FAULT_CORRUPT] = "corrupt", [FAULT_DELAY] = "delay",
-    [FAULT_DENY] = "deny",
+    [FAULT_DENY] = "deny", [FAULT_501] = "501",
 };
 
 const char *emu_fault_name(enum emu_fault_kind k)
@@ -422,6 +422,10 @@ static int set_key(struct emu_server *s, const char *k, const char *v, char *err
         m->prefix_depth = (int)d;
     else if (!strcmp(k, "xregion_ms"))
         m->xregion_ms = d;
+    else if (!strcmp(k, "copy_ms"))
+        m->copy_ms = d;
+    else if (!strcmp(k, "copy_mbps"))
+        m->copy_mbps = d;
     else if (!strcmp(k, "express_latency_ms"))
         m->express_latency_ms = d;
     else if (!strcmp(k, "express_session_s"))
@@ -643,11 +647,12 @@ void emu_model_stats_json(struct emu_server *s, struct buf *b)
     buf_addf(b, "],\"model\":{\"latency_ms\":%g,\"jitter\":%g,\"tail_pct\":%g,\"tail_mult\":%g,"
                 "\"bandwidth_mbps\":%g,\"rate_get\":%g,\"rate_put\":%g,\"prefix_depth\":%d,"
                 "\"xregion_ms\":%g,\"express_latency_ms\":%g,\"express_session_s\":%g,"
-                "\"express_session_required\":%d,\"min_part_bytes\":%llu,\"apply_late\":%d},",
+                "\"express_session_required\":%d,\"min_part_bytes\":%llu,\"apply_late\":%d,"
+                "\"copy_ms\":%g,\"copy_mbps\":%g},",
              m->latency_ms, m->jitter, m->tail_pct, m->tail_mult, m->bandwidth_mbps, m->rate_get,
              m->rate_put, m->prefix_depth, m->xregion_ms, m->express_latency_ms,
              m->express_session_s, m->express_session_required,
-             (unsigned long long)m->min_part_bytes, m->apply_late);
+             (unsigned long long)m->min_part_bytes, m->apply_late, m->copy_ms, m->copy_mbps);
     {
         struct emu_sl_node *n;
         uint64_t objects = 0, nb = 0;

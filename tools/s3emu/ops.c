@@ -336,6 +336,11 @@ void emu_ops_handle(struct emu_server *s, struct emu_conn *c)
         ops_error(s, c, 503, "SlowDown", "Please reduce your request rate.", NULL);
         goto model;
     }
+    if (q->fault == FAULT_501) {
+        ops_error(s, c, 501, "NotImplemented", "A header you provided implies functionality that is not "
+                  "implemented", NULL);
+        goto model;
+    }
     if (q->fault == FAULT_DENY) {
         ops_error(s, c, 403, "AccessDenied", "Access Denied", NULL);
         goto model;

@@ -45,6 +45,8 @@ void ops_iso_time(int64_t ms, char out[48]);
 void ops_http_time(int64_t ms, char out[40]);
 /* The quoted hex MD5 of p[0..n), as an ETag. */
 void ops_md5_etag(const void *p, size_t n, char out[48]);
+/* The time a server-side copy of 'bytes' takes by the model (copy_ms, copy_mbps), in ns. */
+int64_t ops_copy_delay_ns(struct emu_server *s, uint64_t bytes);
 /* Compare ETags ignoring quotes and a W/ prefix; "*" matches anything. */
 bool ops_etag_match(struct sv want, const char *have);
 /* <name>s[0..n)</name>, escaped, and URL-encoded first when 'url' (encoding-type=url). */

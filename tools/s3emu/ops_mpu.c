@@ -142,11 +142,9 @@ void ops_upload_part(struct emu_server *s, struct emu_conn *c, struct emu_bucket
                 return;
             }
         }
-        p.blob = emu_blob_new(so->size ? z - a + 1 : 1);
-        if (p.blob && so->size) {
-            memcpy(p.blob->data, so->blob->data + a, (size_t)(z - a + 1));
-            p.blob->len = z - a + 1;
-        }
+        /* The source's bytes, shared: S3 copies them on its own machines, not on the client's cores. */
+        p.blob = so->size ? emu_blob_slice(so->blob, a, z - a + 1) : emu_blob_empty();
+        c->resp.delay_ns += ops_copy_delay_ns(s, p.blob ? p.blob->len : 0);
         if (strcmp(sb->region, b->region) != 0)
             c->resp.delay_ns += (int64_t)(s->model.xregion_ms * 1e6); /* as CopyObject's */
     }
@@ -154,10 +152,8 @@ void ops_upload_part(struct emu_server *s, struct emu_conn *c, struct emu_bucket
         ops_error(s, c, 500, "InternalError", "Out of memory.", NULL);
         return;
     }
-    if (copy) {
+    if (copy)
         ops_md5_etag(p.blob->data, (size_t)p.blob->len, p.etag);
-        emu_store_spill(s, p.blob);
-    }
     p.mtime_ms = emu_wall_ms();
     if (!p.ck.algo[0] && u->ck_algo[0]) {
         str_copy(p.ck.algo, sizeof(p.ck.algo), u->ck_algo);
@@ -204,6 +200,29 @@ struct complete_ctx {
     char cur_etag[48];
     bool bad;
 };
+
+/*
+ * The object a multipart copy made of the whole of one source, part after
+ * part (UploadPartCopy slices, in order, from its first byte to its last):
+ * that source's bytes, shared (a reference), so Complete copies nothing.
+ * NULL when the parts are anything else.
+ */
+static struct emu_blob *whole_source(struct emu_part **ps, int n, uint64_t total)
+{
+    struct emu_blob *src = NULL;
+    uint64_t off = 0, at;
+    int i;
+
+    for (i = 0; i < n; i++) {
+        struct emu_blob *p = emu_blob_parent(ps[i]->blob, &at);
+
+        if (!p || (src && p != src) || at != off)
+            return NULL;
+        src = p;
+        off += ps[i]->blob->len;
+    }
+    return src && off == total && src->len == total ? emu_blob_ref(src) : NULL;
+}
 
 /* A part's raw checksum in the upload's algorithm: the one it was stored with, else of its bytes. */
 static size_t part_ck_raw(const struct emu_upload *u, const struct emu_part *p, const void *bytes, uint64_t len,
@@ -300,6 +319,7 @@ void ops_complete_mpu(struct emu_server *s, struct emu_conn *c, struct emu_bucke
     enum ck_algo ca = CK_CRC64NVME;
     bool crc_whole = u && ck_parse(sv_from(u->ck_algo), &ca) && ck_is_crc(ca) && strcmp(u->ck_type, "COMPOSITE") != 0;
     char host_etag[48];
+    bool shared;
     int i;
 
     memset(&cc, 0, sizeof(cc));
@@ -362,15 +382,22 @@ void ops_complete_mpu(struct emu_server *s, struct emu_conn *c, struct emu_bucke
         goto out;
     }
     o = emu_store_obj_new();
-    if (!o || !(o->blob = emu_blob_new_target(total)) || !(o->part_ends = calloc((size_t)cc.n, sizeof(uint64_t))))
+    if (!o || !(o->part_ends = calloc((size_t)cc.n, sizeof(uint64_t))))
+        goto oom;
+    o->blob = whole_source(ps, cc.n, total);
+    shared = o->blob != NULL;
+    if (!o->blob && !(o->blob = emu_blob_new_target(total)))
         goto oom;
     for (i = 0; i < cc.n; i++) {
         unsigned char d[MD5_LEN];
         uint64_t len = ps[i]->blob->len;
-        /* Whole pages move (the part keeps none of them), the rest is copied. */
-        uint64_t moved = emu_blob_move_head(ps[i]->blob, o->blob->data + off, len);
 
-        memcpy(o->blob->data + off + moved, ps[i]->blob->data, (size_t)(len - moved));
+        if (!shared) {
+            /* Whole pages move (the part keeps none of them), the rest is copied. */
+            uint64_t moved = emu_blob_move_head(ps[i]->blob, o->blob->data + off, len);
+
+            memcpy(o->blob->data + off + moved, ps[i]->blob->data, (size_t)(len - moved));
+        }
         if (u->ck_algo[0]) {
             unsigned char raw[CK_MAX_LEN];
             size_t rl = part_ck_raw(u, ps[i], o->blob->data + off, len, raw);
@@ -385,9 +412,11 @@ void ops_complete_mpu(struct emu_server *s, struct emu_conn *c, struct emu_bucke
         if (hexbytes(ps[i]->etag + 1, d, MD5_LEN) == 0)
             buf_add(&md5s, d, MD5_LEN);
     }
-    o->blob->len = total;
+    if (!shared) {
+        o->blob->len = total;
+        emu_store_spill(s, o->blob);
+    }
     o->size = total;
-    emu_store_spill(s, o->blob);
     o->n_parts = (uint32_t)cc.n;
     {
         unsigned char d[MD5_LEN];
