@@ -210,6 +210,73 @@ X8 void x8_transpose(__m256i r[8])
         a = _mm256_add_epi32(b, x8_rol(a, md5_s[i]));                                         \
     } while (0)
 
+X8 void x8_load(const uint32_t h[8][4], __m256i *a, __m256i *b, __m256i *c, __m256i *d)
+{
+    *a = _mm256_setr_epi32((int)h[0][0], (int)h[1][0], (int)h[2][0], (int)h[3][0], (int)h[4][0], (int)h[5][0], (int)h[6][0], (int)h[7][0]);
+    *b = _mm256_setr_epi32((int)h[0][1], (int)h[1][1], (int)h[2][1], (int)h[3][1], (int)h[4][1], (int)h[5][1], (int)h[6][1], (int)h[7][1]);
+    *c = _mm256_setr_epi32((int)h[0][2], (int)h[1][2], (int)h[2][2], (int)h[3][2], (int)h[4][2], (int)h[5][2], (int)h[6][2], (int)h[7][2]);
+    *d = _mm256_setr_epi32((int)h[0][3], (int)h[1][3], (int)h[2][3], (int)h[3][3], (int)h[4][3], (int)h[5][3], (int)h[6][3], (int)h[7][3]);
+}
+
+X8 void x8_store(uint32_t h[8][4], __m256i a, __m256i b, __m256i c, __m256i d)
+{
+    uint32_t va[8], vb[8], vc[8], vd[8];
+    int i;
+
+    _mm256_storeu_si256((__m256i *)va, a);
+    _mm256_storeu_si256((__m256i *)vb, b);
+    _mm256_storeu_si256((__m256i *)vc, c);
+    _mm256_storeu_si256((__m256i *)vd, d);
+    for (i = 0; i < 8; i++) {
+        h[i][0] = va[i];
+        h[i][1] = vb[i];
+        h[i][2] = vc[i];
+        h[i][3] = vd[i];
+    }
+}
+
+/* Sixteen message words of each of eight lanes at 'off', as columns. */
+X8 void x8_words(const unsigned char *const p[8], size_t off, __m256i w[16])
+{
+    int i;
+
+    for (i = 0; i < 8; i++) {
+        w[i] = _mm256_loadu_si256((const __m256i *)(p[i] + off));
+        w[8 + i] = _mm256_loadu_si256((const __m256i *)(p[i] + off + 32));
+    }
+    x8_transpose(w);
+    x8_transpose(w + 8);
+}
+
+/* The 64 steps of one block, by STEP (one group of lanes, or two side by side). */
+#define V_ROUNDS(STEP)                                                                        \
+    do {                                                                                      \
+        _Pragma("GCC unroll 4") for (i = 0; i < 16; i += 4) {                                 \
+            STEP(V_F1, a, b, c, d, i);                                                        \
+            STEP(V_F1, d, a, b, c, i + 1);                                                    \
+            STEP(V_F1, c, d, a, b, i + 2);                                                    \
+            STEP(V_F1, b, c, d, a, i + 3);                                                    \
+        }                                                                                     \
+        _Pragma("GCC unroll 4") for (; i < 32; i += 4) {                                      \
+            STEP(V_F2, a, b, c, d, i);                                                        \
+            STEP(V_F2, d, a, b, c, i + 1);                                                    \
+            STEP(V_F2, c, d, a, b, i + 2);                                                    \
+            STEP(V_F2, b, c, d, a, i + 3);                                                    \
+        }                                                                                     \
+        _Pragma("GCC unroll 4") for (; i < 48; i += 4) {                                      \
+            STEP(V_F3, a, b, c, d, i);                                                        \
+            STEP(V_F3, d, a, b, c, i + 1);                                                    \
+            STEP(V_F3, c, d, a, b, i + 2);                                                    \
+            STEP(V_F3, b, c, d, a, i + 3);                                                    \
+        }                                                                                     \
+        _Pragma("GCC unroll 4") for (; i < 64; i += 4) {                                      \
+            STEP(V_F4, a, b, c, d, i);                                                        \
+            STEP(V_F4, d, a, b, c, i + 1);                                                    \
+            STEP(V_F4, c, d, a, b, i + 2);                                                    \
+            STEP(V_F4, b, c, d, a, i + 3);                                                    \
+        }                                                                                     \
+    } while (0)
+
 __attribute__((target("avx2"))) void md5_x8_blocks(uint32_t h[8][4], const unsigned char *const p[8], size_t n)
 {
     const __m256i ones = _mm256_set1_epi32(-1);
@@ -217,67 +284,61 @@ __attribute__((target("avx2"))) void md5_x8_blocks(uint32_t h[8][4], const unsig
     size_t off;
     int i;
 
-    /* The chaining values, lane per lane, as columns. */
-    a = _mm256_setr_epi32((int)h[0][0], (int)h[1][0], (int)h[2][0], (int)h[3][0], (int)h[4][0], (int)h[5][0], (int)h[6][0], (int)h[7][0]);
-    b = _mm256_setr_epi32((int)h[0][1], (int)h[1][1], (int)h[2][1], (int)h[3][1], (int)h[4][1], (int)h[5][1], (int)h[6][1], (int)h[7][1]);
-    c = _mm256_setr_epi32((int)h[0][2], (int)h[1][2], (int)h[2][2], (int)h[3][2], (int)h[4][2], (int)h[5][2], (int)h[6][2], (int)h[7][2]);
-    d = _mm256_setr_epi32((int)h[0][3], (int)h[1][3], (int)h[2][3], (int)h[3][3], (int)h[4][3], (int)h[5][3], (int)h[6][3], (int)h[7][3]);
+    x8_load(h, &a, &b, &c, &d); /* the chaining values, lane per lane, as columns */
     for (off = 0; n; n--, off += MD5_BLOCK) {
         __m256i a0 = a, b0 = b, c0 = c, d0 = d;
 
-        for (i = 0; i < 8; i++) {
-            w[i] = _mm256_loadu_si256((const __m256i *)(p[i] + off));
-            w[8 + i] = _mm256_loadu_si256((const __m256i *)(p[i] + off + 32));
-        }
-        x8_transpose(w);
-        x8_transpose(w + 8);
-#pragma GCC unroll 4
-        for (i = 0; i < 16; i += 4) {
-            V_STEP(V_F1, a, b, c, d, i);
-            V_STEP(V_F1, d, a, b, c, i + 1);
-            V_STEP(V_F1, c, d, a, b, i + 2);
-            V_STEP(V_F1, b, c, d, a, i + 3);
-        }
-#pragma GCC unroll 4
-        for (; i < 32; i += 4) {
-            V_STEP(V_F2, a, b, c, d, i);
-            V_STEP(V_F2, d, a, b, c, i + 1);
-            V_STEP(V_F2, c, d, a, b, i + 2);
-            V_STEP(V_F2, b, c, d, a, i + 3);
-        }
-#pragma GCC unroll 4
-        for (; i < 48; i += 4) {
-            V_STEP(V_F3, a, b, c, d, i);
-            V_STEP(V_F3, d, a, b, c, i + 1);
-            V_STEP(V_F3, c, d, a, b, i + 2);
-            V_STEP(V_F3, b, c, d, a, i + 3);
-        }
-#pragma GCC unroll 4
-        for (; i < 64; i += 4) {
-            V_STEP(V_F4, a, b, c, d, i);
-            V_STEP(V_F4, d, a, b, c, i + 1);
-            V_STEP(V_F4, c, d, a, b, i + 2);
-            V_STEP(V_F4, b, c, d, a, i + 3);
-        }
+        x8_words(p, off, w);
+        V_ROUNDS(V_STEP);
         a = _mm256_add_epi32(a, a0);
         b = _mm256_add_epi32(b, b0);
         c = _mm256_add_epi32(c, c0);
         d = _mm256_add_epi32(d, d0);
     }
-    {
-        uint32_t va[8], vb[8], vc[8], vd[8];
+    x8_store(h, a, b, c, d);
+}
 
-        _mm256_storeu_si256((__m256i *)va, a);
-        _mm256_storeu_si256((__m256i *)vb, b);
-        _mm256_storeu_si256((__m256i *)vc, c);
-        _mm256_storeu_si256((__m256i *)vd, d);
-        for (i = 0; i < 8; i++) {
-            h[i][0] = va[i];
-            h[i][1] = vb[i];
-            h[i][2] = vc[i];
-            h[i][3] = vd[i];
-        }
+/* Two groups of eight lanes, step by step side by side: an MD5 step waits on
+ * the one before it (about 6 cycles of latency for 10 instructions), so one
+ * group leaves most of the vector units idle; a second, independent one
+ * fills them. */
+#define V_STEP2(f, a, b, c, d, i)                                                             \
+    do {                                                                                      \
+        __m256i k_ = _mm256_set1_epi32((int)md5_t[i]);                                        \
+        a##0 = _mm256_add_epi32(_mm256_add_epi32(a##0, f(b##0, c##0, d##0)),                  \
+                                _mm256_add_epi32(w[md5_g[i]], k_));                           \
+        a##1 = _mm256_add_epi32(_mm256_add_epi32(a##1, f(b##1, c##1, d##1)),                  \
+                                _mm256_add_epi32(v[md5_g[i]], k_));                           \
+        a##0 = _mm256_add_epi32(b##0, x8_rol(a##0, md5_s[i]));                                \
+        a##1 = _mm256_add_epi32(b##1, x8_rol(a##1, md5_s[i]));                                \
+    } while (0)
+
+__attribute__((target("avx2"))) void md5_x16_blocks(uint32_t h[16][4], const unsigned char *const p[16], size_t n)
+{
+    const __m256i ones = _mm256_set1_epi32(-1);
+    __m256i a0, b0, c0, d0, a1, b1, c1, d1, w[16], v[16];
+    size_t off;
+    int i;
+
+    x8_load(h, &a0, &b0, &c0, &d0);
+    x8_load(h + 8, &a1, &b1, &c1, &d1);
+    for (off = 0; n; n--, off += MD5_BLOCK) {
+        __m256i sa0 = a0, sb0 = b0, sc0 = c0, sd0 = d0, sa1 = a1, sb1 = b1, sc1 = c1, sd1 = d1;
+
+        x8_words(p, off, w);
+        x8_words(p + 8, off, v);
+        V_ROUNDS(V_STEP2);
+        a0 = _mm256_add_epi32(a0, sa0);
+        b0 = _mm256_add_epi32(b0, sb0);
+        c0 = _mm256_add_epi32(c0, sc0);
+        d0 = _mm256_add_epi32(d0, sd0);
+        a1 = _mm256_add_epi32(a1, sa1);
+        b1 = _mm256_add_epi32(b1, sb1);
+        c1 = _mm256_add_epi32(c1, sc1);
+        d1 = _mm256_add_epi32(d1, sd1);
     }
+    x8_store(h, a0, b0, c0, d0);
+    x8_store(h + 8, a1, b1, c1, d1);
 }
 #else
 bool md5_x8_available(void)
@@ -291,5 +352,10 @@ void md5_x8_blocks(uint32_t h[8][4], const unsigned char *const p[8], size_t n)
 
     for (i = 0; i < 8; i++)
         md5_blocks(h[i], p[i], n);
+}
+void md5_x16_blocks(uint32_t h[16][4], const unsigned char *const p[16], size_t n)
+{
+    md5_x8_blocks(h, p, n);
+    md5_x8_blocks(h + 8, p + 8, n);
 }
 #endif

@@ -39,4 +39,9 @@ bool md5_x8_available(void);
  */
 void md5_x8_blocks(uint32_t h[8][4], const unsigned char *const p[8], size_t n);
 
+/* The same for sixteen streams, two groups of eight interleaved (an MD5 step
+ * waits on the last: the second group fills the vector units the first
+ * leaves idle). Only when md5_x8_available(). */
+void md5_x16_blocks(uint32_t h[16][4], const unsigned char *const p[16], size_t n);
+
 #endif

@@ -386,6 +386,7 @@ static enum s3c_err get_fresh(struct req *r, struct s3c_error *e)
     r->hash.ready = false; /* new bytes */
     r->use_crc = r->use_sha = false;
     r->md5_live = false;
+    r->md5_to = 0; /* (stages lent meanwhile go with the last exchange's job: dl_md5_hashed) */
     if (r->hash.busy) {
         r->hash_stale = true; /* the last exchange's MD5, still with a worker: dropped when back */
     } else {

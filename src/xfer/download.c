@@ -27,7 +27,7 @@
 
 #define LAND_THREADS 4                          /* workers creating small downloaded files */
 #define SEQ_JOB_BYTES ((uint64_t)64 << 20)      /* DL_SEQ: re-read per job at most (an interrupt waits for one) */
-#define MD5_STEP_BYTES ((uint64_t)1 << 20)      /* a GET's MD5 moves on once this much more has landed */
+#define MD5_STEP_BYTES ((uint64_t)1 << 20)      /* a GET's MD5 lagging this much re-reads the file */
 #define DL_REHASH_STEP ((size_t)8 << 20)       /* bytes re-read per loop step: transfers keep moving */
 
 static void dl_verify(struct engine *g, struct xfer_obj_state *os);
@@ -38,6 +38,8 @@ static void dl_rehashed(struct engine *g, struct eng_hash *h);
 static bool dl_check_from(struct engine *g, struct xfer_obj_state *os, const struct http_resp *resp,
                           const char *etag);
 static void dl_probed(struct engine *g, struct xfer_obj_state *os, bool learn);
+static void dl_lent_next(struct engine *g, struct req *r);
+static bool dl_md5_catch_up(struct engine *g, struct req *r);
 
 /* The file download whose in-order hash job (chk.seq_hash) 'h' is. */
 static struct xfer_obj_state *dl_file_of_hash(struct eng_hash *h)
@@ -374,15 +376,27 @@ static void dl_md5_hashed(struct engine *g, struct eng_hash *h)
     if (r->hash_stale) {
         /* An earlier exchange's bytes: this one starts over. */
         r->hash_stale = false;
-        r->md5_at = 0;
+        r->md5_at = r->md5_to = 0;
         md5_init(&h->job.md5);
         h->ready = false;
+        dl_lent_drop(g, r);
     } else if (!h->job.err.code) {
         r->md5_at += h->job.len;
         h->ready = h->job.final;
+        dl_lent_next(g, r); /* (busy again when another stage was lent) */
+    } else {
+        dl_lent_drop(g, r);
     }
-    if (!r->parked)
-        return; /* still receiving: write_dst hands on the next slice */
+    if (h->busy)
+        return; /* the next lent stage, back here when hashed */
+    if (!r->parked) {
+        /* Still receiving: the MD5, behind what is written, catches up from the
+         * file at once, so that the next stages are lent again. */
+        if (!h->ready && !r->local_failed && r->md5_live && r->md5_at < r->stage_at && !h->job.err.code &&
+            !dl_md5_catch_up(g, r))
+            r->md5_live = false;
+        return;
+    }
     if (!h->ready && !r->local_failed && dl_md5_kick(g, r, true))
         return; /* the rest, and then the answer */
     req_unpark(g, r);
@@ -394,12 +408,8 @@ static void dl_md5_hashed(struct engine *g, struct eng_hash *h)
  * a worker's lanes; the page cache is still hot), and, with 'final', the rest
  * and the digest. One job at a time per request. False when no worker could start.
  */
-bool dl_md5_kick(struct engine *g, struct req *r, bool final)
+static bool dl_md5_job(struct req *r, bool final)
 {
-    uint64_t upto = final ? r->len : r->got / MD5_BLOCK * MD5_BLOCK;
-
-    if (r->hash.busy || r->hash.ready || (!final && upto - r->md5_at < MD5_STEP_BYTES))
-        return true;
     if (r->md5_at == 0) {
         /* The exchange's first job: a stored SHA's (whole, or a composite's part), else the MD5. */
         enum ck_algo a = r->os->n_parts ? dlc_of(r->os)->stored.algo : r->stored.algo;
@@ -410,7 +420,125 @@ bool dl_md5_kick(struct engine *g, struct req *r, bool final)
     }
     r->hash.job.final = final;
     r->hash.done = dl_md5_hashed;
-    return hash_start(g, &r->hash, r->os->fd, NULL, r->off + r->md5_at, upto - r->md5_at);
+    return true;
+}
+
+/* A job of the file's bytes [md5_at, upto) (what was written, not lent). */
+static bool dl_md5_file(struct engine *g, struct req *r, uint64_t upto, bool final)
+{
+    if (!dl_md5_job(r, final) || !hash_start(g, &r->hash, r->os->fd, NULL, r->off + r->md5_at, upto - r->md5_at))
+        return false;
+    r->md5_to = upto;
+    return true;
+}
+
+bool dl_md5_kick(struct engine *g, struct req *r, bool final)
+{
+    uint64_t upto = final ? r->len : r->stage_at / MD5_BLOCK * MD5_BLOCK;
+
+    if (r->hash.busy || r->hash.ready || (!final && upto - r->md5_at < MD5_STEP_BYTES))
+        return true;
+    return dl_md5_file(g, r, upto, final);
+}
+
+static bool dl_md5_catch_up(struct engine *g, struct req *r)
+{
+    return dl_md5_file(g, r, r->stage_at / MD5_BLOCK * MD5_BLOCK, false);
+}
+
+/* The first stage lent goes to a hash worker; false when none could start. */
+static bool dl_lent_start(struct engine *g, struct req *r)
+{
+    struct dl_buf *b = r->lent;
+
+    return dl_md5_job(r, r->md5_at + b->n == r->len) && hash_start(g, &r->hash, -1, b->data, 0, b->n);
+}
+
+/*
+ * The stage just written (its bytes at 'at' of the exchange) is lent to the
+ * MD5 as it is, when the MD5 has all before it (hashed, or lent): a hash
+ * worker reads the received bytes in memory instead of reading them back
+ * from the file, and a fresh stage takes the next bytes. Else (the MD5 is
+ * behind, re-reading the file; no stage to spare) nothing: dl_md5_kick.
+ */
+static void dl_stage_lend(struct engine *g, struct req *r, uint64_t at)
+{
+    struct dl_buf *b = r->stage, *fresh;
+
+    if (!r->md5_live || r->hash.ready || r->md5_to != at || r->lent_bytes >= LENT_PER_REQ * STAGE_BYTES ||
+        !(fresh = dl_buf_get(g, false)))
+        return;
+    r->stage = fresh; /* (the fresh one is the stage now, the written one lent) */
+    if (r->lent_tail)
+        r->lent_tail->next = b;
+    else
+        r->lent = b;
+    r->lent_tail = b;
+    r->lent_bytes += b->n;
+    r->md5_to += b->n;
+    if (!r->hash.busy && !dl_lent_start(g, r)) {
+        dl_lent_drop(g, r);
+        r->md5_live = false; /* no worker now: the rest at the end (on_get), or the error then */
+    }
+}
+
+/* A stage's job is back (dl_md5_hashed): the stage is free, and the next lent one starts. */
+static void dl_lent_next(struct engine *g, struct req *r)
+{
+    struct dl_buf *b = r->lent;
+
+    if (b && r->hash.job.mem == b->data) {
+        r->lent = b->next; /* (else a job of the file's bytes, before the stages lent) */
+        if (!r->lent)
+            r->lent_tail = NULL;
+        r->lent_bytes -= b->n;
+        dl_buf_put(g, b, false);
+    }
+    if (r->lent && !dl_lent_start(g, r))
+        dl_lent_drop(g, r);
+}
+
+/* Write what is staged to the file (and lend it to the MD5); false, with local_err, when it cannot be. */
+static bool dl_stage_flush(struct req *r)
+{
+    uint64_t at = r->stage_at;
+
+    if (!r->staged)
+        return true;
+    if (fs_pwrite_all(r->os->fd, r->stage->data, r->staged, r->off + at, r->os->o->dst, &r->local_err))
+        return false;
+    r->stage->n = r->staged;
+    r->stage_at += r->staged;
+    r->staged = 0;
+    dl_stage_lend(r->eng, r, at);
+    return true;
+}
+
+/*
+ * A file GET's bytes: gathered into stages, each written with one pwrite
+ * (curl hands its bytes 16 KiB at a time: 64,000 system calls a GiB
+ * otherwise), then lent to the MD5. Straight to the file when the engine has
+ * no stage to spare. False, with local_err, when the file cannot be written.
+ */
+static bool dl_stage_add(struct req *r, const char *p, size_t n)
+{
+    if (!r->stage && !(r->stage = dl_buf_get(r->eng, true))) {
+        if (fs_pwrite_all(r->os->fd, p, n, r->off + r->got, r->os->o->dst, &r->local_err))
+            return false;
+        r->stage_at += n;
+        return true;
+    }
+    while (n) {
+        size_t take = STAGE_BYTES - r->staged < n ? STAGE_BYTES - r->staged : n;
+
+        memcpy(r->stage->data + r->staged, p, take);
+        r->staged += take;
+        p += take;
+        n -= take;
+        if (r->staged == STAGE_BYTES && !dl_stage_flush(r))
+            return false;
+    }
+    return true;
 }
 
 /* The first bytes of a file GET: is its MD5 wanted (a DL_PARTS range, or a whole
@@ -471,12 +599,13 @@ enum http_sink_verdict write_dst(void *ctx, const char *p, size_t n)
         enum http_sink_verdict v = sink(r, p, n);
         if (v != HTTP_SINK_OK)
             return v;
-    } else if (fs_pwrite_all(r->os->fd, p, n, r->off + r->got, r->os->o->dst, &r->local_err)) {
+    } else if (!dl_stage_add(r, p, n)) {
         r->local_failed = true;
         return HTTP_SINK_ABORT;
     }
     /* CRCs as the bytes pass (memory speed); an MD5 only of a small body in
-     * memory. A file's MD5s are a hash worker's, re-read once on disk (on_get). */
+     * memory. A file's MD5s are a hash worker's, of each stage written
+     * (dl_stage_lend), or re-read from the file when behind (on_get). */
     if (r->use_crc)
         r->crc = ck_update(r->ck_algo, r->crc, p, n);
     else if (c->check == DL_CRC)
@@ -607,6 +736,8 @@ void on_get(struct engine *g, struct req *r)
     struct dl_check_state *c = dlc_of(os);
     struct s3c_error e = S3C_ERROR_INIT;
 
+    if (!r->local_failed && !dl_stage_flush(r))
+        r->local_failed = true; /* (the last bytes of a file GET, still staged) */
     if (r->local_failed) {
         /* Disk full or unwritable: retrying will not help. A store that sent
          * too much is a store error: retry that. */

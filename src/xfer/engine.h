@@ -401,6 +401,16 @@ struct req_hedge {
     uint8_t twins;                  /* duplicates sent of it (hedge.c's overdue) */
 };
 
+#define STAGE_BYTES ((size_t)128 << 10)  /* a file GET's bytes gathered for one pwrite (curl hands 16 KiB) */
+#define LENT_PER_REQ 8                   /* stages a GET lends its MD5 at most: further behind, it re-reads the file */
+
+/* A stage: bytes of a file GET gathered for one pwrite, then lent to its MD5. */
+struct dl_buf {
+    struct dl_buf *next;            /* in the engine's free list, or a request's lent list */
+    size_t n;                       /* bytes in data */
+    unsigned char data[STAGE_BYTES];
+};
+
 /* One exchange with the store, reused for its retries and then for others. */
 struct req {
     struct http_xfer http;
@@ -419,13 +429,20 @@ struct req {
     bool md5_live;                  /* a file GET whose MD5 is taken as its bytes land (dl_md5_kick) */
     bool hash_stale;                /* 'hash' is busy with an earlier exchange's bytes: drop its result */
     uint64_t md5_at;                /* md5_live: bytes of this exchange in hash.job.md5 */
+    uint64_t md5_to;                /* md5_live: bytes of this exchange hashed or on their way (a job, lent) */
     bool use_crc;                   /* a whole GET: checked by the stored checksum in its reply */
     bool use_sha;                   /* a GET whose bytes' SHA is checked (a hash worker's, dl_md5_kick):
                                        the whole's against 'stored', or a composite object's part */
     struct ck_stored stored;        /* use_sha of a whole GET; stdout DL_COMPOSITE: the part's, from its reply */
     enum ck_algo ck_algo;           /* use_crc: which, and its value */
     uint64_t ck_want;
-    uint64_t got;                   /* download bytes written */
+    uint64_t got;                   /* download bytes received (written, or in 'stage') */
+    struct dl_buf *stage;           /* a file GET's bytes gathered for one pwrite, or NULL (download.c) */
+    struct dl_buf *lent, *lent_tail; /* stages written and lent to the MD5, in order: the first is with a
+                                       hash worker (the MD5 reads them, not the file) */
+    uint64_t lent_bytes;            /* bytes in 'lent' */
+    uint64_t stage_at;              /* bytes of this exchange written to the file: stage's go there */
+    size_t staged;                  /* bytes in 'stage' */
     uint64_t crc;                   /* DL_CRC: CRC of the bytes written */
     uint64_t mem_crc;               /* a CRC algorithm's value over a memory body (hdr_ck) */
     unsigned char mem_sum[CK_MAX_LEN]; /* a SHA algorithm's digest of it (a hash worker's) */
@@ -525,6 +542,8 @@ struct engine {
     struct s3c_error stop_err;      /* that error, as reported for the object that met it */
     struct xfer_obj_state *rehash;  /* downloads with resumed parts still to re-read (dl_rehash_step) */
     char *rehash_buf;               /* DL_REHASH_STEP bytes (download.c), allocated on first use */
+    struct dl_buf *dl_bufs;         /* free stages of file GETs (download.c) */
+    int dl_bufs_used, dl_stages;    /* stages not free, and of them those of GETs (not lent) */
     /* One loop of several (loops.c); with one loop, hooks is NULL and the rest zero. */
     const struct engine_hooks *hooks;
     void *lane;                     /* loops.c's side of this loop */
@@ -847,6 +866,14 @@ void dl_again(struct engine *g, struct xfer_obj_state *os, const struct s3c_erro
 void on_head_info(struct engine *g, struct req *r);
 void on_head_part1(struct engine *g, struct req *r);
 bool head_part1_refused(struct engine *g, struct req *r, const struct s3c_error *e);
+/* Stages of file GETs (req.c): one taken (a GET's when 'stage', else one to
+ * lend to the MD5), one given back, those a request lent dropped, all of a
+ * request's given back (it is recycled), all freed (the engine ends). */
+struct dl_buf *dl_buf_get(struct engine *g, bool stage);
+void dl_buf_put(struct engine *g, struct dl_buf *b, bool stage);
+void dl_lent_drop(struct engine *g, struct req *r);
+void dl_bufs_put_req(struct engine *g, struct req *r);
+void dl_bufs_free(struct engine *g);
 bool dl_md5_kick(struct engine *g, struct req *r, bool final);
 enum http_sink_verdict write_dst(void *ctx, const char *p, size_t n);
 void on_get(struct engine *g, struct req *r);

@@ -1,4 +1,4 @@
-/* hashpool.c — MD5s on worker threads, eight at a time, and SHAs beside them (see hashpool.h). */
+/* hashpool.c — MD5s on worker threads, up to sixteen at a time, and SHAs beside them (see hashpool.h). */
 #include "xfer/hashpool.h"
 
 #include <errno.h>
@@ -10,8 +10,8 @@
 
 #include "base/workpool.h"
 
-#define LANES 8
-#define SLICE_BYTES ((size_t)256 << 10)  /* read per job and step: 2 MiB a worker */
+#define LANES 16
+#define SLICE_BYTES ((size_t)128 << 10)  /* read per job and step: 2 MiB a worker */
 #define X8_MIN_LANES 2                    /* one busy lane alone is cheaper scalar (0.73 GB/s against 3.4 / 8) */
 
 struct hashpool {
@@ -107,38 +107,48 @@ static bool lane_slice(struct lane *l)
     return true;
 }
 
-/* Hash 'blocks' whole blocks of the lanes in 'busy' side by side. */
-static void lanes_x8(struct lane *l, const bool busy[LANES], size_t blocks)
+/*
+ * Hash 'blocks' whole blocks of the lanes in 'busy' side by side: eight or
+ * fewer in the eight lanes of one vector (md5_x8_blocks), more in sixteen
+ * (md5_x16_blocks: two vectors interleaved, about 1.3 times what eight cost
+ * for twice the bytes). The busy lanes are packed first; an idle kernel lane
+ * reads idle_block, 64 blocks long, again and again.
+ */
+static void lanes_simd(struct lane *l, const bool busy[LANES], int n_busy, size_t blocks)
 {
     static const unsigned char idle_block[MD5_BLOCK * 64];
-    uint32_t h[LANES][4] = { { 0 } };
-    const unsigned char *p[LANES];
-    bool full = true;
+    uint32_t h[16][4] = { { 0 } };
+    const unsigned char *p[16];
+    int idx[16], width = n_busy > 8 ? 16 : 8, n = 0, i;
     size_t done, k;
-    int i;
 
-    for (i = 0; i < LANES; i++) {
-        p[i] = busy[i] ? l[i].p : idle_block;
-        full &= busy[i];
-        if (busy[i])
-            memcpy(h[i], l[i].j->md5.h, sizeof(h[i]));
-    }
-    /* An idle lane reads idle_block, 64 blocks long, again and again. */
-    for (done = 0; done < blocks; done += k) {
-        k = full || blocks - done < 64 ? blocks - done : 64;
-        md5_x8_blocks(h, p, k);
-        for (i = 0; i < LANES; i++)
-            if (busy[i])
-                p[i] += k * MD5_BLOCK;
-    }
     for (i = 0; i < LANES; i++) {
         if (!busy[i])
             continue;
-        memcpy(l[i].j->md5.h, h[i], sizeof(h[i]));
-        l[i].j->md5.bytes += blocks * MD5_BLOCK;
-        l[i].p += blocks * MD5_BLOCK;
-        l[i].n -= blocks * MD5_BLOCK;
-        l[i].at += blocks * MD5_BLOCK;
+        idx[n] = i;
+        p[n] = l[i].p;
+        memcpy(h[n], l[i].j->md5.h, sizeof(h[n]));
+        n++;
+    }
+    for (i = n; i < width; i++)
+        p[i] = idle_block;
+    for (done = 0; done < blocks; done += k) {
+        k = n == width || blocks - done < 64 ? blocks - done : 64;
+        if (width == 16)
+            md5_x16_blocks(h, p, k);
+        else
+            md5_x8_blocks(h, p, k);
+        for (i = 0; i < n; i++)
+            p[i] += k * MD5_BLOCK;
+    }
+    for (i = 0; i < n; i++) {
+        struct lane *x = &l[idx[i]];
+
+        memcpy(x->j->md5.h, h[i], sizeof(h[i]));
+        x->j->md5.bytes += blocks * MD5_BLOCK;
+        x->p += blocks * MD5_BLOCK;
+        x->n -= blocks * MD5_BLOCK;
+        x->at += blocks * MD5_BLOCK;
     }
 }
 
@@ -192,7 +202,7 @@ static void worker(struct workpool *p)
                 blocks = l[i].n / MD5_BLOCK;
         }
         if (x8 && n_busy >= X8_MIN_LANES) {
-            lanes_x8(l, busy, blocks);
+            lanes_simd(l, busy, n_busy, blocks);
             continue;
         }
         for (i = 0; i < LANES; i++)

@@ -6,9 +6,10 @@
  * verified transfer near that. Here a job names its bytes (a range of a
  * file, re-read from the page cache a slice at a time, or a buffer in
  * memory) and the MD5 to continue; a worker hashes it and the loop takes the
- * result back. A worker holds up to eight jobs at once and, where the CPU
+ * result back. A worker holds up to sixteen jobs at once and, where the CPU
  * has AVX2, hashes them side by side in the lanes of one vector
- * (md5_x8_blocks): several parts cost about what one did.
+ * (md5_x8_blocks), or of two interleaved when more than eight are busy
+ * (md5_x16_blocks): several parts cost about what one did.
  *
  * A job may also feed the same bytes, in order, to a SHA-1 or SHA-256
  * context ('also'), with or without the MD5: a SHA has no lanes, but it reads

@@ -114,6 +114,7 @@ struct req *req_get(struct engine *g, struct xfer_obj_state *os, enum req_kind k
     r->off = r->len = 0;
     r->attempt = 0;
     r->got = 0;
+    r->stage_at = r->staged = 0;
     r->local_failed = false;
     r->next = NULL;
     buf_reset(&r->mem);
@@ -127,17 +128,84 @@ struct req *req_get(struct engine *g, struct xfer_obj_state *os, enum req_kind k
     r->hash.job.no_md5 = false;
     r->use_crc = r->use_sha = false;
     r->md5_live = r->hash_stale = false;
-    r->md5_at = 0;
+    r->md5_at = r->md5_to = 0;
     memset(&r->hg, 0, sizeof(r->hg));
     s3c_error_clear(&r->local_err);
     os->reqs++;
     return r;
 }
 
+/* ---- stages of file GETs (download.c) ------------------------------------------------- */
+
+/* Stages (of 128 KiB) an engine keeps at most: one per GET in flight, and
+ * those lent to its hash workers, at most LENT_PER_REQ a GET (engine.h: the
+ * MD5 further behind re-reads the file). A GET finding no stage writes
+ * straight to the file, an MD5 finding none re-reads it. */
+#define STAGES_MAX 256
+#define LENT_MAX 96
+
+struct dl_buf *dl_buf_get(struct engine *g, bool stage)
+{
+    struct dl_buf *b = NULL;
+
+    if (stage ? g->dl_stages >= STAGES_MAX : g->dl_bufs_used - g->dl_stages >= LENT_MAX)
+        return NULL;
+    if (g->dl_bufs) {
+        b = g->dl_bufs;
+        g->dl_bufs = b->next;
+    } else if (!(b = malloc(sizeof(*b)))) {
+        return NULL;
+    }
+    b->next = NULL;
+    b->n = 0;
+    g->dl_bufs_used++;
+    g->dl_stages += stage;
+    return b;
+}
+
+void dl_buf_put(struct engine *g, struct dl_buf *b, bool stage)
+{
+    g->dl_bufs_used--;
+    g->dl_stages -= stage;
+    b->next = g->dl_bufs;
+    g->dl_bufs = b;
+}
+
+/* The stages lent to the MD5 go back (its exchange is over, or its hashing starts over). */
+void dl_lent_drop(struct engine *g, struct req *r)
+{
+    while (r->lent) {
+        struct dl_buf *b = r->lent;
+        r->lent = b->next;
+        dl_buf_put(g, b, false);
+    }
+    r->lent_tail = NULL;
+    r->lent_bytes = 0;
+}
+
+void dl_bufs_put_req(struct engine *g, struct req *r)
+{
+    dl_lent_drop(g, r);
+    if (r->stage)
+        dl_buf_put(g, r->stage, true);
+    r->stage = NULL;
+    r->staged = 0;
+}
+
+void dl_bufs_free(struct engine *g)
+{
+    while (g->dl_bufs) {
+        struct dl_buf *b = g->dl_bufs;
+        g->dl_bufs = b->next;
+        free(b);
+    }
+}
+
 /* The request is free for others now (its hash job, if any, is back). */
 static void req_recycle(struct engine *g, struct req *r)
 {
     r->os->reqs--;
+    dl_bufs_put_req(g, r);
     http_xfer_release(&r->http);
     memset(&r->http, 0, sizeof(r->http));
     if (r->mem.cap > (1u << 20))
@@ -351,6 +419,7 @@ enum s3c_err req_submit(struct engine *g, struct req *r, struct s3c_error *e)
     if (!r->md5)
         return s3c_fail(e, S3C_ENOMEM, "out of memory");
     r->got = r->crc = 0;
+    r->stage_at = r->staged = 0;
     r->sent_mem = false;
     r->local_failed = false;
     r->flex = false;

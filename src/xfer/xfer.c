@@ -401,6 +401,7 @@ enum s3c_err engine_run(struct store_s3 *s, const struct xfer_opts *opts, struct
         free(r);
     }
     free(g->rehash_buf);
+    dl_bufs_free(g);
     free(g);
     return rc;
 }

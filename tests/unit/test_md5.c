@@ -78,42 +78,58 @@ TEST(md5_equals_openssl_any_split)
     }
 }
 
-/* Eight lanes of different bytes side by side = each lane alone; then the
- * pieces before and after through md5_update, against OpenSSL. */
-TEST(md5_x8_lanes_equal_scalar)
+/* 'lanes' (8 or 16) streams of different bytes side by side = each alone,
+ * from chaining values of different lengths; the pieces before and after
+ * through md5_update, against OpenSSL. */
+static void lanes_equal_scalar(int lanes)
 {
-    static unsigned char data[8][64 * 100 + 37];
-    const unsigned char *p[8];
-    uint32_t h[8][4];
-    struct md5 m[8];
+    static unsigned char data[16][64 * 100 + 37];
+    const unsigned char *p[16];
+    uint32_t h[16][4];
+    struct md5 m[16];
+    size_t head[16];
     int i, t;
 
-    for (i = 0; i < 8; i++)
+    for (i = 0; i < lanes; i++)
         for (size_t k = 0; k < sizeof(data[i]); k++)
             data[i][k] = (unsigned char)rnd();
     for (t = 0; t < 20; t++) {
-        size_t head = (size_t)(rnd() % 10) * 64, blocks = rnd() % 80 + (t == 0 ? 0 : 1);
+        size_t blocks = rnd() % 80 + (t == 0 ? 0 : 1);
 
-        for (i = 0; i < 8; i++) {
+        for (i = 0; i < lanes; i++) {
+            head[i] = (size_t)(rnd() % 10) * 64;
             md5_init(&m[i]);
-            md5_update(&m[i], data[i], head);
+            md5_update(&m[i], data[i], head[i]);
             memcpy(h[i], m[i].h, sizeof(h[i]));
-            p[i] = data[i] + head;
+            p[i] = data[i] + head[i];
         }
-        if (md5_x8_available())
+        if (md5_x8_available() && lanes == 16)
+            md5_x16_blocks(h, p, blocks);
+        else if (md5_x8_available())
             md5_x8_blocks(h, p, blocks);
         else
-            for (i = 0; i < 8; i++)
+            for (i = 0; i < lanes; i++)
                 md5_blocks(h[i], p[i], blocks);
-        for (i = 0; i < 8; i++) {
+        for (i = 0; i < lanes; i++) {
             unsigned char want[16], got[16];
 
             memcpy(m[i].h, h[i], sizeof(h[i]));
             m[i].bytes += blocks * 64;
-            md5_update(&m[i], data[i] + head + blocks * 64, sizeof(data[i]) - head - blocks * 64);
+            md5_update(&m[i], data[i] + head[i] + blocks * 64, sizeof(data[i]) - head[i] - blocks * 64);
             md5_final(&m[i], got);
             hash_md5(data[i], sizeof(data[i]), want);
             CHECK(!memcmp(want, got, 16));
         }
     }
+}
+
+TEST(md5_x8_lanes_equal_scalar)
+{
+    lanes_equal_scalar(8);
+}
+
+/* Sixteen: two groups of eight, interleaved. */
+TEST(md5_x16_lanes_equal_scalar)
+{
+    lanes_equal_scalar(16);
 }

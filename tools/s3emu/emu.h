@@ -339,6 +339,7 @@ struct emu_model {
     int express_session_required; /* object requests on directory buckets need session keys */
     uint64_t min_part_bytes;    /* EntityTooSmall threshold */
     int apply_late;             /* an operation runs once its latency has passed, not before it */
+    int ignore_part_number;     /* GET/HEAD ?partNumber= answer the whole object (Ceph 16, many proxies) */
     struct emu_fault_rule rules[EMU_MAX_RULES];
     int n_rules;
     double fault_prob;          /* global probability of a random 500/503 */

@@ -436,6 +436,8 @@ static int set_key(struct emu_server *s, const char *k, const char *v, char *err
         m->min_part_bytes = (uint64_t)d;
     else if (!strcmp(k, "apply_late"))
         m->apply_late = d != 0;
+    else if (!strcmp(k, "ignore_part_number"))
+        m->ignore_part_number = d != 0;
     else if (!strcmp(k, "faults"))
         return emu_model_parse_faults(m, v, err, errn);
     else if (!strcmp(k, "reset_stats")) {
@@ -648,11 +650,12 @@ void emu_model_stats_json(struct emu_server *s, struct buf *b)
                 "\"bandwidth_mbps\":%g,\"rate_get\":%g,\"rate_put\":%g,\"prefix_depth\":%d,"
                 "\"xregion_ms\":%g,\"express_latency_ms\":%g,\"express_session_s\":%g,"
                 "\"express_session_required\":%d,\"min_part_bytes\":%llu,\"apply_late\":%d,"
-                "\"copy_ms\":%g,\"copy_mbps\":%g},",
+                "\"copy_ms\":%g,\"copy_mbps\":%g,\"ignore_part_number\":%d},",
              m->latency_ms, m->jitter, m->tail_pct, m->tail_mult, m->bandwidth_mbps, m->rate_get,
              m->rate_put, m->prefix_depth, m->xregion_ms, m->express_latency_ms,
              m->express_session_s, m->express_session_required,
-             (unsigned long long)m->min_part_bytes, m->apply_late, m->copy_ms, m->copy_mbps);
+             (unsigned long long)m->min_part_bytes, m->apply_late, m->copy_ms, m->copy_mbps,
+             m->ignore_part_number);
     {
         struct emu_sl_node *n;
         uint64_t objects = 0, nb = 0;

@@ -140,7 +140,7 @@ void ops_get_object(struct emu_server *s, struct emu_conn *c, struct emu_bucket 
     struct emu_req *q = &c->req;
     struct emu_resp *r = &c->resp;
     const char *vid = emu_req_param(q, "versionId");
-    const char *pn = emu_req_param(q, "partNumber");
+    const char *pn = s->model.ignore_part_number ? NULL : emu_req_param(q, "partNumber");
     struct sv range = emu_req_header(q, "range"), cm = emu_req_header(q, "x-amz-checksum-mode");
     struct emu_obj *o = ops_find_obj(s, c, b, q->key, q->klen, vid);
     uint64_t off = 0, len, size;
