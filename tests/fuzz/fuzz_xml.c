@@ -3,6 +3,13 @@
  * whole and fed in small chunks (the two must agree), as an error body, and
  * classified; then used as a key for the request escaper, whose output must
  * read back through expat as the same bytes. Seeds: tests/fixtures/xml.
+ *
+ * Whole bodies go through xml_scan (the tokenizer without expat) first and
+ * chunked ones through expat only, so the agreement of the two is the
+ * differential test of the scanner: every field of a listing is compared.
+ * Below that, the scanner's events are compared with expat's on the same
+ * input: whatever the scanner accepts, expat must accept, with the same
+ * start tags, ends and text.
  */
 #include <expat.h>
 #include <stdint.h>
@@ -10,6 +17,7 @@
 #include <string.h>
 
 #include "s3/xml.h"
+#include "s3/xml_impl.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -60,6 +68,194 @@ static size_t walk_objects(const struct s3_list_objects *r)
     for (i = 0; i < r->n_prefixes; i++)
         n += strlen(r->prefixes[i]);
     return n + strlen(s3_list_objects_next_marker(r));
+}
+
+static bool same_str(const char *a, const char *b)
+{
+    return strcmp(a, b) == 0;
+}
+
+/* Every field of two listings, as the fast path and expat read them. */
+static bool same_objects(const struct s3_list_objects *a, const struct s3_list_objects *b)
+{
+    size_t i;
+
+    if (a->n_objects != b->n_objects || a->n_prefixes != b->n_prefixes || a->is_truncated != b->is_truncated ||
+        a->max_keys != b->max_keys || a->key_count != b->key_count || !same_str(a->name, b->name) ||
+        !same_str(a->prefix, b->prefix) || !same_str(a->delimiter, b->delimiter) ||
+        !same_str(a->encoding_type, b->encoding_type) || !same_str(a->continuation_token, b->continuation_token) ||
+        !same_str(a->next_continuation_token, b->next_continuation_token) ||
+        !same_str(a->start_after, b->start_after) || !same_str(a->marker, b->marker) ||
+        !same_str(a->next_marker, b->next_marker))
+        return false;
+    for (i = 0; i < a->n_objects; i++) {
+        const struct s3_object *x = &a->objects[i], *y = &b->objects[i];
+
+        /* A NUL key's mark is "" then its encoded form (s3/xml.h). */
+        if (!same_str(x->key, y->key) || (!x->key[0] && !same_str(x->key + 1, y->key + 1)) ||
+            !same_str(x->last_modified, y->last_modified) || x->mtime_epoch != y->mtime_epoch ||
+            !same_str(x->etag, y->etag) || x->size != y->size || !same_str(x->storage_class, y->storage_class) ||
+            !same_str(x->owner_id, y->owner_id) || !same_str(x->owner_name, y->owner_name) ||
+            !same_str(x->checksum_algorithm, y->checksum_algorithm) ||
+            !same_str(x->checksum_type, y->checksum_type))
+            return false;
+    }
+    for (i = 0; i < a->n_prefixes; i++)
+        if (!same_str(a->prefixes[i], b->prefixes[i]) ||
+            (!a->prefixes[i][0] && !same_str(a->prefixes[i] + 1, b->prefixes[i] + 1)))
+            return false;
+    return true;
+}
+
+static bool same_versions(const struct s3_list_versions *a, const struct s3_list_versions *b)
+{
+    size_t i;
+
+    if (a->n_versions != b->n_versions || a->n_prefixes != b->n_prefixes || a->is_truncated != b->is_truncated ||
+        a->max_keys != b->max_keys || !same_str(a->name, b->name) || !same_str(a->prefix, b->prefix) ||
+        !same_str(a->key_marker, b->key_marker) || !same_str(a->version_id_marker, b->version_id_marker) ||
+        !same_str(a->next_key_marker, b->next_key_marker) ||
+        !same_str(a->next_version_id_marker, b->next_version_id_marker))
+        return false;
+    for (i = 0; i < a->n_versions; i++) {
+        const struct s3_version *x = &a->versions[i], *y = &b->versions[i];
+
+        if (x->is_delete_marker != y->is_delete_marker || x->is_latest != y->is_latest ||
+            !same_str(x->key, y->key) || !same_str(x->version_id, y->version_id) ||
+            !same_str(x->last_modified, y->last_modified) || x->mtime_epoch != y->mtime_epoch ||
+            !same_str(x->etag, y->etag) || x->size != y->size || !same_str(x->storage_class, y->storage_class))
+            return false;
+    }
+    for (i = 0; i < a->n_prefixes; i++)
+        if (!same_str(a->prefixes[i], b->prefixes[i]))
+            return false;
+    return true;
+}
+
+/* ---- the scanner's events against expat's ---- */
+
+/* A log of events: "<name\n", ">\n" (an end), "=text\n" (the text between two tags, merged). */
+struct events {
+    struct buf log;
+    struct buf text;
+    int depth;
+    bool refused;
+    XML_Parser parser;
+};
+
+static void flush_text(struct events *ev)
+{
+    if (!ev->text.len)
+        return;
+    buf_addc(&ev->log, '=');
+    buf_addsv(&ev->log, buf_sv(&ev->text));
+    buf_addc(&ev->log, '\n');
+    buf_reset(&ev->text);
+}
+
+static bool ev_start(void *ud, const char *name, size_t n)
+{
+    struct events *ev = ud;
+
+    flush_text(ev);
+    buf_addc(&ev->log, '<');
+    buf_add(&ev->log, name, n);
+    buf_addc(&ev->log, '\n');
+    ev->depth++;
+    return true;
+}
+
+static bool ev_end(void *ud)
+{
+    struct events *ev = ud;
+
+    flush_text(ev);
+    buf_adds(&ev->log, ">\n");
+    ev->depth--;
+    return true;
+}
+
+static bool ev_text(void *ud, const char *p, size_t n)
+{
+    buf_add(&((struct events *)ud)->text, p, n);
+    return true;
+}
+
+static void XMLCALL ex_start(void *ud, const XML_Char *name, const XML_Char **attrs)
+{
+    (void)attrs;
+    ev_start(ud, name, strlen(name));
+}
+
+static void XMLCALL ex_end(void *ud, const XML_Char *name)
+{
+    (void)name;
+    ev_end(ud);
+}
+
+static void XMLCALL ex_text(void *ud, const XML_Char *s, int len)
+{
+    ev_text(ud, s, (size_t)len);
+}
+
+static void XMLCALL ex_doctype(void *ud, const XML_Char *name, const XML_Char *sysid, const XML_Char *pubid,
+                               int has_internal_subset)
+{
+    struct events *ev = ud;
+
+    (void)name, (void)sysid, (void)pubid, (void)has_internal_subset;
+    ev->refused = true;
+    XML_StopParser(ev->parser, XML_FALSE);
+}
+
+static void events_init(struct events *ev)
+{
+    memset(ev, 0, sizeof(*ev));
+    ev->log = (struct buf)BUF_INIT((size_t)1 << 26);
+    ev->text = (struct buf)BUF_INIT((size_t)1 << 26);
+}
+
+static void events_release(struct events *ev)
+{
+    buf_release(&ev->log);
+    buf_release(&ev->text);
+}
+
+static void check_scan(struct sv body)
+{
+    struct events a, b;
+    struct xml_sink sink;
+    bool ok;
+
+    events_init(&a);
+    events_init(&b);
+    sink = (struct xml_sink){ ev_start, ev_end, ev_text, &a };
+    if (!xml_scan(body, &sink))
+        goto out;
+    /* Accepted: expat must accept it too (after the white space the engine skips). */
+    while (body.n && (*body.p == ' ' || *body.p == '\t' || *body.p == '\r' || *body.p == '\n')) {
+        body.p++;
+        body.n--;
+    }
+    b.parser = XML_ParserCreate(NULL);
+    if (!b.parser)
+        abort();
+    XML_SetUserData(b.parser, &b);
+    XML_SetElementHandler(b.parser, ex_start, ex_end);
+    XML_SetCharacterDataHandler(b.parser, ex_text);
+    XML_SetStartDoctypeDeclHandler(b.parser, ex_doctype);
+    XML_SetParamEntityParsing(b.parser, XML_PARAM_ENTITY_PARSING_NEVER);
+    ok = XML_Parse(b.parser, body.p, (int)body.n, 1) == XML_STATUS_OK && !b.refused;
+    XML_ParserFree(b.parser);
+    if (!ok)
+        abort(); /* the scanner accepted what expat refuses */
+    flush_text(&a);
+    flush_text(&b);
+    if (a.log.len != b.log.len || (a.log.len && memcmp(a.log.data, b.log.data, a.log.len) != 0))
+        abort(); /* the scanner tells another document than expat */
+out:
+    events_release(&a);
+    events_release(&b);
 }
 
 static enum s3c_err parse_chunked(enum s3_reply kind, struct sv body, void *out,
@@ -142,7 +338,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             abort(); /* chunking must not change the outcome */
         if (!a && kind == S3_REPLY_LIST_OBJECTS &&
             (whole.objects.n_objects != chunked.objects.n_objects ||
-             walk_objects(&whole.objects) != walk_objects(&chunked.objects)))
+             walk_objects(&whole.objects) != walk_objects(&chunked.objects) ||
+             !same_objects(&whole.objects, &chunked.objects)))
+            abort();
+        if (!a && kind == S3_REPLY_LIST_VERSIONS && !same_versions(&whole.versions, &chunked.versions))
             abort();
         release((enum s3_reply)kind, &whole);
         release((enum s3_reply)kind, &chunked);
@@ -154,6 +353,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         abort();
     s3_error_release(&err);
     (void)s3_xml_body_kind(body);
+    if (size <= S3_XML_BODY_MAX_BYTES)
+        check_scan(body);
     check_escape(body);
     return 0;
 }
