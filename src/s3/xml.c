@@ -247,6 +247,7 @@ struct s3_xml_stream {
     size_t group_depth;
     char *entry;                        /* its entry */
     uint64_t seen_top, seen_entry;      /* fields stored, by index */
+    size_t next_field;                  /* in an entry: the field likely next (find_field) */
     struct buf text;                    /* text of the current element */
 };
 
@@ -296,11 +297,17 @@ static void set_empty_strings(const struct xml_field *f, size_t n, char *base)
             *(const char **)(base + f[i].off) = "";
 }
 
+/*
+ * The field of path 'rel', its index in *idx. *idx comes in as a guess (the
+ * field after the last one found): entries repeat their fields in one order.
+ */
 static const struct xml_field *find_field(const struct xml_field *f, size_t n, const char *rel,
                                           size_t *idx)
 {
     size_t i;
 
+    if (*idx < n && strcmp(f[*idx].path, rel) == 0)
+        return &f[*idx];
     for (i = 0; i < n; i++) {
         if (strcmp(f[i].path, rel) == 0) {
             *idx = i;
@@ -392,6 +399,7 @@ static void entry_begin(struct s3_xml_stream *st, const struct xml_group *g)
     st->group = g;
     st->entry = entry;
     st->seen_entry = 0;
+    st->next_field = 0;
 }
 
 static void check_required(struct s3_xml_stream *st, const struct xml_field *f, size_t n,
@@ -485,10 +493,11 @@ static void el_end(struct s3_xml_stream *st)
             check_required(st, g->fields, g->n_fields, st->seen_entry, g->path);
             st->group = NULL;
             st->entry = NULL;
-        } else if ((f = find_field(g->fields, g->n_fields,
-                                   st->path + st->seg[st->group_depth + 1], &idx))) {
+        } else if ((idx = st->next_field,
+                    f = find_field(g->fields, g->n_fields, st->path + st->seg[st->group_depth + 1], &idx))) {
             store(st, f, st->entry);
             st->seen_entry |= (uint64_t)1 << idx;
+            st->next_field = idx + 1;
         }
     } else {
         const char *rel = st->depth == 1 ? "" : st->path + st->seg[2];

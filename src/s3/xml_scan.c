@@ -133,21 +133,25 @@ static bool put_utf8(struct scan *s, uint32_t c)
 /* A reference at s->p ('&'): its text to the sink. False: declined. */
 static bool reference(struct scan *s)
 {
-    static const struct { const char *name; size_t n; char c; } ents[] = {
-        { "amp;", 4, '&' }, { "lt;", 3, '<' }, { "gt;", 3, '>' }, { "quot;", 5, '"' }, { "apos;", 5, '\'' },
-    };
     const unsigned char *q = s->p + 1;
-    size_t left = (size_t)(s->end - q), i, digits = 0;
+    size_t left = (size_t)(s->end - q), digits = 0, n = 0;
     uint32_t c = 0;
+    char ch = 0;
 
+    /* The five predefined entities, by their first letter (ETags hold two &quot; each). */
     if (left && *q != '#') {
-        for (i = 0; i < sizeof(ents) / sizeof(ents[0]); i++) {
-            if (left >= ents[i].n && memcmp(q, ents[i].name, ents[i].n) == 0) {
-                s->p = q + ents[i].n;
-                return s->k->text(s->k->ud, &ents[i].c, 1);
-            }
+        switch (*q) {
+        case 'q': n = left >= 5 && !memcmp(q, "quot;", 5) ? 5 : 0, ch = '"'; break;
+        case 'a': n = left >= 4 && !memcmp(q, "amp;", 4) ? 4 : left >= 5 && !memcmp(q, "apos;", 5) ? 5 : 0;
+                  ch = n == 4 ? '&' : '\''; break;
+        case 'l': n = left >= 3 && !memcmp(q, "lt;", 3) ? 3 : 0, ch = '<'; break;
+        case 'g': n = left >= 3 && !memcmp(q, "gt;", 3) ? 3 : 0, ch = '>'; break;
+        default: break;
         }
-        return false;
+        if (!n)
+            return false;
+        s->p = q + n;
+        return s->k->text(s->k->ud, &ch, 1);
     }
     if (left < 3)
         return false;
@@ -328,14 +332,14 @@ bool xml_scan(struct sv body, const struct xml_sink *k)
         /* At a '<'. */
         s.p++;
         if (s.p < s.end && *s.p == '/') {
+            /* "</" the open element's name '>': '>' is no name character, so the names are equal. */
             s.p++;
-            n = name_len(&s, false);
-            if (!n || !depth || n != open_len[depth - 1] || memcmp(s.p, open[depth - 1], n) != 0)
+            if (!depth)
                 return false;
-            s.p += n;
-            if (s.p >= s.end || *s.p != '>')
+            n = open_len[depth - 1];
+            if ((size_t)(s.end - s.p) <= n || memcmp(s.p, open[depth - 1], n) != 0 || s.p[n] != '>')
                 return false;
-            s.p++;
+            s.p += n + 1;
             depth--;
             if (!k->end(k->ud))
                 return false;
