@@ -18,6 +18,7 @@
 
 #include "s3/xml.h"
 #include "s3/xml_impl.h"
+#include "../unit/xml_events.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -134,68 +135,28 @@ static bool same_versions(const struct s3_list_versions *a, const struct s3_list
 
 /* ---- the scanner's events against expat's ---- */
 
-/* A log of events: "<name\n", ">\n" (an end), "=text\n" (the text between two tags, merged). */
+/* The events of one parse (tests/unit/xml_events.h), and expat's parser when it is expat's. */
 struct events {
-    struct buf log;
-    struct buf text;
-    int depth;
+    struct xml_events ev;
     bool refused;
     XML_Parser parser;
 };
 
-static void flush_text(struct events *ev)
-{
-    if (!ev->text.len)
-        return;
-    buf_addc(&ev->log, '=');
-    buf_addsv(&ev->log, buf_sv(&ev->text));
-    buf_addc(&ev->log, '\n');
-    buf_reset(&ev->text);
-}
-
-static bool ev_start(void *ud, const char *name, size_t n)
-{
-    struct events *ev = ud;
-
-    flush_text(ev);
-    buf_addc(&ev->log, '<');
-    buf_add(&ev->log, name, n);
-    buf_addc(&ev->log, '\n');
-    ev->depth++;
-    return true;
-}
-
-static bool ev_end(void *ud)
-{
-    struct events *ev = ud;
-
-    flush_text(ev);
-    buf_adds(&ev->log, ">\n");
-    ev->depth--;
-    return true;
-}
-
-static bool ev_text(void *ud, const char *p, size_t n)
-{
-    buf_add(&((struct events *)ud)->text, p, n);
-    return true;
-}
-
 static void XMLCALL ex_start(void *ud, const XML_Char *name, const XML_Char **attrs)
 {
     (void)attrs;
-    ev_start(ud, name, strlen(name));
+    xml_events_start(&((struct events *)ud)->ev, name, strlen(name));
 }
 
 static void XMLCALL ex_end(void *ud, const XML_Char *name)
 {
     (void)name;
-    ev_end(ud);
+    xml_events_end(&((struct events *)ud)->ev);
 }
 
 static void XMLCALL ex_text(void *ud, const XML_Char *s, int len)
 {
-    ev_text(ud, s, (size_t)len);
+    xml_events_text(&((struct events *)ud)->ev, s, (size_t)len);
 }
 
 static void XMLCALL ex_doctype(void *ud, const XML_Char *name, const XML_Char *sysid, const XML_Char *pubid,
@@ -208,28 +169,12 @@ static void XMLCALL ex_doctype(void *ud, const XML_Char *name, const XML_Char *s
     XML_StopParser(ev->parser, XML_FALSE);
 }
 
-static void events_init(struct events *ev)
-{
-    memset(ev, 0, sizeof(*ev));
-    ev->log = (struct buf)BUF_INIT((size_t)1 << 26);
-    ev->text = (struct buf)BUF_INIT((size_t)1 << 26);
-}
-
-static void events_release(struct events *ev)
-{
-    buf_release(&ev->log);
-    buf_release(&ev->text);
-}
-
 static void check_scan(struct sv body)
 {
-    struct events a, b;
-    struct xml_sink sink;
+    struct events a = { XML_EVENTS_INIT, false, NULL }, b = { XML_EVENTS_INIT, false, NULL };
+    struct xml_sink sink = xml_events_sink(&a.ev);
     bool ok;
 
-    events_init(&a);
-    events_init(&b);
-    sink = (struct xml_sink){ ev_start, ev_end, ev_text, &a };
     if (!xml_scan(body, &sink))
         goto out;
     /* Accepted: expat must accept it too (after the white space the engine skips). */
@@ -249,13 +194,13 @@ static void check_scan(struct sv body)
     XML_ParserFree(b.parser);
     if (!ok)
         abort(); /* the scanner accepted what expat refuses */
-    flush_text(&a);
-    flush_text(&b);
-    if (a.log.len != b.log.len || (a.log.len && memcmp(a.log.data, b.log.data, a.log.len) != 0))
+    xml_events_flush(&a.ev);
+    xml_events_flush(&b.ev);
+    if (a.ev.log.len != b.ev.log.len || (a.ev.log.len && memcmp(a.ev.log.data, b.ev.log.data, a.ev.log.len) != 0))
         abort(); /* the scanner tells another document than expat */
 out:
-    events_release(&a);
-    events_release(&b);
+    xml_events_release(&a.ev);
+    xml_events_release(&b.ev);
 }
 
 static enum s3c_err parse_chunked(enum s3_reply kind, struct sv body, void *out,

@@ -10,60 +10,19 @@
 #include "base/buf.h"
 #include "s3/xml.h"
 #include "s3/xml_impl.h"
-
-/* The events as one line each: "<name", ">" (an end), "=text" (merged). */
-struct log {
-    struct buf out, text;
-};
-
-static void flush(struct log *g)
-{
-    if (!g->text.len)
-        return;
-    buf_addc(&g->out, '=');
-    buf_addsv(&g->out, buf_sv(&g->text));
-    buf_addc(&g->out, '\n');
-    buf_reset(&g->text);
-}
-
-static bool log_start(void *ud, const char *name, size_t n)
-{
-    struct log *g = ud;
-
-    flush(g);
-    buf_addc(&g->out, '<');
-    buf_add(&g->out, name, n);
-    buf_addc(&g->out, '\n');
-    return true;
-}
-
-static bool log_end(void *ud)
-{
-    struct log *g = ud;
-
-    flush(g);
-    buf_adds(&g->out, ">\n");
-    return true;
-}
-
-static bool log_text(void *ud, const char *p, size_t n)
-{
-    buf_add(&((struct log *)ud)->text, p, n);
-    return true;
-}
+#include "xml_events.h"
 
 /* Scan 's'; true if accepted, its events in 'out' (reset first). */
 static bool scan(const char *s, size_t n, struct buf *out)
 {
-    struct log g = { BUF_INIT(1 << 24), BUF_INIT(1 << 24) };
-    struct xml_sink k = { log_start, log_end, log_text, &g };
+    struct xml_events ev = XML_EVENTS_INIT;
+    struct xml_sink k = xml_events_sink(&ev);
     bool ok = xml_scan((struct sv){ s, n }, &k);
 
-    flush(&g);
+    xml_events_flush(&ev);
     buf_reset(out);
-    buf_addsv(out, buf_sv(&g.out));
-    buf_release(&g.out);
-    buf_release(&g.text);
+    buf_addsv(out, buf_sv(&ev.log));
+    xml_events_release(&ev);
     return ok;
 }
 
