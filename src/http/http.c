@@ -297,6 +297,15 @@ static size_t on_write(char *p, size_t size, size_t n, void *ctx)
         return v == HTTP_SINK_OK ? len : 0;
     }
     x->priv_window_bytes += len;
+    if (!x->resp.body.cap) {
+        curl_off_t cl = -1;
+
+        /* One allocation of the announced size: a listing's page (about 250 KB)
+         * grown by doubling was copied and page-faulted a dozen times over. */
+        curl_easy_getinfo((CURL *)x->priv_easy, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &cl);
+        if (cl > 0 && (uint64_t)cl <= x->resp.body.max)
+            buf_grow(&x->resp.body, (size_t)cl);
+    }
     if (buf_add(&x->resp.body, p, len))
         return over_cap(x, "body is", x->resp.body.max);
     return len;

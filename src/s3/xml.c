@@ -247,6 +247,7 @@ struct s3_xml_stream {
     size_t group_depth;
     char *entry;                        /* its entry */
     uint64_t seen_top, seen_entry;      /* fields stored, by index */
+    size_t next_field;                  /* in an entry: the field likely next (find_field) */
     struct buf text;                    /* text of the current element */
 };
 
@@ -296,11 +297,17 @@ static void set_empty_strings(const struct xml_field *f, size_t n, char *base)
             *(const char **)(base + f[i].off) = "";
 }
 
+/*
+ * The field of path 'rel', its index in *idx. *idx comes in as a guess (the
+ * field after the last one found): entries repeat their fields in one order.
+ */
 static const struct xml_field *find_field(const struct xml_field *f, size_t n, const char *rel,
                                           size_t *idx)
 {
     size_t i;
 
+    if (*idx < n && strcmp(f[*idx].path, rel) == 0)
+        return &f[*idx];
     for (i = 0; i < n; i++) {
         if (strcmp(f[i].path, rel) == 0) {
             *idx = i;
@@ -392,6 +399,7 @@ static void entry_begin(struct s3_xml_stream *st, const struct xml_group *g)
     st->group = g;
     st->entry = entry;
     st->seen_entry = 0;
+    st->next_field = 0;
 }
 
 static void check_required(struct s3_xml_stream *st, const struct xml_field *f, size_t n,
@@ -407,13 +415,11 @@ static void check_required(struct s3_xml_stream *st, const struct xml_field *f, 
     }
 }
 
-static void XMLCALL on_start(void *ud, const XML_Char *name, const XML_Char **attrs)
+/* An element opens: 'local' (n bytes, not terminated) is its name without a prefix. */
+static void el_start(struct s3_xml_stream *st, const char *local, size_t len)
 {
-    struct s3_xml_stream *st = ud;
-    const char *local = local_name(name);
-    size_t len = strlen(local), i;
+    size_t i;
 
-    (void)attrs;
     if (st->rc)
         return;
     if (st->depth + 1 > st->lim.depth_max) {
@@ -428,7 +434,9 @@ static void XMLCALL on_start(void *ud, const XML_Char *name, const XML_Char **at
         st->path[st->path_len++] = '/';
     st->depth++;
     st->seg[st->depth] = st->path_len;
-    memcpy(st->path + st->path_len, local, len + 1);
+    memcpy(st->path + st->path_len, local, len);
+    st->path[st->path_len + len] = '\0';
+    local = st->path + st->path_len;    /* terminated from here on */
     st->path_len += len;
     buf_reset(&st->text);
 
@@ -461,14 +469,21 @@ static void XMLCALL on_start(void *ud, const XML_Char *name, const XML_Char **at
     }
 }
 
-static void XMLCALL on_end(void *ud, const XML_Char *name)
+static void XMLCALL on_start(void *ud, const XML_Char *name, const XML_Char **attrs)
 {
-    struct s3_xml_stream *st = ud;
+    const char *local = local_name(name);
+
+    (void)attrs;
+    el_start(ud, local, strlen(local));
+}
+
+/* The innermost open element closes. */
+static void el_end(struct s3_xml_stream *st)
+{
     const struct xml_schema *s = st->active;
     const struct xml_field *f;
     size_t idx = 0;
 
-    (void)name;
     if (st->rc || st->depth == 0)
         return;
     if (st->group) {
@@ -478,10 +493,11 @@ static void XMLCALL on_end(void *ud, const XML_Char *name)
             check_required(st, g->fields, g->n_fields, st->seen_entry, g->path);
             st->group = NULL;
             st->entry = NULL;
-        } else if ((f = find_field(g->fields, g->n_fields,
-                                   st->path + st->seg[st->group_depth + 1], &idx))) {
+        } else if ((idx = st->next_field,
+                    f = find_field(g->fields, g->n_fields, st->path + st->seg[st->group_depth + 1], &idx))) {
             store(st, f, st->entry);
             st->seen_entry |= (uint64_t)1 << idx;
+            st->next_field = idx + 1;
         }
     } else {
         const char *rel = st->depth == 1 ? "" : st->path + st->seg[2];
@@ -497,19 +513,30 @@ static void XMLCALL on_end(void *ud, const XML_Char *name)
     buf_reset(&st->text);
 }
 
-static void XMLCALL on_text(void *ud, const XML_Char *s, int len)
+static void XMLCALL on_end(void *ud, const XML_Char *name)
 {
-    struct s3_xml_stream *st = ud;
+    (void)name;
+    el_end(ud);
+}
 
-    if (st->rc || st->depth == 0 || len <= 0)
+/* Text inside an element (in as many pieces as the tokenizer likes). */
+static void el_text(struct s3_xml_stream *st, const char *s, size_t len)
+{
+    if (st->rc || st->depth == 0 || len == 0)
         return;
-    if (buf_add(&st->text, s, (size_t)len)) {
-        if (st->text.len + (size_t)len > st->text.max)
+    if (buf_add(&st->text, s, len)) {
+        if (st->text.len + len > st->text.max)
             st_fail(st, S3C_ENOMEM, "XML element <%.64s> has over %zu bytes of text",
                     st->path + st->seg[st->depth], st->lim.field_max_bytes);
         else
             st_oom(st);
     }
+}
+
+static void XMLCALL on_text(void *ud, const XML_Char *s, int len)
+{
+    if (len > 0)
+        el_text(ud, s, (size_t)len);
 }
 
 static void XMLCALL on_doctype(void *ud, const XML_Char *name, const XML_Char *sysid,
@@ -705,10 +732,10 @@ static void decode_all(struct s3_xml_stream *st)
     }
 }
 
+static enum s3c_err finish_result(struct s3_xml_stream *st, struct s3c_error *e);
+
 enum s3c_err s3_xml_stream_finish(struct s3_xml_stream *st, struct s3c_error *e)
 {
-    const struct xml_schema *s = st->active;
-
     if (st->rc)
         return st_report(st, e);
     if (!st->started) {
@@ -720,6 +747,14 @@ enum s3c_err s3_xml_stream_finish(struct s3_xml_stream *st, struct s3c_error *e)
                 (unsigned long)XML_GetCurrentLineNumber(st->parser),
                 (unsigned long)XML_GetCurrentColumnNumber(st->parser),
                 XML_ErrorString(XML_GetErrorCode(st->parser)));
+    return finish_result(st, e);
+}
+
+/* The document is complete: required fields, an <Error> root, decoding, normalization. */
+static enum s3c_err finish_result(struct s3_xml_stream *st, struct s3c_error *e)
+{
+    const struct xml_schema *s = st->active;
+
     if (st->rc)
         return st_report(st, e);
     check_required(st, s->fields, s->n_fields, st->seen_top, s->root);
@@ -767,6 +802,43 @@ bool xml_stream_oom(const struct s3_xml_stream *st)
     return st->oom;
 }
 
+/* xml_scan's events into the engine: false once the engine has failed. */
+static bool scan_start(void *ud, const char *name, size_t n)
+{
+    el_start(ud, name, n);
+    return !((struct s3_xml_stream *)ud)->rc;
+}
+
+static bool scan_end(void *ud)
+{
+    el_end(ud);
+    return !((struct s3_xml_stream *)ud)->rc;
+}
+
+static bool scan_text(void *ud, const char *p, size_t n)
+{
+    el_text(ud, p, n);
+    return !((struct s3_xml_stream *)ud)->rc;
+}
+
+/*
+ * Parse 'body' with xml_scan instead of expat. True when it did and the
+ * result is complete and good; false when the scanner declined the body or
+ * the result failed, leaving 'st' to be thrown away: the body is then
+ * parsed again with expat, which tells every error in its own words.
+ */
+static bool parse_fast(struct s3_xml_stream *st, struct sv body)
+{
+    const struct xml_sink sink = { scan_start, scan_end, scan_text, st };
+    struct s3c_error ignored = S3C_ERROR_INIT;
+
+    if (body.n > st->lim.body_max_bytes || !xml_scan(body, &sink) || st->rc)
+        return false;
+    st->fed = body.n;
+    st->started = true;
+    return finish_result(st, &ignored) == S3C_OK;
+}
+
 enum s3c_err xml_parse_schema(const struct xml_schema *s, const struct xml_schema *err_schema,
                               struct sv body, void *out, const struct s3_xml_limits *lim,
                               struct s3c_error *e)
@@ -774,6 +846,15 @@ enum s3c_err xml_parse_schema(const struct xml_schema *s, const struct xml_schem
     struct s3_xml_stream *st = xml_stream_open(s, err_schema, out, lim);
     enum s3c_err rc;
 
+    if (!st)
+        return s3c_fail(e, S3C_ENOMEM, "out of memory starting an XML parser");
+    if (parse_fast(st, body)) {
+        s3_xml_stream_free(st);
+        return S3C_OK;
+    }
+    /* Start again from nothing: opening releases what 'out' was given. */
+    s3_xml_stream_free(st);
+    st = xml_stream_open(s, err_schema, out, lim);
     if (!st)
         return s3c_fail(e, S3C_ENOMEM, "out of memory starting an XML parser");
     rc = s3_xml_stream_feed(st, body.p, body.n, e);

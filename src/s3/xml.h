@@ -2,12 +2,16 @@
  * s3/xml: S3 reply bodies in, S3 request bodies out. No I/O: bytes come from
  * and go to the caller's buffers.
  *
- * Replies are parsed with expat as a stream of events, never as a DOM: each
- * entry of a listing (Contents, Version, Part, Upload, ...) goes straight into
- * a flat array, and every string goes into a pool owned by the result, so a
- * page of 1,000 keys costs one array, a few pool blocks and no tree. Bodies
- * can be parsed whole (s3_parse_X) or fed in chunks as they arrive
- * (s3_xml_stream_*), with the same result.
+ * Replies are parsed as a stream of events, never as a DOM: each entry of a
+ * listing (Contents, Version, Part, Upload, ...) goes straight into a flat
+ * array, and every string goes into a pool owned by the result, so a page of
+ * 1,000 keys costs one array, a few pool blocks and no tree. Bodies can be
+ * parsed whole (s3_parse_X) or fed in chunks as they arrive
+ * (s3_xml_stream_*), with the same result. Chunks go to expat; a whole body
+ * goes first to a tokenizer of the plain XML stores write (xml_scan.c, four
+ * times cheaper than expat on a listing), which declines anything else, and
+ * then expat reads it from the start: the result, errors included, is
+ * expat's either way (tests/fuzz/fuzz_xml.c holds the two to it).
  *
  * Hostile input: the body, each element's text, each array and the element
  * depth have caps (struct s3_xml_limits); a DOCTYPE, any entity declaration

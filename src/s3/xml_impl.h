@@ -79,6 +79,24 @@ void xml_release(const struct xml_schema *s, void *out);
 /* True if the stream failed for lack of memory, not because of the input. */
 bool xml_stream_oom(const struct s3_xml_stream *st);
 
+/* The events of a document, as the engine takes them; each returns false to stop. */
+struct xml_sink {
+    bool (*start)(void *ud, const char *name, size_t n);   /* an element opens (name not terminated) */
+    bool (*end)(void *ud);                                  /* the innermost open element closes */
+    bool (*text)(void *ud, const char *p, size_t n);       /* text inside an element, in pieces */
+    void *ud;
+};
+
+/*
+ * Tokenize the whole of 'body' into 'k' without expat (xml_scan.c): true
+ * when the body lies in the plain subset of XML the scanner knows and every
+ * event was taken. False when it declined (anything else, or a sink said
+ * stop): events may have been sent already; parse again with expat. For an
+ * accepted body the events are expat's exactly: the start names, the ends,
+ * and the text between two tags, entities and references decoded.
+ */
+bool xml_scan(struct sv body, const struct xml_sink *k);
+
 /* Copy n bytes + NUL into the pool; NULL on OOM. */
 char *xml_pool_dup(struct s3_strpool *pool, const char *p, size_t n);
 void xml_pool_free(struct s3_strpool *pool);

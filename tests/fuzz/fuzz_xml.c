@@ -3,6 +3,13 @@
  * whole and fed in small chunks (the two must agree), as an error body, and
  * classified; then used as a key for the request escaper, whose output must
  * read back through expat as the same bytes. Seeds: tests/fixtures/xml.
+ *
+ * Whole bodies go through xml_scan (the tokenizer without expat) first and
+ * chunked ones through expat only, so the agreement of the two is the
+ * differential test of the scanner: every field of a listing is compared.
+ * Below that, the scanner's events are compared with expat's on the same
+ * input: whatever the scanner accepts, expat must accept, with the same
+ * start tags, ends and text.
  */
 #include <expat.h>
 #include <stdint.h>
@@ -10,6 +17,8 @@
 #include <string.h>
 
 #include "s3/xml.h"
+#include "s3/xml_impl.h"
+#include "../unit/xml_events.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -62,6 +71,138 @@ static size_t walk_objects(const struct s3_list_objects *r)
     for (i = 0; i < r->n_prefixes; i++)
         n += strlen(r->prefixes[i]);
     return n + strlen(s3_list_objects_next_marker(r));
+}
+
+static bool same_str(const char *a, const char *b)
+{
+    return strcmp(a, b) == 0;
+}
+
+/* Every field of two listings, as the fast path and expat read them. */
+static bool same_objects(const struct s3_list_objects *a, const struct s3_list_objects *b)
+{
+    size_t i;
+
+    if (a->n_objects != b->n_objects || a->n_prefixes != b->n_prefixes || a->is_truncated != b->is_truncated ||
+        a->max_keys != b->max_keys || a->key_count != b->key_count || !same_str(a->name, b->name) ||
+        !same_str(a->prefix, b->prefix) || !same_str(a->delimiter, b->delimiter) ||
+        !same_str(a->encoding_type, b->encoding_type) || !same_str(a->continuation_token, b->continuation_token) ||
+        !same_str(a->next_continuation_token, b->next_continuation_token) ||
+        !same_str(a->start_after, b->start_after) || !same_str(a->marker, b->marker) ||
+        !same_str(a->next_marker, b->next_marker))
+        return false;
+    for (i = 0; i < a->n_objects; i++) {
+        const struct s3_object *x = &a->objects[i], *y = &b->objects[i];
+
+        /* A NUL key's mark is "" then its encoded form (s3/xml.h). */
+        if (!same_str(x->key, y->key) || (!x->key[0] && !same_str(x->key + 1, y->key + 1)) ||
+            !same_str(x->last_modified, y->last_modified) || x->mtime_epoch != y->mtime_epoch ||
+            !same_str(x->etag, y->etag) || x->size != y->size || !same_str(x->storage_class, y->storage_class) ||
+            !same_str(x->owner_id, y->owner_id) || !same_str(x->owner_name, y->owner_name) ||
+            !same_str(x->checksum_algorithm, y->checksum_algorithm) ||
+            !same_str(x->checksum_type, y->checksum_type))
+            return false;
+    }
+    for (i = 0; i < a->n_prefixes; i++)
+        if (!same_str(a->prefixes[i], b->prefixes[i]) ||
+            (!a->prefixes[i][0] && !same_str(a->prefixes[i] + 1, b->prefixes[i] + 1)))
+            return false;
+    return true;
+}
+
+static bool same_versions(const struct s3_list_versions *a, const struct s3_list_versions *b)
+{
+    size_t i;
+
+    if (a->n_versions != b->n_versions || a->n_prefixes != b->n_prefixes || a->is_truncated != b->is_truncated ||
+        a->max_keys != b->max_keys || !same_str(a->name, b->name) || !same_str(a->prefix, b->prefix) ||
+        !same_str(a->key_marker, b->key_marker) || !same_str(a->version_id_marker, b->version_id_marker) ||
+        !same_str(a->next_key_marker, b->next_key_marker) ||
+        !same_str(a->next_version_id_marker, b->next_version_id_marker))
+        return false;
+    for (i = 0; i < a->n_versions; i++) {
+        const struct s3_version *x = &a->versions[i], *y = &b->versions[i];
+
+        if (x->is_delete_marker != y->is_delete_marker || x->is_latest != y->is_latest ||
+            !same_str(x->key, y->key) || !same_str(x->version_id, y->version_id) ||
+            !same_str(x->last_modified, y->last_modified) || x->mtime_epoch != y->mtime_epoch ||
+            !same_str(x->etag, y->etag) || x->size != y->size || !same_str(x->storage_class, y->storage_class))
+            return false;
+    }
+    for (i = 0; i < a->n_prefixes; i++)
+        if (!same_str(a->prefixes[i], b->prefixes[i]))
+            return false;
+    return true;
+}
+
+/* ---- the scanner's events against expat's ---- */
+
+/* The events of one parse (tests/unit/xml_events.h), and expat's parser when it is expat's. */
+struct events {
+    struct xml_events ev;
+    bool refused;
+    XML_Parser parser;
+};
+
+static void XMLCALL ex_start(void *ud, const XML_Char *name, const XML_Char **attrs)
+{
+    (void)attrs;
+    xml_events_start(&((struct events *)ud)->ev, name, strlen(name));
+}
+
+static void XMLCALL ex_end(void *ud, const XML_Char *name)
+{
+    (void)name;
+    xml_events_end(&((struct events *)ud)->ev);
+}
+
+static void XMLCALL ex_text(void *ud, const XML_Char *s, int len)
+{
+    xml_events_text(&((struct events *)ud)->ev, s, (size_t)len);
+}
+
+static void XMLCALL ex_doctype(void *ud, const XML_Char *name, const XML_Char *sysid, const XML_Char *pubid,
+                               int has_internal_subset)
+{
+    struct events *ev = ud;
+
+    (void)name, (void)sysid, (void)pubid, (void)has_internal_subset;
+    ev->refused = true;
+    XML_StopParser(ev->parser, XML_FALSE);
+}
+
+static void check_scan(struct sv body)
+{
+    struct events a = { XML_EVENTS_INIT, false, NULL }, b = { XML_EVENTS_INIT, false, NULL };
+    struct xml_sink sink = xml_events_sink(&a.ev);
+    bool ok;
+
+    if (!xml_scan(body, &sink))
+        goto out;
+    /* Accepted: expat must accept it too (after the white space the engine skips). */
+    while (body.n && (*body.p == ' ' || *body.p == '\t' || *body.p == '\r' || *body.p == '\n')) {
+        body.p++;
+        body.n--;
+    }
+    b.parser = XML_ParserCreate(NULL);
+    if (!b.parser)
+        abort();
+    XML_SetUserData(b.parser, &b);
+    XML_SetElementHandler(b.parser, ex_start, ex_end);
+    XML_SetCharacterDataHandler(b.parser, ex_text);
+    XML_SetStartDoctypeDeclHandler(b.parser, ex_doctype);
+    XML_SetParamEntityParsing(b.parser, XML_PARAM_ENTITY_PARSING_NEVER);
+    ok = XML_Parse(b.parser, body.p, (int)body.n, 1) == XML_STATUS_OK && !b.refused;
+    XML_ParserFree(b.parser);
+    if (!ok)
+        abort(); /* the scanner accepted what expat refuses */
+    xml_events_flush(&a.ev);
+    xml_events_flush(&b.ev);
+    if (a.ev.log.len != b.ev.log.len || (a.ev.log.len && memcmp(a.ev.log.data, b.ev.log.data, a.ev.log.len) != 0))
+        abort(); /* the scanner tells another document than expat */
+out:
+    xml_events_release(&a.ev);
+    xml_events_release(&b.ev);
 }
 
 static enum s3c_err parse_chunked(enum s3_reply kind, struct sv body, void *out,
@@ -144,7 +285,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             abort(); /* chunking must not change the outcome */
         if (!a && kind == S3_REPLY_LIST_OBJECTS &&
             (whole.objects.n_objects != chunked.objects.n_objects ||
-             walk_objects(&whole.objects) != walk_objects(&chunked.objects)))
+             walk_objects(&whole.objects) != walk_objects(&chunked.objects) ||
+             !same_objects(&whole.objects, &chunked.objects)))
+            abort();
+        if (!a && kind == S3_REPLY_LIST_VERSIONS && !same_versions(&whole.versions, &chunked.versions))
             abort();
         release((enum s3_reply)kind, &whole);
         release((enum s3_reply)kind, &chunked);
@@ -156,6 +300,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         abort();
     s3_error_release(&err);
     (void)s3_xml_body_kind(body);
+    if (size <= S3_XML_BODY_MAX_BYTES)
+        check_scan(body);
     check_escape(body);
     return 0;
 }

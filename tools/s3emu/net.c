@@ -156,6 +156,7 @@ static struct buf buf_recycle(struct buf b, size_t keep, size_t max)
 }
 
 #define KEEP_BYTES ((size_t)16 << 10)
+#define KEEP_BODY_BYTES ((size_t)512 << 10)
 
 static void req_release(struct emu_req *q)
 {
@@ -174,7 +175,8 @@ static void resp_release(struct emu_resp *r)
 {
     struct buf hdrs = buf_recycle(r->hdrs, KEEP_BYTES, EMU_HDR_MAX_BYTES);
     struct buf head = buf_recycle(r->head, KEEP_BYTES, EMU_HDR_MAX_BYTES * 2);
-    struct buf body = buf_recycle(r->body, KEEP_BYTES * 4, BUF_MAX_DEFAULT * 4);
+    /* A listing's page (about 250 KB) is kept too: fresh memory for each cost a page fault per 4 KiB. */
+    struct buf body = buf_recycle(r->body, KEEP_BODY_BYTES, BUF_MAX_DEFAULT * 4);
 
     emu_blob_unref(r->blob);
     free(r->corrupt_copy);
