@@ -110,7 +110,8 @@ static void same_both_ways(const char *body, size_t n, enum s3c_err want)
     CHECK_INT(rb, want);
     CHECK_STR(ea.msg, eb.msg);
     CHECK_INT(a.n_objects, b.n_objects);
-    for (i = 0; i < a.n_objects && i < b.n_objects; i++) {
+    /* A page that failed to parse is thrown away whole: its fields are not a result. */
+    for (i = 0; want == S3C_OK && i < a.n_objects && i < b.n_objects; i++) {
         CHECK_STR(a.objects[i].key, b.objects[i].key);
         if (!a.objects[i].key[0] && !b.objects[i].key[0]) /* a NUL key's mark: "" then the encoded key */
             CHECK_STR(a.objects[i].key + 1, b.objects[i].key + 1);
@@ -145,6 +146,8 @@ TEST(xml_scan_hostile_keys_read_as_expat_reads_them)
         { "raw\rcr\r\nlf", false, S3C_OK },                /* expat makes both line ends '\n' */
         { "\xe6\x97\xa5\xe6\x9c\xac/\xf0\x9f\x98\x80", false, S3C_OK },
         { "a%00b", true, S3C_OK },                           /* a NUL: the key is marked */
+        { "", false, S3C_OK },                               /* no key at all: S3 has none such */
+        { "", true, S3C_OK },
         { "a+b%2Bc%25d%2Fe%01f", true, S3C_OK },
         { "a%zz", true, S3C_EPARSE },
         { "ctl&#1;", false, S3C_EPARSE },
