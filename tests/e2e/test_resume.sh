@@ -9,8 +9,13 @@
 # the upload and drops the journal. A file changed since is uploaded afresh,
 # and the upload the journal names is aborted first.
 
-# _upload_requests: the engine's request count of the last --debug run.
-_upload_requests() { sed -n 's/.*bytes, \([0-9]*\) requests,.*/\1/p' <<< "$T_ERR" | tail -1; }
+# _upload_requests: the requests the last --debug run chose to send: the
+# engine's count less the same requests sent again (retries, hedged twins,
+# slow re-sends), which a loaded machine may earn and which store no part twice.
+_upload_requests() {
+    sed -n 's/.*bytes, \([0-9]*\) requests, \([0-9]*\) retries, \([0-9]*\) hedged ([0-9]* answered first), \([0-9]*\) slow sent again,.*/\1 \2 \3 \4/p' <<< "$T_ERR" |
+        tail -1 | awk '{ print $1 - $2 - $3 - $4 }'
+}
 
 # _proof_heads: the HEAD that proves a Complete whose answer named no ETag
 # (Ceph RGW 16 answers <ETag></ETag>): 1 there, 0 where Complete names one.
