@@ -677,7 +677,7 @@ int lister_next(struct lister *l, const struct s3_object **out, struct s3c_error
             wait_ms = left < 1 ? 1 : left > 100 ? 100 : (int)left;
         }
         if (!http_loop_step(store_s3_loop(l->s3), wait_ms) && retry_wait)
-            usleep((useconds_t)wait_ms * 1000);
+            http_loop_nap(store_s3_loop(l->s3), wait_ms); /* nothing in flight: the wait is the loop's, not a sleep */
     }
 }
 
