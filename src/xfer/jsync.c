@@ -131,7 +131,15 @@ void jsync_free(struct jsync *q)
 {
     if (!q)
         return;
-    workpool_release(&q->pool);
     reap(q);
+    workpool_release(&q->pool);
+    /* The workers are joined and the pool's lock is gone: the jobs they
+     * finished since are the owner's alone, taken without it. */
+    while (q->pool.done) {
+        struct workpool_link *l = q->pool.done;
+
+        q->pool.done = l->next;
+        job_free(job_of(l));
+    }
     free(q);
 }
