@@ -248,33 +248,22 @@ X8 void x8_words(const unsigned char *const p[8], size_t off, __m256i w[16])
     x8_transpose(w + 8);
 }
 
+/* Four steps of one round, from step i, the state turning as the standard's. */
+#define V_QUAD(STEP, F)                                                                       \
+    do {                                                                                      \
+        STEP(F, a, b, c, d, i);                                                               \
+        STEP(F, d, a, b, c, i + 1);                                                           \
+        STEP(F, c, d, a, b, i + 2);                                                           \
+        STEP(F, b, c, d, a, i + 3);                                                           \
+    } while (0)
+
 /* The 64 steps of one block, by STEP (one group of lanes, or two side by side). */
 #define V_ROUNDS(STEP)                                                                        \
     do {                                                                                      \
-        _Pragma("GCC unroll 4") for (i = 0; i < 16; i += 4) {                                 \
-            STEP(V_F1, a, b, c, d, i);                                                        \
-            STEP(V_F1, d, a, b, c, i + 1);                                                    \
-            STEP(V_F1, c, d, a, b, i + 2);                                                    \
-            STEP(V_F1, b, c, d, a, i + 3);                                                    \
-        }                                                                                     \
-        _Pragma("GCC unroll 4") for (; i < 32; i += 4) {                                      \
-            STEP(V_F2, a, b, c, d, i);                                                        \
-            STEP(V_F2, d, a, b, c, i + 1);                                                    \
-            STEP(V_F2, c, d, a, b, i + 2);                                                    \
-            STEP(V_F2, b, c, d, a, i + 3);                                                    \
-        }                                                                                     \
-        _Pragma("GCC unroll 4") for (; i < 48; i += 4) {                                      \
-            STEP(V_F3, a, b, c, d, i);                                                        \
-            STEP(V_F3, d, a, b, c, i + 1);                                                    \
-            STEP(V_F3, c, d, a, b, i + 2);                                                    \
-            STEP(V_F3, b, c, d, a, i + 3);                                                    \
-        }                                                                                     \
-        _Pragma("GCC unroll 4") for (; i < 64; i += 4) {                                      \
-            STEP(V_F4, a, b, c, d, i);                                                        \
-            STEP(V_F4, d, a, b, c, i + 1);                                                    \
-            STEP(V_F4, c, d, a, b, i + 2);                                                    \
-            STEP(V_F4, b, c, d, a, i + 3);                                                    \
-        }                                                                                     \
+        _Pragma("GCC unroll 4") for (i = 0; i < 16; i += 4) V_QUAD(STEP, V_F1);               \
+        _Pragma("GCC unroll 4") for (; i < 32; i += 4) V_QUAD(STEP, V_F2);                    \
+        _Pragma("GCC unroll 4") for (; i < 48; i += 4) V_QUAD(STEP, V_F3);                    \
+        _Pragma("GCC unroll 4") for (; i < 64; i += 4) V_QUAD(STEP, V_F4);                    \
     } while (0)
 
 __attribute__((target("avx2"))) void md5_x8_blocks(uint32_t h[8][4], const unsigned char *const p[8], size_t n)

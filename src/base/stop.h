@@ -25,7 +25,5 @@ void stop_hook(void (*fn)(void));
 /* 0 while nobody asked, else the reason given first (SIGINT, SIGTERM, STOP_READER_GONE). */
 int stop_requested(void);
 
-/* Sleep 'ms' milliseconds, or less when a stop is asked meanwhile: true if it was. */
-bool stop_sleep_ms(long ms);
 
 #endif
