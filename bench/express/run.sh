@@ -24,6 +24,14 @@
 #   BENCH_DL=DIR            where downloads land (default /dev/shm when it exists:
 #                           tmpfs, so the disk's speed is not what is measured)
 #   S3C, S3EMU, AWS         binaries (default build/s3c, build/s3emu, /usr/bin/aws)
+#   BENCH_EMU_CORE=1 BENCH_CLIENT_CORE=0   the emulator and the tool each on a core of
+#                           its own (taskset; empty: not pinned), so one does not take
+#                           the other's CPU; the emulator's CPU per cell is reported
+#
+# Within a repetition the Standard and the Express cell run back to back, the
+# order turning each repetition, after one untimed upload per workload (the
+# emulator's first store of a workload grows its heap; that run was the
+# slowest of every group of three before, whichever bucket it was).
 #
 # Needs GNU time (/usr/bin/time), curl, the AWS CLI v2. Loopback only.
 set -euo pipefail
@@ -41,6 +49,11 @@ S3C=${S3C:-$ROOT/build/s3c}
 S3EMU=${S3EMU:-$ROOT/build/s3emu}
 AWS=${AWS:-/usr/bin/aws}
 GNU_TIME=/usr/bin/time
+EMU_CORE=${BENCH_EMU_CORE-1}
+CLIENT_CORE=${BENCH_CLIENT_CORE-0}
+EMU_PIN=() CLIENT_PIN=()
+[ -z "$EMU_CORE" ] || EMU_PIN=(taskset -c "$EMU_CORE")
+[ -z "$CLIENT_CORE" ] || CLIENT_PIN=(taskset -c "$CLIENT_CORE")
 STD=bench-standard
 XPR=bench--use1-az4--x-s3
 
@@ -60,7 +73,7 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-"$S3EMU" --port 0 --latency-ms "$LATENCY_MS" --bandwidth-mbps "$BANDWIDTH_MBPS" >"$WORK/emu.out" 2>"$WORK/emu.err" &
+"${EMU_PIN[@]}" "$S3EMU" --port 0 --latency-ms "$LATENCY_MS" --bandwidth-mbps "$BANDWIDTH_MBPS" >"$WORK/emu.out" 2>"$WORK/emu.err" &
 EMU_PID=$!
 for _ in $(seq 1 200); do grep -q '^ready ' "$WORK/emu.out" 2>/dev/null && break; sleep 0.05; done
 URL=$(sed -n 's/^ready //p' "$WORK/emu.out")
@@ -91,7 +104,9 @@ dataset() {
 }
 
 CSV=$WORK/results.csv
-echo "workload,direction,bucket,tool,rep,status,wall_s,cpu_s,peak_rss_kb,requests,create_sessions,load1,note" >"$CSV"
+echo "workload,direction,bucket,tool,rep,status,wall_s,cpu_s,peak_rss_kb,requests,create_sessions,load1,note,emu_cpu_s" >"$CSV"
+HZ=$(getconf CLK_TCK)
+emu_ticks() { awk '{ print $14 + $15 }' "/proc/$EMU_PID/stat"; }
 
 # cell WL COUNT BYTES DIR KIND(standard|express) TOOL REP
 cell() {
@@ -106,18 +121,20 @@ cell() {
         from=$s3url to=$DL
     fi
     case $tool in
-        s3c) CMD=("${ENV[@]}" "$S3C" --endpoint-url "$URL" cp --recursive --no-progress "$from" "$to") ;;
-        s3c-c10) CMD=("${ENV[@]}" "$S3C" --endpoint-url "$URL" cp --recursive --no-progress --concurrency 10 "$from" "$to") ;;
-        aws) CMD=("${ENV[@]}" "$AWS" --endpoint-url "$URL" s3 cp --recursive --only-show-errors "$from" "$to") ;;
+        s3c) CMD=("${ENV[@]}" "${CLIENT_PIN[@]}" "$S3C" --endpoint-url "$URL" cp --recursive --no-progress "$from" "$to") ;;
+        s3c-c10) CMD=("${ENV[@]}" "${CLIENT_PIN[@]}" "$S3C" --endpoint-url "$URL" cp --recursive --no-progress --concurrency 10 "$from" "$to") ;;
+        aws) CMD=("${ENV[@]}" "${CLIENT_PIN[@]}" "$AWS" --endpoint-url "$URL" s3 cp --recursive --only-show-errors "$from" "$to") ;;
     esac
-    local s0 s1 load
+    local s0 s1 load e0 e1
     s0=$(curl -sf "$URL/_s3emu/stats")
+    e0=$(emu_ticks)
     sync
     load=$(cut -d' ' -f1 /proc/loadavg)
     set +e
     "$GNU_TIME" -f '%e %U %S %M' -o "$WORK/time" "${CMD[@]}" >"$WORK/log" 2>&1
     rc=$?
     set -e
+    e1=$(emu_ticks)
     s1=$(curl -sf "$URL/_s3emu/stats")
     local wall user sys rss
     read -r wall user sys rss < <(tail -n 1 "$WORK/time")
@@ -134,7 +151,7 @@ cell() {
     local req ses
     req=$(( $(jq .requests <<<"$s1") - $(jq .requests <<<"$s0") ))
     ses=$(( $(jq '.ops.CreateSession // 0' <<<"$s1") - $(jq '.ops.CreateSession // 0' <<<"$s0") ))
-    echo "$wl,$dir,$kind,$tool,$rep,$st,$wall,$(awk -v u="$user" -v s="$sys" 'BEGIN{printf "%.2f", u+s}'),$rss,$req,$ses,$load,$why" >>"$CSV"
+    echo "$wl,$dir,$kind,$tool,$rep,$st,$wall,$(awk -v u="$user" -v s="$sys" 'BEGIN{printf "%.2f", u+s}'),$rss,$req,$ses,$load,$why,$(awk -v t=$((e1 - e0)) -v hz="$HZ" 'BEGIN{printf "%.2f", t/hz}')" >>"$CSV"
     note "$(printf '%-14s %-4s %-8s %-4s rep %s: %-5s wall %7ss req %6s sessions %s %s' "$wl" "$dir" "$kind" "$tool" "$rep" "$st" "$wall" "$req" "$ses" "$why")"
 }
 
@@ -144,11 +161,16 @@ for w in $WORKLOADS; do
     count=${w%x*} bytes=${w#*x}
     dataset "$count" "$bytes"
     wl="${count}x$(awk -v b="$bytes" 'BEGIN { split("B KiB MiB GiB", u, " "); i = 1; while (b >= 1024 && i < 4) { b /= 1024; i++ } printf "%d%s", b, u[i] }')"
+    # warm-up: the emulator's heap grows to hold the workload once, untimed
+    "${ENV[@]}" "$S3C" --endpoint-url "$URL" cp --recursive --no-progress "$DATA" "s3://$STD/warm/" >/dev/null
+    s3c_admin rm --recursive "s3://$STD/warm/" >/dev/null
     for dir in up down; do
-        for kind in standard express; do
-            for tool in $TOOLS; do
-                [ "$tool" = aws ] && [ "$kind" = express ] && continue
-                for ((rep = 1; rep <= REPS; rep++)); do
+        for tool in $TOOLS; do
+            for ((rep = 1; rep <= REPS; rep++)); do
+                kinds="standard express"
+                [ $((rep % 2)) = 0 ] && kinds="express standard"
+                for kind in $kinds; do
+                    [ "$tool" = aws ] && [ "$kind" = express ] && continue
                     cell "$wl" "$count" "$bytes" "$dir" "$kind" "$tool" "$rep"
                 done
             done
@@ -163,7 +185,7 @@ cp "$CSV" "$base.csv"
     echo "# S3 Express vs Standard on s3emu ($(date +%F))"
     echo
     echo "s3emu: Standard first byte ${LATENCY_MS} ms, Express ${XLAT} ms; ${BANDWIDTH_MBPS} MB/s per connection;"
-    echo "$(nproc) CPUs shared with the emulator. \`cp --recursive\` of the whole tree; one row per run ($REPS each)."
+    echo "$(nproc) CPUs; emulator pinned to core ${EMU_CORE:-none}, the tool to core ${CLIENT_CORE:-none}. \`cp --recursive\` of the whole tree; one row per run ($REPS each)."
     echo "Tools: s3c $("$S3C" version 2>/dev/null | head -n 1 | awk '{print $2}'), $("$AWS" --version 2>&1 | cut -d' ' -f1) (defaults; Standard only)."
     echo
     echo "Downloads land in $DLBASE. Summary: min / median wall over the repetitions, CPU at the median row."
@@ -178,9 +200,9 @@ cp "$CSV" "$base.csv"
     echo
     echo "Every run:"
     echo
-    echo "| workload | direction | bucket | tool | wall s | CPU s | peak RSS MB | requests | CreateSession | load1 | status |"
-    echo "|---|---|---|---|---:|---:|---:|---:|---:|---:|---|"
-    awk -F, 'NR > 1 { printf "| %s | %s | %s | %s | %s | %s | %.0f | %s | %s | %s | %s |\n", $1, $2, $3, $4, $7, $8, $9 / 1024, $10, $11, $12, $6 }' "$CSV"
+    echo "| workload | direction | bucket | tool | rep | wall s | CPU s | emulator CPU s | peak RSS MB | requests | CreateSession | load1 | status |"
+    echo "|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|"
+    awk -F, 'NR > 1 { printf "| %s | %s | %s | %s | %s | %s | %s | %s | %.0f | %s | %s | %s | %s |\n", $1, $2, $3, $4, $5, $7, $8, $14, $9 / 1024, $10, $11, $12, $6 }' "$CSV"
 } >"$base.md"
 note "results: $base.md"
 cat "$base.md"
