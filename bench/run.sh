@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # bench/run.sh: the users' matrix (issue 12 item 7). s3c against its peers
 # (the AWS CLI at its defaults, tuned as users tune it, and with its CRT
-# client; rclone with 64 transfers) and against the limit of the server (N
+# client; rclone with 64 transfers) and against raw curl (a reference, not a ceiling: N
 # parallel unsigned curl requests moving the same bytes), on one s3emu:
 # uploads, downloads, S3->S3 copies in one region and across two regions, for
 # every workload and latency profile. Every run is timed with GNU time (wall,
@@ -24,7 +24,7 @@
 #                            (1% of requests take 1 s instead of 20 ms)
 #   BENCH_TOOLS="..."        subset of: s3c aws aws-tuned aws-crt rclone rclone-64 curl
 #                            s3c-8mib (default all but rclone at its defaults and
-#                            s3c-8mib). curl is the limit; s3c-8mib is s3c with
+#                            s3c-8mib). curl is raw curl (unsigned, unverified); s3c-8mib is s3c with
 #                            --part-size 8MiB, its part size before it sized parts
 #                            from the latency and bandwidth it sees; s3c-nohedge is
 #                            s3c with S3C_HEDGE_BUDGET=0 (no duplicate of an overdue
@@ -93,7 +93,7 @@ PY=/usr/bin/python3
 [ -x "$PY" ] || PY=$(command -v python3)
 BUCKET=bench             # us-east-1: the sources, uploads, same-region copies
 BUCKET_EU=bench-eu       # eu-west-1: cross-region copies
-PUB=bench-pub            # public-read-write twins, for the unsigned curl limit
+PUB=bench-pub            # public-read-write twins, for raw curl (unsigned)
 PUB_EU=bench-pub-eu
 EU=eu-west-1
 CURL_MAX=300             # curl's --parallel-max ceiling
@@ -375,7 +375,7 @@ PY
 }
 
 # parts_dir PART_BYTES -> the data set cut in parts of PART_BYTES (cached), for
-# the curl limit's uploads: one PUT a part, as s3c sends one UploadPart.
+# raw curl's uploads: one PUT a part, as s3c sends one UploadPart.
 parts_dir() {
     local p=$1 d="$CACHE/${COUNT}x${BYTES}/parts-$1" f
     if [ ! -f "$d/complete" ]; then
@@ -407,7 +407,7 @@ verify_s3() {
 }
 
 # verify_down DIR COUNT TOTAL [RAW] -> "" if DIR holds exactly the data set
-# (RAW: the curl limit's files, parts included: bytes only)
+# (RAW: raw curl's files, parts included: bytes only)
 verify_down() {
     local dir=$1 want_n=$2 want_b=$3 got
     got=$(tree_count_bytes "$dir")
@@ -424,7 +424,7 @@ verify_down() {
     fi
 }
 
-# ---- the limit: N parallel unsigned curl requests ------------------------------
+# ---- raw curl: N parallel unsigned curl requests -------------------------------------
 
 # limit_cmd DIRECTION DST_DIR N K: the config of curl's run (in $WORK/limit.cfg)
 # and CMD. Uploads PUT whole files or K parts of each (as s3c cut them) into the
@@ -537,7 +537,7 @@ run_cell() {
     emu_cpu=$(awk -v a="$c0" -v b="$c1" -v hz="$HZ" 'BEGIN { printf "%.2f", (b - a) / hz }')
     cpu=$(awk -v u="${user:-0}" -v s="${sys:-0}" 'BEGIN { printf "%.2f", u + s }')
     if [ "$tool" = s3c ] && [ "$status" = ok ]; then
-        # what curl's limit run of this cell copies: s3c's connections and cut
+        # what curl's run of this cell copies: s3c's connections and cut
         local n=0
         S3C_CONNS=$conns
         case $dir in
@@ -651,7 +651,7 @@ for scheme in $SCHEMES; do
             # after a change of workload meets (on a VM, memory its host took
             # back: a download's first touches of tmpfs pages cost 2-3 times
             # more) does not always fall on the same tool. Repetition 1 keeps
-            # the given order: the curl limit copies s3c's connections and cut.
+            # the given order: raw curl copies s3c's connections and cut.
             tl=($TOOLS)
             for rep in $(seq 1 "$REPS"); do
                 for ((k = 0; k < ${#tl[@]}; k++)); do
@@ -726,7 +726,7 @@ fi
     echo "- Checks: uploads and copies by listing (object count, total bytes); downloads by file count, bytes and the"
     echo "  sha256 of up to 9 files spread over the tree. \`sync\` runs before every timed run. A failed, wrong or"
     echo "  timed-out run (limit ${TIMEOUT} s) is reported as such, never as a time."
-    echo "- The limit (\`curl\`): \`curl --parallel --parallel-immediate --parallel-max N -K FILE\` with N = the"
+    echo "- Raw curl (\`curl\`, a reference, not a ceiling): \`curl --parallel --parallel-immediate --parallel-max N -K FILE\` with N = the"
     echo "  connections s3c opened in the same cell (at most $CURL_MAX), moving the same bytes in as many requests as"
     echo "  s3c's parts or ranges: unsigned PUTs of whole files or of the parts s3c cut (no multipart upload around"
     echo "  them), unsigned GETs of whole objects or of ranges into files of their own; no signature, no hash."
