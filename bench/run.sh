@@ -53,6 +53,9 @@
 #                            (default matrix; quick: matrix-quick)
 #   BENCH_TIMEOUT=S          limit of one run (default 900 s; a timeout is a failure)
 #   BENCH_KEEP=1             keep the scratch directory (logs of every run)
+#   BENCH_EMU_CORE=1         the emulator's core, BENCH_CLIENT_CORE=0 every tool's
+#                            (taskset; set either empty not to pin): on 2 cores the
+#                            client and the server then do not take each other's CPU
 #   S3C, S3EMU, AWS, RCLONE  binaries (default: build/s3c and build/s3emu of
 #                            this tree, /usr/bin/aws, rclone on PATH)
 #
@@ -89,6 +92,11 @@ S3EMU=${S3EMU:-$ROOT/build/s3emu}
 AWS=${AWS:-/usr/bin/aws}
 RCLONE=${RCLONE:-$(command -v rclone || echo /usr/bin/rclone)}
 GNU_TIME=/usr/bin/time
+EMU_CORE=${BENCH_EMU_CORE-1}
+CLIENT_CORE=${BENCH_CLIENT_CORE-0}
+EMU_PIN=() CLIENT_PIN=()
+[ -z "$EMU_CORE" ] || EMU_PIN=(taskset -c "$EMU_CORE")
+[ -z "$CLIENT_CORE" ] || CLIENT_PIN=(taskset -c "$CLIENT_CORE")
 PY=/usr/bin/python3
 [ -x "$PY" ] || PY=$(command -v python3)
 BUCKET=bench             # us-east-1: the sources, uploads, same-region copies
@@ -154,7 +162,7 @@ emu_start() {
         tls=(--tls-dir "$WORK/tls")
     fi
     : >"$WORK/emu.out"
-    "$S3EMU" --host 127.0.0.1 --port "$PORT" --xregion-ms "$XREGION_MS" --copy-mbps "$COPY_MBPS" --copy-ms "$COPY_MS" \
+    "${EMU_PIN[@]}" "$S3EMU" --host 127.0.0.1 --port "$PORT" --xregion-ms "$XREGION_MS" --copy-mbps "$COPY_MBPS" --copy-ms "$COPY_MS" \
         "${tls[@]}" >"$WORK/emu.out" 2>"$WORK/emu.err" &
     EMU_PID=$!
     for _ in $(seq 1 200); do
@@ -506,7 +514,7 @@ run_cell() {
     s0=$(emu_stats); c0=$(emu_cpu_ticks)
     rm -f "$tf"
     set +e
-    timeout -k 10 "$TIMEOUT" "$GNU_TIME" -f '%e %U %S %M' -o "$tf" "${CMD[@]}" >"$log" 2>&1
+    timeout -k 10 "$TIMEOUT" "$GNU_TIME" -f '%e %U %S %M' -o "$tf" "${CLIENT_PIN[@]}" "${CMD[@]}" >"$log" 2>&1
     rc=$?
     set -e
     s1=$(emu_stats); c1=$(emu_cpu_ticks)
@@ -698,6 +706,7 @@ fi
     echo "## Machine"
     echo
     echo "- CPU: $(nproc) cores ($(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)), memory $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo), Linux $(uname -r), $(. /etc/os-release && echo "$PRETTY_NAME")"
+    echo "- Cores: the emulator on ${EMU_CORE:-any core}, each tool on ${CLIENT_CORE:-any core} (taskset; BENCH_EMU_CORE, BENCH_CLIENT_CORE)."
     echo "- Load average (1, 5, 15 min) at start: $LOAD_START; at end: $LOAD_END. The machine is shared:"
     echo "  other builds and tests ran during the benchmark; the \`load1\` column of the CSV has it for every run."
     echo "- s3c: $("$S3C" version 2>/dev/null | head -n 1), commit $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)$(git -C "$ROOT" diff --quiet HEAD -- src 2>/dev/null || echo ' (+ local changes)')"
