@@ -253,3 +253,30 @@ test_keylist_heads_overlap() {
     assert_eq 40 "$(find sd -type f | grep -c /k)" "files synced"
     assert_eq 40 "$(t_list_keys "$c" | grep -c '^k/k')" "keys copied"
 }
+
+# SSE-C sources in a key list: the source's HEAD carries the source's key (a download's own
+# --sse-c-key, a copy's --sse-c-copy-source-key); a wrong key is that key's refusal, as before.
+test_cp_keylist_sse_c_sources() {
+    local b c k1=0123456789abcdef0123456789abcdef k2=fedcba9876543210fedcba9876543210
+    t_store_is ceph && t_skip "Ceph 16 refuses copies of SSE-C sources (test_cp_sse_c_copy_source)"
+    t_new_bucket b
+    t_new_bucket c
+    cp "$(t_data 1KB 1000)" small
+    assert_ok s3c cp small "s3://$b/m/small" --sse-c-key "$k1"
+    assert_ok s3c cp small "s3://$b/m/other" --sse-c-key "$k1"
+    printf 'm/small\nm/other\n' > keys.txt
+    _kl_mark
+    assert_ok s3c cp --from-manifest keys.txt "s3://$b/m/" dl/ --sse-c-key "$k1"
+    _kl_assert HeadObject 2
+    cmp -s small dl/small || t_fail "dl/small differs"
+    assert_ok s3c cp --from-manifest keys.txt "s3://$b/m/" "s3://$c/k/" --sse-c-copy-source-key "$k1" \
+        --sse-c-key "$k2"
+    assert_ok s3c cp "s3://$c/k/other" got --sse-c-key "$k2"
+    cmp -s small got || t_fail "the copy differs"
+    # The wrong key: each key refused, exit 1, nothing downloaded (moto checks no SSE-C key).
+    t_store_is moto && return 0
+    assert_exit 1 s3c cp --from-manifest keys.txt "s3://$b/m/" dl2/ --sse-c-key "$k2"
+    assert_lines 2 "$T_ERR" "a line per refused key"
+    assert_contains "$T_ERR" "download failed: s3://$b/m/small to dl2/"
+    [ ! -e dl2 ] || [ -z "$(ls -A dl2)" ] || t_fail "a file was downloaded with the wrong key"
+}
