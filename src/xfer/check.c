@@ -59,13 +59,21 @@ bool check_wanted(struct engine *g, const struct xfer_obj *o)
     return true;
 }
 
-struct req *check_start(struct engine *g, struct xfer_obj_state *os)
+/* The request of 'kind' that looks at one end of 'os', which waits for it in 'phase'; NULL (out of
+ * memory) leaves it where it was. */
+static struct req *look_start(struct engine *g, struct xfer_obj_state *os, enum req_kind kind,
+                              enum obj_phase phase)
 {
-    struct req *r = req_get(g, os, RK_CHECK_DST);
+    struct req *r = req_get(g, os, kind);
 
     if (r)
-        obj_phase_set(g, os, PH_CHECK);
+        obj_phase_set(g, os, phase);
     return r;
+}
+
+struct req *check_start(struct engine *g, struct xfer_obj_state *os)
+{
+    return look_start(g, os, RK_CHECK_DST, PH_CHECK);
 }
 
 /* The check let 'os' go: its family starts it, as obj_start would have. */
@@ -144,11 +152,7 @@ void check_dst_gave_up(struct engine *g, struct req *r, const struct s3c_error *
 
 struct req *source_start(struct engine *g, struct xfer_obj_state *os)
 {
-    struct req *r = req_get(g, os, RK_HEAD_SOURCE);
-
-    if (r)
-        obj_phase_set(g, os, PH_SOURCE);
-    return r;
+    return look_start(g, os, RK_HEAD_SOURCE, PH_SOURCE);
 }
 
 /* The source is known: the destination looked at (an S3 one by a HEAD in flight, a local one by

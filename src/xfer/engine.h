@@ -5,8 +5,8 @@
  * obj.c, an object's life (its phase, moved only by obj_phase_set, and its
  * end); part.c, part planning; build.c, what each kind of request says
  * (a table of builders); req.c, a request's life; the helpers
- * verify.c, hedge.c, resume.c, multipart.c, check.c (the destination looked
- * at before an object starts); one file per family of objects
+ * verify.c, hedge.c, resume.c, multipart.c, check.c (the source, when known
+ * by name alone, and the destination looked at before an object starts); one file per family of objects
  * (enum obj_family: upload.c stdin.c copy.c download.c stdout.c delete.c;
  * stdout.c sits on download.c, whose probe and GET path it shares); xfer.c,
  * the loop; loops.c, the loop run several times on threads of their own
@@ -722,7 +722,8 @@ void req_fail(struct engine *g, struct req *r, const struct s3c_error *e, bool r
 void req_done(struct engine *g, struct req *r);
 const char *req_op_name(enum req_kind k);
 
-/* check.c: the destination looked at before an object starts (calls obj.c, part.c, req.c) */
+/* check.c: the source (xfer_obj.src_head) and the destination looked at before an object starts
+ * (calls obj.c, part.c, req.c) */
 /* Whether 'o' needs a HEAD of its destination first (xfer_obj.dst_check). */
 bool check_wanted(struct engine *g, const struct xfer_obj *o);
 /* Move 'os' to PH_CHECK and return its HEAD to send; NULL (out of memory) leaves it in PH_NEW. */
