@@ -83,7 +83,8 @@ struct xfer_obj {
     const struct xfer_obj_opts *opts;
     char *version_id;               /* XFER_DELETE: the version to delete; NULL: the current one */
     struct http_resp *head;         /* the source's HeadObject reply (with x-amz-checksum-mode:
-                                       ENABLED) when the caller made one, or NULL: a download
+                                       ENABLED) when the caller made one (or the engine, for
+                                       src_head), or NULL: a download
                                        (to a file) and a multipart copy take it as their own
                                        instead of asking again. Owned: freed with the object */
     void *user;                     /* caller's, untouched */
