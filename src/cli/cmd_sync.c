@@ -396,7 +396,8 @@ static void side_close(struct side *sd)
 
 /* ---- what the merge decides, as objects and deletes ------------------------------------ */
 
-/* A key list's entry has no size or time: HEAD the source for them ('etag' keeps the ETag). */
+/* A key list's entry has no size or time, in a dry run (which sends nothing else): HEAD the source
+ * for them here ('etag' keeps the ETag). Otherwise the engine HEADs it, in flight (xfer_obj.src_head). */
 static enum s3c_err head_source(struct sync *s, struct merge_entry *en, struct buf *etag, struct s3c_error *e)
 {
     struct buf key = BUF_INIT(NAME_MAX_BYTES);
@@ -440,7 +441,7 @@ static struct xfer_obj *copy_obj(struct sync *s, const struct merge_entry *en_in
         rc = s3c_fail(e, S3C_ENOMEM, "name too long");
     else if (path_of(&s->src, en->rel, &src, e) || path_of(&s->dst, en->rel, &dst, e))
         rc = e->code;
-    else if (en->kind == MERGE_NAME)
+    else if (en->kind == MERGE_NAME && s->base.dryrun)
         rc = head_source(s, &named, &etag, e);
     if (!rc) {
         o = xfer_obj_new(s->op);
@@ -451,7 +452,8 @@ static struct xfer_obj *copy_obj(struct sync *s, const struct merge_entry *en_in
             o->src_bucket = s->src.s3 ? strdup(s->src.bucket) : NULL;
             o->dst_bucket = s->dst.s3 ? strdup(s->dst.bucket) : NULL;
             o->size = en->size;
-            o->size_known = true;
+            o->size_known = en->kind != MERGE_NAME;
+            o->src_head = en->kind == MERGE_NAME; /* the engine HEADs it first (check.c) */
             /* Downloads stamp LastModified on the file, so that the next sync finds nothing to do. */
             o->mtime = en->mtime;
             o->etag = en->etag.n ? sv_dup(en->etag) : NULL;
@@ -778,6 +780,8 @@ static void sync_done(struct job *j, const struct xfer_obj *o, const struct s3c_
     if (!sh)
         return;
     e = job_skip_unreadable(o, e, &skip);
+    if (o->src_head && o->size_known)
+        sh->size = o->size;
     if (j->dryrun) {
         report(s, o->op, sh->src, sh->dst, sh->size, NULL);
     } else {

@@ -173,6 +173,9 @@ static void delete_done(struct transfer *t, const struct xfer_obj *o, const stru
     job_count(&t->base, XFER_DELETE, 0, e);
 }
 
+static void skip_with_error(struct transfer *t, const char *src_shown, const char *dst_shown,
+                            const struct s3c_error *e);
+
 static void on_done(struct job *j, const struct xfer_obj *o, const struct s3c_error *e)
 {
     struct transfer *t = (struct transfer *)j;
@@ -189,6 +192,14 @@ static void on_done(struct job *j, const struct xfer_obj *o, const struct s3c_er
         shown_free(sh);
         return;
     }
+    if (o->src_head && !o->size_known && e && e->code != S3C_ECANCEL) {
+        /* Its source's HEAD said no: the line manifest_head gives (the destination argument). */
+        skip_with_error(t, sh->src, t->dst_arg, e);
+        shown_free(sh);
+        return;
+    }
+    if (o->src_head)
+        sh->size = o->size;
     /* --no-overwrite / -n: an existing destination is a skip, not a failure; so is
      * one the engine's look at it (xfer_obj.dst_check) said to leave alone. */
     if (o->dst_skipped || (e && e->http_status == 412 && (t->no_overwrite || t->no_clobber))) {
@@ -266,7 +277,9 @@ static void skip_with_error(struct transfer *t, const char *src_shown, const cha
  * stat()ed here; an S3 one the engine looks at, a HEAD in flight beside the
  * other requests (xfer_obj.dst_check; or, for a PutObject under -n, none but
  * its If-None-Match: *), except in a dry run, which sends nothing else and
- * so HEADs it here. A destination that does not exist never causes a skip.
+ * so HEADs it here. A source known by name alone (a key list's) is looked at
+ * first by the engine too, and then its destination, local or not (check.c).
+ * A destination that does not exist never causes a skip.
  */
 static bool skip_by_destination(struct transfer *t, struct xfer_obj *o)
 {
@@ -278,9 +291,14 @@ static bool skip_by_destination(struct transfer *t, struct xfer_obj *o)
                    (t->if_source_newer ? XFER_CHECK_NEWER : 0);
     if (!o->dst_check || !strcmp(o->dst, "-"))
         return false;
-    if (t->dst_s3 && !t->base.dryrun)
+    if ((t->dst_s3 || o->src_head) && !t->base.dryrun)
         return false; /* the engine's (check.c) */
-    if (t->dst_s3) {
+    if (!t->dst_s3) {
+        skip = xfer_dst_skip_local(o);
+        o->dst_check = 0; /* looked at: the engine need not */
+        return skip;
+    }
+    {
         struct http_xfer x;
         struct s3c_error e = S3C_ERROR_INIT;
         struct sv v;
@@ -294,13 +312,6 @@ static bool skip_by_destination(struct transfer *t, struct xfer_obj *o)
                 http_date_parse(v, &dmtime);
         }
         http_xfer_release(&x);
-    } else {
-        struct stat st;
-        if (stat(o->dst, &st) == 0) {
-            exists = true;
-            dsize = (uint64_t)st.st_size;
-            dmtime = (int64_t)st.st_mtim.tv_sec;
-        }
     }
     skip = xfer_dst_skip(o, exists, dsize, dmtime);
     o->dst_check = 0; /* looked at: the engine need not */
@@ -332,7 +343,9 @@ static enum s3c_err dst_for(struct transfer *t, const char *rel, struct buf *dst
     return buf_adds(shown, buf_cstr(dst)) ? s3c_fail(e, S3C_ENOMEM, "name too long") : S3C_OK;
 }
 
-/* A manifest entry without a size (a plain key list): HEAD it (objsrc_fill_fn). False (reported) when that fails. */
+/* A manifest entry without a size (a plain key list) in a dry run, which sends nothing else: HEAD it
+ * here (objsrc_fill_fn). False (reported) when that fails. Otherwise the engine HEADs it, in flight
+ * (xfer_obj.src_head). */
 static bool manifest_head(void *ctx, struct objsrc_entry *en)
 {
     struct transfer *t = ctx;
@@ -412,10 +425,12 @@ static int next_from_source(struct transfer *t, struct xfer_obj **out)
         if (!o)
             continue;
         o->size = en->size;
-        o->size_known = true;
+        o->size_known = en->has_attrs;
         o->mtime = en->mtime;
-        if (t->src_s3)
+        if (t->src_s3 && en->has_attrs)
             o->etag = strdup(en->etag);
+        /* A key list's key: the engine HEADs it first, as manifest_head would have (check.c). */
+        o->src_head = o->src_head_explain = t->src_s3 && !en->has_attrs;
         ((struct shown *)o->user)->size = en->size;
         *out = o;
         return 1;
@@ -687,7 +702,7 @@ static enum s3c_err job_start(struct job *j)
     so.dirs = t->op == XFER_DOWNLOAD ? OBJSRC_DIRS_SKIP : OBJSRC_DIRS_KEEP;
     so.follow_symlinks = !t->no_follow_symlinks;
     so.check_readable = true;
-    so.fill = manifest_head;
+    so.fill = t->base.dryrun ? manifest_head : NULL;
     so.fill_ctx = t;
     rc = objsrc_open(&t->src, &so, &e);
     if (!rc && t->src.kind == OBJSRC_WALK && !t->src.pattern && !objsrc_root_is_dir(&t->src))

@@ -211,6 +211,11 @@ bool store_s3_signs_payload(const struct store_s3 *s);
  * missing key (NoSuchKey). 'e' is left as it was when HeadBucket cannot tell.
  */
 void store_s3_explain_head_404(struct store_s3 *s, const char *bucket, struct s3c_error *e);
+/* The same in two steps, for a caller that sends the HeadBucket itself (the engine, in flight):
+ * whether 'e' is such a 404, and 'e' reworded by HeadBucket's status (2xx: no key; 404: no
+ * bucket; anything else leaves 'e' as it was). */
+bool store_s3_head_404_unexplained(const struct s3c_error *e);
+void store_s3_head_404_explain(struct s3c_error *e, long head_bucket_status);
 
 /* Add a header to 'r'; false when full. Strings are borrowed. */
 bool s3_req_header(struct s3_req *r, const char *name, const char *value);

@@ -166,6 +166,22 @@ enum s3c_err store_s3_head_ck(struct store_s3 *s, const char *bucket, const char
     return store_s3_send(s, &r, x, e);
 }
 
+bool store_s3_head_404_unexplained(const struct s3c_error *e)
+{
+    return e->http_status == 404 && !strcmp(e->op, "HeadObject") && (!e->s3_code[0] || !strcmp(e->s3_code, "NotFound"));
+}
+
+void store_s3_head_404_explain(struct s3c_error *e, long head_bucket_status)
+{
+    if (head_bucket_status >= 200 && head_bucket_status < 300) {
+        str_copy(e->s3_code, sizeof(e->s3_code), "NoSuchKey");
+        s3c_fail(e, S3C_ENOTFOUND, "The specified key does not exist.");
+    } else if (head_bucket_status == 404) {
+        str_copy(e->s3_code, sizeof(e->s3_code), "NoSuchBucket");
+        s3c_fail(e, S3C_ENOTFOUND, "The specified bucket does not exist");
+    }
+}
+
 void store_s3_explain_head_404(struct store_s3 *s, const char *bucket, struct s3c_error *e)
 {
     struct s3_req r = { .method = "HEAD", .bucket = bucket };
@@ -173,20 +189,13 @@ void store_s3_explain_head_404(struct store_s3 *s, const char *bucket, struct s3
     struct http_xfer x;
     enum s3c_err rc;
 
-    if (e->http_status != 404 || strcmp(e->op, "HeadObject") != 0 ||
-        (e->s3_code[0] && strcmp(e->s3_code, "NotFound") != 0))
+    if (!store_s3_head_404_unexplained(e))
         return;
     memset(&x, 0, sizeof(x));
     x.body_max = 64 << 10;
     rc = store_s3_send(s, &r, &x, &be);
     http_xfer_release(&x);
-    if (!rc) {
-        str_copy(e->s3_code, sizeof(e->s3_code), "NoSuchKey");
-        s3c_fail(e, S3C_ENOTFOUND, "The specified key does not exist.");
-    } else if (be.http_status == 404) {
-        str_copy(e->s3_code, sizeof(e->s3_code), "NoSuchBucket");
-        s3c_fail(e, S3C_ENOTFOUND, "The specified bucket does not exist");
-    }
+    store_s3_head_404_explain(e, !rc ? 200 : be.http_status);
 }
 
 enum s3c_err store_s3_list_directory_buckets(struct store_s3 *s, const char *token,

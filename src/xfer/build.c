@@ -125,17 +125,18 @@ static void add_kept_headers(struct req *r, struct s3_req *q, bool for_create)
 enum s3c_err add_sse_c(struct req *r, struct s3_req *q, const struct xfer_obj_opts *oo, struct s3c_error *e)
 {
     const struct req_builder *b = &req_builders[r->kind];
+    bool copy = r->os->o->op == XFER_COPY;
     enum s3c_err rc;
 
-    if (b->sse_c_own && oo->sse_c_key) {
+    if ((b->sse_c_own || (b->sse_c_source && !copy)) && oo->sse_c_key) {
         if ((rc = s3_sse_c_init(&r->ssec, oo->sse_c, oo->sse_c_key, e)))
             return rc;
         s3_req_sse_c(q, &r->ssec, false);
     }
-    if (b->sse_c_src && r->os->o->op == XFER_COPY && oo->sse_c_copy_source_key) {
+    if ((b->sse_c_src || b->sse_c_source) && copy && oo->sse_c_copy_source_key) {
         if ((rc = s3_sse_c_init(&r->ssec_src, oo->sse_c_copy_source, oo->sse_c_copy_source_key, e)))
             return rc;
-        s3_req_sse_c(q, &r->ssec_src, r->kind != RK_HEAD_SRC);
+        s3_req_sse_c(q, &r->ssec_src, b->sse_c_src && r->kind != RK_HEAD_SRC);
     }
     return S3C_OK;
 }
@@ -516,6 +517,25 @@ static enum s3c_err build_check_dst(struct engine *g, struct req *r, struct s3_r
     return S3C_OK;
 }
 
+/* RK_HEAD_SOURCE: HeadObject of a source known by name alone, before anything else: its size, time
+ * and ETag, and what the family would have asked its own HEAD for (a stored checksum, the headers a
+ * copy keeps), since the family takes this answer as the caller's (xfer_obj.head). */
+static enum s3c_err build_head_source(struct engine *g, struct req *r, struct s3_req *q, struct s3c_error *e)
+{
+    at_src(q, "HEAD", r->os->o);
+    if (ck_mode(g, r->os->o))
+        s3_req_header(q, "x-amz-checksum-mode", "ENABLED");
+    return S3C_OK;
+}
+
+/* RK_HEAD_BUCKET: HeadBucket of the source's bucket, after its HEAD answered 404 with no code. */
+static enum s3c_err build_head_bucket(struct engine *g, struct req *r, struct s3_req *q, struct s3c_error *e)
+{
+    q->method = "HEAD";
+    q->bucket = r->os->o->src_bucket;
+    return S3C_OK;
+}
+
 /* RK_PUT_TAGS: PutObjectTagging of a copy after Complete, its XML body in r->mem. */
 static enum s3c_err build_put_tags(struct engine *g, struct req *r, struct s3_req *q, struct s3c_error *e)
 {
@@ -607,4 +627,6 @@ const struct req_builder req_builders[RK_COUNT] = {
     [RK_ABORT_STALE] = { .build = build_abort_stale },
     [RK_CHECK_DST] = { .build = build_check_dst, .sse_c_own = true, .dup = DUP_FREE },
     [RK_GET_VERSIONING] = { .build = build_get_versioning },
+    [RK_HEAD_SOURCE] = { .build = build_head_source, .sse_c_source = true, .dup = DUP_FREE },
+    [RK_HEAD_BUCKET] = { .build = build_head_bucket, .dup = DUP_FREE },
 };

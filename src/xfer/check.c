@@ -1,14 +1,22 @@
 /*
- * The destination check (xfer_obj.dst_check: --no-clobber, --if-size-differ,
- * --if-source-newer): before an object's family starts, a HeadObject of its
- * destination goes out as an ordinary request (RK_CHECK_DST, phase PH_CHECK),
- * in flight beside every other under the same cap, and its answer says
- * whether the object is skipped (it ends, xfer_obj.dst_skipped, having
- * written nothing) or starts as it would have without the check. What it is
- * not: the check of a local destination (a stat on the caller's side), nor
- * the race's end (If-None-Match: * on the write is that).
+ * What an object's two ends say before its family starts, each a request in
+ * flight beside every other under the same cap, never a blocking call on the
+ * planning thread. First its source, when it is known by name alone (a plain
+ * key list: xfer_obj.src_head): a HeadObject (RK_HEAD_SOURCE, phase
+ * PH_SOURCE) fills its size, time, ETag and head, or ends it as refused (a
+ * 404 explained by a HeadBucket, RK_HEAD_BUCKET, when asked). Then its
+ * destination (xfer_obj.dst_check: --no-clobber, --if-size-differ,
+ * --if-source-newer): a HeadObject of an S3 one (RK_CHECK_DST, phase
+ * PH_CHECK), a stat of a local one whose source had to be looked at first
+ * (any other local one the caller stat()s), and its answer says whether the
+ * object is skipped (it ends, xfer_obj.dst_skipped, having written nothing)
+ * or starts as it would have without the check. What it is not: the race's
+ * end (If-None-Match: * on the write is that).
  * Calls obj.c, part.c, req.c.
  */
+#include <stdlib.h>
+#include <sys/stat.h>
+
 #include "xfer/engine.h"
 
 #include "http/http.h"
@@ -24,6 +32,15 @@ bool xfer_dst_skip(const struct xfer_obj *o, bool exists, uint64_t dsize, int64_
     if ((o->dst_check & XFER_CHECK_NEWER) && o->mtime >= 0 && o->mtime > dmtime)
         return false;
     return true;
+}
+
+bool xfer_dst_skip_local(const struct xfer_obj *o)
+{
+    struct stat st;
+
+    if (stat(o->dst, &st) != 0)
+        return xfer_dst_skip(o, false, 0, 0);
+    return xfer_dst_skip(o, true, (uint64_t)st.st_size, (int64_t)st.st_mtim.tv_sec);
 }
 
 /*
@@ -42,13 +59,21 @@ bool check_wanted(struct engine *g, const struct xfer_obj *o)
     return true;
 }
 
-struct req *check_start(struct engine *g, struct xfer_obj_state *os)
+/* The request of 'kind' that looks at one end of 'os', which waits for it in 'phase'; NULL (out of
+ * memory) leaves it where it was. */
+static struct req *look_start(struct engine *g, struct xfer_obj_state *os, enum req_kind kind,
+                              enum obj_phase phase)
 {
-    struct req *r = req_get(g, os, RK_CHECK_DST);
+    struct req *r = req_get(g, os, kind);
 
     if (r)
-        obj_phase_set(g, os, PH_CHECK);
+        obj_phase_set(g, os, phase);
     return r;
+}
+
+struct req *check_start(struct engine *g, struct xfer_obj_state *os)
+{
+    return look_start(g, os, RK_CHECK_DST, PH_CHECK);
 }
 
 /* The check let 'os' go: its family starts it, as obj_start would have. */
@@ -67,6 +92,16 @@ static void check_go_on(struct engine *g, struct xfer_obj_state *os)
         submit_or_fail(g, first);
 }
 
+/* The destination said skip: 'os' ends having written nothing. */
+static void dst_skipped(struct engine *g, struct xfer_obj_state *os)
+{
+    xdebug(g, os->o, "the destination exists: skipped");
+    os->o->dst_skipped = true;
+    os->proven = true; /* nothing written, nothing to prove */
+    obj_phase_set(g, os, PH_END);
+    maybe_finish(g, os);
+}
+
 /* The destination exists (a 2xx): skipped, or on its way. */
 void on_check_dst(struct engine *g, struct req *r)
 {
@@ -80,15 +115,10 @@ void on_check_dst(struct engine *g, struct req *r)
     if (http_resp_header(&r->http.resp, "last-modified", &v))
         http_date_parse(v, &dmtime);
     req_put_back(g, r);
-    if (!xfer_dst_skip(os->o, true, dsize, dmtime)) {
+    if (!xfer_dst_skip(os->o, true, dsize, dmtime))
         check_go_on(g, os);
-        return;
-    }
-    xdebug(g, os->o, "the destination exists: skipped");
-    os->o->dst_skipped = true;
-    os->proven = true; /* nothing written, nothing to prove */
-    obj_phase_set(g, os, PH_END);
-    maybe_finish(g, os);
+    else
+        dst_skipped(g, os);
 }
 
 /* A refusal (404, 403, 400 of an SSE-C key...): no destination the check can see, so the object
@@ -116,4 +146,125 @@ void check_dst_gave_up(struct engine *g, struct req *r, const struct s3c_error *
     obj_fail(g, os, e);
     req_put_back(g, r);
     maybe_finish(g, os);
+}
+
+/* ---- the source looked at first (xfer_obj.src_head) ----------------------------------- */
+
+struct req *source_start(struct engine *g, struct xfer_obj_state *os)
+{
+    return look_start(g, os, RK_HEAD_SOURCE, PH_SOURCE);
+}
+
+/* The source is known: the destination looked at (an S3 one by a HEAD in flight, a local one by
+ * a stat: the flags need the source's size and time, so never before), then its family. */
+static void source_known(struct engine *g, struct xfer_obj_state *os)
+{
+    struct xfer_obj *o = os->o;
+    struct req *r;
+
+    if (check_wanted(g, o) && (r = check_start(g, os))) {
+        submit_or_fail(g, r);
+        return;
+    }
+    if (o->dst_check && o->op == XFER_DOWNLOAD && !o->stdio && xfer_dst_skip_local(o)) {
+        dst_skipped(g, os);
+        return;
+    }
+    check_go_on(g, os);
+}
+
+/* The source answered: what the caller would have filled in from its own HEAD, this reply kept as
+ * xfer_obj.head so that the family asks no second one (a ranged download's probe, a copy's headers). */
+void on_head_source(struct engine *g, struct req *r)
+{
+    struct xfer_obj_state *os = r->os;
+    struct xfer_obj *o = os->o;
+    const struct http_resp *resp = &r->http.resp;
+    struct sv v;
+
+    o->size = 0;
+    if (http_resp_header(resp, "content-length", &v))
+        sv_to_u64(v, &o->size);
+    o->size_known = true;
+    if (http_resp_header(resp, "last-modified", &v))
+        http_date_parse(v, &o->mtime);
+    free(o->etag);
+    o->etag = http_resp_header(resp, "etag", &v) ? sv_dup(v) : NULL;
+    if (!o->head && (o->head = calloc(1, sizeof(*o->head)))) {
+        o->head->status = resp->status;
+        o->head->headers = (struct buf)BUF_INIT(resp->headers.cap);
+        o->head->body = (struct buf)BUF_INIT(0);
+        if (buf_add(&o->head->headers, resp->headers.data, resp->headers.len)) {
+            buf_release(&o->head->headers);
+            free(o->head);
+            o->head = NULL; /* the family asks its own */
+        }
+    }
+    xdebug(g, o, "the source has %llu bytes", (unsigned long long)o->size);
+    req_put_back(g, r);
+    source_known(g, os);
+}
+
+/* The object ends with 'e', its family never started. */
+static void source_failed(struct engine *g, struct xfer_obj_state *os, const struct s3c_error *e)
+{
+    obj_fail(g, os, e);
+    maybe_finish(g, os);
+}
+
+/* The source said no (404, 403, 400 of a wrong SSE-C key...): the object fails with that answer;
+ * a 404 with no code (a HEAD has no body) is first explained, when asked, by a HeadBucket. */
+bool head_source_refused(struct engine *g, struct req *r, const struct s3c_error *e)
+{
+    struct xfer_obj_state *os = r->os;
+    struct req *b;
+
+    req_put_back(g, r);
+    if (os->o->src_head_explain && store_s3_head_404_unexplained(e) && (b = req_get(g, os, RK_HEAD_BUCKET))) {
+        os->err = *e; /* kept, not failed yet: the HeadBucket rewords it */
+        submit_or_fail(g, b);
+        return true;
+    }
+    source_failed(g, os, e);
+    return true;
+}
+
+void head_source_gave_up(struct engine *g, struct req *r, const struct s3c_error *e)
+{
+    struct xfer_obj_state *os = r->os;
+
+    req_put_back(g, r);
+    source_failed(g, os, e);
+}
+
+/* The bucket is there: the key is not (NoSuchKey). */
+void on_head_bucket(struct engine *g, struct req *r)
+{
+    struct xfer_obj_state *os = r->os;
+    struct s3c_error e = os->err;
+
+    store_s3_head_404_explain(&e, r->http.resp.status);
+    req_put_back(g, r);
+    source_failed(g, os, &e);
+}
+
+/* 404: no bucket (NoSuchBucket); any other answer leaves the HeadObject's as it was. */
+bool head_bucket_refused(struct engine *g, struct req *r, const struct s3c_error *be)
+{
+    struct xfer_obj_state *os = r->os;
+    struct s3c_error e = os->err;
+
+    store_s3_head_404_explain(&e, be->http_status);
+    req_put_back(g, r);
+    source_failed(g, os, &e);
+    return true;
+}
+
+void head_bucket_gave_up(struct engine *g, struct req *r, const struct s3c_error *be)
+{
+    struct xfer_obj_state *os = r->os;
+    struct s3c_error e = be->code == S3C_ECANCEL ? *be : os->err;
+
+    req_put_back(g, r);
+    source_failed(g, os, &e);
 }

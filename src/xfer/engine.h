@@ -5,8 +5,8 @@
  * obj.c, an object's life (its phase, moved only by obj_phase_set, and its
  * end); part.c, part planning; build.c, what each kind of request says
  * (a table of builders); req.c, a request's life; the helpers
- * verify.c, hedge.c, resume.c, multipart.c, check.c (the destination looked
- * at before an object starts); one file per family of objects
+ * verify.c, hedge.c, resume.c, multipart.c, check.c (the source, when known
+ * by name alone, and the destination looked at before an object starts); one file per family of objects
  * (enum obj_family: upload.c stdin.c copy.c download.c stdout.c delete.c;
  * stdout.c sits on download.c, whose probe and GET path it shares); xfer.c,
  * the loop; loops.c, the loop run several times on threads of their own
@@ -70,12 +70,15 @@ enum req_kind {
     RK_ABORT_STALE,     /* AbortMultipartUpload of the upload a killed run journaled for this key */
     RK_CHECK_DST,       /* HeadObject of the destination before anything is sent (xfer_obj.dst_check) */
     RK_GET_VERSIONING,  /* GetBucketVersioning of a bucket whole-object writes go to (hedge.c) */
+    RK_HEAD_SOURCE,     /* HeadObject of a source known by name alone (xfer_obj.src_head), first */
+    RK_HEAD_BUCKET,     /* HeadBucket of that source's bucket after its 404: no key, or no bucket? */
     RK_COUNT
 };
 
 /* An object's phase: changed only by obj_phase_set (obj.c), which holds the legal moves. */
 enum obj_phase {
     PH_NEW,             /* made, not started yet */
+    PH_SOURCE,          /* its source is looked at (xfer_obj.src_head, check.c): size, time, ETag */
     PH_CHECK,           /* its destination is looked at (check.c); its family not started yet */
     PH_SINGLE,          /* one request */
     PH_PROBE,           /* ranged download: learning how to verify it (HEADs) */
@@ -672,6 +675,8 @@ struct req_builder {
     bool slow_answer;               /* a store may think it over for minutes (http.slow_answer) */
     bool sse_c_own;                 /* carries the object's SSE-C key */
     bool sse_c_src;                 /* carries a copy's source's SSE-C key */
+    bool sse_c_source;              /* carries the key of the object's source: a download's own,
+                                       a copy's source's (plain, as on RK_HEAD_SRC) */
     enum req_dup dup;               /* whether hedge.c may send a duplicate of it */
 };
 /* Per enum req_kind: its builder, and what req_submit does for it. */
@@ -717,7 +722,8 @@ void req_fail(struct engine *g, struct req *r, const struct s3c_error *e, bool r
 void req_done(struct engine *g, struct req *r);
 const char *req_op_name(enum req_kind k);
 
-/* check.c: the destination looked at before an object starts (calls obj.c, part.c, req.c) */
+/* check.c: the source (xfer_obj.src_head) and the destination looked at before an object starts
+ * (calls obj.c, part.c, req.c) */
 /* Whether 'o' needs a HEAD of its destination first (xfer_obj.dst_check). */
 bool check_wanted(struct engine *g, const struct xfer_obj *o);
 /* Move 'os' to PH_CHECK and return its HEAD to send; NULL (out of memory) leaves it in PH_NEW. */
@@ -725,6 +731,15 @@ struct req *check_start(struct engine *g, struct xfer_obj_state *os);
 void on_check_dst(struct engine *g, struct req *r);
 bool check_dst_refused(struct engine *g, struct req *r, const struct s3c_error *e);
 void check_dst_gave_up(struct engine *g, struct req *r, const struct s3c_error *e);
+/* Move 'os' to PH_SOURCE and return the HEAD of its source to send (xfer_obj.src_head); NULL (out of
+ * memory) leaves it in PH_NEW. */
+struct req *source_start(struct engine *g, struct xfer_obj_state *os);
+void on_head_source(struct engine *g, struct req *r);
+bool head_source_refused(struct engine *g, struct req *r, const struct s3c_error *e);
+void head_source_gave_up(struct engine *g, struct req *r, const struct s3c_error *e);
+void on_head_bucket(struct engine *g, struct req *r);
+bool head_bucket_refused(struct engine *g, struct req *r, const struct s3c_error *e);
+void head_bucket_gave_up(struct engine *g, struct req *r, const struct s3c_error *e);
 
 /* verify.c: which check proves the bytes, and the checks (calls req.c) */
 bool stored_checksum(const struct http_resp *resp, enum ck_algo *algo, uint64_t *value);

@@ -640,7 +640,9 @@ const char *req_op_name(enum req_kind k)
     case RK_HEAD_INFO:
     case RK_HEAD_PART1:
     case RK_HEAD_DST:
-    case RK_CHECK_DST: return "HeadObject";
+    case RK_CHECK_DST:
+    case RK_HEAD_SOURCE: return "HeadObject";
+    case RK_HEAD_BUCKET: return "HeadBucket";
     case RK_GET_TAGS: return "GetObjectTagging";
     case RK_PUT_TAGS: return "PutObjectTagging";
     case RK_CHECK_TAGS: return "GetObjectTagging";

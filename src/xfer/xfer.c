@@ -45,6 +45,8 @@ static const struct req_ops req_kinds[RK_COUNT] = {
     [RK_CHECK_TAGS] = { .ok = on_check_tags },
     [RK_ABORT_STALE] = { .ok = on_stale_aborted, .refused = stale_abort_refused, .gave_up = stale_abort_gave_up },
     [RK_CHECK_DST] = { .ok = on_check_dst, .refused = check_dst_refused, .gave_up = check_dst_gave_up },
+    [RK_HEAD_SOURCE] = { .ok = on_head_source, .refused = head_source_refused, .gave_up = head_source_gave_up },
+    [RK_HEAD_BUCKET] = { .ok = on_head_bucket, .refused = head_bucket_refused, .gave_up = head_bucket_gave_up },
     [RK_GET_VERSIONING] = { .ok = on_versioning, .refused = versioning_refused, .gave_up = versioning_gave_up },
 };
 
@@ -104,7 +106,14 @@ static struct req *obj_start(struct engine *g, struct xfer_obj *o)
     os->fd = -1;
     o->st = os;
     g->n_objects++;
-    /* --no-clobber & co. on an S3 destination: a HEAD first, in flight like any request (check.c). */
+    /* A source known by name alone, then --no-clobber & co. on an S3 destination: a HEAD first, in
+     * flight like any request (check.c). */
+    if (o->src_head) {
+        if ((r = source_start(g, os)))
+            return r;
+        s3c_fail(&e, S3C_ENOMEM, "out of memory");
+        goto fail;
+    }
     if (check_wanted(g, o) && (r = check_start(g, os)))
         return r;
     os->started = true;

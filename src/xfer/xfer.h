@@ -83,7 +83,8 @@ struct xfer_obj {
     const struct xfer_obj_opts *opts;
     char *version_id;               /* XFER_DELETE: the version to delete; NULL: the current one */
     struct http_resp *head;         /* the source's HeadObject reply (with x-amz-checksum-mode:
-                                       ENABLED) when the caller made one, or NULL: a download
+                                       ENABLED) when the caller made one (or the engine, for
+                                       src_head), or NULL: a download
                                        (to a file) and a multipart copy take it as their own
                                        instead of asking again. Owned: freed with the object */
     void *user;                     /* caller's, untouched */
@@ -98,6 +99,15 @@ struct xfer_obj {
                                        in flight) before it sends anything; 0: none */
     bool dst_skipped;               /* set by the engine: dst_check said skip, nothing was written;
                                        the done callback hears no error */
+    bool src_head;                  /* the source's size, time and ETag are not known (a plain key
+                                       list's entry; download or copy): the engine HEADs the source
+                                       first, a request in flight like any other, and fills size,
+                                       size_known, mtime, etag and head from its answer before
+                                       dst_check and the transfer. A source that answers no (404,
+                                       403...) fails the object, size_known still false */
+    bool src_head_explain;          /* with src_head: a 404 with no code is explained by a HEAD of
+                                       the bucket (NoSuchKey or NoSuchBucket, as
+                                       store_s3_explain_head_404 says it) */
 
     /* Engine-private. */
     struct xfer_obj_state *st;
@@ -119,6 +129,8 @@ enum {
 /* Whether 'o' is skipped by its destination as dst_check says: 'exists', of
  * 'dsize' bytes, last modified at 'dmtime' (epoch seconds). */
 bool xfer_dst_skip(const struct xfer_obj *o, bool exists, uint64_t dsize, int64_t dmtime);
+/* The same for a local destination, o->dst, stat()ed. */
+bool xfer_dst_skip_local(const struct xfer_obj *o);
 
 struct xfer_stats;
 

@@ -65,7 +65,7 @@ TEST(xfer_build_every_kind_has_a_builder)
 {
     int k;
 
-    for (k = 0; k <= RK_ABORT_STALE; k++)
+    for (k = 0; k < RK_COUNT; k++)
         CHECK(req_builders[k].build != NULL);
 }
 
@@ -88,6 +88,11 @@ TEST(xfer_build_each_kind_says_its_request)
     CHECK_STR(built(RK_COPY_PART, XFER_COPY, 1),
               "PUT db/dk?partNumber=2&uploadId=U | x-amz-copy-source: sb/sk; x-amz-copy-source-range: bytes=10-14;");
     CHECK_STR(built(RK_HEAD_SRC, XFER_COPY, 0), "HEAD sb/sk? |");
+    /* A key list's source, before anything else: the family takes it as its own HEAD (RK_HEAD_INFO's
+     * checksum mode; no If-Match: its ETag is what it learns). */
+    CHECK_STR(built(RK_HEAD_SOURCE, XFER_DOWNLOAD, 0), "HEAD sb/sk? | x-amz-checksum-mode: ENABLED;");
+    CHECK_STR(built(RK_HEAD_SOURCE, XFER_COPY, 0), "HEAD sb/sk? | x-amz-checksum-mode: ENABLED;");
+    CHECK_STR(built(RK_HEAD_BUCKET, XFER_DOWNLOAD, 0), "HEAD sb/-? |");
     CHECK_STR(built(RK_GET_TAGS, XFER_COPY, 0), "GET sb/sk?tagging= |");
     CHECK_STR(built(RK_PUT_TAGS, XFER_COPY, 0),
               "PUT db/dk?tagging= | Content-Type: application/xml; Content-MD5: M;");
@@ -95,4 +100,44 @@ TEST(xfer_build_each_kind_says_its_request)
     CHECK_STR(built(RK_DELETE, XFER_DELETE, 0),
               "POST sb/-?delete= | Content-Type: application/xml; Content-MD5: M;");
     CHECK_STR(built(RK_DELETE_ONE, XFER_DELETE, 0), "DELETE sb/sk?versionId=v1 |");
+}
+
+/* The SSE-C keys 'kind' carries for an object of 'op' with its own key "A..." and a copy source's "B...":
+ * which key (A or B, by its MD5's first letters) under which header prefix. */
+static const char *sse_c_sent(enum req_kind kind, enum xfer_op op)
+{
+    static char out[512];
+    struct xfer_obj_opts oo = { .sse_c_key = "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA",
+                                .sse_c_copy_source_key = "BBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB" };
+    struct xfer_obj o = { .op = op, .src = "sk", .src_bucket = "sb", .opts = &oo };
+    struct xfer_obj_state os = { .o = &o };
+    struct req r = { .os = &os, .kind = kind };
+    struct s3c_error e = S3C_ERROR_INIT;
+    struct s3_sse_c a, b;
+    struct s3_req q;
+    size_t i, n = 0;
+
+    memset(&q, 0, sizeof(q));
+    out[0] = 0;
+    if (add_sse_c(&r, &q, &oo, &e) || s3_sse_c_init(&a, NULL, oo.sse_c_key, &e) ||
+        s3_sse_c_init(&b, NULL, oo.sse_c_copy_source_key, &e))
+        return "failed";
+    for (i = 0; i < q.n_headers && n < sizeof(out); i++)
+        if (strstr(q.headers[i].name, "key-MD5"))
+            n += (size_t)snprintf(out + n, sizeof(out) - n, "%s=%s;", q.headers[i].name,
+                                  !strcmp(q.headers[i].value, a.key_md5_b64) ? "A" :
+                                  !strcmp(q.headers[i].value, b.key_md5_b64) ? "B" : "?");
+    return out;
+}
+
+/* A key list's source HEAD carries the source's key: a download's own, a copy's source's, plain. */
+TEST(xfer_build_head_source_carries_the_sources_sse_c_key)
+{
+    CHECK_STR(sse_c_sent(RK_HEAD_SOURCE, XFER_DOWNLOAD), "x-amz-server-side-encryption-customer-key-MD5=A;");
+    CHECK_STR(sse_c_sent(RK_HEAD_SOURCE, XFER_COPY), "x-amz-server-side-encryption-customer-key-MD5=B;");
+    CHECK_STR(sse_c_sent(RK_HEAD_SRC, XFER_COPY), "x-amz-server-side-encryption-customer-key-MD5=B;");
+    CHECK_STR(sse_c_sent(RK_CHECK_DST, XFER_COPY), "x-amz-server-side-encryption-customer-key-MD5=A;");
+    CHECK_STR(sse_c_sent(RK_COPY, XFER_COPY), "x-amz-server-side-encryption-customer-key-MD5=A;"
+                                              "x-amz-copy-source-server-side-encryption-customer-key-MD5=B;");
+    CHECK_STR(sse_c_sent(RK_HEAD_BUCKET, XFER_DOWNLOAD), "");
 }

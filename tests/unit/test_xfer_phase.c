@@ -30,6 +30,13 @@ TEST(xfer_phase_the_families_moves_are_legal)
     static const enum obj_phase checked_skip[] = { PH_NEW, PH_CHECK, PH_END };
     static const enum obj_phase checked_put[] = { PH_NEW, PH_CHECK, PH_SINGLE, PH_END };
     static const enum obj_phase checked_mpu[] = { PH_NEW, PH_CHECK, PH_CREATE, PH_PARTS, PH_COMPLETE, PH_END };
+    /* the source looked at first (a key list's key, check.c): then the destination, or the family;
+     * or it failed */
+    static const enum obj_phase source_small[] = { PH_NEW, PH_SOURCE, PH_SINGLE, PH_LAND, PH_END };
+    static const enum obj_phase source_ranged[] = { PH_NEW, PH_SOURCE, PH_PROBE, PH_PARTS, PH_END };
+    static const enum obj_phase source_checked[] = { PH_NEW, PH_SOURCE, PH_CHECK, PH_CREATE, PH_PARTS,
+                                                     PH_COMPLETE, PH_END };
+    static const enum obj_phase source_refused[] = { PH_NEW, PH_SOURCE, PH_END };
     /* UploadPartCopy refused (501): aborted, then one CopyObject (copy_redo) */
     static const enum obj_phase part_copy_refused[] = { PH_NEW, PH_CREATE, PH_PARTS, PH_ABORT, PH_END, PH_SINGLE,
                                                         PH_END };
@@ -39,7 +46,8 @@ TEST(xfer_phase_the_families_moves_are_legal)
     } paths[] = {
         { upload, 5 }, { failed_upload, 5 }, { ranged, 6 }, { small, 4 }, { tags, 6 }, { late_create, 5 },
         { checked_skip, 3 }, { checked_put, 4 }, { checked_mpu, 6 },
-        { part_copy_refused, 7 },
+        { part_copy_refused, 7 }, { source_small, 5 }, { source_ranged, 5 }, { source_checked, 7 },
+        { source_refused, 3 },
     };
     size_t i, j;
 
@@ -67,8 +75,11 @@ TEST(xfer_phase_illegal_moves_are_refused)
     CHECK(!obj_phase_legal(PH_LAND, PH_PARTS));
     CHECK(!obj_phase_legal(PH_SINGLE, PH_PARTS));
     CHECK(!obj_phase_legal(PH_PROBE, PH_SINGLE));
-    /* The check comes first or not at all. */
-    for (p = 0; p < PH_COUNT; p++)
-        if (p != PH_NEW && p != PH_CHECK)
+    /* The check comes first (after the source's HEAD) or not at all; the source's HEAD first of all. */
+    for (p = 0; p < PH_COUNT; p++) {
+        if (p != PH_NEW && p != PH_SOURCE && p != PH_CHECK)
             CHECK(!obj_phase_legal(p, PH_CHECK));
+        if (p != PH_NEW && p != PH_SOURCE)
+            CHECK(!obj_phase_legal(p, PH_SOURCE));
+    }
 }
