@@ -179,6 +179,10 @@ struct mpu_state {
                                        upload's that could not be aborted (kept for the next run) */
     char *stale_upload_id;          /* the journaled upload of a killed run, being aborted first; NULL */
     uint32_t list_marker;           /* --resume: ListParts page marker */
+    bool list_more;                 /* --resume: ListParts has a page after list_marker */
+    struct part_check *checks;      /* --resume: a page's listed parts being re-hashed (resume.c) */
+    uint32_t checks_out;            /* ... with the hash workers: the object waits, and cannot end */
+    void (*checks_then)(struct engine *g, struct xfer_obj_state *os); /* called once all are back */
 };
 
 /* How a ranged download, to a file or to stdout, checks the whole. */
@@ -788,7 +792,8 @@ void journal_release(struct engine *g, struct xfer_obj_state *os);
 void on_stale_aborted(struct engine *g, struct req *r);
 bool stale_abort_refused(struct engine *g, struct req *r, const struct s3c_error *e);
 void stale_abort_gave_up(struct engine *g, struct req *r, const struct s3c_error *e);
-void resume_listed(struct xfer_obj_state *os, const struct s3_list_parts *lp, enum ck_algo a);
+bool resume_listed(struct engine *g, struct xfer_obj_state *os, const struct s3_list_parts *lp, enum ck_algo a,
+                   void (*then)(struct engine *g, struct xfer_obj_state *os));
 /* Free an upload's id and per-part arrays (have, etags, md5s) and set them to NULL. */
 void mpu_state_free(struct xfer_obj_state *os);
 /* Free all a multipart upload holds, and its journal lock (the record stays). */

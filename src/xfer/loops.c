@@ -21,7 +21,8 @@
  *   journal worker's (jsync.c), space is reserved with fallocate(2), never
  *   glibc's byte-a-block fallback.
  * - Workers that hand results back through the loop's wakeup: hash workers
- *   (hashpool.c: MD5/SHA of parts), land workers (land.c: small downloads to
+ *   (hashpool.c: MD5/SHA of parts, and the re-read of a resumed upload's
+ *   parts the store has, resume.c), land workers (land.c: small downloads to
  *   disk), the journal worker (jsync.c), one DNS thread per loop's resolver.
  * - Credential refresh threads (auth/keyring.c, auth/express.c): their own
  *   HTTP loops, off the transfer loops.
@@ -30,8 +31,7 @@
  * loop thread that blocks. Known left (issue 24): the source's next() may
  * still run a request to the end on the home loop (store_s3_send and the
  * inventory files of plan/manifest.c step the loop from inside next(), and
- * wait out a retry's backoff there with http_loop_nap, not a sleep), and a
- * resumed upload's whole-part MD5 is read on the loop.
+ * wait out a retry's backoff there with http_loop_nap, not a sleep).
  */
 #include <pthread.h>
 #include <stdatomic.h>

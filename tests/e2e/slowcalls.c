@@ -18,6 +18,10 @@
  * names a file that gets one line "NAME" a call, so a test can prove the
  * call was made (on some thread) and did not block a loop.
  *
+ * S3C_SLOW_PREAD=1 (a test that sends no part body, whose loops read no
+ * local file by design) adds pread of a regular file to the checked calls:
+ * a disk, or a cold page cache, makes it as slow as the others.
+ *
  * Test code: not linked into s3c. Built without sanitizers (under an ASan
  * s3c the harness sets verify_asan_link_order=0).
  */
@@ -27,6 +31,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include <time.h>
 #include <unistd.h>
@@ -148,4 +153,28 @@ int clock_nanosleep(clockid_t clk, int flags, const struct timespec *req, struct
     REAL(clock_nanosleep);
     seen("clock_nanosleep");
     return real_clock_nanosleep(clk, flags, req, rem);
+}
+
+/* pread of a regular file, checked only with S3C_SLOW_PREAD=1 (see above). */
+static void pread_seen(int fd)
+{
+    const char *v = getenv("S3C_SLOW_PREAD");
+    struct stat st;
+
+    if (v && !strcmp(v, "1") && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0)
+        slow("pread");
+}
+
+ssize_t pread(int fd, void *buf, size_t n, off_t off)
+{
+    REAL(pread);
+    pread_seen(fd);
+    return real_pread(fd, buf, n, off);
+}
+
+ssize_t pread64(int fd, void *buf, size_t n, off_t off)
+{
+    REAL(pread64);
+    pread_seen(fd);
+    return real_pread64(fd, buf, n, off);
 }

@@ -95,3 +95,36 @@ test_looplag_retry_backoff_waits_on_the_loop() {
     assert_eq "$(t_tree_sums tree)" "$(t_tree_sums down)" "every object down"
     _ll_no_lag
 }
+
+# A resumed upload re-reads each part the store already has and hashes it (its
+# ETag against the MD5 of the local bytes: up to 5 GiB a part) on the hash
+# workers, never on the loop. Here every part is in (the run was killed while
+# it retried its Complete, which s3emu answered 500), so no loop reads a
+# part body, and the checker
+# (S3C_SLOW_PREAD=1) reports any pread of the file on a loop thread.
+test_looplag_resumed_upload_checks_parts_off_the_loop() {
+    local b pid i
+    [ "$S3C_TEST_STORE" = s3emu ] || t_skip "fault injection is s3emu's"
+    t_new_bucket b
+    export S3C_STATE_DIR=$T_DIR/state
+    cp "$(t_data 24MB 24000000)" src
+    curl -sS --fail-with-body -X POST --data-binary "faults=500@bucket=$b,op=CompleteMultipartUpload" \
+        "$S3C_TEST_ENDPOINT/_s3emu/config" >/dev/null || t_fail "s3emu refused the faults"
+    "$S3C" cp src "s3://$b/big" --part-size 5MiB >/dev/null 2>&1 &
+    pid=$!
+    for i in $(seq 1 300); do
+        curl -sS "$S3C_TEST_ENDPOINT/_s3emu/stats" | jq -e '[.rules[] | .fired // 0] | add >= 1' >/dev/null && break
+        sleep 0.1
+    done
+    kill -9 "$pid" 2>/dev/null
+    wait "$pid" 2>/dev/null
+    curl -sS -X POST --data-binary "faults=" "$S3C_TEST_ENDPOINT/_s3emu/config" >/dev/null
+    assert_eq 1 "$(ls "$S3C_STATE_DIR" | wc -l)" "one journal left by the killed run"
+    # 1 ms a pread (the checker's report is exact; 300 would make each slice slow).
+    S3C_SLOW_PREAD=1 S3C_SLOW_CALLS_MS=1 S3C_SLOW_CALLS_LOG=$T_DIR/.slow assert_ok s3c --debug cp src "s3://$b/big" --part-size 5MiB --resume
+    assert_eq 0 "$(grep -c 'debug: http: PUT -> ' <<< "$T_ERR")" "no part sent again: all 5 were checked and ours"
+    assert_ok s3c cp "s3://$b/big" got
+    assert_eq "$(t_sha256 src)" "$(t_sha256 got)" "the bytes"
+    _ll_made pread
+    _ll_no_lag
+}

@@ -138,6 +138,51 @@ out:
     free(data);
 }
 
+/* A CRC fed beside the MD5 ('crc': a resumed upload's part check), from a
+ * file range and from memory: the same CRC and MD5 as one go. */
+TEST(hashpool_crc_beside_md5)
+{
+    enum { BYTES = (3 << 20) + 333, OFF = 4096 };
+    unsigned char *data = malloc(BYTES), md5[MD5_LEN];
+    struct hashpool *q = hashpool_new(1, NULL, NULL);
+    struct hash_job j = { 0 };
+    char path[] = "/tmp/s3c-unit-crc-XXXXXX";
+    int fd = mkstemp(path), i, pass;
+
+    CHECK(data && q && fd >= 0);
+    if (!data || !q || fd < 0)
+        goto out;
+    unlink(path);
+    for (i = 0; i < BYTES; i++)
+        data[i] = (unsigned char)rnd();
+    CHECK(write(fd, data, BYTES) == BYTES);
+    for (pass = 0; pass < 2; pass++) {
+        enum ck_algo a = pass ? CK_CRC32C : CK_CRC64NVME;
+
+        memset(&j, 0, sizeof(j));
+        md5_init(&j.md5);
+        j.fd = pass ? fd : -1;
+        j.mem = data + OFF;
+        j.off = pass ? OFF : 0;
+        j.len = BYTES - OFF;
+        j.final = true;
+        j.crc = true;
+        j.crc_algo = a;
+        CHECK(hashpool_submit(q, &j));
+        while (!hashpool_take(q))
+            hashpool_wait(q, 100);
+        CHECK_INT(j.err.code, S3C_OK);
+        CHECK(j.crc_val == ck_update(a, 0, data + OFF, BYTES - OFF));
+        hash_md5(data + OFF, BYTES - OFF, md5);
+        CHECK(!memcmp(md5, j.digest, MD5_LEN));
+    }
+out:
+    hashpool_free(q);
+    if (fd >= 0)
+        close(fd);
+    free(data);
+}
+
 /* After hashpool_cancel, a job ends with S3C_ECANCEL instead of its MD5. */
 TEST(hashpool_cancel_ends_jobs)
 {
