@@ -78,6 +78,7 @@ enum obj_phase {
     PH_NEW,             /* made, not started yet */
     PH_CHECK,           /* its destination is looked at (check.c); its family not started yet */
     PH_SINGLE,          /* one request */
+    PH_OPEN,            /* download to a file: a land worker makes its temp file (dl_tmp_open) */
     PH_PROBE,           /* ranged download: learning how to verify it (HEADs) */
     PH_CREATE,          /* waiting for the upload id */
     PH_PARTS,           /* parts being sent */
@@ -252,7 +253,13 @@ struct obj_dl_file {
     struct xfer_obj_state head;
     struct dl_check_state chk;      /* ranged: how the whole is checked */
     struct buf tmp_path;            /* the temp file (head.fd) */
-    struct land_job land;           /* chk.held: the write to disk, once verified */
+    struct land_job land;           /* chk.held: the write to disk, once verified; else (PH_OPEN) the
+                                       making of the temp file */
+    struct dl_open_args {           /* what that worker reads, set on the loop before it starts */
+        const char *state_dir;      /* the journal's directory; NULL: not journaled */
+        bool resume;                /* --resume */
+        bool ranged;                /* downloaded in ranges (only those are journaled) */
+    } open;
     unsigned char *part_in;         /* DL_SEQ: per part, 1 when all its bytes are on disk */
     /* --resume: head.have flags the parts complete in the temp file; the
      * journal records them once the file is synced (dl_journal_flush). */
@@ -801,7 +808,7 @@ void mpu_release(struct mpu_state *m);
 void dl_journal_save(struct engine *g, struct xfer_obj_state *os);
 void dl_journal_drop(struct engine *g, struct xfer_obj_state *os);
 bool dl_keep_for_resume(struct engine *g, struct xfer_obj_state *os);
-enum s3c_err dl_tmp_open(struct engine *g, struct xfer_obj_state *os, struct s3c_error *e);
+void dl_tmp_open(struct land_job *j);
 uint32_t dl_next_resumed(const struct xfer_obj_state *os, uint32_t n);
 void dl_resume_apply(struct engine *g, struct xfer_obj_state *os);
 void dl_part_written(struct engine *g, struct xfer_obj_state *os, uint32_t n);

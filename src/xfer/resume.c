@@ -499,33 +499,38 @@ static bool dl_journal_matches(const struct journal_download *j, const struct xf
 }
 
 /*
- * Create the temp file of a download. With --resume, a ranged download
- * reopens the temp file an earlier run left for this destination when its
- * record matches the object; a stale record and its temp file go, quietly.
- * The download is then journaled (f->dj).
+ * Create the temp file of a download (its space reserved: fs_tmp_create).
+ * With --resume, a ranged download reopens the temp file an earlier run left
+ * for this destination when its record matches the object; a stale record
+ * and its temp file go, quietly. The download is then journaled (f->dj).
+ * A land worker's job (j->ctx is the object, in PH_OPEN: the loop touches
+ * none of what this writes, f->open says the rest); j->err the outcome.
  */
-enum s3c_err dl_tmp_open(struct engine *g, struct xfer_obj_state *os, struct s3c_error *e)
+void dl_tmp_open(struct land_job *j_open)
 {
+    struct xfer_obj_state *os = j_open->ctx;
     struct obj_dl_file *f = dl_file_of(os);
+    const struct dl_open_args *a = &f->open;
+    struct s3c_error *e = &j_open->err;
     struct xfer_obj *o = os->o;
     struct buf dest = BUF_INIT(8192), abs = BUF_INIT(8192);
     struct s3c_error ignored = S3C_ERROR_INIT;
     struct journal_download j;
-    enum s3c_err rc;
     int found;
 
-    if (!g->opts.state_dir || !wants_multipart(g, os->size) || !dest_path(o->dst, &dest)) {
+    if (!a->state_dir || !a->ranged || !dest_path(o->dst, &dest)) {
         buf_release(&dest);
-        return fs_tmp_create(o->dst, os->size, &os->fd, &f->tmp_path, e);
+        (void)fs_tmp_create(o->dst, os->size, &os->fd, &f->tmp_path, e);
+        return;
     }
-    found = journal_download_load(g->opts.state_dir, buf_cstr(&dest), &j, &ignored);
-    if (found == 1 && g->opts.resume && dl_journal_matches(&j, o) && fs_tmp_is_for(j.tmp, buf_cstr(&dest)) &&
+    found = journal_download_load(a->state_dir, buf_cstr(&dest), &j, &ignored);
+    if (found == 1 && a->resume && dl_journal_matches(&j, o) && fs_tmp_is_for(j.tmp, buf_cstr(&dest)) &&
         !fs_tmp_reopen(j.tmp, os->size, &os->fd, &ignored) && (f->dj = malloc(sizeof(*f->dj))) &&
         !buf_adds(&f->tmp_path, j.tmp)) {
         *f->dj = j;
         f->dj_resumed = true;
         buf_release(&dest);
-        return S3C_OK;
+        return;
     }
     if (os->fd >= 0) {
         close(os->fd);
@@ -539,9 +544,8 @@ enum s3c_err dl_tmp_open(struct engine *g, struct xfer_obj_state *os, struct s3c
         journal_download_release(&j);
     }
     if (found)
-        journal_download_remove(g->opts.state_dir, buf_cstr(&dest));
-    rc = fs_tmp_create(o->dst, os->size, &os->fd, &f->tmp_path, e);
-    if (!rc && g->opts.resume) {
+        journal_download_remove(a->state_dir, buf_cstr(&dest));
+    if (!fs_tmp_create(o->dst, os->size, &os->fd, &f->tmp_path, e) && a->resume) {
         const char *slash = strrchr(buf_cstr(&dest), '/');
         const char *tbase = strrchr(buf_cstr(&f->tmp_path), '/');
 
@@ -551,7 +555,6 @@ enum s3c_err dl_tmp_open(struct engine *g, struct xfer_obj_state *os, struct s3c
     }
     buf_release(&dest);
     buf_release(&abs);
-    return rc;
 }
 
 /* The next part taken from the earlier run after part 'n' (0: none). */

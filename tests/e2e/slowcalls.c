@@ -8,12 +8,13 @@
  * NAME ..." to the file named by S3C_LOOP_LAG_LOG, however short the call
  * was: exact, and blind to the machine's load. The harness fails a test that
  * left one. The calls: getaddrinfo (a slow DNS server), posix_fallocate
- * (glibc writes a byte a block on NFS and many FUSE mounts; not
- * fallocate(2), which fails at once there and changes metadata elsewhere),
+ * (glibc writes a byte a block on NFS and many FUSE mounts), fallocate(2)
+ * (it fails at once there, but reserving 100 GB on ext4 or xfs takes many
+ * ms of metadata work),
  * fsync and fdatasync (a slow disk), and the sleeps (nanosleep, usleep,
  * clock_nanosleep: a loop waits in its poll, never in a sleep).
  *
- * S3C_SLOW_CALLS_MS=N (test_looplag.sh) also makes each of the first four
+ * S3C_SLOW_CALLS_MS=N (test_looplag.sh) also makes each of the first five
  * sleep N ms on any thread, as on a slow system, and S3C_SLOW_CALLS_LOG
  * names a file that gets one line "NAME" a call, so a test can prove the
  * call was made (on some thread) and did not block a loop.
@@ -118,6 +119,20 @@ int posix_fallocate64(int fd, off_t offset, off_t len)
     REAL(posix_fallocate64);
     slow("posix_fallocate");
     return real_posix_fallocate64(fd, offset, len);
+}
+
+int fallocate(int fd, int mode, off_t offset, off_t len)
+{
+    REAL(fallocate);
+    slow("fallocate");
+    return real_fallocate(fd, mode, offset, len);
+}
+
+int fallocate64(int fd, int mode, off_t offset, off_t len)
+{
+    REAL(fallocate64);
+    slow("fallocate");
+    return real_fallocate64(fd, mode, offset, len);
 }
 
 int fsync(int fd)

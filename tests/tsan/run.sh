@@ -72,7 +72,8 @@ ENGINE=('test_cp_tree_round_trip_mixed_sizes$' 'test_sync_down_mtime_round_trip$
     'test_resume_download_bad_bytes_on_disk' 'test_cp_damaged_upload_bytes_are_sent_again' \
     'test_cp_uploads_carry_crc64nvme' 'test_cat_sizes_by_sha256' 'test_cat_corrupt_range' \
     'test_pipe_30MB_stream_round_trips' 'test_pipe_parts_carry_content_md5' 'test_interrupt_sigint_stdin_upload' \
-    'test_loops_')
+    'test_loops_' 'test_resume_after_kill_sends_only_missing_parts' \
+    'test_looplag_resumed_upload_checks_parts_off_the_loop' 'test_looplag_temp_file_made_off_the_loop')
 # Keys of 8 s across a 30 s upload, keys refused as expired, 4 s Express sessions.
 REFRESH=('test_creds_transfer_crosses_three_expiries$' 'test_creds_expired_token_is_refreshed_and_retried$'
     'test_express_sessions_expire_during_a_long_run$')
