@@ -17,6 +17,25 @@ static unsigned rnd(void)
     return rnd_state >> 8;
 }
 
+/* 'n' random bytes into data[] and into an unlinked temp file; its fd, or -1. */
+static int random_file(unsigned char *data, size_t n)
+{
+    char path[] = "/tmp/s3c-unit-hash-XXXXXX";
+    int fd = mkstemp(path);
+    size_t i;
+
+    if (fd < 0)
+        return -1;
+    unlink(path);
+    for (i = 0; i < n; i++)
+        data[i] = (unsigned char)rnd();
+    if (write(fd, data, n) != (ssize_t)n) {
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
 /* The pool: file ranges and buffers of random sizes, some continuing an MD5,
  * many at once (so workers fill their lanes), each against OpenSSL. */
 TEST(hashpool_jobs_equal_openssl)
@@ -84,16 +103,11 @@ TEST(hashpool_sha_beside_or_instead_of_md5)
     struct hashpool *q = hashpool_new(1, NULL, NULL);
     struct hash_ctx *sha = hash_sha256_new(), *sha1 = hash_sha1_new();
     struct hash_job j = { 0 };
-    char path[] = "/tmp/s3c-unit-sha-XXXXXX";
-    int fd = mkstemp(path), i, pass;
+    int fd = data ? random_file(data, BYTES) : -1, pass;
 
     CHECK(data && q && sha && sha1 && fd >= 0);
     if (!data || !q || !sha || !sha1 || fd < 0)
         goto out;
-    unlink(path);
-    for (i = 0; i < BYTES; i++)
-        data[i] = (unsigned char)rnd();
-    CHECK(write(fd, data, BYTES) == BYTES);
     for (pass = 0; pass < 2; pass++) {
         /* Two jobs: [0, 640 KiB) then the rest, the second from the file on pass 1. */
         uint64_t cut = 640 << 10;
@@ -146,16 +160,11 @@ TEST(hashpool_crc_beside_md5)
     unsigned char *data = malloc(BYTES), md5[MD5_LEN];
     struct hashpool *q = hashpool_new(1, NULL, NULL);
     struct hash_job j = { 0 };
-    char path[] = "/tmp/s3c-unit-crc-XXXXXX";
-    int fd = mkstemp(path), i, pass;
+    int fd = data ? random_file(data, BYTES) : -1, pass;
 
     CHECK(data && q && fd >= 0);
     if (!data || !q || fd < 0)
         goto out;
-    unlink(path);
-    for (i = 0; i < BYTES; i++)
-        data[i] = (unsigned char)rnd();
-    CHECK(write(fd, data, BYTES) == BYTES);
     for (pass = 0; pass < 2; pass++) {
         enum ck_algo a = pass ? CK_CRC32C : CK_CRC64NVME;
 
