@@ -53,21 +53,25 @@ static struct xfer_obj_state *dl_file_of_hash(struct eng_hash *h)
 
 static void wake_loop(void *loop) { http_loop_wakeup(loop); }
 
-/* A download to a file: small ones into memory (landed by a worker), ranged
- * ones after a probe of how to check them, the rest one GET into a temp file. */
+/*
+ * A download to a file: small ones into memory (landed by a worker); the
+ * rest into a temp file that a land worker makes first (PH_OPEN: creating a
+ * file and reserving its space can take many ms, and with --resume an
+ * earlier run's record is read), then dl_opened goes on.
+ */
 enum s3c_err download_start(struct engine *g, struct xfer_obj_state *os, struct req **out, struct s3c_error *e)
 {
     struct obj_dl_file *f = dl_file_of(os);
     struct dl_check_state *c = dlc_of(os);
     struct xfer_obj *o = os->o;
     struct req *r;
-    enum s3c_err rc;
 
     *out = NULL;
     f->tmp_path = (struct buf)BUF_INIT(65536);
     os->size = o->size;
-    if (os->size <= SMALL_BODY_MAX && !wants_multipart(g, os->size) &&
-        (g->land || (g->land = land_new(LAND_THREADS, wake_loop, g->loop)))) {
+    if (!g->land && !(g->land = land_new(LAND_THREADS, wake_loop, g->loop)))
+        return s3c_fail(e, S3C_ENOMEM, "out of memory");
+    if (os->size <= SMALL_BODY_MAX && !wants_multipart(g, os->size)) {
         /* Received into memory; a worker creates the file (land.h). */
         c->held = true;
         obj_phase_set(g, os, PH_SINGLE);
@@ -78,8 +82,25 @@ enum s3c_err download_start(struct engine *g, struct xfer_obj_state *os, struct 
         *out = r;
         return S3C_OK;
     }
-    if ((rc = dl_tmp_open(g, os, e)))
-        return rc;
+    f->open.state_dir = g->opts.state_dir;
+    f->open.resume = g->opts.resume;
+    f->open.ranged = wants_multipart(g, os->size);
+    f->land.work = dl_tmp_open;
+    f->land.ctx = os;
+    obj_phase_set(g, os, PH_OPEN);
+    if (!land_submit(g->land, &f->land))
+        return s3c_fail(e, S3C_ENOMEM, "cannot start a thread to create a temp file for %s", o->dst);
+    g->landing++;
+    return S3C_OK;
+}
+
+/* The first request after the temp file is made, or NULL when none is (or the ranges started). */
+static enum s3c_err dl_after_open(struct engine *g, struct xfer_obj_state *os, struct req **out, struct s3c_error *e)
+{
+    struct xfer_obj *o = os->o;
+    struct req *r;
+
+    *out = NULL;
     if (g->opts.verify && (wants_multipart(g, os->size) || small_multipart(o))) {
         /* Ranged: first learn how the whole can be checked (on_head_info), from
          * the caller's HEAD when it made one: the same question, asked once. */
@@ -104,6 +125,34 @@ enum s3c_err download_start(struct engine *g, struct xfer_obj_state *os, struct 
     r->len = os->size;
     *out = r;
     return S3C_OK;
+}
+
+/* A land worker made the temp file (dl_tmp_open): the download goes on. Its
+ * first request waits its turn on the retry list (fill sends it, as it would
+ * a new object's, within the caps and the request rate). */
+static void dl_opened(struct engine *g, struct xfer_obj_state *os)
+{
+    struct obj_dl_file *f = dl_file_of(os);
+    struct s3c_error e = S3C_ERROR_INIT;
+    struct req *r = NULL;
+
+    f->land.work = NULL;
+    if (f->land.err.code) {
+        e = f->land.err;
+        obj_fail(g, os, &e);
+    } else if (stopping(g)) {
+        s3c_fail(&e, S3C_ECANCEL, "%s", cancel_requested ? "interrupted" : "stopped");
+        obj_fail(g, os, &e);
+    } else if (dl_after_open(g, os, &r, &e)) {
+        if (r)
+            req_put_back(g, r);
+        obj_fail(g, os, &e);
+    } else if (r) {
+        r->due_ms = 0;
+        r->next = g->retry;
+        g->retry = r;
+    }
+    maybe_finish(g, os);
 }
 
 /* ---- probing: how the whole will be checked ---------------------------------------- */
@@ -1026,7 +1075,7 @@ static void land_start(struct engine *g, struct xfer_obj_state *os, struct buf *
     g->landing++;
 }
 
-/* Small downloads the workers finished: they end now. */
+/* Small downloads the workers finished: they end now; temp files they made: those downloads go on. */
 void land_reap(struct engine *g)
 {
     struct land_job *j;
@@ -1035,6 +1084,10 @@ void land_reap(struct engine *g)
         struct xfer_obj_state *os = j->ctx;
 
         g->landing--;
+        if (j->work) {
+            dl_opened(g, os); /* its temp file, not a small body */
+            continue;
+        }
         buf_release(&j->body);
         if (j->err.code) {
             os->err = j->err;

@@ -81,6 +81,7 @@ enum obj_phase {
     PH_SOURCE,          /* its source is looked at (xfer_obj.src_head, check.c): size, time, ETag */
     PH_CHECK,           /* its destination is looked at (check.c); its family not started yet */
     PH_SINGLE,          /* one request */
+    PH_OPEN,            /* download to a file: a land worker makes its temp file (dl_tmp_open) */
     PH_PROBE,           /* ranged download: learning how to verify it (HEADs) */
     PH_CREATE,          /* waiting for the upload id */
     PH_PARTS,           /* parts being sent */
@@ -182,6 +183,10 @@ struct mpu_state {
                                        upload's that could not be aborted (kept for the next run) */
     char *stale_upload_id;          /* the journaled upload of a killed run, being aborted first; NULL */
     uint32_t list_marker;           /* --resume: ListParts page marker */
+    bool list_more;                 /* --resume: ListParts has a page after list_marker */
+    struct part_check *checks;      /* --resume: a page's listed parts being re-hashed (resume.c) */
+    uint32_t checks_out;            /* ... with the hash workers: the object waits, and cannot end */
+    void (*checks_then)(struct engine *g, struct xfer_obj_state *os); /* called once all are back */
 };
 
 /* How a ranged download, to a file or to stdout, checks the whole. */
@@ -251,7 +256,13 @@ struct obj_dl_file {
     struct xfer_obj_state head;
     struct dl_check_state chk;      /* ranged: how the whole is checked */
     struct buf tmp_path;            /* the temp file (head.fd) */
-    struct land_job land;           /* chk.held: the write to disk, once verified */
+    struct land_job land;           /* chk.held: the write to disk, once verified; else (PH_OPEN) the
+                                       making of the temp file */
+    struct dl_open_args {           /* what that worker reads, set on the loop before it starts */
+        const char *state_dir;      /* the journal's directory; NULL: not journaled */
+        bool resume;                /* --resume */
+        bool ranged;                /* downloaded in ranges (only those are journaled) */
+    } open;
     unsigned char *part_in;         /* DL_SEQ: per part, 1 when all its bytes are on disk */
     /* --resume: head.have flags the parts complete in the temp file; the
      * journal records them once the file is synced (dl_journal_flush). */
@@ -803,7 +814,8 @@ void journal_release(struct engine *g, struct xfer_obj_state *os);
 void on_stale_aborted(struct engine *g, struct req *r);
 bool stale_abort_refused(struct engine *g, struct req *r, const struct s3c_error *e);
 void stale_abort_gave_up(struct engine *g, struct req *r, const struct s3c_error *e);
-void resume_listed(struct xfer_obj_state *os, const struct s3_list_parts *lp, enum ck_algo a);
+bool resume_listed(struct engine *g, struct xfer_obj_state *os, const struct s3_list_parts *lp, enum ck_algo a,
+                   void (*then)(struct engine *g, struct xfer_obj_state *os));
 /* Free an upload's id and per-part arrays (have, etags, md5s) and set them to NULL. */
 void mpu_state_free(struct xfer_obj_state *os);
 /* Free all a multipart upload holds, and its journal lock (the record stays). */
@@ -811,7 +823,7 @@ void mpu_release(struct mpu_state *m);
 void dl_journal_save(struct engine *g, struct xfer_obj_state *os);
 void dl_journal_drop(struct engine *g, struct xfer_obj_state *os);
 bool dl_keep_for_resume(struct engine *g, struct xfer_obj_state *os);
-enum s3c_err dl_tmp_open(struct engine *g, struct xfer_obj_state *os, struct s3c_error *e);
+void dl_tmp_open(struct land_job *j);
 uint32_t dl_next_resumed(const struct xfer_obj_state *os, uint32_t n);
 void dl_resume_apply(struct engine *g, struct xfer_obj_state *os);
 void dl_part_written(struct engine *g, struct xfer_obj_state *os, uint32_t n);

@@ -66,12 +66,14 @@ static void job_done(struct workpool *p, struct lane *l, struct workpool_link **
     workpool_finish(p, &j->link);
 }
 
-/* A slice in hand goes to the job's SHA at once (whole: it is in the cache);
- * without an MD5 to keep, the slice is then done. */
+/* A slice in hand goes to the job's SHA and CRC at once (whole: it is in the
+ * cache); without an MD5 to keep, the slice is then done. */
 static void lane_also(struct lane *l)
 {
     struct hash_job *j = l->j;
 
+    if (j->crc)
+        j->crc_val = ck_update(j->crc_algo, j->crc_val, l->p, l->n);
     if (j->also)
         hash_update(j->also, l->p, l->n);
     if (j->no_md5) {

@@ -12,8 +12,8 @@
  * (md5_x16_blocks): several parts cost about what one did.
  *
  * A job may also feed the same bytes, in order, to a SHA-1 or SHA-256
- * context ('also'), with or without the MD5: a SHA has no lanes, but it reads
- * each slice while it is in the cache.
+ * context ('also'), with or without the MD5, and to a CRC ('crc'): a SHA or
+ * CRC has no lanes, but it reads each slice while it is in the cache.
  *
  * Threads start with the first job (base/workpool.h: a worker's slots are
  * its lanes). The loop hears of finished jobs through the wake callback
@@ -26,6 +26,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "base/ck.h"
 #include "base/err.h"
 #include "base/hash.h"
 #include "base/md5.h"
@@ -44,6 +45,9 @@ struct hash_job {
                                        'final', its digest goes to also_digest (and it is reset) */
     bool no_md5;                    /* 'also' alone: md5 and digest are left as they were */
     unsigned char also_digest[SHA256_LEN];
+    bool crc;                       /* also the CRC 'crc_algo' (a CRC algorithm) of the same bytes ... */
+    enum ck_algo crc_algo;
+    uint64_t crc_val;               /* ... continued from this value (0 to start) */
     struct s3c_error err;           /* the outcome: err.code == S3C_OK when hashed */
     void *ctx;                      /* the caller's */
 };

@@ -39,7 +39,10 @@ static void worker(struct workpool *p)
         struct land_job *j = job_of(held);
 
         held = NULL;
-        land_one(j);
+        if (j->work)
+            j->work(j);
+        else
+            land_one(j);
         workpool_finish(p, &j->link);
     }
 }

@@ -10,6 +10,11 @@
  * file beside the destination and renames it into place (fs_tmp_*): the
  * destination name never holds a partial file.
  *
+ * A job may instead name other work on the destination's file system
+ * ('work'): a large download's temp file, made and its space reserved
+ * (fallocate of a 100 GB file takes many ms on ext4 or xfs), with --resume
+ * after a look at an earlier run's record (xfer/resume.c, dl_tmp_open).
+ *
  * Threads start with the first job (base/workpool.h: a worker holds one).
  * The loop hears of finished jobs through the wake callback (called from a
  * worker, without locks held) and takes them with land_take().
@@ -31,7 +36,9 @@ struct land_job {
     struct buf body;                /* the bytes; the caller's (the job only reads them) */
     int64_t mtime;                  /* seconds, or -1 to leave the file's own */
     void *ctx;                      /* the caller's */
-    struct s3c_error err;           /* the outcome: err.code == S3C_OK when landed */
+    void (*work)(struct land_job *j); /* NULL: land 'body' at 'dst'; else the worker runs this instead,
+                                       which sets err */
+    struct s3c_error err;           /* the outcome: err.code == S3C_OK when landed (or worked) */
 };
 
 struct land;

@@ -18,11 +18,14 @@
  *   eventfd, stdin) or, idle, on the deal's condition (idle_wait). It makes
  *   no call that can sleep on a slow system: name resolution is the
  *   resolver's DNS thread's (http/resolve.c), the journal's fdatasync the
- *   journal worker's (jsync.c), space is reserved with fallocate(2), never
- *   glibc's byte-a-block fallback.
+ *   journal worker's (jsync.c), a download's temp file is made and its
+ *   space reserved (fallocate(2), never glibc's byte-a-block fallback) by a
+ *   land worker (PH_OPEN).
  * - Workers that hand results back through the loop's wakeup: hash workers
- *   (hashpool.c: MD5/SHA of parts), land workers (land.c: small downloads to
- *   disk), the journal worker (jsync.c), one DNS thread per loop's resolver.
+ *   (hashpool.c: MD5/SHA of parts, and the re-read of a resumed upload's
+ *   parts the store has, resume.c), land workers (land.c: small downloads to
+ *   disk, the temp files of the others), the journal worker (jsync.c),
+ *   one DNS thread per loop's resolver.
  * - Credential refresh threads (auth/keyring.c, auth/express.c): their own
  *   HTTP loops, off the transfer loops.
  * Checked in the e2e suite: the loop-lag probe (base/lag.h) and the blocking-
@@ -30,8 +33,7 @@
  * loop thread that blocks. Known left (issue 24): the source's next() may
  * still run a request to the end on the home loop (store_s3_send and the
  * inventory files of plan/manifest.c step the loop from inside next(), and
- * wait out a retry's backoff there with http_loop_nap, not a sleep), and a
- * resumed upload's whole-part MD5 is read on the loop.
+ * wait out a retry's backoff there with http_loop_nap, not a sleep).
  */
 #include <pthread.h>
 #include <stdatomic.h>

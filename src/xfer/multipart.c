@@ -212,37 +212,55 @@ void on_part(struct engine *g, struct req *r)
     maybe_finish(g, os);
 }
 
-/* --resume: ListParts answered: the parts the store has are not sent again. */
+static void list_parts_next(struct engine *g, struct xfer_obj_state *os);
+
+/* --resume: ListParts answered: the parts the store has are not sent again,
+ * once the hash workers have shown them ours (resume_listed). */
 void on_list_parts(struct engine *g, struct req *r)
 {
     struct xfer_obj_state *os = r->os;
     struct mpu_state *m = mpu_of(os);
     struct s3_list_parts lp = S3_LIST_PARTS_INIT;
     struct s3c_error e = S3C_ERROR_INIT;
+    bool waits;
 
     if (s3_parse_list_parts(buf_sv(&r->http.resp.body), &lp, &e)) {
         s3_list_parts_release(&lp);
         req_fail(g, r, &e, true, 0);
         return;
     }
-    resume_listed(os, &lp, obj_ck(os->o));
-    req_put_back(g, r);
-    if (lp.is_truncated && lp.next_part_number_marker > m->list_marker &&
-        lp.next_part_number_marker < S3_MAX_PARTS) {
-        struct req *nr = req_get(g, os, RK_LIST_PARTS);
+    m->list_more = lp.is_truncated && lp.next_part_number_marker > m->list_marker &&
+                   lp.next_part_number_marker < S3_MAX_PARTS;
+    if (m->list_more)
         m->list_marker = (uint32_t)lp.next_part_number_marker;
-        s3_list_parts_release(&lp);
-        if (!nr) {
+    req_put_back(g, r);
+    waits = resume_listed(g, os, &lp, obj_ck(os->o), list_parts_next);
+    s3_list_parts_release(&lp);
+    if (!waits)
+        list_parts_next(g, os);
+    maybe_finish(g, os);
+}
+
+/* --resume: a page's parts are checked: the next page, or the parts the store lacks. */
+static void list_parts_next(struct engine *g, struct xfer_obj_state *os)
+{
+    struct mpu_state *m = mpu_of(os);
+    struct s3c_error e = S3C_ERROR_INIT;
+    struct req *nr;
+
+    if (stopping(g) && !os->failed) {
+        s3c_fail(&e, S3C_ECANCEL, "%s", cancel_requested ? "interrupted" : "stopped");
+        obj_fail(g, os, &e);
+    } else if (os->failed) {
+        /* ended meanwhile: nothing more to send */
+    } else if (m->list_more) {
+        if (!(nr = req_get(g, os, RK_LIST_PARTS))) {
             s3c_fail(&e, S3C_ENOMEM, "out of memory");
             obj_fail(g, os, &e);
         } else {
             submit_or_fail(g, nr);
         }
-        maybe_finish(g, os);
-        return;
-    }
-    s3_list_parts_release(&lp);
-    if (start_parts(g, os, &e)) {
+    } else if (start_parts(g, os, &e)) {
         obj_fail(g, os, &e);
     } else if (os->parts_done == os->n_parts) {
         active_remove(g, os);

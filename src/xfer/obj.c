@@ -153,8 +153,9 @@ void active_remove(struct engine *g, struct xfer_obj_state *os)
 /* ---- the phase: one function moves it ------------------------------------------ */
 
 static const char *const phase_names[PH_COUNT] = {
-    [PH_NEW] = "NEW", [PH_SOURCE] = "SOURCE", [PH_CHECK] = "CHECK", [PH_SINGLE] = "SINGLE", [PH_PROBE] = "PROBE",
-    [PH_CREATE] = "CREATE", [PH_PARTS] = "PARTS", [PH_COMPLETE] = "COMPLETE", [PH_ABORT] = "ABORT", [PH_VERIFY] = "VERIFY",
+    [PH_NEW] = "NEW", [PH_SOURCE] = "SOURCE", [PH_CHECK] = "CHECK", [PH_SINGLE] = "SINGLE", [PH_OPEN] = "OPEN",
+    [PH_PROBE] = "PROBE", [PH_CREATE] = "CREATE", [PH_PARTS] = "PARTS", [PH_COMPLETE] = "COMPLETE", [PH_ABORT] = "ABORT",
+    [PH_VERIFY] = "VERIFY",
     [PH_LAND] = "LAND", [PH_END] = "END",
 };
 
@@ -168,13 +169,16 @@ static const char *const phase_names[PH_COUNT] = {
 static const unsigned phase_moves[PH_COUNT] = {
     /* started: by its family's start (obj_ops), or failed at once; or its source or its destination
      * looked at first */
-    [PH_NEW] = PH_BIT(PH_SOURCE) | PH_BIT(PH_CHECK) | PH_BIT(PH_SINGLE) | PH_BIT(PH_PROBE) | PH_BIT(PH_CREATE) |
-               PH_BIT(PH_PARTS) | PH_BIT(PH_END),
+    [PH_NEW] = PH_BIT(PH_SOURCE) | PH_BIT(PH_CHECK) | PH_BIT(PH_SINGLE) | PH_BIT(PH_OPEN) | PH_BIT(PH_PROBE) |
+               PH_BIT(PH_CREATE) | PH_BIT(PH_PARTS) | PH_BIT(PH_END),
     /* the source answered: its destination looked at, or started as from NEW; or it failed (END) */
-    [PH_SOURCE] = PH_BIT(PH_CHECK) | PH_BIT(PH_SINGLE) | PH_BIT(PH_PROBE) | PH_BIT(PH_CREATE) | PH_BIT(PH_PARTS) |
-                  PH_BIT(PH_END),
+    [PH_SOURCE] = PH_BIT(PH_CHECK) | PH_BIT(PH_SINGLE) | PH_BIT(PH_OPEN) | PH_BIT(PH_PROBE) | PH_BIT(PH_CREATE) |
+                  PH_BIT(PH_PARTS) | PH_BIT(PH_END),
     /* the destination answered: started as from NEW, or skipped (END) */
-    [PH_CHECK] = PH_BIT(PH_SINGLE) | PH_BIT(PH_PROBE) | PH_BIT(PH_CREATE) | PH_BIT(PH_PARTS) | PH_BIT(PH_END),
+    [PH_CHECK] = PH_BIT(PH_SINGLE) | PH_BIT(PH_OPEN) | PH_BIT(PH_PROBE) | PH_BIT(PH_CREATE) | PH_BIT(PH_PARTS) |
+                 PH_BIT(PH_END),
+    /* the temp file is made: one GET, or the probe, or the ranges */
+    [PH_OPEN] = PH_BIT(PH_SINGLE) | PH_BIT(PH_PROBE) | PH_BIT(PH_PARTS) | PH_BIT(PH_END),
     /* a small download is landed by a worker */
     [PH_SINGLE] = PH_BIT(PH_LAND) | PH_BIT(PH_END),
     /* the check is known: the ranges start */

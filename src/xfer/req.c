@@ -618,9 +618,11 @@ void obj_abort(struct engine *g, struct xfer_obj_state *os)
 void maybe_finish(struct engine *g, struct xfer_obj_state *os)
 {
     const struct dl_check_state *c = dlc_find(os);
+    const struct mpu_state *m = mpu_find(os);
     bool (*redo)(struct engine *, struct xfer_obj_state *) = g->ops[os->family].redo;
 
-    if (os->phase == PH_END && os->reqs == 0 && !(c && c->seq_hash.busy) && !(redo && redo(g, os)))
+    if (os->phase == PH_END && os->reqs == 0 && !(c && c->seq_hash.busy) && !(m && m->checks_out) &&
+        !(redo && redo(g, os)))
         obj_finish(g, os);
 }
 

@@ -104,6 +104,7 @@ void mpu_release(struct mpu_state *m)
     free(m->md5s);
     free(m->part_crcs);
     free(m->part_sums);
+    free(m->checks);
 }
 
 void mpu_state_free(struct xfer_obj_state *os)
@@ -267,58 +268,91 @@ void stale_abort_gave_up(struct engine *g, struct req *r, const struct s3c_error
     stale_then_create(g, os);
 }
 
-/* A part the store already has counts only if its ETag is the MD5 of our bytes at that place. */
-static void resume_check_part(struct xfer_obj_state *os, const struct s3_part *p, enum ck_algo a)
-{
-    struct mpu_state *m = mpu_of(os);
-    unsigned char d[MD5_LEN], chunk[1 << 16];
-    char hex[33], want[33];
-    struct hash_ctx *h;
-    uint64_t off, len, at, crc = 0;
-    uint32_t n = p->number;
+/*
+ * A part the store already has counts only if its ETag is the MD5 of our
+ * bytes at that place. Those bytes are re-read and hashed by the hash
+ * workers (a part is up to 5 GiB: never on the loop), one job per listed part
+ * of a ListParts page, all at once; the object waits in its phase (PH_CREATE)
+ * until every job is back (resume_checked), then pages on or starts its
+ * parts (the caller's 'then': multipart.c's list_parts_next).
+ */
+struct part_check {
+    struct eng_hash h;              /* first: the worker's job (MD5, and the CRC when the upload has one) */
+    struct xfer_obj_state *os;
+    uint32_t n;                     /* the part number */
+    char etag[72];                  /* as the store listed it */
+    char want[33];                  /* its MD5, hex */
+    unsigned char sum[CK_MAX_LEN];  /* a SHA upload's: the store's SHA of the part */
+};
 
-    if (n < 1 || n > os->n_parts || os->have[n - 1] || !p->etag ||
-        !etag_is_md5(sv_from(p->etag), want) || strlen(p->etag) >= sizeof(m->etags[0]))
-        return;
-    off = (uint64_t)(n - 1) * os->part_size;
-    len = n == os->n_parts ? os->size - off : os->part_size;
-    if (p->size != len || !(h = hash_md5_new()))
-        return;
-    for (at = 0; at < len;) {
-        size_t want_n = len - at < sizeof(chunk) ? (size_t)(len - at) : sizeof(chunk);
-        ssize_t got = pread(os->fd, chunk, want_n, (off_t)(off + at));
-        if (got <= 0) {
-            hash_free(h);
-            return;     /* unreadable: send it again, and fail there if need be */
+/* A part's check is back: the part is ours when the MD5 matches (an
+ * unreadable one is sent again, and fails there if need be). The last one
+ * back lets the object go on. */
+static void resume_checked(struct engine *g, struct eng_hash *h)
+{
+    struct part_check *c = (struct part_check *)h;
+    struct xfer_obj_state *os = c->os;
+    struct mpu_state *m = mpu_of(os);
+    uint32_t n = c->n;
+    char hex[33];
+
+    m->checks_out--;
+    if (!h->job.err.code && !os->have[n - 1]) {
+        str_hex(h->job.digest, MD5_LEN, hex);
+        if (!strcasecmp(hex, c->want)) {
+            os->have[n - 1] = 1;
+            if (h->job.crc)
+                m->part_crcs[n - 1] = h->job.crc_val;
+            else if (m->mpu_crc)
+                memcpy(m->part_sums[n - 1], c->sum, sizeof(c->sum));
+            str_copy(m->etags[n - 1], sizeof(m->etags[0]), c->etag);
+            memcpy(m->md5s[n - 1], h->job.digest, MD5_LEN);
+            os->parts_done++;
         }
-        hash_update(h, chunk, (size_t)got);
-        if (m->mpu_crc && ck_is_crc(a))
-            crc = ck_update(a, crc, chunk, (size_t)got);
-        at += (uint64_t)got;
     }
-    hash_final(h, d);
-    hash_free(h);
-    str_hex(d, MD5_LEN, hex);
-    if (strcasecmp(hex, want))
-        return;
-    if (m->mpu_crc && !ck_is_crc(a)) {
-        /* A SHA: the store's of the part, now that its MD5 proved the bytes ours
-         * (Complete must list it); a part listed without one is sent again. */
-        const char *v = a == CK_SHA1 ? p->checksums.sha1 : p->checksums.sha256;
-        if (!v || !ck_from_b64(a, sv_from(v), m->part_sums[n - 1]))
-            return;
-    }
-    os->have[n - 1] = 1;
-    if (m->mpu_crc && ck_is_crc(a))
-        m->part_crcs[n - 1] = crc;
-    str_copy(m->etags[n - 1], sizeof(m->etags[0]), p->etag);
-    memcpy(m->md5s[n - 1], d, MD5_LEN);
-    os->parts_done++;
+    if (!m->checks_out)
+        m->checks_then(g, os);
 }
 
-/* A page of ListParts of a journaled upload: take the parts the store has
- * that are ours (resume_check_part). The caller pages on and finishes. */
-void resume_listed(struct xfer_obj_state *os, const struct s3_list_parts *lp, enum ck_algo a)
+/* Whether listed part 'p' may be ours; if so, its check is filled in (not sent). */
+static bool resume_check_fill(struct xfer_obj_state *os, const struct s3_part *p, enum ck_algo a,
+                              struct part_check *c)
+{
+    struct mpu_state *m = mpu_of(os);
+    uint32_t n = p->number;
+
+    if (n < 1 || n > os->n_parts || os->have[n - 1] || !p->etag || !etag_is_md5(sv_from(p->etag), c->want) ||
+        strlen(p->etag) >= sizeof(c->etag))
+        return false;
+    if (p->size != (n == os->n_parts ? os->size - (uint64_t)(n - 1) * os->part_size : os->part_size))
+        return false;
+    if (m->mpu_crc && !ck_is_crc(a)) {
+        /* A SHA: the store's of the part, once its MD5 proves the bytes ours
+         * (Complete must list it); a part listed without one is sent again. */
+        const char *v = a == CK_SHA1 ? p->checksums.sha1 : p->checksums.sha256;
+        if (!v || !ck_from_b64(a, sv_from(v), c->sum))
+            return false;
+    }
+    c->os = os;
+    c->n = n;
+    str_copy(c->etag, sizeof(c->etag), p->etag);
+    memset(&c->h.job, 0, sizeof(c->h.job));
+    md5_init(&c->h.job.md5);
+    c->h.job.final = true;
+    c->h.job.crc = m->mpu_crc && ck_is_crc(a);
+    c->h.job.crc_algo = a;
+    c->h.done = resume_checked;
+    return true;
+}
+
+/*
+ * A page of ListParts of a journaled upload: the parts the store has that
+ * may be ours go to the hash workers (resume_checked takes those that are).
+ * True when some went: the object waits for them, and the last one back
+ * calls then(g, os); false: none to wait for, the caller goes on itself.
+ */
+bool resume_listed(struct engine *g, struct xfer_obj_state *os, const struct s3_list_parts *lp, enum ck_algo a,
+                   void (*then)(struct engine *g, struct xfer_obj_state *os))
 {
     struct mpu_state *m = mpu_of(os);
     size_t i;
@@ -327,8 +361,21 @@ void resume_listed(struct xfer_obj_state *os, const struct s3_list_parts *lp, en
     m->mpu_crc = lp->checksum_algorithm && !strcasecmp(lp->checksum_algorithm, ck_name(a)) &&
                   (ck_is_crc(a) ? (m->part_crcs || (m->part_crcs = calloc(os->n_parts, sizeof(*m->part_crcs))))
                                 : (m->part_sums || (m->part_sums = calloc(os->n_parts, sizeof(*m->part_sums)))));
-    for (i = 0; i < lp->n_parts; i++)
-        resume_check_part(os, &lp->parts[i], a);
+    free(m->checks); /* the last page's: all back */
+    m->checks = NULL;
+    m->checks_then = then;
+    if (!lp->n_parts || !(m->checks = calloc(lp->n_parts, sizeof(*m->checks))))
+        return false; /* no memory to check them: they are sent again */
+    for (i = 0; i < lp->n_parts; i++) {
+        struct part_check *c = &m->checks[m->checks_out];
+
+        if (!resume_check_fill(os, &lp->parts[i], a, c))
+            continue;
+        if (!hash_start(g, &c->h, os->fd, NULL, (uint64_t)(c->n - 1) * os->part_size, lp->parts[i].size))
+            break; /* no worker could start: the rest are sent again */
+        m->checks_out++;
+    }
+    return m->checks_out > 0;
 }
 
 /* ---- journaled ranged downloads ------------------------------------------------ */
@@ -452,33 +499,38 @@ static bool dl_journal_matches(const struct journal_download *j, const struct xf
 }
 
 /*
- * Create the temp file of a download. With --resume, a ranged download
- * reopens the temp file an earlier run left for this destination when its
- * record matches the object; a stale record and its temp file go, quietly.
- * The download is then journaled (f->dj).
+ * Create the temp file of a download (its space reserved: fs_tmp_create).
+ * With --resume, a ranged download reopens the temp file an earlier run left
+ * for this destination when its record matches the object; a stale record
+ * and its temp file go, quietly. The download is then journaled (f->dj).
+ * A land worker's job (j->ctx is the object, in PH_OPEN: the loop touches
+ * none of what this writes, f->open says the rest); j->err the outcome.
  */
-enum s3c_err dl_tmp_open(struct engine *g, struct xfer_obj_state *os, struct s3c_error *e)
+void dl_tmp_open(struct land_job *j_open)
 {
+    struct xfer_obj_state *os = j_open->ctx;
     struct obj_dl_file *f = dl_file_of(os);
+    const struct dl_open_args *a = &f->open;
+    struct s3c_error *e = &j_open->err;
     struct xfer_obj *o = os->o;
     struct buf dest = BUF_INIT(8192), abs = BUF_INIT(8192);
     struct s3c_error ignored = S3C_ERROR_INIT;
     struct journal_download j;
-    enum s3c_err rc;
     int found;
 
-    if (!g->opts.state_dir || !wants_multipart(g, os->size) || !dest_path(o->dst, &dest)) {
+    if (!a->state_dir || !a->ranged || !dest_path(o->dst, &dest)) {
         buf_release(&dest);
-        return fs_tmp_create(o->dst, os->size, &os->fd, &f->tmp_path, e);
+        (void)fs_tmp_create(o->dst, os->size, &os->fd, &f->tmp_path, e);
+        return;
     }
-    found = journal_download_load(g->opts.state_dir, buf_cstr(&dest), &j, &ignored);
-    if (found == 1 && g->opts.resume && dl_journal_matches(&j, o) && fs_tmp_is_for(j.tmp, buf_cstr(&dest)) &&
+    found = journal_download_load(a->state_dir, buf_cstr(&dest), &j, &ignored);
+    if (found == 1 && a->resume && dl_journal_matches(&j, o) && fs_tmp_is_for(j.tmp, buf_cstr(&dest)) &&
         !fs_tmp_reopen(j.tmp, os->size, &os->fd, &ignored) && (f->dj = malloc(sizeof(*f->dj))) &&
         !buf_adds(&f->tmp_path, j.tmp)) {
         *f->dj = j;
         f->dj_resumed = true;
         buf_release(&dest);
-        return S3C_OK;
+        return;
     }
     if (os->fd >= 0) {
         close(os->fd);
@@ -492,9 +544,8 @@ enum s3c_err dl_tmp_open(struct engine *g, struct xfer_obj_state *os, struct s3c
         journal_download_release(&j);
     }
     if (found)
-        journal_download_remove(g->opts.state_dir, buf_cstr(&dest));
-    rc = fs_tmp_create(o->dst, os->size, &os->fd, &f->tmp_path, e);
-    if (!rc && g->opts.resume) {
+        journal_download_remove(a->state_dir, buf_cstr(&dest));
+    if (!fs_tmp_create(o->dst, os->size, &os->fd, &f->tmp_path, e) && a->resume) {
         const char *slash = strrchr(buf_cstr(&dest), '/');
         const char *tbase = strrchr(buf_cstr(&f->tmp_path), '/');
 
@@ -504,7 +555,6 @@ enum s3c_err dl_tmp_open(struct engine *g, struct xfer_obj_state *os, struct s3c
     }
     buf_release(&dest);
     buf_release(&abs);
-    return rc;
 }
 
 /* The next part taken from the earlier run after part 'n' (0: none). */

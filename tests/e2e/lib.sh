@@ -60,7 +60,8 @@
 #   binary, so other programs run as they are), learns from s3c which
 #   threads are loops and reports each named
 #   blocking call one makes (getaddrinfo, fsync, fdatasync, posix_fallocate,
-#   the sleeps), however short: a "loop-block" line fails the test.
+#   fallocate, the sleeps; pread of a file too where a test sets
+#   S3C_SLOW_PREAD=1), however short: a "loop-block" line fails the test.
 # - by time: the loop-lag probe (src/base/lag.h, S3C_LOOP_LAG_MS) reports a
 #   loop thread blocked (asleep outside its poll: neither running nor waiting
 #   for a CPU) longer than E2E_LOOP_LAG_MS. It subtracts CPU and run-queue

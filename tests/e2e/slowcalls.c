@@ -8,15 +8,20 @@
  * NAME ..." to the file named by S3C_LOOP_LAG_LOG, however short the call
  * was: exact, and blind to the machine's load. The harness fails a test that
  * left one. The calls: getaddrinfo (a slow DNS server), posix_fallocate
- * (glibc writes a byte a block on NFS and many FUSE mounts; not
- * fallocate(2), which fails at once there and changes metadata elsewhere),
+ * (glibc writes a byte a block on NFS and many FUSE mounts), fallocate(2)
+ * (it fails at once there, but reserving 100 GB on ext4 or xfs takes many
+ * ms of metadata work),
  * fsync and fdatasync (a slow disk), and the sleeps (nanosleep, usleep,
  * clock_nanosleep: a loop waits in its poll, never in a sleep).
  *
- * S3C_SLOW_CALLS_MS=N (test_looplag.sh) also makes each of the first four
+ * S3C_SLOW_CALLS_MS=N (test_looplag.sh) also makes each of the first five
  * sleep N ms on any thread, as on a slow system, and S3C_SLOW_CALLS_LOG
  * names a file that gets one line "NAME" a call, so a test can prove the
  * call was made (on some thread) and did not block a loop.
+ *
+ * S3C_SLOW_PREAD=1 (a test that sends no part body, whose loops read no
+ * local file by design) adds pread of a regular file to the checked calls:
+ * a disk, or a cold page cache, makes it as slow as the others.
  *
  * Test code: not linked into s3c. Built without sanitizers (under an ASan
  * s3c the harness sets verify_asan_link_order=0).
@@ -27,6 +32,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include <time.h>
 #include <unistd.h>
@@ -115,6 +121,20 @@ int posix_fallocate64(int fd, off_t offset, off_t len)
     return real_posix_fallocate64(fd, offset, len);
 }
 
+int fallocate(int fd, int mode, off_t offset, off_t len)
+{
+    REAL(fallocate);
+    slow("fallocate");
+    return real_fallocate(fd, mode, offset, len);
+}
+
+int fallocate64(int fd, int mode, off_t offset, off_t len)
+{
+    REAL(fallocate64);
+    slow("fallocate");
+    return real_fallocate64(fd, mode, offset, len);
+}
+
 int fsync(int fd)
 {
     REAL(fsync);
@@ -148,4 +168,28 @@ int clock_nanosleep(clockid_t clk, int flags, const struct timespec *req, struct
     REAL(clock_nanosleep);
     seen("clock_nanosleep");
     return real_clock_nanosleep(clk, flags, req, rem);
+}
+
+/* pread of a regular file, checked only with S3C_SLOW_PREAD=1 (see above). */
+static void pread_seen(int fd)
+{
+    const char *v = getenv("S3C_SLOW_PREAD");
+    struct stat st;
+
+    if (v && !strcmp(v, "1") && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0)
+        slow("pread");
+}
+
+ssize_t pread(int fd, void *buf, size_t n, off_t off)
+{
+    REAL(pread);
+    pread_seen(fd);
+    return real_pread(fd, buf, n, off);
+}
+
+ssize_t pread64(int fd, void *buf, size_t n, off_t off)
+{
+    REAL(pread64);
+    pread_seen(fd);
+    return real_pread64(fd, buf, n, off);
 }

@@ -95,3 +95,60 @@ test_looplag_retry_backoff_waits_on_the_loop() {
     assert_eq "$(t_tree_sums tree)" "$(t_tree_sums down)" "every object down"
     _ll_no_lag
 }
+
+# A resumed upload re-reads each part the store already has and hashes it (its
+# ETag against the MD5 of the local bytes: up to 5 GiB a part) on the hash
+# workers, never on the loop. Here every part is in (the run was killed while
+# it retried its Complete, which s3emu answered 500), so no loop reads a
+# part body, and the checker
+# (S3C_SLOW_PREAD=1) reports any pread of the file on a loop thread.
+test_looplag_resumed_upload_checks_parts_off_the_loop() {
+    local b pid i
+    [ "$S3C_TEST_STORE" = s3emu ] || t_skip "fault injection is s3emu's"
+    t_new_bucket b
+    export S3C_STATE_DIR=$T_DIR/state
+    cp "$(t_data 24MB 24000000)" src
+    curl -sS --fail-with-body -X POST --data-binary "faults=500@bucket=$b,op=CompleteMultipartUpload" \
+        "$S3C_TEST_ENDPOINT/_s3emu/config" >/dev/null || t_fail "s3emu refused the faults"
+    # Retries enough that the run is still retrying its Complete when killed, however loaded the machine.
+    AWS_MAX_ATTEMPTS=30 "$S3C" cp src "s3://$b/big" --part-size 5MiB >/dev/null 2>&1 &
+    pid=$!
+    for i in $(seq 1 300); do
+        curl -sS "$S3C_TEST_ENDPOINT/_s3emu/stats" | jq -e '[.rules[] | .fired // 0] | add >= 1' >/dev/null && break
+        sleep 0.1
+    done
+    kill -9 "$pid" 2>/dev/null
+    wait "$pid" 2>/dev/null
+    curl -sS -X POST --data-binary "faults=" "$S3C_TEST_ENDPOINT/_s3emu/config" >/dev/null
+    assert_eq 1 "$(ls "$S3C_STATE_DIR" | wc -l)" "one journal left by the killed run"
+    # 1 ms a pread (the checker's report is exact; 300 would make each slice slow).
+    S3C_SLOW_PREAD=1 S3C_SLOW_CALLS_MS=1 S3C_SLOW_CALLS_LOG=$T_DIR/.slow assert_ok s3c --debug cp src "s3://$b/big" --part-size 5MiB --resume
+    assert_eq 0 "$(grep -c 'debug: http: PUT -> ' <<< "$T_ERR")" "no part sent again: all 5 were checked and ours"
+    assert_ok s3c cp "s3://$b/big" got
+    assert_eq "$(t_sha256 src)" "$(t_sha256 got)" "the bytes"
+    _ll_made pread
+    _ll_no_lag
+}
+
+# A download's temp file is made, and its space reserved with fallocate(2)
+# (many ms for a 100 GB file on ext4 or xfs), by a land worker, the object
+# waiting in PH_OPEN: one GET into a temp file, and a journaled ranged one
+# (--resume, whose earlier record is looked for there too).
+test_looplag_temp_file_made_off_the_loop() {
+    local b
+    t_new_bucket b
+    export S3C_STATE_DIR=$T_DIR/state
+    cp "$(t_data 3MB 3000000)" one
+    cp "$(t_data 24MB 24000000)" ranged
+    t_put "$b" one one
+    assert_ok s3c cp ranged "s3://$b/ranged" --part-size 5MiB
+    assert_ok _ll_s3c --debug cp "s3://$b/one" got1
+    assert_contains "$T_ERR" "phase OPEN -> SINGLE"
+    assert_ok _ll_s3c --debug cp "s3://$b/ranged" got2 --part-size 5MiB --resume
+    assert_contains "$T_ERR" "phase OPEN -> PROBE"
+    assert_eq "$(t_sha256 one)" "$(t_sha256 got1)" "the bytes of one"
+    assert_eq "$(t_sha256 ranged)" "$(t_sha256 got2)" "the bytes of ranged"
+    _ll_made fallocate
+    assert_eq 2 "$(grep -cx fallocate "$T_DIR/.slow")" "one reservation a download"
+    _ll_no_lag
+}

@@ -10,7 +10,8 @@
 # own s3emu, and runs the e2e tests that drive those workers hardest: trees of
 # small files down and up, sync down, a full disk, interrupts while files are
 # landing; ranged and whole downloads checked by MD5 and by CRC, corrupted
-# bytes, resumed downloads, interrupted uploads and downloads. Also the
+# bytes, resumed downloads and uploads (their parts re-hashed by the workers),
+# interrupted uploads and downloads. Also the
 # credentials' refresh thread (src/auth/keyring.c) and the S3 Express
 # sessions' refreshes (src/auth/express.c): uploads that outlive several
 # lifetimes of short-lived keys (tests/creds/fake_iam.py issues them), keys
@@ -72,7 +73,7 @@ ENGINE=('test_cp_tree_round_trip_mixed_sizes$' 'test_sync_down_mtime_round_trip$
     'test_resume_download_bad_bytes_on_disk' 'test_cp_damaged_upload_bytes_are_sent_again' \
     'test_cp_uploads_carry_crc64nvme' 'test_cat_sizes_by_sha256' 'test_cat_corrupt_range' \
     'test_pipe_30MB_stream_round_trips' 'test_pipe_parts_carry_content_md5' 'test_interrupt_sigint_stdin_upload' \
-    'test_loops_')
+    'test_loops_' 'test_resume_after_kill_sends_only_missing_parts' 'test_checksum_resume_of_a_sha_upload')
 # Keys of 8 s across a 30 s upload, keys refused as expired, 4 s Express sessions.
 REFRESH=('test_creds_transfer_crosses_three_expiries$' 'test_creds_expired_token_is_refreshed_and_retried$'
     'test_express_sessions_expire_during_a_long_run$')

@@ -17,6 +17,25 @@ static unsigned rnd(void)
     return rnd_state >> 8;
 }
 
+/* 'n' random bytes into data[] and into an unlinked temp file; its fd, or -1. */
+static int random_file(unsigned char *data, size_t n)
+{
+    char path[] = "/tmp/s3c-unit-hash-XXXXXX";
+    int fd = mkstemp(path);
+    size_t i;
+
+    if (fd < 0)
+        return -1;
+    unlink(path);
+    for (i = 0; i < n; i++)
+        data[i] = (unsigned char)rnd();
+    if (write(fd, data, n) != (ssize_t)n) {
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
 /* The pool: file ranges and buffers of random sizes, some continuing an MD5,
  * many at once (so workers fill their lanes), each against OpenSSL. */
 TEST(hashpool_jobs_equal_openssl)
@@ -84,16 +103,11 @@ TEST(hashpool_sha_beside_or_instead_of_md5)
     struct hashpool *q = hashpool_new(1, NULL, NULL);
     struct hash_ctx *sha = hash_sha256_new(), *sha1 = hash_sha1_new();
     struct hash_job j = { 0 };
-    char path[] = "/tmp/s3c-unit-sha-XXXXXX";
-    int fd = mkstemp(path), i, pass;
+    int fd = data ? random_file(data, BYTES) : -1, pass;
 
     CHECK(data && q && sha && sha1 && fd >= 0);
     if (!data || !q || !sha || !sha1 || fd < 0)
         goto out;
-    unlink(path);
-    for (i = 0; i < BYTES; i++)
-        data[i] = (unsigned char)rnd();
-    CHECK(write(fd, data, BYTES) == BYTES);
     for (pass = 0; pass < 2; pass++) {
         /* Two jobs: [0, 640 KiB) then the rest, the second from the file on pass 1. */
         uint64_t cut = 640 << 10;
@@ -133,6 +147,46 @@ out:
     hashpool_free(q);
     hash_free(sha);
     hash_free(sha1);
+    if (fd >= 0)
+        close(fd);
+    free(data);
+}
+
+/* A CRC fed beside the MD5 ('crc': a resumed upload's part check), from a
+ * file range and from memory: the same CRC and MD5 as one go. */
+TEST(hashpool_crc_beside_md5)
+{
+    enum { BYTES = (3 << 20) + 333, OFF = 4096 };
+    unsigned char *data = malloc(BYTES), md5[MD5_LEN];
+    struct hashpool *q = hashpool_new(1, NULL, NULL);
+    struct hash_job j = { 0 };
+    int fd = data ? random_file(data, BYTES) : -1, pass;
+
+    CHECK(data && q && fd >= 0);
+    if (!data || !q || fd < 0)
+        goto out;
+    for (pass = 0; pass < 2; pass++) {
+        enum ck_algo a = pass ? CK_CRC32C : CK_CRC64NVME;
+
+        memset(&j, 0, sizeof(j));
+        md5_init(&j.md5);
+        j.fd = pass ? fd : -1;
+        j.mem = data + OFF;
+        j.off = pass ? OFF : 0;
+        j.len = BYTES - OFF;
+        j.final = true;
+        j.crc = true;
+        j.crc_algo = a;
+        CHECK(hashpool_submit(q, &j));
+        while (!hashpool_take(q))
+            hashpool_wait(q, 100);
+        CHECK_INT(j.err.code, S3C_OK);
+        CHECK(j.crc_val == ck_update(a, 0, data + OFF, BYTES - OFF));
+        hash_md5(data + OFF, BYTES - OFF, md5);
+        CHECK(!memcmp(md5, j.digest, MD5_LEN));
+    }
+out:
+    hashpool_free(q);
     if (fd >= 0)
         close(fd);
     free(data);

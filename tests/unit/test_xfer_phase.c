@@ -22,7 +22,10 @@ TEST(xfer_phase_the_families_moves_are_legal)
 {
     static const enum obj_phase upload[] = { PH_NEW, PH_CREATE, PH_PARTS, PH_COMPLETE, PH_END };
     static const enum obj_phase failed_upload[] = { PH_NEW, PH_CREATE, PH_PARTS, PH_ABORT, PH_END };
-    static const enum obj_phase ranged[] = { PH_NEW, PH_PROBE, PH_PARTS, PH_VERIFY, PH_PARTS, PH_END };
+    static const enum obj_phase ranged[] = { PH_NEW, PH_OPEN, PH_PROBE, PH_PARTS, PH_VERIFY, PH_PARTS, PH_END };
+    /* a download to a temp file a worker makes first: one GET, or ranges unchecked */
+    static const enum obj_phase one_get[] = { PH_NEW, PH_CHECK, PH_OPEN, PH_SINGLE, PH_END };
+    static const enum obj_phase ranged_unchecked[] = { PH_NEW, PH_OPEN, PH_PARTS, PH_END };
     static const enum obj_phase small[] = { PH_NEW, PH_SINGLE, PH_LAND, PH_END };
     static const enum obj_phase tags[] = { PH_NEW, PH_CREATE, PH_PARTS, PH_COMPLETE, PH_SINGLE, PH_END };
     static const enum obj_phase late_create[] = { PH_NEW, PH_CREATE, PH_END, PH_ABORT, PH_END };
@@ -33,7 +36,7 @@ TEST(xfer_phase_the_families_moves_are_legal)
     /* the source looked at first (a key list's key, check.c): then the destination, or the family;
      * or it failed */
     static const enum obj_phase source_small[] = { PH_NEW, PH_SOURCE, PH_SINGLE, PH_LAND, PH_END };
-    static const enum obj_phase source_ranged[] = { PH_NEW, PH_SOURCE, PH_PROBE, PH_PARTS, PH_END };
+    static const enum obj_phase source_ranged[] = { PH_NEW, PH_SOURCE, PH_OPEN, PH_PROBE, PH_PARTS, PH_END };
     static const enum obj_phase source_checked[] = { PH_NEW, PH_SOURCE, PH_CHECK, PH_CREATE, PH_PARTS,
                                                      PH_COMPLETE, PH_END };
     static const enum obj_phase source_refused[] = { PH_NEW, PH_SOURCE, PH_END };
@@ -44,9 +47,10 @@ TEST(xfer_phase_the_families_moves_are_legal)
         const enum obj_phase *p;
         size_t n;
     } paths[] = {
-        { upload, 5 }, { failed_upload, 5 }, { ranged, 6 }, { small, 4 }, { tags, 6 }, { late_create, 5 },
+        { upload, 5 },          { failed_upload, 5 }, { ranged, 7 }, { one_get, 5 }, { ranged_unchecked, 4 },
+        { small, 4 },           { tags, 6 },          { late_create, 5 },
         { checked_skip, 3 }, { checked_put, 4 }, { checked_mpu, 6 },
-        { part_copy_refused, 7 }, { source_small, 5 }, { source_ranged, 5 }, { source_checked, 7 },
+        { part_copy_refused, 7 }, { source_small, 5 }, { source_ranged, 6 }, { source_checked, 7 },
         { source_refused, 3 },
     };
     size_t i, j;
@@ -75,6 +79,8 @@ TEST(xfer_phase_illegal_moves_are_refused)
     CHECK(!obj_phase_legal(PH_LAND, PH_PARTS));
     CHECK(!obj_phase_legal(PH_SINGLE, PH_PARTS));
     CHECK(!obj_phase_legal(PH_PROBE, PH_SINGLE));
+    CHECK(!obj_phase_legal(PH_PARTS, PH_OPEN)); /* the temp file is made once, before any request */
+    CHECK(!obj_phase_legal(PH_OPEN, PH_LAND));
     /* The check comes first (after the source's HEAD) or not at all; the source's HEAD first of all. */
     for (p = 0; p < PH_COUNT; p++) {
         if (p != PH_NEW && p != PH_SOURCE && p != PH_CHECK)
