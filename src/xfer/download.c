@@ -28,13 +28,13 @@
 #define LAND_THREADS 4                          /* workers creating small downloaded files */
 #define SEQ_JOB_BYTES ((uint64_t)64 << 20)      /* DL_SEQ: re-read per job at most (an interrupt waits for one) */
 #define MD5_STEP_BYTES ((uint64_t)1 << 20)      /* a GET's MD5 lagging this much re-reads the file */
-#define DL_REHASH_STEP ((size_t)8 << 20)       /* bytes re-read per loop step: transfers keep moving */
 
 static void dl_verify(struct engine *g, struct xfer_obj_state *os);
 static void land_start(struct engine *g, struct xfer_obj_state *os, struct buf *body);
 static void dl_seq_kick(struct engine *g, struct xfer_obj_state *os);
 static void dl_seq_hashed(struct engine *g, struct eng_hash *h);
 static void dl_rehashed(struct engine *g, struct eng_hash *h);
+static void dl_rehash_kick(struct engine *g, struct xfer_obj_state *os);
 static bool dl_check_from(struct engine *g, struct xfer_obj_state *os, const struct http_resp *resp,
                           const char *etag);
 static void dl_probed(struct engine *g, struct xfer_obj_state *os, bool learn);
@@ -208,6 +208,8 @@ void dl_start(struct engine *g, struct xfer_obj_state *os)
         s3c_fail(&e, S3C_ENOMEM, "out of memory");
     if (!e.code && c->check != DL_COMPOSITE)
         dl_resume_apply(g, os); /* (a composite check re-reads no resumed parts: they download again) */
+    if (!e.code && (c->check == DL_PARTS || c->check == DL_CRC))
+        dl_rehash_kick(g, os); /* parts an earlier run left in the file, into the check */
     if (!e.code && c->check == DL_SEQ)
         dl_seq_kick(g, os); /* parts an earlier run left in the file */
     if (e.code || start_parts(g, os, &e)) {
@@ -923,14 +925,6 @@ static void dl_seq_hashed(struct engine *g, struct eng_hash *h)
     maybe_finish(g, os);
 }
 
-/* A resumed download cannot go on (its temp file cannot be read, the run stops, no memory). */
-static void dl_rehash_fail(struct engine *g, struct xfer_obj_state *os, const struct s3c_error *e)
-{
-    rehash_remove(g, os);
-    obj_fail(g, os, e);
-    maybe_finish(g, os);
-}
-
 /* A part taken from the earlier run counts as done like a fetched one; the
  * last one done starts the check. */
 static void dl_rehash_done(struct engine *g, struct xfer_obj_state *os, uint32_t n)
@@ -943,8 +937,13 @@ static void dl_rehash_done(struct engine *g, struct xfer_obj_state *os, uint32_t
         dl_verify(g, os);
 }
 
-/* DL_PARTS: the MD5 of the next resumed part, by a hash worker (one at a
- * time per download; seq_hash is free, DL_SEQ's alone uses it). */
+/*
+ * Parts taken from an earlier run go into the whole-object check while the
+ * missing ones download: the next one's MD5 (DL_PARTS) or CRC (DL_CRC) by a
+ * hash worker, which re-reads it from the file (one part at a time per
+ * download; seq_hash is free, DL_SEQ's alone uses it). Never on the loop:
+ * a part can be gigabytes, and the file on a slow disk.
+ */
 static void dl_rehash_kick(struct engine *g, struct xfer_obj_state *os)
 {
     struct obj_dl_file *f = dl_file_of(os);
@@ -957,6 +956,10 @@ static void dl_rehash_kick(struct engine *g, struct xfer_obj_state *os)
         return;
     md5_init(&c->seq_hash.job.md5);
     c->seq_hash.job.final = true;
+    c->seq_hash.job.no_md5 = c->check == DL_CRC;
+    c->seq_hash.job.crc = c->check == DL_CRC;
+    c->seq_hash.job.crc_algo = c->ck_algo;
+    c->seq_hash.job.crc_val = 0;
     c->seq_hash.done = dl_rehashed;
     if (!hash_start(g, &c->seq_hash, os->fd, NULL, off, n == os->n_parts ? os->size - off : os->part_size)) {
         s3c_fail(&e, S3C_ENOMEM, "cannot start a thread to hash %s", os->o->dst);
@@ -980,73 +983,13 @@ static void dl_rehashed(struct engine *g, struct eng_hash *h)
                  buf_cstr(&f->tmp_path), h->job.err.msg);
         obj_fail(g, os, &e);
     } else if (!os->failed) {
-        memcpy(c->md5s[n - 1], h->job.digest, MD5_LEN);
+        if (c->check == DL_CRC)
+            c->part_crcs[n - 1] = h->job.crc_val;
+        else
+            memcpy(c->md5s[n - 1], h->job.digest, MD5_LEN);
         dl_rehash_done(g, os, n);
         dl_rehash_kick(g, os);
     }
-    maybe_finish(g, os);
-}
-
-/*
- * The parts of the first listed download taken from an earlier run go into
- * its whole-object check: an MD5 per part is a hash worker's (dl_rehash_kick,
- * and the download leaves the list); a CRC per part is read here, up to
- * DL_REHASH_STEP bytes a loop step (CRC runs at memory speed), so the missing
- * parts download meanwhile.
- */
-void dl_rehash_step(struct engine *g)
-{
-    struct xfer_obj_state *os = g->rehash;
-    struct obj_dl_file *f;
-    struct dl_check_state *c;
-    struct s3c_error e = S3C_ERROR_INIT;
-    uint64_t off, len;
-    uint32_t n;
-    size_t want;
-    ssize_t got;
-
-    if (!os)
-        return;
-    f = dl_file_of(os);
-    c = &f->chk;
-    if (os->failed || stopping(g)) {
-        s3c_fail(&e, S3C_ECANCEL, "%s", cancel_requested ? "interrupted" : "stopped");
-        dl_rehash_fail(g, os, &e);
-        return;
-    }
-    if (c->check == DL_PARTS) {
-        rehash_remove(g, os);
-        dl_rehash_kick(g, os);
-        return;
-    }
-    n = f->rehash_part;
-    off = (uint64_t)(n - 1) * os->part_size;
-    len = n == os->n_parts ? os->size - off : os->part_size;
-    if (!g->rehash_buf && !(g->rehash_buf = malloc(DL_REHASH_STEP))) {
-        s3c_fail(&e, S3C_ENOMEM, "out of memory");
-        dl_rehash_fail(g, os, &e);
-        return;
-    }
-    want = len - f->rehash_at < DL_REHASH_STEP ? (size_t)(len - f->rehash_at) : DL_REHASH_STEP;
-    do
-        got = pread(os->fd, g->rehash_buf, want, (off_t)(off + f->rehash_at));
-    while (got < 0 && errno == EINTR);
-    if (got <= 0) {
-        s3c_fail_errno(&e, got < 0 ? errno : EIO, "cannot re-read %s, kept by an interrupted download",
-                       buf_cstr(&f->tmp_path));
-        dl_rehash_fail(g, os, &e);
-        return;
-    }
-    f->rehash_crc = ck_update(c->ck_algo, f->rehash_crc, g->rehash_buf, (size_t)got);
-    f->rehash_at += (uint64_t)got;
-    if (f->rehash_at < len)
-        return;
-    c->part_crcs[n - 1] = f->rehash_crc;
-    f->rehash_crc = 0;
-    f->rehash_at = 0;
-    dl_rehash_done(g, os, n);
-    if (!f->rehash_part)
-        rehash_remove(g, os);
     maybe_finish(g, os);
 }
 

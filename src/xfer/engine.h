@@ -162,7 +162,6 @@ struct xfer_obj_state {
      * succeed, but mv keeps their source (xfer_obj.unproven). */
     bool proven;
     const char *unproven;
-    struct xfer_obj_state *rehash_next; /* in the engine's rehash list (a resumed download) */
     struct xfer_obj_state *next;    /* in the engine's active list */
 };
 
@@ -271,12 +270,10 @@ struct obj_dl_file {
     bool dj_dirty;                  /* parts completed since the record was written */
     int64_t dj_saved_ms;            /* when it was written */
     /* Parts taken from an earlier run are re-read into the whole-object check
-     * while the missing ones download: their MD5s by a hash worker, their CRCs
-     * a slice per loop step (dl_rehash_step). */
+     * while the missing ones download: their MD5s or CRCs by a hash worker,
+     * one part at a time (dl_rehash_kick, in chk.seq_hash). */
     uint8_t *resumed;               /* per part: taken from the earlier run; NULL: none */
     uint32_t rehash_part;           /* the part being re-read, 1-based; 0: none left */
-    uint64_t rehash_at;             /* DL_CRC: bytes of it read so far (DL_PARTS: a hash worker's, seq_hash) */
-    uint64_t rehash_crc;            /* DL_CRC: its CRC so far */
 };
 
 /* One part of a stdout object in memory (allocated once, at the part size). */
@@ -554,8 +551,6 @@ struct engine {
     bool any_ok;                    /* some request of the run succeeded */
     bool stop;                      /* a run-wide error: start nothing more (see run_wide_error) */
     struct s3c_error stop_err;      /* that error, as reported for the object that met it */
-    struct xfer_obj_state *rehash;  /* downloads with resumed parts still to re-read (dl_rehash_step) */
-    char *rehash_buf;               /* DL_REHASH_STEP bytes (download.c), allocated on first use */
     struct dl_buf *dl_bufs;         /* free stages of file GETs (download.c) */
     int dl_bufs_used, dl_stages;    /* stages not free, and of them those of GETs (not lent) */
     /* One loop of several (loops.c); with one loop, hooks is NULL and the rest zero. */
@@ -705,7 +700,6 @@ void obj_phase_set(struct engine *g, struct xfer_obj_state *os, enum obj_phase t
 /* Whether an object may go from phase 'from' to 'to' (the table obj_phase_set checks); its name. */
 bool obj_phase_legal(enum obj_phase from, enum obj_phase to);
 const char *obj_phase_name(enum obj_phase p);
-void rehash_remove(struct engine *g, struct xfer_obj_state *os);
 void obj_finish(struct engine *g, struct xfer_obj_state *os);
 /* The caller hears of 'o' (done), then it is freed, unless a helper loop keeps it (keep_objs). */
 void obj_report(struct engine *g, struct xfer_obj *o, const struct s3c_error *e);
@@ -904,7 +898,6 @@ void dl_bufs_free(struct engine *g);
 bool dl_md5_kick(struct engine *g, struct req *r, bool final);
 enum http_sink_verdict write_dst(void *ctx, const char *p, size_t n);
 void on_get(struct engine *g, struct req *r);
-void dl_rehash_step(struct engine *g);
 void land_reap(struct engine *g);
 void dl_end(struct engine *g, struct xfer_obj_state *os);
 void dl_file_release(struct xfer_obj_state *os);

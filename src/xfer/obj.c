@@ -87,26 +87,11 @@ static void obj_state_free(struct engine *g, struct xfer_obj_state *os)
     free(os); /* the family's whole struct: the head is first in it */
 }
 
-/* Take 'os' off the engine's rehash list (if it is there). */
-void rehash_remove(struct engine *g, struct xfer_obj_state *os)
-{
-    struct xfer_obj_state **pp;
-
-    for (pp = &g->rehash; *pp; pp = &(*pp)->rehash_next) {
-        if (*pp == os) {
-            *pp = os->rehash_next;
-            os->rehash_next = NULL;
-            return;
-        }
-    }
-}
-
 /* The only place an object ends: temp files go or get their name, the caller hears. */
 void obj_finish(struct engine *g, struct xfer_obj_state *os)
 {
     struct xfer_obj *o = os->o;
 
-    rehash_remove(g, os);
     if (os->started && g->ops[os->family].end)
         g->ops[os->family].end(g, os); /* the family's own ending: a download's temp file */
     if (os->failed) {

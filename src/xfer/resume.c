@@ -572,7 +572,7 @@ uint32_t dl_next_resumed(const struct xfer_obj_state *os, uint32_t n)
  * The ranges are planned and the ETag known: complete the record, and when an
  * earlier run's parts are of this very object and cut (ETag, size, part size),
  * take them as done: never fetched, re-read from the temp file into the
- * whole-object check (dl_rehash_step). Anything else starts afresh in the
+ * whole-object check (dl_rehash_kick). Anything else starts afresh in the
  * same temp file.
  */
 void dl_resume_apply(struct engine *g, struct xfer_obj_state *os)
@@ -606,9 +606,7 @@ void dl_resume_apply(struct engine *g, struct xfer_obj_state *os)
         } else if (resumed) {
             f->resumed = j->done;
             j->done = NULL;
-            f->rehash_part = dl_next_resumed(os, 0);
-            os->rehash_next = g->rehash;
-            g->rehash = os;
+            f->rehash_part = dl_next_resumed(os, 0); /* re-read by dl_rehash_kick, next */
         }
         xdebug(g, os->o, "resumed: %" PRIu32 " of %" PRIu32 " parts already in %s", resumed, os->n_parts,
                buf_cstr(&f->tmp_path));

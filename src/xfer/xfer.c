@@ -342,10 +342,9 @@ enum s3c_err engine_run(struct store_s3 *s, const struct xfer_opts *opts, struct
         fill(g);
         if (g->hooks)
             g->hooks->turn(g); /* objects and results across the loops (loops.c) */
-        dl_rehash_step(g);
         if (g->inflight > g->window_peak)
             g->window_peak = g->inflight;
-        if (g->inflight == 0 && !g->retry && !g->done && !g->active && !g->rehash && !g->held &&
+        if (g->inflight == 0 && !g->retry && !g->done && !g->active && !g->held &&
             xfer_del_idle(&g->del) && !g->landing && !g->hashing) {
             /* A source that waits with nothing in flight has nothing left to wait for
              * (but for what the other loops may still hand this one: it waited for it). */
@@ -371,10 +370,8 @@ enum s3c_err engine_run(struct store_s3 *s, const struct xfer_opts *opts, struct
             wait_ms = 10; /* come back to refill the bucket */
         if (g->inflight > 0 && hedge_wait_ms(g) < wait_ms)
             wait_ms = hedge_wait_ms(g); /* an answer comes due, or slow transfers are looked at */
-        if (g->rehash)
-            wait_ms = 0; /* resumed parts to re-read: only a look at the sockets */
         if (g->inflight > 0)
-            http_loop_step_fd(g->loop, wait_ms > 0 || g->rehash ? wait_ms : 1, g->stdin_wait ? STDIN_FILENO : -1);
+            http_loop_step_fd(g->loop, wait_ms > 0 ? wait_ms : 1, g->stdin_wait ? STDIN_FILENO : -1);
         else if (wait_ms > 0 && !g->done)
             /* Nothing in flight: wait for a worker (land or hash: each wakes the
              * loop as a job ends), another loop, stdin or a retry coming due. */
@@ -409,7 +406,6 @@ enum s3c_err engine_run(struct store_s3 *s, const struct xfer_opts *opts, struct
         buf_release(&r->hdr_copy_src);
         free(r);
     }
-    free(g->rehash_buf);
     dl_bufs_free(g);
     free(g);
     return rc;

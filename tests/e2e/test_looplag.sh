@@ -130,6 +130,33 @@ test_looplag_resumed_upload_checks_parts_off_the_loop() {
     _ll_no_lag
 }
 
+# A resumed download's parts taken from the killed run are re-read into the
+# whole-object check (here the stored CRC64NVME, combined per part) by a hash
+# worker, never on the loop (it read 8 MiB a loop step there).
+test_looplag_resumed_download_rereads_parts_off_the_loop() {
+    local b pid i hex=""
+    t_new_bucket b
+    export S3C_STATE_DIR=$T_DIR/state
+    cp "$(t_data 24MB 24000000)" src
+    assert_ok s3c cp src "s3://$b/big" --part-size 5MiB
+    s3c cp "s3://$b/big" got --part-size 5MiB --resume --bwlimit 4MB/s --concurrency 1 >/dev/null 2>&1 &
+    pid=$!
+    for i in $(seq 1 300); do # until the journal records a part on disk
+        hex=$(sed -n 's/^done //p' "$S3C_STATE_DIR"/*.download 2>/dev/null)
+        [[ $hex == *[1-9a-f]* ]] && break
+        sleep 0.1
+    done
+    kill -9 "$pid" 2>/dev/null
+    wait "$pid" 2>/dev/null
+    [[ $hex == *[1-9a-f]* ]] || t_fail "the killed run recorded no part"
+    # 1 ms a pread (the checker's report is exact; 300 would make each slice slow).
+    S3C_SLOW_PREAD=1 S3C_SLOW_CALLS_MS=1 S3C_SLOW_CALLS_LOG=$T_DIR/.slow assert_ok s3c --debug cp "s3://$b/big" got --part-size 5MiB --resume
+    assert_contains "$T_ERR" "parts already in"
+    assert_eq "$(t_sha256 src)" "$(t_sha256 got)" "the bytes"
+    _ll_made pread
+    _ll_no_lag
+}
+
 # A download's temp file is made, and its space reserved with fallocate(2)
 # (many ms for a 100 GB file on ext4 or xfs), by a land worker, the object
 # waiting in PH_OPEN: one GET into a temp file, and a journaled ranged one
