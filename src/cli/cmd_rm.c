@@ -163,13 +163,18 @@ static enum s3c_err arg_open(struct rm *r)
     return rc;
 }
 
-/* The next object of the open argument: 1 with *out, 0 when it has no more. */
+/* The next object of the open argument: 1 with *out, 0 when it has no more,
+ * XFER_NEXT_LATER while its listing's page is out (the job's later_ok). */
 static int arg_next(struct rm *r, struct xfer_obj **out)
 {
     const struct objsrc_entry *en;
     struct s3c_error e = S3C_ERROR_INIT;
-    enum objsrc_next got = objsrc_next(&r->src, &en, &e);
+    enum objsrc_next got;
 
+    r->src.later = r->base.later_ok;
+    got = objsrc_next(&r->src, &en, &e);
+    if (got == OBJSRC_LATER)
+        return XFER_NEXT_LATER;
     if (got == OBJSRC_ENTRY) {
         /* A version: its own id ("null" before versioning); one key: --version-id, if given. */
         const char *vid = r->src.kind == OBJSRC_VERSIONS ? (en->version_id[0] ? en->version_id : "null")
@@ -194,14 +199,16 @@ static int arg_next(struct rm *r, struct xfer_obj **out)
 static int rm_next(struct job *j, struct xfer_obj **out)
 {
     struct rm *r = (struct rm *)j;
+    int got;
 
     while (r->cur < r->n_args) {
         if (!r->open && arg_open(r)) {
             r->cur++;
             continue;
         }
-        if (arg_next(r, out))
-            return XFER_NEXT_ONE;
+        got = arg_next(r, out);
+        if (got)
+            return got == 1 ? XFER_NEXT_ONE : got;
         arg_close(r);
         r->cur++;
     }

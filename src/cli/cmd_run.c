@@ -256,6 +256,7 @@ static struct run_job *open_next_job(struct run *r)
             job_close(r, rj);
             continue;
         }
+        rj->job->later_ok = true; /* on the engine: a listing's page is waited for by its loop */
         leave();
         return rj;
     }
@@ -277,7 +278,7 @@ static int run_next(void *ctx, struct xfer_obj **out)
 {
     struct run *r = ctx;
     struct run_job *rj, *nx;
-    bool any_wait = false;
+    bool any_wait = false, any_later = false;
 
     /* Jobs that said WAIT may have work now that something finished. */
     for (rj = r->live; rj; rj = nx) {
@@ -292,6 +293,9 @@ static int run_next(void *ctx, struct xfer_obj **out)
         case XFER_NEXT_WAIT:
             any_wait = true;
             break;
+        case XFER_NEXT_LATER:
+            any_later = true; /* still waiting: its page is out */
+            break;
         default:
             rj->waiting = false;
             rj->ended = true;
@@ -300,7 +304,7 @@ static int run_next(void *ctx, struct xfer_obj **out)
     }
     for (;;) {
         if (!r->cur && !(r->cur = open_next_job(r)))
-            return any_wait ? XFER_NEXT_WAIT : XFER_NEXT_END;
+            return any_later ? XFER_NEXT_LATER : any_wait ? XFER_NEXT_WAIT : XFER_NEXT_END;
         rj = r->cur;
         switch (job_next_of(r, rj, out)) {
         case XFER_NEXT_ONE:
@@ -312,6 +316,8 @@ static int run_next(void *ctx, struct xfer_obj **out)
             any_wait = true;
             r->cur = NULL;
             break;
+        case XFER_NEXT_LATER:
+            return XFER_NEXT_LATER; /* the current line's listing: the lines after it wait their turn */
         default:
             rj->ended = true;
             r->cur = NULL;

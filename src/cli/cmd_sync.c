@@ -225,11 +225,15 @@ static int side_raw_next(void *ctx, struct merge_entry *out, struct s3c_error *e
     for (;;) {
         const struct objsrc_entry *en;
         struct s3c_error we_e = S3C_ERROR_INIT;
-        enum objsrc_next r = objsrc_next(&sd->src, &en, sd->src.kind == OBJSRC_WALK ? &we_e : e);
+        enum objsrc_next r;
         struct buf name = BUF_INIT(NAME_MAX_BYTES);
 
+        sd->src.later = sd->s->base.later_ok; /* on the engine: its loop brings the page */
+        r = objsrc_next(&sd->src, &en, sd->src.kind == OBJSRC_WALK ? &we_e : e);
         if (r == OBJSRC_END)
             return 0;
+        if (r == OBJSRC_LATER)
+            return MERGE_NEXT_LATER;
         if (r == OBJSRC_FAILED)
             return -1;
         if (r == OBJSRC_BAD) {
@@ -742,6 +746,8 @@ static int sync_next(struct job *j, struct xfer_obj **out)
         case MERGE_END:
             s->ended = true;
             break;
+        case MERGE_LATER:
+            return XFER_NEXT_LATER;
         case MERGE_SKIP:
             job_skip(j);
             break;

@@ -494,6 +494,7 @@ enum s3c_err job_run(struct job *j)
             return e.code;
         }
         job_engine_opts(j, &xo);
+        j->later_ok = true; /* the engine steps the loop while a listing's page is out */
         xo.next = one_next;
         xo.next_ctx = j;
         xo.done = one_done;

@@ -33,7 +33,8 @@ struct job;
 struct job_ops {
     /* Next object for the engine: XFER_NEXT_ONE with *out set, XFER_NEXT_END when
      * the job has no more, XFER_NEXT_WAIT when more may come once one of the
-     * job's objects in flight is done (mv's source deletes). */
+     * job's objects in flight is done (mv's source deletes), XFER_NEXT_LATER
+     * (only when later_ok) while a listing's next page is out on the loop. */
     int (*next)(struct job *j, struct xfer_obj **out);
     /* One of this job's objects finished; 'e' NULL on success. The engine
      * frees the object after this returns. */
@@ -89,6 +90,8 @@ struct job {
     bool dryrun;                    /* --dryrun: see job_dryrun() */
     uint64_t one_size;              /* a single object's size, for the progress line's ETA */
     bool reads_only;                /* writes no bucket (a download): ReadOnly S3 Express sessions */
+    bool later_ok;                  /* next() may answer XFER_NEXT_LATER (set by the engine's drivers,
+                                       job_run and run; a dry run's loop waits for pages itself) */
 };
 
 /* The flags of struct job_knobs as args_parse specs: append them to a verb's table.

@@ -229,6 +229,7 @@ static enum objsrc_next list_next(struct objsrc *src, struct s3c_error *e)
     int r;
 
     /* The lister yields only keys under the prefix (plan/listcheck.h). */
+    src->lister.nonblock = src->later;
     while ((r = lister_next(&src->lister, &so, e)) == 1) {
         if (!key_selected(src, so->key, true, so->size))
             continue;
@@ -240,7 +241,7 @@ static enum objsrc_next list_next(struct objsrc *src, struct s3c_error *e)
         src->cur.etag = so->etag;
         return OBJSRC_ENTRY;
     }
-    return r < 0 ? OBJSRC_FAILED : OBJSRC_END;
+    return r == LISTER_LATER ? OBJSRC_LATER : r < 0 ? OBJSRC_FAILED : OBJSRC_END;
 }
 
 static enum objsrc_next manifest_entry_next(struct objsrc *src, struct s3c_error *e)

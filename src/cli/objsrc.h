@@ -121,6 +121,8 @@ struct objsrc {
     char *walk_match;           /* what comes before each rel to match the pattern ("dir/") */
     struct buf path, match;     /* the current walk entry's path, and its name to match */
     struct objsrc_entry cur;
+    bool later;                 /* the engine asks (XFER_NEXT_LATER): a listing waits for its page
+                                   by answering OBJSRC_LATER, never by stepping the loop itself */
 };
 
 #define OBJSRC_INIT { .kind = OBJSRC_ONE, .u = S3_URI_INIT }
@@ -142,6 +144,8 @@ enum objsrc_next {
     OBJSRC_ENTRY = 1,           /* *out is the next entry */
     OBJSRC_BAD = 2,             /* a walk's entry that cannot be read or is no regular file: out->rel
                                    names it (out->key its path), 'e' says why; the walk goes on */
+    OBJSRC_LATER = 3,           /* 'later' set: a listing's next page is not here yet; step the
+                                   store's loop and ask again soon (XFER_LATER_MS) */
 };
 
 /* The next entry, valid until the next call or objsrc_close(). */

@@ -383,7 +383,8 @@ static void source_failed(struct transfer *t, const struct s3c_error *e)
     job_count(&t->base, t->mv ? JOB_OP_MOVE : (int)t->op, 0, e);
 }
 
-/* The next object of a listing, a manifest or a walk, with its destination. */
+/* The next object of a listing, a manifest or a walk, with its destination: 1 with *out,
+ * 0 at the end, XFER_NEXT_LATER while a listing's page is out (the job's later_ok). */
 static int next_from_source(struct transfer *t, struct xfer_obj **out)
 {
     for (;;) {
@@ -396,6 +397,8 @@ static int next_from_source(struct transfer *t, struct xfer_obj **out)
 
         if (r == OBJSRC_END)
             return 0;
+        if (r == OBJSRC_LATER)
+            return XFER_NEXT_LATER; /* the listing's page is out: the engine steps the loop */
         if (r == OBJSRC_FAILED) {
             source_failed(t, &e);
             return 0;
@@ -442,8 +445,9 @@ static int next_obj_raw(struct transfer *t, struct xfer_obj **out);
 static int next_obj(void *ctx, struct xfer_obj **out)
 {
     struct transfer *t = ctx;
+    int got;
 
-    while (next_obj_raw(t, out)) {
+    while ((got = next_obj_raw(t, out)) == 1) {
         struct xfer_obj *o = *out;
 
         /* An object onto itself: mv would delete it; cp that changes nothing is a
@@ -469,7 +473,7 @@ static int next_obj(void *ctx, struct xfer_obj **out)
         (*out)->user = NULL;
         xfer_obj_free(*out);
     }
-    return 0;
+    return got;
 }
 
 static int next_obj_raw(struct transfer *t, struct xfer_obj **out)
@@ -652,10 +656,15 @@ static int job_next(struct job *j, struct xfer_obj **out)
 {
     struct transfer *t = (struct transfer *)j;
 
-    if ((*out = next_delete(t)) || (!t->source_done && next_obj(t, out))) {
+    int got = 0;
+
+    t->src.later = j->later_ok;
+    if ((*out = next_delete(t)) || (!t->source_done && (got = next_obj(t, out)) == 1)) {
         t->inflight++;
         return XFER_NEXT_ONE;
     }
+    if (got == XFER_NEXT_LATER)
+        return XFER_NEXT_LATER;
     t->source_done = true;
     /* mv: a copy still in flight may yet need its source deleted. */
     return t->mv && t->src_s3 && t->inflight ? XFER_NEXT_WAIT : XFER_NEXT_END;

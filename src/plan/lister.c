@@ -671,6 +671,8 @@ int lister_next(struct lister *l, const struct s3_object **out, struct s3c_error
             fail(l, &se);
             continue;
         }
+        if (l->nonblock)
+            return LISTER_LATER; /* the caller steps the loop: pages come in meanwhile */
         if (retry_wait) {
             int64_t left = r->retry_at_ms - now_ms();
             wait_ms = left < 1 ? 1 : left > 100 ? 100 : (int)left;

@@ -79,6 +79,7 @@ struct lister {
     uint64_t answered, hedges, hedge_wins; /* pages answered; asked again when overdue; twins first */
     double wait_ms;                 /* moving average of a page's wait, submit to answer */
     struct lister_req *lost;        /* twins whose other answered first, still out */
+    bool nonblock;                  /* lister_next answers LISTER_LATER instead of stepping the loop */
 };
 
 /* Start a listing of 'bucket' under 'prefix' (copied); 'skip' (may be NULL)
@@ -86,10 +87,17 @@ struct lister {
 enum s3c_err lister_open(struct lister *l, struct store_s3 *s3, const char *bucket, const char *prefix,
                          lister_skip_fn *skip, void *skip_ctx, struct s3c_error *e);
 
+#define LISTER_LATER 2
+
 /*
  * The next object: 1 with *out pointing into the current page (valid until
  * the next call), 0 at the end, -1 with 'e' set when a page failed (the
- * listing is over then).
+ * listing is over then). No page yet: steps the store's loop until one
+ * comes; with 'nonblock' set, returns LISTER_LATER instead, and the caller
+ * steps the loop (the engine: its transfers and the pages go on together;
+ * no loop is stepped from inside another's step) and asks again soon (the
+ * engine: within XFER_LATER_MS), so an overdue page is asked again and a
+ * retry sent in time.
  */
 int lister_next(struct lister *l, const struct s3_object **out, struct s3c_error *e);
 

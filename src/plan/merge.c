@@ -107,6 +107,8 @@ static enum s3c_err load(struct merge *m, bool is_src, struct s3c_error *e)
 
         memset(head, 0, sizeof(*head));
         r = next(ctx, head, e);
+        if (r == MERGE_NEXT_LATER)
+            return S3C_OK; /* neither have nor done: merge_next answers MERGE_LATER */
         if (r < 0)
             return e->code ? e->code : s3c_fail(e, S3C_EINTERNAL, "the %s listing failed", side);
         if (r == 0) {
@@ -175,6 +177,10 @@ enum s3c_err merge_next(struct merge *m, struct merge_action *out, struct s3c_er
             return fail(m, rc, e);
         if (!m->dst_have && !m->dst_done && (rc = load(m, false, e)))
             return fail(m, rc, e);
+        if ((!m->src_have && !m->src_done) || (!m->dst_have && !m->dst_done)) {
+            out->act = MERGE_LATER; /* a side's head is on its way: its place in the order is unknown */
+            return S3C_OK;
+        }
         if (!m->src_have && !m->dst_have) {
             out->act = MERGE_END;
             return S3C_OK;

@@ -69,7 +69,9 @@ struct merge_entry {
                            (as nanoseconds) when it shows some, else 0 (whole seconds) */
 };
 
-/* A side's next entry: 1 with *out set (its views valid until the next call), 0 at the end, -1 with 'e' set. */
+/* A side's next entry: 1 with *out set (its views valid until the next call), 0 at the end, -1 with 'e' set,
+ * MERGE_NEXT_LATER when the entry is not here yet (a listing's page is out): merge_next answers MERGE_LATER. */
+#define MERGE_NEXT_LATER 2
 typedef int (*merge_next_fn)(void *ctx, struct merge_entry *out, struct s3c_error *e);
 
 /* Which way the bytes go: the AWS CLI compares times differently for downloads. */
@@ -92,6 +94,7 @@ enum merge_act {
     MERGE_SKIP,         /* on both sides and up to date */
     MERGE_DELETE,       /* destination only, --delete: delete dst */
     MERGE_KEEP,         /* destination only without --delete, or protected: leave it */
+    MERGE_LATER,        /* a side said MERGE_NEXT_LATER: nothing decided; call again later */
 };
 
 enum merge_why {

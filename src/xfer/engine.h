@@ -537,6 +537,7 @@ struct engine {
     int del_sending;                /* batches in flight or waiting to retry */
     int n_deletes;                  /* delete objects started and not finished */
     bool source_wait;               /* the source said WAIT: ask again after the next done */
+    bool source_later;              /* the source said LATER: ask again after this turn's loop step */
     bool no_part_number;            /* the store ignores ?partNumber= (Ceph 16) */
     bool no_tagging;                /* the store has no object tagging (GetObjectTagging: 501) */
     bool no_part_copy;              /* the store has no UploadPartCopy (501): one CopyObject a copy */

@@ -30,10 +30,13 @@
  *   HTTP loops, off the transfer loops.
  * Checked in the e2e suite: the loop-lag probe (base/lag.h) and the blocking-
  * call checker preloaded into every s3c (tests/e2e/slowcalls.c) report any
- * loop thread that blocks. Known left (issue 24): the source's next() may
- * still run a request to the end on the home loop (store_s3_send and the
- * inventory files of plan/manifest.c step the loop from inside next(), and
- * wait out a retry's backoff there with http_loop_nap, not a sleep).
+ * loop thread that blocks. A listing's next page is not waited for inside
+ * the source's next(): the lister answers XFER_NEXT_LATER and the engine
+ * steps its loop (pages and transfers together) and asks again within
+ * XFER_LATER_MS. Known left (issue 24): the inventory files of
+ * plan/manifest.c, a --all-versions listing's pages and sync's same-second
+ * HEADs still run a request to the end from inside next() (store_s3_send:
+ * the loop stepped there, a retry's backoff waited with http_loop_nap).
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -453,7 +456,8 @@ static void deal_more(struct engine *g, struct deal *d)
     struct xfer_obj *batch[DEAL_BOX_MAX];
     int n = 0, room, i;
 
-    if (d->user_done || g->source_done || g->source_wait || g->held || (d->spawn_tried && !atomic_load(&d->spawned)))
+    if (d->user_done || g->source_done || g->source_wait || g->source_later || g->held ||
+        (d->spawn_tried && !atomic_load(&d->spawned)))
         return;
     room = (d->spawn_tried ? box_target(d) : DEAL_SPAWN) - atomic_load(&d->peek);
     while (n < room) {
@@ -470,6 +474,8 @@ static void deal_more(struct engine *g, struct deal *d)
         }
         if (r == XFER_NEXT_WAIT)
             g->source_wait = true;
+        else if (r == XFER_NEXT_LATER)
+            g->source_later = true;
         else
             d->user_done = true;
         break;

@@ -219,7 +219,7 @@ static void fill(struct engine *g)
             r = del_next_batch(g);
         if (!r) {
             /* A closed batch waiting for room holds the source back: memory stays bounded. */
-            if (g->source_done || g->source_wait || stopping(g) || g->del.ready)
+            if (g->source_done || g->source_wait || g->source_later || stopping(g) || g->del.ready)
                 break;
             /* Each started object may hold a file open, even while it waits
              * to retry: start no more than the open-files limit allows. */
@@ -238,6 +238,9 @@ static void fill(struct engine *g)
                 case XFER_NEXT_WAIT:
                     g->source_wait = true;
                     continue; /* open batches may go now */
+                case XFER_NEXT_LATER:
+                    g->source_later = true; /* its page comes in with the loop's step */
+                    continue;
                 default:
                     g->source_done = true;
                     continue;
@@ -344,7 +347,7 @@ enum s3c_err engine_run(struct store_s3 *s, const struct xfer_opts *opts, struct
             g->hooks->turn(g); /* objects and results across the loops (loops.c) */
         if (g->inflight > g->window_peak)
             g->window_peak = g->inflight;
-        if (g->inflight == 0 && !g->retry && !g->done && !g->active && !g->held &&
+        if (g->inflight == 0 && !g->retry && !g->done && !g->active && !g->held && !g->source_later &&
             xfer_del_idle(&g->del) && !g->landing && !g->hashing) {
             /* A source that waits with nothing in flight has nothing left to wait for
              * (but for what the other loops may still hand this one: it waited for it). */
@@ -370,12 +373,15 @@ enum s3c_err engine_run(struct store_s3 *s, const struct xfer_opts *opts, struct
             wait_ms = 10; /* come back to refill the bucket */
         if (g->inflight > 0 && hedge_wait_ms(g) < wait_ms)
             wait_ms = hedge_wait_ms(g); /* an answer comes due, or slow transfers are looked at */
+        if (g->source_later && wait_ms > XFER_LATER_MS)
+            wait_ms = XFER_LATER_MS; /* the source's listing: an overdue page or a retry due soon */
         if (g->inflight > 0)
             http_loop_step_fd(g->loop, wait_ms > 0 ? wait_ms : 1, g->stdin_wait ? STDIN_FILENO : -1);
         else if (wait_ms > 0 && !g->done)
             /* Nothing in flight: wait for a worker (land or hash: each wakes the
              * loop as a job ends), another loop, stdin or a retry coming due. */
             http_loop_wait_fd(g->loop, wait_ms, g->stdin_wait ? STDIN_FILENO : -1);
+        g->source_later = false; /* stepped: the source may have its page now */
         land_reap(g);
         hash_reap(g);
         while ((done = g->done)) {

@@ -150,7 +150,11 @@ enum {
     XFER_NEXT_ONE = 1,              /* *out is set */
     XFER_NEXT_WAIT = 2,             /* nothing now; ask again after the next object is done
                                        (if nothing is in flight then, that is the end) */
+    XFER_NEXT_LATER = 3,            /* nothing yet (a listing's page is out on the store's loop):
+                                       ask again after the loop's next step, within XFER_LATER_MS;
+                                       never the end */
 };
+#define XFER_LATER_MS 10
 
 /* The source of work: one of XFER_NEXT_*. */
 typedef int (*xfer_next_fn)(void *ctx, struct xfer_obj **out);

@@ -1,6 +1,7 @@
 #include "t.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "plan/merge.h"
 #include "plan/xsort.h"
@@ -11,12 +12,18 @@ struct vec {
     const struct merge_entry *v;
     size_t n, i;
     size_t fail_at;     /* fail instead of yielding entry fail_at (0: never) */
+    unsigned later;     /* bits: before entry i (i < 32), answer MERGE_NEXT_LATER once */
+    unsigned latered;   /* the bits already answered */
 };
 
 static int vec_next(void *ctx, struct merge_entry *out, struct s3c_error *e)
 {
     struct vec *s = ctx;
 
+    if (s->i < 32 && (s->later >> s->i & 1) && !(s->latered >> s->i & 1)) {
+        s->latered |= 1u << s->i; /* a page not here yet: the next call has it */
+        return MERGE_NEXT_LATER;
+    }
     if (s->fail_at && s->i + 1 == s->fail_at)
         return s3c_fail(e, S3C_EHTTP, "listing page failed"), -1;
     if (s->i >= s->n)
@@ -48,6 +55,11 @@ static void run_merge(const struct merge_opts *o, struct vec *src, struct vec *d
         struct s3c_error e = S3C_ERROR_INIT;
         enum s3c_err rc = merge_next(&m, &a, &e);
 
+        if (!rc && a.act == MERGE_LATER) {
+            used += (size_t)snprintf(out + used, size - used, "later\n");
+            continue;
+        }
+
         if (rc) {
             used += (size_t)snprintf(out + used, size - used, "error: %s\n", e.msg);
             /* A failed merge stays failed. */
@@ -77,6 +89,8 @@ static void run_merge(const struct merge_opts *o, struct vec *src, struct vec *d
             CHECK(a.dst != NULL);
             used += (size_t)snprintf(out + used, size - used, "keep %s%s\n", a.dst->rel.p, why[a.why]);
             break;
+        case MERGE_LATER:
+            break; /* told above */
         }
     }
     merge_release(&m);
@@ -214,7 +228,7 @@ TEST(merge_every_decision)
     const struct merge_entry dst[] = { F("a", 1, 150), F("a.b", 9, 150), F("a/b", 4, 150), F("a/c", 1, 1),
                                        F("a0", 5, 101), F("zz", 1, 1) };
     struct merge_opts o = { MERGE_UPLOAD, false, false, true };
-    struct vec s = { src, N(src), 0, 0 }, d = { dst, N(dst), 0, 0 };
+    struct vec s = { src, N(src), 0, 0, 0, 0 }, d = { dst, N(dst), 0, 0, 0, 0 };
     char out[4096];
 
     run_merge(&o, &s, &d, out, sizeof(out));
@@ -229,13 +243,56 @@ TEST(merge_every_decision)
                    "end\n");
 }
 
+/* A side whose next entry is not here yet (a listing's page out on the engine's loop) makes
+ * the merge answer MERGE_LATER and decide nothing: the decisions, asked again, are the same,
+ * in the same order, whichever side was late and where (an entry held by the other side is
+ * neither lost nor decided twice). */
+TEST(merge_side_later_decides_the_same)
+{
+    const struct merge_entry src[] = { F("a", 1, 100), F("a-b", 2, 100), F("a.b", 3, 100), F("a/b", 4, 200),
+                                       F("a0", 5, 100), F("new", 6, 100) };
+    const struct merge_entry dst[] = { F("a", 1, 150), F("a.b", 9, 150), F("a/b", 4, 150), F("a/c", 1, 1),
+                                       F("a0", 5, 101), F("zz", 1, 1) };
+    static const unsigned lates[][2] = { { 1, 0 }, { 0, 1 }, { 0x3f, 0 }, { 0, 0x3f }, { 0x15, 0x2a }, { 0x7f, 0x7f } };
+    struct merge_opts o = { MERGE_UPLOAD, false, false, true };
+    char want[4096], out[4096];
+    size_t k;
+
+    {
+        struct vec s = { src, N(src), 0, 0, 0, 0 }, d = { dst, N(dst), 0, 0, 0, 0 };
+        run_merge(&o, &s, &d, want, sizeof(want));
+    }
+    for (k = 0; k < N(lates); k++) {
+        struct vec s = { src, N(src), 0, 0, lates[k][0], 0 }, d = { dst, N(dst), 0, 0, lates[k][1], 0 };
+        char *p, *q;
+        int n_later = 0;
+
+        run_merge(&o, &s, &d, out, sizeof(out));
+        /* Without its "later" lines, the same story. */
+        for (p = q = out; *p;) {
+            if (!strncmp(p, "later\n", 6)) {
+                p += 6;
+                n_later++;
+                continue;
+            }
+            *q++ = *p++;
+        }
+        *q = '\0';
+        CHECK_STR(out, want);
+        /* Every late answer was asked again (both sides late at once: one MERGE_LATER). */
+        CHECK(n_later >= 1);
+        CHECK_INT(s.latered, lates[k][0] & 0x7f);
+        CHECK_INT(d.latered, lates[k][1] & 0x7f);
+    }
+}
+
 /* A key list's names (no size, no time): copied when missing, else left alone. */
 TEST(merge_names_only)
 {
     const struct merge_entry src[] = { { MERGE_NAME, SV("a"), 0, 0, SV_NULL, 0 }, { MERGE_NAME, SV("b"), 0, 0, SV_NULL, 0 } };
     const struct merge_entry dst[] = { F("b", 7, 1), F("c", 1, 1) };
     struct merge_opts o = { MERGE_COPY, false, false, true };
-    struct vec s = { src, N(src), 0, 0 }, d = { dst, N(dst), 0, 0 };
+    struct vec s = { src, N(src), 0, 0, 0, 0 }, d = { dst, N(dst), 0, 0, 0, 0 };
     char out[4096];
 
     run_merge(&o, &s, &d, out, sizeof(out));
@@ -250,7 +307,7 @@ TEST(merge_without_delete_keeps)
     const struct merge_entry src[] = { F("b", 1, 1) };
     const struct merge_entry dst[] = { F("a", 1, 1), F("b", 1, 1), F("c", 1, 1) };
     struct merge_opts o = { MERGE_DOWNLOAD, false, false, false };
-    struct vec s = { src, N(src), 0, 0 }, d = { dst, N(dst), 0, 0 };
+    struct vec s = { src, N(src), 0, 0, 0, 0 }, d = { dst, N(dst), 0, 0, 0, 0 };
     char out[1024];
 
     run_merge(&o, &s, &d, out, sizeof(out));
@@ -261,17 +318,17 @@ TEST(merge_empty_sides)
 {
     const struct merge_entry one[] = { F("x", 1, 1), F("y", 1, 1) };
     struct merge_opts o = { MERGE_COPY, false, false, true };
-    struct vec s = { NULL, 0, 0, 0 }, d = { NULL, 0, 0, 0 };
+    struct vec s = { NULL, 0, 0, 0, 0, 0 }, d = { NULL, 0, 0, 0, 0, 0 };
     char out[1024];
 
     run_merge(&o, &s, &d, out, sizeof(out));
     CHECK_STR(out, "end\n");
-    s = (struct vec){ one, N(one), 0, 0 };
-    d = (struct vec){ NULL, 0, 0, 0 };
+    s = (struct vec){ one, N(one), 0, 0, 0, 0 };
+    d = (struct vec){ NULL, 0, 0, 0, 0, 0 };
     run_merge(&o, &s, &d, out, sizeof(out));
     CHECK_STR(out, "copy x new\ncopy y new\nend\n");
-    s = (struct vec){ NULL, 0, 0, 0 };
-    d = (struct vec){ one, N(one), 0, 0 };
+    s = (struct vec){ NULL, 0, 0, 0, 0, 0 };
+    d = (struct vec){ one, N(one), 0, 0, 0, 0 };
     run_merge(&o, &s, &d, out, sizeof(out));
     CHECK_STR(out, "delete x\ndelete y\nend\n");
 }
@@ -284,7 +341,7 @@ TEST(merge_unreadable_directory_protects_its_subtree)
     const struct merge_entry dst[] = { F("dir", 1, 1), F("dir-x", 1, 1), F("dir/", 0, 1), F("dir/a", 1, 1),
                                        F("dir/b/c", 1, 1), F("dir0", 1, 1), F("dirty", 1, 1) };
     struct merge_opts o = { MERGE_UPLOAD, false, false, true };
-    struct vec s = { src, N(src), 0, 0 }, d = { dst, N(dst), 0, 0 };
+    struct vec s = { src, N(src), 0, 0, 0, 0 }, d = { dst, N(dst), 0, 0, 0, 0 };
     char out[4096];
 
     run_merge(&o, &s, &d, out, sizeof(out));
@@ -305,7 +362,7 @@ TEST(merge_unreadable_file_protects_itself_only)
     const struct merge_entry src[] = { P("x") };
     const struct merge_entry dst[] = { F("x", 1, 1), F("x/y", 1, 1), F("xy", 1, 1) };
     struct merge_opts o = { MERGE_UPLOAD, false, false, true };
-    struct vec s = { src, N(src), 0, 0 }, d = { dst, N(dst), 0, 0 };
+    struct vec s = { src, N(src), 0, 0, 0, 0 }, d = { dst, N(dst), 0, 0, 0, 0 };
     char out[1024];
 
     run_merge(&o, &s, &d, out, sizeof(out));
@@ -317,7 +374,7 @@ TEST(merge_destination_protect_entries_count_as_absent)
     const struct merge_entry src[] = { F("d/a", 1, 1) };
     const struct merge_entry dst[] = { P("d/"), F("e", 1, 1) };
     struct merge_opts o = { MERGE_DOWNLOAD, false, false, true };
-    struct vec s = { src, N(src), 0, 0 }, d = { dst, N(dst), 0, 0 };
+    struct vec s = { src, N(src), 0, 0, 0, 0 }, d = { dst, N(dst), 0, 0, 0, 0 };
     char out[1024];
 
     run_merge(&o, &s, &d, out, sizeof(out));
@@ -331,7 +388,7 @@ TEST(merge_unicode_and_shell_hostile_names)
     const struct merge_entry dst[] = { F("a b", 1, 2), F("a+b", 1, 2), F("cafe", 1, 2),
                                        F("caf\xc3\xa9", 1, 2), F("\xe6\x97\xa5\xe6\x9c\xac", 1, 2) };
     struct merge_opts o = { MERGE_COPY, false, false, true };
-    struct vec s = { src, N(src), 0, 0 }, d = { dst, N(dst), 0, 0 };
+    struct vec s = { src, N(src), 0, 0, 0, 0 }, d = { dst, N(dst), 0, 0, 0, 0 };
     char out[4096];
 
     run_merge(&o, &s, &d, out, sizeof(out));
@@ -353,15 +410,15 @@ TEST(merge_refuses_unsorted_side_before_deleting)
     const struct merge_entry dst[] = { F("c", 1, 2), F("a", 1, 2) };
     const struct merge_entry dup[] = { F("a", 1, 1), F("a", 1, 1) };
     struct merge_opts o = { MERGE_UPLOAD, false, false, true };
-    struct vec s = { src, N(src), 0, 0 }, d = { dst, N(dst), 0, 0 };
+    struct vec s = { src, N(src), 0, 0, 0, 0 }, d = { dst, N(dst), 0, 0, 0, 0 };
     char out[1024];
 
     run_merge(&o, &s, &d, out, sizeof(out));
     CHECK_STR(out, "copy a new\nskip c\nerror: the destination listing is not in key order (\"a\" after \"c\")\n");
     CHECK(!strstr(out, "delete"));
     /* Duplicates are out of order too. */
-    s = (struct vec){ dup, N(dup), 0, 0 };
-    d = (struct vec){ NULL, 0, 0, 0 };
+    s = (struct vec){ dup, N(dup), 0, 0, 0, 0 };
+    d = (struct vec){ NULL, 0, 0, 0, 0, 0 };
     run_merge(&o, &s, &d, out, sizeof(out));
     CHECK_STR(out, "copy a new\nerror: the source listing is not in key order (\"a\" after \"a\")\n");
 }
@@ -371,7 +428,7 @@ TEST(merge_side_failure_ends_merge)
     const struct merge_entry src[] = { F("a", 1, 1), F("b", 1, 1) };
     const struct merge_entry dst[] = { F("a", 1, 2), F("b", 1, 2), F("c", 1, 2) };
     struct merge_opts o = { MERGE_UPLOAD, false, false, true };
-    struct vec s = { src, N(src), 0, 0 }, d = { dst, N(dst), 0, 2 };
+    struct vec s = { src, N(src), 0, 0, 0, 0 }, d = { dst, N(dst), 0, 2, 0, 0 };
     char out[1024];
 
     /* The destination's second page fails: no delete may follow, whatever the source holds. */
@@ -463,7 +520,7 @@ TEST(xsort_feeds_merge)
     const struct merge_entry src[] = { F("a", 1, 5), F("b/c", 2, 5), F("d", 3, 5) };
     const struct merge_entry dst[] = { F("z", 1, 1), F("d", 3, 9), F("a", 1, 9), F("b-c", 1, 1) };
     struct merge_opts o = { MERGE_UPLOAD, false, false, true };
-    struct vec s = { src, N(src), 0, 0 }, d = { dst, N(dst), 0, 0 };
+    struct vec s = { src, N(src), 0, 0, 0, 0 }, d = { dst, N(dst), 0, 0, 0, 0 };
     struct s3c_error e = S3C_ERROR_INIT;
     struct xsort *x = xsort_new(40, NULL, &e);
     struct merge m;
@@ -485,7 +542,7 @@ TEST(xsort_feeds_merge)
 TEST(xsort_add_all_passes_failure)
 {
     const struct merge_entry dst[] = { F("a", 1, 1), F("b", 1, 1) };
-    struct vec d = { dst, N(dst), 0, 2 };
+    struct vec d = { dst, N(dst), 0, 2, 0, 0 };
     struct s3c_error e = S3C_ERROR_INIT;
     struct xsort *x = xsort_new(0, NULL, &e);
 
