@@ -163,8 +163,8 @@ static enum s3c_err arg_open(struct rm *r)
     return rc;
 }
 
-/* The next object of the open argument: 1 with *out, 0 when it has no more,
- * XFER_NEXT_LATER while its listing's page is out (the job's later_ok). */
+/* The next object of the open argument: XFER_NEXT_ONE with *out, XFER_NEXT_END when it
+ * has no more, XFER_NEXT_LATER while its listing's page is out (the job's later_ok). */
 static int arg_next(struct rm *r, struct xfer_obj **out)
 {
     const struct objsrc_entry *en;
@@ -182,7 +182,7 @@ static int arg_next(struct rm *r, struct xfer_obj **out)
                                                          : NULL;
         *out = obj_make(r, en->key, vid);
         if (*out)
-            return 1;
+            return XFER_NEXT_ONE;
         s3c_fail(&e, S3C_ENOMEM, "out of memory");
         got = OBJSRC_FAILED;
     }
@@ -193,7 +193,7 @@ static int arg_next(struct rm *r, struct xfer_obj **out)
         s3c_fail(&e, S3C_ENOMATCH, "no object matches %s", r->args[r->cur]);
         arg_failed(r, &e);
     }
-    return 0;
+    return XFER_NEXT_END;
 }
 
 static int rm_next(struct job *j, struct xfer_obj **out)
@@ -207,8 +207,8 @@ static int rm_next(struct job *j, struct xfer_obj **out)
             continue;
         }
         got = arg_next(r, out);
-        if (got)
-            return got == 1 ? XFER_NEXT_ONE : got;
+        if (got != XFER_NEXT_END)
+            return got;
         arg_close(r);
         r->cur++;
     }

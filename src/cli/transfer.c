@@ -655,7 +655,6 @@ static enum s3c_err setup_ends(struct transfer *t, int n_pos, const char **pos, 
 static int job_next(struct job *j, struct xfer_obj **out)
 {
     struct transfer *t = (struct transfer *)j;
-
     int got = 0;
 
     t->src.later = j->later_ok;
