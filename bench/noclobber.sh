@@ -5,7 +5,8 @@
 # ("new") and over the same tree again ("exist": without -n every file is
 # written again, with -n every PutObject gets its 412), and the same S3 to S3.
 # Per run: wall, user and sys CPU of s3c (GNU time) and the HeadObject,
-# PutObject and CopyObject requests s3emu served; then the medians per cell.
+# PutObject, CopyObject and ListObjectsV2 requests s3emu served; then the
+# medians per cell.
 #
 #   bench/noclobber.sh                          (2,000 x 8 KiB, 20 ms, 3 reps)
 #   N_FILES=500 LATENCY=0 REPS=5 bench/noclobber.sh
@@ -25,7 +26,7 @@ if ! "$S3C" mb s3://nc-src >/dev/null || ! "$S3C" cp -r --only-show-errors "$T/s
     exit 1
 fi
 
-ops() { curl -s "$URL/_s3emu/stats" | jq -r "[.ops.HeadObject // 0, .ops.PutObject // 0, .ops.CopyObject // 0] | @csv"; }
+ops() { curl -s "$URL/_s3emu/stats" | jq -r "[.ops.HeadObject // 0, .ops.PutObject // 0, .ops.CopyObject // 0, .ops.ListObjectsV2 // 0] | @csv"; }
 
 # run KIND FLAG DST REP: one timed cp -r (KIND up or copy), one CSV line per its two cells.
 run() {
@@ -42,7 +43,7 @@ run() {
 }
 
 echo "# s3c $("$S3C" version | head -1), $(nproc) cores, load $(cut -d' ' -f1 /proc/loadavg), $N_FILES x $SIZE B, ${LATENCY} ms, $(date -u '+%F %T') UTC"
-echo "kind,cell,flag,rep,wall_s,user_s,sys_s,heads,puts,copies"
+echo "kind,cell,flag,rep,wall_s,user_s,sys_s,heads,puts,copies,lists"
 for rep in $(seq 1 "$REPS"); do
     for kind in up copy; do
         run "$kind" "" "nc-$kind-plain-$rep" "$rep"
@@ -55,12 +56,12 @@ import csv, statistics, sys
 cells = {}
 for r in csv.reader(open(sys.argv[1])):
     if r and r[0] in ("up", "copy"):
-        cells.setdefault((r[0], r[1], r[2]), []).append((float(r[4]), float(r[5]) + float(r[6]), r[7], r[8], r[9]))
+        cells.setdefault((r[0], r[1], r[2]), []).append((float(r[4]), float(r[5]) + float(r[6]), r[7], r[8], r[9], r[10]))
 print()
-print("| kind | destination | flag | wall s median (all) | CPU s median | HEAD / PUT / COPY (last run) |")
+print("| kind | destination | flag | wall s median (all) | CPU s median | HEAD / PUT / COPY / LIST (last run) |")
 print("|---|---|---|---|---|---|")
 for k in sorted(cells):
     v = cells[k]
-    print("| %s | %s | %s | %.2f (%s) | %.2f | %s / %s / %s |" % (k + (statistics.median(x[0] for x in v),
+    print("| %s | %s | %s | %.2f (%s) | %.2f | %s / %s / %s / %s |" % (k + (statistics.median(x[0] for x in v),
           " ".join("%.2f" % x[0] for x in v), statistics.median(x[1] for x in v)) + v[-1][2:]))
 PY

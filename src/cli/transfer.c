@@ -16,6 +16,7 @@
 #include "cli/objsrc.h"
 #include "cli/output.h"
 #include "fs/path.h"
+#include "plan/dstlist.h"
 #include "plan/filter.h"
 #include "plan/wild.h"
 #include "s3/uri.h"
@@ -54,6 +55,9 @@ struct transfer {
     struct buf metag;               /* a manifest key's ETag, from its HEAD */
     struct filter filter;           /* --exclude / --include */
     char *filter_root;
+    struct dstlist dstl;            /* the destination's listing, for the checks (skip_by_destination) */
+    bool dst_listed;                /* dstl is set up */
+    struct xfer_obj *held;          /* the object whose check waits for the destination's listing */
     struct pending_del *dels;       /* mv: sources to delete, not yet yielded */
     uint64_t inflight;              /* objects yielded, not yet done */
     bool source_done;
@@ -273,15 +277,20 @@ static void skip_with_error(struct transfer *t, const char *src_shown, const cha
 
 /*
  * --no-clobber, --if-size-differ, --if-source-newer (s5cmd's semantics): say
- * whether to skip 'o' by its destination (xfer_dst_skip). A local one is
- * stat()ed here; an S3 one the engine looks at, a HEAD in flight beside the
- * other requests (xfer_obj.dst_check; or, for a PutObject under -n, none but
- * its If-None-Match: *), except in a dry run, which sends nothing else and
- * so HEADs it here. A source known by name alone (a key list's) is looked at
- * first by the engine too, and then its destination, local or not (check.c).
- * A destination that does not exist never causes a skip.
+ * whether to skip 'o' by its destination (xfer_dst_skip): 1 to skip, 0 to
+ * go on, XFER_NEXT_LATER when the destination's listing has not come this
+ * far yet (ask again with the same object). A local one is stat()ed here.
+ * An S3 one, when the source is a listing or a walk, is looked for in one
+ * listing of the destination read beside it (plan/dstlist.h), which stands
+ * in for a HEAD each while it is the cheaper. Otherwise the engine looks at
+ * it, a HEAD in flight beside the other requests (xfer_obj.dst_check; or,
+ * for a PutObject under -n, none but its If-None-Match: *), except in a dry
+ * run, which sends nothing else and so HEADs it here. A source known by
+ * name alone (a key list's) is looked at first by the engine too, and then
+ * its destination, local or not (check.c). A destination that does not
+ * exist never causes a skip.
  */
-static bool skip_by_destination(struct transfer *t, struct xfer_obj *o)
+static int skip_by_destination(struct transfer *t, struct xfer_obj *o)
 {
     uint64_t dsize = 0;
     int64_t dmtime = 0;
@@ -290,14 +299,27 @@ static bool skip_by_destination(struct transfer *t, struct xfer_obj *o)
     o->dst_check = (t->no_clobber ? XFER_CHECK_EXISTS : 0) | (t->if_size_differ ? XFER_CHECK_SIZE : 0) |
                    (t->if_source_newer ? XFER_CHECK_NEWER : 0);
     if (!o->dst_check || !strcmp(o->dst, "-"))
-        return false;
-    if ((t->dst_s3 || o->src_head) && !t->base.dryrun)
-        return false; /* the engine's (check.c) */
-    if (!t->dst_s3) {
+        return 0;
+    if (!t->dst_s3 && (!o->src_head || t->base.dryrun)) {
         skip = xfer_dst_skip_local(o);
         o->dst_check = 0; /* looked at: the engine need not */
         return skip;
     }
+    if (t->dst_listed && !o->src_head) {
+        switch (dstlist_find(&t->dstl, o->dst, t->src.later, &dsize, &dmtime)) {
+        case DSTLIST_LATER:
+            return XFER_NEXT_LATER;
+        case DSTLIST_THERE:
+            exists = true;
+            /* fall through */
+        case DSTLIST_ABSENT:
+            goto looked;
+        case DSTLIST_ASK:
+            break;
+        }
+    }
+    if (!t->base.dryrun)
+        return 0; /* the engine's (check.c) */
     {
         struct http_xfer x;
         struct s3c_error e = S3C_ERROR_INIT;
@@ -313,6 +335,7 @@ static bool skip_by_destination(struct transfer *t, struct xfer_obj *o)
         }
         http_xfer_release(&x);
     }
+looked:
     skip = xfer_dst_skip(o, exists, dsize, dmtime);
     o->dst_check = 0; /* looked at: the engine need not */
     return skip;
@@ -442,38 +465,51 @@ static int next_from_source(struct transfer *t, struct xfer_obj **out)
 
 static int next_obj_raw(struct transfer *t, struct xfer_obj **out);
 
+/* The next object to start: 1 with *out, 0 at the end, XFER_NEXT_LATER while a listing (the source's
+ * or the destination's) has not come this far. */
 static int next_obj(void *ctx, struct xfer_obj **out)
 {
     struct transfer *t = ctx;
-    int got;
 
-    while ((got = next_obj_raw(t, out)) == 1) {
-        struct xfer_obj *o = *out;
+    for (;;) {
+        struct xfer_obj *o = t->held;
+        int got, skip;
 
-        /* An object onto itself: mv would delete it; cp that changes nothing is a
-         * no-op S3 refuses. cp that changes its metadata, class or encryption is
-         * how S3 changes them in place, as with the AWS CLI. */
-        if (o->op == XFER_COPY && !strcmp(o->src_bucket, o->dst_bucket) && !strcmp(o->src, o->dst) &&
-            (t->mv || !xfer_copy_changes(&t->oo))) {
-            struct s3c_error e = S3C_ERROR_INIT;
-            struct shown *sh = o->user;
-            s3c_fail(&e, S3C_EPARSE, "source and destination are the same object%s",
-                     !t->mv ? " (give --storage-class, --sse or --metadata-directive REPLACE to change it "
-                              "in place)" : "");
-            skip_with_error(t, sh->src, sh->dst, &e);
-            shown_free(sh);
-            o->user = NULL;
-            xfer_obj_free(o);
-            continue;
+        t->held = NULL;
+        if (!o) {
+            if ((got = next_obj_raw(t, &o)) != 1)
+                return got;
+            /* An object onto itself: mv would delete it; cp that changes nothing is a
+             * no-op S3 refuses. cp that changes its metadata, class or encryption is
+             * how S3 changes them in place, as with the AWS CLI. */
+            if (o->op == XFER_COPY && !strcmp(o->src_bucket, o->dst_bucket) && !strcmp(o->src, o->dst) &&
+                (t->mv || !xfer_copy_changes(&t->oo))) {
+                struct s3c_error e = S3C_ERROR_INIT;
+                struct shown *sh = o->user;
+                s3c_fail(&e, S3C_EPARSE, "source and destination are the same object%s",
+                         !t->mv ? " (give --storage-class, --sse or --metadata-directive REPLACE to change it "
+                                  "in place)" : "");
+                skip_with_error(t, sh->src, sh->dst, &e);
+                shown_free(sh);
+                o->user = NULL;
+                xfer_obj_free(o);
+                continue;
+            }
         }
-        if (!skip_by_destination(t, *out))
+        skip = skip_by_destination(t, o);
+        if (skip == XFER_NEXT_LATER) {
+            t->held = o; /* asked again with the same object */
+            return XFER_NEXT_LATER;
+        }
+        if (!skip) {
+            *out = o;
             return 1;
+        }
         job_skip(&t->base);
-        shown_free((*out)->user);
-        (*out)->user = NULL;
-        xfer_obj_free(*out);
+        shown_free(o->user);
+        o->user = NULL;
+        xfer_obj_free(o);
     }
-    return got;
 }
 
 static int next_obj_raw(struct transfer *t, struct xfer_obj **out)
@@ -669,6 +705,25 @@ static int job_next(struct job *j, struct xfer_obj **out)
     return t->mv && t->src_s3 && t->inflight ? XFER_NEXT_WAIT : XFER_NEXT_END;
 }
 
+/* A listing or a walk to S3 under a check of the destination: one listing of the destination's
+ * prefix answers for the objects in key order (plan/dstlist.h), not a HEAD each. Not for
+ * --flatten (its names leave key order). */
+static void dst_listing_setup(struct transfer *t)
+{
+    struct buf prefix = BUF_INIT(65536);
+    size_t kl;
+
+    if (!t->dst_s3 || t->flatten || !(t->no_clobber || t->if_size_differ || t->if_source_newer) ||
+        (t->src.kind != OBJSRC_LIST && t->src.kind != OBJSRC_WALK))
+        return;
+    kl = strlen(t->du.key);
+    if (!buf_adds(&prefix, t->du.key) && (!kl || t->du.key[kl - 1] == '/' || !buf_addc(&prefix, '/'))) {
+        dstlist_init(&t->dstl, t->s3, t->du.bucket, buf_cstr(&prefix));
+        t->dst_listed = true;
+    }
+    buf_release(&prefix);
+}
+
 /* Pick the source of objects: one object, an S3 listing or a local walk. Errors are reported here. */
 static enum s3c_err job_start(struct job *j)
 {
@@ -728,8 +783,10 @@ static enum s3c_err job_start(struct job *j)
         }
         return t->src.kind == OBJSRC_MANIFEST ? e.code : rc;
     }
-    if (t->src.kind != OBJSRC_ONE)
+    if (t->src.kind != OBJSRC_ONE) {
+        dst_listing_setup(t);
         return S3C_OK;
+    }
     rc = setup_one(t, &e);
     if (rc == S3C_EUSAGE) {
         out_usage_error(&e);
@@ -778,6 +835,12 @@ static void job_free(struct job *j)
         shown_free(t->one->user);
         xfer_obj_free(t->one);
     }
+    if (t->held) {
+        shown_free(t->held->user);
+        xfer_obj_free(t->held);
+    }
+    if (t->dst_listed)
+        dstlist_release(&t->dstl);
     objsrc_close(&t->src);
     filter_release(&t->filter);
     free(t->filter_root);

@@ -682,6 +682,11 @@ int lister_next(struct lister *l, const struct s3_object **out, struct s3c_error
     }
 }
 
+void lister_stop(struct lister *l)
+{
+    l->closing = true;
+}
+
 void lister_close(struct lister *l)
 {
     if (l->s3) {

@@ -101,6 +101,10 @@ enum s3c_err lister_open(struct lister *l, struct store_s3 *s3, const char *buck
  */
 int lister_next(struct lister *l, const struct s3_object **out, struct s3c_error *e);
 
+/* Send nothing more: no page is asked for from now on, and those out are dropped as they come
+ * (never waits; lister_next must not be called again). lister_close still frees it. */
+void lister_stop(struct lister *l);
+
 /* Stop: waits for the requests in flight (steps the store's loop), frees all. */
 void lister_close(struct lister *l);
 

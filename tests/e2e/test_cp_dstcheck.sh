@@ -1,7 +1,9 @@
 # tests/e2e/test_cp_dstcheck.sh — issue 24 item 1: cp/mv -n, --if-size-differ and
-# --if-source-newer learn about S3 destinations in flight (a HEAD per object
-# as an ordinary engine request), and uploads under -n by If-None-Match: *
-# alone; what is skipped, what goes and what is printed stay as they were.
+# --if-source-newer learn about S3 destinations from one listing of the
+# destination read beside a listed or walked source (plan/dstlist.h), or, where
+# that would cost more, in flight (a HEAD per object as an ordinary engine
+# request); a single upload under -n by If-None-Match: * alone; what is
+# skipped, what goes and what is printed stay as they were.
 # shellcheck shell=bash
 
 # _dc_emu_ops OP: how many OP requests s3emu has answered since its start (0 elsewhere).
@@ -26,9 +28,10 @@ _dc_text() {
 _dc_sorted() { LC_ALL=C sort <<<"$1"; }
 
 # Twenty files, five already there: -n uploads the fifteen others and sends no
-# HEAD at all (If-None-Match: * is the check; a 412 is a silent skip).
+# HEAD at all: one listing of the destination finds the five. One file alone
+# sends no HEAD either (If-None-Match: * is the check; a 412 is a silent skip).
 test_cp_n_upload_sends_no_head() {
-    local b i heads puts want=""
+    local b i heads puts lists want=""
     t_new_bucket b
     mkdir tree
     for i in $(seq 1 20); do printf 'new %s' "$i" > "tree/f$i"; done
@@ -38,18 +41,22 @@ test_cp_n_upload_sends_no_head() {
     done
     heads=$(_dc_emu_ops HeadObject)
     puts=$(_dc_emu_ops PutObject)
+    lists=$(_dc_emu_ops ListObjectsV2)
     assert_ok s3c cp -r -n tree "s3://$b/p/"
     assert_eq "$(_dc_sorted "${want%$'\n'}")" "$(_dc_sorted "$T_OUT")" "stdout"
     assert_eq "" "$T_ERR" "stderr"
     _dc_assert_ops HeadObject "$heads" 0
-    _dc_assert_ops PutObject "$puts" 20
+    _dc_assert_ops PutObject "$puts" 15
+    _dc_assert_ops ListObjectsV2 "$lists" 1
     for i in 1 5 9 13 17; do _dc_text "$b" "p/f$i" "old $i"; done
     for i in 2 20; do _dc_text "$b" "p/f$i" "new $i"; done
-    # One file, the same: skipped, silently, exit 0, no HEAD.
+    # One file, the same: skipped, silently, exit 0, no HEAD: its PutObject's 412 is the skip.
     heads=$(_dc_emu_ops HeadObject)
+    puts=$(_dc_emu_ops PutObject)
     assert_ok s3c cp -n tree/f2 "s3://$b/p/f2"
     assert_eq "" "$T_OUT" "stdout of a skipped upload"
     _dc_assert_ops HeadObject "$heads" 0
+    _dc_assert_ops PutObject "$puts" 1
     # mv -n: the skipped file stays where it is, the others move.
     printf 'moved' > tree/new1
     assert_ok s3c mv -n tree/f1 "s3://$b/p/f1"
@@ -78,42 +85,109 @@ test_cp_n_multipart_upload_heads_first() {
     [ "$(t_mpu_count "$b")" = 0 ] || t_fail "a multipart upload was left behind"
 }
 
-# S3 to S3 under -n: one HEAD per object, sent together (every check goes out
-# before the second answer is taken), the existing ones skipped, the rest copied.
-test_cp_n_copy_checks_in_flight() {
-    local src dst i heads copies want="" checks first_answer
+# S3 to S3 under -n: one listing of the destination beside the source's, no
+# HEAD; the existing ones skipped, the rest copied.
+test_cp_n_copy_reads_the_destination_listing() {
+    local src dst i heads copies lists want=""
     t_new_bucket src
     t_new_bucket dst
-    for i in $(seq 1 30); do t_put_text "$src" "s/k$i" "src $i"; done
-    for i in 3 6 9 12 15 18 21 24 27 30; do t_put_text "$dst" "d/k$i" "old $i"; done
+    mkdir s d
+    for i in $(seq 1 30); do printf 'src %s' "$i" > "s/k$i"; done
+    for i in 3 6 9 12 15 18 21 24 27 30; do printf 'old %s' "$i" > "d/k$i"; done
+    t_seed_tree "$src" s s/
+    t_seed_tree "$dst" d d/
     for i in $(seq 1 30); do
         [ $((i % 3)) = 0 ] || want+="copy: s3://$src/s/k$i to s3://$dst/d/k$i"$'\n'
     done
     heads=$(_dc_emu_ops HeadObject)
     copies=$(_dc_emu_ops CopyObject)
+    lists=$(_dc_emu_ops ListObjectsV2)
     assert_ok s3c --debug cp -r -n "s3://$src/s/" "s3://$dst/d/"
-    cp "$T_DIR/.err" debug.log
     assert_eq "$(_dc_sorted "${want%$'\n'}")" "$(_dc_sorted "$T_OUT")" "stdout"
-    _dc_assert_ops HeadObject "$heads" 30
+    _dc_assert_ops HeadObject "$heads" 0
     _dc_assert_ops CopyObject "$copies" 20
+    _dc_assert_ops ListObjectsV2 "$lists" 2
+    grep -q "destination listing s3://$dst/d/: 30 keys answered by 1 list requests" "$T_DIR/.err" ||
+        t_fail "the destination's listing did not answer for the 30 keys: $(grep 'destination listing' "$T_DIR/.err")"
     for i in 3 30; do _dc_text "$dst" "d/k$i" "old $i"; done
     for i in 1 29; do _dc_text "$dst" "d/k$i" "src $i"; done
-    # In flight: the first check goes alone (the engine learns where the bucket is
-    # first), the 29 others all before any of those is answered.
-    checks=$(grep -n 'phase NEW -> CHECK' debug.log | cut -d: -f1 | tail -n 1)
-    first_answer=$(grep -n 'phase CHECK -> ' debug.log | cut -d: -f1 | sed -n 2p)
-    assert_eq 30 "$(grep -c 'phase NEW -> CHECK' debug.log)" "objects whose destination was checked"
-    [ -n "$first_answer" ] && [ "$checks" -lt "$first_answer" ] ||
-        t_fail "a check was sent after another was answered (one by one, not in flight)"
     # mv -n: skipped sources stay; moved ones go.
     assert_ok s3c mv -r -n "s3://$src/s/" "s3://$dst/d/"
     assert_eq "" "$T_OUT" "stdout: every destination exists now"
     assert_eq 30 "$(t_list_keys "$src" | grep -c .)" "source keys kept by mv -n"
 }
 
+# A destination prefix far larger than the source (30,000 keys listed before
+# the 30 copied): the listing stops within its allowance and each object is
+# HEADed instead, in flight (every check goes out before the second answer is
+# taken). s3emu alone makes 30,000 keys quickly.
+test_cp_n_copy_heads_in_flight_past_a_large_prefix() {
+    local src dst i heads copies lists want="" checks first_answer
+    t_store_is s3emu || { t_skip "s3emu's populate makes the large prefix"; return; }
+    t_new_bucket src
+    t_new_bucket dst
+    mkdir s d
+    for i in $(seq 1 30); do printf 'src %s' "$i" > "s/k$i"; done
+    for i in 3 6 9 12 15 18 21 24 27 30; do printf 'old %s' "$i" > "d/k$i"; done
+    t_seed_tree "$src" s s/
+    curl -sSf -X POST "$S3C_TEST_ENDPOINT/_s3emu/populate?bucket=$dst&count=30000&prefix=d/&size=1" >/dev/null ||
+        t_fail "populate s3://$dst/d/"
+    t_seed_tree "$dst" d d/
+    for i in $(seq 1 30); do
+        [ $((i % 3)) = 0 ] || want+="copy: s3://$src/s/k$i to s3://$dst/d/k$i"$'\n'
+    done
+    heads=$(_dc_emu_ops HeadObject)
+    copies=$(_dc_emu_ops CopyObject)
+    lists=$(_dc_emu_ops ListObjectsV2)
+    assert_ok s3c --debug cp -r -n "s3://$src/s/" "s3://$dst/d/"
+    cp "$T_DIR/.err" debug.log
+    assert_eq "$(_dc_sorted "${want%$'\n'}")" "$(_dc_sorted "$T_OUT")" "stdout"
+    _dc_assert_ops HeadObject "$heads" 30
+    _dc_assert_ops CopyObject "$copies" 20
+    # Listing it all takes 30 pages at least: it stopped well before (the keys asked, 1, plus 16,
+    # plus what went out at once; a hedged page may add one or two).
+    i=$(sed -n "s|.*list s3://$dst/d/: \([0-9]*\) requests.*|\1|p" debug.log)
+    [ -n "$i" ] && [ "$i" -lt 30 ] ||
+        t_fail "the destination's listing went on past its allowance: $(grep 'list s3://' debug.log)"
+    i=$(($(_dc_emu_ops ListObjectsV2) - lists))
+    [ "$i" -lt 30 ] || t_fail "s3emu answered $i list requests"
+    grep -q "destination listing s3://$dst/d/: off after 1 keys, .*: the prefix holds far more keys than are asked" \
+        debug.log || t_fail "no word of the listing stopping: $(grep 'destination listing' debug.log)"
+    for i in 3 30; do _dc_text "$dst" "d/k$i" "old $i"; done
+    for i in 1 29; do _dc_text "$dst" "d/k$i" "src $i"; done
+    checks=$(grep -n 'phase NEW -> CHECK' debug.log | cut -d: -f1 | tail -n 1)
+    first_answer=$(grep -n 'phase CHECK -> ' debug.log | cut -d: -f1 | sed -n 2p)
+    assert_eq 30 "$(grep -c 'phase NEW -> CHECK' debug.log)" "objects whose destination was checked"
+    [ -n "$first_answer" ] && [ "$checks" -lt "$first_answer" ] ||
+        t_fail "a check was sent after another was answered (one by one, not in flight)"
+    s3c rm -r --quiet "s3://$dst/" # the teardown's listing in shell would take seconds
+}
+
+# The listing is merged in S3's order, and a walk yields names in that order
+# too ("a-b" < "a.b" < "a/b" < "a/c/d" < "a0" < "b"): the keys there are
+# found, whatever their place, and the others written.
+test_cp_n_destination_listing_in_s3_order() {
+    local b heads want
+    t_new_bucket b
+    mkdir -p tree/a/c
+    for f in a-b a.b a/b a/c/d a0 b; do printf 'new %s' "$f" > "tree/$f"; done
+    for f in a.b a/c/d b; do t_put_text "$b" "p/$f" "old $f"; done
+    heads=$(_dc_emu_ops HeadObject)
+    assert_ok s3c --debug cp -r -n tree "s3://$b/p"
+    want="upload: tree/a-b to s3://$b/p/a-b
+upload: tree/a/b to s3://$b/p/a/b
+upload: tree/a0 to s3://$b/p/a0"
+    assert_eq "$want" "$(_dc_sorted "$T_OUT")" "stdout"
+    _dc_assert_ops HeadObject "$heads" 0
+    grep -q "destination listing s3://$b/p/: 6 keys answered" "$T_DIR/.err" ||
+        t_fail "the listing did not answer for all six: $(grep 'destination listing' "$T_DIR/.err")"
+    for f in a.b a/c/d b; do _dc_text "$b" "p/$f" "old $f"; done
+    for f in a-b a/b a0; do _dc_text "$b" "p/$f" "new $f"; done
+}
+
 # --if-size-differ and --if-source-newer, to S3, from files and from S3: an
 # existing destination is skipped unless its size differs / it is older; a
-# missing one is written. One HEAD per object, from the engine.
+# missing one is written. No HEAD: the destination's listing says.
 test_cp_if_size_differ_and_if_source_newer_to_s3() {
     local b src heads
     t_new_bucket b
@@ -126,7 +200,7 @@ test_cp_if_size_differ_and_if_source_newer_to_s3() {
     assert_ok s3c cp -r --if-size-differ up "s3://$b/u/"
     assert_eq "$(_dc_sorted "upload: up/longer to s3://$b/u/longer
 upload: up/missing to s3://$b/u/missing")" "$(_dc_sorted "$T_OUT")" "stdout"
-    _dc_assert_ops HeadObject "$heads" 3
+    _dc_assert_ops HeadObject "$heads" 0
     _dc_text "$b" u/same "yy"
     _dc_text "$b" u/longer "xxx"
 
@@ -147,7 +221,7 @@ upload: up/missing to s3://$b/u/missing")" "$(_dc_sorted "$T_OUT")" "stdout"
     heads=$(_dc_emu_ops HeadObject)
     assert_ok s3c cp -r --if-size-differ "s3://$src/" "s3://$b/c/"
     assert_eq "copy: s3://$src/longer to s3://$b/c/longer" "$T_OUT"
-    _dc_assert_ops HeadObject "$heads" 2
+    _dc_assert_ops HeadObject "$heads" 0
     _dc_text "$b" c/same "cd"
     _dc_text "$b" c/longer "abc"
     # S3 to S3, by time: n/a is newer than its source, n/b older; n/c missing.
