@@ -11,6 +11,7 @@
 #include "cli/args.h"
 #include "cli/cmd.h"
 #include "cli/output.h"
+#include "plan/wild.h"
 #include "s3/uri.h"
 
 /* Response header -> JSON field, string-valued unless noted. */
@@ -146,6 +147,8 @@ enum s3c_err cmd_head(struct cli_ctx *c, int argc, char **argv)
         rc = s3c_fail(&e, S3C_EUSAGE, "head: expected one argument, s3://BUCKET[/KEY]");
     if (!rc)
         rc = s3_uri_parse(pos[0], &u, &e);
+    if (!rc && !wild_has(u.key))
+        wild_unescape(u.key); /* "\\*" is a star, as in every verb */
     if (!rc && !u.bucket[0])
         rc = s3c_fail(&e, S3C_EUSAGE, "head: \"%s\" names no bucket", pos[0]);
     if (rc) {

@@ -25,6 +25,7 @@
 #include "cli/cmd.h"
 #include "cli/output.h"
 #include "s3/endpoint.h"
+#include "plan/wild.h"
 #include "s3/uri.h"
 #include "store/store_s3.h"
 
@@ -96,6 +97,8 @@ enum s3c_err cmd_presign(struct cli_ctx *c, int argc, char **argv)
         rc = parse_expires(expires, &expires_s, &e);
     if (!rc)
         rc = s3_uri_parse(pos[0], &u, &e);
+    if (!rc && !wild_has(u.key))
+        wild_unescape(u.key); /* "\\*" is a star, as in every verb */
     if (!rc && (!u.bucket[0] || !u.key[0]))
         rc = s3c_fail(&e, S3C_EUSAGE, "presign: \"%s\" names no object (expected s3://BUCKET/KEY)", pos[0]);
     if (rc) {

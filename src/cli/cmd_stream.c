@@ -107,6 +107,9 @@ enum s3c_err cmd_cat(struct cli_ctx *c, int argc, char **argv)
         out_usage_error(&e);
         return rc;
     }
+    /* cp takes it --raw: the key it means, "\\*" a star, in place in argv (it only shortens). */
+    if (!raw)
+        wild_unescape((char *)pos[0]);
     /* "-" last: after a "--" in argv it is still a positional argument. */
     return run_as_cp(c, "cat", argc, argv, "--raw", "-");
 }

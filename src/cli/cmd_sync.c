@@ -44,6 +44,7 @@
 #include "fs/path.h"
 #include "plan/filter.h"
 #include "plan/merge.h"
+#include "plan/wild.h"
 #include "plan/xsort.h"
 #include "s3/uri.h"
 
@@ -61,6 +62,11 @@ struct side {
     char *root;                 /* S3: the listing prefix ("" or ending in '/'); local: the directory */
     char *shown_root;           /* what result lines put before a rel: "s3://b/p/", "dir/" or "" */
     char *filter_root;          /* the AWS CLI's filter root for this end */
+    const char *pattern;        /* the source: its wildcard (s5cmd's "s3://b/p/STAR.gz", "dir/STAR.txt"),
+                                   whole as given; NULL when it names a prefix or a directory */
+    char *lit;                  /* a local source without a wildcard, its escapes removed */
+    const char *match_rel;      /* the destination, when the source is a wildcard: the pattern's part
+                                   after its literal directory, which the destination's rels must match */
     struct objsrc src;          /* its entries: a walk, a listing, a manifest, or none (a new local destination) */
     struct xsort *sorted;       /* not NULL: the merge reads this instead */
 };
@@ -75,7 +81,7 @@ struct shown {
 struct sync {
     struct job base;            /* verb "sync"; counts; knobs */
     /* Flags. */
-    bool size_only, exact_timestamps, delete, follow_symlinks, no_follow_symlinks;
+    bool size_only, exact_timestamps, delete, follow_symlinks, no_follow_symlinks, raw;
     const char *from_manifest;
     struct job_knob_args knob_args;
     struct objopts_args oa;
@@ -299,7 +305,9 @@ static enum s3c_err side_open(struct sync *s, struct side *sd, struct s3c_error 
     so.count_op = (int)s->op;
     so.arg = sd->arg;
     so.recursive = true;
-    so.raw = true;
+    so.raw = !sd->is_src || s->raw; /* the source's wildcards and escapes; a destination is literal */
+    so.match_rel = sd->match_rel;
+    so.match_rel_path = sd->match_rel && !s->src.s3;
     so.from_manifest = sd->s3 && sd->is_src ? s->from_manifest : NULL;
     so.filter = &s->filter;
     so.filter_root = sd->filter_root;
@@ -344,11 +352,28 @@ static enum s3c_err side_setup(struct sync *s, struct side *sd, const char *arg,
     sd->is_src = is_src;
     sd->arg = arg;
     sd->s3 = s3_uri_is(arg);
+    if (is_src && !s->raw && !s->from_manifest && wild_has(sd->s3 ? s->su.key : arg))
+        sd->pattern = sd->s3 ? s->su.key : arg;
+    if (sd->pattern) {
+        /* The literal directory before the wildcard is the root: rels are named under it, as
+         * s5cmd names them (wild_relative), and the destination's rels must match the rest. */
+        if (wild_prefix_dir(sd->pattern, &b))
+            goto nomem;
+        s->dst.match_rel = sd->pattern + wild_prefix_dir_len(sd->pattern);
+    } else if (is_src && !s->raw) {
+        /* No wildcard: the name it means, "\\*" a star, as objsrc reads it (wild_unescape). */
+        if (sd->s3)
+            wild_unescape(s->su.key);
+        else if (!(arg = sd->lit = strdup(arg)))
+            goto nomem;
+        else
+            wild_unescape(sd->lit);
+    }
     if (sd->s3) {
         const struct s3_uri *u = is_src ? &s->su : &s->du;
         size_t kl = strlen(u->key);
         sd->bucket = strdup(u->bucket);
-        if (buf_adds(&b, u->key) || (kl && u->key[kl - 1] != '/' && buf_addc(&b, '/')))
+        if (!sd->pattern && (buf_adds(&b, u->key) || (kl && u->key[kl - 1] != '/' && buf_addc(&b, '/'))))
             goto nomem;
         sd->root = strdup(buf_cstr(&b));
         buf_reset(&b);
@@ -356,11 +381,17 @@ static enum s3c_err side_setup(struct sync *s, struct side *sd, const char *arg,
             goto nomem;
         sd->shown_root = strdup(buf_cstr(&b));
     } else {
-        sd->root = strdup(arg);
+        sd->root = strdup(!sd->pattern ? arg : b.len ? buf_cstr(&b) : ".");
     }
     buf_reset(&b);
     /* The absolute, normalised directory: the filter root, and the base of what lines show. */
-    rc = filter_root(arg, true, &b, e);
+    if (sd->pattern && sd->s3 ? buf_addf(&b, "s3://%s/%s", sd->bucket, sd->root) : buf_adds(&b, sd->pattern ? sd->root : arg))
+        goto nomem;
+    rc = filter_root(buf_cstr(&b), true, &rel, e);
+    buf_reset(&b);
+    if (!rc)
+        rc = buf_addsv(&b, buf_sv(&rel));
+    buf_reset(&rel);
     if (rc)
         goto out;
     sd->filter_root = strdup(buf_cstr(&b));
@@ -396,6 +427,7 @@ static void side_close(struct side *sd)
     free(sd->root);
     free(sd->shown_root);
     free(sd->filter_root);
+    free(sd->lit);
 }
 
 /* ---- what the merge decides, as objects and deletes ------------------------------------ */
@@ -764,6 +796,10 @@ static int sync_next(struct job *j, struct xfer_obj **out)
             job_count(j, (int)s->op, 0, &e);
             break;
         case MERGE_DELETE:
+            /* A wildcard that matched nothing (a typo, a prefix gone) deletes nothing: it is an
+             * error (sync_finish), not an empty source. */
+            if (s->src.pattern && !s->src.src.matched)
+                break;
             if (!s->dst.s3) {
                 delete_local(s, a.dst);
                 break;
@@ -844,6 +880,13 @@ static enum s3c_err sync_finish(struct job *j, enum s3c_err engine_rc)
 {
     struct sync *s = (struct sync *)j;
 
+    /* A wildcard that matched nothing is an error (exit 1), as for cp; nothing was deleted. */
+    if (s->src.pattern && s->merging && !s->src.src.matched && engine_rc != S3C_ECANCEL && !j->n.failed) {
+        struct s3c_error e = S3C_ERROR_INIT;
+        s3c_fail(&e, S3C_ENOMATCH, "no %s matches %s", s->src.s3 ? "object" : "file", s->src.arg);
+        fail_line(s, &e);
+    }
+
     if (engine_rc == S3C_ECANCEL) {
         struct s3c_error e = S3C_ERROR_INIT;
         s3c_fail(&e, S3C_ECANCEL, "interrupted");
@@ -916,6 +959,7 @@ enum s3c_err sync_job_new(struct cli_ctx *c, const char *verb, int argc, char **
             { "--exact-timestamps", NULL, ARG_BOOL, &s->exact_timestamps },
             { "--follow-symlinks", NULL, ARG_BOOL, &s->follow_symlinks },
             { "--no-follow-symlinks", NULL, ARG_BOOL, &s->no_follow_symlinks },
+            { "--raw", NULL, ARG_BOOL, &s->raw },
             { "--exclude", NULL, ARG_STR_LIST, &s->filters },
             { "--include", NULL, ARG_STR_LIST, &s->filters },
             OBJOPTS_SPECS(&s->oo, &s->oa),

@@ -66,7 +66,8 @@ static const struct help helps[] = {
       "`aws s3api head-object`; with no key, check the bucket (HeadBucket).\n" },
     { "cp", "s3c cp SRC DST [--recursive] [--exclude P] [--include P] [flags]",
       "Copy local files to S3, S3 objects to local files, or S3 to S3 (server side).\n"
-      "SRC or DST may be '-' (stdin/stdout); '*' and '?' in SRC select many objects.\n"
+      "SRC or DST may be '-' (stdin/stdout); '*' and '?' in SRC select many objects (in a\n"
+      "key they match '/' too, as s5cmd's; in a local path not, as its Glob; '\\*' is a star).\n"
       "  --recursive, -r        every file under a directory or key under a prefix\n"
       "  --exclude/--include P  AWS CLI filters: the last matching one wins\n"
       "  --flatten              drop the directories of the source names\n"
@@ -209,7 +210,9 @@ static const struct help helps[] = {
       "  --expires-in SECONDS   1 to 604800 (7 days); default 3600\n" },
     { "sync", "s3c sync SRC DST [--delete] [--size-only] [--exact-timestamps] [flags]",
       "Make DST hold what SRC holds: local dir -> S3 prefix, S3 -> local dir, or S3 -> S3,\n"
-      "as `aws s3 sync` does. A file or object is copied when it is missing at DST, its\n"
+      "as `aws s3 sync` does; SRC may be an s5cmd wildcard ('s3://b/p/*.gz', 'dir/*'): then\n"
+      "what it matches is synced, named under its literal directory, and only DST's names\n"
+      "it would match are compared or deleted. A file or object is copied when it is missing at DST, its\n"
       "size differs, or (uploads and copies) the source is newer; downloads copy when the\n"
       "local file is newer than the object, and set its mtime to the object's, so a second\n"
       "sync of unchanged data copies nothing and sends only the listings. Times compare at\n"
@@ -220,6 +223,7 @@ static const struct help helps[] = {
       "  --size-only            only a size difference copies\n"
       "  --exact-timestamps     downloads: copy same-sized files unless the times are equal\n"
       "  --exclude/--include P  AWS CLI filters, applied to both ends: the last match wins\n"
+      "  --raw                  take SRC literally (no wildcards)\n"
       "  --dryrun               print what would be done\n"
       "  --follow-symlinks (default), --no-follow-symlinks\n"
       "  and cp's object flags: --content-type T, --cache-control V, --content-encoding V,\n"

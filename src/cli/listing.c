@@ -11,15 +11,12 @@
 enum s3c_err listing_set_key(struct listing_opts *o, const char *key, struct buf *prefix,
                              struct s3c_error *e)
 {
-    o->pattern = NULL;
-    o->prefix = key;
-    if (!wild_has(key))
-        return S3C_OK;
+    /* Without a wildcard the key is the prefix, its escapes ("\\*") removed, as every verb reads it. */
+    o->pattern = wild_has(key) ? key : NULL;
     buf_reset(prefix);
     if (wild_prefix(key, prefix))
         return s3c_fail(e, S3C_ENOMEM, "wildcard prefix too long");
     o->prefix = buf_cstr(prefix);
-    o->pattern = key;
     return S3C_OK;
 }
 

@@ -104,7 +104,8 @@ void listing_warn_skip(const char *bucket, const char *key, enum listcheck_verdi
  * Set o->prefix and o->pattern from the key part of an s3:// argument: a
  * key with a wildcard lists its literal prefix (kept in 'prefix', which must
  * outlive the listing) and matches every key against the pattern; any
- * other key is the prefix itself. S3C_ENOMEM past prefix's cap.
+ * other key is the prefix itself, its escapes removed (also kept in
+ * 'prefix'). S3C_ENOMEM past prefix's cap.
  */
 enum s3c_err listing_set_key(struct listing_opts *o, const char *key, struct buf *prefix,
                              struct s3c_error *e);

@@ -35,15 +35,48 @@ static struct sv base_name(const char *p)
     return sv_from(s ? s + 1 : p);
 }
 
+/* Whether 'rel' is one the pattern a sync's other end was given would name (objsrc_opts.match_rel). */
+static bool rel_named(const struct objsrc *src, struct sv rel)
+{
+    if (!src->o.match_rel)
+        return true;
+    return src->o.match_rel_path ? wild_path_match(src->o.match_rel, rel) : wild_match(src->o.match_rel, rel);
+}
+
 /* Does 'rel' pass the filters (when there are) and belong to the shard? */
 static bool accepted(const struct objsrc *src, struct sv rel)
 {
+    if (!rel_named(src, rel))
+        return false;
     if (src->o.filter && !filter_empty(src->o.filter) && !filter_accept(src->o.filter, src->o.filter_root, rel))
         return false;
     return job_owns(src->o.job, rel);
 }
 
 /* ---- opening ------------------------------------------------------------------------ */
+
+/*
+ * walk_opts.keep of a wildcard's walk, or of an end named by another's
+ * (match_rel): a directory is entered only when something under it can
+ * match, a file looked at only when it does; what cannot is never opened,
+ * stat'ed or warned about.
+ */
+static bool walk_keep(void *ctx, struct sv rel, bool is_dir)
+{
+    struct objsrc *src = ctx;
+
+    if (src->pattern) {
+        buf_reset(&src->match);
+        if (buf_adds(&src->match, src->walk_match) || buf_addsv(&src->match, rel))
+            return true; /* too long to tell: the entry's own error says so */
+        if (!(is_dir ? wild_path_enter(src->pattern, buf_sv(&src->match))
+                     : wild_path_match(src->pattern, buf_sv(&src->match))))
+            return false;
+    }
+    if (src->o.match_rel && src->o.match_rel_path)
+        return is_dir ? wild_path_enter(src->o.match_rel, rel) : wild_path_match(src->o.match_rel, rel);
+    return true;
+}
 
 static enum s3c_err open_walk(struct objsrc *src, struct s3c_error *e)
 {
@@ -54,6 +87,10 @@ static enum s3c_err open_walk(struct objsrc *src, struct s3c_error *e)
     wo.check_readable = src->o.check_readable;
     wo.tmp_files = src->o.tmp_files;
     wo.tmp_of = job_tmp_of;
+    if (src->pattern || (src->o.match_rel && src->o.match_rel_path)) {
+        wo.keep = walk_keep;
+        wo.keep_ctx = src;
+    }
     if (src->pattern) {
         if (wild_prefix_dir(src->pattern, &dir))
             return s3c_fail(e, S3C_ENOMEM, "path too long");
@@ -123,6 +160,14 @@ enum s3c_err objsrc_open(struct objsrc *src, const struct objsrc_opts *o, struct
     if (s3 && (rc = s3_uri_parse(o->arg, &src->u, e)))
         return rc;
     wild = !o->raw && wild_has(s3 ? src->u.key : o->arg);
+    if (!o->raw && !wild) {
+        /* No wildcard: the name it means, "\\*" a star (wild_unescape). */
+        if (!s3 && !(src->lit = strdup(o->arg)))
+            return s3c_fail(e, S3C_ENOMEM, "out of memory");
+        wild_unescape(s3 ? src->u.key : src->lit);
+        if (!s3)
+            src->o.arg = src->lit;
+    }
     if (s3 && o->all_versions)
         return open_versions(src, wild, e);
     if (wild) {
@@ -174,6 +219,7 @@ void objsrc_close(struct objsrc *src)
     walk_close(src->walk);
     free(src->walk_root);
     free(src->walk_match);
+    free(src->lit);
     free(src->prefix);
     buf_release(&src->vprefix);
     buf_release(&src->path);
@@ -300,8 +346,9 @@ static enum objsrc_next walk_entry_next(struct objsrc *src, struct s3c_error *e)
         }
         rel = we.rel;
         if (src->pattern) {
+            buf_reset(&src->match);
             if (buf_adds(&src->match, src->walk_match) || buf_addsv(&src->match, we.rel) ||
-                !wild_match(src->pattern, buf_sv(&src->match)))
+                !wild_path_match(src->pattern, buf_sv(&src->match)))
                 continue;
             src->matched++;
             rel = wild_relative(src->pattern, buf_sv(&src->match));

@@ -9,6 +9,9 @@
  *   s3://b/pre --from-manifest  the manifest's keys under "pre/" OBJSRC_MANIFEST
  *   local/dir --recursive       every file under it              OBJSRC_WALK
  *   local/dir/STAR.log          every file the wildcard matches  OBJSRC_WALK
+ *                               (one component at a time, as s5cmd's
+ *                               Glob: STAR stops at '/'; a matched
+ *                               directory is taken whole)
  *   s3://b/... --all-versions   every version and delete marker  OBJSRC_VERSIONS
  *
  * (STAR stands for '*', which cannot sit in this comment.) Each entry has
@@ -85,6 +88,9 @@ struct objsrc_opts {
     enum objsrc_dirs dirs;
     bool follow_symlinks, check_readable, tmp_files; /* the walk's (plan/walk.h), temp files by job_tmp_of */
     bool missing_is_empty;      /* a local root that does not exist is OBJSRC_EMPTY, not S3C_ENOTFOUND */
+    const char *match_rel;      /* NULL, or only the entries whose rel this pattern matches (a sync's
+                                   destination when its source is a wildcard: what it would name) */
+    bool match_rel_path;        /* match_rel is a local path's (wild_path_match), else a key's */
     objsrc_fill_fn *fill;       /* NULL: manifest entries stay as they are */
     void *fill_ctx;
 };
@@ -104,7 +110,8 @@ struct objsrc_entry {
 struct objsrc {
     struct objsrc_opts o;
     enum objsrc_kind kind;
-    struct s3_uri u;            /* S3 argument */
+    struct s3_uri u;            /* S3 argument (its key's escapes removed when it has no wildcard) */
+    char *lit;                  /* a local argument without a wildcard, its escapes removed (o.arg) */
     char *prefix;               /* LIST, MANIFEST: the listing prefix ("" or ending in '/') */
     const char *pattern;        /* a wildcard argument: keys or paths must match it */
     uint64_t matched;           /* keys or files the pattern matched */

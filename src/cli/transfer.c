@@ -565,15 +565,17 @@ static enum s3c_err setup_one(struct transfer *t, struct s3c_error *e)
     uint64_t size = 0;
     int64_t mtime = -1;
     char *etag = NULL;
+    /* The name objsrc read from the argument: escapes ("\\*") removed unless --raw. */
+    const char *key = t->src.u.key, *path = t->src.o.arg;
 
     memset(&x, 0, sizeof(x));
     if (t->src_s3) {
         struct sv v;
-        if (!t->su.key[0] || ends_with_slash(t->su.key)) {
+        if (!key[0] || ends_with_slash(key)) {
             rc = s3c_fail(e, S3C_EUSAGE, "%s: \"%s\" names no object (use --recursive for a prefix)", t->base.verb, t->src_arg);
             goto out;
         }
-        rc = store_s3_head_ck(t->s3, t->su.bucket, t->su.key, t->dst_s3 ? t->oa.ssec_src : t->oa.ssec,
+        rc = store_s3_head_ck(t->s3, t->su.bucket, key, t->dst_s3 ? t->oa.ssec_src : t->oa.ssec,
                               t->oo.checksum_mode, &x, e);
         if (rc) {
             store_s3_explain_head_404(t->s3, t->su.bucket, e); /* a missing bucket, or key? */
@@ -586,8 +588,8 @@ static enum s3c_err setup_one(struct transfer *t, struct s3c_error *e)
             etag = sv_dup(v);
         if (http_resp_header(&x.resp, "last-modified", &v))
             http_date_parse(v, &mtime);
-        src_name = t->su.key;
-        buf_addf(&shown_src, "s3://%s/%s", t->su.bucket, t->su.key);
+        src_name = key;
+        buf_addf(&shown_src, "s3://%s/%s", t->su.bucket, key);
     } else if (!strcmp(t->src_arg, "-")) {
         if (!t->du.key[0] || ends_with_slash(t->du.key)) {
             rc = s3c_fail(e, S3C_EUSAGE, "%s: uploading standard input needs a full key, not \"%s\"", t->base.verb, t->dst_arg);
@@ -597,7 +599,7 @@ static enum s3c_err setup_one(struct transfer *t, struct s3c_error *e)
         buf_adds(&shown_src, "-");
     } else {
         struct stat st;
-        if (stat(t->src_arg, &st) != 0) {
+        if (stat(path, &st) != 0) {
             rc = s3c_fail(e, S3C_EUSAGE, "%s: the user-provided path %s does not exist", t->base.verb, t->src_arg);
             goto out;
         }
@@ -606,8 +608,8 @@ static enum s3c_err setup_one(struct transfer *t, struct s3c_error *e)
             goto out;
         }
         size = (uint64_t)st.st_size;
-        src_name = t->src_arg;
-        buf_adds(&shown_src, t->src_arg);
+        src_name = path;
+        buf_adds(&shown_src, path);
     }
     /* Destination: a trailing '/', an existing directory or an empty key takes the source's name. */
     if (t->dst_s3) {
@@ -632,7 +634,7 @@ static enum s3c_err setup_one(struct transfer *t, struct s3c_error *e)
         }
         buf_adds(&shown_dst, buf_cstr(&dst));
     }
-    t->one = obj_make(t, t->src_s3 ? t->su.key : t->src_arg, buf_cstr(&dst), buf_cstr(&shown_src),
+    t->one = obj_make(t, t->src_s3 ? key : path, buf_cstr(&dst), buf_cstr(&shown_src),
                       buf_cstr(&shown_dst));
     if (!t->one) {
         rc = s3c_fail(e, S3C_ENOMEM, "out of memory");

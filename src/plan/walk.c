@@ -374,6 +374,8 @@ enum s3c_err walk_next(struct walk *w, struct walk_entry *out, struct s3c_error 
         rel_cut(w, top->rel_len);
         if (buf_add(&w->rel, nm->name, nm->len) != S3C_OK)
             return entry_error(w, out, e, S3C_ENOMEM, ENAMETOOLONG, nm->type == NAME_DIR, "path too long:");
+        if (w->o.keep && !w->o.keep(w->o.keep_ctx, buf_sv(&w->rel), nm->type == NAME_DIR))
+            continue;
         if (nm->type == NAME_DIR) {
             rc = enter_dir(w, nm, out, e);
             if (rc)

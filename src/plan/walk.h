@@ -70,9 +70,14 @@ struct walk_opts {
                                removes what an interrupted run left); default false: skipped */
     enum walk_tmp (*tmp_of)(void *ctx, int dfd, const char *name); /* NULL: no file is a temp file */
     void *tmp_ctx;
+    /* NULL, or asked of every name below the root before it is looked at ('rel' the path under
+     * the root; 'is_dir' when it is a directory): false leaves it out silently, never opened or
+     * stat'ed (a wildcard's walk: what cannot match is not the user's concern). */
+    bool (*keep)(void *ctx, struct sv rel, bool is_dir);
+    void *keep_ctx;
 };
 
-#define WALK_OPTS_INIT { true, true, 0, false, NULL, NULL }
+#define WALK_OPTS_INIT { true, true, 0, false, NULL, NULL, NULL, NULL }
 #define WALK_DIR_MAX_DEFAULT ((size_t)256 << 20)
 #define WALK_REL_MAX 16384      /* longest relative path; S3 keys stop at 1024 bytes */
 

@@ -269,6 +269,67 @@ bool wild_match(const char *pattern, struct sv s)
     return match(sv_from(pattern), &subj, F_ESC);
 }
 
+void wild_unescape(char *s)
+{
+    size_t i = 0, o = 0;
+
+    while (s[i])
+        s[o++] = prefix_byte(s, &i);
+    s[o] = '\0';
+}
+
+size_t wild_prefix_dir_len(const char *pattern)
+{
+    size_t n = wild_prefix_len(pattern);
+
+    while (n > 0 && pattern[n - 1] != '/')
+        n--;
+    return n;
+}
+
+/* The next '/'-separated component of *s into *c (false at the end); a trailing '/' ends it. */
+static bool next_comp(struct sv *s, struct sv *c)
+{
+    const char *slash;
+
+    if (!s->p || !s->n)
+        return false;
+    slash = memchr(s->p, '/', s->n);
+    c->p = s->p;
+    c->n = slash ? (size_t)(slash - s->p) : s->n;
+    s->p += c->n + (slash ? 1 : 0);
+    s->n -= c->n + (slash ? 1 : 0);
+    return true;
+}
+
+/* Whether the first components of 'path' match the pattern's, one to one; 'whole': the
+ * pattern's components all met (else: as many as 'path' has). */
+static bool comps_match(const char *pattern, struct sv path, bool whole)
+{
+    struct sv pat = sv_from(pattern), pc, sc;
+
+    while (next_comp(&pat, &pc)) {
+        struct subj subj;
+
+        if (!next_comp(&path, &sc))
+            return !whole;
+        subj_init(&subj, sc, SV_NULL, SV_NULL);
+        if (!match(pc, &subj, F_ESC))
+            return false;
+    }
+    return true;
+}
+
+bool wild_path_match(const char *pattern, struct sv path)
+{
+    return comps_match(pattern, path, true);
+}
+
+bool wild_path_enter(const char *pattern, struct sv dir)
+{
+    return comps_match(pattern, dir, false);
+}
+
 struct sv wild_relative(const char *pattern, struct sv key)
 {
     size_t n = wild_prefix_len(pattern), i = 0, k = 0, cut = 0;

@@ -19,9 +19,8 @@
  * A pattern matches the WHOLE key (or local path), anchored at both ends.
  * One difference from s5cmd: s5cmd's '*' and '?' do not match a newline
  * (Go's "." excludes '\n'); here they do, so no key escapes a pattern.
- * The same rules serve local paths: s3c walks the directory named by the
- * literal prefix (plan/walk.h) and matches each "dir/rel" path, so "*" also
- * crosses '/' locally (s5cmd's local filepath.Glob would not).
+ * Local paths are matched one component at a time (wild_path_match), as
+ * s5cmd's filepath.Glob does: there '*' and '?' do not cross '/'.
  *
  * How an argument maps to a listing: the literal prefix (everything before
  * the first unescaped wildcard) is the S3 ListObjectsV2 prefix, sent with no
@@ -73,11 +72,36 @@ enum s3c_err wild_prefix(const char *pattern, struct buf *out);
 enum s3c_err wild_prefix_dir(const char *pattern, struct buf *out);
 
 /*
+ * A name given without a wildcard (wild_has false), in place: its escapes
+ * removed ("star\\*key" is the key "star*key"), what every verb takes it to
+ * name. Shortens, never lengthens. Not for a name with a wildcard (its
+ * escapes are the pattern's) nor for --raw or a destination (literal).
+ */
+void wild_unescape(char *s);
+
+/* The length of the raw text of that directory in 'pattern' (escapes kept): what follows it is
+ * the pattern of the names under it (a sync's destination matches its rels against that). */
+size_t wild_prefix_dir_len(const char *pattern);
+
+/*
  * True if 's' (all of it) matches 'pattern'. Runs in O(len(pattern) *
  * len(s)) time at worst, O(1) space: a '*' is never backtracked into more
  * than once, so "a*a*a*a*b" against a megabyte of 'a' stays linear.
  */
 bool wild_match(const char *pattern, struct sv s);
+
+/*
+ * A local path against a pattern, as s5cmd's filepath.Glob reads it: one
+ * component at a time, so '*' and '?' never match a '/' ("d1/STAR.txt" is
+ * not "d1/d2/deep.txt"). wild_path_match: the path's first components match
+ * the pattern's one to one; a path longer than the pattern lies under a
+ * directory that matched, and is taken whole, as s5cmd walks a matched
+ * directory. wild_path_enter: whether anything under the directory 'dir'
+ * can match, so a walk never enters (nor warns about) what cannot. (STAR is
+ * '*', which cannot sit in this comment.)
+ */
+bool wild_path_match(const char *pattern, struct sv path);
+bool wild_path_enter(const char *pattern, struct sv dir);
 
 /*
  * The destination-relative name of 'key', which matched 'pattern', as s5cmd

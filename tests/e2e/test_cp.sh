@@ -313,12 +313,16 @@ test_cp_wildcards_local_source() {
     t_new_bucket b
     mkdir -p src/a src/b
     printf 1 > src/one.txt; printf 2 > src/a/two.txt; printf 3 > src/b/three.log; printf 4 > src/a/x5.txt
+    # A local '*' stops at '/', as s5cmd's Glob: src/a/two.txt is not 'src/*.txt'.
     assert_ok s3c cp 'src/*.txt' "s3://$b/t/"
-    assert_lines 3 "$T_OUT" "upload lines"
-    assert_contains "$T_OUT" "upload: src/a/two.txt to s3://$b/t/a/two.txt"
+    assert_eq "upload: src/one.txt to s3://$b/t/one.txt" "$T_OUT"
     assert_ok s3c cp 'src/?/x?.txt' "s3://$b/q/"
     assert_eq "upload: src/a/x5.txt to s3://$b/q/a/x5.txt" "$T_OUT"
-    assert_eq "$(printf '%s\n' q/a/x5.txt t/a/two.txt t/a/x5.txt t/one.txt)" "$(_keys "$b")" "keys"
+    # A directory the pattern matches is taken whole.
+    assert_ok s3c cp 'src/?' "s3://$b/d/"
+    assert_lines 3 "$T_OUT" "upload lines"
+    assert_contains "$T_OUT" "upload: src/b/three.log to s3://$b/d/b/three.log"
+    assert_eq "$(printf '%s\n' d/a/two.txt d/a/x5.txt d/b/three.log q/a/x5.txt t/one.txt)" "$(_keys "$b")" "keys"
 }
 
 test_cp_exclude_include_last_match_wins() {

@@ -6,6 +6,7 @@
 #include "t.h"
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli/job.h"
 #include "cli/objsrc.h"
@@ -72,14 +73,36 @@ TEST(objsrc_walk_wildcard_filter_shard)
     CHECK_STR(got, "a.log=5;b.txt=5;");
     o.filter = NULL;
 
-    /* A wildcard: names relative to its literal directory; it counts its matches. */
+    /* A wildcard: names relative to its literal directory; it counts its matches. A local '*'
+     * stops at '/', as s5cmd's Glob: sub/c.log is not "*.log". */
     snprintf(arg, sizeof(arg), "%s/*.log", dir);
     o.arg = arg;
     o.recursive = false;
     CHECK_INT(drain(&o, got, sizeof(got), &kind, &matched), S3C_OK);
     CHECK(kind == OBJSRC_WALK);
+    CHECK_INT(matched, 1);
+    CHECK_STR(got, "a.log=5;");
+    snprintf(arg, sizeof(arg), "%s/*/*.log", dir);
+    CHECK_INT(drain(&o, got, sizeof(got), &kind, &matched), S3C_OK);
+    CHECK_STR(got, "sub/c.log=9;");
+    /* A directory it matches is taken whole. */
+    snprintf(arg, sizeof(arg), "%s/s?b", dir);
+    CHECK_INT(drain(&o, got, sizeof(got), &kind, &matched), S3C_OK);
     CHECK_INT(matched, 2);
-    CHECK_STR(got, "a.log=5;sub/c.log=9;");
+    CHECK_STR(got, "sub/c.log=9;sub/deep/d.txt=14;");
+    /* What it cannot match is never looked at: a dangling link beside it is not reported. */
+    {
+        char link[4200];
+        snprintf(link, sizeof(link), "%s/sub/gone.log", dir);
+        CHECK(symlink("/nonexistent/s3c-unit", link) == 0);
+        snprintf(arg, sizeof(arg), "%s/*.log", dir);
+        CHECK_INT(drain(&o, got, sizeof(got), &kind, &matched), S3C_OK);
+        CHECK_STR(got, "a.log=5;");
+        snprintf(arg, sizeof(arg), "%s/sub/*.log", dir);
+        CHECK_INT(drain(&o, got, sizeof(got), &kind, &matched), S3C_OK);
+        CHECK_STR(got, "c.log=9;!gone.log;");
+        CHECK(unlink(link) == 0);
+    }
 
     /* --raw: the same argument names one file, literally. */
     o.raw = true;

@@ -118,6 +118,29 @@ TEST(wild_match_semantics)
     CHECK(!wm("*aab", "aaba"));
 }
 
+/* Local paths, as s5cmd's filepath.Glob: one component at a time; a matched directory whole. */
+TEST(wild_path_match_by_component)
+{
+    CHECK(wild_path_match("d1/*.txt", sv_from("d1/a.txt")));
+    CHECK(!wild_path_match("d1/*.txt", sv_from("d1/d2/deep.txt")));
+    CHECK(wild_path_match("d1/*", sv_from("d1/d2/deep.txt")));      /* under d1/d2, which matched */
+    CHECK(wild_path_match("d1/d?", sv_from("d1/d2/x/y")));
+    CHECK(!wild_path_match("d1/?", sv_from("d1/d2")));
+    CHECK(!wild_path_match("d1/*/x", sv_from("d1/d2")));            /* shorter than the pattern */
+    CHECK(wild_path_match("*/x", sv_from("a/x")));
+    CHECK(!wild_path_match("*", sv_from("")));
+    CHECK(wild_path_match("a\\*b/c", sv_from("a*b/c")));             /* \* is a literal star */
+    CHECK(!wild_path_match("a\\*b/c", sv_from("axb/c")));
+    CHECK(wild_path_match("d*/", sv_from("dx/f")));                 /* a trailing '/' adds nothing */
+    /* Where a walk may go: every component so far matches. */
+    CHECK(wild_path_enter("d1/*/x*", sv_from("d1")));
+    CHECK(wild_path_enter("d1/*/x*", sv_from("d1/any")));
+    CHECK(wild_path_enter("d1/*/x*", sv_from("d1/any/xy")));        /* a matched directory */
+    CHECK(wild_path_enter("d1/*/x*", sv_from("d1/any/xy/deeper")));
+    CHECK(!wild_path_enter("d1/*/x*", sv_from("d1/any/other")));
+    CHECK(!wild_path_enter("d1/*.txt", sv_from("d2")));
+}
+
 TEST(wild_match_pathological_stays_fast)
 {
     size_t n = 1 << 20;
