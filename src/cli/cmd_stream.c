@@ -1,10 +1,12 @@
 /*
- * cat and pipe: one object to stdout, stdin to one object. Each is `cp` with
+ * cat and pipe: objects to stdout, stdin to one object. Each is `cp` with
  * '-' on one side, run as a cp job (so flags, result lines and errors are
  * cp's); this file only narrows the flags to those that mean something for
  * the verb (cp's own checks them again) and checks its single argument. The engine does the streaming:
  * parallel ranged GETs written in order for stdout, a multipart upload with
- * a bounded window of part buffers for stdin (xfer.c).
+ * a bounded window of part buffers for stdin (xfer.c). cat of a wildcard
+ * or a prefix, as s5cmd's, prints each object it names in key order, one
+ * cp after another.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +15,7 @@
 #include "cli/cmd.h"
 #include "cli/job.h"
 #include "cli/objopts.h"
+#include "cli/objsrc.h"
 #include "cli/output.h"
 #include "plan/wild.h"
 #include "s3/uri.h"
@@ -78,7 +81,66 @@ static enum s3c_err run_as_cp(struct cli_ctx *c, const char *verb, int argc, cha
     return rc;
 }
 
-/* cat s3://B/K: `cp --raw s3://B/K -`. */
+/*
+ * cat of a wildcard or a prefix ('at' is its place in argv): each object it
+ * names, in key order, as `cat` of that key alone prints it, one after the
+ * other (their bytes never interleave); the first that fails ends it, with
+ * its error. One that names nothing is an error (exit 1).
+ */
+static enum s3c_err cat_many(struct cli_ctx *c, int argc, char **argv, int at)
+{
+    struct objsrc src = OBJSRC_INIT;
+    struct s3c_error e = S3C_ERROR_INIT;
+    struct buf one = BUF_INIT(8192);
+    const struct objsrc_entry *en;
+    struct objsrc_opts so;
+    enum s3c_err rc = S3C_OK;
+    enum objsrc_next r;
+    char *arg = argv[at], op[4096];
+    struct job j;
+
+    cli_op_name(op, sizeof(op), "cat", 1, (const char **)&arg);
+    memset(&j, 0, sizeof(j));
+    memset(&so, 0, sizeof(so));
+    so.s3 = cli_s3(c, &e);
+    so.job = &j;
+    so.count_op = XFER_DOWNLOAD;
+    so.arg = arg;
+    so.recursive = true;
+    so.dirs = OBJSRC_DIRS_SKIP;
+    if (!so.s3 || objsrc_open(&src, &so, &e)) {
+        out_error(op, &e);
+        objsrc_close(&src);
+        return e.code;
+    }
+    while (!rc && (r = objsrc_next(&src, &en, &e)) == OBJSRC_ENTRY) {
+        buf_reset(&one);
+        if (buf_addf(&one, "s3://%s/%s", src.u.bucket, en->key)) {
+            rc = s3c_fail(&e, S3C_ENOMEM, "key too long");
+            out_error(op, &e);
+            break;
+        }
+        argv[at] = (char *)buf_cstr(&one);
+        rc = run_as_cp(c, "cat", argc, argv, "--raw", "-");
+        argv[at] = arg;
+    }
+    if (!rc && r == OBJSRC_FAILED) {
+        out_error(op, &e);
+        rc = e.code;
+    }
+    if (!rc && (src.pattern ? !src.matched : !one.len)) {
+        s3c_fail(&e, S3C_ENOMATCH, "no object matches %s", arg);
+        out_error(op, &e);
+        rc = e.code;
+    }
+    if (!rc && (j.n.failed || j.n.warned)) /* a listed key kept out (plan/listcheck.h): told already */
+        rc = j.n.first_error ? j.n.first_error : S3C_ESKIPPED;
+    objsrc_close(&src);
+    buf_release(&one);
+    return rc;
+}
+
+/* cat s3://B/K: `cp --raw s3://B/K -`; of a wildcard or a prefix, each object it names (cat_many). */
 enum s3c_err cmd_cat(struct cli_ctx *c, int argc, char **argv)
 {
     struct stream_knobs k = { 0 };
@@ -101,6 +163,14 @@ enum s3c_err cmd_cat(struct cli_ctx *c, int argc, char **argv)
 
     if (!rc && n_pos != 1)
         rc = s3c_fail(&e, S3C_EUSAGE, "cat: expected one s3://BUCKET/KEY");
+    if (!rc && !raw && s3_uri_is(pos[0]) && (wild_has(pos[0]) || pos[0][strlen(pos[0]) - 1] == '/')) {
+        int at = 0;
+
+        while (at < argc && argv[at] != pos[0])
+            at++;
+        if (at < argc)
+            return cat_many(c, argc, argv, at);
+    }
     if (!rc)
         rc = check_object("cat", pos[0], raw, &e);
     if (rc) {

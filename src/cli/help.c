@@ -170,7 +170,7 @@ static const struct help helps[] = {
       "                         no effect here\n"
       "  --shard K/N|auto, --from-manifest FILE   as for cp (the root: the argument's prefix)\n"
       "Each key that fails is one error line; any failure exits 1.\n" },
-    { "cat", "s3c cat s3://BUCKET/KEY [--raw] [--part-size SIZE] [--concurrency N]",
+    { "cat", "s3c cat s3://BUCKET/KEY|PATTERN|PREFIX/ [--raw] [--part-size SIZE] [--concurrency N]",
       "Write an object to stdout: ranged GETs in parallel, written in order, with at\n"
       "most 64 MiB in memory (8 ranges of 8 MiB; small objects in smaller ranges).\n"
       "The stored checksum checks it (a CRC of the whole, or a composite one part by\n"
@@ -182,7 +182,10 @@ static const struct help helps[] = {
       "stdout: --json records and --stat tables go to stderr. A reader that stops early\n"
       "(s3c cat ... | head) ends it quietly with exit 0, as s5cmd (the AWS CLI says\n"
       "\"[Errno 32] Broken pipe\" and exits 1). Same as `s3c cp s3://BUCKET/KEY -`.\n"
-      "  --raw                  a key with * or ? taken literally (else refused)\n"
+      "A wildcard (s3://BUCKET/logs/*.gz) or a prefix (s3://BUCKET/logs/) writes every\n"
+      "object it names, in key order, one after the other, as s5cmd's cat; the first\n"
+      "that fails ends it; one that names nothing exits 1.\n"
+      "  --raw                  a key with * or ? taken literally\n"
       "  --part-size SIZE       range size (capped at 32 MiB), --concurrency N, --numworkers N,\n"
       "  --bwlimit RATE, --request-payer requester, --no-progress, --checksum-mode ENABLED\n" },
     { "pipe", "s3c pipe s3://BUCKET/KEY [--expected-size SIZE] [object flags]",

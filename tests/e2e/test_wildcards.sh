@@ -106,3 +106,23 @@ test_escaped_star_is_a_star_in_every_verb() {
     assert_ok s3c cp 'a\*b' "s3://$b/l/"
     assert_eq "upload: a*b to s3://$b/l/a*b" "$T_OUT"
 }
+
+# cat of a wildcard or a prefix: each object, whole, in key order, one after
+# the other (a multipart one among them), as s5cmd's cat.
+test_cat_wildcard_concatenates_in_key_order() {
+    local b
+    t_new_bucket b
+    mkdir -p seed/logs/sub
+    printf 'first\n' > seed/logs/a-1.log
+    head -c $((9 * 1024 * 1024)) /dev/urandom > seed/logs/b-2.log
+    printf 'third\n' > seed/logs/sub/c-3.log
+    printf 'not a log\n' > seed/logs/d.txt
+    t_seed_tree "$b" seed
+    cat seed/logs/a-1.log seed/logs/b-2.log seed/logs/sub/c-3.log > want.log
+    assert_ok s3c cat --part-size 5MB "s3://$b/logs/*.log" > /dev/null
+    cmp -s want.log "$T_DIR/.out" || t_fail "cat of 's3://$b/logs/*.log' is not the three logs in key order"
+    # Key order: "logs/d.txt" comes before "logs/sub/c-3.log".
+    cat seed/logs/a-1.log seed/logs/b-2.log seed/logs/d.txt seed/logs/sub/c-3.log > want.all
+    assert_ok s3c cat "s3://$b/logs/" > /dev/null
+    cmp -s want.all "$T_DIR/.out" || t_fail "cat of the prefix is not its four objects in key order"
+}
