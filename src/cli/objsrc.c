@@ -322,6 +322,7 @@ static enum objsrc_next versions_entry_next(struct objsrc *src, struct s3c_error
     const struct listing_entry *en;
     int got;
 
+    src->versions.nonblock = src->later;
     while ((got = listing_next(&src->versions, &en, e)) == 1) {
         struct sv k = sv_from(en->key), rel;
 
@@ -351,7 +352,7 @@ static enum objsrc_next versions_entry_next(struct objsrc *src, struct s3c_error
         src->cur.version_id = en->version_id;
         return OBJSRC_ENTRY;
     }
-    return got < 0 ? OBJSRC_FAILED : OBJSRC_END;
+    return got == LISTING_LATER ? OBJSRC_LATER : got < 0 ? OBJSRC_FAILED : OBJSRC_END;
 }
 
 static enum objsrc_next one_next(struct objsrc *src)
