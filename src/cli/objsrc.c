@@ -250,6 +250,7 @@ static enum objsrc_next manifest_entry_next(struct objsrc *src, struct s3c_error
     struct manifest_entry me;
     int r;
 
+    manifest_nonblock(src->manifest, src->later);
     while ((r = manifest_next(src->manifest, &me, e)) == 1) {
         /* The manifest may cover more than the argument: keep what is under it. */
         if ((me.bucket[0] && strcmp(me.bucket, src->u.bucket) != 0) || strncmp(me.key, src->prefix, pl) != 0 ||
@@ -268,7 +269,7 @@ static enum objsrc_next manifest_entry_next(struct objsrc *src, struct s3c_error
             continue;
         return OBJSRC_ENTRY;
     }
-    return r < 0 ? OBJSRC_FAILED : OBJSRC_END;
+    return r == MANIFEST_LATER ? OBJSRC_LATER : r < 0 ? OBJSRC_FAILED : OBJSRC_END;
 }
 
 static enum objsrc_next walk_entry_next(struct objsrc *src, struct s3c_error *e)
