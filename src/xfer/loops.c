@@ -462,7 +462,11 @@ static void deal_more(struct engine *g, struct deal *d)
     room = (d->spawn_tried ? box_target(d) : DEAL_SPAWN) - atomic_load(&d->peek);
     while (n < room) {
         struct xfer_obj *o = NULL;
-        int r = d->user->next(d->user->next_ctx, &o);
+        int r;
+
+        lag_next_begin();
+        r = d->user->next(d->user->next_ctx, &o);
+        lag_next_end();
 
         if (r == XFER_NEXT_ONE && (o->op == XFER_DELETE || o->stdio)) {
             g->held = o;
