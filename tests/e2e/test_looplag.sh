@@ -65,27 +65,36 @@ test_looplag_journal_sync_off_the_loop() {
     _ll_no_lag
 }
 
-
-# A request the source runs to its end from next() (here the inventory's
-# second data file, read as the first one's objects are in flight) waits out
-# its retries' backoff on the loop (http_loop_nap), not in a sleep that would
-# hold every transfer of the home loop.
-test_looplag_retry_backoff_waits_on_the_loop() {
-    local b c i f
-    [ "$S3C_TEST_STORE" = s3emu ] || t_skip "fault injection is s3emu's"
-    t_new_bucket b
-    t_new_bucket c
+# _ll_inventory SRC DST NFILES: 20 x NFILES files in tree/, uploaded to
+# s3://SRC/t/, and an S3 Inventory report of them in s3://DST/inv/ (its
+# manifest.json in inv/m/, NFILES gzip'd data files of 20 rows in inv/data/).
+_ll_inventory() {
+    local b=$1 c=$2 n=$3 i f files=""
     mkdir -p tree inv/m inv/data
-    for i in $(seq 1 40); do echo "file $i" > "tree/f$i"; done
+    for i in $(seq 1 $((n * 20))); do echo "file $i" > "tree/f$i"; done
     assert_ok s3c cp -r --only-show-errors tree "s3://$b/t/"
-    for f in 0 1; do
+    for ((f = 0; f < n; f++)); do
         for i in $(seq $((f * 20 + 1)) $((f * 20 + 20))); do
             printf '"%s","t/f%s","%s","2030-01-01T00:00:00.000Z"\n' "$b" "$i" "$(wc -c < "tree/f$i")"
         done | gzip > "inv/data/part-$f.csv.gz"
+        files="$files${files:+,}{\"key\":\"inv/data/part-$f.csv.gz\"}"
     done
-    printf '{"sourceBucket":"%s","destinationBucket":"arn:aws:s3:::%s","fileFormat":"CSV","fileSchema":"Bucket, Key, Size, LastModifiedDate","files":[{"key":"inv/data/part-0.csv.gz"},{"key":"inv/data/part-1.csv.gz"}]}\n' \
-        "$b" "$c" > inv/m/manifest.json
+    printf '{"sourceBucket":"%s","destinationBucket":"arn:aws:s3:::%s","fileFormat":"CSV","fileSchema":"Bucket, Key, Size, LastModifiedDate","files":[%s]}\n' \
+        "$b" "$c" "$files" > inv/m/manifest.json
     assert_ok s3c cp -r --only-show-errors inv "s3://$c/inv/"
+}
+
+
+# A retried request of the source (here the inventory's second data file,
+# fetched as the first one's objects are in flight) waits out its backoff
+# as a time the source polls, not in a sleep that would hold every transfer
+# of the home loop.
+test_looplag_retry_backoff_waits_on_the_loop() {
+    local b c
+    [ "$S3C_TEST_STORE" = s3emu ] || t_skip "fault injection is s3emu's"
+    t_new_bucket b
+    t_new_bucket c
+    _ll_inventory "$b" "$c" 2
     curl -sS --fail-with-body -X POST --data-binary "faults=500@bucket=$c,key=inv/data/part-1*,op=GetObject,times=2" \
         "$S3C_TEST_ENDPOINT/_s3emu/config" >/dev/null || t_fail "s3emu refused the faults"
     assert_ok s3c cp --from-manifest "s3://$c/inv/m/manifest.json" "s3://$b/t/" down
@@ -230,21 +239,11 @@ test_looplag_versions_pages_not_waited_in_next() {
 # read, never waited for inside next(); each file asked for once, the second
 # twice.
 test_looplag_inventory_files_not_waited_in_next() {
-    local b c i f
+    local b c
     [ "$S3C_TEST_STORE" = s3emu ] || t_skip "fault injection is s3emu's"
     t_new_bucket b
     t_new_bucket c
-    mkdir -p tree inv/m inv/data
-    for i in $(seq 1 60); do echo "file $i" > "tree/f$i"; done
-    assert_ok s3c cp -r --only-show-errors tree "s3://$b/t/"
-    for f in 0 1 2; do
-        for i in $(seq $((f * 20 + 1)) $((f * 20 + 20))); do
-            printf '"%s","t/f%s","%s","2030-01-01T00:00:00.000Z"\n' "$b" "$i" "$(wc -c < "tree/f$i")"
-        done | gzip > "inv/data/part-$f.csv.gz"
-    done
-    printf '{"sourceBucket":"%s","destinationBucket":"arn:aws:s3:::%s","fileFormat":"CSV","fileSchema":"Bucket, Key, Size, LastModifiedDate","files":[{"key":"inv/data/part-0.csv.gz"},{"key":"inv/data/part-1.csv.gz"},{"key":"inv/data/part-2.csv.gz"}]}\n' \
-        "$b" "$c" > inv/m/manifest.json
-    assert_ok s3c cp -r --only-show-errors inv "s3://$c/inv/"
+    _ll_inventory "$b" "$c" 3
     curl -sS --fail-with-body -X POST --data-binary \
         "faults=503@bucket=$c,key=inv/data/part-1*,op=GetObject,times=1;delay@bucket=$c,key=inv/data/*,op=GetObject,ms=300;delay@bucket=$b,op=GetObject,ms=200" \
         "$S3C_TEST_ENDPOINT/_s3emu/config" >/dev/null || t_fail "s3emu refused the faults"
