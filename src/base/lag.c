@@ -28,6 +28,8 @@ struct lag_thread {
     int stat_fd;                /* /proc/thread-self/schedstat, or -1 */
     bool open_tried;
     bool in_stretch;            /* 'from' is the start of a stretch being measured */
+    void (*in_next)(int);       /* the checker's s3c_checker_in_next, or NULL */
+    int next_depth;             /* lag_next_begin minus lag_next_end */
     struct lag_sample from;
 };
 
@@ -45,6 +47,7 @@ static void lag_tell_checker(int on)
 
     if (mark)
         mark(on);
+    lag_me.in_next = on ? (void (*)(int))dlsym(RTLD_DEFAULT, "s3c_checker_in_next") : NULL;
 }
 
 /* The setting, read as a loop starts (a getenv a run per loop: nothing to share). */
@@ -171,4 +174,20 @@ void lag_wait_end(void)
         return;
     lag_sample(t, &t->from);
     t->in_stretch = true;
+}
+
+void lag_next_begin(void)
+{
+    struct lag_thread *t = &lag_me;
+
+    if (t->in_next && t->next_depth++ == 0)
+        t->in_next(1);
+}
+
+void lag_next_end(void)
+{
+    struct lag_thread *t = &lag_me;
+
+    if (t->in_next && t->next_depth > 0 && --t->next_depth == 0)
+        t->in_next(0);
 }

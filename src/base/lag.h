@@ -36,4 +36,16 @@ void lag_wait_begin(void);
 /* The wait is over: a new stretch starts. */
 void lag_wait_end(void);
 
+/*
+ * The engine is about to call its source's next() / is back from it. A
+ * loop that waits in between has stepped itself from inside the engine's
+ * turn (a request run to its end there: its transfers' answers, hedges and
+ * fills stalled meanwhile), which the time probe cannot see (the wait is a
+ * poll). With the probe on, both are told to a preloaded checker that has
+ * s3c_checker_in_next (tests/e2e/slowcalls.c reports such waits where a
+ * test asks, S3C_CHECK_NEXT_WAITS=1). Nestable; nothing when off.
+ */
+void lag_next_begin(void);
+void lag_next_end(void);
+
 #endif

@@ -22,12 +22,15 @@ enum s3c_err listing_set_key(struct listing_opts *o, const char *key, struct buf
 
 void listing_open(struct listing *l, struct store_s3 *s3, const struct listing_opts *o)
 {
-    static const struct buf unpacked = BUF_INIT(3 << 16);
+    static const struct buf unpacked = BUF_INIT(3 << 16), query = BUF_INIT(16384);
+    static const struct store_s3_async page = STORE_S3_ASYNC_INIT;
 
     memset(l, 0, sizeof(*l));
     l->s3 = s3;
     l->o = *o;
     l->unpacked = unpacked;
+    l->page = page;
+    l->page_q = query;
 }
 
 /* Keep a copy of the page's resume point; false on OOM. */
@@ -118,12 +121,37 @@ static int fetch_objects(struct listing *l, struct s3c_error *e)
     return 0;
 }
 
+/* The next versions page into l->vers: 0, -1 with 'e' set, or LISTING_LATER while it is out (nonblock). */
 static int fetch_versions(struct listing *l, struct s3c_error *e)
 {
-    struct store_s3_list_versions_args a = { l->o.bucket, l->o.prefix, l->o.delimiter, l->key_marker,
-                                             l->version_marker, l->o.page_size };
+    enum s3c_err rc;
 
-    if (store_s3_list_object_versions(l->s3, &a, &l->vers, e))
+    if (!l->page_started) {
+        struct store_s3_list_versions_args a = { l->o.bucket, l->o.prefix, l->o.delimiter, l->key_marker,
+                                                 l->version_marker, l->o.page_size };
+        struct s3_req r;
+
+        if (store_s3_list_versions_req(&a, &r, &l->page_q, e))
+            return -1;
+        memset(&l->page_x, 0, sizeof(l->page_x));
+        l->page_x.body_max = STORE_S3_LIST_BODY_MAX_BYTES;
+        store_s3_async_start(l->s3, &r, &l->page_x, &l->page);
+        l->page_started = true;
+    }
+    if (!store_s3_async_poll(l->s3, &l->page)) {
+        if (l->nonblock)
+            return LISTING_LATER; /* the engine steps the loop: the page comes in meanwhile */
+        store_s3_async_wait(l->s3, &l->page);
+    }
+    rc = l->page.rc;
+    if (rc)
+        *e = l->page.err;
+    else
+        rc = s3_xml_parse(S3_REPLY_LIST_VERSIONS, buf_sv(&l->page_x.resp.body), &l->vers, NULL, e);
+    store_s3_async_release(l->s3, &l->page);
+    http_xfer_release(&l->page_x);
+    l->page_started = false;
+    if (rc)
         return -1;
     /* Several versions of one key follow each other, and a page may end inside them. */
     if (page_moves_on(l, "ListObjectVersions", l->vers.n_versions ? &l->vers.versions[0].key : NULL,
@@ -140,7 +168,8 @@ static int fetch_versions(struct listing *l, struct s3c_error *e)
     {
         /* The marker pair is this listing's token: the same pair twice is a page read again. */
         struct buf pair = BUF_INIT(1 << 16);
-        enum s3c_err rc = buf_addf(&pair, "%s\n%s", l->vers.next_key_marker, l->vers.next_version_id_marker)
+
+        rc = buf_addf(&pair, "%s\n%s", l->vers.next_key_marker, l->vers.next_version_id_marker)
                               ? s3c_fail(e, S3C_ENOMEM, "out of memory")
                               : listcheck_token(&l->seen, "ListObjectVersions", buf_cstr(&pair),
                                                 l->vers.n_versions + l->vers.n_prefixes, e);
@@ -241,6 +270,8 @@ static int raw_next(struct listing *l, const struct listing_entry **out, struct 
         if (!l->started || (l->i_prefix >= n_prefixes && l->i_entry >= n && l->more)) {
             int rc = l->o.versions ? fetch_versions(l, e) : fetch_objects(l, e);
 
+            if (rc == LISTING_LATER)
+                return LISTING_LATER; /* the page before stays as it was: nothing more to read on it */
             l->started = true;
             l->i_prefix = l->i_entry = 0;
             if (rc) {
@@ -384,6 +415,10 @@ bool listing_page_done(struct listing *l)
 
 void listing_close(struct listing *l)
 {
+    if (l->page_started)
+        store_s3_async_release(l->s3, &l->page); /* a page out is cut off */
+    http_xfer_release(&l->page_x);
+    buf_release(&l->page_q);
     xsort_free(l->sorted);
     buf_release(&l->unpacked);
     s3_list_objects_release(&l->objs);

@@ -16,7 +16,10 @@
  * a page that does not move the listing on (a token or marker pair
  * followed before, entries that do not rise) ends it with an error.
  *
- * Not thread-safe; blocking (each page is one request on the store).
+ * Not thread-safe: the thread of the store's loop. Each page is one
+ * request on the store, waited for, except with 'nonblock' a versions
+ * page: listing_next answers LISTING_LATER while it is out (on the
+ * engine, whose steps of the loop bring it; rm --all-versions).
  */
 #ifndef S3C_CLI_LISTING_H
 #define S3C_CLI_LISTING_H
@@ -90,6 +93,11 @@ struct listing {
     struct listcheck_tokens seen;   /* tokens (marker pairs) followed */
     char *last;                     /* the greatest entry of the pages read: the next must rise past it */
     uint64_t skipped;               /* entries kept from the caller */
+    bool nonblock;                  /* a versions page out: listing_next answers LISTING_LATER, never waits */
+    struct store_s3_async page;     /* the versions page out (or waiting for a retry) */
+    struct http_xfer page_x;        /* its exchange */
+    struct buf page_q;              /* its query */
+    bool page_started;              /* 'page' holds a request */
 };
 
 /*
@@ -113,11 +121,16 @@ enum s3c_err listing_set_key(struct listing_opts *o, const char *key, struct buf
 /* Prepare a listing; no request yet. 'l' is then safe to listing_close(). */
 void listing_open(struct listing *l, struct store_s3 *s3, const struct listing_opts *o);
 
+#define LISTING_LATER 2
+
 /*
  * The next entry: 1 with *out valid until the next call, 0 at the end, -1
  * with 'e' set when a page failed (the listing is over then). Entries come
  * in the store's order: per page, common prefixes, then keys in key order
- * (with versions, each key's newest version first).
+ * (with versions, each key's newest version first). With 'nonblock', a
+ * versions page not here yet is LISTING_LATER: step the store's loop (the
+ * engine does) and ask again soon (XFER_LATER_MS: a retry's backoff ends
+ * in a poll); the entries returned before stay valid until then.
  */
 int listing_next(struct listing *l, const struct listing_entry **out, struct s3c_error *e);
 

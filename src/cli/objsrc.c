@@ -296,6 +296,7 @@ static enum objsrc_next manifest_entry_next(struct objsrc *src, struct s3c_error
     struct manifest_entry me;
     int r;
 
+    manifest_nonblock(src->manifest, src->later);
     while ((r = manifest_next(src->manifest, &me, e)) == 1) {
         /* The manifest may cover more than the argument: keep what is under it. */
         if ((me.bucket[0] && strcmp(me.bucket, src->u.bucket) != 0) || strncmp(me.key, src->prefix, pl) != 0 ||
@@ -314,7 +315,7 @@ static enum objsrc_next manifest_entry_next(struct objsrc *src, struct s3c_error
             continue;
         return OBJSRC_ENTRY;
     }
-    return r < 0 ? OBJSRC_FAILED : OBJSRC_END;
+    return r == MANIFEST_LATER ? OBJSRC_LATER : r < 0 ? OBJSRC_FAILED : OBJSRC_END;
 }
 
 static enum objsrc_next walk_entry_next(struct objsrc *src, struct s3c_error *e)
@@ -369,6 +370,7 @@ static enum objsrc_next versions_entry_next(struct objsrc *src, struct s3c_error
     const struct listing_entry *en;
     int got;
 
+    src->versions.nonblock = src->later;
     while ((got = listing_next(&src->versions, &en, e)) == 1) {
         struct sv k = sv_from(en->key), rel;
 
@@ -398,7 +400,7 @@ static enum objsrc_next versions_entry_next(struct objsrc *src, struct s3c_error
         src->cur.version_id = en->version_id;
         return OBJSRC_ENTRY;
     }
-    return got < 0 ? OBJSRC_FAILED : OBJSRC_END;
+    return got == LISTING_LATER ? OBJSRC_LATER : got < 0 ? OBJSRC_FAILED : OBJSRC_END;
 }
 
 static enum objsrc_next one_next(struct objsrc *src)

@@ -28,7 +28,9 @@
  * leaves entries out, never reorders (sync's merge relies on it).
  *
  * Not thread-safe: the thread of the store's loop. Blocking as the
- * underlying source is (a listing page, a directory).
+ * underlying source is (a listing page, a directory, a manifest's data
+ * file), except that with 'later' a request out (a listing's or a versions
+ * listing's page, an inventory's data file) is OBJSRC_LATER, not waited for.
  */
 #ifndef S3C_CLI_OBJSRC_H
 #define S3C_CLI_OBJSRC_H
@@ -151,8 +153,9 @@ enum objsrc_next {
     OBJSRC_ENTRY = 1,           /* *out is the next entry */
     OBJSRC_BAD = 2,             /* a walk's entry that cannot be read or is no regular file: out->rel
                                    names it (out->key its path), 'e' says why; the walk goes on */
-    OBJSRC_LATER = 3,           /* 'later' set: a listing's next page is not here yet; step the
-                                   store's loop and ask again soon (XFER_LATER_MS) */
+    OBJSRC_LATER = 3,           /* 'later' set: a listing's (or versions listing's) next page or a
+                                   manifest's data file is not here yet; step the store's loop and
+                                   ask again soon (XFER_LATER_MS) */
 };
 
 /* The next entry, valid until the next call or objsrc_close(). */

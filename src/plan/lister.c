@@ -11,9 +11,7 @@
 
 #include "base/stop.h"
 
-#define LIST_BODY_MAX_BYTES (32u << 20)
 #define CUTS_PER_PAGE_MAX 64        /* new ranges from one full page */
-#define FREE_RETRIES_MAX 2          /* region hints followed per request */
 #define HEDGE_AFTER_ANSWERS 4       /* answers seen before a page is judged overdue */
 #define HEDGE_MULT 4                /* overdue: past 4 times the usual wait... */
 #define HEDGE_MIN_EXTRA_MS 50       /* ...and 50 ms more than it */
@@ -36,7 +34,7 @@ struct lister_range {
     bool done;                      /* no request left to send */
     bool delimit;                   /* the first request of all: delimiter '/', for the common prefixes */
     bool probe;                     /* ask for one key: the range is probably over */
-    int attempt, free_retries;
+    struct s3_retry_tries tries;    /* of its page out, as store_s3_send counts them */
     int64_t retry_at_ms;
     struct lister_req *req;         /* in flight */
     struct lister_req *twin;        /* the same request again, sent when 'req' was overdue */
@@ -204,7 +202,7 @@ static bool submit(struct lister *l, struct lister_range *r, bool twin)
         return false;
     }
     req.query = buf_cstr(&q->query);
-    q->x.body_max = LIST_BODY_MAX_BYTES;
+    q->x.body_max = STORE_S3_LIST_BODY_MAX_BYTES;
     rc = store_s3_prepare(l->s3, &req, &q->call, &q->x, &e);
     q->x.done = on_done;
     q->x.done_ctx = q;
@@ -556,10 +554,10 @@ static void on_done(struct http_xfer *x, void *ctx)
         req_free(q);
         return;
     }
-    v = store_s3_judge(l->s3, &q->call, x, r->attempt, &backoff_ms, &free_retry, &e);
+    v = store_s3_judge(l->s3, &q->call, x, r->tries.attempt, &backoff_ms, &free_retry, &e);
+    if (v == STORE_S3_RETRY && !s3_retry_count(&r->tries, free_retry, store_s3_max_attempts(l->s3)))
+        v = STORE_S3_FAIL; /* free retries past theirs count: never more tries than the budget */
     if (v == STORE_S3_RETRY) {
-        if (!free_retry || r->free_retries++ >= FREE_RETRIES_MAX)
-            r->attempt++;
         r->retry_at_ms = now_ms() + (backoff_ms > 0 ? backoff_ms : 0);
         req_free(q);
         pump(l);
@@ -570,7 +568,7 @@ static void on_done(struct http_xfer *x, void *ctx)
         req_free(q);
         return;
     }
-    r->attempt = r->free_retries = 0;
+    r->tries = (struct s3_retry_tries)S3_RETRY_TRIES_INIT;
     {
         double w = (double)(now_ms() - q->sent_ms);
 

@@ -21,6 +21,25 @@
 #define FETCH_ERROR_BODY_MAX (1u << 20)
 #define INVENTORY_COLS_MAX 64
 
+/*
+ * GET s3://bucket/key into an unlinked temp file, driven by polls
+ * (store_s3_async): its retries' backoff is a time, not a wait, so the
+ * engine's loop goes on while a data file comes. The body is written to
+ * the file from the sink, on the loop's thread (in curl's callback), as
+ * the engine writes a download's bytes there (src/xfer/loops.c: pwrite of
+ * bodies is loop work); so are the file's mkstemp and unlink, once a data
+ * file, and a failed try's ftruncate. What a loop never does here is wait
+ * for the request: no step of the loop, no nap.
+ */
+struct fetch {
+    struct store_s3_async a;
+    struct http_xfer x;
+    struct buf where;           /* "bucket\0key": the request's strings */
+    int fd;                     /* the temp file; -1: none */
+    size_t file;                /* the data file it is (an inventory's files[]) */
+    bool on;                    /* a request is in 'a' */
+};
+
 struct manifest {
     struct store_s3 *s3;
     char *path;                 /* as given */
@@ -31,6 +50,10 @@ struct manifest {
     char *dest_bucket;          /* s3:// report: the bucket its data files are in */
     char *local_dir;            /* local report: the manifest's directory */
     int col_bucket, col_key, col_size, col_mtime, col_etag, col_latest, col_delete;
+    /* The s3:// file on its way (the next data file, fetched while the
+     * rows of the one before are read). */
+    struct fetch fetch;
+    bool nonblock;              /* manifest_next answers MANIFEST_LATER while a data file is out */
     /* The file being read. */
     gzFile gz;
     char *name;                 /* its name, for messages */
@@ -136,94 +159,116 @@ static enum http_sink_verdict to_fd(void *ctx, const char *p, size_t n)
     return HTTP_SINK_OK;
 }
 
-/* GET s3://bucket/key into an unlinked temp file; its fd, or -1 with 'e' set. Retries as the store says. */
-static int fetch(struct store_s3 *s3, const char *bucket, const char *key, struct s3c_error *e)
+/* A failed try's bytes are dropped: the next starts the file over. */
+static enum s3c_err fetch_rewind(void *ctx, struct s3c_error *e)
 {
-    struct s3_req r = { .method = "GET", .bucket = bucket, .key = key };
-    struct store_s3_call c = STORE_S3_CALL_INIT;
-    const char *tmp = getenv("TMPDIR");
-    char path[4096];
-    int fd, attempt = 0, free_retries = 0;
+    struct fetch *f = ctx;
 
-    if (!s3) {
-        s3c_fail(e, S3C_EUSAGE, "s3://%s/%s: no S3 store to read it from", bucket, key);
-        return -1;
-    }
-    snprintf(path, sizeof(path), "%s/s3c-manifest.XXXXXX", tmp && *tmp ? tmp : "/tmp");
-    fd = mkstemp(path);
-    if (fd < 0) {
-        s3c_fail_errno(e, errno, "cannot make a temp file for s3://%s/%s", bucket, key);
-        return -1;
-    }
-    unlink(path);
-    for (;;) {
-        struct http_xfer x;
-        enum store_s3_verdict v = STORE_S3_FAIL;
-        long wait_ms = 0;
-        bool free_retry = false;
-
-        memset(&x, 0, sizeof(x));
-        x.sink = to_fd;
-        x.sink_ctx = &fd;
-        x.body_max = FETCH_ERROR_BODY_MAX;
-        s3c_error_clear(e);
-        if (ftruncate(fd, 0) || lseek(fd, 0, SEEK_SET)) {
-            s3c_fail_errno(e, errno, "cannot reuse the temp file of s3://%s/%s", bucket, key);
-        } else if (!store_s3_prepare(s3, &r, &c, &x, e) && !http_do(store_s3_loop(s3), &x, e)) {
-            v = store_s3_judge(s3, &c, &x, attempt, &wait_ms, &free_retry, e);
-        }
-        http_xfer_release(&x);
-        if (v == STORE_S3_OK) {
-            store_s3_call_release(&c);
-            lseek(fd, 0, SEEK_SET);
-            return fd;
-        }
-        if (v != STORE_S3_RETRY)
-            break;
-        if (!free_retry || free_retries++ >= 2)
-            attempt++;
-        if (http_loop_nap(store_s3_loop(s3), wait_ms)) /* the backoff: the loop's transfers go on */
-            break;
-    }
-    store_s3_call_release(&c);
-    close(fd);
-    if (!e->code)
-        s3c_fail(e, S3C_ENET, "cannot read s3://%s/%s", bucket, key);
-    return -1;
+    if (ftruncate(f->fd, 0) || lseek(f->fd, 0, SEEK_SET) < 0)
+        return s3c_fail_errno(e, errno, "cannot reuse the temp file of s3://%s/%s", f->where.data,
+                              f->where.data + strlen(f->where.data) + 1);
+    return S3C_OK;
 }
 
-/* Open 'path' (local or s3://) for reading, gzip'd or not. */
+static void fetch_release(struct manifest *m, struct fetch *f)
+{
+    if (f->on)
+        store_s3_async_release(m->s3, &f->a); /* one still out is cut off */
+    f->on = false;
+    http_xfer_release(&f->x);
+    if (f->fd >= 0)
+        close(f->fd);
+    f->fd = -1;
+}
+
+/* Start the GET of s3://bucket/key into 'f' (released); 'file' names it for the caller. */
+static enum s3c_err fetch_start(struct manifest *m, struct fetch *f, const char *bucket, const char *key, size_t file,
+                                struct s3c_error *e)
+{
+    struct s3_req r = { .method = "GET" };
+    const char *tmp = getenv("TMPDIR");
+    char path[4096];
+
+    if (!m->s3)
+        return s3c_fail(e, S3C_EUSAGE, "s3://%s/%s: no S3 store to read it from", bucket, key);
+    buf_reset(&f->where);
+    if (buf_adds(&f->where, bucket) || buf_addc(&f->where, '\0') || buf_adds(&f->where, key) ||
+        buf_addc(&f->where, '\0'))
+        return s3c_fail(e, S3C_ENOMEM, "out of memory");
+    snprintf(path, sizeof(path), "%s/s3c-manifest.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    f->fd = mkstemp(path);
+    if (f->fd < 0)
+        return s3c_fail_errno(e, errno, "cannot make a temp file for s3://%s/%s", bucket, key);
+    unlink(path);
+    r.bucket = f->where.data;
+    r.key = f->where.data + strlen(bucket) + 1;
+    memset(&f->x, 0, sizeof(f->x));
+    f->x.sink = to_fd;
+    f->x.sink_ctx = &f->fd;
+    f->x.body_max = FETCH_ERROR_BODY_MAX;
+    f->a = (struct store_s3_async)STORE_S3_ASYNC_INIT;
+    f->a.rewind = fetch_rewind;
+    f->a.rewind_ctx = f;
+    store_s3_async_start(m->s3, &r, &f->x, &f->a);
+    f->on = true;
+    f->file = file;
+    return S3C_OK;
+}
+
+/*
+ * The fetch's file as a gzFile (gzip'd or not), once it is in: NULL with
+ * *later set while it is out and 'wait' is false; else NULL with 'e' set
+ * when it failed. Either way but later, 'f' is released after.
+ */
+static gzFile fetch_take(struct manifest *m, struct fetch *f, bool wait, bool *later, struct s3c_error *e)
+{
+    gzFile gz = NULL;
+
+    *later = false;
+    if (!store_s3_async_poll(m->s3, &f->a)) {
+        if (!wait) {
+            *later = true;
+            return NULL;
+        }
+        store_s3_async_wait(m->s3, &f->a);
+    }
+    if (f->a.rc) {
+        *e = f->a.err;
+        if (!e->code)
+            s3c_fail(e, S3C_ENET, "cannot read s3://%s/%s", f->where.data, f->where.data + strlen(f->where.data) + 1);
+    } else if (lseek(f->fd, 0, SEEK_SET) < 0) {
+        s3c_fail_errno(e, errno, "cannot read the temp file of s3://%s/%s", f->where.data,
+                       f->where.data + strlen(f->where.data) + 1);
+    } else if (!(gz = gzdopen(f->fd, "rb"))) {
+        s3c_fail(e, S3C_ENOMEM, "out of memory");
+    } else {
+        f->fd = -1; /* the gzFile's now */
+    }
+    fetch_release(m, f);
+    return gz;
+}
+
+/* Open 'path' (local, or s3:// and waited for) for reading, gzip'd or not. */
 static gzFile open_any(struct manifest *m, const char *path, struct s3c_error *e)
 {
-    gzFile gz;
+    struct s3_uri u = S3_URI_INIT;
+    gzFile gz = NULL;
+    bool later;
 
-    if (s3_uri_is(path)) {
-        struct s3_uri u = S3_URI_INIT;
-        int fd;
-
-        if (s3_uri_parse(path, &u, e))
-            return NULL;
-        if (!u.bucket[0] || !u.key[0]) {
-            s3c_fail(e, S3C_EUSAGE, "--from-manifest: %s names no object", path);
-            s3_uri_release(&u);
-            return NULL;
-        }
-        fd = fetch(m->s3, u.bucket, u.key, e);
-        s3_uri_release(&u);
-        if (fd < 0)
-            return NULL;
-        gz = gzdopen(fd, "rb");
-        if (!gz)
-            close(fd);
-    } else {
+    if (!s3_uri_is(path)) {
         gz = gzopen(path, "rb");
-        if (!gz) {
+        if (!gz)
             s3c_fail_errno(e, errno ? errno : EIO, "--from-manifest: cannot open %s", path);
-            return NULL;
-        }
+        return gz;
     }
-    if (!gz)
-        s3c_fail(e, S3C_ENOMEM, "out of memory");
+    if (s3_uri_parse(path, &u, e))
+        return NULL;
+    if (!u.bucket[0] || !u.key[0])
+        s3c_fail(e, S3C_EUSAGE, "--from-manifest: %s names no object", path);
+    else if (!fetch_start(m, &m->fetch, u.bucket, u.key, 0, e))
+        gz = fetch_take(m, &m->fetch, true, &later, e);
+    fetch_release(m, &m->fetch);
+    s3_uri_release(&u);
     return gz;
 }
 
@@ -315,20 +360,51 @@ static enum s3c_err open_inventory(struct manifest *m, struct buf *text, struct 
     return S3C_OK;
 }
 
-/* Open data file i of the report. */
-static enum s3c_err open_data(struct manifest *m, size_t i, struct s3c_error *e)
+/* The key of data file i of the report. */
+static enum s3c_err data_key(struct manifest *m, size_t i, const char **key, struct s3c_error *e)
 {
-    json_t *f = json_array_get(json_object_get(m->json, "files"), i);
-    json_t *k = json_object_get(f, "key");
-    const char *key, *base;
-    char path[8192];
+    json_t *k = json_object_get(json_array_get(json_object_get(m->json, "files"), i), "key");
 
     if (!json_is_string(k))
         return s3c_fail(e, S3C_EPARSE, "--from-manifest %s: files[%zu] has no key", m->path, i);
-    key = json_string_value(k);
+    *key = json_string_value(k);
+    return S3C_OK;
+}
+
+/*
+ * Open data file i of the report: 0, -1 with 'e' set, or MANIFEST_LATER
+ * while an s3:// one is on its way (nonblock). Once one is in, the next
+ * is fetched while its rows are read: the engine seldom waits for one.
+ */
+static int open_data(struct manifest *m, size_t i, struct s3c_error *e)
+{
+    const char *key, *base, *next;
+    char path[8192];
+
+    if (data_key(m, i, &key, e))
+        return -1;
     base = strrchr(key, '/') ? strrchr(key, '/') + 1 : key;
     if (m->dest_bucket) {
+        struct s3c_error pe = S3C_ERROR_INIT;
+        bool later;
+
+        if (!m->fetch.on || m->fetch.file != i) {
+            fetch_release(m, &m->fetch);
+            if (fetch_start(m, &m->fetch, m->dest_bucket, key, i, e)) {
+                fetch_release(m, &m->fetch);
+                return -1;
+            }
+        }
+        m->gz = fetch_take(m, &m->fetch, !m->nonblock, &later, e);
+        if (later)
+            return MANIFEST_LATER; /* the engine steps the loop: the file comes in meanwhile */
+        if (!m->gz)
+            return -1;
         snprintf(path, sizeof(path), "s3://%s/%s", m->dest_bucket, key);
+        /* The next file on its way now (a failure to start it is met again in its turn). */
+        if (i + 1 < m->n_files && !data_key(m, i + 1, &next, &pe) &&
+            fetch_start(m, &m->fetch, m->dest_bucket, next, i + 1, &pe))
+            fetch_release(m, &m->fetch);
     } else {
         static const char *const where[] = { "%s/../data/%s", "%s/data/%s", "%s/%s" };
         size_t w;
@@ -338,15 +414,21 @@ static enum s3c_err open_data(struct manifest *m, size_t i, struct s3c_error *e)
             if (access(path, R_OK) == 0)
                 break;
         }
-        if (w == 3)
-            return s3c_fail(e, S3C_ENOTFOUND, "--from-manifest %s: its data file %s is not in %s/../data, %s/data or %s",
-                            m->path, base, m->local_dir, m->local_dir, m->local_dir);
+        if (w == 3) {
+            s3c_fail(e, S3C_ENOTFOUND, "--from-manifest %s: its data file %s is not in %s/../data, %s/data or %s",
+                     m->path, base, m->local_dir, m->local_dir, m->local_dir);
+            return -1;
+        }
+        m->gz = open_any(m, path, e);
+        if (!m->gz)
+            return -1;
     }
-    m->gz = open_any(m, path, e);
-    if (!m->gz)
-        return e->code;
     m->name = strdup(path);
-    return m->name ? S3C_OK : s3c_fail(e, S3C_ENOMEM, "out of memory");
+    if (!m->name) {
+        s3c_fail(e, S3C_ENOMEM, "out of memory");
+        return -1;
+    }
+    return 0;
 }
 
 static bool field_true(const struct sv *f, size_t n, int col)
@@ -430,6 +512,8 @@ struct manifest *manifest_open(const char *path, struct store_s3 *s3, struct s3c
         return NULL;
     }
     m->s3 = s3;
+    m->fetch.fd = -1;
+    m->fetch.where = (struct buf)BUF_INIT(2 * MANIFEST_LINE_MAX);
     m->scratch = (struct buf)BUF_INIT(2 * MANIFEST_LINE_MAX);
     m->key = (struct buf)BUF_INIT(MANIFEST_LINE_MAX);
     m->bucket = (struct buf)BUF_INIT(MANIFEST_LINE_MAX);
@@ -481,8 +565,9 @@ int manifest_next(struct manifest *m, struct manifest_entry *out, struct s3c_err
         if (!m->gz) {
             if (!m->inventory || m->i_file >= m->n_files)
                 return 0;
-            if (open_data(m, m->i_file++, e))
-                return -1;
+            if ((r = open_data(m, m->i_file, e)))
+                return r == MANIFEST_LATER ? r : -1;
+            m->i_file++;
         }
         if (!gzgets(m->gz, m->line, sizeof(m->line))) {
             int err;
@@ -514,10 +599,17 @@ int manifest_next(struct manifest *m, struct manifest_entry *out, struct s3c_err
     }
 }
 
+void manifest_nonblock(struct manifest *m, bool on)
+{
+    m->nonblock = on;
+}
+
 void manifest_free(struct manifest *m)
 {
     if (!m)
         return;
+    fetch_release(m, &m->fetch);
+    buf_release(&m->fetch.where);
     close_file(m);
     if (m->json)
         json_decref(m->json);

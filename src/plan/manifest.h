@@ -15,8 +15,12 @@
  *     lines name their bucket); no sizes or times (has_attrs false).
  *
  * Entries come in the file's order (an inventory is not sorted: sync sorts
- * them). One data file is open at a time; memory does not grow with the
- * report. Not thread-safe. Reading an s3:// file blocks on the store's loop.
+ * them). One data file is read at a time, the next one on its way into a
+ * temp file meanwhile; memory does not grow with the report. Not
+ * thread-safe: the thread of the store's loop. An s3:// manifest (or key
+ * list) is waited for in manifest_open, on the store's loop; an
+ * inventory's s3:// data files are waited for by manifest_next, unless
+ * nonblock.
  */
 #ifndef S3C_PLAN_MANIFEST_H
 #define S3C_PLAN_MANIFEST_H
@@ -47,8 +51,18 @@ struct manifest;
  * NULL for local files). NULL with 'e' set when it cannot be read. */
 struct manifest *manifest_open(const char *path, struct store_s3 *s3, struct s3c_error *e);
 
-/* The next entry: 1 with *out valid until the next call, 0 at the end, -1 with 'e' set. */
+#define MANIFEST_LATER 2
+
+/*
+ * The next entry: 1 with *out valid until the next call, 0 at the end, -1
+ * with 'e' set; with nonblock (manifest_nonblock), MANIFEST_LATER while an
+ * s3:// data file is on its way: step the store's loop (the engine does)
+ * and ask again soon (XFER_LATER_MS: a retry's backoff ends in a call).
+ */
 int manifest_next(struct manifest *m, struct manifest_entry *out, struct s3c_error *e);
+
+/* Whether manifest_next may answer MANIFEST_LATER (the engine's source) or waits (a dry run). */
+void manifest_nonblock(struct manifest *m, bool on);
 
 void manifest_free(struct manifest *m);
 

@@ -78,6 +78,13 @@ long s3_retry_backoff_ms(enum s3_retry_mode mode, int attempt, bool throttle, do
     return ms > S3_RETRY_BACKOFF_MAX_MS ? S3_RETRY_BACKOFF_MAX_MS : ms;
 }
 
+bool s3_retry_count(struct s3_retry_tries *t, bool free_retry, int max_attempts)
+{
+    if (!free_retry || t->free_retries++ >= S3_RETRY_FREE_MAX)
+        t->attempt++;
+    return t->attempt < max_attempts; /* free retries past theirs count: never more tries than the budget */
+}
+
 int s3_retry_quota_take(struct s3_retry_quota *q, bool timeout)
 {
     int cost = timeout ? 10 : 5;

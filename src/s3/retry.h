@@ -41,6 +41,29 @@ bool s3_retry_retryable(enum s3_retry_mode mode, long http_status, const char *s
  * that failed); 'r01' a random number in [0, 1). */
 long s3_retry_backoff_ms(enum s3_retry_mode mode, int attempt, bool throttle, double r01);
 
+/* ---- counting tries ---- */
+
+/* Free retries (a region hint followed, keys or a session renewed: store_s3_judge's
+ * free_retry) a request takes before they count as attempts too. */
+#define S3_RETRY_FREE_MAX 2
+
+struct s3_retry_tries {
+    int attempt;                /* counted tries that failed: the 'attempt' the next answer is judged
+                                   with (store_s3_judge), 0 for the first */
+    int free_retries;           /* free retries taken */
+};
+
+#define S3_RETRY_TRIES_INIT { 0, 0 }
+
+/*
+ * A retry was decided ('free_retry' as the judge said): count it. A free
+ * retry counts as an attempt once S3_RETRY_FREE_MAX were taken, so a
+ * store that keeps hinting cannot hold a request forever. True when the
+ * retry may go: fewer than 'max_attempts' tries counted; false when the
+ * budget is spent (the request fails with the last answer's error).
+ */
+bool s3_retry_count(struct s3_retry_tries *t, bool free_retry, int max_attempts);
+
 /* ---- standard mode's retry quota ---- */
 
 struct s3_retry_quota {

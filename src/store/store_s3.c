@@ -842,44 +842,137 @@ enum store_s3_verdict store_s3_judge(struct store_s3 *s, struct store_s3_call *c
     return STORE_S3_RETRY;
 }
 
+/* ---- a request driven by polls (store_s3_async), and store_s3_send ----------------- */
+
+static void async_answered(struct http_xfer *x, void *ctx)
+{
+    struct store_s3_async *a = ctx;
+
+    (void)x;
+    a->out = false;
+    a->answered = true;
+}
+
+static void async_end(struct store_s3_async *a, enum s3c_err rc)
+{
+    a->done = true;
+    a->rc = rc;
+}
+
+/* The answer of the try that came back: over, or the time of the next try. */
+static void async_judge(struct store_s3 *s, struct store_s3_async *a)
+{
+    long backoff_ms = 0;
+    bool free_retry = false;
+    enum store_s3_verdict v;
+
+    if (a->x->resp.status == 0 && a->x->resp.curl_code == 42 /* CURLE_ABORTED_BY_CALLBACK */ && stop_requested()) {
+        async_end(a, s3c_fail(&a->err, S3C_ECANCEL, "interrupted")); /* cut off by the stop (http_do's answer) */
+        return;
+    }
+    v = store_s3_judge(s, &a->call, a->x, a->tries.attempt, &backoff_ms, &free_retry, &a->err);
+    if (v == STORE_S3_OK)
+        async_end(a, S3C_OK);
+    else if (v == STORE_S3_FAIL || !s3_retry_count(&a->tries, free_retry, s->opts.max_attempts))
+        async_end(a, a->err.code ? a->err.code : S3C_EHTTP);
+    else
+        a->not_before_ns = http_now_ns() + (int64_t)(backoff_ms > 0 ? backoff_ms : 0) * 1000000;
+}
+
+/* Send the next try if nothing holds it: its backoff, the rate limit, a stop. */
+static void async_try(struct store_s3 *s, struct store_s3_async *a)
+{
+    int64_t now = http_now_ns();
+    enum s3c_err rc;
+    long wait_ms;
+
+    /* A stop ends a wait between tries too (store_s3_send's nap did); before
+     * the first, what http_do did: a keep_on_cancel exchange still goes. */
+    if (stop_requested() && (a->sent || !a->x->keep_on_cancel)) {
+        async_end(a, s3c_fail(&a->err, S3C_ECANCEL, "interrupted"));
+        return;
+    }
+    if (now < a->not_before_ns)
+        return;
+    if ((wait_ms = store_s3_rate_wait_ms(s)) > 0) {
+        a->not_before_ns = now + (int64_t)wait_ms * 1000000; /* adaptive mode: no token yet */
+        return;
+    }
+    s3c_error_clear(&a->err);
+    if (a->sent && a->rewind && (rc = a->rewind(a->rewind_ctx, &a->err))) {
+        async_end(a, rc);
+        return;
+    }
+    rc = store_s3_prepare(s, &a->req, &a->call, a->x, &a->err);
+    if (!rc) {
+        a->x->done = async_answered;
+        a->x->done_ctx = a;
+        rc = http_loop_submit(s->loop, a->x, &a->err);
+    }
+    if (rc) {
+        async_end(a, rc);
+        return;
+    }
+    a->out = true;
+    a->sent++;
+}
+
+void store_s3_async_start(struct store_s3 *s, const struct s3_req *r, struct http_xfer *x,
+                          struct store_s3_async *a)
+{
+    a->req = *r;
+    a->x = x;
+    async_try(s, a);
+}
+
+bool store_s3_async_poll(struct store_s3 *s, struct store_s3_async *a)
+{
+    if (a->done)
+        return true;
+    if (a->out)
+        return false;
+    if (a->answered) {
+        a->answered = false;
+        async_judge(s, a);
+        if (a->done)
+            return true;
+    }
+    async_try(s, a);
+    return a->done;
+}
+
+enum s3c_err store_s3_async_wait(struct store_s3 *s, struct store_s3_async *a)
+{
+    while (!store_s3_async_poll(s, a)) {
+        int64_t left_ns = a->not_before_ns - http_now_ns();
+
+        if (a->out)
+            http_loop_step(s->loop, 250); /* a signal ends the wait (EINTR; or within 250 ms on another thread), then the step cuts 'x' off */
+        else if (left_ns > 0)
+            http_loop_nap(s->loop, (long)((left_ns + 999999) / 1000000)); /* the backoff, the loop's other transfers going on */
+    }
+    return a->rc;
+}
+
+void store_s3_async_release(struct store_s3 *s, struct store_s3_async *a)
+{
+    if (a->out)
+        http_loop_cancel(s->loop, a->x); /* its done runs before this returns */
+    store_s3_call_release(&a->call);
+    *a = (struct store_s3_async)STORE_S3_ASYNC_INIT;
+}
+
 enum s3c_err store_s3_send(struct store_s3 *s, const struct s3_req *r, struct http_xfer *x,
                            struct s3c_error *e)
 {
-    struct store_s3_call c = STORE_S3_CALL_INIT;
-    enum store_s3_verdict v = STORE_S3_FAIL;
-    enum s3c_err rc = S3C_OK;
-    int attempt = 0, free_retries = 0;
+    struct store_s3_async a = STORE_S3_ASYNC_INIT;
+    enum s3c_err rc;
 
-    for (;;) {
-        long wait_ms;
-        bool free_retry;
-
-        s3c_error_clear(e);
-        while ((wait_ms = store_s3_rate_wait_ms(s)) > 0 && !http_loop_nap(s->loop, wait_ms))
-            ; /* adaptive mode: the client-side rate limit (on the loop: its other transfers go on) */
-        rc = store_s3_prepare(s, r, &c, x, e);
-        if (!rc)
-            rc = http_do(s->loop, x, e); /* S3C_ECANCEL once a stop is asked */
-        if (rc)
-            break;
-        v = store_s3_judge(s, &c, x, attempt, &wait_ms, &free_retry, e);
-        if (v != STORE_S3_RETRY)
-            break;
-        if (!free_retry || free_retries++ >= 2)
-            attempt++;
-        if (attempt >= s->opts.max_attempts) {
-            v = STORE_S3_FAIL; /* free retries past theirs count: never more tries than the budget */
-            break;
-        }
-        if (http_loop_nap(s->loop, wait_ms)) { /* the backoff, the loop's other transfers going on */
-            rc = s3c_fail(e, S3C_ECANCEL, "interrupted");
-            break;
-        }
-    }
-    store_s3_call_release(&c);
-    if (rc)
-        return rc;
-    return v == STORE_S3_OK ? S3C_OK : e->code;
+    store_s3_async_start(s, r, x, &a);
+    rc = store_s3_async_wait(s, &a);
+    *e = a.err;
+    store_s3_async_release(s, &a);
+    return rc;
 }
 
 const char *store_s3_region(const struct store_s3 *s)

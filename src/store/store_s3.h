@@ -23,6 +23,7 @@
 #include "http/http.h"
 #include "s3/chunked.h"
 #include "s3/endpoint.h"
+#include "s3/retry.h"
 
 struct s3c_config;
 struct keyring;
@@ -231,6 +232,65 @@ bool s3_req_header(struct s3_req *r, const char *name, const char *value);
 enum s3c_err store_s3_send(struct store_s3 *s, const struct s3_req *r, struct http_xfer *x,
                            struct s3c_error *e);
 
+/*
+ * One request on the store's loop, not waited for: store_s3_send's rules
+ * (adaptive mode's client-side rate limit, store_s3_judge's verdicts, the
+ * backoff with jitter, free retries and max_attempts counted by
+ * s3_retry_count) driven by polls, for a caller that may not wait (a
+ * source's next() on the engine's loop: issue 24, nothing blocks a loop).
+ * store_s3_send is this and store_s3_async_wait.
+ *
+ * The caller owns it (STORE_S3_ASYNC_INIT, fields 'rewind' and its ctx set
+ * before the start if wanted; it must not move while a try is out) and the
+ * exchange 'x' it names: x's sink, sink_ctx and body_max are the caller's,
+ * done and done_ctx the async's. Thread: the thread of the store's loop.
+ *
+ * Contract: once started, store_s3_async_poll answers false while a try is
+ * out or waits for its time (a backoff, the rate limit), and true when it
+ * is over, then and at every poll after: a->rc is S3C_OK with the reply in
+ * x->resp, or the error as store_s3_send returns it, with a->err saying why
+ * (S3C_ECANCEL "interrupted" once a stop is asked: base/stop.h). A poll
+ * never steps the loop and never sleeps: the caller steps it (the engine
+ * does, between its calls to next()) and polls again soon (the engine asks
+ * within XFER_LATER_MS); a retry is sent by the first poll after its
+ * backoff. store_s3_async_release cuts off a try that is out (its done
+ * runs) and leaves 'a' as STORE_S3_ASYNC_INIT; it may be called in any state.
+ */
+struct store_s3_async {
+    struct s3_req req;              /* the request; its strings are the caller's, alive until release */
+    struct http_xfer *x;            /* the caller's exchange: each try's answer lands in x->resp */
+    struct store_s3_call call;      /* what the try out was signed with (the judge reads it) */
+    /* Called before each try but the first (NULL: not needed): a sink that
+     * wrote a failed try's bytes somewhere starts over. An error fails the request. */
+    enum s3c_err (*rewind)(void *ctx, struct s3c_error *e);
+    void *rewind_ctx;
+    struct s3_retry_tries tries;    /* attempts and free retries, as store_s3_send counts them */
+    int64_t not_before_ns;          /* the next try goes no sooner (http_now_ns): a backoff, the rate limit */
+    int sent;                       /* tries submitted */
+    bool out;                       /* a try is on the loop: its done has not run */
+    bool answered;                  /* its done ran: judged at the next poll */
+    bool done;                      /* over: 'rc' and 'err' are final */
+    enum s3c_err rc;
+    struct s3c_error err;
+};
+
+#define STORE_S3_ASYNC_INIT { .call = STORE_S3_CALL_INIT, .tries = S3_RETRY_TRIES_INIT, .err = S3C_ERROR_INIT }
+
+/* Start 'r' (copied; its strings borrowed) into 'x': the first try goes now
+ * unless the rate limit holds it. Never fails itself: a failure to sign or
+ * submit is the first poll's answer. 'a' is STORE_S3_ASYNC_INIT (or released). */
+void store_s3_async_start(struct store_s3 *s, const struct s3_req *r, struct http_xfer *x,
+                          struct store_s3_async *a);
+
+/* Over (true: a->rc, a->err) or not yet (false); sends a retry whose time has come. */
+bool store_s3_async_poll(struct store_s3 *s, struct store_s3_async *a);
+
+/* Step the store's loop (a backoff waited on it, its other transfers going on)
+ * until 'a' is over; a->rc. For blocking callers only: never on the engine's loop. */
+enum s3c_err store_s3_async_wait(struct store_s3 *s, struct store_s3_async *a);
+
+void store_s3_async_release(struct store_s3 *s, struct store_s3_async *a);
+
 /* Append "&name=value" (or "name=value" when 'q' is empty), value percent-encoded. */
 enum s3c_err s3_query_add(struct buf *q, const char *name, const char *value);
 
@@ -281,6 +341,14 @@ struct store_s3_list_versions_args {
 };
 enum s3c_err store_s3_list_object_versions(struct store_s3 *s, const struct store_s3_list_versions_args *a,
                                            struct s3_list_versions *out, struct s3c_error *e);
+
+/* The request of that page, for a caller that sends it itself (store_s3_async):
+ * into 'r', whose query is kept in 'q' (alive until the request is over). */
+enum s3c_err store_s3_list_versions_req(const struct store_s3_list_versions_args *a, struct s3_req *r,
+                                        struct buf *q, struct s3c_error *e);
+
+/* The cap on a listing page's reply. */
+#define STORE_S3_LIST_BODY_MAX_BYTES (32u << 20)
 
 /* HeadObject (key set) or HeadBucket (key NULL); the reply headers are in x->resp. */
 enum s3c_err store_s3_head(struct store_s3 *s, const char *bucket, const char *key,

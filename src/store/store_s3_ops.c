@@ -7,8 +7,6 @@
 #include "s3/xml.h"
 #include "store/store_s3.h"
 
-#define LIST_BODY_MAX_BYTES (32u << 20)
-
 /* Send 'r' and parse a 2xx XML reply of kind 'kind' into 'out'. */
 static enum s3c_err send_parse(struct store_s3 *s, const struct s3_req *r, enum s3_reply kind,
                                void *out, struct s3c_error *e)
@@ -17,7 +15,7 @@ static enum s3c_err send_parse(struct store_s3 *s, const struct s3_req *r, enum 
     enum s3c_err rc;
 
     memset(&x, 0, sizeof(x));
-    x.body_max = LIST_BODY_MAX_BYTES;
+    x.body_max = STORE_S3_LIST_BODY_MAX_BYTES;
     rc = store_s3_send(s, r, &x, e);
     if (!rc && out)
         rc = s3_xml_parse(kind, buf_sv(&x.resp.body), out, NULL, e);
@@ -108,34 +106,47 @@ enum s3c_err store_s3_list_objects(struct store_s3 *s, const struct store_s3_lis
     return rc;
 }
 
-enum s3c_err store_s3_list_object_versions(struct store_s3 *s, const struct store_s3_list_versions_args *a,
-                                           struct s3_list_versions *out, struct s3c_error *e)
+enum s3c_err store_s3_list_versions_req(const struct store_s3_list_versions_args *a, struct s3_req *r,
+                                        struct buf *q, struct s3c_error *e)
 {
-    struct s3_req r = { .method = "GET", .bucket = a->bucket };
-    struct buf q = BUF_INIT(16384);
     char max[16];
     enum s3c_err rc;
 
-    rc = s3_query_add(&q, "versions", "");
+    memset(r, 0, sizeof(*r));
+    r->method = "GET";
+    r->bucket = a->bucket;
+    buf_reset(q);
+    rc = s3_query_add(q, "versions", "");
     if (!rc && a->delimiter && a->delimiter[0])
-        rc = s3_query_add(&q, "delimiter", a->delimiter);
+        rc = s3_query_add(q, "delimiter", a->delimiter);
     if (!rc)
-        rc = s3_query_add(&q, "encoding-type", "url");
+        rc = s3_query_add(q, "encoding-type", "url");
     if (!rc && a->key_marker && a->key_marker[0])
-        rc = s3_query_add(&q, "key-marker", a->key_marker);
+        rc = s3_query_add(q, "key-marker", a->key_marker);
     if (!rc && a->max_keys > 0) {
         snprintf(max, sizeof(max), "%d", a->max_keys);
-        rc = s3_query_add(&q, "max-keys", max);
+        rc = s3_query_add(q, "max-keys", max);
     }
     if (!rc && a->prefix && a->prefix[0])
-        rc = s3_query_add(&q, "prefix", a->prefix);
+        rc = s3_query_add(q, "prefix", a->prefix);
     /* A version-id-marker without a key-marker is an error on S3. */
     if (!rc && a->key_marker && a->key_marker[0] && a->version_id_marker && a->version_id_marker[0])
-        rc = s3_query_add(&q, "version-id-marker", a->version_id_marker);
+        rc = s3_query_add(q, "version-id-marker", a->version_id_marker);
     if (rc)
         return s3c_fail(e, rc, "out of memory");
-    r.query = buf_cstr(&q);
-    rc = send_parse(s, &r, S3_REPLY_LIST_VERSIONS, out, e);
+    r->query = buf_cstr(q);
+    return S3C_OK;
+}
+
+enum s3c_err store_s3_list_object_versions(struct store_s3 *s, const struct store_s3_list_versions_args *a,
+                                           struct s3_list_versions *out, struct s3c_error *e)
+{
+    struct s3_req r;
+    struct buf q = BUF_INIT(16384);
+    enum s3c_err rc = store_s3_list_versions_req(a, &r, &q, e);
+
+    if (!rc)
+        rc = send_parse(s, &r, S3_REPLY_LIST_VERSIONS, out, e);
     buf_release(&q);
     return rc;
 }

@@ -30,13 +30,21 @@
  *   HTTP loops, off the transfer loops.
  * Checked in the e2e suite: the loop-lag probe (base/lag.h) and the blocking-
  * call checker preloaded into every s3c (tests/e2e/slowcalls.c) report any
- * loop thread that blocks. A listing's next page is not waited for inside
- * the source's next(): the lister answers XFER_NEXT_LATER and the engine
- * steps its loop (pages and transfers together) and asks again within
- * XFER_LATER_MS. Known left (issue 24): the inventory files of
- * plan/manifest.c, a --all-versions listing's pages and sync's same-second
- * HEADs still run a request to the end from inside next() (store_s3_send:
- * the loop stepped there, a retry's backoff waited with http_loop_nap).
+ * loop thread that blocks. No request is waited for inside the source's
+ * next(): a listing's pages (plan/lister.c), a --all-versions listing's
+ * pages (cli/listing.c) and an inventory's data files (plan/manifest.c, the
+ * next one fetched while the rows of the one before are read) are requests
+ * the source polls (store_s3_async: a retry's backoff is a time, not a nap);
+ * meanwhile it answers XFER_NEXT_LATER, and the engine steps its loop
+ * (those requests and its transfers together) and asks again within
+ * XFER_LATER_MS. Where a test asks (S3C_CHECK_NEXT_WAITS=1), the checker
+ * reports any wait of the loop inside next() (lag_next_begin/end). A data
+ * file's body goes to its temp file from curl's callback on this thread, as
+ * a download's bytes do. Known left (issue 24): sync's same-second HEADs;
+ * and what a source waits for as it opens, where it opens inside next()
+ * (rm opens each argument there, run starts each job there): an s3://
+ * manifest or key list (manifest_open), one object's HEAD (cp, mv), sync's
+ * sort of an inventory or a directory bucket's listing.
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -462,7 +470,11 @@ static void deal_more(struct engine *g, struct deal *d)
     room = (d->spawn_tried ? box_target(d) : DEAL_SPAWN) - atomic_load(&d->peek);
     while (n < room) {
         struct xfer_obj *o = NULL;
-        int r = d->user->next(d->user->next_ctx, &o);
+        int r;
+
+        lag_next_begin();
+        r = d->user->next(d->user->next_ctx, &o);
+        lag_next_end();
 
         if (r == XFER_NEXT_ONE && (o->op == XFER_DELETE || o->stdio)) {
             g->held = o;

@@ -232,7 +232,12 @@ static void fill(struct engine *g)
                 o = g->held;
                 g->held = NULL;
             } else {
-                switch (g->opts.next(g->opts.next_ctx, &o)) {
+                int got;
+
+                lag_next_begin(); /* the source may not wait on this loop (S3C_CHECK_NEXT_WAITS) */
+                got = g->opts.next(g->opts.next_ctx, &o);
+                lag_next_end();
+                switch (got) {
                 case XFER_NEXT_ONE:
                     break;
                 case XFER_NEXT_WAIT:

@@ -32,18 +32,39 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <time.h>
 #include <unistd.h>
 
 static _Thread_local int on_loop;
+static _Thread_local int in_next;       /* the engine is in its source's next() */
+static _Thread_local int next_told;     /* S3C_SLOW_CALLS_LOG heard "next" from this thread */
 
 /* Called by s3c (src/base/lag.c): this thread is a loop (1) or no longer (0). */
 void s3c_checker_loop_thread(int on);
 void s3c_checker_loop_thread(int on)
 {
     on_loop = on;
+}
+
+static void append(const char *path, const char *line, size_t n);
+
+/* Called by s3c (src/base/lag.c) around the engine's calls to its source's
+ * next(): a wait of the loop in between is the loop stepped from inside the
+ * engine's turn. The first call a thread makes is logged ("next" in
+ * S3C_SLOW_CALLS_LOG), so a test can prove the checker was told. */
+void s3c_checker_in_next(int on);
+void s3c_checker_in_next(int on)
+{
+    const char *log = getenv("S3C_SLOW_CALLS_LOG");
+
+    in_next = on;
+    if (on && !next_told && log && *log) {
+        next_told = 1;
+        append(log, "next\n", 5);
+    }
 }
 
 #define REAL(name) static __typeof__(&name) real_##name; \
@@ -168,6 +189,21 @@ int clock_nanosleep(clockid_t clk, int flags, const struct timespec *req, struct
     REAL(clock_nanosleep);
     seen("clock_nanosleep");
     return real_clock_nanosleep(clk, flags, req, rem);
+}
+
+/* A wait of a loop inside the engine's call to next() (s3c_checker_in_next),
+ * checked only with S3C_CHECK_NEXT_WAITS=1: a source that runs a request to
+ * its end there (store_s3_send, http_do, a nap) waits here. */
+int epoll_wait(int ep, struct epoll_event *ev, int max, int timeout_ms)
+{
+    REAL(epoll_wait);
+    if (in_next && timeout_ms != 0) {
+        const char *v = getenv("S3C_CHECK_NEXT_WAITS");
+
+        if (v && !strcmp(v, "1"))
+            seen("epoll_wait inside the source's next()");
+    }
+    return real_epoll_wait(ep, ev, max, timeout_ms);
 }
 
 /* pread of a regular file, checked only with S3C_SLOW_PREAD=1 (see above). */

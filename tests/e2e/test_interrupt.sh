@@ -196,3 +196,64 @@ test_interrupt_during_create_aborts_the_upload() {
     assert_eq 0 "$(t_mpu_count "$b")" "multipart uploads open after SIGINT"
     assert_eq "" "$(t_list_keys "$b")" "keys"
 }
+
+# _ti_fired N: s3emu's first fault rule has fired at least N times.
+_ti_fired() {
+    curl -sS "$S3C_TEST_ENDPOINT/_s3emu/stats" | jq -e "(.rules[0].fired // 0) >= $1" >/dev/null
+}
+
+# _ti_stop_quickly SIGNAL SECONDS: _ti_stop, and s3c was gone within SECONDS.
+_ti_stop_quickly() {
+    local t0=$EPOCHREALTIME secs
+    _ti_stop "$1"
+    secs=$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%d", (b - a) * 1000 }')
+    [ "$secs" -lt $(($2 * 1000)) ] || t_fail "s3c took $secs ms to end after SIG$1 (at most $2 s)"
+}
+
+# A --all-versions listing's page out on the engine's loop (answered in 30 s)
+# is cut off at SIGINT: the run ends at once with 130, the versions left alone.
+test_interrupt_sigint_while_a_versions_page_is_out() {
+    local b
+    [ "$S3C_TEST_STORE" = s3emu ] || t_skip "fault injection is s3emu's"
+    t_new_bucket b
+    t_versioning "$b" Enabled
+    t_put_text "$b" k one
+    t_put_text "$b" k two
+    curl -sS --fail-with-body -X POST --data-binary "faults=delay@bucket=$b,op=ListObjectVersions,ms=30000" \
+        "$S3C_TEST_ENDPOINT/_s3emu/config" >/dev/null || t_fail "s3emu refused the faults"
+    _ti_bg rm -r --all-versions "s3://$b/"
+    _ti_wait_for 10 _ti_fired 1
+    _ti_stop_quickly INT 3
+    curl -sS -X POST --data-binary "faults=" "$S3C_TEST_ENDPOINT/_s3emu/config" >/dev/null
+    assert_eq 130 "$TI_RC" "exit code"
+    assert_ok s3c ls --all-versions "s3://$b/k"
+    assert_lines 2 "$T_OUT" "both versions still there"
+}
+
+# An inventory's data file whose GET is between tries (503s, and s3c's
+# backoff after a throttle: up to 1 s, 2 s, 4 s... with jitter) ends at
+# SIGINT at once: the backoff is a time the source polls, and a poll after a
+# stop ends it (the source closed cuts off a try out).
+test_interrupt_sigint_while_an_inventory_file_backs_off() {
+    local b c i
+    [ "$S3C_TEST_STORE" = s3emu ] || t_skip "fault injection is s3emu's"
+    t_new_bucket b
+    t_new_bucket c
+    mkdir -p tree inv/m inv/data
+    for i in 1 2 3; do echo "file $i" > "tree/f$i"; done
+    assert_ok s3c cp -r --only-show-errors tree "s3://$b/t/"
+    for i in 1 2 3; do
+        printf '"%s","t/f%s","%s","2030-01-01T00:00:00.000Z"\n' "$b" "$i" "$(wc -c < "tree/f$i")"
+    done | gzip > inv/data/part-0.csv.gz
+    printf '{"sourceBucket":"%s","destinationBucket":"arn:aws:s3:::%s","fileFormat":"CSV","fileSchema":"Bucket, Key, Size, LastModifiedDate","files":[{"key":"inv/data/part-0.csv.gz"}]}\n' \
+        "$b" "$c" > inv/m/manifest.json
+    assert_ok s3c cp -r --only-show-errors inv "s3://$c/inv/"
+    curl -sS --fail-with-body -X POST --data-binary "faults=503@bucket=$c,key=inv/data/*,op=GetObject" \
+        "$S3C_TEST_ENDPOINT/_s3emu/config" >/dev/null || t_fail "s3emu refused the faults"
+    AWS_MAX_ATTEMPTS=10 _ti_bg cp --from-manifest "s3://$c/inv/m/manifest.json" "s3://$b/t/" down
+    _ti_wait_for 10 _ti_fired 3 # in its third backoff (up to 4 s), or its fourth try
+    _ti_stop_quickly INT 2
+    curl -sS -X POST --data-binary "faults=" "$S3C_TEST_ENDPOINT/_s3emu/config" >/dev/null
+    assert_eq 130 "$TI_RC" "exit code"
+    [ ! -e down ] || [ -z "$(ls -A down)" ] || t_fail "a file came down: $(ls down)"
+}

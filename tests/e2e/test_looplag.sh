@@ -65,27 +65,36 @@ test_looplag_journal_sync_off_the_loop() {
     _ll_no_lag
 }
 
-
-# A request the source runs to its end from next() (here the inventory's
-# second data file, read as the first one's objects are in flight) waits out
-# its retries' backoff on the loop (http_loop_nap), not in a sleep that would
-# hold every transfer of the home loop.
-test_looplag_retry_backoff_waits_on_the_loop() {
-    local b c i f
-    [ "$S3C_TEST_STORE" = s3emu ] || t_skip "fault injection is s3emu's"
-    t_new_bucket b
-    t_new_bucket c
+# _ll_inventory SRC DST NFILES: 20 x NFILES files in tree/, uploaded to
+# s3://SRC/t/, and an S3 Inventory report of them in s3://DST/inv/ (its
+# manifest.json in inv/m/, NFILES gzip'd data files of 20 rows in inv/data/).
+_ll_inventory() {
+    local b=$1 c=$2 n=$3 i f files=""
     mkdir -p tree inv/m inv/data
-    for i in $(seq 1 40); do echo "file $i" > "tree/f$i"; done
+    for i in $(seq 1 $((n * 20))); do echo "file $i" > "tree/f$i"; done
     assert_ok s3c cp -r --only-show-errors tree "s3://$b/t/"
-    for f in 0 1; do
+    for ((f = 0; f < n; f++)); do
         for i in $(seq $((f * 20 + 1)) $((f * 20 + 20))); do
             printf '"%s","t/f%s","%s","2030-01-01T00:00:00.000Z"\n' "$b" "$i" "$(wc -c < "tree/f$i")"
         done | gzip > "inv/data/part-$f.csv.gz"
+        files="$files${files:+,}{\"key\":\"inv/data/part-$f.csv.gz\"}"
     done
-    printf '{"sourceBucket":"%s","destinationBucket":"arn:aws:s3:::%s","fileFormat":"CSV","fileSchema":"Bucket, Key, Size, LastModifiedDate","files":[{"key":"inv/data/part-0.csv.gz"},{"key":"inv/data/part-1.csv.gz"}]}\n' \
-        "$b" "$c" > inv/m/manifest.json
+    printf '{"sourceBucket":"%s","destinationBucket":"arn:aws:s3:::%s","fileFormat":"CSV","fileSchema":"Bucket, Key, Size, LastModifiedDate","files":[%s]}\n' \
+        "$b" "$c" "$files" > inv/m/manifest.json
     assert_ok s3c cp -r --only-show-errors inv "s3://$c/inv/"
+}
+
+
+# A retried request of the source (here the inventory's second data file,
+# fetched as the first one's objects are in flight) waits out its backoff
+# as a time the source polls, not in a sleep that would hold every transfer
+# of the home loop.
+test_looplag_retry_backoff_waits_on_the_loop() {
+    local b c
+    [ "$S3C_TEST_STORE" = s3emu ] || t_skip "fault injection is s3emu's"
+    t_new_bucket b
+    t_new_bucket c
+    _ll_inventory "$b" "$c" 2
     curl -sS --fail-with-body -X POST --data-binary "faults=500@bucket=$c,key=inv/data/part-1*,op=GetObject,times=2" \
         "$S3C_TEST_ENDPOINT/_s3emu/config" >/dev/null || t_fail "s3emu refused the faults"
     assert_ok s3c cp --from-manifest "s3://$c/inv/m/manifest.json" "s3://$b/t/" down
@@ -177,5 +186,73 @@ test_looplag_temp_file_made_off_the_loop() {
     assert_eq "$(t_sha256 ranged)" "$(t_sha256 got2)" "the bytes of ranged"
     _ll_made fallocate
     assert_eq 2 "$(grep -cx fallocate "$T_DIR/.slow")" "one reservation a download"
+    _ll_no_lag
+}
+
+# _ll_next_s3c ARGS...: s3c with every wait of the home loop inside the
+# engine's call to its source's next() reported as a loop-block (the checker,
+# S3C_CHECK_NEXT_WAITS=1): a source that ran a request to its end there
+# would step the loop from inside the engine's turn (its answers, hedges and
+# fills stalled meanwhile). "next" in $T_DIR/.slow proves the checker heard.
+_ll_next_s3c() {
+    [ -f "$E2E_CHECKER" ] || t_fail "no $E2E_CHECKER (make builds it)"
+    S3C_CHECK_NEXT_WAITS=1 S3C_SLOW_CALLS_LOG=$T_DIR/.slow s3c "$@"
+}
+
+# _ll_rules: the fault rules' [matched, fired] as "m/f m/f ...", in order.
+_ll_rules() {
+    curl -sS "$S3C_TEST_ENDPOINT/_s3emu/stats" | jq -r '[.rules[] | "\(.matched // 0)/\(.fired // 0)"] | join(" ")'
+}
+
+# rm --all-versions on the engine: each ListObjectVersions page (here 2,
+# the second answered 503 once and retried after its backoff) is a request
+# the source polls, answering XFER_NEXT_LATER while it is out, never one it
+# waits for inside next(); every version goes, each page asked for once
+# more than it failed.
+test_looplag_versions_pages_not_waited_in_next() {
+    local b i
+    [ "$S3C_TEST_STORE" = s3emu ] || t_skip "fault injection is s3emu's"
+    t_new_bucket b
+    t_versioning "$b" Enabled
+    mkdir tree
+    for i in $(seq 1 600); do echo "file $i" > "tree/f$i"; done
+    assert_ok s3c cp -r --only-show-errors tree "s3://$b/t/"
+    assert_ok s3c cp -r --only-show-errors tree "s3://$b/t/" # 1,200 versions: two pages
+    curl -sS --fail-with-body -X POST --data-binary \
+        "faults=503@bucket=$b,op=ListObjectVersions,nth=2;delay@bucket=$b,op=ListObjectVersions,ms=300" \
+        "$S3C_TEST_ENDPOINT/_s3emu/config" >/dev/null || t_fail "s3emu refused the faults"
+    assert_ok _ll_next_s3c rm -r --all-versions "s3://$b/t/"
+    local rules
+    rules=$(_ll_rules)
+    curl -sS -X POST --data-binary "faults=" "$S3C_TEST_ENDPOINT/_s3emu/config" >/dev/null
+    assert_eq "3/1 2/2" "$rules" "pages asked: 2, and the second once more after its 503"
+    assert_lines 1200 "$T_OUT" "a delete line a version"
+    assert_ok s3c ls --all-versions -r "s3://$b/"
+    assert_eq "" "$T_OUT" "no version left"
+    _ll_made next
+    _ll_no_lag
+}
+
+# cp --from-manifest of an inventory of three data files on the engine: each
+# data file is a request the source polls (the second answered 503 once and
+# retried after its backoff), fetched while the rows of the one before are
+# read, never waited for inside next(); each file asked for once, the second
+# twice.
+test_looplag_inventory_files_not_waited_in_next() {
+    local b c
+    [ "$S3C_TEST_STORE" = s3emu ] || t_skip "fault injection is s3emu's"
+    t_new_bucket b
+    t_new_bucket c
+    _ll_inventory "$b" "$c" 3
+    curl -sS --fail-with-body -X POST --data-binary \
+        "faults=503@bucket=$c,key=inv/data/part-1*,op=GetObject,times=1;delay@bucket=$c,key=inv/data/*,op=GetObject,ms=300;delay@bucket=$b,op=GetObject,ms=200" \
+        "$S3C_TEST_ENDPOINT/_s3emu/config" >/dev/null || t_fail "s3emu refused the faults"
+    assert_ok _ll_next_s3c cp --from-manifest "s3://$c/inv/m/manifest.json" "s3://$b/t/" down
+    local rules
+    rules=$(_ll_rules)
+    curl -sS -X POST --data-binary "faults=" "$S3C_TEST_ENDPOINT/_s3emu/config" >/dev/null
+    assert_eq "2/1 3/3 60/60" "$rules" "data files asked: 3, the second once more after its 503; 60 objects"
+    assert_eq "$(t_tree_sums tree)" "$(t_tree_sums down)" "every object down"
+    _ll_made next
     _ll_no_lag
 }

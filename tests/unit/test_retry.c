@@ -96,3 +96,32 @@ TEST(rate_limiter_engages_on_throttle_and_recovers)
         CHECK(l.fill_rate > before);
     }
 }
+
+TEST(retry_count_free_retries_then_the_budget)
+{
+    struct s3_retry_tries t = S3_RETRY_TRIES_INIT;
+
+    /* Ordinary retries: max_attempts 3 is the first try and two retries. */
+    CHECK(s3_retry_count(&t, false, 3));
+    CHECK_INT(t.attempt, 1);
+    CHECK(s3_retry_count(&t, false, 3));
+    CHECK(!s3_retry_count(&t, false, 3));
+    CHECK_INT(t.attempt, 3);
+
+    /* Free retries (a region hint, fresh keys) cost nothing, twice; then they count. */
+    t = (struct s3_retry_tries)S3_RETRY_TRIES_INIT;
+    CHECK(s3_retry_count(&t, true, 3));
+    CHECK(s3_retry_count(&t, true, 3));
+    CHECK_INT(t.attempt, 0);
+    CHECK_INT(t.free_retries, 2);
+    CHECK(s3_retry_count(&t, true, 3));
+    CHECK_INT(t.attempt, 1);
+    CHECK(s3_retry_count(&t, false, 3));
+    CHECK(!s3_retry_count(&t, true, 3)); /* a store that keeps hinting ends within the budget */
+
+    /* One attempt in all (max_attempts 1): no retry, free ones aside. */
+    t = (struct s3_retry_tries)S3_RETRY_TRIES_INIT;
+    CHECK(!s3_retry_count(&t, false, 1));
+    t = (struct s3_retry_tries)S3_RETRY_TRIES_INIT;
+    CHECK(s3_retry_count(&t, true, 1));
+}
