@@ -327,7 +327,7 @@ static enum s3c_err side_open(struct sync *s, struct side *sd, struct s3c_error 
     if (rc)
         return rc;
     if (sd->src.kind == OBJSRC_WALK && !objsrc_root_is_dir(&sd->src))
-        return s3c_fail(e, S3C_EUSAGE, "sync: %s is not a directory", sd->arg);
+        return skip_not_a_dir(&s->base, sd->arg, (int)s->op, op_word(s->op)); /* reported: exit 2 */
     /* An inventory comes in no promised order; directory buckets list in none. */
     if (!budget && (sd->src.kind == OBJSRC_MANIFEST || (sd->src.kind == OBJSRC_LIST && directory_bucket(sd->bucket))))
         budget = XSORT_BUDGET_DEFAULT;
@@ -858,6 +858,8 @@ static enum s3c_err sync_start(struct job *j)
     if ((rc = side_open(s, &s->src, &e)) || (rc = side_open(s, &s->dst, &e))) {
         struct out_result r = { "sync", s->src.arg, s->dst.arg, 0, false, NULL, false, true };
 
+        if (rc == S3C_ESKIPPED)
+            return rc; /* told already */
         if (rc == S3C_EUSAGE)
             out_usage_error(&e);
         else

@@ -12,6 +12,7 @@
 #include "auth/express.h"
 #include "cli/args.h"
 #include "cli/output.h"
+#include "plan/filter.h"
 #include "store/store_fs.h"
 #include "base/stop.h"
 #include "http/http.h"
@@ -253,6 +254,25 @@ bool job_owns(const struct job *j, struct sv rel)
 void job_skip(struct job *j)
 {
     j->n.skipped++;
+}
+
+enum s3c_err skip_not_a_dir(struct job *j, const char *arg, int op, const char *word)
+{
+    struct buf abs = BUF_INIT(65536);
+    struct s3c_error e = S3C_ERROR_INIT;
+    struct out_result r = { word, NULL, NULL, 0, false, NULL, j->dryrun, false };
+
+    if (filter_root(arg, true, &abs, &e) || buf_addc(&abs, '/')) {
+        buf_reset(&abs);
+        buf_adds(&abs, arg);
+    }
+    r.src = buf_cstr(&abs);
+    s3c_error_clear(&e);
+    s3c_fail(&e, S3C_ESKIPPED, "File does not exist.");
+    out_result(&r, &e);
+    job_count(j, op, 0, &e);
+    buf_release(&abs);
+    return S3C_ESKIPPED;
 }
 
 void job_counts_add(struct job_counts *to, const struct job_counts *from)

@@ -155,6 +155,14 @@ const struct s3c_error *job_skip_unreadable(const struct xfer_obj *o, const stru
 
 /* Account one object skipped on purpose (-n, --no-overwrite, unchanged in sync). */
 void job_skip(struct job *j);
+
+/*
+ * A file given where --recursive (or sync) wants a directory: skipped as the
+ * AWS CLI skips it ("warning: Skipping file /abs/FILE/. File does not
+ * exist.", the walk of FILE/ finding nothing), counted under 'op' (its
+ * --json record's "operation" is 'word'): exit 2. Returns S3C_ESKIPPED.
+ */
+enum s3c_err skip_not_a_dir(struct job *j, const char *arg, int op, const char *word);
 /* Add 'from' into 'to' (run's totals). */
 void job_counts_add(struct job_counts *to, const struct job_counts *from);
 

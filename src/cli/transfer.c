@@ -604,7 +604,13 @@ static enum s3c_err setup_one(struct transfer *t, struct s3c_error *e)
             goto out;
         }
         if (S_ISDIR(st.st_mode)) {
-            rc = s3c_fail(e, S3C_EUSAGE, "%s: %s is a directory (use --recursive)", t->base.verb, t->src_arg);
+            /* The AWS CLI's failed upload (exit 1), in its words. */
+            struct buf abs = BUF_INIT(65536);
+            if (filter_root(path, true, &abs, e) || buf_addc(&abs, '/'))
+                buf_adds(&abs, path);
+            rc = s3c_fail(e, S3C_EIO, "[Errno 21] Is a directory: '%s'", buf_cstr(&abs));
+            e->sys_errno = EISDIR;
+            buf_release(&abs);
             goto out;
         }
         size = (uint64_t)st.st_size;
@@ -682,8 +688,9 @@ static enum s3c_err setup_ends(struct transfer *t, int n_pos, const char **pos, 
         return rc;
     if (t->dst_s3 && (rc = s3_uri_parse(pos[1], &t->du, e)))
         return rc;
-    if ((t->src_s3 && !t->su.bucket[0]) || (t->dst_s3 && !t->du.bucket[0]))
+    if (t->src_s3 && !t->su.bucket[0])
         return s3c_fail(e, S3C_EUSAGE, "%s: an S3 path must name a bucket", t->base.verb);
+    /* A destination without a bucket ("s3://") is the AWS CLI's failed transfer (exit 1), said at start. */
     t->op = t->src_s3 && t->dst_s3 ? XFER_COPY : t->src_s3 ? XFER_DOWNLOAD : XFER_UPLOAD;
     return S3C_OK;
 }
@@ -726,6 +733,40 @@ static void dst_listing_setup(struct transfer *t)
     buf_release(&prefix);
 }
 
+/*
+ * What fails before any request, as the AWS CLI fails it: a destination
+ * without a bucket ("s3://": its parameter validation, exit 1), and mv of an
+ * object onto itself (mv would delete it; "Cannot mv a file onto itself",
+ * exit 255), each said as the transfer's result. S3C_OK when neither.
+ */
+static enum s3c_err refused_at_start(struct transfer *t, const char *op)
+{
+    struct s3c_error e = S3C_ERROR_INIT;
+    struct shown sh = { (char *)t->src_arg, (char *)t->dst_arg, 0 };
+    enum s3c_err rc = S3C_OK;
+
+    if (t->dst_s3 && !t->du.bucket[0]) {
+        rc = s3c_fail(&e, S3C_EPARSE, "Parameter validation failed: Invalid bucket name \"\": a destination "
+                      "needs s3://BUCKET[/KEY]");
+        report(t, &sh, t->op, &e);
+        job_count(&t->base, t->mv ? JOB_OP_MOVE : (int)t->op, 0, &e);
+    } else if (t->mv && t->op == XFER_COPY && !t->recursive && (t->raw || !wild_has(t->su.key)) &&
+               !strcmp(t->su.bucket, t->du.bucket) && t->du.key[0] && !ends_with_slash(t->du.key)) {
+        struct buf k = BUF_INIT(65536);
+
+        /* The key it names, escapes removed as objsrc reads it. */
+        buf_adds(&k, t->su.key);
+        if (!t->raw && k.len)
+            wild_unescape(k.data);
+        if (k.len && !strcmp(buf_cstr(&k), t->du.key)) {
+            rc = s3c_fail(&e, S3C_EUSAGE, "Cannot mv a file onto itself: '%s' - '%s'", t->src_arg, t->dst_arg);
+            out_usage_error(&e);
+        }
+        buf_release(&k);
+    }
+    return rc;
+}
+
 /* Pick the source of objects: one object, an S3 listing or a local walk. Errors are reported here. */
 static enum s3c_err job_start(struct job *j)
 {
@@ -736,6 +777,8 @@ static enum s3c_err job_start(struct job *j)
     enum s3c_err rc = S3C_OK;
 
     cli_op_name(op, sizeof(op), j->verb, t->n_pos, t->pos);
+    if ((rc = refused_at_start(t, op)))
+        return rc;
     t->s3 = cli_s3(j->c, &e);
     if (!t->s3) {
         out_error(op, &e);
@@ -771,7 +814,7 @@ static enum s3c_err job_start(struct job *j)
     so.fill_ctx = t;
     rc = objsrc_open(&t->src, &so, &e);
     if (!rc && t->src.kind == OBJSRC_WALK && !t->src.pattern && !objsrc_root_is_dir(&t->src))
-        rc = s3c_fail(&e, S3C_EUSAGE, "%s: %s is not a directory (drop --recursive for one file)", j->verb, t->src_arg);
+        return skip_not_a_dir(j, t->src_arg, t->mv ? JOB_OP_MOVE : (int)t->op, op_word(t->op, t->mv));
     if (rc) {
         if (t->src.kind == OBJSRC_WALK && !t->src.pattern && (rc == S3C_ENOTFOUND || rc == S3C_EUSAGE)) {
             rc = S3C_EUSAGE;
@@ -798,7 +841,9 @@ static enum s3c_err job_start(struct job *j)
         /* The source's HEAD failed: the object's own result line (or record). */
         char src[4096];
         struct shown sh = { src, (char *)t->dst_arg, 0 };
-        snprintf(src, sizeof(src), "%s", t->src_arg);
+        /* A directory shows as "dir/", as the AWS CLI shows it. */
+        snprintf(src, sizeof(src), "%s%s", t->src_arg,
+                 e.sys_errno == EISDIR && !ends_with_slash(t->src_arg) ? "/" : "");
         report(t, &sh, t->op, &e);
         job_count(&t->base, t->mv ? JOB_OP_MOVE : (int)t->op, 0, &e); /* for --stat */
         return rc;

@@ -100,6 +100,21 @@ test_exits_as_the_aws_cli_on_the_same_failures() {
     # A local file that does not exist: the CLI's RuntimeError is a general
     # error (255); s3c calls a path that is not there a bad argument (252).
     _ex_compare missing_local_file 252 -- cp no-such-file "s3://$b/k"
+    # Issue 23 item 4: a file where --recursive or sync wants a directory (2), a
+    # directory without --recursive (1), a destination without a bucket (1), mv of an
+    # object onto itself (252, refused before any request).
+    _ex_compare file_recursive same -- cp --recursive f.txt "s3://$b/r/"
+    assert_eq "warning: Skipping file $PWD/f.txt/. File does not exist." "$T_ERR" "stderr"
+    _ex_compare sync_file same -- sync f.txt "s3://$b/r/"
+    assert_eq "warning: Skipping file $PWD/f.txt/. File does not exist." "$T_ERR" "stderr"
+    mkdir -p adir
+    printf x > adir/x
+    _ex_compare dir_not_recursive same -- cp adir "s3://$b/r/"
+    assert_eq "upload failed: adir/ to s3://$b/r/ [Errno 21] Is a directory: '$PWD/adir/'" "$T_ERR" "stderr"
+    _ex_compare no_bucket same -- cp f.txt s3://
+    assert_match "$T_ERR" "^upload failed: f.txt to s3:// Parameter validation failed: Invalid bucket name"
+    _ex_compare mv_onto_itself same -- mv "s3://$b/k" "s3://$b/k"
+    assert_contains "$T_ERR" "Cannot mv a file onto itself: 's3://$b/k' - 's3://$b/k'"
     t_note "$(column -t exits.tsv 2>/dev/null || cat exits.tsv)"
 }
 

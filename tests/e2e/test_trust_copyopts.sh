@@ -107,16 +107,18 @@ test_trust_copyopts_in_place() {
     _co_onto_itself "$b" small
 }
 
-# _co_onto_itself BUCKET KEY: a copy onto itself that changes nothing, and any
-# move onto itself, are refused (exit 1, the object intact), as S3 and the AWS
-# CLI refuse them.
+# _co_onto_itself BUCKET KEY: a copy onto itself that changes nothing (exit 1)
+# and any move onto itself (exit 252) are refused, the object intact, as S3 and
+# the AWS CLI refuse them.
 _co_onto_itself() {
     local etag
     etag=$(t_head_header "$1" "$2" ETag)
     assert_exit 1 s3c cp "s3://$1/$2" "s3://$1/$2"
     assert_contains "$T_ERR" "same object" "stderr"
     assert_exit 1 s3c cp --acl public-read "s3://$1/$2" "s3://$1/$2"    # an ACL is no change to S3
-    assert_exit 1 s3c mv --storage-class STANDARD "s3://$1/$2" "s3://$1/$2"
+    # mv onto itself: refused before any request, as the AWS CLI v2 refuses it (exit 252).
+    assert_exit 252 s3c mv --storage-class STANDARD "s3://$1/$2" "s3://$1/$2"
+    assert_contains "$T_ERR" "Cannot mv a file onto itself: 's3://$1/$2' - 's3://$1/$2'" "stderr"
     assert_eq "$etag" "$(t_head_header "$1" "$2" ETag)" "ETag of s3://$1/$2 after copies onto itself"
 }
 
