@@ -28,7 +28,7 @@
 bool stored_ck(const struct http_resp *resp, struct ck_stored *out)
 {
     static const enum ck_algo order[CK_ALGOS] = { CK_CRC64NVME, CK_CRC32C, CK_CRC32, CK_SHA256, CK_SHA1 };
-    struct sv v, b64;
+    struct sv v, b64, type;
     const char *dash;
     uint64_t n;
     int i;
@@ -46,6 +46,21 @@ bool stored_ck(const struct http_resp *resp, struct ck_stored *out)
                 continue;
             out->composite = true;
             out->parts = (uint32_t)n;
+        } else if (http_resp_header(resp, "x-amz-checksum-type", &type) && sv_ieqs(type, "COMPOSITE")) {
+            /* A composite value without its "-N" (moto writes it so): N is the upload's part
+             * count, which its multipart ETag states; without one it cannot be checked. */
+            char etag[80], hex[33];
+            uint32_t parts = 0;
+
+            if (http_resp_header(resp, "etag", &type) && type.n < sizeof(etag)) {
+                memcpy(etag, type.p, type.n);
+                etag[type.n] = '\0';
+                parts = xfer_etag_parts(etag, hex);
+            }
+            if (parts < 1)
+                continue;
+            out->composite = true;
+            out->parts = parts;
         }
         if (!ck_from_b64(order[i], b64, out->raw))
             continue;
@@ -547,6 +562,15 @@ bool parts_composite(enum ck_algo a, const uint64_t *crcs, const unsigned char (
  * The digest of the parts' digests of a DL_COMPOSITE download (part_crcs or
  * part_sums, as they came) against the store's composite checksum.
  */
+/* A composite value the store wrote without its "-N" (x-amz-checksum-type: COMPOSITE, N from
+ * the ETag: stored_ck) is the same digest of as many parts as 'got' ("<base64>-<n>"). */
+static bool composite_same_unsuffixed(const char *got, const struct ck_stored *st, uint32_t n)
+{
+    size_t vl = strlen(st->value);
+
+    return !strchr(st->value, '-') && n == st->parts && !strncmp(got, st->value, vl) && got[vl] == '-';
+}
+
 bool composite_verify(struct engine *g, struct xfer_obj_state *os, struct s3c_error *e)
 {
     struct dl_check_state *c = dlc_of(os);
@@ -557,7 +581,7 @@ bool composite_verify(struct engine *g, struct xfer_obj_state *os, struct s3c_er
         s3c_fail(e, S3C_ENOMEM, "out of memory");
         return false;
     }
-    if (strcmp(got, c->stored.value)) {
+    if (strcmp(got, c->stored.value) && !composite_same_unsuffixed(got, &c->stored, os->n_parts)) {
         s3c_fail(e, S3C_EHTTP, "downloaded bytes give the composite %s %s, the store's is %s%s", ck_name(a), got,
                  c->stored.value, c->layout_guessed ? " (its part size was guessed)" : "");
         return false;
