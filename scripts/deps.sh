@@ -21,7 +21,8 @@ set -euo pipefail
 BUILD=(gcc make libcurl4-openssl-dev libssl-dev libexpat1-dev libjansson-dev libisal-dev zlib1g-dev pkg-config)
 # Ceph's daemons pull in many "recommended" packages that we do not need.
 TEST_NORECS=(ceph-mon ceph-osd radosgw)
-TEST=(awscli curl jq openssl python3 python3-botocore time valgrind)
+# media-types: /etc/mime.types, which the AWS CLI's Python reads and s3c too (the Content-Type test).
+TEST=(awscli curl jq media-types openssl python3 python3-botocore time valgrind)
 SAN=(clang libclang-rt-14-dev)
 # tests/pkg/run.sh: build the .deb, lint it, read the man page, load the
 # completions of the three shells. Without recommends (lintian's and

@@ -1,6 +1,7 @@
 #include "cli/objopts.h"
 
 #include "base/hash.h"
+#include "base/mime.h"
 #include "cfg/config.h"
 #include "s3/endpoint.h"
 
@@ -260,6 +261,8 @@ enum s3c_err objopts_parse(const char *verb, struct objopts_args *a, struct xfer
     else
         return s3c_fail(e, S3C_EUSAGE, "%s: --copy-props must be none, metadata-directive or default", verb);
     oo->no_guess_mime = a->no_guess_mime;
+    if (!oo->no_guess_mime)
+        mime_load(); /* the mime.types files, read here, never on an engine's loop */
     if (a->checksum_algorithm && !ck_parse(sv_from(a->checksum_algorithm), &oo->checksum_algo))
         return s3c_fail(e, S3C_EUSAGE, "%s: --checksum-algorithm must be CRC32, CRC32C, SHA1, SHA256 or CRC64NVME, "
                         "not \"%s\"", verb, a->checksum_algorithm);

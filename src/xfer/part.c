@@ -8,6 +8,7 @@
 #include <strings.h>
 
 #include "xfer/engine.h"
+#include "base/mime.h"
 #include "xfer/journal.h"
 
 #define MIB ((uint64_t)1 << 20)
@@ -242,37 +243,11 @@ int xfer_part_size_guesses(uint64_t size, uint32_t n, uint64_t configured, uint6
     return k;
 }
 
-static const struct {
-    const char *ext;
-    const char *type;
-} mime_types[] = {
-    { "txt", "text/plain" },       { "log", "text/plain" },          { "csv", "text/csv" },
-    { "html", "text/html" },       { "htm", "text/html" },           { "css", "text/css" },
-    { "js", "text/javascript" },   { "mjs", "text/javascript" },     { "json", "application/json" },
-    { "xml", "application/xml" },  { "pdf", "application/pdf" },     { "zip", "application/zip" },
-    { "gz", "application/gzip" },  { "tgz", "application/gzip" },    { "tar", "application/x-tar" },
-    { "bz2", "application/x-bzip2" }, { "xz", "application/x-xz" },  { "zst", "application/zstd" },
-    { "png", "image/png" },        { "jpg", "image/jpeg" },          { "jpeg", "image/jpeg" },
-    { "gif", "image/gif" },        { "svg", "image/svg+xml" },       { "webp", "image/webp" },
-    { "ico", "image/vnd.microsoft.icon" }, { "mp4", "video/mp4" },   { "webm", "video/webm" },
-    { "mp3", "audio/mpeg" },       { "wav", "audio/x-wav" },         { "md", "text/markdown" },
-    { "yaml", "application/yaml" }, { "yml", "application/yaml" },   { "wasm", "application/wasm" },
-    { "parquet", "application/vnd.apache.parquet" }, { "avro", "application/avro" },
-    { "bin", "application/octet-stream" }, { "so", "application/octet-stream" },
-    { NULL, NULL },
-};
-
 const char *xfer_guess_mime(const char *name)
 {
-    const char *slash = strrchr(name, '/'), *dot = strrchr(name, '.');
-    int i;
+    const char *t = mime_guess(name);
 
-    if (!dot || (slash && dot < slash) || !dot[1])
-        return "binary/octet-stream";
-    for (i = 0; mime_types[i].ext; i++)
-        if (strcasecmp(dot + 1, mime_types[i].ext) == 0)
-            return mime_types[i].type;
-    return "binary/octet-stream";
+    return t ? t : "binary/octet-stream";
 }
 
 /* ---- the engine's part planning ---------------------------------------------- */

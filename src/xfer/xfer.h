@@ -302,7 +302,8 @@ bool xfer_parts_fit(uint64_t size, uint32_t n, uint64_t part_size);
  */
 int xfer_part_size_guesses(uint64_t size, uint32_t n, uint64_t configured, uint64_t *out, int max);
 
-/* Content-Type for a file name from its extension; "binary/octet-stream" when unknown. */
+/* Content-Type for a file name as the AWS CLI guesses it (base/mime.h); "binary/octet-stream"
+ * when it guesses none (what S3 stores then). */
 const char *xfer_guess_mime(const char *name);
 
 /* Whether an S3 to S3 copy with 'oo' changes what the object is (its metadata

@@ -1,0 +1,35 @@
+# tests/e2e/test_dropin.sh — issue 23: s3c as a drop-in for `aws s3`, checked
+# against the AWS CLI itself on the same store (differential).
+# shellcheck shell=bash
+
+# The Content-Type of each upload is the AWS CLI's for the same file name
+# (item 8): Python's mimetypes over the system's mime.types, ".tar.gz" a tar,
+# ".gz" alone nothing, any case of a known suffix.
+test_dropin_content_type_as_the_aws_cli() {
+    local b f n=0 bad=0 sc ac
+    [ -x "$AWS_CLI" ] || t_skip "no AWS CLI at $AWS_CLI"
+    t_new_bucket b
+    mkdir files
+    for f in a.txt a.html a.htm a.css a.js a.mjs a.json a.xml a.pdf a.zip a.gz a.tgz a.tar.gz a.tar a.bz2 \
+        a.xz a.zst a.png a.jpg a.jpeg a.gif a.svg a.svgz a.webp a.ico a.mp4 a.webm a.mp3 a.wav a.md a.yaml \
+        a.yml a.wasm a.parquet a.avro a.bin a.so a.woff a.woff2 a.ttf a.otf a.tsv a.csv a.docx a.xlsx \
+        a.pptx a.doc a.xls a.ppt a.py a.sh a.c a.h a.cpp a.java a.go a.rs a.rb a.pl a.php a.mov a.avi \
+        a.mkv a.flac a.ogg a.m4a a.aac a.epub a.rtf a.odt a.ods a.iso a.exe a.msi a.apk a.jar a.ics \
+        a.vcf a.eml a.TXT a.Jpg a.ipynb a.toml a.ini a.log a.sql a.sqlite a.tar.bz2 a.tar.xz a.tbz2 \
+        a.txt.gz a.json.br a.csv.Z noext .bashrc a.weird-ext; do
+        printf x > "files/$f"
+    done
+    assert_ok s3c cp -r files "s3://$b/s3c/"
+    assert_ok awsx s3 cp --recursive --only-show-errors files "s3://$b/aws/"
+    for f in files/* files/.bashrc; do
+        f=${f#files/}
+        n=$((n + 1))
+        sc=$(t_head_header "$b" "s3c/$f" Content-Type)
+        ac=$(t_head_header "$b" "aws/$f" Content-Type)
+        if [ "$sc" != "$ac" ]; then
+            t_note "$f: s3c $sc, the AWS CLI $ac"
+            bad=$((bad + 1))
+        fi
+    done
+    [ "$bad" = 0 ] || t_fail "$bad of $n file names got another Content-Type than the AWS CLI gives them"
+}
