@@ -96,9 +96,15 @@ static void print_object(const struct http_resp *r)
         sv_to_u64(value, &n);
         json_u64(&j, "PartsCount", n);
     }
-    for (i = 0; fields[i].header; i++)
-        if (http_resp_header(r, fields[i].header, &value))
-            json_str(&j, fields[i].field, svdup_tmp(value, tmp, sizeof(tmp)));
+    for (i = 0; fields[i].header; i++) {
+        if (!http_resp_header(r, fields[i].header, &value))
+            continue;
+        if (!strcmp(fields[i].header, "expires"))
+            iso_time(value, tmp); /* a date, as botocore parses it ("2027-01-15T10:00:00+00:00") */
+        else
+            svdup_tmp(value, tmp, sizeof(tmp));
+        json_str(&j, fields[i].field, tmp);
+    }
     while (http_resp_next_header(r, &pos, &name, &value)) {
         char key[1024];
 

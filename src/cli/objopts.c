@@ -1,12 +1,16 @@
 #include "cli/objopts.h"
 
 #include "base/hash.h"
+#include "base/isotime.h"
 #include "base/mime.h"
 #include "cfg/config.h"
+#include "http/http.h"
 #include "s3/endpoint.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* The AWS CLI's choices (its s3 commands' argument tables), NULL-terminated. */
 static const char *const acl_choices[] = {
@@ -238,10 +242,45 @@ static enum s3c_err check_headers(const char *verb, const struct objopts_args *a
     return rc;
 }
 
+/*
+ * --expires as botocore reads a timestamp (ISO 8601, seconds since 1970, or
+ * an HTTP date), sent as the HTTP date the Expires header holds ("Fri, 15 Jan
+ * 2027 10:00:00 GMT"), as the AWS CLI sends it.
+ */
+static enum s3c_err parse_expires(const char *verb, struct objopts_args *a, struct xfer_obj_opts *oo,
+                                  struct s3c_error *e)
+{
+    static const char days[7][4] = { "Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat" };
+    static const char months[12][4] = { "Jan", "Feb", "Mar", "Apr", "May", "Jun",
+                                        "Jul", "Aug", "Sep", "Oct", "Nov", "Dec" };
+    const char *v = oo->expires;
+    int64_t epoch = 0;
+    time_t t = 0;
+    struct tm tm;
+    char *end;
+
+    if (!v)
+        return S3C_OK;
+    if (v[0] >= '0' && v[0] <= '9' && (epoch = strtoll(v, &end, 10), !*end))
+        t = (time_t)epoch;
+    else if (!iso8601_parse(v, &t) && !(http_date_parse(sv_from(v), &epoch) && (t = (time_t)epoch, true)))
+        return s3c_fail(e, S3C_EUSAGE, "%s: --expires \"%s\" is no time: give ISO 8601 (2027-01-15T10:00:00Z), "
+                        "seconds since 1970, or an HTTP date", verb, v);
+    if (!gmtime_r(&t, &tm) || tm.tm_year + 1900 > 9999 || tm.tm_year + 1900 < 1)
+        return s3c_fail(e, S3C_EUSAGE, "%s: --expires \"%s\" is out of range", verb, v);
+    snprintf(a->expires, sizeof(a->expires), "%s, %02d %s %04d %02d:%02d:%02d GMT", days[tm.tm_wday], tm.tm_mday,
+             months[tm.tm_mon], tm.tm_year + 1900, tm.tm_hour, tm.tm_min, tm.tm_sec);
+    oo->expires = a->expires;
+    return S3C_OK;
+}
+
 enum s3c_err objopts_parse(const char *verb, struct objopts_args *a, struct xfer_obj_opts *oo,
                            struct s3c_error *e)
 {
     enum s3c_err rc = check_headers(verb, a, oo, e);
+
+    if (!rc)
+        rc = parse_expires(verb, a, oo, e);
 
     if (!rc)
         rc = parse_metadata(verb, a, oo, e);

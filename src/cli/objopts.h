@@ -25,6 +25,7 @@ struct objopts_args {
     bool no_guess_mime;                         /* --no-guess-mime-type */
     const char *checksum_algorithm;             /* --checksum-algorithm as given */
     const char *checksum_mode;                  /* --checksum-mode as given (ENABLED) */
+    char expires[32];                           /* --expires as sent: an HTTP date (xfer_obj_opts.expires) */
     /* "x-amz-meta-NAME", and the value as sent (an RFC 2047 word when not ASCII) */
     char meta[OBJOPTS_META_MAX][2][16 + 4 * (OBJOPTS_META_VALUE_MAX / 3 + 1)];
     struct s3_sse_c ssec_own, ssec_src_own;

@@ -33,3 +33,25 @@ test_dropin_content_type_as_the_aws_cli() {
     done
     [ "$bad" = 0 ] || t_fail "$bad of $n file names got another Content-Type than the AWS CLI gives them"
 }
+
+# --expires is sent as the HTTP date the AWS CLI sends (item 8), whatever form
+# of time it is given in, and head prints it as the AWS CLI prints it.
+test_dropin_expires_as_the_aws_cli() {
+    local b when sc ac
+    [ -x "$AWS_CLI" ] || t_skip "no AWS CLI at $AWS_CLI"
+    t_new_bucket b
+    printf x > f
+    for when in 2027-01-15T10:00:00Z 2027-01-15 '2027-01-15T12:00:00+02:00' 1800000000; do
+        assert_ok s3c cp --expires "$when" f "s3://$b/s3c"
+        assert_ok awsx s3 cp --only-show-errors --expires "$when" f "s3://$b/aws"
+        sc=$(t_head_header "$b" s3c Expires)
+        ac=$(t_head_header "$b" aws Expires)
+        assert_eq "$ac" "$sc" "the Expires header for --expires $when"
+    done
+    assert_ok s3c head "s3://$b/s3c"
+    sc=$(jq -r .Expires <<<"$T_OUT")
+    assert_ok awsx s3api head-object --bucket "$b" --key aws
+    assert_eq "$(jq -r .Expires <<<"$T_OUT")" "$sc" "head's Expires"
+    assert_exit 252 s3c cp --expires "next tuesday" f "s3://$b/x"
+    assert_contains "$T_ERR" "is no time"
+}
