@@ -22,8 +22,9 @@
  *   space reserved (fallocate(2), never glibc's byte-a-block fallback) by a
  *   land worker (PH_OPEN).
  * - Workers that hand results back through the loop's wakeup: hash workers
- *   (hashpool.c: MD5/SHA of parts, and the re-read of a resumed upload's
- *   parts the store has, resume.c), land workers (land.c: small downloads to
+ *   (hashpool.c: MD5/SHA of parts, the re-read of a resumed upload's parts
+ *   the store has, resume.c, and the local files sync's same-second proof
+ *   reads, prove.c), land workers (land.c: small downloads to
  *   disk, the temp files of the others), the journal worker (jsync.c),
  *   one DNS thread per loop's resolver.
  * - Credential refresh threads (auth/keyring.c, auth/express.c): their own
@@ -33,10 +34,12 @@
  * loop thread that blocks. A listing's next page is not waited for inside
  * the source's next(): the lister answers XFER_NEXT_LATER and the engine
  * steps its loop (pages and transfers together) and asks again within
- * XFER_LATER_MS. Known left (issue 24): the inventory files of
- * plan/manifest.c, a --all-versions listing's pages and sync's same-second
- * HEADs still run a request to the end from inside next() (store_s3_send:
- * the loop stepped there, a retry's backoff waited with http_loop_nap).
+ * XFER_LATER_MS. sync's same-second proof is no longer made in next(): the
+ * engine makes it (prove.c), its file read by the hash workers, its HEADs in
+ * flight. Known left (issue 24): the inventory files of plan/manifest.c and
+ * a --all-versions listing's pages still run a request to the end from
+ * inside next() (store_s3_send: the loop stepped there, a retry's backoff
+ * waited with http_loop_nap).
  */
 #include <pthread.h>
 #include <stdatomic.h>
