@@ -62,12 +62,15 @@ test_sync_samesec_heads_in_flight() {
     assert_eq "${want%$'\n'}" "$(LC_ALL=C sort <<<"$T_OUT")" "stdout"
     _ss_assert_ops HeadObject "$heads" 10
     _ss_assert_ops PutObject "$puts" 10
-    # In flight: every proof's HEAD sent before the first answer came back.
+    # In flight: every proof's HEAD sent before the first answer came back (s3emu holds each
+    # answer; a store that answers at once may answer one before the last file is hashed).
     sent=$(grep -n 'debug: http: HEAD http' debug.log | cut -d: -f1 | tail -n 1)
     first_answer=$(grep -n 'debug: http: HEAD -> ' debug.log | cut -d: -f1 | head -n 1)
     assert_eq 10 "$(grep -c 'debug: http: HEAD http' debug.log)" "HEADs in the debug lines"
-    [ -n "$first_answer" ] && [ "$sent" -lt "$first_answer" ] ||
-        t_fail "a HEAD was sent after another was answered (one by one, not in flight)"
+    if t_store_is s3emu; then
+        [ -n "$first_answer" ] && [ "$sent" -lt "$first_answer" ] ||
+            t_fail "a HEAD was sent after another was answered (one by one, not in flight)"
+    fi
     assert_eq 30 "$(grep -c 'phase NEW -> PROVE' debug.log)" "objects whose same second was looked at"
     assert_eq 20 "$(grep -c 'the same bytes at both ends: skipped' debug.log)" "objects proven the same"
     t_get "$b" s/f12 got && assert_eq "FILE 12" "$(cat got)" "s3://$b/s/f12"
