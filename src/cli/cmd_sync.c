@@ -6,8 +6,11 @@
  * Each end is a sorted stream of entries (a local walk or an S3 listing,
  * as cli/objsrc.h gives every verb); plan/merge.h merges the two and decides per
  * key: copy (missing, other size, or newer by the AWS CLI's rules), skip,
- * or, with --delete, delete. Copies and S3 deletes become engine objects
- * (the engine batches deletes 1,000 keys a DeleteObjects); so the job (see
+ * or, with --delete, delete. An entry whose ends have the same size and
+ * the same second is copied unless a checksum proves them the same, which
+ * the engine looks for before it copies (xfer_obj.same_second: nothing of
+ * it on the loop; a dry run looks in place). Copies and S3 deletes become
+ * engine objects (the engine batches deletes 1,000 keys a DeleteObjects); so the job (see
  * cli/job.h) never holds more than a listing page, a directory level and
  * the engine's queue, whatever the size of the trees. A side that does not
  * come sorted (an S3 Express directory bucket, "--x-s3") goes through an
@@ -41,12 +44,15 @@
 #include "cli/objsrc.h"
 #include "cli/output.h"
 #include "base/hash.h"
+#include "base/md5.h"
 #include "fs/path.h"
 #include "plan/filter.h"
 #include "plan/merge.h"
 #include "plan/wild.h"
 #include "plan/xsort.h"
 #include "s3/uri.h"
+#include "store/store_fs.h"
+#include "xfer/samesec.h"
 
 #define NAME_MAX_BYTES 65536    /* a shown name or a path built from a rel */
 
@@ -460,8 +466,13 @@ static enum s3c_err head_source(struct sync *s, struct merge_entry *en, struct b
     return rc;
 }
 
-/* The engine object that copies 'en' from the source to the destination; NULL (reported) when it cannot be. */
-static struct xfer_obj *copy_obj(struct sync *s, const struct merge_entry *en_in, struct s3c_error *e)
+/*
+ * The engine object that copies 'en' from the source to the destination; NULL (reported) when it
+ * cannot be. 'same' is the destination's entry when both have the same size and second
+ * (MERGE_WHY_SAME_SECOND): the copy goes only when no checksum proves them the same.
+ */
+static struct xfer_obj *copy_obj(struct sync *s, const struct merge_entry *en_in, const struct merge_entry *same,
+                                 struct s3c_error *e)
 {
     struct merge_entry named = *en_in;
     const struct merge_entry *en = &named;
@@ -494,12 +505,17 @@ static struct xfer_obj *copy_obj(struct sync *s, const struct merge_entry *en_in
             o->mtime = en->mtime;
             o->etag = en->etag.n ? sv_dup(en->etag) : NULL;
             o->opts = &s->oo;
+            if (same && (o->same_second = calloc(1, sizeof(*o->same_second)))) {
+                o->same_second->dst_etag = same->etag.n ? sv_dup(same->etag) : NULL;
+                o->same_second->part_size = s->base.knobs.part_size;
+            }
             sh->src = strdup(buf_cstr(&ssh));
             sh->dst = strdup(buf_cstr(&dsh));
             sh->size = en->size;
         }
         if (!o || !sh || !o->src || !o->dst || (s->src.s3 && !o->src_bucket) || (s->dst.s3 && !o->dst_bucket) ||
-            (en->etag.n && !o->etag) || !sh->src || !sh->dst)
+            (en->etag.n && !o->etag) || (same && (!o->same_second || (same->etag.n && !o->same_second->dst_etag))) ||
+            !sh->src || !sh->dst)
             rc = s3c_fail(e, S3C_ENOMEM, "out of memory");
     }
     if (rc) {
@@ -586,176 +602,111 @@ fail:
     return NULL;
 }
 
-/* ---- the same second: a checksum decides ------------------------------------------- */
+/* ---- the same second: a checksum decides ----------------------------------------------- */
 
-#define SAME_SECOND_READ_MAX ((uint64_t)64 << 20)   /* larger files are copied, not read to compare */
-#define SAME_SECOND_GUESSES 3                       /* part sizes tried for a multipart ETag */
+/*
+ * MERGE_WHY_SAME_SECOND: the entry is copied unless a checksum proves both
+ * ends hold the same bytes (xfer/samesec.h says which and in what order).
+ * The engine proves it before the copy starts, nothing of it on its loop
+ * (xfer_obj.same_second); a dry run, which runs on no engine and sends
+ * nothing else, proves it here, in place, with the same plan: its file read
+ * with read(), its HEADs sent and waited for (store_s3_head_ck), as the
+ * source of a key list is HEADed here in a dry run (head_source).
+ */
 
-/* What a local file's bytes give, in one read: the MD5 of the whole, the md5 of
- * the MD5s of parts of 'part' bytes (0: not asked), a CRC (want_crc). */
-struct local_sums {
-    char md5[33];
-    char parts_md5[33];
-    uint64_t crc;
-};
-
-static bool local_sums(const char *path, uint64_t size, uint64_t part, bool want_crc, enum ck_algo a,
-                       struct local_sums *out)
+/* A dry run's hash step of the plan: 'path' read to its end (a size that changed is no proof). */
+static enum samesec_step dry_hash(const char *path, struct samesec *p)
 {
-    static char chunk[1 << 20];
-    struct hash_ctx *whole = hash_md5_new(), *one = part ? hash_md5_new() : NULL, *all = part ? hash_md5_new() : NULL;
+    static unsigned char chunk[1 << 20];
+    struct s3c_error e = S3C_ERROR_INIT;
+    struct md5 one, all;
     unsigned char d[MD5_LEN];
-    uint64_t total = 0, in_part = 0;
-    bool ok = false;
-    ssize_t got = 0;
+    uint64_t total = 0, in_part = 0, crc = 0, size = 0;
+    ssize_t got;
     int fd = -1;
 
-    out->crc = 0;
-    if (!whole || (part && (!one || !all)) || (fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-        goto out;
+    if (fs_open_read(path, &fd, &size, NULL, &e))
+        return SAMESEC_COPY;
+    md5_init(&one);
+    md5_init(&all);
     while ((got = read(fd, chunk, sizeof(chunk))) != 0) {
         size_t at = 0;
+
         if (got < 0 && errno == EINTR)
             continue;
         if (got < 0)
-            goto out;
-        hash_update(whole, chunk, (size_t)got);
-        if (want_crc)
-            out->crc = ck_update(a, out->crc, chunk, (size_t)got);
-        while (part && at < (size_t)got) {
+            break;
+        total += (uint64_t)got;
+        if (p->step == SAMESEC_CRC)
+            crc = ck_update(p->crc_algo, crc, chunk, (size_t)got);
+        else if (p->step == SAMESEC_MD5)
+            md5_update(&one, chunk, (size_t)got);
+        while (p->step == SAMESEC_PARTS && at < (size_t)got) {
             size_t n = (size_t)got - at;
-            if (n > part - in_part)
-                n = (size_t)(part - in_part);
-            hash_update(one, chunk + at, n);
+
+            if (n > p->part_size - in_part)
+                n = (size_t)(p->part_size - in_part);
+            md5_update(&one, chunk + at, n);
             at += n;
             in_part += n;
-            if (in_part == part) {
-                hash_final(one, d);
-                hash_update(all, d, MD5_LEN);
-                hash_free(one);
-                if (!(one = hash_md5_new()))
-                    goto out;
+            if (in_part == p->part_size) {
+                md5_final(&one, d);
+                md5_update(&all, d, MD5_LEN);
                 in_part = 0;
             }
         }
-        total += (uint64_t)got;
     }
-    if (total != size)
-        goto out; /* it changed while read: no proof */
-    if (part && in_part) {
-        hash_final(one, d);
-        hash_update(all, d, MD5_LEN);
+    close(fd);
+    if (got < 0 || total != p->size)
+        return SAMESEC_COPY; /* unreadable, or it changed while read: no proof */
+    if (p->step == SAMESEC_CRC)
+        return samesec_crc(p, crc);
+    if (p->step == SAMESEC_MD5) {
+        md5_final(&one, d);
+        return samesec_md5(p, d);
     }
-    hash_final(whole, d);
-    str_hex(d, MD5_LEN, out->md5);
-    if (part) {
-        hash_final(all, d);
-        str_hex(d, MD5_LEN, out->parts_md5);
+    if (in_part) {
+        md5_final(&one, d);
+        md5_update(&all, d, MD5_LEN);
     }
-    ok = true;
-out:
-    if (fd >= 0)
-        close(fd);
-    hash_free(whole);
-    hash_free(one);
-    hash_free(all);
-    return ok;
+    md5_final(&all, d);
+    return samesec_parts(p, d);
 }
 
-/* The object's full-object CRC, from a HEAD that asks for stored checksums; false when it has none. */
-static bool stored_crc(struct sync *s, const struct side *sd, struct sv rel, enum ck_algo *a, struct buf *value)
+/* A dry run's proof that 'o' (same_second) need not be copied: true when both ends are the same. */
+static bool dry_same_bytes(struct sync *s, const struct xfer_obj *o)
 {
-    static const enum ck_algo crcs[] = { CK_CRC64NVME, CK_CRC32C, CK_CRC32 };
-    struct buf key = BUF_INIT(NAME_MAX_BYTES);
+    const char *path = o->op == XFER_UPLOAD ? o->src : o->dst;
     struct s3c_error e = S3C_ERROR_INIT;
-    struct http_xfer x;
-    bool found = false;
-    struct sv v;
-    size_t i;
+    struct samesec p;
+    enum samesec_step step;
+    uint64_t size = 0;
+    int fd = -1;
 
-    memset(&x, 0, sizeof(x));
-    if (path_of(sd, rel, &key, &e) ||
-        store_s3_head_ck(s->s3, sd->bucket, buf_cstr(&key), sd == &s->src && s->oa.ssec_src ? s->oa.ssec_src : s->oa.ssec,
-                         true, &x, &e))
-        goto out;
-    if (http_resp_header(&x.resp, "x-amz-checksum-type", &v) && !sv_ieqs(v, "FULL_OBJECT"))
-        goto out;
-    for (i = 0; i < sizeof(crcs) / sizeof(crcs[0]) && !found; i++) {
-        if (http_resp_header(&x.resp, ck_header(crcs[i]), &v) && v.n && !memchr(v.p, '-', v.n)) {
-            *a = crcs[i];
-            found = !buf_addsv(value, v);
+    step = samesec_begin(&p, o->op, o->size, o->etag, o->same_second->dst_etag, o->same_second->part_size);
+    /* As the engine: a local file that cannot be read proves nothing, and asks no HEAD. */
+    if (o->op != XFER_COPY && step != SAMESEC_SAME && step != SAMESEC_COPY) {
+        if (fs_open_read(path, &fd, &size, NULL, &e) || size != o->size)
+            step = SAMESEC_COPY;
+        if (fd >= 0)
+            close(fd);
+    }
+    while (step != SAMESEC_SAME && step != SAMESEC_COPY) {
+        if (step == SAMESEC_HEAD_SRC || step == SAMESEC_HEAD_DST) {
+            bool src = step == SAMESEC_HEAD_SRC;
+            struct http_xfer x;
+            bool ok;
+
+            memset(&x, 0, sizeof(x));
+            ok = !store_s3_head_ck(s->s3, src ? o->src_bucket : o->dst_bucket, src ? o->src : o->dst,
+                                   src && s->oa.ssec_src ? s->oa.ssec_src : s->oa.ssec, true, &x, &e);
+            step = samesec_head(&p, ok ? &x.resp : NULL);
+            http_xfer_release(&x);
+        } else {
+            step = dry_hash(path, &p);
         }
     }
-out:
-    http_xfer_release(&x);
-    buf_release(&key);
-    return found;
-}
-
-/*
- * MERGE_WHY_SAME_SECOND: whether a checksum proves both ends hold the same
- * bytes (then nothing is copied): two equal ETags (S3 to S3); else the local
- * file against the object: its MD5 against an MD5 ETag, the md5 of its parts'
- * MD5s against a multipart ETag (the part sizes an uploader likely used), or
- * its CRC against the object's stored full-object CRC (a HEAD). Without such a
- * proof the entry is copied: a copy too many costs a request, a change missed
- * is lost for good.
- */
-static bool same_second_same_bytes(struct sync *s, const struct merge_entry *src, const struct merge_entry *dst)
-{
-    const struct merge_entry *local = s->op == XFER_UPLOAD ? src : dst, *remote = s->op == XFER_UPLOAD ? dst : src;
-    const struct side *ls = s->op == XFER_UPLOAD ? &s->src : &s->dst, *rs = s->op == XFER_UPLOAD ? &s->dst : &s->src;
-    struct buf path = BUF_INIT(NAME_MAX_BYTES), crc_want = BUF_INIT(CK_B64_MAX);
-    struct s3c_error e = S3C_ERROR_INIT;
-    uint64_t guesses[SAME_SECOND_GUESSES];
-    char etag[80], hex[33], crc_got[CK_B64_MAX];
-    struct local_sums sums;
-    enum ck_algo a = CK_CRC64NVME;
-    uint32_t parts;
-    bool same = false;
-    int i, n = 0;
-
-    if (s->op == XFER_COPY) {
-        struct buf other = BUF_INIT(CK_B64_MAX);
-        enum ck_algo b = CK_CRC64NVME;
-
-        /* Equal ETags; else the stored CRCs of the wholes (ETags of directory buckets, of
-         * encrypted objects and of copies in parts differ for the same bytes). */
-        same = (src->etag.n && sv_eq(src->etag, dst->etag)) ||
-               (stored_crc(s, &s->src, src->rel, &a, &crc_want) && stored_crc(s, &s->dst, dst->rel, &b, &other) &&
-                a == b && !strcmp(buf_cstr(&crc_want), buf_cstr(&other)));
-        buf_release(&other);
-        goto out;
-    }
-    if (local->size > SAME_SECOND_READ_MAX || remote->etag.n >= sizeof(etag) || path_of(ls, local->rel, &path, &e))
-        goto out;
-    memcpy(etag, remote->etag.p, remote->etag.n);
-    etag[remote->etag.n] = '\0';
-    parts = xfer_etag_parts(etag, hex);
-    if (parts)
-        n = xfer_part_size_guesses(local->size, parts, s->base.knobs.part_size, guesses, SAME_SECOND_GUESSES);
-    /* The MD5 of the whole (a plain ETag), and of the parts at the likeliest size. */
-    if (!local_sums(buf_cstr(&path), local->size, n ? guesses[0] : 0, false, a, &sums))
-        goto out;
-    if (!parts && strlen(etag) >= 32 && !strncasecmp(etag + (etag[0] == '"'), sums.md5, 32) &&
-        strlen(etag) == (size_t)(etag[0] == '"' ? 34 : 32)) {
-        same = true;
-        goto out;
-    }
-    for (i = 0; parts && i < n && !same; i++)
-        same = (i == 0 || local_sums(buf_cstr(&path), local->size, guesses[i], false, a, &sums)) &&
-               !strcmp(sums.parts_md5, hex);
-    /* An ETag that is no MD5 of these bytes (encryption, a directory bucket, a
-     * part size not guessed): the stored CRC of the whole, when the store keeps one. */
-    if (!same && stored_crc(s, rs, remote->rel, &a, &crc_want) &&
-        local_sums(buf_cstr(&path), local->size, 0, true, a, &sums)) {
-        ck_crc_b64(a, sums.crc, crc_got);
-        same = !strcmp(crc_got, buf_cstr(&crc_want));
-    }
-out:
-    buf_release(&path);
-    buf_release(&crc_want);
-    return same;
+    return step == SAMESEC_SAME;
 }
 
 /* ---- the job ----------------------------------------------------------------------- */
@@ -786,11 +737,15 @@ static int sync_next(struct job *j, struct xfer_obj **out)
         case MERGE_KEEP:
             break;
         case MERGE_COPY_IT:
-            if (a.why == MERGE_WHY_SAME_SECOND && same_second_same_bytes(s, a.src, a.dst)) {
+            /* The same second: the engine proves it (xfer_obj.same_second); a dry run here. */
+            *out = copy_obj(s, a.src, a.why == MERGE_WHY_SAME_SECOND ? a.dst : NULL, &e);
+            if (*out && j->dryrun && (*out)->same_second && dry_same_bytes(s, *out)) {
+                shown_free((*out)->user);
+                xfer_obj_free(*out);
+                *out = NULL;
                 job_skip(j);
                 break;
             }
-            *out = copy_obj(s, a.src, &e);
             if (*out)
                 return XFER_NEXT_ONE;
             job_count(j, (int)s->op, 0, &e);
@@ -821,6 +776,12 @@ static void sync_done(struct job *j, const struct xfer_obj *o, const struct s3c_
 
     if (!sh)
         return;
+    if (o->dst_skipped) {
+        /* The same second, and a checksum proved both ends the same: nothing was written. */
+        job_skip(j);
+        shown_free(sh);
+        return;
+    }
     e = job_skip_unreadable(o, e, &skip);
     if (o->src_head && o->size_known)
         sh->size = o->size;

@@ -536,6 +536,43 @@ static enum s3c_err build_head_bucket(struct engine *g, struct req *r, struct s3
     return S3C_OK;
 }
 
+/*
+ * RK_PROVE_SRC, RK_PROVE_DST: HeadObject of one end for its stored checksums (sync's same-second
+ * proof, prove.c), always asking for them (x-amz-checksum-mode: ENABLED), with the SSE-C key that
+ * end is read with, plain: the destination's own; the source's, a copy's source key when given,
+ * else the own key (as sync's HEADs sent them before the engine made them).
+ */
+static enum s3c_err build_prove(struct req *r, struct s3_req *q, bool src, struct s3c_error *e)
+{
+    const struct xfer_obj *o = r->os->o;
+    const struct xfer_obj_opts *oo = o->opts ? o->opts : &no_opts;
+    bool copy_key = src && oo->sse_c_copy_source_key;
+    const char *key = copy_key ? oo->sse_c_copy_source_key : oo->sse_c_key;
+    enum s3c_err rc;
+
+    if (src)
+        at_src(q, "HEAD", o);
+    else
+        at_dst(q, "HEAD", o);
+    s3_req_header(q, "x-amz-checksum-mode", "ENABLED");
+    if (key) {
+        if ((rc = s3_sse_c_init(&r->ssec, copy_key ? oo->sse_c_copy_source : oo->sse_c, key, e)))
+            return rc;
+        s3_req_sse_c(q, &r->ssec, false);
+    }
+    return S3C_OK;
+}
+
+static enum s3c_err build_prove_src(struct engine *g, struct req *r, struct s3_req *q, struct s3c_error *e)
+{
+    return build_prove(r, q, true, e);
+}
+
+static enum s3c_err build_prove_dst(struct engine *g, struct req *r, struct s3_req *q, struct s3c_error *e)
+{
+    return build_prove(r, q, false, e);
+}
+
 /* RK_PUT_TAGS: PutObjectTagging of a copy after Complete, its XML body in r->mem. */
 static enum s3c_err build_put_tags(struct engine *g, struct req *r, struct s3_req *q, struct s3c_error *e)
 {
@@ -629,4 +666,6 @@ const struct req_builder req_builders[RK_COUNT] = {
     [RK_GET_VERSIONING] = { .build = build_get_versioning },
     [RK_HEAD_SOURCE] = { .build = build_head_source, .sse_c_source = true, .dup = DUP_FREE },
     [RK_HEAD_BUCKET] = { .build = build_head_bucket, .dup = DUP_FREE },
+    [RK_PROVE_SRC] = { .build = build_prove_src, .dup = DUP_FREE }, /* its SSE-C key: build_prove's */
+    [RK_PROVE_DST] = { .build = build_prove_dst, .dup = DUP_FREE },
 };

@@ -92,10 +92,11 @@ static void check_go_on(struct engine *g, struct xfer_obj_state *os)
         submit_or_fail(g, first);
 }
 
-/* The destination said skip: 'os' ends having written nothing. */
-static void dst_skipped(struct engine *g, struct xfer_obj_state *os)
+/* The destination said skip (or a proof that both ends are the same, prove.c): 'os' ends having
+ * written nothing. */
+void check_skipped(struct engine *g, struct xfer_obj_state *os, const char *why)
 {
-    xdebug(g, os->o, "the destination exists: skipped");
+    xdebug(g, os->o, "%s: skipped", why);
     os->o->dst_skipped = true;
     os->proven = true; /* nothing written, nothing to prove */
     obj_phase_set(g, os, PH_END);
@@ -118,7 +119,7 @@ void on_check_dst(struct engine *g, struct req *r)
     if (!xfer_dst_skip(os->o, true, dsize, dmtime))
         check_go_on(g, os);
     else
-        dst_skipped(g, os);
+        check_skipped(g, os, "the destination exists");
 }
 
 /* A refusal (404, 403, 400 of an SSE-C key...): no destination the check can see, so the object
@@ -167,7 +168,7 @@ static void source_known(struct engine *g, struct xfer_obj_state *os)
         return;
     }
     if (o->dst_check && o->op == XFER_DOWNLOAD && !o->stdio && xfer_dst_skip_local(o)) {
-        dst_skipped(g, os);
+        check_skipped(g, os, "the destination exists");
         return;
     }
     check_go_on(g, os);

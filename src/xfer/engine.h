@@ -6,7 +6,9 @@
  * end); part.c, part planning; build.c, what each kind of request says
  * (a table of builders); req.c, a request's life; the helpers
  * verify.c, hedge.c, resume.c, multipart.c, check.c (the source, when known
- * by name alone, and the destination looked at before an object starts); one file per family of objects
+ * by name alone, and the destination looked at before an object starts),
+ * prove.c (sync's same second proven before an object starts, by the plan
+ * of samesec.c, which is pure and sits beside part.c); one file per family of objects
  * (enum obj_family: upload.c stdin.c copy.c download.c stdout.c delete.c;
  * stdout.c sits on download.c, whose probe and GET path it shares); xfer.c,
  * the loop; loops.c, the loop run several times on threads of their own
@@ -40,6 +42,7 @@
 #include "xfer/hashpool.h"
 #include "xfer/jsync.h"
 #include "xfer/land.h"
+#include "xfer/samesec.h"
 #include "xfer/xfer.h"
 
 #define SMALL_BODY_MAX ((uint64_t)64 << 10)    /* read whole, send with Content-MD5 */
@@ -72,6 +75,8 @@ enum req_kind {
     RK_GET_VERSIONING,  /* GetBucketVersioning of a bucket whole-object writes go to (hedge.c) */
     RK_HEAD_SOURCE,     /* HeadObject of a source known by name alone (xfer_obj.src_head), first */
     RK_HEAD_BUCKET,     /* HeadBucket of that source's bucket after its 404: no key, or no bucket? */
+    RK_PROVE_SRC,       /* HeadObject of the source for its stored CRC (xfer_obj.same_second, prove.c) */
+    RK_PROVE_DST,       /* HeadObject of the destination, the same */
     RK_COUNT
 };
 
@@ -79,6 +84,7 @@ enum req_kind {
 enum obj_phase {
     PH_NEW,             /* made, not started yet */
     PH_SOURCE,          /* its source is looked at (xfer_obj.src_head, check.c): size, time, ETag */
+    PH_PROVE,           /* sync's same second: a checksum may prove both ends the same (prove.c) */
     PH_CHECK,           /* its destination is looked at (check.c); its family not started yet */
     PH_SINGLE,          /* one request */
     PH_OPEN,            /* download to a file: a land worker makes its temp file (dl_tmp_open) */
@@ -162,7 +168,23 @@ struct xfer_obj_state {
      * succeed, but mv keeps their source (xfer_obj.unproven). */
     bool proven;
     const char *unproven;
+    struct prove *prove;            /* PH_PROVE: the same-second proof under way (prove.c); NULL */
     struct xfer_obj_state *next;    /* in the engine's active list */
+};
+
+/*
+ * sync's same-second proof of one object (xfer_obj.same_second), before its
+ * family starts: the plan's steps (xfer/samesec.h) done as a hash job at a
+ * time on the local file (its MD5, its parts' MD5s, its CRC) and HEADs in
+ * flight (RK_PROVE_SRC, RK_PROVE_DST). Freed when the proof ends.
+ */
+struct prove {
+    struct eng_hash hash;           /* the local file's bytes, one job at a time */
+    struct xfer_obj_state *os;
+    struct samesec plan;
+    int fd;                         /* the local file, opened for the hash workers; -1 */
+    uint32_t part, n_parts;         /* SAMESEC_PARTS: the part being hashed (1-based), of how many */
+    struct md5 all;                 /* ... the md5 of the part MD5s so far */
 };
 
 /* A multipart upload, whoever feeds it (a file, stdin, a copy's source): multipart.c. */
@@ -549,6 +571,8 @@ struct engine {
     struct hashpool *hash;          /* workers computing MD5s; NULL until the first */
     int hashing;                    /* jobs with them */
     int parked;                     /* requests answered, waiting for their MD5 */
+    int proving;                    /* same-second proofs with a hash job out (prove.c): no new
+                                       object is taken while PROVING_MAX are */
     bool any_ok;                    /* some request of the run succeeded */
     bool stop;                      /* a run-wide error: start nothing more (see run_wide_error) */
     struct s3c_error stop_err;      /* that error, as reported for the object that met it */
@@ -735,6 +759,8 @@ bool check_wanted(struct engine *g, const struct xfer_obj *o);
 /* Move 'os' to PH_CHECK and return its HEAD to send; NULL (out of memory) leaves it in PH_NEW. */
 struct req *check_start(struct engine *g, struct xfer_obj_state *os);
 void on_check_dst(struct engine *g, struct req *r);
+/* 'os', its family not started, ends having written nothing (xfer_obj.dst_skipped); 'why' for --debug. */
+void check_skipped(struct engine *g, struct xfer_obj_state *os, const char *why);
 bool check_dst_refused(struct engine *g, struct req *r, const struct s3c_error *e);
 void check_dst_gave_up(struct engine *g, struct req *r, const struct s3c_error *e);
 /* Move 'os' to PH_SOURCE and return the HEAD of its source to send (xfer_obj.src_head); NULL (out of
@@ -746,6 +772,14 @@ void head_source_gave_up(struct engine *g, struct req *r, const struct s3c_error
 void on_head_bucket(struct engine *g, struct req *r);
 bool head_bucket_refused(struct engine *g, struct req *r, const struct s3c_error *e);
 void head_bucket_gave_up(struct engine *g, struct req *r, const struct s3c_error *e);
+
+/* prove.c: sync's same-second proof before an object starts (calls check.c and below) */
+/* Move 'os' (xfer_obj.same_second) to PH_PROVE and take the plan's first step: the request to send,
+ * or NULL (a hash job is out, or the object went on or ended). */
+struct req *prove_start(struct engine *g, struct xfer_obj_state *os);
+void on_prove_head(struct engine *g, struct req *r);
+bool prove_head_refused(struct engine *g, struct req *r, const struct s3c_error *e);
+void prove_head_gave_up(struct engine *g, struct req *r, const struct s3c_error *e);
 
 /* verify.c: which check proves the bytes, and the checks (calls req.c) */
 bool stored_checksum(const struct http_resp *resp, enum ck_algo *algo, uint64_t *value);

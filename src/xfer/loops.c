@@ -22,8 +22,9 @@
  *   space reserved (fallocate(2), never glibc's byte-a-block fallback) by a
  *   land worker (PH_OPEN).
  * - Workers that hand results back through the loop's wakeup: hash workers
- *   (hashpool.c: MD5/SHA of parts, and the re-read of a resumed upload's
- *   parts the store has, resume.c), land workers (land.c: small downloads to
+ *   (hashpool.c: MD5/SHA of parts, the re-read of a resumed upload's parts
+ *   the store has, resume.c, and the local files sync's same-second proof
+ *   reads, prove.c), land workers (land.c: small downloads to
  *   disk, the temp files of the others), the journal worker (jsync.c),
  *   one DNS thread per loop's resolver.
  * - Credential refresh threads (auth/keyring.c, auth/express.c): their own
@@ -40,11 +41,12 @@
  * XFER_LATER_MS. Where a test asks (S3C_CHECK_NEXT_WAITS=1), the checker
  * reports any wait of the loop inside next() (lag_next_begin/end). A data
  * file's body goes to its temp file from curl's callback on this thread, as
- * a download's bytes do. Known left (issue 24): sync's same-second HEADs;
- * and what a source waits for as it opens, where it opens inside next()
- * (rm opens each argument there, run starts each job there): an s3://
- * manifest or key list (manifest_open), one object's HEAD (cp, mv), sync's
- * sort of an inventory or a directory bucket's listing.
+ * a download's bytes do. sync's same-second proof is not made in next(): the
+ * engine makes it (prove.c), its file read by the hash workers, its HEADs in
+ * flight. Known left (issue 24): what a source waits for as it opens, where
+ * it opens inside next() (rm opens each argument there, run starts each job
+ * there): an s3:// manifest or key list (manifest_open), one object's HEAD
+ * (cp, mv), sync's sort of an inventory or a directory bucket's listing.
  */
 #include <pthread.h>
 #include <stdatomic.h>

@@ -68,6 +68,10 @@ void xfer_obj_free(struct xfer_obj *o)
     free(o->etag);
     free(o->version_id);
     free(o->warning);
+    if (o->same_second) {
+        free(o->same_second->dst_etag);
+        free(o->same_second);
+    }
     if (o->head) {
         buf_release(&o->head->headers);
         buf_release(&o->head->body);
@@ -83,6 +87,12 @@ static void obj_state_free(struct engine *g, struct xfer_obj_state *os)
         g->ops[os->family].release(os);
     if (os->fd >= 0 && !obj_stream(os))
         close(os->fd);
+    if (os->prove) {
+        /* A proof the object ended under (its hash job is back: maybe_finish waits for it). */
+        if (os->prove->fd >= 0)
+            close(os->prove->fd);
+        free(os->prove);
+    }
     free(os->have);
     free(os); /* the family's whole struct: the head is first in it */
 }
@@ -138,7 +148,7 @@ void active_remove(struct engine *g, struct xfer_obj_state *os)
 /* ---- the phase: one function moves it ------------------------------------------ */
 
 static const char *const phase_names[PH_COUNT] = {
-    [PH_NEW] = "NEW", [PH_SOURCE] = "SOURCE", [PH_CHECK] = "CHECK", [PH_SINGLE] = "SINGLE", [PH_OPEN] = "OPEN",
+    [PH_NEW] = "NEW", [PH_SOURCE] = "SOURCE", [PH_PROVE] = "PROVE", [PH_CHECK] = "CHECK", [PH_SINGLE] = "SINGLE", [PH_OPEN] = "OPEN",
     [PH_PROBE] = "PROBE", [PH_CREATE] = "CREATE", [PH_PARTS] = "PARTS", [PH_COMPLETE] = "COMPLETE", [PH_ABORT] = "ABORT",
     [PH_VERIFY] = "VERIFY",
     [PH_LAND] = "LAND", [PH_END] = "END",
@@ -153,12 +163,15 @@ static const char *const phase_names[PH_COUNT] = {
  */
 static const unsigned phase_moves[PH_COUNT] = {
     /* started: by its family's start (obj_ops), or failed at once; or its source or its destination
-     * looked at first */
-    [PH_NEW] = PH_BIT(PH_SOURCE) | PH_BIT(PH_CHECK) | PH_BIT(PH_SINGLE) | PH_BIT(PH_OPEN) | PH_BIT(PH_PROBE) |
+     * looked at first, or sync's same second proven first */
+    [PH_NEW] = PH_BIT(PH_SOURCE) | PH_BIT(PH_PROVE) | PH_BIT(PH_CHECK) | PH_BIT(PH_SINGLE) | PH_BIT(PH_OPEN) | PH_BIT(PH_PROBE) |
                PH_BIT(PH_CREATE) | PH_BIT(PH_PARTS) | PH_BIT(PH_END),
     /* the source answered: its destination looked at, or started as from NEW; or it failed (END) */
     [PH_SOURCE] = PH_BIT(PH_CHECK) | PH_BIT(PH_SINGLE) | PH_BIT(PH_OPEN) | PH_BIT(PH_PROBE) | PH_BIT(PH_CREATE) |
                   PH_BIT(PH_PARTS) | PH_BIT(PH_END),
+    /* no proof: its destination looked at, or started as from NEW; or proven, skipped (END) */
+    [PH_PROVE] = PH_BIT(PH_CHECK) | PH_BIT(PH_SINGLE) | PH_BIT(PH_OPEN) | PH_BIT(PH_PROBE) | PH_BIT(PH_CREATE) |
+                 PH_BIT(PH_PARTS) | PH_BIT(PH_END),
     /* the destination answered: started as from NEW, or skipped (END) */
     [PH_CHECK] = PH_BIT(PH_SINGLE) | PH_BIT(PH_OPEN) | PH_BIT(PH_PROBE) | PH_BIT(PH_CREATE) | PH_BIT(PH_PARTS) |
                  PH_BIT(PH_END),

@@ -622,6 +622,7 @@ void maybe_finish(struct engine *g, struct xfer_obj_state *os)
     bool (*redo)(struct engine *, struct xfer_obj_state *) = g->ops[os->family].redo;
 
     if (os->phase == PH_END && os->reqs == 0 && !(c && c->seq_hash.busy) && !(m && m->checks_out) &&
+        !(os->prove && os->prove->hash.busy) &&
         !(redo && redo(g, os)))
         obj_finish(g, os);
 }
@@ -643,7 +644,9 @@ const char *req_op_name(enum req_kind k)
     case RK_HEAD_PART1:
     case RK_HEAD_DST:
     case RK_CHECK_DST:
-    case RK_HEAD_SOURCE: return "HeadObject";
+    case RK_HEAD_SOURCE:
+    case RK_PROVE_SRC:
+    case RK_PROVE_DST: return "HeadObject";
     case RK_HEAD_BUCKET: return "HeadBucket";
     case RK_GET_TAGS: return "GetObjectTagging";
     case RK_PUT_TAGS: return "PutObjectTagging";

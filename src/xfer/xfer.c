@@ -19,6 +19,7 @@
 #define DELETE_OPEN_MAX 16                      /* buckets with a batch being filled */
 #define LAND_BACKLOG_MAX 256                    /* small bodies waiting for land workers (16 MiB) */
 #define PARKED_MAX 64                           /* answered parts waiting for their MD5: start no more */
+#define PROVING_MAX 64                          /* same-second proofs hashing: take no new object */
 
 /*
  * Who takes each kind of request's answer (req_done) and body (req_submit):
@@ -47,6 +48,8 @@ static const struct req_ops req_kinds[RK_COUNT] = {
     [RK_CHECK_DST] = { .ok = on_check_dst, .refused = check_dst_refused, .gave_up = check_dst_gave_up },
     [RK_HEAD_SOURCE] = { .ok = on_head_source, .refused = head_source_refused, .gave_up = head_source_gave_up },
     [RK_HEAD_BUCKET] = { .ok = on_head_bucket, .refused = head_bucket_refused, .gave_up = head_bucket_gave_up },
+    [RK_PROVE_SRC] = { .ok = on_prove_head, .refused = prove_head_refused, .gave_up = prove_head_gave_up },
+    [RK_PROVE_DST] = { .ok = on_prove_head, .refused = prove_head_refused, .gave_up = prove_head_gave_up },
     [RK_GET_VERSIONING] = { .ok = on_versioning, .refused = versioning_refused, .gave_up = versioning_gave_up },
 };
 
@@ -87,7 +90,8 @@ static const struct req_watch req_watching = { .sent = hedge_sent, .done = hedge
 
 /* Set up an object and return its first request (NULL when it failed at once
  * and has been finished, or when its first requests are parts on the active list
- * or it waits in a delete batch): its destination's HEAD when it needs one looked at. */
+ * or it waits in a delete batch, or its same-second proof hashes): its destination's
+ * HEAD when it needs one looked at, a HEAD its proof asks. */
 static struct req *obj_start(struct engine *g, struct xfer_obj *o)
 {
     enum obj_family fam = obj_family_of(o);
@@ -114,6 +118,10 @@ static struct req *obj_start(struct engine *g, struct xfer_obj *o)
         s3c_fail(&e, S3C_ENOMEM, "out of memory");
         goto fail;
     }
+    /* sync's same second: a checksum may prove the copy needless (prove.c), then as below. Never with
+     * src_head: an entry sync knows by name alone has no time to be in the same second. */
+    if (o->same_second && !o->src_head)
+        return prove_start(g, os);
     if (check_wanted(g, o) && (r = check_start(g, os)))
         return r;
     os->started = true;
@@ -227,6 +235,9 @@ static void fill(struct engine *g)
                 break;
             /* Bodies waiting for a worker are memory: bound them. */
             if (g->landing >= LAND_BACKLOG_MAX)
+                break;
+            /* So are proofs with the hash workers, each with its file open. */
+            if (g->proving >= PROVING_MAX)
                 break;
             if (g->held) {
                 o = g->held;

@@ -68,6 +68,14 @@ struct xfer_obj_opts {
                                        response_checksum_validation = when_required */
 };
 
+/* What the engine needs to prove a sync entry unchanged (xfer_obj.same_second). The local file is
+ * o->src (upload) or o->dst (download), of o->size bytes; the source's ETag is o->etag. */
+struct xfer_same_second {
+    char *dst_etag;                 /* the destination's ETag as listed, or NULL (owned) */
+    uint64_t part_size;             /* the configured part size: the first guessed for a multipart
+                                       ETag (0: none) */
+};
+
 /* One object to move. The engine owns it from submit to the done callback. */
 struct xfer_obj {
     enum xfer_op op;
@@ -97,8 +105,8 @@ struct xfer_obj {
                                        static string; NULL when proven. mv keeps such a source. */
     unsigned dst_check;             /* XFER_CHECK_*: an S3 destination the engine looks at (a HEAD
                                        in flight) before it sends anything; 0: none */
-    bool dst_skipped;               /* set by the engine: dst_check said skip, nothing was written;
-                                       the done callback hears no error */
+    bool dst_skipped;               /* set by the engine: dst_check said skip, or same_second was
+                                       proven; nothing was written; the done callback hears no error */
     bool src_head;                  /* the source's size, time and ETag are not known (a plain key
                                        list's entry; download or copy): the engine HEADs the source
                                        first, a request in flight like any other, and fills size,
@@ -108,6 +116,14 @@ struct xfer_obj {
     bool src_head_explain;          /* with src_head: a 404 with no code is explained by a HEAD of
                                        the bucket (NoSuchKey or NoSuchBucket, as
                                        store_s3_explain_head_404 says it) */
+    struct xfer_same_second *same_second; /* sync's entry whose ends have the same size and second
+                                       (plan/merge.h: MERGE_WHY_SAME_SECOND), so that which is newer
+                                       cannot be told: before its family starts, the engine looks for a
+                                       checksum that proves both ends hold the same bytes (prove.c:
+                                       the local file's MD5s or CRC on the hash workers, HEADs for
+                                       stored CRCs in flight; the order is xfer/samesec.h's). Proven,
+                                       it ends as dst_skipped; else it goes on as if never asked.
+                                       NULL: none. Owned: freed with the object */
 
     /* Engine-private. */
     struct xfer_obj_state *st;

@@ -22,6 +22,8 @@
  * S3C_SLOW_PREAD=1 (a test that sends no part body, whose loops read no
  * local file by design) adds pread of a regular file to the checked calls:
  * a disk, or a cold page cache, makes it as slow as the others.
+ * S3C_SLOW_READ=1 does the same for read(2) of a regular file (a whole
+ * file read in order, as sync's same-second proof once did on the loop).
  *
  * Test code: not linked into s3c. Built without sanitizers (under an ASan
  * s3c the harness sets verify_asan_link_order=0).
@@ -206,14 +208,26 @@ int epoll_wait(int ep, struct epoll_event *ev, int max, int timeout_ms)
     return real_epoll_wait(ep, ev, max, timeout_ms);
 }
 
-/* pread of a regular file, checked only with S3C_SLOW_PREAD=1 (see above). */
-static void pread_seen(int fd)
+/* A read named 'name' of a regular file, checked only when the switch 'env' is 1 (see above). */
+static void read_seen(int fd, const char *env, const char *name)
 {
-    const char *v = getenv("S3C_SLOW_PREAD");
+    const char *v = getenv(env);
     struct stat st;
 
     if (v && !strcmp(v, "1") && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0)
-        slow("pread");
+        slow(name);
+}
+
+static void pread_seen(int fd)
+{
+    read_seen(fd, "S3C_SLOW_PREAD", "pread");
+}
+
+ssize_t read(int fd, void *buf, size_t n)
+{
+    REAL(read);
+    read_seen(fd, "S3C_SLOW_READ", "read");
+    return real_read(fd, buf, n);
 }
 
 ssize_t pread(int fd, void *buf, size_t n, off_t off)

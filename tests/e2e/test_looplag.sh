@@ -18,6 +18,12 @@ _ll_made() {
     grep -qx "$1" "$T_DIR/.slow" 2>/dev/null || t_fail "no $1 call reached the shim: the test missed its point"
 }
 
+# _ll_emu_ops OP: how many OP requests s3emu has answered since its start (0 elsewhere).
+_ll_emu_ops() {
+    t_store_is s3emu || { echo 0; return; }
+    curl -sS "$S3C_TEST_ENDPOINT/_s3emu/stats" | jq -r ".ops[\"$1\"] // 0"
+}
+
 # _ll_no_lag: no loop thread was blocked so far (the harness checks again at the end).
 _ll_no_lag() {
     [ ! -s "$T_DIR/.lag" ] || t_fail "a loop thread was blocked: $(cat "$T_DIR/.lag")"
@@ -65,6 +71,31 @@ test_looplag_journal_sync_off_the_loop() {
     _ll_no_lag
 }
 
+# sync's same second: forty files rewritten with the same bytes within their
+# objects' second are each read whole and MD5'd to prove them unchanged, by
+# the hash workers (pread), never on the loop: the planner's next() read
+# them there with read(2) once. With S3C_SLOW_READ=1 and S3C_SLOW_PREAD=1 the
+# checker reports either call on a loop thread.
+test_looplag_sync_same_second_reads_off_the_loop() {
+    local b i puts heads
+    t_new_bucket b
+    mkdir tree
+    for i in $(seq 1 40); do echo "file $i" > "tree/f$i"; done
+    assert_ok s3c sync tree "s3://$b/t/"
+    for i in $(seq 1 40); do
+        touch -d "@$(date -d "$(t_head_header "$b" "t/f$i" last-modified)" +%s).5" "tree/f$i"
+    done
+    puts=$(_ll_emu_ops PutObject)
+    heads=$(_ll_emu_ops HeadObject)
+    S3C_SLOW_READ=1 S3C_SLOW_PREAD=1 S3C_SLOW_CALLS_MS=1 S3C_SLOW_CALLS_LOG=$T_DIR/.slow \
+        assert_ok s3c sync tree "s3://$b/t/"
+    assert_eq "" "$T_OUT" "stdout: every file proven the same"
+    assert_eq 0 "$(($(_ll_emu_ops PutObject) - puts))" "PutObject requests s3emu answered"
+    assert_eq 0 "$(($(_ll_emu_ops HeadObject) - heads))" "HeadObject requests s3emu answered"
+    _ll_made pread
+    _ll_no_lag
+}
+
 # _ll_inventory SRC DST NFILES: 20 x NFILES files in tree/, uploaded to
 # s3://SRC/t/, and an S3 Inventory report of them in s3://DST/inv/ (its
 # manifest.json in inv/m/, NFILES gzip'd data files of 20 rows in inv/data/).
@@ -83,7 +114,6 @@ _ll_inventory() {
         "$b" "$c" "$files" > inv/m/manifest.json
     assert_ok s3c cp -r --only-show-errors inv "s3://$c/inv/"
 }
-
 
 # A retried request of the source (here the inventory's second data file,
 # fetched as the first one's objects are in flight) waits out its backoff

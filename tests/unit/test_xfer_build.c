@@ -93,6 +93,10 @@ TEST(xfer_build_each_kind_says_its_request)
     CHECK_STR(built(RK_HEAD_SOURCE, XFER_DOWNLOAD, 0), "HEAD sb/sk? | x-amz-checksum-mode: ENABLED;");
     CHECK_STR(built(RK_HEAD_SOURCE, XFER_COPY, 0), "HEAD sb/sk? | x-amz-checksum-mode: ENABLED;");
     CHECK_STR(built(RK_HEAD_BUCKET, XFER_DOWNLOAD, 0), "HEAD sb/-? |");
+    /* sync's same-second proof: each end's stored checksums, always asked for. */
+    CHECK_STR(built(RK_PROVE_SRC, XFER_DOWNLOAD, 0), "HEAD sb/sk? | x-amz-checksum-mode: ENABLED;");
+    CHECK_STR(built(RK_PROVE_SRC, XFER_COPY, 0), "HEAD sb/sk? | x-amz-checksum-mode: ENABLED;");
+    CHECK_STR(built(RK_PROVE_DST, XFER_UPLOAD, 0), "HEAD db/dk? | x-amz-checksum-mode: ENABLED;");
     CHECK_STR(built(RK_GET_TAGS, XFER_COPY, 0), "GET sb/sk?tagging= |");
     CHECK_STR(built(RK_PUT_TAGS, XFER_COPY, 0),
               "PUT db/dk?tagging= | Content-Type: application/xml; Content-MD5: M;");
@@ -140,4 +144,45 @@ TEST(xfer_build_head_source_carries_the_sources_sse_c_key)
     CHECK_STR(sse_c_sent(RK_COPY, XFER_COPY), "x-amz-server-side-encryption-customer-key-MD5=A;"
                                               "x-amz-copy-source-server-side-encryption-customer-key-MD5=B;");
     CHECK_STR(sse_c_sent(RK_HEAD_BUCKET, XFER_DOWNLOAD), "");
+}
+
+/* The SSE-C key of a same-second proof's HEAD (built by its builder, plain): 'A' the own key, 'B' a
+ * copy source's; "" none. */
+static const char *prove_key(enum req_kind kind, enum xfer_op op, bool src_key)
+{
+    static char out[8];
+    struct xfer_obj_opts oo = { .sse_c_key = "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA",
+                                .sse_c_copy_source_key = src_key ? "BBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB" : NULL };
+    struct xfer_obj o = { .op = op, .src = "sk", .src_bucket = "sb", .dst = "dk", .dst_bucket = "db", .opts = &oo };
+    struct xfer_obj_state os = { .o = &o };
+    struct req r = { .os = &os, .kind = kind };
+    struct s3c_error e = S3C_ERROR_INIT;
+    struct s3_sse_c a, b;
+    struct s3_req q;
+    size_t i;
+
+    memset(&q, 0, sizeof(q));
+    out[0] = 0;
+    if (req_builders[kind].build(NULL, &r, &q, &e) || s3_sse_c_init(&a, NULL, oo.sse_c_key, &e) ||
+        s3_sse_c_init(&b, NULL, "BBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB", &e))
+        return "failed";
+    for (i = 0; i < q.n_headers; i++) {
+        if (strstr(q.headers[i].name, "copy-source"))
+            return "copy-source header";
+        if (strstr(q.headers[i].name, "key-MD5"))
+            snprintf(out, sizeof(out), "%s", !strcmp(q.headers[i].value, a.key_md5_b64) ? "A" :
+                                             !strcmp(q.headers[i].value, b.key_md5_b64) ? "B" : "?");
+    }
+    return out;
+}
+
+/* As sync's own HEADs sent them: the destination with the own key; the source with a copy
+ * source's key when given, else the own key. */
+TEST(xfer_build_prove_heads_carry_each_ends_sse_c_key)
+{
+    CHECK_STR(prove_key(RK_PROVE_DST, XFER_UPLOAD, false), "A");
+    CHECK_STR(prove_key(RK_PROVE_DST, XFER_COPY, true), "A");
+    CHECK_STR(prove_key(RK_PROVE_SRC, XFER_COPY, true), "B");
+    CHECK_STR(prove_key(RK_PROVE_SRC, XFER_COPY, false), "A");
+    CHECK_STR(prove_key(RK_PROVE_SRC, XFER_DOWNLOAD, false), "A");
 }

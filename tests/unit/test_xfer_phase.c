@@ -40,6 +40,11 @@ TEST(xfer_phase_the_families_moves_are_legal)
     static const enum obj_phase source_checked[] = { PH_NEW, PH_SOURCE, PH_CHECK, PH_CREATE, PH_PARTS,
                                                      PH_COMPLETE, PH_END };
     static const enum obj_phase source_refused[] = { PH_NEW, PH_SOURCE, PH_END };
+    /* sync's same second proven first (prove.c): the same, skipped; or no proof, started as from NEW */
+    static const enum obj_phase proven_same[] = { PH_NEW, PH_PROVE, PH_END };
+    static const enum obj_phase unproven_put[] = { PH_NEW, PH_PROVE, PH_SINGLE, PH_END };
+    static const enum obj_phase unproven_get[] = { PH_NEW, PH_PROVE, PH_OPEN, PH_PROBE, PH_PARTS, PH_END };
+    static const enum obj_phase unproven_mpu[] = { PH_NEW, PH_PROVE, PH_CREATE, PH_PARTS, PH_COMPLETE, PH_END };
     /* UploadPartCopy refused (501): aborted, then one CopyObject (copy_redo) */
     static const enum obj_phase part_copy_refused[] = { PH_NEW, PH_CREATE, PH_PARTS, PH_ABORT, PH_END, PH_SINGLE,
                                                         PH_END };
@@ -51,7 +56,7 @@ TEST(xfer_phase_the_families_moves_are_legal)
         { small, 4 },           { tags, 6 },          { late_create, 5 },
         { checked_skip, 3 }, { checked_put, 4 }, { checked_mpu, 6 },
         { part_copy_refused, 7 }, { source_small, 5 }, { source_ranged, 6 }, { source_checked, 7 },
-        { source_refused, 3 },
+        { source_refused, 3 }, { proven_same, 3 }, { unproven_put, 4 }, { unproven_get, 6 }, { unproven_mpu, 6 },
     };
     size_t i, j;
 
@@ -81,11 +86,14 @@ TEST(xfer_phase_illegal_moves_are_refused)
     CHECK(!obj_phase_legal(PH_PROBE, PH_SINGLE));
     CHECK(!obj_phase_legal(PH_PARTS, PH_OPEN)); /* the temp file is made once, before any request */
     CHECK(!obj_phase_legal(PH_OPEN, PH_LAND));
-    /* The check comes first (after the source's HEAD) or not at all; the source's HEAD first of all. */
+    /* The check comes first (after the source's HEAD or the same second's proof) or not at all; the
+     * source's HEAD first of all; the proof from NEW only. */
     for (p = 0; p < PH_COUNT; p++) {
-        if (p != PH_NEW && p != PH_SOURCE && p != PH_CHECK)
+        if (p != PH_NEW && p != PH_SOURCE && p != PH_PROVE && p != PH_CHECK)
             CHECK(!obj_phase_legal(p, PH_CHECK));
         if (p != PH_NEW && p != PH_SOURCE)
             CHECK(!obj_phase_legal(p, PH_SOURCE));
+        if (p != PH_NEW && p != PH_PROVE)
+            CHECK(!obj_phase_legal(p, PH_PROVE));
     }
 }

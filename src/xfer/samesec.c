@@ -1,0 +1,156 @@
+/* samesec.c — sync's same-second proof as a plan of steps, pure (see samesec.h). Calls part.c. */
+#include "xfer/samesec.h"
+
+#include <string.h>
+#include <strings.h>
+
+#include "base/str.h"
+
+/* The step after the MD5s of the file could not prove it: the S3 end's stored CRC. */
+static enum samesec_step head_of_remote(struct samesec *p)
+{
+    return p->step = p->op == XFER_UPLOAD ? SAMESEC_HEAD_DST : SAMESEC_HEAD_SRC;
+}
+
+static enum samesec_step same(struct samesec *p, const char *how)
+{
+    p->how = how;
+    return p->step = SAMESEC_SAME;
+}
+
+static enum samesec_step copy(struct samesec *p)
+{
+    return p->step = SAMESEC_COPY;
+}
+
+/* Whether 'etag' is 32 hex digits, quoted or not (any case): an MD5 ETag, in 'hex' (lower case). */
+static bool etag_md5_shaped(const char *etag, char hex[33])
+{
+    size_t n = strlen(etag), i;
+    bool q = etag[0] == '"';
+
+    if (n != (q ? 34u : 32u))
+        return false;
+    for (i = 0; i < 32; i++) {
+        char c = etag[q + i];
+        if (c >= 'A' && c <= 'F')
+            c = (char)(c - 'A' + 'a');
+        if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f')))
+            return false;
+        hex[i] = c;
+    }
+    hex[32] = '\0';
+    return true;
+}
+
+enum samesec_step samesec_begin(struct samesec *p, enum xfer_op op, uint64_t size, const char *src_etag,
+                                const char *dst_etag, uint64_t part_size)
+{
+    const char *remote = op == XFER_UPLOAD ? dst_etag : src_etag;
+
+    memset(p, 0, sizeof(*p));
+    p->op = op;
+    p->size = size;
+    if (op == XFER_COPY) {
+        /* Equal ETags; else the stored CRCs of the wholes (ETags of directory buckets, of
+         * encrypted objects and of copies in parts differ for the same bytes). */
+        if (src_etag && src_etag[0] && dst_etag && !strcmp(src_etag, dst_etag))
+            return same(p, "equal ETags");
+        return p->step = SAMESEC_HEAD_SRC;
+    }
+    if (op != XFER_UPLOAD && op != XFER_DOWNLOAD)
+        return copy(p);
+    if (!remote)
+        remote = "";
+    if (size > SAMESEC_READ_MAX || strlen(remote) >= sizeof(p->etag))
+        return copy(p);
+    memcpy(p->etag, remote, strlen(remote) + 1);
+    p->parts = xfer_etag_parts(p->etag, p->hex);
+    if (p->parts) {
+        p->n_guesses = xfer_part_size_guesses(size, p->parts, part_size, p->guesses, SAMESEC_GUESSES);
+        if (!p->n_guesses)
+            return head_of_remote(p);
+        p->part_size = p->guesses[0];
+        return p->step = SAMESEC_PARTS;
+    }
+    /* An ETag that cannot be an MD5 (a directory bucket's) goes straight to the stored CRC. */
+    if (!etag_md5_shaped(p->etag, p->hex))
+        return head_of_remote(p);
+    return p->step = SAMESEC_MD5;
+}
+
+enum samesec_step samesec_md5(struct samesec *p, const unsigned char md5[16])
+{
+    char hex[33];
+
+    if (p->step != SAMESEC_MD5)
+        return copy(p);
+    str_hex(md5, 16, hex);
+    if (!strcmp(hex, p->hex))
+        return same(p, "the file's MD5 is the ETag");
+    /* An ETag that is no MD5 of these bytes (SSE-KMS, SSE-C): the stored CRC may still say. */
+    return head_of_remote(p);
+}
+
+enum samesec_step samesec_parts(struct samesec *p, const unsigned char md5_of_md5s[16])
+{
+    char hex[33];
+
+    if (p->step != SAMESEC_PARTS)
+        return copy(p);
+    str_hex(md5_of_md5s, 16, hex);
+    if (!strcmp(hex, p->hex))
+        return same(p, "the md5 of the file's part MD5s is the ETag");
+    if (++p->guess < p->n_guesses) {
+        p->part_size = p->guesses[p->guess];
+        return p->step = SAMESEC_PARTS;
+    }
+    /* A part size not guessed, or encrypted parts: the stored CRC of the whole. */
+    return head_of_remote(p);
+}
+
+bool samesec_stored_crc(const struct http_resp *resp, enum ck_algo *a, char value[CK_B64_MAX])
+{
+    static const enum ck_algo crcs[] = { CK_CRC64NVME, CK_CRC32C, CK_CRC32 };
+    struct sv v;
+    size_t i;
+
+    if (http_resp_header(resp, "x-amz-checksum-type", &v) && !sv_ieqs(v, "FULL_OBJECT"))
+        return false;
+    for (i = 0; i < sizeof(crcs) / sizeof(crcs[0]); i++) {
+        if (http_resp_header(resp, ck_header(crcs[i]), &v) && v.n && v.n < CK_B64_MAX && !memchr(v.p, '-', v.n)) {
+            *a = crcs[i];
+            memcpy(value, v.p, v.n);
+            value[v.n] = '\0';
+            return true;
+        }
+    }
+    return false;
+}
+
+enum samesec_step samesec_head(struct samesec *p, const struct http_resp *resp)
+{
+    enum ck_algo a = CK_CRC64NVME;
+    char value[CK_B64_MAX];
+
+    if ((p->step != SAMESEC_HEAD_SRC && p->step != SAMESEC_HEAD_DST) || !resp ||
+        !samesec_stored_crc(resp, &a, value))
+        return copy(p);
+    if (p->op == XFER_COPY && p->step == SAMESEC_HEAD_DST)
+        return a == p->crc_algo && !strcmp(value, p->crc_want) ? same(p, "equal stored CRCs") : copy(p);
+    p->crc_algo = a;
+    memcpy(p->crc_want, value, strlen(value) + 1);
+    if (p->op == XFER_COPY)
+        return p->step = SAMESEC_HEAD_DST;
+    return p->step = SAMESEC_CRC;
+}
+
+enum samesec_step samesec_crc(struct samesec *p, uint64_t crc)
+{
+    char got[CK_B64_MAX];
+
+    if (p->step != SAMESEC_CRC)
+        return copy(p);
+    ck_crc_b64(p->crc_algo, crc, got);
+    return !strcmp(got, p->crc_want) ? same(p, "the file's CRC is the stored one") : copy(p);
+}
