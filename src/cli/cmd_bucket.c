@@ -38,6 +38,22 @@ static enum s3c_err bucket_args(const char *verb, const struct arg_spec *specs, 
     return S3C_OK;
 }
 
+/* mb's or rb's request failed: the AWS CLI's line ("make_bucket failed: s3://B An error occurred
+ * (BucketAlreadyOwnedByYou) when calling the CreateBucket operation: ..."); 'word' NULL (no store:
+ * the configuration's error) is s3c's own line. */
+static void bucket_failed(const char *word, const struct s3_uri *u, const char *op, const struct s3c_error *e)
+{
+    char shown[1024];
+    struct out_result r = { word, shown, NULL, 0, false, NULL, false, false };
+
+    if (!word) {
+        out_error(op, e);
+        return;
+    }
+    snprintf(shown, sizeof(shown), "s3://%s", u->bucket);
+    out_result(&r, e);
+}
+
 enum s3c_err cmd_mb(struct cli_ctx *c, int argc, char **argv)
 {
     const struct arg_spec specs[] = { { NULL, NULL, 0, NULL } };
@@ -53,7 +69,7 @@ enum s3c_err cmd_mb(struct cli_ctx *c, int argc, char **argv)
     s = cli_s3(c, &e);
     rc = s ? store_s3_create_bucket(s, u.bucket, store_s3_region(s), &e) : e.code;
     if (rc)
-        out_error(op, &e);
+        bucket_failed(s ? "make_bucket" : NULL, &u, op, &e);
     else
         out_line("make_bucket: %s", u.bucket);
 out:
@@ -201,7 +217,7 @@ enum s3c_err cmd_rb(struct cli_ctx *c, int argc, char **argv)
     }
     rc = store_s3_delete_bucket(s, u.bucket, &e);
     if (rc)
-        out_error(op, &e);
+        bucket_failed("remove_bucket", &u, op, &e);
     else
         out_line("remove_bucket: %s", u.bucket);
 out:

@@ -170,7 +170,7 @@ enum s3c_err cmd_head(struct cli_ctx *c, int argc, char **argv)
         rc = e.code;
     }
     if (rc) {
-        out_error(op, &e);
+        out_aws_error(op, &e);
         goto out;
     }
     if (u.key[0])

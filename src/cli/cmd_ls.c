@@ -290,7 +290,7 @@ static enum s3c_err list_buckets(struct store_s3 *s, struct ls_state *st, bool d
             token = strdup(page.continuation_token);
     } while (token);
     if (rc)
-        out_error(op, &e);
+        out_aws_error(op, &e);
     s3_list_buckets_release(&page);
     return rc;
 }
@@ -311,7 +311,7 @@ static enum s3c_err list_objects(struct store_s3 *s, struct ls_state *st, const 
     skipped = l.skipped;
     listing_close(&l);
     if (r < 0) {
-        out_error(op, &e);
+        out_aws_error(op, &e);
         return e.code ? e.code : S3C_EHTTP;
     }
     /* Entries the store listed outside the prefix were warned of: exit 2, as skipped files. */

@@ -204,6 +204,20 @@ static void put_detail(const struct s3c_error *e)
     put_clean(e->msg);
 }
 
+void out_aws_error(const char *op, const struct s3c_error *e)
+{
+    if (!e->s3_code[0] || !e->op[0]) {
+        out_error(op, e); /* no error code of the store's: s3c's own line, which names the operation */
+        return;
+    }
+    if (reader_gone(e))
+        return;
+    status_clear();
+    fflush(stdout);
+    put_detail(e);
+    fputc('\n', stderr);
+}
+
 static void result_json(const struct out_result *r, const struct s3c_error *e)
 {
     struct json j = JSON_INIT;

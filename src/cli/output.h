@@ -87,6 +87,14 @@ struct out_result {
                                    command stops; 'op' is the verb, src/dst its arguments */
 };
 void out_result(const struct out_result *r, const struct s3c_error *e);
+/*
+ * A store's error as the AWS CLI prints one outside a transfer (ls, head):
+ * "An error occurred (NoSuchBucket) when calling the ListObjectsV2
+ * operation: ..." (the CLI puts a blank line before it; one line here); an
+ * error without the store's code as out_error(op, e).
+ */
+void out_aws_error(const char *op, const struct s3c_error *e);
+
 /* A usage/config error line: "s3c: <msg>" (and a hint to `s3c help`). */
 void out_usage_error(const struct s3c_error *e);
 /* Where the lines that follow come from, put before them ("cmds:12: " in a

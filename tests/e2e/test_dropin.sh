@@ -55,3 +55,30 @@ test_dropin_expires_as_the_aws_cli() {
     assert_exit 252 s3c cp --expires "next tuesday" f "s3://$b/x"
     assert_contains "$T_ERR" "is no time"
 }
+
+# mb, rb and ls failures in the AWS CLI's words (item 5): the same line on
+# stderr (the CLI's blank line before an ls error left out) and the same exit.
+test_dropin_bucket_and_ls_errors_as_the_aws_cli() {
+    local b nb cmd ac sc arc
+    [ -x "$AWS_CLI" ] || t_skip "no AWS CLI at $AWS_CLI"
+    t_new_bucket b
+    t_bucket nb missing
+    t_put_text "$b" k hello
+    for cmd in "mb s3://$b" "rb s3://$nb" "rb s3://$b" "ls s3://$nb" "ls s3://$nb/p/"; do
+        # shellcheck disable=SC2086  # the command's words
+        t_cmd awsx s3 $cmd
+        arc=$T_RC
+        ac=$(grep -v '^$' <<<"$T_ERR")
+        # shellcheck disable=SC2086
+        t_cmd s3c $cmd
+        assert_eq "$arc" "$T_RC" "exit code of $cmd"
+        sc=$T_ERR
+        if t_store_is ceph; then
+            # Ceph's messages are its own; the shape is what is compared.
+            assert_eq "$(sed 's/operation: .*/operation:/' <<<"$ac")" "$(sed 's/operation: .*/operation:/' <<<"$sc")" \
+                "stderr of $cmd"
+        else
+            assert_eq "$ac" "$sc" "stderr of $cmd"
+        fi
+    done
+}
