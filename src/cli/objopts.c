@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 /* The AWS CLI's choices (its s3 commands' argument tables), NULL-terminated. */
@@ -115,15 +116,13 @@ static enum s3c_err meta_put(const char *verb, struct objopts_args *a, int n, co
     return S3C_OK;
 }
 
-static enum s3c_err parse_metadata(const char *verb, struct objopts_args *a, struct xfer_obj_opts *oo,
-                                   struct s3c_error *e)
+/* One --metadata value ('p'): its entries after the *n there are; a key given before takes the new value. */
+static enum s3c_err parse_metadata_one(const char *verb, struct objopts_args *a, struct xfer_obj_opts *oo,
+                                       const char *p, int *np, struct s3c_error *e)
 {
-    const char *p = a->metadata;
     enum s3c_err rc;
-    int n = 0;
+    int n = *np;
 
-    if (!p)
-        return S3C_OK;
     while (*p == ' ' || *p == '{')
         p++;
     while (*p && *p != '}') {
@@ -164,17 +163,40 @@ static enum s3c_err parse_metadata(const char *verb, struct objopts_args *a, str
         if (vl == sizeof(v) - 1 && *p && (q ? *p != '"' : (*p != ',' && *p != '}')))
             return s3c_fail(e, S3C_EUSAGE, "%s: --metadata value of \"%s\" is longer than %d bytes", verb, k,
                             OBJOPTS_META_VALUE_MAX);
-        if (!kl || n == OBJOPTS_META_MAX)
-            return s3c_fail(e, S3C_EUSAGE, "%s: bad or too many --metadata entries", verb);
-        rc = meta_put(verb, a, n, k, v, e);
-        if (rc)
-            return rc;
-        oo->metadata[n][0] = a->meta[n][0];
-        oo->metadata[n][1] = a->meta[n][1];
-        n++;
+        {
+            int i, at = n;
+            char name[16 + OBJOPTS_META_KEY_MAX + 1];
+
+            snprintf(name, sizeof(name), "x-amz-meta-%s", k);
+            for (i = 0; i < n; i++)
+                if (!strcasecmp(a->meta[i][0], name))
+                    at = i; /* the same key again: its last value (S3 keeps one) */
+            if (!kl || (at == n && n == OBJOPTS_META_MAX))
+                return s3c_fail(e, S3C_EUSAGE, "%s: bad or too many --metadata entries", verb);
+            rc = meta_put(verb, a, at, k, v, e);
+            if (rc)
+                return rc;
+            oo->metadata[at][0] = a->meta[at][0];
+            oo->metadata[at][1] = a->meta[at][1];
+            if (at == n)
+                n++;
+        }
     }
-    oo->n_metadata = n;
+    *np = n;
     return S3C_OK;
+}
+
+/* --metadata, each time it is given (s5cmd's --metadata a=b --metadata c=d keeps both). */
+static enum s3c_err parse_metadata(const char *verb, struct objopts_args *a, struct xfer_obj_opts *oo,
+                                   struct s3c_error *e)
+{
+    enum s3c_err rc = S3C_OK;
+    int i, n = 0;
+
+    for (i = 0; !rc && i < a->metadata.n; i++)
+        rc = parse_metadata_one(verb, a, oo, a->metadata.v[i], &n, e);
+    oo->n_metadata = n;
+    return rc;
 }
 
 /* --sse-c/--sse-c-key and the copy-source pair: a key of 32 bytes for AES256. */

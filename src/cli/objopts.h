@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 
+#include "cli/args.h"
 #include "base/err.h"
 #include "xfer/xfer.h"
 
@@ -19,7 +20,7 @@
 
 /* The raw flags that need parsing, and the storage of what they become. */
 struct objopts_args {
-    const char *metadata;                       /* --metadata as given */
+    struct arg_list metadata;                   /* --metadata as given, each time (s5cmd: all of them) */
     const char *copy_props;                     /* --copy-props as given */
     const char *source_region;                  /* --source-region: the source bucket's (S3 to S3) */
     bool no_guess_mime;                         /* --no-guess-mime-type */
@@ -53,7 +54,7 @@ struct objopts_args {
     { "--checksum-algorithm", NULL, ARG_STR, &(a)->checksum_algorithm },          \
     { "--checksum-mode", NULL, ARG_STR, &(a)->checksum_mode },                    \
     { "--metadata-directive", NULL, ARG_STR, &(oo)->metadata_directive },         \
-    { "--metadata", NULL, ARG_STR, &(a)->metadata },                              \
+    { "--metadata", NULL, ARG_STR_LIST, &(a)->metadata },                         \
     { "--copy-props", NULL, ARG_STR, &(a)->copy_props },                          \
     { "--source-region", NULL, ARG_STR, &(a)->source_region },                    \
     { "--no-guess-mime-type", NULL, ARG_BOOL, &(a)->no_guess_mime }

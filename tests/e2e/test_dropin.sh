@@ -82,3 +82,15 @@ test_dropin_bucket_and_ls_errors_as_the_aws_cli() {
         fi
     done
 }
+
+# s5cmd's --metadata a=b --metadata c=d keeps both (item 2); a key given
+# twice keeps its last value.
+test_dropin_metadata_given_twice_keeps_both() {
+    local b
+    t_new_bucket b
+    printf x > f
+    assert_ok s3c cp --metadata a=b --metadata c=d,a=z f "s3://$b/k"
+    assert_eq "z d" "$(t_head_header "$b" k x-amz-meta-a) $(t_head_header "$b" k x-amz-meta-c)" "metadata"
+    assert_ok s3c cp --metadata-directive REPLACE --metadata e=f --metadata g=h "s3://$b/k" "s3://$b/k2"
+    assert_eq "f h" "$(t_head_header "$b" k2 x-amz-meta-e) $(t_head_header "$b" k2 x-amz-meta-g)" "metadata of a copy"
+}

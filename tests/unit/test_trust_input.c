@@ -66,7 +66,11 @@ static struct objopts_args oa;
 static enum s3c_err parse(struct xfer_obj_opts *oo, const char *meta, struct s3c_error *e)
 {
     memset(&oa, 0, sizeof(oa));
-    oa.metadata = meta;
+    if (meta) {
+        oa.metadata.v[0] = meta;
+        oa.metadata.flag[0] = "--metadata";
+        oa.metadata.n = 1;
+    }
     *e = (struct s3c_error)S3C_ERROR_INIT;
     return objopts_parse("cp", &oa, oo, e);
 }
@@ -174,4 +178,23 @@ TEST(objopts_source_region_is_a_dns_label)
     CHECK_INT(objopts_parse("cp", &oa, &oo, &e), S3C_OK);
     oa.source_region = "eu-west-1.evil.example/";
     CHECK_INT(objopts_parse("cp", &oa, &oo, &e), S3C_EUSAGE);
+}
+
+/* --metadata given twice keeps both (s5cmd); the same key twice keeps its last value. */
+TEST(objopts_metadata_given_twice)
+{
+    struct s3c_error e = S3C_ERROR_INIT;
+    struct xfer_obj_opts oo;
+
+    memset(&oo, 0, sizeof(oo));
+    memset(&oa, 0, sizeof(oa));
+    oa.metadata.v[0] = "a=b";
+    oa.metadata.v[1] = "c=d,A=z";
+    oa.metadata.n = 2;
+    CHECK_INT(objopts_parse("cp", &oa, &oo, &e), S3C_OK);
+    CHECK_INT(oo.n_metadata, 2);
+    CHECK_STR(oo.metadata[0][0], "x-amz-meta-A");
+    CHECK_STR(oo.metadata[0][1], "z");
+    CHECK_STR(oo.metadata[1][0], "x-amz-meta-c");
+    CHECK_STR(oo.metadata[1][1], "d");
 }
