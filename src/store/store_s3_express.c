@@ -126,8 +126,17 @@ static enum s3c_err session_take(const struct express_ask *ask, const struct htt
     enum s3c_err rc;
 
     rc = s3_parse_create_session(buf_sv(&x->resp.body), &cs, e);
-    if (rc)
+    if (rc) {
+        /* A 2xx that is no session: a store without S3 Express took "?session" for another
+         * request (moto lists the bucket). Say that, not the XML's shape. */
+        char why[sizeof(e->msg)];
+
+        str_copy(why, sizeof(why), e->msg);
+        rc = s3c_fail(e, S3C_EHTTP, "CreateSession for %s: the store does not speak S3 Express One Zone (its answer "
+                      "is no session: %s); a name ending in --x-s3 is a directory bucket's, which only S3 Express "
+                      "serves: use a general purpose bucket name there", ask->bucket, why);
         goto out;
+    }
     out->life_ms = session_life_ms(&x->resp, cs.expires_epoch, sent_wall_ms);
     if (!cs.expires_epoch || out->life_ms <= 0) {
         rc = s3c_fail(e, S3C_EAUTH, "CreateSession for %s: the session came back expired (Expiration %s)",

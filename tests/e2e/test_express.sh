@@ -215,3 +215,20 @@ test_express_refused_flags_and_no_session_auth() {
     assert_contains "$T_ERR" "AccessDenied"
     AWS_S3_DISABLE_EXPRESS_SESSION_AUTH=maybe assert_exit 253 s3c ls "s3://$b/"
 }
+
+# Issue 23 item 11: a directory bucket's name on a store without S3 Express
+# (moto: it creates the bucket, then answers CreateSession with a listing):
+# the failure says so, with ls's and cp's own exit codes, not an XML error's 255.
+test_express_name_on_a_store_without_express_moto() {
+    local b=s3ctest--use1-az4--x-s3
+    t_own_store moto
+    # shellcheck disable=SC2034  # read by lib.sh (awsx, s3curl, t_store_is)
+    S3C_TEST_ENDPOINT=$OWN_URL S3C_TEST_STORE=moto
+    export AWS_ENDPOINT_URL=$OWN_URL
+    printf x > f
+    assert_ok s3c mb "s3://$b"
+    assert_exit 254 s3c ls "s3://$b/"
+    assert_contains "$T_ERR" "does not speak S3 Express One Zone"
+    assert_exit 1 s3c cp f "s3://$b/k"
+    assert_contains "$T_ERR" "does not speak S3 Express One Zone"
+}
