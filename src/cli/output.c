@@ -255,6 +255,10 @@ void out_result(const struct out_result *r, const struct s3c_error *e)
         result_json(r, e);
         return;
     }
+    /* --quiet: nothing at all, failures and warnings too, as the AWS CLI (no result printer); the
+     * exit code tells. --only-show-errors keeps them. */
+    if (opts.quiet)
+        return;
     if (!e) {
         const char *dry = r->dryrun ? "(dryrun) " : "";
         if (r->dst)

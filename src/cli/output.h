@@ -16,7 +16,7 @@
 
 struct out_opts {
     bool json;          /* --json: results as JSON lines */
-    bool quiet;         /* --quiet: no result lines */
+    bool quiet;         /* --quiet: no result lines, not even failures' (the AWS CLI's) */
     bool only_errors;   /* --only-show-errors */
     bool debug;         /* --debug: trace lines on stderr */
     bool no_progress;   /* --no-progress: no live status line */

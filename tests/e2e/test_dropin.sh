@@ -94,3 +94,26 @@ test_dropin_metadata_given_twice_keeps_both() {
     assert_ok s3c cp --metadata-directive REPLACE --metadata e=f --metadata g=h "s3://$b/k" "s3://$b/k2"
     assert_eq "f h" "$(t_head_header "$b" k2 x-amz-meta-e) $(t_head_header "$b" k2 x-amz-meta-g)" "metadata of a copy"
 }
+
+# --quiet prints nothing at all, failures included, as the AWS CLI (item 5);
+# the exit code still tells; --only-show-errors prints the failures.
+test_dropin_quiet_prints_nothing() {
+    local b nb cmd arc
+    [ -x "$AWS_CLI" ] || t_skip "no AWS CLI at $AWS_CLI"
+    t_new_bucket b
+    t_bucket nb missing
+    printf x > f
+    mkdir d
+    printf y > d/g
+    for cmd in "cp f s3://$nb/k" "cp s3://$nb/k got" "cp --recursive d s3://$nb/p/" "rm s3://$nb/k" "cp f s3://$b/k"; do
+        # shellcheck disable=SC2086  # the command's words
+        t_cmd awsx s3 $cmd --quiet
+        arc=$T_RC
+        # shellcheck disable=SC2086
+        t_cmd s3c $cmd --quiet
+        assert_eq "$arc" "$T_RC" "exit code of $cmd --quiet"
+        assert_eq "" "$T_OUT$T_ERR" "output of $cmd --quiet"
+    done
+    assert_exit 1 s3c cp f "s3://$nb/k" --only-show-errors
+    assert_contains "$T_ERR" "upload failed: f to s3://$nb/k"
+}
