@@ -73,7 +73,11 @@ test_dropin_bucket_and_ls_errors_as_the_aws_cli() {
         t_cmd s3c $cmd
         assert_eq "$arc" "$T_RC" "exit code of $cmd"
         sc=$T_ERR
-        if t_store_is ceph; then
+        # Against Ceph RGW the CLI 2.9 fails some error replies with a Python error of its
+        # own ("argument of type 'NoneType' is not iterable"): nothing to compare with then.
+        if grep -q "NoneType\|Traceback" <<<"$ac"; then
+            t_note "$cmd: the AWS CLI failed on its own error, not compared"
+        elif t_store_is ceph; then
             # Ceph's messages are its own; the shape is what is compared.
             assert_eq "$(sed 's/operation: .*/operation:/' <<<"$ac")" "$(sed 's/operation: .*/operation:/' <<<"$sc")" \
                 "stderr of $cmd"
