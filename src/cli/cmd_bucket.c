@@ -54,6 +54,20 @@ static void bucket_failed(const char *word, const struct s3_uri *u, const char *
     out_result(&r, e);
 }
 
+/* mb or rb done: the AWS CLI's "make_bucket: B", or a --json record. */
+static void bucket_done(const char *word, const struct s3_uri *u)
+{
+    char shown[1024];
+    struct out_result r = { word, shown, NULL, 0, false, NULL, false, false };
+
+    if (!out_opts()->json) {
+        out_line("%s: %s", word, u->bucket);
+        return;
+    }
+    snprintf(shown, sizeof(shown), "s3://%s", u->bucket);
+    out_result(&r, NULL);
+}
+
 enum s3c_err cmd_mb(struct cli_ctx *c, int argc, char **argv)
 {
     const struct arg_spec specs[] = { { NULL, NULL, 0, NULL } };
@@ -71,7 +85,7 @@ enum s3c_err cmd_mb(struct cli_ctx *c, int argc, char **argv)
     if (rc)
         bucket_failed(s ? "make_bucket" : NULL, &u, op, &e);
     else
-        out_line("make_bucket: %s", u.bucket);
+        bucket_done("make_bucket", &u);
 out:
     s3_uri_release(&u);
     return rc;
@@ -219,7 +233,7 @@ enum s3c_err cmd_rb(struct cli_ctx *c, int argc, char **argv)
     if (rc)
         bucket_failed("remove_bucket", &u, op, &e);
     else
-        out_line("remove_bucket: %s", u.bucket);
+        bucket_done("remove_bucket", &u);
 out:
     s3_uri_release(&u);
     return rc;

@@ -88,8 +88,8 @@ static void report(struct transfer *t, const struct shown *sh, enum xfer_op op,
 {
     struct out_result r = { op_word(op, t->mv), sh->src, sh->dst, sh->size, true, NULL, t->base.dryrun, false };
 
-    if (!e && !out_opts()->json && !strcmp(sh->dst, "-"))
-        return; /* stdout carries the data */
+    if (!e && !out_opts()->json && (!strcmp(sh->dst, "-") || !strcmp(sh->src, "-")))
+        return; /* stdout carries the data; a stream's upload says nothing when it went (the AWS CLI's) */
     out_result(&r, e);
 }
 
@@ -202,8 +202,8 @@ static void on_done(struct job *j, const struct xfer_obj *o, const struct s3c_er
         shown_free(sh);
         return;
     }
-    if (o->src_head)
-        sh->size = o->size;
+    if (o->src_head || (o->stdio && o->op == XFER_UPLOAD))
+        sh->size = o->size; /* a key list's from its HEAD, standard input's once read whole */
     /* --no-overwrite / -n: an existing destination is a skip, not a failure; so is
      * one the engine's look at it (xfer_obj.dst_check) said to leave alone. */
     if (o->dst_skipped || (e && e->http_status == 412 && (t->no_overwrite || t->no_clobber))) {

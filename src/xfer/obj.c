@@ -118,6 +118,8 @@ void obj_finish(struct engine *g, struct xfer_obj_state *os)
      * downloads by their check, unless it said it could not make one. */
     if (!os->failed && o->op != XFER_DELETE && (o->op == XFER_DOWNLOAD ? os->unproven != NULL : !os->proven))
         o->unproven = os->unproven ? os->unproven : "nothing the store answered proves the copy";
+    if (o->stdio && o->op == XFER_UPLOAD && !os->failed)
+        o->size = os->size; /* standard input's size is known only now: its result says it */
     g->source_wait = false; /* a done may let the source produce more */
     o->st = NULL;
     obj_report(g, o, os->failed ? &os->err : NULL);

@@ -121,3 +121,20 @@ test_dropin_quiet_prints_nothing() {
     assert_exit 1 s3c cp f "s3://$nb/k" --only-show-errors
     assert_contains "$T_ERR" "upload failed: f to s3://$nb/k"
 }
+
+# mb and rb have --json records, done or failed (item 6); the text lines stay
+# the AWS CLI's.
+test_dropin_bucket_json_records() {
+    local b
+    t_bucket b json
+    assert_ok s3c --json mb "s3://$b"
+    assert_eq "make_bucket true s3://$b" "$(jq -r '[.operation, .success, .source] | join(" ")' <<<"$T_OUT")" "mb"
+    assert_exit 1 s3c --json mb "s3://$b"
+    assert_eq "make_bucket false" "$(jq -r '[.operation, .success] | join(" ")' <<<"$T_OUT")" "mb again"
+    assert_ok s3c --json rb "s3://$b"
+    assert_eq "remove_bucket true s3://$b" "$(jq -r '[.operation, .success, .source] | join(" ")' <<<"$T_OUT")" "rb"
+    assert_ok s3c mb "s3://$b"
+    assert_eq "make_bucket: $b" "$T_OUT" "mb's text line"
+    assert_ok s3c rb "s3://$b"
+    assert_eq "remove_bucket: $b" "$T_OUT" "rb's text line"
+}

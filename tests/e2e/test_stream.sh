@@ -275,7 +275,7 @@ test_pipe_30MB_stream_round_trips() {
     t_cmd bash -c '"$0" pipe "$1" < src.fifo' "$S3C" "s3://$b/stream"
     wait
     assert_eq 0 "$T_RC" "exit status of pipe"
-    assert_eq "upload: - to s3://$b/stream" "$T_OUT"
+    assert_eq "" "$T_OUT" "stdout of pipe (a stream's upload prints nothing, as the AWS CLI's cp -)"
     sum=$(t_sha256 sent)
     [[ $(_st_etag "$b" stream) == *-4 ]] || t_fail "not 4 parts of 8 MiB: ETag $(_st_etag "$b" stream)"
     assert_ok _st_cat_sha "s3://$b/stream"
@@ -404,4 +404,18 @@ test_presign_session_token_and_addressing() {
     assert_contains "$url" "://$b.localhost:"
     t_cmd curl -sf "$url"
     assert_eq "hello" "$T_OUT" "object through a virtual-hosted presigned URL"
+}
+
+# A stream's upload says nothing when it went (the AWS CLI's cp -), its failure
+# what failed, and its --json record the size standard input turned out to have.
+test_pipe_json_record_says_the_size() {
+    local b
+    t_new_bucket b
+    head -c 12345 /dev/urandom > in
+    t_cmd bash -c '"$0" --json pipe "$1" < in' "$S3C" "s3://$b/k"
+    assert_eq 0 "$T_RC" "exit status of pipe"
+    assert_eq "upload true - s3://$b/k 12345" \
+        "$(jq -r '[.operation, .success, .source, .destination, .size] | join(" ")' <<<"$T_OUT")" "the record"
+    t_cmd bash -c '"$0" cp - "$1" < in' "$S3C" "s3://$b/k2"
+    assert_eq "0 " "$T_RC $T_OUT" "exit and stdout of cp -"
 }
