@@ -185,11 +185,28 @@ void out_error(const char *op, const struct s3c_error *e)
 
 /* "An error occurred (NoSuchKey) when calling the GetObject operation: ..." for a
  * store's error, as botocore words it; the message alone for a local one. */
+/* A HEAD's reply has no body, so no code of the store's: botocore shows its status ("(403)"), where
+ * s3c's code was made from the status alone (one HeadBucket explained is kept: NoSuchBucket). */
+static bool head_status_code(const struct s3c_error *e)
+{
+    static const char *const from_status[] = { "BadRequest", "Unauthorized", "Forbidden", "NotFound",
+                                               "MethodNotAllowed", "Conflict", "PreconditionFailed",
+                                               "NotModified", NULL };
+    int i;
+
+    if (!e->http_status || strncmp(e->op, "Head", 4) != 0)
+        return false;
+    for (i = 0; from_status[i]; i++)
+        if (!strcmp(e->s3_code, from_status[i]))
+            return true;
+    return false;
+}
+
 static void put_detail(const struct s3c_error *e)
 {
     if (e->s3_code[0] || e->http_status) {
         fputs("An error occurred (", stderr);
-        if (e->s3_code[0])
+        if (e->s3_code[0] && !head_status_code(e))
             put_clean(e->s3_code);
         else
             fprintf(stderr, "%ld", e->http_status);

@@ -211,7 +211,7 @@ test_sync_keylist_in_flight() {
     _kl_mark
     _kl_s3c 1 sync --from-manifest keys.txt "s3://$b/m/" sd
     assert_eq "$(_kl_sorted "${want%$'\n'}")" "$(_kl_sorted "$T_OUT")" "stdout"
-    assert_eq "download failed: s3://$b/m/missing to sd/missing An error occurred (NotFound) when calling the HeadObject operation: Not Found" \
+    assert_eq "download failed: s3://$b/m/missing to sd/missing An error occurred (404) when calling the HeadObject operation: Not Found" \
         "$T_ERR" "the missing key's line"
     _kl_assert HeadObject 13
     _kl_assert HeadBucket 0
