@@ -86,6 +86,7 @@ test_sync_samesec_heads_in_flight() {
 # against the file's, one HEAD); both ways, nothing moves and no part is sent.
 test_sync_samesec_multipart_proven_both_ways() {
     local b heads parts gets f lm
+    t_store_is ceph && t_skip "Ceph 16 keeps no flexible checksums: nothing stored proves b by CRC"
     t_new_bucket b
     mkdir up
     cp "$(t_data 20MiB $((20 * 1024 * 1024)))" up/a
