@@ -410,6 +410,18 @@ t_versioning() {
 # t_store_is NAME: true when the suite runs against that store (ceph, s3emu).
 t_store_is() { [ "$S3C_TEST_STORE" = "$1" ]; }
 
+# t_emu_ops OP: how many OP requests s3emu has answered since its start (0 elsewhere).
+t_emu_ops() {
+    t_store_is s3emu || { echo 0; return; }
+    curl -sS "$S3C_TEST_ENDPOINT/_s3emu/stats" | jq -r ".ops[\"$1\"] // 0"
+}
+
+# t_assert_emu_ops OP BEFORE WANT: s3emu answered WANT OP requests since BEFORE (s3emu only).
+t_assert_emu_ops() {
+    t_store_is s3emu || return 0
+    assert_eq "$3" "$(($(t_emu_ops "$1") - $2))" "$1 requests s3emu answered"
+}
+
 # ------------------------------------------------------------- running --
 
 # _t_san_reports DIR: true (and the reports appended to DIR/.log) when some

@@ -6,18 +6,6 @@
 # skipped, what goes and what is printed stay as they were.
 # shellcheck shell=bash
 
-# _dc_emu_ops OP: how many OP requests s3emu has answered since its start (0 elsewhere).
-_dc_emu_ops() {
-    t_store_is s3emu || { echo 0; return; }
-    curl -sS "$S3C_TEST_ENDPOINT/_s3emu/stats" | jq -r ".ops[\"$1\"] // 0"
-}
-
-# _dc_assert_ops OP BEFORE WANT: s3emu answered WANT OP requests since BEFORE (s3emu only).
-_dc_assert_ops() {
-    t_store_is s3emu || return 0
-    assert_eq "$3" "$(($(_dc_emu_ops "$1") - $2))" "$1 requests s3emu answered"
-}
-
 # _dc_text BUCKET KEY TEXT: s3://BUCKET/KEY holds TEXT.
 _dc_text() {
     t_get "$1" "$2" "$T_DIR/.got"
@@ -39,24 +27,24 @@ test_cp_n_upload_sends_no_head() {
     for i in $(seq 1 20); do
         case $i in 1 | 5 | 9 | 13 | 17) ;; *) want+="upload: tree/f$i to s3://$b/p/f$i"$'\n' ;; esac
     done
-    heads=$(_dc_emu_ops HeadObject)
-    puts=$(_dc_emu_ops PutObject)
-    lists=$(_dc_emu_ops ListObjectsV2)
+    heads=$(t_emu_ops HeadObject)
+    puts=$(t_emu_ops PutObject)
+    lists=$(t_emu_ops ListObjectsV2)
     assert_ok s3c cp -r -n tree "s3://$b/p/"
     assert_eq "$(_dc_sorted "${want%$'\n'}")" "$(_dc_sorted "$T_OUT")" "stdout"
     assert_eq "" "$T_ERR" "stderr"
-    _dc_assert_ops HeadObject "$heads" 0
-    _dc_assert_ops PutObject "$puts" 15
-    _dc_assert_ops ListObjectsV2 "$lists" 1
+    t_assert_emu_ops HeadObject "$heads" 0
+    t_assert_emu_ops PutObject "$puts" 15
+    t_assert_emu_ops ListObjectsV2 "$lists" 1
     for i in 1 5 9 13 17; do _dc_text "$b" "p/f$i" "old $i"; done
     for i in 2 20; do _dc_text "$b" "p/f$i" "new $i"; done
     # One file, the same: skipped, silently, exit 0, no HEAD: its PutObject's 412 is the skip.
-    heads=$(_dc_emu_ops HeadObject)
-    puts=$(_dc_emu_ops PutObject)
+    heads=$(t_emu_ops HeadObject)
+    puts=$(t_emu_ops PutObject)
     assert_ok s3c cp -n tree/f2 "s3://$b/p/f2"
     assert_eq "" "$T_OUT" "stdout of a skipped upload"
-    _dc_assert_ops HeadObject "$heads" 0
-    _dc_assert_ops PutObject "$puts" 1
+    t_assert_emu_ops HeadObject "$heads" 0
+    t_assert_emu_ops PutObject "$puts" 1
     # mv -n: the skipped file stays where it is, the others move.
     printf 'moved' > tree/new1
     assert_ok s3c mv -n tree/f1 "s3://$b/p/f1"
@@ -75,14 +63,28 @@ test_cp_n_multipart_upload_heads_first() {
     t_new_bucket b
     cp "$(t_data 8MiB+1 $((8 * 1024 * 1024 + 1)))" big
     t_put_text "$b" big "old"
-    heads=$(_dc_emu_ops HeadObject)
-    parts=$(_dc_emu_ops UploadPart)
+    heads=$(t_emu_ops HeadObject)
+    parts=$(t_emu_ops UploadPart)
     assert_ok s3c cp -n big "s3://$b/big"
     assert_eq "" "$T_OUT" "stdout of a skipped upload"
-    _dc_assert_ops HeadObject "$heads" 1
-    _dc_assert_ops UploadPart "$parts" 0
+    t_assert_emu_ops HeadObject "$heads" 1
+    t_assert_emu_ops UploadPart "$parts" 0
     _dc_text "$b" big "old"
     [ "$(t_mpu_count "$b")" = 0 ] || t_fail "a multipart upload was left behind"
+}
+
+# _dc_copy_trees SRC DST: s3://SRC/s/k1..k30 ("src N"), s3://DST/d/ holding every third
+# ("old N"); 'want' gets the copy lines of the other twenty.
+_dc_copy_trees() {
+    local i
+    mkdir s d
+    for i in $(seq 1 30); do printf 'src %s' "$i" > "s/k$i"; done
+    for i in 3 6 9 12 15 18 21 24 27 30; do printf 'old %s' "$i" > "d/k$i"; done
+    t_seed_tree "$1" s s/
+    t_seed_tree "$2" d d/
+    for i in $(seq 1 30); do
+        [ $((i % 3)) = 0 ] || want+="copy: s3://$1/s/k$i to s3://$2/d/k$i"$'\n'
+    done
 }
 
 # S3 to S3 under -n: one listing of the destination beside the source's, no
@@ -91,22 +93,15 @@ test_cp_n_copy_reads_the_destination_listing() {
     local src dst i heads copies lists want=""
     t_new_bucket src
     t_new_bucket dst
-    mkdir s d
-    for i in $(seq 1 30); do printf 'src %s' "$i" > "s/k$i"; done
-    for i in 3 6 9 12 15 18 21 24 27 30; do printf 'old %s' "$i" > "d/k$i"; done
-    t_seed_tree "$src" s s/
-    t_seed_tree "$dst" d d/
-    for i in $(seq 1 30); do
-        [ $((i % 3)) = 0 ] || want+="copy: s3://$src/s/k$i to s3://$dst/d/k$i"$'\n'
-    done
-    heads=$(_dc_emu_ops HeadObject)
-    copies=$(_dc_emu_ops CopyObject)
-    lists=$(_dc_emu_ops ListObjectsV2)
+    _dc_copy_trees "$src" "$dst"
+    heads=$(t_emu_ops HeadObject)
+    copies=$(t_emu_ops CopyObject)
+    lists=$(t_emu_ops ListObjectsV2)
     assert_ok s3c --debug cp -r -n "s3://$src/s/" "s3://$dst/d/"
     assert_eq "$(_dc_sorted "${want%$'\n'}")" "$(_dc_sorted "$T_OUT")" "stdout"
-    _dc_assert_ops HeadObject "$heads" 0
-    _dc_assert_ops CopyObject "$copies" 20
-    _dc_assert_ops ListObjectsV2 "$lists" 2
+    t_assert_emu_ops HeadObject "$heads" 0
+    t_assert_emu_ops CopyObject "$copies" 20
+    t_assert_emu_ops ListObjectsV2 "$lists" 2
     grep -q "destination listing s3://$dst/d/: 30 keys answered by 1 list requests" "$T_DIR/.err" ||
         t_fail "the destination's listing did not answer for the 30 keys: $(grep 'destination listing' "$T_DIR/.err")"
     for i in 3 30; do _dc_text "$dst" "d/k$i" "old $i"; done
@@ -126,30 +121,23 @@ test_cp_n_copy_heads_in_flight_past_a_large_prefix() {
     t_store_is s3emu || { t_skip "s3emu's populate makes the large prefix"; return; }
     t_new_bucket src
     t_new_bucket dst
-    mkdir s d
-    for i in $(seq 1 30); do printf 'src %s' "$i" > "s/k$i"; done
-    for i in 3 6 9 12 15 18 21 24 27 30; do printf 'old %s' "$i" > "d/k$i"; done
-    t_seed_tree "$src" s s/
     curl -sSf -X POST "$S3C_TEST_ENDPOINT/_s3emu/populate?bucket=$dst&count=30000&prefix=d/&size=1" >/dev/null ||
         t_fail "populate s3://$dst/d/"
-    t_seed_tree "$dst" d d/
-    for i in $(seq 1 30); do
-        [ $((i % 3)) = 0 ] || want+="copy: s3://$src/s/k$i to s3://$dst/d/k$i"$'\n'
-    done
-    heads=$(_dc_emu_ops HeadObject)
-    copies=$(_dc_emu_ops CopyObject)
-    lists=$(_dc_emu_ops ListObjectsV2)
+    _dc_copy_trees "$src" "$dst"
+    heads=$(t_emu_ops HeadObject)
+    copies=$(t_emu_ops CopyObject)
+    lists=$(t_emu_ops ListObjectsV2)
     assert_ok s3c --debug cp -r -n "s3://$src/s/" "s3://$dst/d/"
     cp "$T_DIR/.err" debug.log
     assert_eq "$(_dc_sorted "${want%$'\n'}")" "$(_dc_sorted "$T_OUT")" "stdout"
-    _dc_assert_ops HeadObject "$heads" 30
-    _dc_assert_ops CopyObject "$copies" 20
+    t_assert_emu_ops HeadObject "$heads" 30
+    t_assert_emu_ops CopyObject "$copies" 20
     # Listing it all takes 30 pages at least: it stopped well before (the keys asked, 1, plus 16,
     # plus what went out at once; a hedged page may add one or two).
     i=$(sed -n "s|.*list s3://$dst/d/: \([0-9]*\) requests.*|\1|p" debug.log)
     [ -n "$i" ] && [ "$i" -lt 30 ] ||
         t_fail "the destination's listing went on past its allowance: $(grep 'list s3://' debug.log)"
-    i=$(($(_dc_emu_ops ListObjectsV2) - lists))
+    i=$(($(t_emu_ops ListObjectsV2) - lists))
     [ "$i" -lt 30 ] || t_fail "s3emu answered $i list requests"
     grep -q "destination listing s3://$dst/d/: off after 1 keys, .*: the prefix holds far more keys than are asked" \
         debug.log || t_fail "no word of the listing stopping: $(grep 'destination listing' debug.log)"
@@ -172,13 +160,13 @@ test_cp_n_destination_listing_in_s3_order() {
     mkdir -p tree/a/c
     for f in a-b a.b a/b a/c/d a0 b; do printf 'new %s' "$f" > "tree/$f"; done
     for f in a.b a/c/d b; do t_put_text "$b" "p/$f" "old $f"; done
-    heads=$(_dc_emu_ops HeadObject)
+    heads=$(t_emu_ops HeadObject)
     assert_ok s3c --debug cp -r -n tree "s3://$b/p"
     want="upload: tree/a-b to s3://$b/p/a-b
 upload: tree/a/b to s3://$b/p/a/b
 upload: tree/a0 to s3://$b/p/a0"
     assert_eq "$want" "$(_dc_sorted "$T_OUT")" "stdout"
-    _dc_assert_ops HeadObject "$heads" 0
+    t_assert_emu_ops HeadObject "$heads" 0
     grep -q "destination listing s3://$b/p/: 6 keys answered" "$T_DIR/.err" ||
         t_fail "the listing did not answer for all six: $(grep 'destination listing' "$T_DIR/.err")"
     for f in a.b a/c/d b; do _dc_text "$b" "p/$f" "old $f"; done
@@ -196,11 +184,11 @@ test_cp_if_size_differ_and_if_source_newer_to_s3() {
     printf 'xx' > up/same; printf 'xxx' > up/longer; printf 'n' > up/missing
     t_put_text "$b" u/same "yy"
     t_put_text "$b" u/longer "y"
-    heads=$(_dc_emu_ops HeadObject)
+    heads=$(t_emu_ops HeadObject)
     assert_ok s3c cp -r --if-size-differ up "s3://$b/u/"
     assert_eq "$(_dc_sorted "upload: up/longer to s3://$b/u/longer
 upload: up/missing to s3://$b/u/missing")" "$(_dc_sorted "$T_OUT")" "stdout"
-    _dc_assert_ops HeadObject "$heads" 0
+    t_assert_emu_ops HeadObject "$heads" 0
     _dc_text "$b" u/same "yy"
     _dc_text "$b" u/longer "xxx"
 
@@ -218,10 +206,10 @@ upload: up/missing to s3://$b/u/missing")" "$(_dc_sorted "$T_OUT")" "stdout"
     t_put_text "$src" longer "abc"
     t_put_text "$b" c/same "cd"
     t_put_text "$b" c/longer "c"
-    heads=$(_dc_emu_ops HeadObject)
+    heads=$(t_emu_ops HeadObject)
     assert_ok s3c cp -r --if-size-differ "s3://$src/" "s3://$b/c/"
     assert_eq "copy: s3://$src/longer to s3://$b/c/longer" "$T_OUT"
-    _dc_assert_ops HeadObject "$heads" 0
+    t_assert_emu_ops HeadObject "$heads" 0
     _dc_text "$b" c/same "cd"
     _dc_text "$b" c/longer "abc"
     # S3 to S3, by time: n/a is newer than its source, n/b older; n/c missing.

@@ -7,18 +7,6 @@
 # is printed and what is sent stay as they were.
 # shellcheck shell=bash
 
-# _ss_emu_ops OP: how many OP requests s3emu has answered since its start (0 elsewhere).
-_ss_emu_ops() {
-    t_store_is s3emu || { echo 0; return; }
-    curl -sS "$S3C_TEST_ENDPOINT/_s3emu/stats" | jq -r ".ops[\"$1\"] // 0"
-}
-
-# _ss_assert_ops OP BEFORE WANT: s3emu answered WANT OP requests since BEFORE (s3emu only).
-_ss_assert_ops() {
-    t_store_is s3emu || return 0
-    assert_eq "$3" "$(($(_ss_emu_ops "$1") - $2))" "$1 requests s3emu answered"
-}
-
 # _ss_into_second BUCKET KEY FILE: FILE's time inside the second of s3://BUCKET/KEY's
 # LastModified (half a second in: written within it, after the sync that wrote the object).
 _ss_into_second() {
@@ -45,23 +33,23 @@ test_sync_samesec_heads_in_flight() {
         _ss_into_second "$b" "s/f$i" "tree/f$i"
     done
     dry_want=$(sed 's/^/(dryrun) /' <<<"${want%$'\n'}")
-    heads=$(_ss_emu_ops HeadObject)
-    puts=$(_ss_emu_ops PutObject)
+    heads=$(t_emu_ops HeadObject)
+    puts=$(t_emu_ops PutObject)
     assert_ok s3c sync --dryrun tree "s3://$b/s/"
     assert_eq "$dry_want" "$(LC_ALL=C sort <<<"$T_OUT")" "stdout of the dry run"
-    _ss_assert_ops HeadObject "$heads" 10
-    _ss_assert_ops PutObject "$puts" 0
+    t_assert_emu_ops HeadObject "$heads" 10
+    t_assert_emu_ops PutObject "$puts" 0
     if t_store_is s3emu; then
         curl -sS --fail-with-body -X POST --data-binary "faults=delay@bucket=$b,op=HeadObject,ms=400" \
             "$S3C_TEST_ENDPOINT/_s3emu/config" >/dev/null || t_fail "s3emu refused the faults"
     fi
-    heads=$(_ss_emu_ops HeadObject)
+    heads=$(t_emu_ops HeadObject)
     assert_ok s3c --debug sync tree "s3://$b/s/"
     cp "$T_DIR/.err" debug.log
     t_store_is s3emu && curl -sS -X POST --data-binary "faults=" "$S3C_TEST_ENDPOINT/_s3emu/config" >/dev/null
     assert_eq "${want%$'\n'}" "$(LC_ALL=C sort <<<"$T_OUT")" "stdout"
-    _ss_assert_ops HeadObject "$heads" 10
-    _ss_assert_ops PutObject "$puts" 10
+    t_assert_emu_ops HeadObject "$heads" 10
+    t_assert_emu_ops PutObject "$puts" 10
     # In flight: every proof's HEAD sent before the first answer came back (s3emu holds each
     # answer; a store that answers at once may answer one before the last file is hashed).
     sent=$(grep -n 'debug: http: HEAD http' debug.log | cut -d: -f1 | tail -n 1)
@@ -94,23 +82,23 @@ test_sync_samesec_multipart_proven_both_ways() {
     assert_ok s3c cp up/a "s3://$b/m/a" --part-size 8MiB
     assert_ok s3c cp up/b "s3://$b/m/b" --part-size 7MiB
     for f in a b; do _ss_into_second "$b" "m/$f" "up/$f"; done
-    heads=$(_ss_emu_ops HeadObject)
-    parts=$(_ss_emu_ops UploadPart)
+    heads=$(t_emu_ops HeadObject)
+    parts=$(t_emu_ops UploadPart)
     assert_ok s3c --debug sync up "s3://$b/m/"
     assert_eq "" "$T_OUT" "stdout of the upload sync"
     assert_contains "$T_ERR" "s3://$b/m/a: same second: the md5 of the file's part MD5s is the ETag"
     assert_contains "$T_ERR" "s3://$b/m/b: same second: the file's CRC is the stored one"
-    _ss_assert_ops HeadObject "$heads" 1
-    _ss_assert_ops UploadPart "$parts" 0
+    t_assert_emu_ops HeadObject "$heads" 1
+    t_assert_emu_ops UploadPart "$parts" 0
     # Down: a download stamps the object's second; a fraction in it is a rewrite.
     assert_ok s3c sync "s3://$b/m/" down
     for f in a b; do touch -d "@$(stat -c %Y "down/$f").5" "down/$f"; done
-    heads=$(_ss_emu_ops HeadObject)
-    gets=$(_ss_emu_ops GetObject)
+    heads=$(t_emu_ops HeadObject)
+    gets=$(t_emu_ops GetObject)
     assert_ok s3c sync "s3://$b/m/" down
     assert_eq "" "$T_OUT" "stdout of the download sync"
-    _ss_assert_ops HeadObject "$heads" 1
-    _ss_assert_ops GetObject "$gets" 0
+    t_assert_emu_ops HeadObject "$heads" 1
+    t_assert_emu_ops GetObject "$gets" 0
     # One byte changed in place, same size: the stored CRC says so, it comes down again.
     lm=$(stat -c %Y down/b)
     printf 'Z' | dd of=down/b bs=1 seek=100 conv=notrunc 2>/dev/null
