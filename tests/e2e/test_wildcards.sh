@@ -86,7 +86,7 @@ test_escaped_star_is_a_star_in_every_verb() {
     local b
     t_new_bucket b
     printf star > star.txt; printf slash > slash.txt; printf other > other.txt
-    t_put "$b" 'w/star*key' star.txt
+    t_put "$b" 'w/star%2Akey' star.txt   # '*' encoded: curl's signature leaves it as is, Ceph does not
     t_put "$b" 'w/star%5Ckey' slash.txt
     t_put "$b" 'w/starXkey' other.txt
     assert_ok s3c cat 's3://'"$b"'/w/star\*key'
