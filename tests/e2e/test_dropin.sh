@@ -71,13 +71,15 @@ test_dropin_bucket_and_ls_errors_as_the_aws_cli() {
         ac=$(grep -v '^$' <<<"$T_ERR")
         # shellcheck disable=SC2086
         t_cmd s3c $cmd
-        assert_eq "$arc" "$T_RC" "exit code of $cmd"
         sc=$T_ERR
         # Against Ceph RGW the CLI 2.9 fails some error replies with a Python error of its
-        # own ("argument of type 'NoneType' is not iterable"): nothing to compare with then.
+        # own ("argument of type 'NoneType' is not iterable", 255): nothing to compare with then.
         if grep -q "NoneType\|Traceback" <<<"$ac"; then
             t_note "$cmd: the AWS CLI failed on its own error, not compared"
-        elif t_store_is ceph; then
+            continue
+        fi
+        assert_eq "$arc" "$T_RC" "exit code of $cmd"
+        if t_store_is ceph; then
             # Ceph's messages are its own; the shape is what is compared.
             assert_eq "$(sed 's/operation: .*/operation:/' <<<"$ac")" "$(sed 's/operation: .*/operation:/' <<<"$sc")" \
                 "stderr of $cmd"
@@ -129,8 +131,11 @@ test_dropin_bucket_json_records() {
     t_bucket b json
     assert_ok s3c --json mb "s3://$b"
     assert_eq "make_bucket true s3://$b" "$(jq -r '[.operation, .success, .source] | join(" ")' <<<"$T_OUT")" "mb"
-    assert_exit 1 s3c --json mb "s3://$b"
-    assert_eq "make_bucket false" "$(jq -r '[.operation, .success] | join(" ")' <<<"$T_OUT")" "mb again"
+    # A bucket one already owns: a failure (409) on S3, s3emu and moto; Ceph answers 200.
+    if ! t_store_is ceph; then
+        assert_exit 1 s3c --json mb "s3://$b"
+        assert_eq "make_bucket false" "$(jq -r '[.operation, .success] | join(" ")' <<<"$T_OUT")" "mb again"
+    fi
     assert_ok s3c --json rb "s3://$b"
     assert_eq "remove_bucket true s3://$b" "$(jq -r '[.operation, .success, .source] | join(" ")' <<<"$T_OUT")" "rb"
     assert_ok s3c mb "s3://$b"
