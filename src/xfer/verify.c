@@ -46,9 +46,11 @@ bool stored_ck(const struct http_resp *resp, struct ck_stored *out)
                 continue;
             out->composite = true;
             out->parts = (uint32_t)n;
-        } else if (http_resp_header(resp, "x-amz-checksum-type", &type) && sv_ieqs(type, "COMPOSITE")) {
+        } else if (http_resp_header(resp, "x-amz-checksum-type", &type) && sv_ieqs(type, "COMPOSITE") &&
+                   !http_resp_header(resp, "x-amz-mp-parts-count", &type)) {
             /* A composite value without its "-N" (moto writes it so): N is the upload's part
-             * count, which its multipart ETag states; without one it cannot be checked. */
+             * count, which its multipart ETag states; without one it cannot be checked. (Not a
+             * part's answer, ?partNumber=: its value is that part's own, with the whole's type.) */
             char etag[80], hex[33];
             uint32_t parts = 0;
 
