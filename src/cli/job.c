@@ -256,18 +256,24 @@ void job_skip(struct job *j)
     j->n.skipped++;
 }
 
+void job_abs_dir(const char *path, struct buf *out)
+{
+    struct s3c_error e = S3C_ERROR_INIT;
+
+    if (filter_root(path, true, out, &e) || buf_addc(out, '/')) {
+        buf_reset(out);
+        buf_adds(out, path);
+    }
+}
+
 enum s3c_err skip_not_a_dir(struct job *j, const char *arg, int op, const char *word)
 {
     struct buf abs = BUF_INIT(65536);
     struct s3c_error e = S3C_ERROR_INIT;
     struct out_result r = { word, NULL, NULL, 0, false, NULL, j->dryrun, false };
 
-    if (filter_root(arg, true, &abs, &e) || buf_addc(&abs, '/')) {
-        buf_reset(&abs);
-        buf_adds(&abs, arg);
-    }
+    job_abs_dir(arg, &abs);
     r.src = buf_cstr(&abs);
-    s3c_error_clear(&e);
     s3c_fail(&e, S3C_ESKIPPED, "File does not exist.");
     out_result(&r, &e);
     job_count(j, op, 0, &e);

@@ -163,6 +163,10 @@ void job_skip(struct job *j);
  * --json record's "operation" is 'word'): exit 2. Returns S3C_ESKIPPED.
  */
 enum s3c_err skip_not_a_dir(struct job *j, const char *arg, int op, const char *word);
+
+/* 'path' as the AWS CLI names a directory in its messages: absolute, normalised, with a trailing
+ * '/' ("/home/u/d/"); 'path' itself when that cannot be made. Into 'out'. */
+void job_abs_dir(const char *path, struct buf *out);
 /* Add 'from' into 'to' (run's totals). */
 void job_counts_add(struct job_counts *to, const struct job_counts *from);
 

@@ -606,8 +606,7 @@ static enum s3c_err setup_one(struct transfer *t, struct s3c_error *e)
         if (S_ISDIR(st.st_mode)) {
             /* The AWS CLI's failed upload (exit 1), in its words. */
             struct buf abs = BUF_INIT(65536);
-            if (filter_root(path, true, &abs, e) || buf_addc(&abs, '/'))
-                buf_adds(&abs, path);
+            job_abs_dir(path, &abs);
             rc = s3c_fail(e, S3C_EIO, "[Errno 21] Is a directory: '%s'", buf_cstr(&abs));
             e->sys_errno = EISDIR;
             buf_release(&abs);
