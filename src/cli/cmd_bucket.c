@@ -44,7 +44,7 @@ static enum s3c_err bucket_args(const char *verb, const struct arg_spec *specs, 
 static void bucket_failed(const char *word, const struct s3_uri *u, const char *op, const struct s3c_error *e)
 {
     char shown[1024];
-    struct out_result r = { word, shown, NULL, 0, false, NULL, false, false };
+    struct out_result r = { word, shown, NULL, 0, false, NULL, false, false, NULL };
 
     if (!word) {
         out_error(op, e);
@@ -58,7 +58,7 @@ static void bucket_failed(const char *word, const struct s3_uri *u, const char *
 static void bucket_done(const char *word, const struct s3_uri *u)
 {
     char shown[1024];
-    struct out_result r = { word, shown, NULL, 0, false, NULL, false, false };
+    struct out_result r = { word, shown, NULL, 0, false, NULL, false, false, NULL };
 
     if (!out_opts()->json) {
         out_line("%s: %s", word, u->bucket);

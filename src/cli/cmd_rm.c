@@ -55,7 +55,7 @@ struct rm {
 
 static void report(struct rm *r, const struct xfer_obj *o, const struct s3c_error *e)
 {
-    struct out_result res = { "delete", o->user, NULL, 0, false, o->version_id, r->base.dryrun, false };
+    struct out_result res = { "delete", o->user, NULL, 0, false, o->version_id, r->base.dryrun, false, NULL };
 
     out_result(&res, e);
 }
@@ -77,7 +77,7 @@ static void rm_done(struct job *j, const struct xfer_obj *o, const struct s3c_er
 /* A listing failed: one "fatal error" line (or record) for the argument, one failure. */
 static void arg_failed(struct rm *r, const struct s3c_error *e)
 {
-    struct out_result res = { "rm", r->args[r->cur], NULL, 0, false, NULL, false, true };
+    struct out_result res = { "rm", r->args[r->cur], NULL, 0, false, NULL, false, true, NULL };
 
     out_result(&res, e);
     job_count(&r->base, XFER_DELETE, 0, e);

@@ -48,8 +48,10 @@ struct run_job {
     bool ended;             /* next() said END */
     bool waiting;           /* next() said WAIT: ask again after a done */
     struct out_opts out;    /* the run's output options, and the line's own (--json...) */
+    struct out_slot *slot;  /* its place in the output's line order */
     unsigned long line;
     struct run_job *next_live;
+    struct run_job *next_over;  /* on run.over */
 };
 
 struct run {
@@ -68,6 +70,7 @@ struct run {
     struct out_opts out;    /* the run's own output options */
     struct run_job *cur;    /* the job being read for objects */
     struct run_job *live;   /* every job not yet finished (cur included) */
+    struct run_job *over;   /* jobs whose last object is done, to close at the next next() */
     struct job_counts total;
     uint64_t lines_ok, lines_failed;
     enum s3c_err first_error;
@@ -84,28 +87,38 @@ static void line_failed(struct run *r, enum s3c_err rc)
 }
 
 /* Error lines name the file and line they come from: "s3c: cmds:12: ...";
- * the line's own output options ('o', NULL for the run's) hold until leave(). */
-static void set_origin(struct run *r, unsigned long line, const struct out_opts *o)
+ * the line's own output options ('o', NULL for the run's) and its place in
+ * the output's order ('slot') hold until leave(). */
+static void set_origin(struct run *r, unsigned long line, const struct out_opts *o, struct out_slot *slot)
 {
     static char where[512];
 
     snprintf(where, sizeof(where), "%s:%lu: ", r->name, line);
     out_set_origin(where);
     out_line_opts(o);
+    out_slot_use(slot);
 }
 
 static void leave(void)
 {
     out_set_origin(NULL);
     out_line_opts(NULL);
+    out_slot_use(NULL);
+}
+
+/* A line that failed before it ran: its error in its place, 'slot' (the line's own, or a new one). */
+static void line_error_in(struct run *r, unsigned long line, struct out_slot *slot, const struct s3c_error *e)
+{
+    set_origin(r, line, NULL, slot);
+    out_usage_error(e);
+    leave();
+    out_slot_close(slot);
+    line_failed(r, e->code);
 }
 
 static void line_error(struct run *r, unsigned long line, const struct s3c_error *e)
 {
-    set_origin(r, line, NULL);
-    out_usage_error(e);
-    leave();
-    line_failed(r, e->code);
+    line_error_in(r, line, out_slot_open(), e);
 }
 
 /* Finish and free a job whose objects are all done. */
@@ -121,9 +134,10 @@ static void job_close(struct run *r, struct run_job *rj)
         }
     if (r->cur == rj)
         r->cur = NULL;
-    set_origin(r, rj->line, &rj->out);
+    set_origin(r, rj->line, &rj->out, rj->slot);
     rc = rj->job->ops->finish(rj->job, r->cancelled ? S3C_ECANCEL : S3C_OK);
     leave();
+    out_slot_close(rj->slot);
     job_counts_add(&r->total, &rj->job->n);
     if (rc)
         line_failed(r, rc);
@@ -182,6 +196,17 @@ static job_new_fn job_maker(const char *verb)
     return NULL;
 }
 
+/* A barrier: the line keeps its words until the engine has drained; 'rj' is freed. */
+static void set_barrier(struct run *r, struct run_job *rj, char **argv, int argc)
+{
+    r->barrier_words = rj->words;
+    r->barrier = argv;
+    r->barrier_argc = argc;
+    r->barrier_line = rj->line;
+    r->barrier_out = rj->out;
+    free(rj);
+}
+
 /*
  * Start the job of the next line. Returns the job, or NULL when the file
  * ended or a barrier line is waiting (r->barrier set). Dry-run jobs and
@@ -222,25 +247,29 @@ static struct run_job *open_next_job(struct run *r)
         r->out.no_progress |= rj->out.no_progress;
         make = job_maker(argv[0]);
         if (!make) {
-            /* A barrier: keep its words until the engine has drained. */
-            r->barrier_words = rj->words;
-            r->barrier = argv;
-            r->barrier_argc = argc;
-            r->barrier_line = r->line;
-            r->barrier_out = rj->out;
-            free(rj);
+            set_barrier(r, rj, argv, argc);
             return NULL;
         }
+        rj->slot = out_slot_open();
+        set_origin(r, rj->line, &rj->out, rj->slot); /* (what making the job says is the line's) */
         rc = make(r->c, argv[0], argc - 1, argv + 1, &rj->job, &e);
+        leave();
         if (rc) {
-            line_error(r, rj->line, &e);
+            line_error_in(r, rj->line, rj->slot, &e);
             buf_release(&rj->words);
             free(rj);
             continue;
         }
+        if (rj->job->writes_stdout && r->live) {
+            /* Its bytes would pass what lines before it still write: it runs alone, after them. */
+            rj->job->ops->free(rj->job);
+            out_slot_close(rj->slot);
+            set_barrier(r, rj, argv, argc);
+            return NULL;
+        }
         if (!rj->job->knobs.shard_set)
             rj->job->knobs.shard = r->shard;
-        set_origin(r, rj->line, &rj->out);
+        set_origin(r, rj->line, &rj->out, rj->slot);
         rc = rj->job->ops->start ? rj->job->ops->start(rj->job) : S3C_OK;
         rj->next_live = r->live;
         r->live = rj;
@@ -268,7 +297,9 @@ static int job_next_of(struct run *r, struct run_job *rj, struct xfer_obj **out)
 {
     int n;
 
-    set_origin(r, rj->line, &rj->out);
+    if (!out_slot_may_grow(rj->slot))
+        return XFER_NEXT_WAIT; /* its output is held behind a line still running: no more of it yet */
+    set_origin(r, rj->line, &rj->out, rj->slot);
     n = rj->job->ops->next(rj->job, out);
     leave();
     return n;
@@ -280,6 +311,12 @@ static int run_next(void *ctx, struct xfer_obj **out)
     struct run_job *rj, *nx;
     bool any_wait = false, any_later = false;
 
+    /* Jobs done with: closed now (the engine no longer holds their objects), so
+     * their output's place moves on and the lines held behind it come out. */
+    while ((rj = r->over)) {
+        r->over = rj->next_over;
+        job_close(r, rj);
+    }
     /* Jobs that said WAIT may have work now that something finished. */
     for (rj = r->live; rj; rj = nx) {
         nx = rj->next_live;
@@ -303,7 +340,11 @@ static int run_next(void *ctx, struct xfer_obj **out)
         }
     }
     for (;;) {
-        if (!r->cur && !(r->cur = open_next_job(r)))
+        if (!r->cur && r->live && out_slots_full())
+            any_wait = true; /* held output at its bound: no new line until the head's moves */
+        else if (!r->cur)
+            r->cur = open_next_job(r);
+        if (!r->cur)
             return any_later ? XFER_NEXT_LATER : any_wait ? XFER_NEXT_WAIT : XFER_NEXT_END;
         rj = r->cur;
         switch (job_next_of(r, rj, out)) {
@@ -328,9 +369,10 @@ static int run_next(void *ctx, struct xfer_obj **out)
 
 static void run_done(void *ctx, const struct xfer_obj *o, const struct s3c_error *e)
 {
+    struct run *r = ctx;
     struct run_job *rj = o->owner;
 
-    set_origin(ctx, rj->line, &rj->out);
+    set_origin(r, rj->line, &rj->out, rj->slot);
     if (o->warning)
         out_warn("%s", o->warning);
     rj->job->ops->done(rj->job, o, e);
@@ -338,6 +380,10 @@ static void run_done(void *ctx, const struct xfer_obj *o, const struct s3c_error
     rj->inflight--;
     /* Closing frees the job: done later, from next() or the end of the engine,
      * since the engine still holds 'o' (whose options live in the job). */
+    if (rj->ended && !rj->inflight && !rj->waiting) {
+        rj->next_over = r->over;
+        r->over = rj;
+    }
 }
 
 static void run_progress(void *ctx, const struct xfer_stats *st)
@@ -356,6 +402,7 @@ static void close_finished(struct run *r)
 {
     struct run_job *rj, *nx;
 
+    r->over = NULL; /* (all of them live, with nothing in flight: closed below) */
     for (rj = r->live; rj; rj = nx) {
         nx = rj->next_live;
         if (r->cancelled || !rj->inflight) {
@@ -438,8 +485,10 @@ static enum s3c_err run_file(struct run *r, struct job *knobs)
         if (erc == S3C_ECANCEL)
             r->cancelled = true;
         close_finished(r);
-        if (r->cancelled || !r->barrier)
+        if (r->cancelled || (!r->barrier && r->eof))
             break;
+        if (!r->barrier)
+            continue; /* the engine ran dry with lines unread (all waiting on held output): on */
         /* The barrier line runs alone, now that everything before it is done. */
         {
             cli_verb_fn fn = r->c->verb ? r->c->verb(r->barrier[0]) : NULL;
@@ -449,7 +498,7 @@ static enum s3c_err run_file(struct run *r, struct job *knobs)
                 s3c_fail(&e, S3C_EUSAGE, "\"%s\" cannot run in a run file", r->barrier[0]);
                 line_error(r, r->barrier_line, &e);
             } else {
-                set_origin(r, r->barrier_line, &r->barrier_out);
+                set_origin(r, r->barrier_line, &r->barrier_out, NULL); /* every line before it is out */
                 rc = fn(r->c, r->barrier_argc - 1, r->barrier + 1);
                 leave();
                 if (rc)
@@ -503,6 +552,7 @@ enum s3c_err cmd_run(struct cli_ctx *c, int argc, char **argv)
         out_usage_error(&e);
         return S3C_EUSAGE;
     }
+    out_order_lines();
     run_scan_streams(&r);
     rc = run_file(&r, &knobs);
     if (r.in != stdin)

@@ -208,7 +208,7 @@ static const char *op_word(enum xfer_op op)
 static void report(struct sync *s, enum xfer_op op, const char *src, const char *dst, uint64_t size,
                    const struct s3c_error *e)
 {
-    struct out_result r = { op_word(op), src, dst, size, op != XFER_DELETE, NULL, s->base.dryrun, false };
+    struct out_result r = { op_word(op), src, dst, size, op != XFER_DELETE, NULL, s->base.dryrun, false, NULL };
 
     out_result(&r, e);
 }
@@ -216,7 +216,7 @@ static void report(struct sync *s, enum xfer_op op, const char *src, const char 
 /* A listing failed: the sync stops deciding (a "fatal error" line), counted. */
 static void fail_line(struct sync *s, const struct s3c_error *e)
 {
-    struct out_result r = { "sync", s->src.arg, s->dst.arg, 0, false, NULL, false, true };
+    struct out_result r = { "sync", s->src.arg, s->dst.arg, 0, false, NULL, false, true, NULL };
 
     out_result(&r, e);
     job_count(&s->base, (int)s->op, 0, e);
@@ -817,7 +817,7 @@ static enum s3c_err sync_start(struct job *j)
         return rc;
     }
     if ((rc = side_open(s, &s->src, &e)) || (rc = side_open(s, &s->dst, &e))) {
-        struct out_result r = { "sync", s->src.arg, s->dst.arg, 0, false, NULL, false, true };
+        struct out_result r = { "sync", s->src.arg, s->dst.arg, 0, false, NULL, false, true, NULL };
 
         if (rc == S3C_ESKIPPED)
             return rc; /* told already */

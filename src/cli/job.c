@@ -270,7 +270,7 @@ enum s3c_err skip_not_a_dir(struct job *j, const char *arg, int op, const char *
 {
     struct buf abs = BUF_INIT(65536);
     struct s3c_error e = S3C_ERROR_INIT;
-    struct out_result r = { word, NULL, NULL, 0, false, NULL, j->dryrun, false };
+    struct out_result r = { word, NULL, NULL, 0, false, NULL, j->dryrun, false, NULL };
 
     job_abs_dir(arg, &abs);
     r.src = buf_cstr(&abs);

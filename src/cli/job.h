@@ -90,6 +90,7 @@ struct job {
     bool dryrun;                    /* --dryrun: see job_dryrun() */
     uint64_t one_size;              /* a single object's size, for the progress line's ETA */
     bool reads_only;                /* writes no bucket (a download): ReadOnly S3 Express sessions */
+    bool writes_stdout;             /* an object's bytes to stdout (cp s3://b/k -) */
     bool later_ok;                  /* next() may answer XFER_NEXT_LATER (set by the engine's drivers,
                                        job_run and run; a dry run's loop waits for pages itself) */
 };

@@ -232,7 +232,7 @@ static bool selected(const struct listing *l, const char *key)
 void listing_warn_skip(const char *bucket, const char *key, enum listcheck_verdict why, struct s3c_error *e)
 {
     struct buf shown = BUF_INIT(1 << 16);
-    struct out_result r = { "list", "", NULL, 0, false, NULL, false, false };
+    struct out_result r = { "list", "", NULL, 0, false, NULL, false, false, NULL };
 
     s3c_fail(e, S3C_ESKIPPED, "%s", listcheck_why(why));
     if (buf_addf(&shown, "s3://%s/%s", bucket, key))

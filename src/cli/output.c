@@ -15,11 +15,9 @@ static struct out_opts opts, run_opts;
 static bool status_shown;
 static bool stdout_is_data; /* out_stdout_is_data: records go to stderr */
 
-/* Where results, records and tables go: stdout, unless an object's bytes do. */
-static FILE *records(void)
-{
-    return stdout_is_data ? stderr : stdout;
-}
+enum to { TO_STDOUT, TO_STDERR };
+
+static enum to records(void);
 
 void out_stdout_is_data(void)
 {
@@ -84,6 +82,151 @@ static bool reader_gone(const struct s3c_error *e)
     return stop_requested() == STOP_READER_GONE && (!e || e->code == S3C_ECANCEL);
 }
 
+/* Write now: stderr's lines after what stdout holds, neither over the status line. */
+static void put_now(enum to to, const char *p, size_t n)
+{
+    status_clear();
+    if (to == TO_STDERR) {
+        fflush(stdout);
+        fwrite(p, 1, n, stderr);
+        return;
+    }
+    fwrite(p, 1, n, stdout);
+    stdout_check();
+}
+
+/*
+ * A run file's lines in line order (out_slot_open): each line writes into
+ * its slot; the oldest open slot (the head) writes through, the others hold
+ * their text, each piece tagged with its stream, until every line before
+ * theirs has ended.
+ */
+struct out_slot {
+    struct buf held;        /* pieces: [stream byte][u32 length][bytes] */
+    enum to records;        /* where its records go: as they went when the line was read */
+    bool closed;
+    struct out_slot *next;
+};
+
+static bool ordered;
+static struct out_slot *slot_head, *slot_tail, *slot_cur;
+static size_t held_bytes, held_max = (size_t)16 << 20; /* past it, lines behind the head get no more work */
+
+/* Where results, records and tables go: stdout, unless an object's bytes do;
+ * a run's line keeps the place of its time (a line after it that writes an
+ * object to stdout runs once it is done). */
+static enum to records(void)
+{
+    if (slot_cur)
+        return slot_cur->records;
+    return stdout_is_data ? TO_STDERR : TO_STDOUT;
+}
+
+static void emit(enum to to, const char *p, size_t n)
+{
+    struct out_slot *s = slot_cur;
+    uint32_t len = (uint32_t)n;
+    unsigned char tag = (unsigned char)to;
+
+    if (!n)
+        return;
+    if (!s || s == slot_head || n > UINT32_MAX) {
+        put_now(to, p, n);
+        return;
+    }
+    if (buf_grow(&s->held, 5 + n)) {
+        put_now(to, p, n); /* past the slot's cap: out of order, never lost */
+        return;
+    }
+    buf_add(&s->held, &tag, 1);
+    buf_add(&s->held, &len, 4);
+    buf_add(&s->held, p, n);
+    held_bytes += 5 + n;
+}
+
+static void emit_buf(enum to to, const struct buf *b)
+{
+    emit(to, b->data, b->len);
+}
+
+bool out_order_lines(void)
+{
+    const char *v = getenv("S3C_RUN_HELD_MAX"); /* tests: a small bound, to see lines wait for it */
+
+    if (v && *v)
+        held_max = strtoull(v, NULL, 10);
+    ordered = !isatty(STDOUT_FILENO);
+    return ordered;
+}
+
+struct out_slot *out_slot_open(void)
+{
+    struct out_slot *s;
+
+    if (!ordered || !(s = calloc(1, sizeof(*s))))
+        return NULL; /* (no memory: the line writes through, as without order) */
+    s->held = (struct buf)BUF_INIT(BUF_MAX_DEFAULT);
+    s->records = records();
+    if (slot_tail)
+        slot_tail->next = s;
+    else
+        slot_head = s;
+    slot_tail = s;
+    return s;
+}
+
+void out_slot_use(struct out_slot *s)
+{
+    slot_cur = s;
+}
+
+/* The head is done: write out what the slots after it hold, up to the next one still open. */
+static void slots_advance(void)
+{
+    while (slot_head && slot_head->closed) {
+        struct out_slot *s = slot_head;
+        size_t i = 0;
+
+        slot_head = s->next;
+        if (!slot_head)
+            slot_tail = NULL;
+        if (slot_cur == s)
+            slot_cur = NULL;
+        buf_release(&s->held);
+        free(s);
+        if (!slot_head)
+            break;
+        s = slot_head;
+        while (i + 5 <= s->held.len) {
+            uint32_t len;
+
+            memcpy(&len, s->held.data + i + 1, 4);
+            put_now((enum to)s->held.data[i], s->held.data + i + 5, len);
+            i += 5 + len;
+        }
+        held_bytes -= s->held.len;
+        buf_release(&s->held);
+    }
+}
+
+void out_slot_close(struct out_slot *s)
+{
+    if (!s)
+        return;
+    s->closed = true;
+    slots_advance();
+}
+
+bool out_slots_full(void)
+{
+    return held_bytes >= held_max;
+}
+
+bool out_slot_may_grow(const struct out_slot *s)
+{
+    return !s || s == slot_head || !out_slots_full();
+}
+
 void out_line(const char *fmt, ...)
 {
     struct buf line = BUF_INIT(1 << 20);
@@ -93,7 +236,6 @@ void out_line(const char *fmt, ...)
 
     if (opts.quiet || opts.only_errors)
         return;
-    status_clear();
     va_start(ap, fmt);
     n = vasprintf(&text, fmt, ap);
     va_end(ap);
@@ -102,16 +244,14 @@ void out_line(const char *fmt, ...)
     /* The names in a result line are shown escaped: one line per result. */
     out_escape(&line, (struct sv){ text, (size_t)n });
     buf_addc(&line, '\n');
-    fwrite(line.data, 1, line.len, records());
+    emit_buf(records(), &line);
     buf_release(&line);
     free(text);
-    stdout_check();
 }
 
 void out_text(const char *s)
 {
-    fputs(s, records());
-    stdout_check();
+    emit(records(), s, strlen(s));
 }
 
 static const char *origin = "";
@@ -144,18 +284,23 @@ void out_escape(struct buf *b, struct sv s)
 }
 
 /*
- * Write 's' to stderr as out_escape() shows it: an error or warning stays
- * one line whatever a key, an argument or a config value holds, and a
+ * Add 's' to an error or warning line as out_escape() shows it: the line
+ * stays one line whatever a key, an argument or a config value holds, and a
  * hostile object name cannot drive the terminal.
  */
-static void put_clean(const char *s)
+static void clean(struct buf *b, const char *s)
 {
-    struct buf b = BUF_INIT(1 << 20);
+    out_escape(b, sv_from(s));
+}
 
-    out_escape(&b, sv_from(s));
-    if (b.len)
-        fwrite(b.data, 1, b.len, stderr);
-    buf_release(&b);
+/* An error or warning line, built whole, out on stderr as one write. */
+#define ERR_LINE_INIT BUF_INIT(1 << 20)
+
+static void err_line_end(struct buf *b)
+{
+    buf_addc(b, '\n');
+    emit_buf(TO_STDERR, b);
+    buf_release(b);
 }
 
 void out_set_origin(const char *where)
@@ -165,22 +310,22 @@ void out_set_origin(const char *where)
 
 void out_error(const char *op, const struct s3c_error *e)
 {
+    struct buf b = ERR_LINE_INIT;
+
     if (reader_gone(e))
         return;
-    status_clear();
-    fflush(stdout);
-    fputs("s3c: ", stderr);
-    put_clean(origin);
-    fputs("ERROR \"", stderr);
-    put_clean(op);
-    fputs("\": ", stderr);
-    put_clean(e->msg);
+    buf_adds(&b, "s3c: ");
+    clean(&b, origin);
+    buf_adds(&b, "ERROR \"");
+    clean(&b, op);
+    buf_adds(&b, "\": ");
+    clean(&b, e->msg);
     if (e->http_status) {
-        fprintf(stderr, " (%ld ", e->http_status);
-        put_clean(e->s3_code);
-        fputc(')', stderr);
+        buf_addf(&b, " (%ld ", e->http_status);
+        clean(&b, e->s3_code);
+        buf_addc(&b, ')');
     }
-    fputc('\n', stderr);
+    err_line_end(&b);
 }
 
 /* "An error occurred (NoSuchKey) when calling the GetObject operation: ..." for a
@@ -202,37 +347,37 @@ static bool head_status_code(const struct s3c_error *e)
     return false;
 }
 
-static void put_detail(const struct s3c_error *e)
+static void put_detail(struct buf *b, const struct s3c_error *e)
 {
     if (e->s3_code[0] || e->http_status) {
-        fputs("An error occurred (", stderr);
+        buf_adds(b, "An error occurred (");
         if (e->s3_code[0] && !head_status_code(e))
-            put_clean(e->s3_code);
+            clean(b, e->s3_code);
         else
-            fprintf(stderr, "%ld", e->http_status);
-        fputc(')', stderr);
+            buf_addf(b, "%ld", e->http_status);
+        buf_addc(b, ')');
         if (e->op[0]) {
-            fputs(" when calling the ", stderr);
-            put_clean(e->op);
-            fputs(" operation", stderr);
+            buf_adds(b, " when calling the ");
+            clean(b, e->op);
+            buf_adds(b, " operation");
         }
-        fputs(": ", stderr);
+        buf_adds(b, ": ");
     }
-    put_clean(e->msg);
+    clean(b, e->msg);
 }
 
 void out_aws_error(const char *op, const struct s3c_error *e)
 {
+    struct buf b = ERR_LINE_INIT;
+
     if (!e->s3_code[0] || !e->op[0]) {
         out_error(op, e); /* no error code of the store's: s3c's own line, which names the operation */
         return;
     }
     if (reader_gone(e))
         return;
-    status_clear();
-    fflush(stdout);
-    put_detail(e);
-    fputc('\n', stderr);
+    put_detail(&b, e);
+    err_line_end(&b);
 }
 
 static void result_json(const struct out_result *r, const struct s3c_error *e)
@@ -250,6 +395,19 @@ static void result_json(const struct out_result *r, const struct s3c_error *e)
         json_str(&j, "version_id", r->version_id);
     if (r->has_size)
         json_u64(&j, "size", r->size);
+    if (r->has_size && !e) {
+        struct json o = JSON_INIT;
+        struct buf obj = BUF_INIT(64);
+
+        json_u64(&o, "size", r->size); /* s5cmd's "object" of a success */
+        json_end_into(&o, &obj);
+        json_raw(&j, "object", buf_cstr(&obj));
+        buf_release(&obj);
+    }
+    if (r->left) {
+        json_bool(&j, "skipped", true);
+        json_str(&j, "reason", r->left);
+    }
     if (e) {
         if (e->code == S3C_ESKIPPED)
             json_bool(&j, "skipped", true);
@@ -268,10 +426,14 @@ static void result_json(const struct out_result *r, const struct s3c_error *e)
 
 void out_result(const struct out_result *r, const struct s3c_error *e)
 {
+    struct buf b = ERR_LINE_INIT;
+
     if (opts.json) {
         result_json(r, e);
         return;
     }
+    if (r->left)
+        return;
     /* --quiet: nothing at all, failures and warnings too, as the AWS CLI (no result printer); the
      * exit code tells. --only-show-errors keeps them. */
     if (opts.quiet)
@@ -288,76 +450,72 @@ void out_result(const struct out_result *r, const struct s3c_error *e)
     }
     if (reader_gone(e))
         return;
-    status_clear();
-    fflush(stdout);
-    put_clean(origin);
+    clean(&b, origin);
     if (r->fatal) {
-        fputs("fatal error: ", stderr);
-        put_detail(e);
-        fputc('\n', stderr);
-        return;
+        buf_adds(&b, "fatal error: ");
+        put_detail(&b, e);
+    } else if (e->code == S3C_ESKIPPED) {
+        buf_adds(&b, "warning: Skipping file ");
+        clean(&b, r->src);
+        buf_adds(&b, ". ");
+        clean(&b, e->msg);
+    } else {
+        clean(&b, r->op);
+        buf_adds(&b, " failed: ");
+        clean(&b, r->src);
+        if (r->dst) {
+            buf_adds(&b, " to ");
+            clean(&b, r->dst);
+        }
+        if (r->version_id) {
+            buf_adds(&b, " (version ");
+            clean(&b, r->version_id);
+            buf_addc(&b, ')');
+        }
+        buf_addc(&b, ' ');
+        put_detail(&b, e);
     }
-    if (e->code == S3C_ESKIPPED) {
-        fputs("warning: Skipping file ", stderr);
-        put_clean(r->src);
-        fputs(". ", stderr);
-        put_clean(e->msg);
-        fputc('\n', stderr);
-        return;
-    }
-    put_clean(r->op);
-    fputs(" failed: ", stderr);
-    put_clean(r->src);
-    if (r->dst) {
-        fputs(" to ", stderr);
-        put_clean(r->dst);
-    }
-    if (r->version_id) {
-        fputs(" (version ", stderr);
-        put_clean(r->version_id);
-        fputc(')', stderr);
-    }
-    fputc(' ', stderr);
-    put_detail(e);
-    fputc('\n', stderr);
+    err_line_end(&b);
 }
 
 void out_usage_error(const struct s3c_error *e)
 {
+    struct buf b = ERR_LINE_INIT;
+
     if (reader_gone(e))
         return;
-    fflush(stdout);
-    fputs("s3c: ", stderr);
-    put_clean(origin);
-    put_clean(e->msg);
-    fputc('\n', stderr);
+    buf_adds(&b, "s3c: ");
+    clean(&b, origin);
+    clean(&b, e->msg);
+    err_line_end(&b);
 }
 
 void out_warn(const char *fmt, ...)
 {
+    struct buf b = ERR_LINE_INIT;
     va_list ap;
     char text[8192];
 
-    status_clear();
-    fflush(stdout);
     va_start(ap, fmt);
     vsnprintf(text, sizeof(text), fmt, ap);
     va_end(ap);
-    fputs("s3c: ", stderr);
-    put_clean(origin);
-    fputs("warning: ", stderr);
-    put_clean(text);
-    fputc('\n', stderr);
+    buf_adds(&b, "s3c: ");
+    clean(&b, origin);
+    buf_adds(&b, "warning: ");
+    clean(&b, text);
+    err_line_end(&b);
 }
 
 void out_debug(void *ctx, const char *line)
 {
+    struct buf b = BUF_INIT(1 << 20);
+
     (void)ctx;
-    flockfile(stderr); /* the engine's loops write from several threads: whole lines */
-    fputs("s3c: debug: ", stderr);
-    put_clean(line);
-    fputc('\n', stderr);
-    funlockfile(stderr);
+    buf_adds(&b, "s3c: debug: ");
+    clean(&b, line);
+    buf_addc(&b, '\n');
+    fwrite(b.data, 1, b.len, stderr); /* the engine's loops trace from several threads: one write a line */
+    buf_release(&b);
 }
 
 void json_escape(struct buf *b, const char *s)
@@ -463,7 +621,6 @@ void json_end(struct json *j)
 
     json_end_into(j, &line);
     buf_addc(&line, '\n');
-    fputs(buf_cstr(&line), records());
+    emit_buf(records(), &line);
     buf_release(&line);
-    stdout_check();
 }

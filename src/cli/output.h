@@ -85,6 +85,8 @@ struct out_result {
     bool dryrun;
     bool fatal;                 /* no one object's: a listing or walk failed, the
                                    command stops; 'op' is the verb, src/dst its arguments */
+    const char *left;           /* nothing done, as asked (-n, -s, -u): why, in s5cmd's words;
+                                   a --json record only, as neither CLI prints a line */
 };
 void out_result(const struct out_result *r, const struct s3c_error *e);
 /*
@@ -100,6 +102,25 @@ void out_usage_error(const struct s3c_error *e);
 /* Where the lines that follow come from, put before them ("cmds:12: " in a
  * run file; NULL or "" for none). Borrowed: must outlive its use. */
 void out_set_origin(const char *where);
+/*
+ * A run file's output in line order (issue 23: `run` keeps order). When
+ * stdout is no terminal, out_order_lines() turns it on; each line then
+ * opens a slot, in line order, and writes only while it is in use
+ * (out_slot_use). The oldest slot not closed writes through; the others'
+ * lines, stdout's and stderr's alike, are held until every slot before
+ * theirs is closed, then written as they came. out_slot_may_grow() is false
+ * for a slot behind the head once 16 MiB are held: its line should be asked
+ * for no more work until the head moves, so memory stays flat. With order
+ * off, out_slot_open() is NULL and a NULL slot writes through.
+ */
+struct out_slot;
+bool out_order_lines(void);
+struct out_slot *out_slot_open(void);
+void out_slot_use(struct out_slot *s);
+void out_slot_close(struct out_slot *s);
+bool out_slot_may_grow(const struct out_slot *s);
+bool out_slots_full(void);
+
 /* A warning line on stderr. */
 void out_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* --debug trace sink (matches http_loop_opts.debug). */

@@ -83,10 +83,23 @@ static const char *op_word(enum xfer_op op, bool mv)
     return "copy";
 }
 
+/* An object its destination's check left alone (-n, -s, -u): counted, and a --json record. */
+static void report_left(struct transfer *t, const struct shown *sh, enum xfer_op op)
+{
+    /* The flag that decided, as s5cmd orders them (xfer_dst_skip), in its words. */
+    const char *why = t->if_source_newer ? "object is newer or same age"
+                      : t->if_size_differ ? "object size matches"
+                                          : "object already exists";
+    struct out_result r = { op_word(op, t->mv), sh->src, sh->dst, 0, false, NULL, t->base.dryrun, false, why };
+
+    job_skip(&t->base);
+    out_result(&r, NULL);
+}
+
 static void report(struct transfer *t, const struct shown *sh, enum xfer_op op,
                    const struct s3c_error *e)
 {
-    struct out_result r = { op_word(op, t->mv), sh->src, sh->dst, sh->size, true, NULL, t->base.dryrun, false };
+    struct out_result r = { op_word(op, t->mv), sh->src, sh->dst, sh->size, true, NULL, t->base.dryrun, false, NULL };
 
     if (!e && !out_opts()->json && (!strcmp(sh->dst, "-") || !strcmp(sh->src, "-")))
         return; /* stdout carries the data; a stream's upload says nothing when it went (the AWS CLI's) */
@@ -96,7 +109,7 @@ static void report(struct transfer *t, const struct shown *sh, enum xfer_op op,
 /* What failed is no one object (a listing): a "fatal error" line, or a --json record. */
 static void fatal(struct transfer *t, const struct s3c_error *e)
 {
-    struct out_result r = { t->base.verb, t->src_arg, t->dst_arg, 0, false, NULL, false, true };
+    struct out_result r = { t->base.verb, t->src_arg, t->dst_arg, 0, false, NULL, false, true, NULL };
 
     out_result(&r, e);
 }
@@ -121,7 +134,7 @@ static void delete_source(struct transfer *t, const struct xfer_obj *o, const st
     if (o->op == XFER_UPLOAD) {
         if (unlink(o->src) != 0) {
             struct s3c_error e = S3C_ERROR_INIT;
-            struct out_result r = { "delete", sh->src, NULL, 0, false, NULL, false, false };
+            struct out_result r = { "delete", sh->src, NULL, 0, false, NULL, false, false, NULL };
             s3c_fail_errno(&e, errno, "cannot remove %s after moving it", sh->src);
             out_result(&r, &e);
             job_count(&t->base, XFER_DELETE, 0, &e);
@@ -166,7 +179,7 @@ static struct xfer_obj *next_delete(struct transfer *t)
 static void delete_done(struct transfer *t, const struct xfer_obj *o, const struct s3c_error *e)
 {
     char shown[4096];
-    struct out_result r = { "delete", shown, NULL, 0, false, NULL, false, false };
+    struct out_result r = { "delete", shown, NULL, 0, false, NULL, false, false, NULL };
 
     if (!e)
         return;
@@ -207,7 +220,7 @@ static void on_done(struct job *j, const struct xfer_obj *o, const struct s3c_er
     /* --no-overwrite / -n: an existing destination is a skip, not a failure; so is
      * one the engine's look at it (xfer_obj.dst_check) said to leave alone. */
     if (o->dst_skipped || (e && e->http_status == 412 && (t->no_overwrite || t->no_clobber))) {
-        job_skip(j);
+        report_left(t, sh, o->op);
         shown_free(sh);
         return;
     }
@@ -505,7 +518,7 @@ static int next_obj(void *ctx, struct xfer_obj **out)
             *out = o;
             return 1;
         }
-        job_skip(&t->base);
+        report_left(t, o->user, o->op);
         shown_free(o->user);
         o->user = NULL;
         xfer_obj_free(o);
@@ -914,8 +927,8 @@ enum s3c_err cp_job_new(struct cli_ctx *c, const char *verb, int argc, char **ar
         { "--dryrun", NULL, ARG_BOOL, &dryrun },
         { "--no-overwrite", NULL, ARG_BOOL, &t->no_overwrite },
         { "--no-clobber", "-n", ARG_BOOL, &t->no_clobber },
-        { "--if-size-differ", NULL, ARG_BOOL, &t->if_size_differ },
-        { "--if-source-newer", NULL, ARG_BOOL, &t->if_source_newer },
+        { "--if-size-differ", "-s", ARG_BOOL, &t->if_size_differ },
+        { "--if-source-newer", "-u", ARG_BOOL, &t->if_source_newer },
         { "--flatten", NULL, ARG_BOOL, &t->flatten },
         { "--raw", NULL, ARG_BOOL, &t->raw },
         { "--follow-symlinks", NULL, ARG_BOOL, &t->follow_symlinks },
@@ -958,10 +971,12 @@ enum s3c_err cp_job_new(struct cli_ctx *c, const char *verb, int argc, char **ar
     }
     /* -n to S3: If-None-Match: * on each write, the only check of a file sent in one PutObject;
      * the others' destinations are HEADed first, in flight (skip_by_destination, xfer/check.c). */
-    t->oo.no_overwrite = t->no_overwrite || (t->no_clobber && t->dst_s3);
+    t->oo.no_overwrite = t->no_overwrite || (t->no_clobber && !t->if_size_differ && !t->if_source_newer && t->dst_s3);
     t->base.reads_only = !t->dst_s3 && strcmp(verb, "mv") != 0;
-    if (t->op == XFER_DOWNLOAD && !strcmp(t->dst_arg, "-") && !dryrun)
+    if (t->op == XFER_DOWNLOAD && !strcmp(t->dst_arg, "-") && !dryrun) {
         out_stdout_is_data(); /* the object's bytes go there: nothing else may */
+        t->base.writes_stdout = true;
+    }
     *out = &t->base;
     return S3C_OK;
 }

@@ -21,16 +21,15 @@
 
 #include "http/http.h"
 
+/* s5cmd's order: the last of -n, -s, -u that is given decides alone (its shouldOverride). */
 bool xfer_dst_skip(const struct xfer_obj *o, bool exists, uint64_t dsize, int64_t dmtime)
 {
     if (!o->dst_check || !exists)
         return false;
-    if (o->dst_check & XFER_CHECK_EXISTS)
-        return true;
-    if ((o->dst_check & XFER_CHECK_SIZE) && o->size_known && dsize != o->size)
-        return false;
-    if ((o->dst_check & XFER_CHECK_NEWER) && o->mtime >= 0 && o->mtime > dmtime)
-        return false;
+    if (o->dst_check & XFER_CHECK_NEWER)
+        return !(o->mtime >= 0 && o->mtime > dmtime);
+    if (o->dst_check & XFER_CHECK_SIZE)
+        return !(o->size_known && dsize != o->size);
     return true;
 }
 

@@ -131,7 +131,9 @@ struct xfer_obj {
 
 /*
  * What an existing destination must show for an object to go on
- * (xfer_obj.dst_check; s5cmd's flags). A destination that does not exist
+ * (xfer_obj.dst_check; s5cmd's flags, combined as s5cmd combines them: with
+ * NEWER, only an older destination lets it go; else with SIZE, only one of
+ * another size; else EXISTS stops it). A destination that does not exist
  * never stops one. With XFER_CHECK_EXISTS and opts->no_overwrite, an upload
  * sent in one PutObject sends no HEAD: its If-None-Match: * is the check
  * (the caller takes the 412 as a skip).

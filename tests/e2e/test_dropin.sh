@@ -143,3 +143,36 @@ test_dropin_bucket_json_records() {
     assert_ok s3c rb "s3://$b"
     assert_eq "remove_bucket: $b" "$T_OUT" "rb's text line"
 }
+
+# cp -n, -s (--if-size-differ) and -u (--if-source-newer) combine as s5cmd's
+# do (item 2): the last of -n, -s, -u given decides alone (s5cmd's
+# shouldOverride, command/cp.go). Each object left alone is a --json record
+# with "skipped": true and s5cmd's reason, success true, exit 0 (item 6);
+# records carry s5cmd's "object": {"size"} too.
+test_dropin_noclobber_flags_combine_as_s5cmd() {
+    local b flags want got
+    t_new_bucket b
+    mkdir src
+    printf 12345 > src/a    # the destination's size, older than it
+    printf 12345 > src/b    # another size, newer
+    printf 1234 > src/c     # another size, older
+    touch -d 2001-01-01 src/a src/c
+    touch -d 2099-01-01 src/b
+    for flags in "-n:" "-n -s:b c" "-n -u:b" "-s -u:b" "-s:b c" "-u:b" "-n -s -u:b"; do
+        want=${flags#*:}
+        t_put_text "$b" d/a 54321
+        t_put_text "$b" d/b 123
+        t_put_text "$b" d/c 123
+        # shellcheck disable=SC2086  # the flags' words
+        assert_ok s3c --json cp -r ${flags%%:*} src/ "s3://$b/d/"
+        got=$(jq -r 'select(.skipped != true and .success) | .source' <<<"$T_OUT" | sed 's|.*/||' | sort | xargs)
+        assert_eq "$want" "$got" "what cp ${flags%%:*} copies"
+        assert_eq 3 "$(jq -r 'select(.success) | .destination' <<<"$T_OUT" | wc -l)" "a record for each of the three (${flags%%:*})"
+    done
+    assert_ok s3c --json cp -n -s src/a "s3://$b/d/a"
+    assert_eq "true object size matches" "$(jq -r '"\(.skipped) \(.reason)"' <<<"$T_OUT")" "the record of the one left alone"
+    assert_ok s3c cp -n -s src/a "s3://$b/d/a"
+    assert_eq "" "$T_OUT$T_ERR" "no line for it without --json (neither CLI prints one)"
+    assert_ok s3c --json cp src/a "s3://$b/d/a"
+    assert_eq "5 5" "$(jq -r '"\(.size) \(.object.size)"' <<<"$T_OUT")" "size, and s5cmd's object.size"
+}

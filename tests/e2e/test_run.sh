@@ -81,3 +81,60 @@ test_run_from_stdin_mv_dryrun_and_stat() {
     assert_match "$T_OUT" 'upload +1 +0 +1 +1' "stat: one upload"
     assert_eq "$(printf '%s\n' dst/one dst/two up/two)" "$(_keys "$b")" "keys"
 }
+
+# Lines run in parallel, but what they print comes in line order when stdout
+# is no terminal (issue 23, item 7): a slow first line holds back the lines
+# after it, their results, errors and --json records alike, and an object
+# written to stdout comes after what the lines before it printed.
+test_run_output_in_line_order() {
+    local b want
+    [ "$S3C_TEST_STORE" = s3emu ] || t_skip "the slow line is s3emu's delay fault"
+    t_new_bucket b
+    printf 1 > one
+    t_put_text "$b" seed seedbytes
+    _ex_faults "delay@bucket=$b,key=slow,ms=1500"
+    printf '%s\n' "cp one s3://$b/slow" "cp one s3://$b/fast1" "cp missing s3://$b/x" \
+        "cp --json one s3://$b/fast2" "rm s3://$b/fast1" > cmds
+    t_cmd sh -c 'exec "$0" run cmds > out 2>&1' "$S3C"
+    _ex_faults ""
+    assert_eq 1 "$T_RC" "one line failed"
+    want=$(printf '%s\n' "upload: one to s3://$b/slow" "upload: one to s3://$b/fast1" \
+        "s3c: cmds:3: cp: the user-provided path missing does not exist")
+    assert_eq "$want" "$(head -3 out)" "the slow line's result first, then the lines after it in order"
+    assert_eq "upload" "$(sed -n 4p out | jq -r .operation)" "line 4's record fourth"
+    assert_eq "delete: s3://$b/fast1" "$(sed -n 5p out)" "line 5 last"
+    # From a pipe (the lines ahead unknown): the object's bytes after the slow line's result.
+    _ex_faults "delay@bucket=$b,key=slow,ms=1500"
+    printf '%s\n' "cp one s3://$b/slow" "cp s3://$b/seed -" > cmds
+    t_cmd sh -c 'cat cmds | "$0" run - > out' "$S3C"
+    _ex_faults ""
+    assert_eq 0 "$T_RC" "exit code"
+    assert_eq "$(printf '%s\n%s' "upload: one to s3://$b/slow" seedbytes)" "$(cat out)" "the result, then the bytes"
+}
+
+# The held output is bounded (S3C_RUN_HELD_MAX, 16 MiB by default): past it
+# the lines behind a slow one get no more work until it ends, and every line
+# still runs, in order (an engine that ran dry on such a wait once ended the
+# run with the rest of the file unread, exit 0).
+test_run_output_bound_holds_lines_back_and_all_run() {
+    local b i
+    [ "$S3C_TEST_STORE" = s3emu ] || t_skip "the slow line is s3emu's delay fault"
+    t_new_bucket b
+    printf 1 > one
+    mkdir tree
+    for i in $(seq 1 50); do printf x > "tree/f$i"; done
+    {
+        echo "cp one s3://$b/slow"
+        for i in $(seq 1 150); do echo "cp one s3://$b/k/$i"; done
+        echo "cp -r tree s3://$b/tree/"
+        echo "cp one s3://$b/last"
+    } > cmds
+    _ex_faults "delay@bucket=$b,key=slow,ms=1500"
+    t_cmd env S3C_RUN_HELD_MAX=1024 "$S3C" run cmds
+    _ex_faults ""
+    assert_eq 0 "$T_RC" "exit code"
+    assert_lines 202 "$T_OUT" "every line ran"
+    assert_eq "$(seq 1 150)" "$(sed -n 2,151p <<<"$T_OUT" | sed "s|.*s3://$b/k/||")" "the lines in order"
+    assert_eq "upload: one to s3://$b/last" "$(tail -n 1 <<<"$T_OUT")" "the last line last"
+    assert_eq 202 "$(t_list_keys "$b" | wc -l)" "every object"
+}

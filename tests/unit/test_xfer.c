@@ -132,7 +132,8 @@ TEST(mime_from_extension)
 /* What lets S3 copy an object onto itself: something of it changes. */
 /* s5cmd's flags: an existing destination skips under -n; under --if-size-differ
  * unless its size differs; under --if-source-newer unless the source is newer;
- * a missing one never does, nor anything without a flag. */
+ * a missing one never does, nor anything without a flag. Given together, the
+ * last of -n, -s, -u decides alone (s5cmd's shouldOverride, command/cp.go). */
 TEST(dst_skip_flags)
 {
     struct xfer_obj o = { .size = 10, .size_known = true, .mtime = 1000 };
@@ -141,8 +142,12 @@ TEST(dst_skip_flags)
     o.dst_check = XFER_CHECK_EXISTS;
     CHECK(xfer_dst_skip(&o, true, 99, 0));
     CHECK(!xfer_dst_skip(&o, false, 0, 0));
-    o.dst_check = XFER_CHECK_EXISTS | XFER_CHECK_SIZE | XFER_CHECK_NEWER; /* -n wins */
-    CHECK(xfer_dst_skip(&o, true, 99, 0));
+    o.dst_check = XFER_CHECK_EXISTS | XFER_CHECK_SIZE | XFER_CHECK_NEWER; /* -u decides */
+    CHECK(!xfer_dst_skip(&o, true, 99, 0));
+    CHECK(xfer_dst_skip(&o, true, 99, 1000));
+    o.dst_check = XFER_CHECK_EXISTS | XFER_CHECK_SIZE; /* -s decides */
+    CHECK(!xfer_dst_skip(&o, true, 99, 0));
+    CHECK(xfer_dst_skip(&o, true, 10, 0));
     o.dst_check = XFER_CHECK_SIZE;
     CHECK(xfer_dst_skip(&o, true, 10, 0));
     CHECK(!xfer_dst_skip(&o, true, 11, 2000));
@@ -156,8 +161,8 @@ TEST(dst_skip_flags)
     o.mtime = -1; /* unknown: left alone */
     CHECK(xfer_dst_skip(&o, true, 10, 999));
     o.mtime = 1000;
-    o.dst_check = XFER_CHECK_SIZE | XFER_CHECK_NEWER; /* either lets it go */
-    CHECK(!xfer_dst_skip(&o, true, 11, 2000));
+    o.dst_check = XFER_CHECK_SIZE | XFER_CHECK_NEWER; /* -u decides: the size alone lets nothing go */
+    CHECK(xfer_dst_skip(&o, true, 11, 2000));
     CHECK(!xfer_dst_skip(&o, true, 10, 999));
     CHECK(xfer_dst_skip(&o, true, 10, 2000));
 }
