@@ -106,11 +106,24 @@ static void leave(void)
     out_slot_use(NULL);
 }
 
-/* A line that failed before it ran: its error in its place, 'slot' (the line's own, or a new one). */
+/* A line that failed before it ran: its error in its place, 'slot' (the line's own, or a new one);
+ * with --json a record, with s5cmd's "command" (the line) and "error". */
 static void line_error_in(struct run *r, unsigned long line, struct out_slot *slot, const struct s3c_error *e)
 {
     set_origin(r, line, NULL, slot);
-    out_usage_error(e);
+    if (out_opts()->json) {
+        struct json j = JSON_INIT;
+
+        json_str(&j, "operation", "run");
+        json_bool(&j, "success", false);
+        json_str(&j, "source", r->name);
+        json_u64(&j, "line", line);
+        json_str(&j, "command", r->linebuf ? r->linebuf : "");
+        json_str(&j, "error", e->msg);
+        json_end(&j);
+    } else {
+        out_usage_error(e);
+    }
     leave();
     out_slot_close(slot);
     line_failed(r, e->code);

@@ -138,3 +138,18 @@ test_run_output_bound_holds_lines_back_and_all_run() {
     assert_eq "upload: one to s3://$b/last" "$(tail -n 1 <<<"$T_OUT")" "the last line last"
     assert_eq 202 "$(t_list_keys "$b" | wc -l)" "every object"
 }
+
+# With --json a line that cannot run is a record too (issue 23, item 6): its
+# line number, the line as s5cmd's "command", and the error; no text line.
+test_run_json_records_for_lines_that_fail_to_parse() {
+    local b
+    t_new_bucket b
+    printf 1 > one
+    printf '%s\n' "cp one s3://$b/x" "cp --bogus one s3://$b/y" "cp 'open" "frobnicate x" > cmds
+    assert_exit 1 s3c --json run cmds
+    assert_eq "" "$T_ERR" "no text lines"
+    assert_eq "2 3 4" "$(jq -r 'select(.operation == "run" and .success == false) | .line' <<<"$T_OUT" | xargs)" "a record per failed line"
+    assert_eq "cp --bogus one s3://$b/y" "$(jq -r 'select(.line == 2) | .command' <<<"$T_OUT")" "the line as the command"
+    assert_contains "$(jq -r 'select(.line == 4) | .error' <<<"$T_OUT")" "frobnicate"
+    assert_eq "1 3" "$(jq -r 'select(.lines_ok) | "\(.lines_ok) \(.lines_failed)"' <<<"$T_OUT")" "the summary"
+}
