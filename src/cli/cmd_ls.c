@@ -413,6 +413,8 @@ enum s3c_err cmd_ls(struct cli_ctx *c, int argc, char **argv)
     }
     if (n_pos == 0 || !u.bucket[0]) {
         rc = list_buckets(s, &st, directory, op);
+        if (!rc && st.summarize)
+            print_summary(&st); /* the AWS CLI's footer, of no object: 0 and 0 */
         goto out;
     }
     st.bucket = u.bucket;

@@ -424,9 +424,72 @@ static void result_json(const struct out_result *r, const struct s3c_error *e)
     json_end(&j);
 }
 
+/*
+ * A local path as the AWS CLI shows it in a result line (its
+ * utils.relative_path): the directory made absolute against the working
+ * directory and normalised as text ("." and ".." and doubled slashes gone,
+ * links not followed), then relative to the working directory, then the
+ * file's name: "./d/../a.txt" as "./a.txt", "/tmp/h.txt" from /tmp/rt as
+ * "../h.txt", "d//y" as "d/y". An S3 name, "-", or a path when the working
+ * directory is unknown stays as given.
+ */
+static const char *aws_shown(const char *p, struct buf *b)
+{
+    static char cwd[4096];
+    const char *comp[512], *cw[512];
+    size_t ncomp = 0, ncw = 0, i, common = 0, len[512], cwlen[512];
+    struct buf abs = BUF_INIT(1 << 16);
+    const char *q, *base;
+
+    if (!strncmp(p, "s3://", 5) || !strcmp(p, "-") || (!cwd[0] && !getcwd(cwd, sizeof(cwd))))
+        return p;
+    if (p[0] != '/')
+        buf_addf(&abs, "%s/", cwd);
+    buf_adds(&abs, p);
+    /* Split into components, "." dropped and ".." taking one back: the file's name last. */
+    base = strrchr(buf_cstr(&abs), '/') + 1;
+    for (q = buf_cstr(&abs); q < base;) {
+        const char *end = strchr(q, '/');
+        size_t n = (size_t)(end - q);
+
+        if (n == 0 || (n == 1 && q[0] == '.')) {
+        } else if (n == 2 && q[0] == '.' && q[1] == '.') {
+            ncomp -= ncomp > 0;
+        } else if (ncomp < 512) {
+            comp[ncomp] = q;
+            len[ncomp++] = n;
+        } else {
+            buf_release(&abs);
+            return p; /* deeper than any real path: as given */
+        }
+        q = end + 1;
+    }
+    for (q = cwd + 1; *q && ncw < 512;) {
+        const char *end = strchrnul(q, '/');
+
+        cw[ncw] = q;
+        cwlen[ncw++] = (size_t)(end - q);
+        q = *end ? end + 1 : end;
+    }
+    while (common < ncomp && common < ncw && len[common] == cwlen[common] &&
+           !memcmp(comp[common], cw[common], len[common]))
+        common++;
+    buf_reset(b);
+    for (i = common; i < ncw; i++)
+        buf_adds(b, "../");
+    for (i = common; i < ncomp; i++)
+        buf_addf(b, "%.*s/", (int)len[i], comp[i]);
+    if (!b->len)
+        buf_adds(b, "./");
+    buf_adds(b, base);
+    buf_release(&abs);
+    return buf_cstr(b);
+}
+
 void out_result(const struct out_result *r, const struct s3c_error *e)
 {
-    struct buf b = ERR_LINE_INIT;
+    struct buf b = ERR_LINE_INIT, src_b = BUF_INIT(1 << 16), dst_b = BUF_INIT(1 << 16);
+    const char *src, *dst;
 
     if (opts.json) {
         result_json(r, e);
@@ -438,18 +501,20 @@ void out_result(const struct out_result *r, const struct s3c_error *e)
      * exit code tells. --only-show-errors keeps them. */
     if (opts.quiet)
         return;
+    src = r->fatal ? r->src : aws_shown(r->src, &src_b);
+    dst = !r->dst || r->fatal ? r->dst : aws_shown(r->dst, &dst_b);
     if (!e) {
         const char *dry = r->dryrun ? "(dryrun) " : "";
-        if (r->dst)
-            out_line("%s%s: %s to %s", dry, r->op, r->src, r->dst);
+        if (dst)
+            out_line("%s%s: %s to %s", dry, r->op, src, dst);
         else if (r->version_id)
-            out_line("%s%s: %s (version %s)", dry, r->op, r->src, r->version_id);
+            out_line("%s%s: %s (version %s)", dry, r->op, src, r->version_id);
         else
-            out_line("%s%s: %s", dry, r->op, r->src);
-        return;
+            out_line("%s%s: %s", dry, r->op, src);
+        goto out;
     }
     if (reader_gone(e))
-        return;
+        goto out;
     clean(&b, origin);
     if (r->fatal) {
         buf_adds(&b, "fatal error: ");
@@ -462,10 +527,10 @@ void out_result(const struct out_result *r, const struct s3c_error *e)
     } else {
         clean(&b, r->op);
         buf_adds(&b, " failed: ");
-        clean(&b, r->src);
-        if (r->dst) {
+        clean(&b, src);
+        if (dst) {
             buf_adds(&b, " to ");
-            clean(&b, r->dst);
+            clean(&b, dst);
         }
         if (r->version_id) {
             buf_adds(&b, " (version ");
@@ -476,6 +541,10 @@ void out_result(const struct out_result *r, const struct s3c_error *e)
         put_detail(&b, e);
     }
     err_line_end(&b);
+out:
+    buf_release(&b);
+    buf_release(&src_b);
+    buf_release(&dst_b);
 }
 
 void out_usage_error(const struct s3c_error *e)

@@ -136,11 +136,11 @@ test_cp_single_file_forms() {
 
     # Upload: to the bucket, to a "directory", to a key of its own name.
     assert_ok s3c cp f.txt "s3://$b/"
-    assert_eq "upload: f.txt to s3://$b/f.txt" "$T_OUT"
+    assert_eq "upload: ./f.txt to s3://$b/f.txt" "$T_OUT"
     assert_ok s3c cp f.txt "s3://$b/dir/"
-    assert_eq "upload: f.txt to s3://$b/dir/f.txt" "$T_OUT"
+    assert_eq "upload: ./f.txt to s3://$b/dir/f.txt" "$T_OUT"
     assert_ok s3c cp f.txt "s3://$b/renamed.bin"
-    assert_eq "upload: f.txt to s3://$b/renamed.bin" "$T_OUT"
+    assert_eq "upload: ./f.txt to s3://$b/renamed.bin" "$T_OUT"
     assert_ok s3c cp data.json "s3://$b/data.json"
     assert_ok s3c cp --content-type text/x-mine --cache-control max-age=7 f.txt "s3://$b/typed"
     assert_eq "$(printf '%s\n' data.json dir/f.txt f.txt renamed.bin typed)" "$(_keys "$b")" "keys"
@@ -378,7 +378,7 @@ test_cp_dryrun_changes_nothing() {
     assert_ok s3c cp --dryrun "s3://$b/s/k.txt" "s3://$b/c.txt"
     assert_eq "(dryrun) copy: s3://$b/s/k.txt to s3://$b/c.txt" "$T_OUT"
     assert_ok s3c mv --dryrun "s3://$b/s/k.txt" here.txt
-    assert_eq "(dryrun) move: s3://$b/s/k.txt to here.txt" "$T_OUT"
+    assert_eq "(dryrun) move: s3://$b/s/k.txt to ./here.txt" "$T_OUT"
     assert_ok s3c mv --dryrun tree/a.txt "s3://$b/m"
 
     assert_eq "s/k.txt" "$(_keys "$b")" "keys after dry runs"
@@ -402,7 +402,7 @@ test_cp_no_overwrite_and_no_clobber_keep_destination() {
     _assert_object_text "$b" k2 old
     # ...and a new key is written.
     assert_ok s3c cp --no-overwrite new "s3://$b/k3"
-    assert_eq "upload: new to s3://$b/k3" "$T_OUT"
+    assert_eq "upload: ./new to s3://$b/k3" "$T_OUT"
     _assert_object_text "$b" k3 new
     # Multipart: the condition is on CompleteMultipartUpload.
     if t_store_is ceph; then
@@ -490,7 +490,7 @@ test_cp_missing_key_404() {
     t_new_bucket b
     assert_exit 1 s3c cp "s3://$b/no/such/key" here
     assert_lines 1 "$T_ERR" "stderr"
-    assert_match "$T_ERR" "^download failed: s3://$b/no/such/key to here An error occurred \(NoSuchKey\) when calling the HeadObject operation: The specified key does not exist\.$" "stderr"
+    assert_match "$T_ERR" "^download failed: s3://$b/no/such/key to ./here An error occurred \(NoSuchKey\) when calling the HeadObject operation: The specified key does not exist\.$" "stderr"
     _assert_gone here
     assert_exit 1 s3c cp "s3://$b/no/such/key" "s3://$b/copy"
     assert_contains "$T_ERR" "(NoSuchKey)"
@@ -604,7 +604,7 @@ test_cp_json_and_quiet() {
     assert_ok s3c cp --json --recursive tree "s3://$b/"
     assert_lines 2 "$T_OUT" "json lines"
     assert_json_lines "$T_OUT"
-    assert_eq "{\"destination\":\"s3://$b/a\",\"operation\":\"upload\",\"size\":5,\"source\":\"tree/a\",\"success\":true}" \
+    assert_eq "{\"destination\":\"s3://$b/a\",\"object\":{\"size\":5},\"operation\":\"upload\",\"size\":5,\"source\":\"tree/a\",\"success\":true}" \
         "$(grep '"tree/a"' <<<"$T_OUT" | jq -cS .)" "json line of tree/a"
     assert_exit 1 s3c cp --json "s3://$b/missing" x
     assert_eq "false 404 NoSuchKey" "$(jq -r '[.success, .http_status, .error_code] | join(" ")' <<<"$T_OUT")" \

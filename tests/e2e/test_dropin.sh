@@ -176,3 +176,44 @@ test_dropin_noclobber_flags_combine_as_s5cmd() {
     assert_ok s3c --json cp src/a "s3://$b/d/a"
     assert_eq "5 5" "$(jq -r '"\(.size) \(.object.size)"' <<<"$T_OUT")" "size, and s5cmd's object.size"
 }
+
+# Result lines name local files as the AWS CLI does (item 5): relative to the
+# working directory whatever was typed (its utils.relative_path), "./" only
+# for a file right in it, "." and ".." and doubled slashes gone.
+test_dropin_paths_echoed_as_the_aws_cli() {
+    local b wd cmd p sc ac bad=0
+    [ -x "$AWS_CLI" ] || t_skip "no AWS CLI at $AWS_CLI"
+    t_new_bucket b
+    wd=$(basename "$PWD")
+    mkdir -p d/sub
+    printf a > a.txt; printf a > d/a.txt; printf b > d/sub/b.txt
+    t_put_text "$b" seed/a.txt a
+    t_put_text "$b" seed/s/b.txt b
+    for cmd in "cp ./d/a.txt s3://$b/P/" "cp d/a.txt s3://$b/P/" "cp --recursive ./d s3://$b/P/q" \
+        "cp --recursive ./d/ s3://$b/P/q/" "cp ../$wd/d/a.txt s3://$b/P/" "cp $PWD/d/a.txt s3://$b/P/" \
+        "cp ./d/../a.txt s3://$b/P/" "cp s3://$b/seed/a.txt ./P.txt" "cp s3://$b/seed/a.txt ../$wd/dlP/" \
+        "cp --recursive s3://$b/seed/ ./dlP" "cp s3://$b/seed/a.txt dlP//y" "sync ./d s3://$b/P/s" \
+        "sync s3://$b/seed ./syP" "mv ./mvP s3://$b/P/m/"; do
+        printf m > mvpa; printf m > mvpb
+        # shellcheck disable=SC2086  # the command's words
+        t_cmd awsx s3 ${cmd//P/pa} --no-progress
+        ac=$(sed 's/pa/P/g' <<<"$T_OUT$T_ERR" | sort)
+        # shellcheck disable=SC2086
+        t_cmd s3c ${cmd//P/pb}
+        sc=$(sed 's/pb/P/g' <<<"$T_OUT$T_ERR" | sort)
+        if [ "$ac" != "$sc" ]; then
+            t_note "$cmd: the AWS CLI: $ac; s3c: $sc"
+            bad=$((bad + 1))
+        fi
+    done
+    [ "$bad" = 0 ] || t_fail "$bad commands echoed their paths otherwise than the AWS CLI"
+}
+
+# `ls --summarize` on the bucket list ends with the AWS CLI's totals (item 5).
+test_dropin_ls_summarize_bucket_list() {
+    [ -x "$AWS_CLI" ] || t_skip "no AWS CLI at $AWS_CLI"
+    assert_ok awsx s3 ls --summarize
+    local ac=$T_OUT
+    assert_ok s3c ls --summarize
+    assert_eq "$(tail -n 3 <<<"$ac")" "$(tail -n 3 <<<"$T_OUT")" "the footer"
+}

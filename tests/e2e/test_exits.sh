@@ -73,9 +73,9 @@ test_exits_as_the_aws_cli_on_the_same_failures() {
     : > exits.tsv
     # A missing bucket: a download (HEAD 404), an upload, listings, a delete.
     _ex_compare dl_missing_bucket same -- cp "s3://$nb/k" dl.txt
-    assert_match "$T_ERR" "^download failed: s3://$nb/k to dl.txt An error occurred \(NoSuchBucket\) when calling the HeadObject operation: "
+    assert_match "$T_ERR" "^download failed: s3://$nb/k to ./dl.txt An error occurred \(NoSuchBucket\) when calling the HeadObject operation: "
     _ex_compare up_missing_bucket same -- cp f.txt "s3://$nb/k"
-    assert_match "$T_ERR" "^upload failed: f.txt to s3://$nb/k An error occurred \(NoSuchBucket\) when calling the PutObject operation: "
+    assert_match "$T_ERR" "^upload failed: ./f.txt to s3://$nb/k An error occurred \(NoSuchBucket\) when calling the PutObject operation: "
     _ex_compare ls_missing_bucket same -- ls "s3://$nb"
     _ex_compare rb_missing_bucket same -- rb "s3://$nb"
     _ex_compare cp_r_missing_bucket same -- cp --recursive "s3://$nb/p/" d
@@ -83,7 +83,7 @@ test_exits_as_the_aws_cli_on_the_same_failures() {
     _ex_compare sync_missing_bucket same -- sync "s3://$nb/p" d
     # A missing key.
     _ex_compare dl_missing_key same -- cp "s3://$b/nokey" dl.txt
-    assert_match "$T_ERR" "^download failed: s3://$b/nokey to dl.txt An error occurred \(NoSuchKey\) when calling the HeadObject operation: "
+    assert_match "$T_ERR" "^download failed: s3://$b/nokey to ./dl.txt An error occurred \(NoSuchKey\) when calling the HeadObject operation: "
     _ex_compare ls_missing_key same -- ls "s3://$b/nokey"
     # Bad credentials (a wrong secret: SignatureDoesNotMatch), no credentials at all.
     _ex_compare bad_keys_ls same AWS_SECRET_ACCESS_KEY=wrong -- ls "s3://$b"
@@ -112,7 +112,7 @@ test_exits_as_the_aws_cli_on_the_same_failures() {
     _ex_compare dir_not_recursive same -- cp adir "s3://$b/r/"
     assert_eq "upload failed: adir/ to s3://$b/r/ [Errno 21] Is a directory: '$PWD/adir/'" "$T_ERR" "stderr"
     _ex_compare no_bucket same -- cp f.txt s3://
-    assert_match "$T_ERR" "^upload failed: f.txt to s3:// Parameter validation failed: Invalid bucket name"
+    assert_match "$T_ERR" "^upload failed: ./f.txt to s3:// Parameter validation failed: Invalid bucket name"
     _ex_compare mv_onto_itself same -- mv "s3://$b/k" "s3://$b/k"
     assert_contains "$T_ERR" "Cannot mv a file onto itself: 's3://$b/k' - 's3://$b/k'"
     t_note "$(column -t exits.tsv 2>/dev/null || cat exits.tsv)"
@@ -230,9 +230,9 @@ test_exits_messages_name_the_operation_and_the_object() {
     t_put_text "$b" k hello
     # HEAD-based paths: a missing bucket and a missing key are told apart.
     assert_exit 1 s3c cp "s3://$nb/k" dl
-    assert_match "$T_ERR" "^download failed: s3://$nb/k to dl An error occurred \(NoSuchBucket\) when calling the HeadObject operation: The specified bucket does not exist$"
+    assert_match "$T_ERR" "^download failed: s3://$nb/k to ./dl An error occurred \(NoSuchBucket\) when calling the HeadObject operation: The specified bucket does not exist$"
     assert_exit 1 s3c cp "s3://$b/nokey" dl
-    assert_match "$T_ERR" "^download failed: s3://$b/nokey to dl An error occurred \(NoSuchKey\) when calling the HeadObject operation: The specified key does not exist\.$"
+    assert_match "$T_ERR" "^download failed: s3://$b/nokey to ./dl An error occurred \(NoSuchKey\) when calling the HeadObject operation: The specified key does not exist\.$"
     assert_exit 254 s3c head "s3://$b/nokey"
     assert_contains "$T_ERR" "NoSuchKey"
     assert_exit 254 s3c head "s3://$nb/nokey"
@@ -259,9 +259,9 @@ test_exits_5xx_names_the_operation() {
     head -c $((12 * 1024 * 1024)) /dev/urandom > big
     _ex_faults "500@bucket=$b,op=PutObject;500@bucket=$b,op=CompleteMultipartUpload"
     assert_exit 1 env AWS_MAX_ATTEMPTS=1 "$S3C" cp f.txt "s3://$b/f.txt"
-    assert_match "$T_ERR" "^upload failed: f.txt to s3://$b/f.txt An error occurred \(InternalError\) when calling the PutObject operation: "
+    assert_match "$T_ERR" "^upload failed: ./f.txt to s3://$b/f.txt An error occurred \(InternalError\) when calling the PutObject operation: "
     assert_exit 1 env AWS_MAX_ATTEMPTS=1 "$S3C" cp big "s3://$b/big"
-    assert_match "$T_ERR" "^upload failed: big to s3://$b/big An error occurred \(InternalError\) when calling the CompleteMultipartUpload operation: "
+    assert_match "$T_ERR" "^upload failed: ./big to s3://$b/big An error occurred \(InternalError\) when calling the CompleteMultipartUpload operation: "
     assert_exit 1 env AWS_MAX_ATTEMPTS=1 "$S3C" --json cp f.txt "s3://$b/f.txt"
     assert_eq "InternalError PutObject 500" "$(jq -r '[.error_code, .error_operation, .http_status] | join(" ")' <<<"$T_OUT")" "record"
     _ex_faults ""
@@ -330,7 +330,7 @@ test_exits_run_lines_take_output_options() {
     assert_ok s3c run cmds
     assert_lines 2 "$T_OUT" "one record, one line"
     assert_eq "upload a s3://$b/a" "$(grep '^{' <<<"$T_OUT" | jq -r '[.operation, .source, .destination] | join(" ")')" "the --json line"
-    assert_contains "$T_OUT" "upload: a to s3://$b/b"
+    assert_contains "$T_OUT" "upload: ./a to s3://$b/b"
     assert_not_contains "$T_OUT" "s3://$b/c"
     assert_not_contains "$T_OUT" "s3://$b/d"
     # Options of the connection belong to the run: the line fails, named.
@@ -350,7 +350,7 @@ test_exits_no_progress_on_a_terminal() {
     assert_contains "$(cat with.txt)" "Completed 0 object(s)"
     script -qec "$(printf '%q ' "$S3C" cp --no-progress --bwlimit 1MB/s big "s3://$b/two")" /dev/null > without.txt 2>&1
     assert_not_contains "$(cat without.txt)" "Completed"
-    assert_contains "$(cat without.txt)" "upload: big to s3://$b/two"
+    assert_contains "$(cat without.txt)" "upload: ./big to s3://$b/two"
     script -qec "$(printf '%q ' "$S3C" --no-progress cp --bwlimit 1MB/s big "s3://$b/three")" /dev/null > global.txt 2>&1
     assert_not_contains "$(cat global.txt)" "Completed"
 }

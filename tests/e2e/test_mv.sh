@@ -26,7 +26,7 @@ test_mv_local_to_s3_removes_local_after_success() {
     _assert_object_text "$b" f.txt old
 
     assert_ok s3c mv f.txt "s3://$b/f.txt"
-    assert_eq "move: f.txt to s3://$b/f.txt" "$T_OUT"
+    assert_eq "move: ./f.txt to s3://$b/f.txt" "$T_OUT"
     _assert_gone f.txt
     _assert_object_sha256 "$b" f.txt "$sum"
 
@@ -85,7 +85,7 @@ test_mv_s3_to_local_removes_source() {
     t_put "$b" stay one
 
     assert_ok s3c mv "s3://$b/one" here.txt
-    assert_eq "move: s3://$b/one to here.txt" "$T_OUT"
+    assert_eq "move: s3://$b/one to ./here.txt" "$T_OUT"
     assert_eq one "$(cat here.txt)" "here.txt"
     _assert_no_key "$b" one
 

@@ -59,7 +59,7 @@ test_resume_after_kill_sends_only_missing_parts() {
     [ "$n" -ge 1 ] && [ "$n" -lt 6 ] || t_fail "expected some of the 6 parts in the store, found $n"
 
     assert_ok s3c --debug cp big "s3://$b/big" --resume
-    assert_contains "$T_OUT" "upload: big to s3://$b/big"
+    assert_contains "$T_OUT" "upload: ./big to s3://$b/big"
     # ListParts + the missing parts + Complete: no CreateMultipartUpload, no part twice.
     _proof_heads
     assert_eq "$((1 + 6 - n + 1 + HEADS))" "$(_upload_requests)" "requests of the resumed upload ($n parts were in)"
@@ -220,7 +220,7 @@ _dl_resume_after() {
     missing=$(_dl_missing_bytes)
     _dl_gets_reset
     assert_ok s3c --debug cp "s3://$b/big" got --part-size 5MiB --resume
-    assert_contains "$T_OUT" "download: s3://$b/big to got"
+    assert_contains "$T_OUT" "download: s3://$b/big to ./got"
     assert_contains "$T_ERR" "resumed: $n of $_DL_PARTS parts already in"
     assert_contains "$T_ERR" "verified:"
     _dl_check_resumed "$missing" $((_DL_PARTS - n))

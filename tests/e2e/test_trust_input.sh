@@ -126,16 +126,16 @@ test_trust_input_file_named_help_is_a_path() {
     echo "i am a file named help" > help
     echo dash > ./-dash
     assert_ok s3c cp help "s3://$b/help"
-    assert_eq "upload: help to s3://$b/help" "$T_OUT" "cp help s3://B/help"
+    assert_eq "upload: ./help to s3://$b/help" "$T_OUT" "cp help s3://B/help"
     assert_ok s3c cp "s3://$b/help" help
-    assert_eq "download: s3://$b/help to help" "$T_OUT" "cp s3://B/help help"
+    assert_eq "download: s3://$b/help to ./help" "$T_OUT" "cp s3://B/help help"
     assert_eq "i am a file named help" "$(cat help)" "the file named help"
     assert_ok s3c mv help "s3://$b/moved"
-    assert_eq "move: help to s3://$b/moved" "$T_OUT" "mv help s3://B/moved"
+    assert_eq "move: ./help to s3://$b/moved" "$T_OUT" "mv help s3://B/moved"
     [ ! -e help ] || t_fail "mv left its source"
     # After "--", a path that starts with '-' is a path.
     assert_ok s3c cp -- -dash "s3://$b/-dash"
-    assert_eq "upload: -dash to s3://$b/-dash" "$T_OUT" "cp -- -dash"
+    assert_eq "upload: ./-dash to s3://$b/-dash" "$T_OUT" "cp -- -dash"
     assert_ok s3c ls -- "s3://$b/-dash"
     assert_contains "$T_OUT" " -dash" "ls -- s3://B/-dash"
     assert_eq "$(printf '%s\n' -dash help moved)" "$(t_list_keys "$b" | LC_ALL=C sort)" "keys"

@@ -53,7 +53,7 @@ test_trust_mpujournal_kill9_then_same_cp_aborts_the_left_upload() {
     assert_eq "$TJ_ID" "$(_tj_uploads "$b")" "uploads open after kill -9 (the journaled one)"
 
     assert_ok s3c cp big "s3://$b/big" --part-size 5MiB --concurrency 2 --bwlimit 16MB/s
-    assert_contains "$T_OUT" "upload: big to s3://$b/big"
+    assert_contains "$T_OUT" "upload: ./big to s3://$b/big"
     assert_not_contains "$T_ERR" "warning" "stderr"
     assert_eq "" "$(_tj_uploads "$b")" "uploads open after the same command again"
     assert_eq "" "$(ls -A "$S3C_STATE_DIR")" "the state directory (record and lock gone)"

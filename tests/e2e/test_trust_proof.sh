@@ -58,7 +58,7 @@ _tp_mv_keeps() {
     # cp through the same store: the line is there, and a warning says it is not verified.
     if [ "$2" = no-etag ]; then
         assert_ok s3c cp f.txt "s3://$b/c.txt"
-        assert_eq "upload: f.txt to s3://$b/c.txt" "$T_OUT"
+        assert_eq "upload: ./f.txt to s3://$b/c.txt" "$T_OUT"
         assert_contains "$T_ERR" "not verified"
     fi
 }
