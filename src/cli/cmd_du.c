@@ -6,6 +6,7 @@
  * Unlike s5cmd, a plain prefix counts every key under it (s5cmd counts only
  * the keys at its level unless the argument has a '*'): what `du` of a
  * directory means, and what `aws s3 ls --recursive --summarize` totals.
+ * --recursive (-r) is taken, and says so; docs/MIGRATING.md has the choice.
  * One listing page is held at a time; the groups are the few storage
  * classes, capped.
  */
@@ -142,7 +143,7 @@ static enum s3c_err du_walk(struct store_s3 *s, const struct listing_opts *o, st
 
 enum s3c_err cmd_du(struct cli_ctx *c, int argc, char **argv)
 {
-    bool humanize = false, human_readable = false, group = false, versions = false;
+    bool humanize = false, human_readable = false, group = false, versions = false, recursive = false;
     const char *page_size_s = NULL;
     struct arg_list filters = { .n = 0 };
     const struct arg_spec specs[] = {
@@ -153,6 +154,7 @@ enum s3c_err cmd_du(struct cli_ctx *c, int argc, char **argv)
         { "--exclude", NULL, ARG_STR_LIST, &filters },
         { "--include", NULL, ARG_STR_LIST, &filters },
         { "--page-size", NULL, ARG_STR, &page_size_s },
+        { "--recursive", "-r", ARG_BOOL, &recursive }, /* what a plain prefix counts anyway (above) */
         { NULL, NULL, 0, NULL },
     };
     const char *pos[1];

@@ -42,7 +42,8 @@ static const struct help helps[] = {
     { "du", "s3c du s3://BUCKET[/PREFIX|/PATTERN] [--humanize] [--group] [--all-versions] [flags]",
       "Total objects and bytes under a prefix or wildcard pattern, as s5cmd's du\n"
       "prints them (\"N bytes in N objects: s3://...\"). Every key under the prefix\n"
-      "counts, however deep. --json prints the totals as JSON lines.\n"
+      "counts, however deep (s5cmd counts one level; --recursive, -r is taken and\n"
+      "changes nothing). --json prints the totals as JSON lines.\n"
       "  --humanize, -H, --human-readable   sizes as s5cmd writes them (1.5K, 2.0G)\n"
       "  --group, -g         one line per storage class\n"
       "  --all-versions      count every version (delete markers hold no bytes: not counted)\n"

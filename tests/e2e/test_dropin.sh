@@ -217,3 +217,21 @@ test_dropin_ls_summarize_bucket_list() {
     assert_ok s3c ls --summarize
     assert_eq "$(tail -n 3 <<<"$ac")" "$(tail -n 3 <<<"$T_OUT")" "the footer"
 }
+
+# du counts every key under a prefix, however deep (item 2: s5cmd counts one
+# level; the choice is in docs/MIGRATING.md), and takes --recursive/-r.
+test_dropin_du_counts_every_level_and_takes_recursive() {
+    local b
+    t_new_bucket b
+    t_put_text "$b" p/a 12
+    t_put_text "$b" p/d/b 345
+    t_put_text "$b" p/d/e/c 6
+    assert_ok s3c du "s3://$b/p/"
+    assert_eq "6 bytes in 3 objects: s3://$b/p/" "$T_OUT"
+    assert_ok s3c du -r "s3://$b/p/"
+    assert_eq "6 bytes in 3 objects: s3://$b/p/" "$T_OUT" "-r"
+    assert_ok s3c du --recursive "s3://$b/p/*"
+    assert_eq "6 bytes in 3 objects: s3://$b/p/*" "$T_OUT" "a wildcard, as s5cmd's"
+    assert_ok s3c ls "s3://$b/p/" --summarize
+    assert_contains "$T_OUT" "Total Objects: 1" "ls --summarize: s5cmd's one-level count"
+}
