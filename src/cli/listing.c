@@ -259,14 +259,55 @@ static bool contained(struct listing *l, const char *key, bool common)
     return false;
 }
 
+/*
+ * A truncated versions page's last entry is the next page's marker
+ * (key-marker, version-id-marker): it is handed out, to be deleted perhaps,
+ * only once the next page is in. A store may read a marker that names a
+ * version no longer there as past the whole key (s3emu does), and the key's
+ * later versions would never be listed: `rm --all-versions` left them.
+ */
+static bool last_is_marker(const struct listing *l)
+{
+    return l->o.versions && l->more && l->i_prefix >= l->vers.n_prefixes && l->vers.n_versions &&
+           l->i_entry == l->vers.n_versions - 1;
+}
+
 static int raw_next(struct listing *l, const struct listing_entry **out, struct s3c_error *e)
 {
+    if (l->held_out) {
+        s3_list_versions_release(&l->held); /* its last entry, handed out, is done with */
+        l->held_out = false;
+    }
     for (;;) {
         const char **prefixes = l->o.versions ? l->vers.prefixes : l->objs.prefixes;
         size_t n_prefixes = l->o.versions ? l->vers.n_prefixes : l->objs.n_prefixes;
         size_t n = l->o.versions ? l->vers.n_versions : l->objs.n_objects;
         struct listing_entry *d = &l->cur;
 
+        if (l->holding || last_is_marker(l)) {
+            int rc;
+
+            if (!l->holding) {
+                l->held = l->vers;
+                memset(&l->vers, 0, sizeof(l->vers));
+                l->holding = true;
+            }
+            rc = fetch_versions(l, e);
+            if (rc == LISTING_LATER)
+                return LISTING_LATER;
+            l->holding = false;
+            l->held_out = true;
+            l->i_prefix = l->i_entry = 0;
+            if (rc) {
+                l->more = false;
+                return -1;
+            }
+            from_version(d, &l->held.versions[l->held.n_versions - 1]);
+            if (!contained(l, d->key, false) || !selected(l, d->key))
+                continue;
+            *out = d;
+            return 1;
+        }
         if (!l->started || (l->i_prefix >= n_prefixes && l->i_entry >= n && l->more)) {
             int rc = l->o.versions ? fetch_versions(l, e) : fetch_objects(l, e);
 
@@ -423,6 +464,7 @@ void listing_close(struct listing *l)
     buf_release(&l->unpacked);
     s3_list_objects_release(&l->objs);
     s3_list_versions_release(&l->vers);
+    s3_list_versions_release(&l->held);
     free(l->token);
     free(l->key_marker);
     free(l->version_marker);

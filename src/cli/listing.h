@@ -82,6 +82,8 @@ struct listing {
     struct listing_opts o;
     struct s3_list_objects objs;    /* the current page, without versions */
     struct s3_list_versions vers;   /* the current page, with versions */
+    struct s3_list_versions held;   /* versions: the page before, whose last entry waits for this one */
+    bool holding, held_out;         /* 'held' waits for the next page; its last entry was handed out */
     char *token;                    /* continuation token of the next page */
     char *key_marker;               /* versions: where the next page starts */
     char *version_marker;

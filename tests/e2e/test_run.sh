@@ -75,7 +75,7 @@ test_run_from_stdin_mv_dryrun_and_stat() {
         "mv s3://$b/src/two s3://$b/dst/two" "cp two s3://$b/up/two" > cmds
     t_cmd sh -c 'exec "$0" run - --stat < cmds' "$S3C"
     assert_eq 0 "$T_RC" "exit code"
-    assert_contains "$T_OUT" "(dryrun) upload: one to s3://$b/dry"
+    assert_contains "$T_OUT" "(dryrun) upload: ./one to s3://$b/dry"
     assert_contains "$T_OUT" "move: s3://$b/src/one to s3://$b/dst/one"
     assert_match "$T_OUT" 'move +2 +0 +2 +2' "stat: two moves"
     assert_match "$T_OUT" 'upload +1 +0 +1 +1' "stat: one upload"
@@ -98,7 +98,7 @@ test_run_output_in_line_order() {
     t_cmd sh -c 'exec "$0" run cmds > out 2>&1' "$S3C"
     _ex_faults ""
     assert_eq 1 "$T_RC" "one line failed"
-    want=$(printf '%s\n' "upload: one to s3://$b/slow" "upload: one to s3://$b/fast1" \
+    want=$(printf '%s\n' "upload: ./one to s3://$b/slow" "upload: ./one to s3://$b/fast1" \
         "s3c: cmds:3: cp: the user-provided path missing does not exist")
     assert_eq "$want" "$(head -3 out)" "the slow line's result first, then the lines after it in order"
     assert_eq "upload" "$(sed -n 4p out | jq -r .operation)" "line 4's record fourth"
@@ -109,7 +109,7 @@ test_run_output_in_line_order() {
     t_cmd sh -c 'cat cmds | "$0" run - > out' "$S3C"
     _ex_faults ""
     assert_eq 0 "$T_RC" "exit code"
-    assert_eq "$(printf '%s\n%s' "upload: one to s3://$b/slow" seedbytes)" "$(cat out)" "the result, then the bytes"
+    assert_eq "$(printf '%s\n%s' "upload: ./one to s3://$b/slow" seedbytes)" "$(cat out)" "the result, then the bytes"
 }
 
 # The held output is bounded (S3C_RUN_HELD_MAX, 16 MiB by default): past it
@@ -135,7 +135,7 @@ test_run_output_bound_holds_lines_back_and_all_run() {
     assert_eq 0 "$T_RC" "exit code"
     assert_lines 202 "$T_OUT" "every line ran"
     assert_eq "$(seq 1 150)" "$(sed -n 2,151p <<<"$T_OUT" | sed "s|.*s3://$b/k/||")" "the lines in order"
-    assert_eq "upload: one to s3://$b/last" "$(tail -n 1 <<<"$T_OUT")" "the last line last"
+    assert_eq "upload: ./one to s3://$b/last" "$(tail -n 1 <<<"$T_OUT")" "the last line last"
     assert_eq 202 "$(t_list_keys "$b" | wc -l)" "every object"
 }
 
