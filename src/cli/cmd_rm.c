@@ -153,6 +153,7 @@ static enum s3c_err arg_open(struct rm *r)
     so.filter = &r->filter;
     so.filter_root = r->filter_root;
     so.filter_one = true;
+    so.tell_filtered = true;
     so.dirs = OBJSRC_DIRS_KEEP;
     if (!rc)
         rc = objsrc_open(&r->src, &so, &e);

@@ -317,6 +317,7 @@ static enum s3c_err side_open(struct sync *s, struct side *sd, struct s3c_error 
     so.from_manifest = sd->s3 && sd->is_src ? s->from_manifest : NULL;
     so.filter = &s->filter;
     so.filter_root = sd->filter_root;
+    so.tell_filtered = sd->is_src; /* (a name kept out of both ends is told once) */
     /* "dir/" placeholders (0 bytes), as the AWS CLI skips them on both ends. */
     so.dirs = OBJSRC_DIRS_SKIP_EMPTY;
     so.follow_symlinks = !s->no_follow_symlinks;

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cli/job.h"
+#include "cli/output.h"
 #include "plan/manifest.h"
 #include "plan/shard.h"
 #include "plan/wild.h"
@@ -43,13 +44,31 @@ static bool rel_named(const struct objsrc *src, struct sv rel)
     return src->o.match_rel_path ? wild_path_match(src->o.match_rel, rel) : wild_match(src->o.match_rel, rel);
 }
 
-/* Does 'rel' pass the filters (when there are) and belong to the shard? */
-static bool accepted(const struct objsrc *src, struct sv rel)
+/* A name the filters kept out, as a --json record when asked: 'name' a key of the argument's bucket, or a path. */
+static void tell_filtered(const struct objsrc *src, const char *name)
+{
+    struct buf shown = BUF_INIT(1 << 16);
+    struct out_result r = { "filter", NULL, NULL, 0, false, NULL, false, false, "excluded by --exclude/--include" };
+
+    if (!src->o.tell_filtered || !out_opts()->json)
+        return;
+    if (src->u.bucket ? buf_addf(&shown, "s3://%s/%s", src->u.bucket, name) : buf_adds(&shown, name))
+        buf_adds(&shown, "(a name too long to show)");
+    r.src = buf_cstr(&shown);
+    out_result(&r, NULL);
+    buf_release(&shown);
+}
+
+/* Does 'rel' (of 'name', the key or the path) pass the filters (when there are) and belong to the shard? */
+static bool accepted(const struct objsrc *src, struct sv rel, const char *name)
 {
     if (!rel_named(src, rel))
         return false;
-    if (src->o.filter && !filter_empty(src->o.filter) && !filter_accept(src->o.filter, src->o.filter_root, rel))
+    if (src->o.filter && !filter_empty(src->o.filter) && !filter_accept(src->o.filter, src->o.filter_root, rel)) {
+        if (job_owns(src->o.job, rel))
+            tell_filtered(src, name); /* (another shard's name is that shard's to tell) */
         return false;
+    }
     return job_owns(src->o.job, rel);
 }
 
@@ -118,7 +137,7 @@ static enum s3c_err open_walk(struct objsrc *src, struct s3c_error *e)
 /*
  * --all-versions: one key without --recursive lists its key as a prefix and
  * keeps that key only (filtered by its name, as a single object is); a
- * prefix or a wildcard goes through the listing's own pattern and filters.
+ * prefix or a wildcard goes through the listing's own pattern, then the filters.
  */
 static enum s3c_err open_versions(struct objsrc *src, bool wild, struct s3c_error *e)
 {
@@ -138,11 +157,7 @@ static enum s3c_err open_versions(struct objsrc *src, bool wild, struct s3c_erro
     }
     if (rc)
         return rc;
-    if (src->o.filter && !filter_empty(src->o.filter) && !src->versions_exact) {
-        lo.filter = src->o.filter;
-        lo.filter_root = src->o.filter_root;
-    }
-    listing_open(&src->versions, src->o.s3, &lo);
+    listing_open(&src->versions, src->o.s3, &lo); /* (filtered here, in versions_next: to tell what they keep out) */
     src->versions_open = true;
     return S3C_OK;
 }
@@ -251,7 +266,7 @@ static bool key_selected(struct objsrc *src, const char *key, bool has_attrs, ui
         src->matched++;
         rel = wild_relative(src->pattern, (struct sv){ key, kl });
     }
-    if (!accepted(src, rel))
+    if (!accepted(src, rel, key))
         return false;
     src->cur.rel = rel;
     return true;
@@ -354,7 +369,7 @@ static enum objsrc_next walk_entry_next(struct objsrc *src, struct s3c_error *e)
             src->matched++;
             rel = wild_relative(src->pattern, buf_sv(&src->match));
         }
-        if (!accepted(src, rel))
+        if (!accepted(src, rel, buf_cstr(&src->path)))
             continue;
         src->cur.rel = rel;
         src->cur.has_attrs = true;
@@ -378,17 +393,15 @@ static enum objsrc_next versions_entry_next(struct objsrc *src, struct s3c_error
             continue;
         if (src->versions_exact) {
             rel = base_name(en->key);
-            if (strcmp(en->key, src->u.key) != 0 || !job_owns(src->o.job, rel) ||
-                (src->o.filter && !filter_empty(src->o.filter) &&
-                 !filter_accept(src->o.filter, src->o.filter_root, rel)))
+            if (strcmp(en->key, src->u.key) != 0 || !accepted(src, rel, en->key))
                 continue;
         } else {
-            /* The listing filtered already; the shard goes by the same relative name. */
+            /* The listing matched the pattern; the filters and the shard go by the same relative name. */
             if (!src->o.raw && wild_has(src->u.key))
                 rel = wild_relative(src->u.key, k);
             else
                 rel = k.n >= src->vprefix.len ? (struct sv){ k.p + src->vprefix.len, k.n - src->vprefix.len } : k;
-            if (!job_owns(src->o.job, rel))
+            if (!accepted(src, rel, en->key))
                 continue;
         }
         src->cur.key = en->key;
@@ -415,8 +428,10 @@ static enum objsrc_next one_next(struct objsrc *src)
     if (!job_owns(src->o.job, rel))
         return OBJSRC_END;
     if (src->o.filter_one && src->o.filter && !filter_empty(src->o.filter) &&
-        !filter_accept(src->o.filter, src->o.filter_root, rel))
+        !filter_accept(src->o.filter, src->o.filter_root, rel)) {
+        tell_filtered(src, name);
         return OBJSRC_END;
+    }
     src->cur.key = name;
     src->cur.rel = rel;
     return OBJSRC_ENTRY;

@@ -87,6 +87,7 @@ struct objsrc_opts {
     const struct filter *filter; /* --exclude/--include, or NULL (borrowed) */
     const char *filter_root;    /* the verb's filter root of 'arg' (borrowed) */
     bool filter_one;            /* OBJSRC_ONE: its base name goes through the filters too (rm) */
+    bool tell_filtered;         /* each name the filters keep out is a --json record (cp, mv, rm, sync) */
     enum objsrc_dirs dirs;
     bool follow_symlinks, check_readable, tmp_files; /* the walk's (plan/walk.h), temp files by job_tmp_of */
     bool missing_is_empty;      /* a local root that does not exist is OBJSRC_EMPTY, not S3C_ENOTFOUND */

@@ -819,6 +819,7 @@ static enum s3c_err job_start(struct job *j)
     so.from_manifest = t->src_s3 ? t->from_manifest : NULL;
     so.filter = &t->filter;
     so.filter_root = t->filter_root;
+    so.tell_filtered = true;
     so.dirs = t->op == XFER_DOWNLOAD ? OBJSRC_DIRS_SKIP : OBJSRC_DIRS_KEEP;
     so.follow_symlinks = !t->no_follow_symlinks;
     so.check_readable = true;

@@ -235,3 +235,28 @@ test_dropin_du_counts_every_level_and_takes_recursive() {
     assert_ok s3c ls "s3://$b/p/" --summarize
     assert_contains "$T_OUT" "Total Objects: 1" "ls --summarize: s5cmd's one-level count"
 }
+
+# With --json, each name --exclude/--include keep out is a record too (item
+# 6): cp, rm, rm --all-versions and sync (told once, for the source).
+test_dropin_filtered_names_are_json_records() {
+    local b
+    t_new_bucket b
+    mkdir tree
+    printf 1 > tree/a.txt; printf 2 > tree/b.tmp; printf 3 > tree/c.tmp
+    _filtered() { jq -r 'select(.operation == "filter" and .skipped and .success) | .source' <<<"$T_OUT" | sort | xargs; }
+    assert_ok s3c --json cp -r --exclude '*.tmp' tree "s3://$b/p/"
+    assert_eq "tree/b.tmp tree/c.tmp" "$(_filtered)" "cp from a walk"
+    assert_eq "1" "$(jq -r 'select(.operation == "upload") | .source' <<<"$T_OUT" | wc -l)" "one upload"
+    assert_ok s3c cp -r tree "s3://$b/q/"
+    assert_ok s3c --json cp -r --exclude 'b*' "s3://$b/q/" dl/
+    assert_eq "s3://$b/q/b.tmp" "$(_filtered)" "cp from a listing"
+    assert_ok s3c --json sync --exclude '*.tmp' tree "s3://$b/s/"
+    assert_eq "tree/b.tmp tree/c.tmp" "$(_filtered)" "sync: the source's, once"
+    assert_ok s3c --json rm -r --exclude '*.txt' "s3://$b/q/"
+    assert_eq "s3://$b/q/a.txt" "$(_filtered)" "rm"
+    assert_ok s3c cp -r tree "s3://$b/v/"
+    assert_ok s3c --json rm -r --all-versions --exclude 'a*' "s3://$b/v/"
+    assert_eq "s3://$b/v/a.txt" "$(_filtered)" "rm --all-versions"
+    assert_ok s3c cp -r --exclude '*.tmp' tree "s3://$b/p2/"
+    assert_eq "0" "$(grep -c -i "filter\|tmp" <<<"$T_OUT$T_ERR" || true)" "no text line for them without --json"
+}
