@@ -133,7 +133,15 @@ static const struct help helps[] = {
       "                         takes K and N from a Slurm job array or a Kubernetes Indexed Job\n"
       "  --from-manifest FILE   the source set from FILE (local or s3://) instead of a listing:\n"
       "                         an S3 Inventory manifest.json (CSV data files, gzip'd or not)\n"
-      "                         or a plain list of keys of the source bucket, one a line\n" },
+      "                         or a plain list of keys of the source bucket, one a line\n"
+      "  --version-id ID        read or copy that version of one S3 source object (s5cmd's):\n"
+      "                         its HEAD, GETs and tags, and a copy's x-amz-copy-source (parts\n"
+      "                         too) name it; checked against that version's ETag or checksum.\n"
+      "                         Not with --recursive, wildcards, --from-manifest, a local\n"
+      "                         source, mv (cp, then rm --version-id) or a directory bucket\n"
+      "                         (no versioning there): usage error, exit 252. An id the\n"
+      "                         bucket does not have fails as NoSuchVersion (exit 1), no file\n"
+      "                         left behind\n" },
     { "run", "s3c run FILE|- [--concurrency N] [--stat]",
       "Execute one s3c command a line (FILE, or - for standard input), in this process.\n"
       "Lines are split like shell words (quotes, backslashes, # comments), with no expansion.\n"
@@ -170,7 +178,7 @@ static const struct help helps[] = {
       "                         no effect here\n"
       "  --shard K/N|auto, --from-manifest FILE   as for cp (the root: the argument's prefix)\n"
       "Each key that fails is one error line; any failure exits 1.\n" },
-    { "cat", "s3c cat s3://BUCKET/KEY|PATTERN|PREFIX/ [--raw] [--part-size SIZE] [--concurrency N]",
+    { "cat", "s3c cat s3://BUCKET/KEY|PATTERN|PREFIX/ [--raw] [--version-id ID] [--part-size SIZE] [--concurrency N]",
       "Write an object to stdout: ranged GETs in parallel, written in order, with at\n"
       "most 64 MiB in memory (8 ranges of 8 MiB; small objects in smaller ranges).\n"
       "The stored checksum checks it (a CRC of the whole, or a composite one part by\n"
@@ -186,6 +194,8 @@ static const struct help helps[] = {
       "object it names, in key order, one after the other, as s5cmd's cat; the first\n"
       "that fails ends it; one that names nothing exits 1.\n"
       "  --raw                  a key with * or ? taken literally\n"
+      "  --version-id ID        that version of the object (one key: not with a wildcard or a\n"
+      "                         prefix), as cp --version-id\n"
       "  --part-size SIZE       range size (capped at 32 MiB), --concurrency N, --numworkers N,\n"
       "  --bwlimit RATE, --request-payer requester, --no-progress, --checksum-mode ENABLED\n" },
     { "pipe", "s3c pipe s3://BUCKET/KEY [--expected-size SIZE] [object flags]",
