@@ -39,13 +39,15 @@ static const struct help helps[] = {
       "A directory bucket (NAME--ZONE--x-s3) lists in no particular order: s3c sorts\n"
       "its listing (in bounded memory) and prints it in key order, as for any bucket.\n"
       "Exits 1 when a prefix or pattern matches nothing.\n" },
-    { "du", "s3c du s3://BUCKET[/PREFIX|/PATTERN] [--humanize] [--group] [--all-versions] [flags]",
+    { "du", "s3c du s3://BUCKET[/PREFIX|/PATTERN] [--humanize] [--group] [--all-versions|--version-id ID] [flags]",
       "Total objects and bytes under a prefix or wildcard pattern, as s5cmd's du\n"
       "prints them (\"N bytes in N objects: s3://...\"). Every key under the prefix\n"
       "counts, however deep. --json prints the totals as JSON lines.\n"
       "  --humanize, -H, --human-readable   sizes as s5cmd writes them (1.5K, 2.0G)\n"
       "  --group, -g         one line per storage class\n"
       "  --all-versions      count every version (delete markers hold no bytes: not counted)\n"
+      "  --version-id ID     count that version of one key only (s5cmd's); exit 1 when the\n"
+      "                      key has no such version\n"
       "  --exclude/--include P  AWS CLI filters on the names under the prefix\n"
       "  --page-size N       keys per list request (default 1000)\n" },
     { "mb", "s3c mb s3://BUCKET",
@@ -61,9 +63,11 @@ static const struct help helps[] = {
       "says --force wants the bucket gone, and a removed bucket keeps no history\n"
       "anyway, so s3c removes it all. Stores without ListObjectVersions get the plain\n"
       "deletes.\n" },
-    { "head", "s3c head s3://BUCKET[/KEY]",
+    { "head", "s3c head s3://BUCKET[/KEY] [--version-id ID]",
       "Print an object's metadata (HeadObject) as JSON, with the same field names as\n"
-      "`aws s3api head-object`; with no key, check the bucket (HeadBucket).\n" },
+      "`aws s3api head-object`; with no key, check the bucket (HeadBucket).\n"
+      "  --version-id ID        that version of the object (head-object --version-id; s5cmd's);\n"
+      "                         one the bucket does not have: NoSuchVersion, exit 254\n" },
     { "cp", "s3c cp SRC DST [--recursive] [--exclude P] [--include P] [flags]",
       "Copy local files to S3, S3 objects to local files, or S3 to S3 (server side).\n"
       "SRC or DST may be '-' (stdin/stdout); '*' and '?' in SRC select many objects (in a\n"
@@ -216,11 +220,12 @@ static const struct help helps[] = {
       "  --sse-c-copy-source-key, --resume, --loops, --hedge-writes\n"
       "                         accepted as for cp; no effect on a stream\n"
       "  --checksum-mode        accepted as for cp; no effect on a stream\n" },
-    { "presign", "s3c presign s3://BUCKET/KEY [--expires-in SECONDS]",
+    { "presign", "s3c presign s3://BUCKET/KEY [--expires-in SECONDS] [--version-id ID]",
       "Print a presigned GET URL for the object (no request is sent), as\n"
       "`aws s3 presign`: the configured endpoint, addressing style and region;\n"
       "X-Amz-Security-Token when the credentials have a session token.\n"
-      "  --expires-in SECONDS   1 to 604800 (7 days); default 3600\n" },
+      "  --expires-in SECONDS   1 to 604800 (7 days); default 3600\n"
+      "  --version-id ID        a URL of that version of the object (versionId, signed; s5cmd's)\n" },
     { "sync", "s3c sync SRC DST [--delete] [--size-only] [--exact-timestamps] [flags]",
       "Make DST hold what SRC holds: local dir -> S3 prefix, S3 -> local dir, or S3 -> S3,\n"
       "as `aws s3 sync` does; SRC may be an s5cmd wildcard ('s3://b/p/*.gz', 'dir/*'): then\n"
