@@ -145,7 +145,8 @@ static const struct help helps[] = {
       "                         source, mv (cp, then rm --version-id) or a directory bucket\n"
       "                         (no versioning there): usage error, exit 252. An id the\n"
       "                         bucket does not have fails as NoSuchVersion (exit 1), no file\n"
-      "                         left behind\n" },
+      "                         left behind. Copied onto its own key, the version is the\n"
+      "                         newest again (how S3 restores one)\n" },
     { "run", "s3c run FILE|- [--concurrency N] [--stat]",
       "Execute one s3c command a line (FILE, or - for standard input), in this process.\n"
       "Lines are split like shell words (quotes, backslashes, # comments), with no expansion.\n"

@@ -483,9 +483,10 @@ static int next_obj(void *ctx, struct xfer_obj **out)
                 return got;
             /* An object onto itself: mv would delete it; cp that changes nothing is a
              * no-op S3 refuses. cp that changes its metadata, class or encryption is
-             * how S3 changes them in place, as with the AWS CLI. */
+             * how S3 changes them in place, as with the AWS CLI; cp of one version
+             * (--version-id) onto its key is how S3 restores it. */
             if (o->op == XFER_COPY && !strcmp(o->src_bucket, o->dst_bucket) && !strcmp(o->src, o->dst) &&
-                (t->mv || !xfer_copy_changes(&t->oo))) {
+                (t->mv || !xfer_copy_changes(&t->oo)) && !o->version_id) {
                 struct s3c_error e = S3C_ERROR_INIT;
                 struct shown *sh = o->user;
                 s3c_fail(&e, S3C_EPARSE, "source and destination are the same object%s",

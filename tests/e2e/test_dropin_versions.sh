@@ -58,7 +58,8 @@ test_dropin_versions_download_and_cat_read_the_old_version() {
 }
 
 # An S3 to S3 copy of the old version: CopyObject and, in parts, UploadPartCopy (x-amz-copy-source
-# ...?versionId=) copy its bytes, its metadata and its tags, not the latest's.
+# ...?versionId=) copy its bytes, its metadata and its tags, not the latest's; onto its own key, it
+# is the newest again.
 test_dropin_versions_copy_copies_the_old_version() {
     local b n0
     t_new_bucket b
@@ -77,6 +78,13 @@ test_dropin_versions_copy_copies_the_old_version() {
     assert_eq old "$(t_head_header "$b" big-old x-amz-meta-gen)" "the multipart copy's metadata"
     assert_ok awsx s3api get-object-tagging --bucket "$b" --key big-old
     assert_eq "gen=old" "$(jq -r '.TagSet[] | "\(.Key)=\(.Value)"' <<<"$T_OUT")" "the multipart copy's tags"
+    # Onto its own key: how S3 restores an old version (no "copy to itself" refusal; a plain copy
+    # of the key onto itself still gets one).
+    assert_ok s3c cp --version-id "$VK" "s3://$b/k" "s3://$b/k"
+    assert_ok s3c cat "s3://$b/k"
+    assert_eq "$(cat old.txt)" "$T_OUT" "the key after the old version was copied onto it"
+    assert_exit 1 s3c cp "s3://$b/k" "s3://$b/k"
+    assert_contains "$T_ERR" "source and destination are the same object"
 }
 
 # head --version-id prints the old version's metadata, as the AWS CLI's head-object --version-id;
