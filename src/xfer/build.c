@@ -561,10 +561,10 @@ static enum s3c_err build_prove(struct req *r, struct s3_req *q, bool src, struc
     const char *key = copy_key ? oo->sse_c_copy_source_key : oo->sse_c_key;
     enum s3c_err rc;
 
-    if (src && (rc = at_src(r, q, "HEAD", NULL, NULL, e)))
-        return rc;
     if (!src)
         at_dst(q, "HEAD", o);
+    else if ((rc = at_src(r, q, "HEAD", NULL, NULL, e)))
+        return rc;
     s3_req_header(q, "x-amz-checksum-mode", "ENABLED");
     if (key) {
         if ((rc = s3_sse_c_init(&r->ssec, copy_key ? oo->sse_c_copy_source : oo->sse_c, key, e)))
