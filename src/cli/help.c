@@ -143,10 +143,10 @@ static const struct help helps[] = {
       "                         too) name it; checked against that version's ETag or checksum.\n"
       "                         Not with --recursive, wildcards, --from-manifest, a local\n"
       "                         source, mv (cp, then rm --version-id) or a directory bucket\n"
-      "                         (no versioning there): usage error, exit 252. An id the\n"
-      "                         bucket does not have fails as NoSuchVersion (exit 1), no file\n"
-      "                         left behind. Copied onto its own key, the version is the\n"
-      "                         newest again (how S3 restores one)\n" },
+      "                         (no versioning: only the id null there): usage error, exit\n"
+      "                         252. An id the bucket does not have fails as NoSuchVersion\n"
+      "                         (exit 1), no file left behind. Copied onto its own key, the\n"
+      "                         version is the newest again (how S3 restores one)\n" },
     { "run", "s3c run FILE|- [--concurrency N] [--stat]",
       "Execute one s3c command a line (FILE, or - for standard input), in this process.\n"
       "Lines are split like shell words (quotes, backslashes, # comments), with no expansion.\n"

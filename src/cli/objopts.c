@@ -358,8 +358,9 @@ enum s3c_err cli_version_check(const char *verb, const char *version_id, const c
         return s3c_fail(e, S3C_EUSAGE, "%s: --version-id needs a version id", verb);
     if (!one)
         return s3c_fail(e, S3C_EUSAGE, "%s: --version-id takes one object, without --recursive or wildcards", verb);
-    if (s3_bucket_is_express(bucket))
-        return cli_express_refuse(verb, "--version-id", bucket, "no versioning", e);
+    /* A directory bucket takes the id "null" alone (its objects' only version, as S3 documents). */
+    if (s3_bucket_is_express(bucket) && strcmp(version_id, "null") != 0)
+        return cli_express_refuse(verb, "--version-id", bucket, "no versioning: only \"null\"", e);
     return S3C_OK;
 }
 

@@ -170,7 +170,7 @@ test_dropin_versions_refused_where_it_means_nothing() {
         "rm --version-id v s3://$d/k"; do
         # shellcheck disable=SC2086  # the words of the command
         assert_exit 252 s3c $cmd
-        assert_contains "$T_ERR" "--version-id cannot be used with the S3 Express directory bucket $d (no versioning)"
+        assert_contains "$T_ERR" "--version-id cannot be used with the S3 Express directory bucket $d (no versioning: only \"null\")"
     done
     [ ! -e f2 ] || t_fail "a refused command wrote f2"
 }
