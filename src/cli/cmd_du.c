@@ -8,7 +8,8 @@
  * directory means, and what `aws s3 ls --recursive --summarize` totals.
  * --recursive (-r) is taken, and says so; docs/MIGRATING.md has the choice.
  * One listing page is held at a time; the groups are the few storage
- * classes, capped.
+ * classes, capped. --version-id (s5cmd's) counts one version of one key,
+ * found in the key's versions listing, as s5cmd finds it.
  */
 //   4096 bytes in 3 objects: s3://bucket/logs/*
 //   1.5K bytes in 2 objects: s3://bucket/logs/* [STANDARD_IA]     (--humanize --group)
@@ -22,6 +23,7 @@
 #include "cli/listing.h"
 #include "cli/objopts.h"
 #include "cli/output.h"
+#include "plan/wild.h"
 #include "s3/uri.h"
 
 /* S3 has about a dozen classes; a store inventing more gets its extra ones lumped together. */
@@ -34,6 +36,8 @@ struct du_total {
 };
 
 struct du_state {
+    const char *only_key;           /* --version-id: the key, and its version, counted alone; NULL */
+    const char *only_version;
     struct du_total all;
     struct du_total classes[DU_MAX_CLASSES];
     size_t n_classes;
@@ -125,6 +129,8 @@ static enum s3c_err du_walk(struct store_s3 *s, const struct listing_opts *o, st
         /* A delete marker holds no bytes and is no object. */
         if (en->kind != LISTING_OBJECT)
             continue;
+        if (st->only_version && (strcmp(en->key, st->only_key) || strcmp(en->version_id, st->only_version)))
+            continue;
         t = class_total(st, cli_storage_class(en->storage_class));
         t->count++;
         t->bytes += en->size;
@@ -144,13 +150,14 @@ static enum s3c_err du_walk(struct store_s3 *s, const struct listing_opts *o, st
 enum s3c_err cmd_du(struct cli_ctx *c, int argc, char **argv)
 {
     bool humanize = false, human_readable = false, group = false, versions = false, recursive = false;
-    const char *page_size_s = NULL;
+    const char *page_size_s = NULL, *version_id = NULL;
     struct arg_list filters = { .n = 0 };
     const struct arg_spec specs[] = {
         { "--humanize", "-H", ARG_BOOL, &humanize },
         { "--human-readable", NULL, ARG_BOOL, &human_readable },
         { "--group", "-g", ARG_BOOL, &group },
         { "--all-versions", NULL, ARG_BOOL, &versions },
+        { "--version-id", NULL, ARG_STR, &version_id },
         { "--exclude", NULL, ARG_STR_LIST, &filters },
         { "--include", NULL, ARG_STR_LIST, &filters },
         { "--page-size", NULL, ARG_STR, &page_size_s },
@@ -180,6 +187,10 @@ enum s3c_err cmd_du(struct cli_ctx *c, int argc, char **argv)
         rc = s3_uri_parse(pos[0], &u, &e);
     if (!rc && !u.bucket[0])
         rc = s3c_fail(&e, S3C_EUSAGE, "du: \"%s\" names no bucket", pos[0]);
+    if (!rc && versions && version_id)
+        rc = s3c_fail(&e, S3C_EUSAGE, "du: --version-id and --all-versions do not go together");
+    if (!rc)
+        rc = cli_version_check("du", version_id, u.bucket, u.key[0] && !wild_has(u.key), &e);
     if (!rc && versions && s3_bucket_is_express(u.bucket))
         rc = cli_express_refuse("du", "--all-versions", u.bucket, "no versioning", &e);
     if (!rc)
@@ -202,7 +213,9 @@ enum s3c_err cmd_du(struct cli_ctx *c, int argc, char **argv)
         goto out;
     }
     lo.bucket = u.bucket;
-    lo.versions = versions;
+    lo.versions = versions || version_id;
+    st->only_key = version_id ? lo.prefix : NULL; /* the key, its escapes removed (listing_set_key) */
+    st->only_version = version_id;
     lo.filter = &filter;
     lo.filter_root = buf_cstr(&root);
     rc = du_walk(s, &lo, st, op);
@@ -215,6 +228,12 @@ enum s3c_err cmd_du(struct cli_ctx *c, int argc, char **argv)
     /* A wildcard that matched nothing is an error (exit 1), as ls and cp say. */
     if (lo.pattern && st->all.count == 0) {
         rc = s3c_fail(&e, S3C_ENOMATCH, "no object matches %s", pos[0]);
+        out_error(op, &e);
+        goto out;
+    }
+    /* A version the key does not have (or a delete marker's, which holds nothing) is an error, as s5cmd's. */
+    if (version_id && st->all.count == 0) {
+        rc = s3c_fail(&e, S3C_ENOMATCH, "no version %s of %s", version_id, pos[0]);
         out_error(op, &e);
         goto out;
     }

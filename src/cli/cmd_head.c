@@ -1,6 +1,7 @@
 /*
  * head: HeadObject (or HeadBucket) printed as one JSON document with the
- * field names of `aws s3api head-object` / `head-bucket`.
+ * field names of `aws s3api head-object` / `head-bucket`; --version-id (s5cmd's)
+ * asks for one version, as head-object --version-id.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +11,7 @@
 
 #include "cli/args.h"
 #include "cli/cmd.h"
+#include "cli/objopts.h"
 #include "cli/output.h"
 #include "plan/wild.h"
 #include "s3/uri.h"
@@ -137,7 +139,11 @@ static void print_bucket(const struct http_resp *r)
 
 enum s3c_err cmd_head(struct cli_ctx *c, int argc, char **argv)
 {
-    const struct arg_spec specs[] = { { NULL, NULL, 0, NULL } };
+    const char *version_id = NULL;
+    const struct arg_spec specs[] = {
+        { "--version-id", NULL, ARG_STR, &version_id },
+        { NULL, NULL, 0, NULL },
+    };
     struct s3_uri u = S3_URI_INIT;
     struct s3c_error e = S3C_ERROR_INIT;
     struct http_xfer x;
@@ -157,6 +163,10 @@ enum s3c_err cmd_head(struct cli_ctx *c, int argc, char **argv)
         wild_unescape(u.key); /* "\\*" is a star, as in every verb */
     if (!rc && !u.bucket[0])
         rc = s3c_fail(&e, S3C_EUSAGE, "head: \"%s\" names no bucket", pos[0]);
+    if (!rc && version_id && !u.key[0])
+        rc = s3c_fail(&e, S3C_EUSAGE, "head: --version-id needs an object, s3://BUCKET/KEY");
+    if (!rc)
+        rc = cli_version_check("head", version_id, u.bucket, true, &e);
     if (rc) {
         out_usage_error(&e);
         goto out;
@@ -164,9 +174,9 @@ enum s3c_err cmd_head(struct cli_ctx *c, int argc, char **argv)
     cli_op_name(op, sizeof(op), "head", n_pos, pos);
     cli_reads_only(c, true);
     s = cli_s3(c, &e);
-    rc = s ? store_s3_head(s, u.bucket, u.key[0] ? u.key : NULL, &x, &e) : e.code;
+    rc = s ? store_s3_head_version(s, u.bucket, u.key[0] ? u.key : NULL, version_id, NULL, false, &x, &e) : e.code;
     if (rc && s && u.key[0]) {
-        store_s3_explain_head_404(s, u.bucket, &e); /* a missing bucket, or key? */
+        store_s3_explain_head_404_version(s, u.bucket, version_id, &e); /* a missing bucket, key or version? */
         rc = e.code;
     }
     if (rc) {

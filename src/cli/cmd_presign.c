@@ -6,7 +6,8 @@
  * session token. Unlike the AWS CLI it signs for the bucket's own region:
  * one HeadBucket asks where the bucket lives unless --region is given (a
  * URL signed for another region is refused by S3). The signature appears
- * only in the URL on stdout, never in --debug.
+ * only in the URL on stdout, never in --debug. --version-id (s5cmd's) puts
+ * versionId in the URL's query, signed with the rest.
  *
  * A directory bucket's URL (S3 Express) goes to its zonal endpoint, signed
  * for "s3express" with the IAM keys, as with s3_disable_express_session_auth:
@@ -23,6 +24,7 @@
 #include "auth/sigv4.h"
 #include "cli/args.h"
 #include "cli/cmd.h"
+#include "cli/objopts.h"
 #include "cli/output.h"
 #include "s3/endpoint.h"
 #include "plan/wild.h"
@@ -49,19 +51,24 @@ static enum s3c_err parse_expires(const char *s, long *out, struct s3c_error *e)
     return S3C_OK;
 }
 
-/* The URL for 'u' valid 'expires_s' seconds from now, signed with 'k' for 'region', into 'out'. */
+/* The URL for 'u' (of version 'version_id' when not NULL) valid 'expires_s' seconds from now, signed
+ * with 'k' for 'region', into 'out'. */
 static enum s3c_err presign_url(const struct s3c_config *cfg, const struct creds *k, const char *region,
-                                const struct s3_uri *u, long expires_s, struct buf *out, struct s3c_error *e)
+                                const struct s3_uri *u, const char *version_id, long expires_s, struct buf *out,
+                                struct s3c_error *e)
 {
     struct s3_target t = S3_TARGET_INIT;
-    struct buf query = BUF_INIT(S3_URL_MAX_BYTES);
+    struct buf query = BUF_INIT(S3_URL_MAX_BYTES), own = BUF_INIT(S3_URL_MAX_BYTES);
     char date[17];
     enum s3c_err rc = s3_endpoint_resolve_in(cfg, strcmp(region, cfg->region) ? region : NULL, u->bucket,
                                              u->key, &t, e);
 
+    if (!rc && version_id && s3_query_add(&own, "versionId", version_id))
+        rc = s3c_fail(e, S3C_ENOMEM, "presign: the URL is too long");
     if (!rc) {
         const struct sigv4_header host = { "host", buf_cstr(&t.host) };
-        const struct sigv4_request r = { "GET", buf_cstr(&t.path), NULL, &host, 1, SIGV4_UNSIGNED_PAYLOAD };
+        const struct sigv4_request r = { "GET", buf_cstr(&t.path), own.len ? buf_cstr(&own) : NULL, &host, 1,
+                                         SIGV4_UNSIGNED_PAYLOAD };
         const struct sigv4_creds cr = { k->access_key, k->secret_key, k->session_token };
         const struct sigv4_scope sc = { date, region, t.express ? "s3express" : "s3" };
 
@@ -73,15 +80,17 @@ static enum s3c_err presign_url(const struct s3c_config *cfg, const struct creds
             rc = s3c_fail(e, rc, "presign: the URL is too long");
     }
     buf_release(&query);
+    buf_release(&own);
     s3_target_release(&t);
     return rc;
 }
 
 enum s3c_err cmd_presign(struct cli_ctx *c, int argc, char **argv)
 {
-    const char *expires = NULL, *pos[1];
+    const char *expires = NULL, *version_id = NULL, *pos[1];
     const struct arg_spec specs[] = {
         { "--expires-in", NULL, ARG_STR, &expires },
+        { "--version-id", NULL, ARG_STR, &version_id },
         { NULL, NULL, 0, NULL },
     };
     struct s3c_error e = S3C_ERROR_INIT;
@@ -101,6 +110,8 @@ enum s3c_err cmd_presign(struct cli_ctx *c, int argc, char **argv)
         wild_unescape(u.key); /* "\\*" is a star, as in every verb */
     if (!rc && (!u.bucket[0] || !u.key[0]))
         rc = s3c_fail(&e, S3C_EUSAGE, "presign: \"%s\" names no object (expected s3://BUCKET/KEY)", pos[0]);
+    if (!rc)
+        rc = cli_version_check("presign", version_id, u.bucket, true, &e);
     if (rc) {
         out_usage_error(&e);
         goto out;
@@ -120,7 +131,7 @@ enum s3c_err cmd_presign(struct cli_ctx *c, int argc, char **argv)
             region = store_s3_probe_region(s, u.bucket);
         if (s)
             k = keyring_get(c->keys, time(NULL), &gen, &e);
-        rc = k ? presign_url(&c->cfg, k, region, &u, expires_s, &url, &e) : e.code;
+        rc = k ? presign_url(&c->cfg, k, region, &u, version_id, expires_s, &url, &e) : e.code;
     }
     if (rc) {
         char op[4096];

@@ -285,13 +285,12 @@ static enum s3c_err check_args(struct rm *r, struct s3c_error *e)
             rc = s3c_fail(e, S3C_EUSAGE, "rm: \"%s\" names no bucket", a);
         if (!rc && !u.key[0] && !r->recursive && !r->from_manifest)
             rc = s3c_fail(e, S3C_EUSAGE, "rm: \"%s\" names no object (use --recursive to delete every object in it)", a);
-        if (!rc && r->version_id && (r->recursive || r->n_args > 1 || (!r->raw && wild_has(u.key))))
-            rc = s3c_fail(e, S3C_EUSAGE, "rm: --version-id takes one object, without --recursive or wildcards");
-        if (!rc && s3_bucket_is_express(u.bucket))
-            rc = cli_express_refuse("rm", r->version_id ? "--version-id" : r->all_versions ? "--all-versions"
-                                          : r->oo.request_payer ? "--request-payer" : NULL,
-                                    u.bucket, r->oo.request_payer && !r->version_id && !r->all_versions
-                                                  ? NULL : "no versioning", e);
+        if (!rc)
+            rc = cli_version_check("rm", r->version_id, u.bucket,
+                                   !r->recursive && r->n_args == 1 && (r->raw || !wild_has(u.key)), e);
+        if (!rc && s3_bucket_is_express(u.bucket) && (r->all_versions || r->oo.request_payer))
+            rc = cli_express_refuse("rm", r->all_versions ? "--all-versions" : "--request-payer", u.bucket,
+                                    r->all_versions ? "no versioning" : NULL, e);
         s3_uri_release(&u);
         if (rc)
             return rc;
@@ -320,8 +319,6 @@ static enum s3c_err rm_parse(struct rm *r, int argc, char **argv, struct s3c_err
 
     rc = args_parse(r->base.verb, specs, argc, argv, r->args, argc, &r->n_args, e);
     r->base.dryrun = dryrun;
-    if (!rc && r->version_id && !r->version_id[0])
-        rc = s3c_fail(e, S3C_EUSAGE, "rm: --version-id needs a version id");
     if (!rc && r->version_id && r->all_versions)
         rc = s3c_fail(e, S3C_EUSAGE, "rm: --version-id and --all-versions do not go together");
     if (!rc)

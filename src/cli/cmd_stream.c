@@ -144,12 +144,13 @@ static enum s3c_err cat_many(struct cli_ctx *c, int argc, char **argv, int at)
 enum s3c_err cmd_cat(struct cli_ctx *c, int argc, char **argv)
 {
     struct stream_knobs k = { 0 };
-    const char *request_payer = NULL, *checksum_mode = NULL, *pos[1];
+    const char *request_payer = NULL, *checksum_mode = NULL, *version_id = NULL, *pos[1];
     bool raw = false;
     const struct arg_spec specs[] = {
         { "--raw", NULL, ARG_BOOL, &raw },
         { "--request-payer", NULL, ARG_STR, &request_payer },
         { "--checksum-mode", NULL, ARG_STR, &checksum_mode },
+        { "--version-id", NULL, ARG_STR, &version_id }, /* cp's checks it */
         { "--numworkers", NULL, ARG_STR, &k.numworkers },
         { "--concurrency", NULL, ARG_STR, &k.concurrency },
         { "--part-size", NULL, ARG_STR, &k.part_size },
@@ -168,7 +169,9 @@ enum s3c_err cmd_cat(struct cli_ctx *c, int argc, char **argv)
 
         while (at < argc && argv[at] != pos[0])
             at++;
-        if (at < argc)
+        if (at < argc && version_id)
+            rc = s3c_fail(&e, S3C_EUSAGE, "cat: --version-id takes one object, without wildcards");
+        else if (at < argc)
             return cat_many(c, argc, argv, at);
     }
     if (!rc)

@@ -39,7 +39,7 @@ static const struct help helps[] = {
       "A directory bucket (NAME--ZONE--x-s3) lists in no particular order: s3c sorts\n"
       "its listing (in bounded memory) and prints it in key order, as for any bucket.\n"
       "Exits 1 when a prefix or pattern matches nothing.\n" },
-    { "du", "s3c du s3://BUCKET[/PREFIX|/PATTERN] [--humanize] [--group] [--all-versions] [flags]",
+    { "du", "s3c du s3://BUCKET[/PREFIX|/PATTERN] [--humanize] [--group] [--all-versions|--version-id ID] [flags]",
       "Total objects and bytes under a prefix or wildcard pattern, as s5cmd's du\n"
       "prints them (\"N bytes in N objects: s3://...\"). Every key under the prefix\n"
       "counts, however deep (s5cmd counts one level; --recursive, -r is taken and\n"
@@ -47,6 +47,8 @@ static const struct help helps[] = {
       "  --humanize, -H, --human-readable   sizes as s5cmd writes them (1.5K, 2.0G)\n"
       "  --group, -g         one line per storage class\n"
       "  --all-versions      count every version (delete markers hold no bytes: not counted)\n"
+      "  --version-id ID     count that version of one key only (s5cmd's); exit 1 when the\n"
+      "                      key has no such version\n"
       "  --exclude/--include P  AWS CLI filters on the names under the prefix\n"
       "  --page-size N       keys per list request (default 1000)\n" },
     { "mb", "s3c mb s3://BUCKET",
@@ -62,9 +64,11 @@ static const struct help helps[] = {
       "says --force wants the bucket gone, and a removed bucket keeps no history\n"
       "anyway, so s3c removes it all. Stores without ListObjectVersions get the plain\n"
       "deletes.\n" },
-    { "head", "s3c head s3://BUCKET[/KEY]",
+    { "head", "s3c head s3://BUCKET[/KEY] [--version-id ID]",
       "Print an object's metadata (HeadObject) as JSON, with the same field names as\n"
-      "`aws s3api head-object`; with no key, check the bucket (HeadBucket).\n" },
+      "`aws s3api head-object`; with no key, check the bucket (HeadBucket).\n"
+      "  --version-id ID        that version of the object (head-object --version-id; s5cmd's);\n"
+      "                         one the bucket does not have: NoSuchVersion, exit 254\n" },
     { "cp", "s3c cp SRC DST [--recursive] [--exclude P] [--include P] [flags]",
       "Copy local files to S3, S3 objects to local files, or S3 to S3 (server side).\n"
       "SRC or DST may be '-' (stdin/stdout); '*' and '?' in SRC select many objects (in a\n"
@@ -135,7 +139,16 @@ static const struct help helps[] = {
       "                         takes K and N from a Slurm job array or a Kubernetes Indexed Job\n"
       "  --from-manifest FILE   the source set from FILE (local or s3://) instead of a listing:\n"
       "                         an S3 Inventory manifest.json (CSV data files, gzip'd or not)\n"
-      "                         or a plain list of keys of the source bucket, one a line\n" },
+      "                         or a plain list of keys of the source bucket, one a line\n"
+      "  --version-id ID        read or copy that version of one S3 source object (s5cmd's):\n"
+      "                         its HEAD, GETs and tags, and a copy's x-amz-copy-source (parts\n"
+      "                         too) name it; checked against that version's ETag or checksum.\n"
+      "                         Not with --recursive, wildcards, --from-manifest, a local\n"
+      "                         source, mv (cp, then rm --version-id) or a directory bucket\n"
+      "                         (no versioning: only the id null there): usage error, exit\n"
+      "                         252. An id the bucket does not have fails as NoSuchVersion\n"
+      "                         (exit 1), no file left behind. Copied onto its own key, the\n"
+      "                         version is the newest again (how S3 restores one)\n" },
     { "run", "s3c run FILE|- [--concurrency N] [--stat]",
       "Execute one s3c command a line (FILE, or - for standard input), in this process.\n"
       "Lines are split like shell words (quotes, backslashes, # comments), with no expansion.\n"
@@ -172,7 +185,7 @@ static const struct help helps[] = {
       "                         no effect here\n"
       "  --shard K/N|auto, --from-manifest FILE   as for cp (the root: the argument's prefix)\n"
       "Each key that fails is one error line; any failure exits 1.\n" },
-    { "cat", "s3c cat s3://BUCKET/KEY|PATTERN|PREFIX/ [--raw] [--part-size SIZE] [--concurrency N]",
+    { "cat", "s3c cat s3://BUCKET/KEY|PATTERN|PREFIX/ [--raw] [--version-id ID] [--part-size SIZE] [--concurrency N]",
       "Write an object to stdout: ranged GETs in parallel, written in order, with at\n"
       "most 64 MiB in memory (8 ranges of 8 MiB; small objects in smaller ranges).\n"
       "The stored checksum checks it (a CRC of the whole, or a composite one part by\n"
@@ -188,6 +201,8 @@ static const struct help helps[] = {
       "object it names, in key order, one after the other, as s5cmd's cat; the first\n"
       "that fails ends it; one that names nothing exits 1.\n"
       "  --raw                  a key with * or ? taken literally\n"
+      "  --version-id ID        that version of the object (one key: not with a wildcard or a\n"
+      "                         prefix), as cp --version-id\n"
       "  --part-size SIZE       range size (capped at 32 MiB), --concurrency N, --numworkers N,\n"
       "  --bwlimit RATE, --request-payer requester, --no-progress, --checksum-mode ENABLED\n" },
     { "pipe", "s3c pipe s3://BUCKET/KEY [--expected-size SIZE] [object flags]",
@@ -208,11 +223,12 @@ static const struct help helps[] = {
       "  --sse-c-copy-source-key, --resume, --loops, --hedge-writes\n"
       "                         accepted as for cp; no effect on a stream\n"
       "  --checksum-mode        accepted as for cp; no effect on a stream\n" },
-    { "presign", "s3c presign s3://BUCKET/KEY [--expires-in SECONDS]",
+    { "presign", "s3c presign s3://BUCKET/KEY [--expires-in SECONDS] [--version-id ID]",
       "Print a presigned GET URL for the object (no request is sent), as\n"
       "`aws s3 presign`: the configured endpoint, addressing style and region;\n"
       "X-Amz-Security-Token when the credentials have a session token.\n"
-      "  --expires-in SECONDS   1 to 604800 (7 days); default 3600\n" },
+      "  --expires-in SECONDS   1 to 604800 (7 days); default 3600\n"
+      "  --version-id ID        a URL of that version of the object (versionId, signed; s5cmd's)\n" },
     { "sync", "s3c sync SRC DST [--delete] [--size-only] [--exact-timestamps] [flags]",
       "Make DST hold what SRC holds: local dir -> S3 prefix, S3 -> local dir, or S3 -> S3,\n"
       "as `aws s3 sync` does; SRC may be an s5cmd wildcard ('s3://b/p/*.gz', 'dir/*'): then\n"

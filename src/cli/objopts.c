@@ -349,6 +349,21 @@ enum s3c_err cli_express_refuse(const char *verb, const char *flag, const char *
                     flag, bucket, why ? " (" : "", why ? why : "", why ? ")" : "");
 }
 
+enum s3c_err cli_version_check(const char *verb, const char *version_id, const char *bucket, bool one,
+                               struct s3c_error *e)
+{
+    if (!version_id)
+        return S3C_OK;
+    if (!version_id[0])
+        return s3c_fail(e, S3C_EUSAGE, "%s: --version-id needs a version id", verb);
+    if (!one)
+        return s3c_fail(e, S3C_EUSAGE, "%s: --version-id takes one object, without --recursive or wildcards", verb);
+    /* A directory bucket takes the id "null" alone (its objects' only version, as S3 documents). */
+    if (s3_bucket_is_express(bucket) && strcmp(version_id, "null") != 0)
+        return cli_express_refuse(verb, "--version-id", bucket, "no versioning: only \"null\"", e);
+    return S3C_OK;
+}
+
 enum s3c_err objopts_express_check(const char *verb, const struct xfer_obj_opts *oo, const char *src_bucket,
                                    const char *dst_bucket, struct s3c_error *e)
 {

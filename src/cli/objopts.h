@@ -115,4 +115,14 @@ enum s3c_err objopts_express_check(const char *verb, const struct xfer_obj_opts 
 enum s3c_err cli_express_refuse(const char *verb, const char *flag, const char *bucket, const char *why,
                                 struct s3c_error *e);
 
+/*
+ * s5cmd's --version-id ID of 'verb' (NULL: not given, S3C_OK): it needs an ID,
+ * names one object ('one': no --recursive, no wildcard, one S3 argument), and
+ * a bucket that keeps versions (an S3 Express directory bucket keeps none:
+ * cli_express_refuse, unless the id is "null", the one S3 takes there).
+ * S3C_EUSAGE saying which, before anything is sent.
+ */
+enum s3c_err cli_version_check(const char *verb, const char *version_id, const char *bucket, bool one,
+                               struct s3c_error *e);
+
 #endif

@@ -52,6 +52,7 @@ struct transfer {
     struct objsrc src;              /* one object, a listing, a manifest or a local walk */
     struct xfer_obj *one;           /* OBJSRC_ONE: its object, made (HEAD and names) at start */
     const char *from_manifest;      /* --from-manifest FILE: the keys come from it, not a listing */
+    const char *version_id;         /* --version-id: the version of the one S3 source (cp); NULL */
     struct buf metag;               /* a manifest key's ETag, from its HEAD */
     struct filter filter;           /* --exclude / --include */
     char *filter_root;
@@ -255,11 +256,12 @@ static struct xfer_obj *obj_make(struct transfer *t, const char *src, const char
     o->src_bucket = t->src_s3 ? strdup(t->su.bucket) : NULL;
     o->dst_bucket = t->dst_s3 ? strdup(t->du.bucket) : NULL;
     o->opts = &t->oo;
+    o->version_id = t->version_id ? strdup(t->version_id) : NULL;
     sh->src = strdup(src_shown);
     sh->dst = strdup(dst_shown);
     o->user = sh;
     if (!o->src || !o->dst || (t->src_s3 && !o->src_bucket) || (t->dst_s3 && !o->dst_bucket) ||
-        !sh->src || !sh->dst)
+        (t->version_id && !o->version_id) || !sh->src || !sh->dst)
         goto fail;
     return o;
 fail:
@@ -494,9 +496,10 @@ static int next_obj(void *ctx, struct xfer_obj **out)
                 return got;
             /* An object onto itself: mv would delete it; cp that changes nothing is a
              * no-op S3 refuses. cp that changes its metadata, class or encryption is
-             * how S3 changes them in place, as with the AWS CLI. */
+             * how S3 changes them in place, as with the AWS CLI; cp of one version
+             * (--version-id) onto its key is how S3 restores it. */
             if (o->op == XFER_COPY && !strcmp(o->src_bucket, o->dst_bucket) && !strcmp(o->src, o->dst) &&
-                (t->mv || !xfer_copy_changes(&t->oo))) {
+                (t->mv || !xfer_copy_changes(&t->oo)) && !o->version_id) {
                 struct s3c_error e = S3C_ERROR_INIT;
                 struct shown *sh = o->user;
                 s3c_fail(&e, S3C_EPARSE, "source and destination are the same object%s",
@@ -588,10 +591,11 @@ static enum s3c_err setup_one(struct transfer *t, struct s3c_error *e)
             rc = s3c_fail(e, S3C_EUSAGE, "%s: \"%s\" names no object (use --recursive for a prefix)", t->base.verb, t->src_arg);
             goto out;
         }
-        rc = store_s3_head_ck(t->s3, t->su.bucket, key, t->dst_s3 ? t->oa.ssec_src : t->oa.ssec,
-                              t->oo.checksum_mode, &x, e);
+        rc = store_s3_head_version(t->s3, t->su.bucket, key, t->version_id, t->dst_s3 ? t->oa.ssec_src : t->oa.ssec,
+                                   t->oo.checksum_mode, &x, e);
         if (rc) {
-            store_s3_explain_head_404(t->s3, t->su.bucket, e); /* a missing bucket, or key? */
+            /* a missing bucket, key or version? */
+            store_s3_explain_head_404_version(t->s3, t->su.bucket, t->version_id, e);
             rc = e->code;
             goto out;
         }
@@ -916,6 +920,23 @@ static void job_free(struct job *j)
     free(t);
 }
 
+/*
+ * --version-id (s5cmd's, cp's only): one object of an S3 source, read or
+ * copied as that version. mv has none, as s5cmd's: which version it would
+ * delete is cp's then rm's to say.
+ */
+static enum s3c_err version_check(struct transfer *t, struct s3c_error *e)
+{
+    const char *verb = t->base.verb;
+
+    if (t->mv)
+        return s3c_fail(e, S3C_EUSAGE, "mv: --version-id is not an mv flag: cp --version-id, then rm --version-id");
+    if (!t->src_s3)
+        return s3c_fail(e, S3C_EUSAGE, "%s: --version-id needs an S3 source (s3://BUCKET/KEY)", verb);
+    return cli_version_check(verb, t->version_id, t->su.bucket,
+                             !t->recursive && !t->from_manifest && (t->raw || !wild_has(t->su.key)), e);
+}
+
 static const struct job_ops transfer_ops = { job_next, on_done, job_start, job_finish, job_free };
 
 enum s3c_err cp_job_new(struct cli_ctx *c, const char *verb, int argc, char **argv, struct job **out,
@@ -940,6 +961,7 @@ enum s3c_err cp_job_new(struct cli_ctx *c, const char *verb, int argc, char **ar
         JOB_KNOB_SPECS(&t->knob_args),
         JOB_SHARD_SPEC(&t->knob_args),
         { "--from-manifest", NULL, ARG_STR, &t->from_manifest },
+        { "--version-id", NULL, ARG_STR, &t->version_id },
         { NULL, NULL, 0, NULL },
     };
     enum s3c_err rc;
@@ -960,6 +982,8 @@ enum s3c_err cp_job_new(struct cli_ctx *c, const char *verb, int argc, char **ar
         rc = setup_ends(t, t->n_pos, t->pos, e);
     if (!rc && t->from_manifest && (!t->src_s3 || !t->su.bucket[0]))
         rc = s3c_fail(e, S3C_EUSAGE, "%s: --from-manifest needs an S3 source (s3://BUCKET[/PREFIX]) for its keys", verb);
+    if (!rc && t->version_id)
+        rc = version_check(t, e);
     if (!rc)
         rc = objopts_parse(verb, &t->oa, &t->oo, e);
     if (!rc)

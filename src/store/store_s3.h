@@ -212,6 +212,11 @@ bool store_s3_signs_payload(const struct store_s3 *s);
  * missing key (NoSuchKey). 'e' is left as it was when HeadBucket cannot tell.
  */
 void store_s3_explain_head_404(struct store_s3 *s, const char *bucket, struct s3c_error *e);
+/* The same for a HeadObject of one version ('version_id'; NULL or "": the current one, as above):
+ * a bucket that exists means no such version (NoSuchVersion, what S3 answers a GetObject of it,
+ * whether the key has other versions or none). */
+void store_s3_explain_head_404_version(struct store_s3 *s, const char *bucket, const char *version_id,
+                                      struct s3c_error *e);
 /* The same in two steps, for a caller that sends the HeadBucket itself (the engine, in flight):
  * whether 'e' is such a 404, and 'e' reworded by HeadBucket's status (2xx: no key; 404: no
  * bucket; anything else leaves 'e' as it was). */
@@ -364,6 +369,10 @@ enum s3c_err store_s3_head_sse_c(struct store_s3 *s, const char *bucket, const c
  * download then takes as its own (xfer_obj.head) is the one it would ask. */
 enum s3c_err store_s3_head_ck(struct store_s3 *s, const char *bucket, const char *key, const struct s3_sse_c *k,
                               bool ck_mode, struct http_xfer *x, struct s3c_error *e);
+
+/* The same of one version of the object ('version_id': ?versionId=; NULL or "": the current one). */
+enum s3c_err store_s3_head_version(struct store_s3 *s, const char *bucket, const char *key, const char *version_id,
+                                   const struct s3_sse_c *k, bool ck_mode, struct http_xfer *x, struct s3c_error *e);
 
 /* ListDirectoryBuckets (one page; 'token' NULL for the first): S3 Express
  * directory buckets, from the control endpoint. */

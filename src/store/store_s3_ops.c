@@ -166,7 +166,15 @@ enum s3c_err store_s3_head_sse_c(struct store_s3 *s, const char *bucket, const c
 enum s3c_err store_s3_head_ck(struct store_s3 *s, const char *bucket, const char *key, const struct s3_sse_c *k,
                               bool ck_mode, struct http_xfer *x, struct s3c_error *e)
 {
+    return store_s3_head_version(s, bucket, key, NULL, k, ck_mode, x, e);
+}
+
+enum s3c_err store_s3_head_version(struct store_s3 *s, const char *bucket, const char *key, const char *version_id,
+                                   const struct s3_sse_c *k, bool ck_mode, struct http_xfer *x, struct s3c_error *e)
+{
     struct s3_req r = { .method = "HEAD", .bucket = bucket, .key = key };
+    struct buf q = BUF_INIT(4096);
+    enum s3c_err rc;
 
     /* Ask for the stored checksums too (stores without them ignore this), unless
      * response_checksum_validation = when_required says not to (and no --checksum-mode). */
@@ -174,7 +182,14 @@ enum s3c_err store_s3_head_ck(struct store_s3 *s, const char *bucket, const char
         s3_req_header(&r, "x-amz-checksum-mode", "ENABLED");
     if (k)
         s3_req_sse_c(&r, k, false);
-    return store_s3_send(s, &r, x, e);
+    if (key && version_id && version_id[0]) {
+        if ((rc = s3_query_add(&q, "versionId", version_id)))
+            return s3c_fail(e, rc, "out of memory");
+        r.query = buf_cstr(&q);
+    }
+    rc = store_s3_send(s, &r, x, e);
+    buf_release(&q);
+    return rc;
 }
 
 bool store_s3_head_404_unexplained(const struct s3c_error *e)
@@ -190,6 +205,16 @@ void store_s3_head_404_explain(struct s3c_error *e, long head_bucket_status)
     } else if (head_bucket_status == 404) {
         str_copy(e->s3_code, sizeof(e->s3_code), "NoSuchBucket");
         s3c_fail(e, S3C_ENOTFOUND, "The specified bucket does not exist");
+    }
+}
+
+void store_s3_explain_head_404_version(struct store_s3 *s, const char *bucket, const char *version_id,
+                                      struct s3c_error *e)
+{
+    store_s3_explain_head_404(s, bucket, e);
+    if (version_id && version_id[0] && !strcmp(e->s3_code, "NoSuchKey")) {
+        str_copy(e->s3_code, sizeof(e->s3_code), "NoSuchVersion");
+        s3c_fail(e, S3C_ENOTFOUND, "The specified version does not exist.");
     }
 }
 

@@ -245,12 +245,28 @@ static void at_dst(struct s3_req *q, const char *method, const struct xfer_obj *
     q->key = o->dst;
 }
 
-/* The request's method and object: the source's. */
-static void at_src(struct s3_req *q, const char *method, const struct xfer_obj *o)
+/*
+ * The request's method and object: the source's, of the version the object
+ * names (xfer_obj.version_id: ?versionId=, on every request about the source,
+ * so a HEAD, a GET, a part and the tags are all of the one version), with the
+ * query parameter 'name'='value' too when 'name' is given.
+ */
+static enum s3c_err at_src(struct req *r, struct s3_req *q, const char *method, const char *name,
+                           const char *value, struct s3c_error *e)
 {
+    const struct xfer_obj *o = r->os->o;
+    enum s3c_err rc = S3C_OK;
+
     q->method = method;
     q->bucket = o->src_bucket;
     q->key = o->src;
+    if (o->version_id && o->version_id[0])
+        rc = s3_query_add(&r->query, "versionId", o->version_id);
+    if (!rc && name)
+        rc = s3_query_add(&r->query, name, value);
+    if (r->query.len)
+        q->query = buf_cstr(&r->query);
+    return rc ? s3c_fail(e, rc, "out of memory") : S3C_OK;
 }
 
 /* The query of a request about one multipart upload: ?[name=value&]uploadId=id. */
@@ -414,8 +430,7 @@ static enum s3c_err build_get(struct engine *g, struct req *r, struct s3_req *q,
     char num[32];
     enum s3c_err rc;
 
-    at_src(q, "GET", o);
-    if ((rc = get_fresh(r, e)))
+    if ((rc = at_src(r, q, "GET", NULL, NULL, e)) || (rc = get_fresh(r, e)))
         return rc;
     if (so && !so->win && so->streamed) {
         /* stdout: a retry resumes after the bytes already written. */
@@ -490,16 +505,13 @@ static enum s3c_err build_copy_part(struct engine *g, struct req *r, struct s3_r
 /* RK_HEAD_SRC: HeadObject of a copy's source, for the headers the copy keeps. */
 static enum s3c_err build_head_src(struct engine *g, struct req *r, struct s3_req *q, struct s3c_error *e)
 {
-    at_src(q, "HEAD", r->os->o);
-    return S3C_OK;
+    return at_src(r, q, "HEAD", NULL, NULL, e);
 }
 
 /* RK_GET_TAGS: GetObjectTagging of a copy's source, for the tags it keeps. */
 static enum s3c_err build_get_tags(struct engine *g, struct req *r, struct s3_req *q, struct s3c_error *e)
 {
-    at_src(q, "GET", r->os->o);
-    q->query = "tagging=";
-    return S3C_OK;
+    return at_src(r, q, "GET", "tagging", "", e);
 }
 
 /* RK_HEAD_DST: HeadObject of the destination (did a lost Complete land?). */
@@ -522,10 +534,9 @@ static enum s3c_err build_check_dst(struct engine *g, struct req *r, struct s3_r
  * copy keeps), since the family takes this answer as the caller's (xfer_obj.head). */
 static enum s3c_err build_head_source(struct engine *g, struct req *r, struct s3_req *q, struct s3c_error *e)
 {
-    at_src(q, "HEAD", r->os->o);
     if (ck_mode(g, r->os->o))
         s3_req_header(q, "x-amz-checksum-mode", "ENABLED");
-    return S3C_OK;
+    return at_src(r, q, "HEAD", NULL, NULL, e);
 }
 
 /* RK_HEAD_BUCKET: HeadBucket of the source's bucket, after its HEAD answered 404 with no code. */
@@ -550,10 +561,10 @@ static enum s3c_err build_prove(struct req *r, struct s3_req *q, bool src, struc
     const char *key = copy_key ? oo->sse_c_copy_source_key : oo->sse_c_key;
     enum s3c_err rc;
 
-    if (src)
-        at_src(q, "HEAD", o);
-    else
+    if (!src)
         at_dst(q, "HEAD", o);
+    else if ((rc = at_src(r, q, "HEAD", NULL, NULL, e)))
+        return rc;
     s3_req_header(q, "x-amz-checksum-mode", "ENABLED");
     if (key) {
         if ((rc = s3_sse_c_init(&r->ssec, copy_key ? oo->sse_c_copy_source : oo->sse_c, key, e)))
@@ -593,20 +604,17 @@ static enum s3c_err build_check_tags(struct engine *g, struct req *r, struct s3_
 /* RK_HEAD_INFO: HeadObject before a ranged download (size, ETag, stored checksum). */
 static enum s3c_err build_head_info(struct engine *g, struct req *r, struct s3_req *q, struct s3c_error *e)
 {
-    at_src(q, "HEAD", r->os->o);
     if (ck_mode(g, r->os->o))
         s3_req_header(q, "x-amz-checksum-mode", "ENABLED");
     add_if_match(q, r->os->o);
-    return S3C_OK;
+    return at_src(r, q, "HEAD", NULL, NULL, e);
 }
 
 /* RK_HEAD_PART1: HeadObject ?partNumber=1, the part size of a multipart object. */
 static enum s3c_err build_head_part1(struct engine *g, struct req *r, struct s3_req *q, struct s3c_error *e)
 {
-    at_src(q, "HEAD", r->os->o);
-    q->query = "partNumber=1";
     add_if_match(q, r->os->o);
-    return S3C_OK;
+    return at_src(r, q, "HEAD", "partNumber", "1", e);
 }
 
 /* RK_DELETE: DeleteObjects of a batch, its XML body in r->mem. */
@@ -622,16 +630,7 @@ static enum s3c_err build_delete(struct engine *g, struct req *r, struct s3_req 
 /* RK_DELETE_ONE: DeleteObject of one key (of one version, when given). */
 static enum s3c_err build_delete_one(struct engine *g, struct req *r, struct s3_req *q, struct s3c_error *e)
 {
-    const struct xfer_obj *o = r->os->o;
-    enum s3c_err rc;
-
-    at_src(q, "DELETE", o);
-    if (o->version_id && o->version_id[0]) {
-        if ((rc = s3_query_add(&r->query, "versionId", o->version_id)))
-            return s3c_fail(e, rc, "out of memory");
-        q->query = buf_cstr(&r->query);
-    }
-    return S3C_OK;
+    return at_src(r, q, "DELETE", NULL, NULL, e);
 }
 
 /*

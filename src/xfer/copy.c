@@ -177,6 +177,12 @@ enum s3c_err copy_source(const struct xfer_obj *o, struct buf *out)
         rc = buf_addc(out, '/');
     if (!rc)
         rc = sigv4_uri_encode(sv_from(o->src), 1, out);
+    /* One version of the source: S3 takes it in the header, not as a parameter of its own. */
+    if (!rc && o->version_id && o->version_id[0]) {
+        rc = buf_adds(out, "?versionId=");
+        if (!rc)
+            rc = sigv4_uri_encode(sv_from(o->version_id), 0, out);
+    }
     return rc;
 }
 

@@ -896,6 +896,8 @@ void stdin_release(struct xfer_obj_state *os);
 
 /* copy.c: the server-side copy family */
 enum s3c_err copy_start(struct engine *g, struct xfer_obj_state *os, struct req **out, struct s3c_error *e);
+/* The x-amz-copy-source of 'o' into 'out': "/bucket/key", encoded, "?versionId=V" after it when
+ * o names a version (CopyObject and UploadPartCopy alike). */
 enum s3c_err copy_source(const struct xfer_obj *o, struct buf *out);
 void copy_release(struct xfer_obj_state *os);
 void on_head_src(struct engine *g, struct req *r);

@@ -89,7 +89,10 @@ struct xfer_obj {
     char *etag;                     /* source ETag when known, quotes included */
     bool stdio;                     /* source is stdin (upload) or destination stdout (download) */
     const struct xfer_obj_opts *opts;
-    char *version_id;               /* XFER_DELETE: the version to delete; NULL: the current one */
+    char *version_id;               /* the source's version: the one deleted (XFER_DELETE), read
+                                       (XFER_DOWNLOAD: ?versionId= on its GETs and HEADs) or copied
+                                       (XFER_COPY: x-amz-copy-source's ?versionId=); NULL: the
+                                       current one. Owned */
     struct http_resp *head;         /* the source's HeadObject reply (with x-amz-checksum-mode:
                                        ENABLED) when the caller made one (or the engine, for
                                        src_head), or NULL: a download

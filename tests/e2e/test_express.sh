@@ -198,6 +198,10 @@ test_express_refused_flags_and_no_session_auth() {
     assert_eq "$r0" "$(_x_stat '.requests')" "requests sent by refused commands"
     # EXPRESS_ONEZONE and bucket-owner-full-control are what a directory bucket takes.
     assert_ok s3c cp --storage-class EXPRESS_ONEZONE --acl bucket-owner-full-control f "s3://$b/k"
+    # The one version id a directory bucket takes: "null" (issue 23 item 3).
+    assert_ok s3c cp --version-id null "s3://$b/k" got-null
+    cmp -s f got-null || t_fail "cp --version-id null of a directory bucket's object differs"
+    assert_ok s3c head --version-id null "s3://$b/k"
     # s3_disable_express_session_auth: IAM keys signed for s3express, no CreateSession.
     _x_config 'express_session_required=0'
     r0=$(_x_stat '.ops.CreateSession // 0')

@@ -69,6 +69,8 @@ TEST(xfer_build_every_kind_has_a_builder)
         CHECK(req_builders[k].build != NULL);
 }
 
+/* The object names a version (v1, xfer_obj.version_id): every request about its source carries it
+ * (?versionId=), those about the destination never. */
 TEST(xfer_build_each_kind_says_its_request)
 {
     CHECK_STR(built(RK_PUT, XFER_UPLOAD, 0), "PUT db/dk? | Content-Type: binary/octet-stream; Content-MD5: M;");
@@ -79,31 +81,46 @@ TEST(xfer_build_each_kind_says_its_request)
     CHECK_STR(built(RK_ABORT_STALE, XFER_UPLOAD, 1), "DELETE db/dk?uploadId=S |");
     CHECK_STR(built(RK_LIST_PARTS, XFER_UPLOAD, 1), "GET db/dk?part-number-marker=3&uploadId=U |");
     CHECK_STR(built(RK_HEAD_DST, XFER_UPLOAD, 1), "HEAD db/dk? |");
-    CHECK_STR(built(RK_GET, XFER_DOWNLOAD, 0), "GET sb/sk? |");
-    CHECK_STR(built(RK_GET, XFER_DOWNLOAD, 2), "GET sb/sk? | Range: bytes=10-14; If-Match: \"e\";");
-    CHECK_STR(built(RK_HEAD_INFO, XFER_DOWNLOAD, 0), "HEAD sb/sk? | x-amz-checksum-mode: ENABLED; If-Match: \"e\";");
-    CHECK_STR(built(RK_HEAD_PART1, XFER_DOWNLOAD, 0), "HEAD sb/sk?partNumber=1 | If-Match: \"e\";");
+    CHECK_STR(built(RK_GET, XFER_DOWNLOAD, 0), "GET sb/sk?versionId=v1 |");
+    CHECK_STR(built(RK_GET, XFER_DOWNLOAD, 2), "GET sb/sk?versionId=v1 | Range: bytes=10-14; If-Match: \"e\";");
+    CHECK_STR(built(RK_HEAD_INFO, XFER_DOWNLOAD, 0), "HEAD sb/sk?versionId=v1 | x-amz-checksum-mode: ENABLED; If-Match: \"e\";");
+    CHECK_STR(built(RK_HEAD_PART1, XFER_DOWNLOAD, 0), "HEAD sb/sk?versionId=v1&partNumber=1 | If-Match: \"e\";");
     CHECK_STR(built(RK_COPY, XFER_COPY, 0),
               "PUT db/dk? | x-amz-copy-source: sb/sk; x-amz-metadata-directive: REPLACE;");
     CHECK_STR(built(RK_COPY_PART, XFER_COPY, 1),
               "PUT db/dk?partNumber=2&uploadId=U | x-amz-copy-source: sb/sk; x-amz-copy-source-range: bytes=10-14;");
-    CHECK_STR(built(RK_HEAD_SRC, XFER_COPY, 0), "HEAD sb/sk? |");
+    CHECK_STR(built(RK_HEAD_SRC, XFER_COPY, 0), "HEAD sb/sk?versionId=v1 |");
     /* A key list's source, before anything else: the family takes it as its own HEAD (RK_HEAD_INFO's
      * checksum mode; no If-Match: its ETag is what it learns). */
-    CHECK_STR(built(RK_HEAD_SOURCE, XFER_DOWNLOAD, 0), "HEAD sb/sk? | x-amz-checksum-mode: ENABLED;");
-    CHECK_STR(built(RK_HEAD_SOURCE, XFER_COPY, 0), "HEAD sb/sk? | x-amz-checksum-mode: ENABLED;");
+    CHECK_STR(built(RK_HEAD_SOURCE, XFER_DOWNLOAD, 0), "HEAD sb/sk?versionId=v1 | x-amz-checksum-mode: ENABLED;");
+    CHECK_STR(built(RK_HEAD_SOURCE, XFER_COPY, 0), "HEAD sb/sk?versionId=v1 | x-amz-checksum-mode: ENABLED;");
     CHECK_STR(built(RK_HEAD_BUCKET, XFER_DOWNLOAD, 0), "HEAD sb/-? |");
     /* sync's same-second proof: each end's stored checksums, always asked for. */
-    CHECK_STR(built(RK_PROVE_SRC, XFER_DOWNLOAD, 0), "HEAD sb/sk? | x-amz-checksum-mode: ENABLED;");
-    CHECK_STR(built(RK_PROVE_SRC, XFER_COPY, 0), "HEAD sb/sk? | x-amz-checksum-mode: ENABLED;");
+    CHECK_STR(built(RK_PROVE_SRC, XFER_DOWNLOAD, 0), "HEAD sb/sk?versionId=v1 | x-amz-checksum-mode: ENABLED;");
+    CHECK_STR(built(RK_PROVE_SRC, XFER_COPY, 0), "HEAD sb/sk?versionId=v1 | x-amz-checksum-mode: ENABLED;");
     CHECK_STR(built(RK_PROVE_DST, XFER_UPLOAD, 0), "HEAD db/dk? | x-amz-checksum-mode: ENABLED;");
-    CHECK_STR(built(RK_GET_TAGS, XFER_COPY, 0), "GET sb/sk?tagging= |");
+    CHECK_STR(built(RK_GET_TAGS, XFER_COPY, 0), "GET sb/sk?versionId=v1&tagging= |");
     CHECK_STR(built(RK_PUT_TAGS, XFER_COPY, 0),
               "PUT db/dk?tagging= | Content-Type: application/xml; Content-MD5: M;");
     CHECK_STR(built(RK_CHECK_TAGS, XFER_COPY, 0), "GET db/dk?tagging= |");
     CHECK_STR(built(RK_DELETE, XFER_DELETE, 0),
               "POST sb/-?delete= | Content-Type: application/xml; Content-MD5: M;");
     CHECK_STR(built(RK_DELETE_ONE, XFER_DELETE, 0), "DELETE sb/sk?versionId=v1 |");
+}
+
+/* A copy's source names its version in x-amz-copy-source (CopyObject and UploadPartCopy), encoded. */
+TEST(xfer_build_copy_source_names_the_version)
+{
+    struct xfer_obj o = { .op = XFER_COPY, .src = "a b/k", .src_bucket = "sb" };
+    struct buf out = BUF_INIT(1024);
+
+    CHECK(copy_source(&o, &out) == S3C_OK);
+    CHECK_STR(buf_cstr(&out), "/sb/a%20b/k");
+    buf_reset(&out);
+    o.version_id = "v+1/2";
+    CHECK(copy_source(&o, &out) == S3C_OK);
+    CHECK_STR(buf_cstr(&out), "/sb/a%20b/k?versionId=v%2B1%2F2");
+    buf_release(&out);
 }
 
 /* The SSE-C keys 'kind' carries for an object of 'op' with its own key "A..." and a copy source's "B...":

@@ -517,6 +517,7 @@ void ops_copy_object(struct emu_server *s, struct emu_conn *c, struct emu_bucket
     struct sv cka = emu_req_header(q, "x-amz-checksum-algorithm");
     struct sv scl = emu_req_header(q, "x-amz-storage-class");
     struct sv tdir = emu_req_header(q, "x-amz-tagging-directive");
+    struct sv src;
     struct emu_bucket *sb = NULL;
     char *skey = NULL, t[48], xn[32], acl[32], ssec[28];
     size_t sklen = 0;
@@ -535,8 +536,11 @@ void ops_copy_object(struct emu_server *s, struct emu_conn *c, struct emu_bucket
     so = ops_copy_source(s, c, &sb, &skey, &sklen);
     if (!so)
         return;
-    /* In place, something must change: metadata, class or encryption (S3's words). */
+    /* In place, something must change: metadata, class or encryption (S3's words); but a version
+     * named (?versionId=) may be copied onto its key: how S3 restores an old version. */
+    src = emu_req_header(q, "x-amz-copy-source");
     if (sb == b && sklen == q->klen && !memcmp(skey, q->key, sklen) && !replace && !scl.p && !cka.p &&
+        !memmem(src.p, src.n, "?versionId=", 11) &&
         !emu_req_header(q, "x-amz-server-side-encryption").p &&
         !emu_req_header(q, "x-amz-server-side-encryption-customer-algorithm").p) {
         ops_error(s, c, 400, "InvalidRequest",
