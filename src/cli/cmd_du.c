@@ -201,6 +201,7 @@ enum s3c_err cmd_du(struct cli_ctx *c, int argc, char **argv)
     }
     lo.bucket = u.bucket;
     lo.versions = versions;
+    lo.v1 = c->g.list_v1;
     lo.filter = &filter;
     lo.filter_root = buf_cstr(&root);
     rc = du_walk(s, &lo, st, op);

@@ -137,7 +137,11 @@ static void print_bucket(const struct http_resp *r)
 
 enum s3c_err cmd_head(struct cli_ctx *c, int argc, char **argv)
 {
-    const struct arg_spec specs[] = { { NULL, NULL, 0, NULL } };
+    bool raw = false;
+    const struct arg_spec specs[] = {
+        { "--raw", NULL, ARG_BOOL, &raw }, /* s5cmd's: the key as given, wildcards and escapes alike */
+        { NULL, NULL, 0, NULL },
+    };
     struct s3_uri u = S3_URI_INIT;
     struct s3c_error e = S3C_ERROR_INIT;
     struct http_xfer x;
@@ -153,7 +157,11 @@ enum s3c_err cmd_head(struct cli_ctx *c, int argc, char **argv)
         rc = s3c_fail(&e, S3C_EUSAGE, "head: expected one argument, s3://BUCKET[/KEY]");
     if (!rc)
         rc = s3_uri_parse(pos[0], &u, &e);
-    if (!rc && !wild_has(u.key))
+    /* s5cmd's head names one object: a wildcard is refused ("can not contain glob characters"). */
+    if (!rc && !raw && wild_has(u.key))
+        rc = s3c_fail(&e, S3C_EUSAGE, "head: remote source \"%s\" can not contain glob characters (--raw takes "
+                      "them as they are)", pos[0]);
+    if (!rc && !raw)
         wild_unescape(u.key); /* "\\*" is a star, as in every verb */
     if (!rc && !u.bucket[0])
         rc = s3c_fail(&e, S3C_EUSAGE, "head: \"%s\" names no bucket", pos[0]);
