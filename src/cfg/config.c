@@ -244,7 +244,9 @@ static enum s3c_err take_seconds(struct cfg_ctx *x, const char *flag_value, cons
 static enum s3c_err file_path(struct cfg_ctx *x, const char *var, const char *name,
                               char **display, struct buf *path)
 {
-    const char *given = cfg_env_get(x->envp, var);
+    /* s5cmd's --credentials-file beats the variable, as a flag does. */
+    const char *flag = !strcmp(var, "AWS_SHARED_CREDENTIALS_FILE") ? x->flags->credentials_file : NULL;
+    const char *given = flag && flag[0] ? flag : cfg_env_get(x->envp, var);
     const char *home = cfg_env_get(x->envp, "HOME");
     char dflt[64];
     enum s3c_err rc;
@@ -403,6 +405,11 @@ static enum s3c_err resolve_misc(struct cfg_ctx *x)
     pick_env_prof(x, "AWS_MAX_ATTEMPTS", "max_attempts", &p);
     if ((rc = take_positive(x, &p, &x->out->max_attempts)))
         return rc;
+    if (x->flags->retry_count) {
+        /* s5cmd's --retry-count counts the tries after the first (the CLI checked it is 0..1000). */
+        x->out->max_attempts.value = strtoull(x->flags->retry_count, NULL, 10) + 1;
+        x->out->max_attempts.set = true;
+    }
 
     pick_env_prof(x, "AWS_RETRY_MODE", "retry_mode", &p);
     if (p.value) {

@@ -62,9 +62,11 @@ struct cfg_flags {
     bool debug;                 /* --debug */
     const char *read_timeout;   /* --cli-read-timeout SECONDS */
     const char *connect_timeout; /* --cli-connect-timeout SECONDS */
+    const char *retry_count;    /* s5cmd's --retry-count N: max_attempts N + 1 */
+    const char *credentials_file; /* s5cmd's --credentials-file: AWS_SHARED_CREDENTIALS_FILE */
 };
 
-#define CFG_FLAGS_INIT { NULL, NULL, NULL, NULL, false, false, false, NULL, NULL }
+#define CFG_FLAGS_INIT { NULL, NULL, NULL, NULL, false, false, false, NULL, NULL, NULL, NULL }
 
 enum cfg_addressing {
     CFG_ADDRESSING_AUTO = 0,    /* path for custom endpoints and non-DNS names */

@@ -67,12 +67,18 @@ enum s3c_err args_parse(const char *verb, const struct arg_spec *specs, int argc
             return s3c_fail(e, S3C_EUSAGE, "%s: %s needs a value", verb, s->name);
         if (s->kind == ARG_STR) {
             *(const char **)s->dst = value;
-        } else {
+            continue;
+        }
+        for (;;) {
             struct arg_list *l = s->dst;
             if (l->n >= ARG_LIST_MAX)
                 return s3c_fail(e, S3C_EUSAGE, "%s: too many %s", verb, s->name);
             l->flag[l->n] = s->name;
             l->v[l->n++] = value;
+            if (s->kind != ARG_STR_NARGS || i + 1 >= argc || argv[i + 1][0] == '-' ||
+                !strchr(argv[i + 1], '=') || !strncmp(argv[i + 1], "s3://", 5))
+                break;
+            value = argv[++i];
         }
     }
     return S3C_OK;

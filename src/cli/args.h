@@ -14,6 +14,9 @@ enum arg_kind {
     ARG_BOOL,       /* --flag sets *b = true */
     ARG_STR,        /* --flag VALUE sets *s (points into argv) */
     ARG_STR_LIST,   /* repeatable: appends to a list (see struct arg_list) */
+    ARG_STR_NARGS,  /* ARG_STR_LIST that also takes each following NAME=VALUE argument (one holding
+                       '=', not starting with '-' nor s3://): argparse's nargs='+' (--grants), less
+                       greedy, so a path without '=' stays positional */
 };
 
 #define ARG_LIST_MAX 256

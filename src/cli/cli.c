@@ -143,12 +143,18 @@ int cli_main(int argc, char **argv)
     memset(&oo, 0, sizeof(oo));
     if (!rest)
         return EXIT_FAILED;
-    rc = cli_take_globals(argc, argv, &flags, &oo, rest, &n_rest, &e);
+    rc = cli_take_globals(argc, argv, &flags, &oo, &ctx.g, rest, &n_rest, &e);
     out_init(&oo);
     if (rc) {
         out_usage_error(&e);
         free(rest);
         return EXIT_USAGE;
+    }
+    if (ctx.g.install_completion) {
+        /* s5cmd's prints a script for $SHELL; s3c's are installed with it. */
+        cli_completion_help(getenv("SHELL"));
+        free(rest);
+        return EXIT_OK;
     }
     if (n_rest == 0) {
         cli_help(NULL);

@@ -57,5 +57,7 @@ enum s3c_err cli_filters(const struct arg_list *list, const char *arg, struct fi
 
 /* help text of one verb, or of all when 'verb' is NULL; false if unknown. */
 bool cli_help(const char *verb);
+/* --install-completion: how 'shell' ($SHELL, may be NULL) gets s3c's completions, on stdout. */
+void cli_completion_help(const char *shell);
 
 #endif

@@ -214,6 +214,7 @@ enum s3c_err cmd_du(struct cli_ctx *c, int argc, char **argv)
     }
     lo.bucket = u.bucket;
     lo.versions = versions || version_id;
+    lo.v1 = c->g.list_v1;
     st->only_key = version_id ? lo.prefix : NULL; /* the key, its escapes removed (listing_set_key) */
     st->only_version = version_id;
     lo.filter = &filter;

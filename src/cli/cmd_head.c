@@ -140,8 +140,10 @@ static void print_bucket(const struct http_resp *r)
 enum s3c_err cmd_head(struct cli_ctx *c, int argc, char **argv)
 {
     const char *version_id = NULL;
+    bool raw = false;
     const struct arg_spec specs[] = {
         { "--version-id", NULL, ARG_STR, &version_id },
+        { "--raw", NULL, ARG_BOOL, &raw }, /* s5cmd's: the key as given, wildcards and escapes alike */
         { NULL, NULL, 0, NULL },
     };
     struct s3_uri u = S3_URI_INIT;
@@ -159,7 +161,11 @@ enum s3c_err cmd_head(struct cli_ctx *c, int argc, char **argv)
         rc = s3c_fail(&e, S3C_EUSAGE, "head: expected one argument, s3://BUCKET[/KEY]");
     if (!rc)
         rc = s3_uri_parse(pos[0], &u, &e);
-    if (!rc && !wild_has(u.key))
+    /* s5cmd's head names one object: a wildcard is refused ("can not contain glob characters"). */
+    if (!rc && !raw && wild_has(u.key))
+        rc = s3c_fail(&e, S3C_EUSAGE, "head: remote source \"%s\" can not contain glob characters (--raw takes "
+                      "them as they are)", pos[0]);
+    if (!rc && !raw)
         wild_unescape(u.key); /* "\\*" is a star, as in every verb */
     if (!rc && !u.bucket[0])
         rc = s3c_fail(&e, S3C_EUSAGE, "head: \"%s\" names no bucket", pos[0]);

@@ -37,6 +37,7 @@
 struct ls_state {
     bool recursive, human, summarize, json;
     bool show_etag, show_class, versions;
+    bool fullpath;              /* --show-fullpath: each entry as its s3:// URL alone (s5cmd) */
     const char *bucket;
     const char *pattern;        /* the wildcard of the argument, or NULL */
     uint64_t total_objects, total_bytes;
@@ -187,6 +188,16 @@ static void text_entry(struct ls_state *st, const struct listing_entry *en)
     struct sv name;
 
     buf_reset(l);
+    if (st->fullpath) {
+        /* s5cmd's ListMessage.String: the URL and nothing else, a prefix's too. */
+        buf_adds(l, "s3://");
+        out_escape(l, sv_from(st->bucket));
+        buf_addc(l, '/');
+        out_escape(l, sv_from(en->key));
+        buf_addc(l, '\n');
+        out_text(buf_cstr(l));
+        return;
+    }
     if (en->kind == LISTING_PREFIX) {
         name = prefix_name(en->key);
         buf_addf(l, "%*s ", pre_width(st), "PRE");
@@ -350,7 +361,7 @@ enum s3c_err cli_filters(const struct arg_list *list, const char *arg, struct fi
 enum s3c_err cmd_ls(struct cli_ctx *c, int argc, char **argv)
 {
     struct ls_state st = { .line = BUF_INIT(1 << 20) };
-    const char *page_size_s = NULL, *request_payer = NULL;
+    const char *page_size_s = NULL, *request_payer = c->g.request_payer; /* s5cmd's global, else the flag */
     bool humanize = false, directory = false;
     struct arg_list filters = { .n = 0 };
     const struct arg_spec specs[] = {
@@ -361,6 +372,7 @@ enum s3c_err cmd_ls(struct cli_ctx *c, int argc, char **argv)
         { "--etag", "-e", ARG_BOOL, &st.show_etag },
         { "--storage-class", "-s", ARG_BOOL, &st.show_class },
         { "--all-versions", NULL, ARG_BOOL, &st.versions },
+        { "--show-fullpath", NULL, ARG_BOOL, &st.fullpath },
         { "--exclude", NULL, ARG_STR_LIST, &filters },
         { "--include", NULL, ARG_STR_LIST, &filters },
         { "--page-size", NULL, ARG_STR, &page_size_s },
@@ -423,6 +435,7 @@ enum s3c_err cmd_ls(struct cli_ctx *c, int argc, char **argv)
     /* A wildcard crosses '/': it lists every key under its literal prefix. */
     lo.delimiter = st.recursive || lo.pattern ? NULL : "/";
     lo.versions = st.versions;
+    lo.v1 = c->g.list_v1;
     lo.filter = &filter;
     lo.filter_root = buf_cstr(&root);
     /* A directory bucket lists in no order: shown sorted, as a general-purpose one. */

@@ -155,6 +155,8 @@ static enum s3c_err arg_open(struct rm *r)
     so.filter_one = true;
     so.tell_filtered = true;
     so.dirs = OBJSRC_DIRS_KEEP;
+    so.page_size = r->base.knobs.page_size;
+    so.list_v1 = r->base.c->g.list_v1;
     if (!rc)
         rc = objsrc_open(&r->src, &so, &e);
     if (rc) {
@@ -303,7 +305,7 @@ static enum s3c_err rm_parse(struct rm *r, int argc, char **argv, struct s3c_err
     bool dryrun = false;
     const struct arg_spec specs[] = {
         { "--recursive", "-r", ARG_BOOL, &r->recursive },
-        { "--dryrun", NULL, ARG_BOOL, &dryrun },
+        { "--dryrun", "--dry-run", ARG_BOOL, &dryrun },
         { "--raw", NULL, ARG_BOOL, &r->raw },
         { "--version-id", NULL, ARG_STR, &r->version_id },
         { "--all-versions", NULL, ARG_BOOL, &r->all_versions },
@@ -317,6 +319,7 @@ static enum s3c_err rm_parse(struct rm *r, int argc, char **argv, struct s3c_err
     };
     enum s3c_err rc;
 
+    r->oo.request_payer = r->base.c->g.request_payer; /* s5cmd's global; the verb's flag wins */
     rc = args_parse(r->base.verb, specs, argc, argv, r->args, argc, &r->n_args, e);
     r->base.dryrun = dryrun;
     if (!rc && r->version_id && r->all_versions)

@@ -275,6 +275,8 @@ static int side_raw_next(void *ctx, struct merge_entry *out, struct s3c_error *e
         out->mtime = en->mtime;
         out->mtime_nsec = en->mtime_nsec;
         out->etag = sv_from(en->etag);
+        out->archived = en->storage_class &&
+                        (!strcmp(en->storage_class, "GLACIER") || !strcmp(en->storage_class, "DEEP_ARCHIVE"));
         return 1;
     }
 }
@@ -328,6 +330,8 @@ static enum s3c_err side_open(struct sync *s, struct side *sd, struct s3c_error 
      * files are known by what made them (job_tmp_of), never by their name. */
     so.tmp_files = !sd->is_src && !s->base.knobs.resume;
     so.missing_is_empty = !sd->is_src;
+    so.page_size = s->base.knobs.page_size;
+    so.list_v1 = s->base.c->g.list_v1;
     rc = objsrc_open(&sd->src, &so, e);
     if (rc == S3C_ENOTFOUND && sd->src.kind == OBJSRC_WALK)
         return s3c_fail(e, S3C_EUSAGE, "sync: the user-provided path %s does not exist", sd->arg);
@@ -465,6 +469,19 @@ static enum s3c_err head_source(struct sync *s, struct merge_entry *en, struct b
     http_xfer_release(&x);
     buf_release(&key);
     return rc;
+}
+
+/* An archived source entry the copy would fail on: skipped as the AWS CLI's sync (job_glacier_skip). */
+static bool glacier_skip(struct sync *s, const struct merge_entry *en)
+{
+    struct buf ssh = BUF_INIT(NAME_MAX_BYTES);
+    bool skip = false;
+
+    if (s->src.s3 && !shown_name(&s->src, en->rel, &ssh))
+        skip = job_glacier_skip(&s->base, (int)s->op, op_word(s->op), buf_cstr(&ssh), "GLACIER", NULL,
+                                s->oa.force_glacier, s->oa.ignore_glacier);
+    buf_release(&ssh);
+    return skip;
 }
 
 /*
@@ -738,6 +755,8 @@ static int sync_next(struct job *j, struct xfer_obj **out)
         case MERGE_KEEP:
             break;
         case MERGE_COPY_IT:
+            if (a.src->archived && glacier_skip(s, a.src))
+                break;
             /* The same second: the engine proves it (xfer_obj.same_second); a dry run here. */
             *out = copy_obj(s, a.src, a.why == MERGE_WHY_SAME_SECOND ? a.dst : NULL, &e);
             if (*out && j->dryrun && (*out)->same_second && dry_same_bytes(s, *out)) {
@@ -917,7 +936,7 @@ enum s3c_err sync_job_new(struct cli_ctx *c, const char *verb, int argc, char **
         return s3c_fail(e, S3C_ENOMEM, "out of memory");
     {
         const struct arg_spec specs[] = {
-            { "--dryrun", NULL, ARG_BOOL, &dryrun },
+            { "--dryrun", "--dry-run", ARG_BOOL, &dryrun },
             { "--delete", NULL, ARG_BOOL, &s->delete },
             { "--size-only", NULL, ARG_BOOL, &s->size_only },
             { "--exact-timestamps", NULL, ARG_BOOL, &s->exact_timestamps },
@@ -936,6 +955,7 @@ enum s3c_err sync_job_new(struct cli_ctx *c, const char *verb, int argc, char **
         s->base.c = c;
         s->base.verb = verb;
         s->filter = (struct filter)FILTER_INIT;
+        s->oo.request_payer = c->g.request_payer; /* s5cmd's global; the verb's flag wins */
         rc = args_parse(verb, specs, argc, argv, s->pos, 2, &s->n_pos, e);
     }
     s->base.dryrun = dryrun;

@@ -22,28 +22,58 @@ extern char **environ;
 struct global_flag {
     const char *name;
     bool takes_value;
+    bool before_verb;   /* s5cmd's, a global only before the verb (after it: the verb's flag or nothing) */
 };
 
 static const struct global_flag global_flags[] = {
-    { "--endpoint-url", true }, { "--profile", true },       { "--region", true },
-    { "--ca-bundle", true },    { "--no-sign-request", false }, { "--no-verify-ssl", false },
-    { "--debug", false },       { "--json", false },         { "--quiet", false },
-    { "--only-show-errors", false }, { "--no-progress", false },
-    { "--cli-read-timeout", true }, { "--cli-connect-timeout", true }, { NULL, false },
+    { "--endpoint-url", true, false }, { "--profile", true, false }, { "--region", true, false },
+    { "--ca-bundle", true, false },    { "--no-sign-request", false, false }, { "--no-verify-ssl", false, false },
+    { "--debug", false, false },       { "--json", false, false },    { "--quiet", false, false },
+    { "--only-show-errors", false, false }, { "--no-progress", false, false },
+    { "--cli-read-timeout", true, false }, { "--cli-connect-timeout", true, false },
+    /* The AWS CLI's that mean nothing to s3c's output: no pager, no colours, and its s3
+     * commands page themselves (`aws s3 ls` help: --no-paginate is ignored). */
+    { "--no-paginate", false, false }, { "--no-cli-pager", false, false }, { "--color", true, false },
+    /* s5cmd's (command/app.go, the app's Flags). */
+    { "--retry-count", true, false },  { "--log", true, false },  { "--credentials-file", true, false },
+    { "--use-list-objects-v1", false, false }, { "--install-completion", false, false },
+    { "-r", true, true },              { "--dry-run", false, true }, { "--stat", false, true },
+    { "--numworkers", true, true },    { "--request-payer", true, true },
+    { NULL, false, false },
 };
 
-static const struct global_flag *find_global(const char *arg, size_t n)
+static const struct global_flag *find_global(const char *arg, size_t n, bool before_verb)
 {
     const struct global_flag *g;
 
     for (g = global_flags; g->name; g++)
-        if (strlen(g->name) == n && strncmp(g->name, arg, n) == 0)
+        if (strlen(g->name) == n && strncmp(g->name, arg, n) == 0 && (before_verb || !g->before_verb))
             return g;
     return NULL;
 }
 
-static void set_global(struct cfg_flags *f, struct out_opts *o, const char *name, const char *value)
+/* A value from a fixed list, as argparse (the AWS CLI) and urfave's enum (s5cmd) check them. */
+static enum s3c_err one_of(const char *flag, const char *value, const char *const *choices, struct s3c_error *e)
 {
+    char list[128] = "";
+    size_t len = 0;
+    int i;
+
+    for (i = 0; choices[i]; i++)
+        if (!strcmp(value, choices[i]))
+            return S3C_OK;
+    for (i = 0; choices[i] && len < sizeof(list); i++)
+        len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%s", i ? " | " : "", choices[i]);
+    return s3c_fail(e, S3C_EUSAGE, "argument %s: Invalid choice '%s', valid choices are: %s", flag, value, list);
+}
+
+static enum s3c_err set_global(struct cfg_flags *f, struct out_opts *o, struct cli_globals *g, const char *name,
+                               const char *value, struct s3c_error *e)
+{
+    static const char *const colors[] = { "on", "off", "auto", NULL };
+    static const char *const levels[] = { "trace", "debug", "info", "error", NULL };
+    char *end;
+
     if (!strcmp(name, "--endpoint-url"))
         f->endpoint_url = value;
     else if (!strcmp(name, "--profile"))
@@ -70,10 +100,43 @@ static void set_global(struct cfg_flags *f, struct out_opts *o, const char *name
         f->read_timeout = value;
     else if (!strcmp(name, "--cli-connect-timeout"))
         f->connect_timeout = value;
+    else if (!strcmp(name, "--color"))
+        return one_of(name, value, colors, e); /* s3c writes no colours: any choice is kept */
+    else if (!strcmp(name, "--retry-count") || !strcmp(name, "-r")) {
+        /* s5cmd's retries after the first try: the AWS CLI's max_attempts less one. */
+        long n = strtol(value, &end, 10);
+        if (end == value || *end || n < 0 || n > 1000)
+            return s3c_fail(e, S3C_EUSAGE, "--retry-count must be a whole number from 0 to 1000, not \"%s\"", value);
+        f->retry_count = value;
+    } else if (!strcmp(name, "--log")) {
+        if (one_of(name, value, levels, e))
+            return e->code;
+        /* s5cmd's levels: trace and debug trace the requests, error prints only errors. */
+        if (!strcmp(value, "trace") || !strcmp(value, "debug"))
+            f->debug = o->debug = true;
+        else if (!strcmp(value, "error"))
+            o->only_errors = true;
+    } else if (!strcmp(name, "--credentials-file"))
+        f->credentials_file = value;
+    else if (!strcmp(name, "--use-list-objects-v1"))
+        g->list_v1 = true;
+    else if (!strcmp(name, "--install-completion"))
+        g->install_completion = true;
+    else if (!strcmp(name, "--dry-run"))
+        g->dryrun = true;
+    else if (!strcmp(name, "--stat"))
+        g->stat = true;
+    else if (!strcmp(name, "--numworkers"))
+        g->numworkers = value;
+    else if (!strcmp(name, "--request-payer"))
+        g->request_payer = value;
+    return S3C_OK;
 }
 
-enum s3c_err cli_take_globals(int argc, char **argv, struct cfg_flags *f, struct out_opts *o,
-                              char **rest, int *n_rest, struct s3c_error *e)
+/* cli_take_globals; 'verb_seen': argv[0] is the verb (a run file's line), so none of the
+ * before-the-verb flags is a global there. */
+static enum s3c_err take_globals(int argc, char **argv, bool verb_seen, struct cfg_flags *f, struct out_opts *o,
+                                 struct cli_globals *g, char **rest, int *n_rest, struct s3c_error *e)
 {
     bool done = false;
     int i;
@@ -82,34 +145,45 @@ enum s3c_err cli_take_globals(int argc, char **argv, struct cfg_flags *f, struct
     for (i = 1; i < argc; i++) {
         const char *a = argv[i], *eq = strchr(a, '=');
         size_t n = eq ? (size_t)(eq - a) : strlen(a);
-        const struct global_flag *g = NULL;
+        const struct global_flag *gf = NULL;
+        enum s3c_err rc;
 
         if (!done && strcmp(a, "--") == 0)
             done = true;
-        if (!done && a[0] == '-' && a[1] == '-')
-            g = find_global(a, n);
-        if (!g) {
+        /* Before the verb: nothing but global flags stand before it. */
+        if (!done && a[0] == '-' && a[1])
+            gf = find_global(a, n, !verb_seen && *n_rest == 0);
+        if (!gf) {
             rest[(*n_rest)++] = argv[i];
             continue;
         }
-        if (!g->takes_value) {
+        if (!gf->takes_value) {
             if (eq)
-                return s3c_fail(e, S3C_EUSAGE, "%s takes no value", g->name);
-            set_global(f, o, g->name, NULL);
+                return s3c_fail(e, S3C_EUSAGE, "%s takes no value", gf->name);
+            rc = set_global(f, o, g, gf->name, NULL, e);
         } else if (eq) {
-            set_global(f, o, g->name, eq + 1);
+            rc = set_global(f, o, g, gf->name, eq + 1, e);
         } else if (i + 1 < argc) {
-            set_global(f, o, g->name, argv[++i]);
+            rc = set_global(f, o, g, gf->name, argv[++i], e);
         } else {
-            return s3c_fail(e, S3C_EUSAGE, "%s needs a value", g->name);
+            return s3c_fail(e, S3C_EUSAGE, "%s needs a value", gf->name);
         }
+        if (rc)
+            return rc;
     }
     return S3C_OK;
+}
+
+enum s3c_err cli_take_globals(int argc, char **argv, struct cfg_flags *f, struct out_opts *o, struct cli_globals *g,
+                              char **rest, int *n_rest, struct s3c_error *e)
+{
+    return take_globals(argc, argv, false, f, o, g, rest, n_rest, e);
 }
 
 enum s3c_err cli_line_globals(int *argc, char **argv, struct out_opts *o, struct s3c_error *e)
 {
     struct cfg_flags f, none;
+    struct cli_globals g = { 0 };
     char **rest = calloc((size_t)*argc + 1, sizeof(char *));
     bool debug = o->debug;
     enum s3c_err rc;
@@ -119,10 +193,11 @@ enum s3c_err cli_line_globals(int *argc, char **argv, struct out_opts *o, struct
         return s3c_fail(e, S3C_ENOMEM, "out of memory");
     memset(&f, 0, sizeof(f));
     memset(&none, 0, sizeof(none));
-    rc = cli_take_globals(*argc, argv, &f, o, rest, &n, e);
-    if (!rc && (memcmp(&f, &none, sizeof(f)) != 0 || o->debug != debug))
+    rc = take_globals(*argc, argv, true, &f, o, &g, rest, &n, e);
+    if (!rc && (memcmp(&f, &none, sizeof(f)) != 0 || o->debug != debug || g.list_v1 || g.install_completion))
         rc = s3c_fail(e, S3C_EUSAGE, "%s: --endpoint-url, --profile, --region, --ca-bundle, --no-sign-request, "
-                      "--no-verify-ssl, --cli-read-timeout, --cli-connect-timeout and --debug are the run's: "
+                      "--no-verify-ssl, --cli-read-timeout, --cli-connect-timeout, --retry-count, "
+                      "--credentials-file, --use-list-objects-v1, --log and --debug are the run's: "
                       "give them to s3c run, not to a line", argv[0]);
     if (!rc) {
         for (i = 0; i < n; i++)

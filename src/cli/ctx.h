@@ -20,12 +20,26 @@ struct out_opts;
 struct store_s3;
 struct cli_ctx;
 
+/*
+ * s5cmd's global flags that are a verb's flags in s3c (given before the
+ * verb, as s5cmd takes them), and those that change how the run lists.
+ */
+struct cli_globals {
+    bool dryrun;                /* --dry-run: every verb's --dryrun */
+    bool stat;                  /* --stat: the verbs' --stat */
+    const char *numworkers;     /* --numworkers N: the verbs' --numworkers, unless they give their own */
+    const char *request_payer;  /* --request-payer: the verbs', unless they give their own */
+    bool list_v1;               /* --use-list-objects-v1: listings with ListObjects (marker), not V2 */
+    bool install_completion;    /* --install-completion: say how the shell gets s3c's completions */
+};
+
 /* A verb's entry point. */
 typedef enum s3c_err (*cli_verb_fn)(struct cli_ctx *c, int argc, char **argv);
 
 struct cli_ctx {
     struct s3c_config cfg;      /* resolved configuration */
     const char *region_flag;    /* --region as given, NULL when not */
+    struct cli_globals g;       /* s5cmd's globals for the verbs (cli_take_globals) */
     struct creds_src *creds_src; /* the credential provider, found on first use by cli_keys() */
     struct keyring *keys;       /* its keys, refreshed as they near expiry */
     struct store_s3 *s3;        /* created on first use by cli_s3() */
@@ -54,13 +68,15 @@ void cli_ctx_release(struct cli_ctx *c);
 void cli_reads_only(struct cli_ctx *c, bool reads_only);
 
 /*
- * The command line's global flags, wherever they stand (before "--"): moved
- * out of argv[1..argc) into 'f' and 'o'; the rest stays in order in rest[]
+ * The command line's global flags, wherever they stand (before "--"), and
+ * s5cmd's flags that are globals only before the verb (-r N is --retry-count
+ * there, a verb's --recursive after it): moved out of argv[1..argc) into 'f',
+ * 'o' and 'g'; the rest stays in order in rest[]
  * (room for argc entries), *n_rest of them. S3C_EUSAGE on a flag's missing
  * or unwanted value.
  */
 enum s3c_err cli_take_globals(int argc, char **argv, struct cfg_flags *f, struct out_opts *o,
-                              char **rest, int *n_rest, struct s3c_error *e);
+                              struct cli_globals *g, char **rest, int *n_rest, struct s3c_error *e);
 
 /*
  * A run file's line: take the global options out of argv[1..*argc) (argv[0]

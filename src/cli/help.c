@@ -21,6 +21,7 @@ static const struct help helps[] = {
       "  --summarize         print Total Objects and Total Size at the end\n"
       "  --etag, -e          an ETag column (s5cmd)\n"
       "  --storage-class, -s  a storage class column (s5cmd)\n"
+      "  --show-fullpath     each entry as its s3:// URL alone, prefixes too (s5cmd)\n"
       "  --all-versions      every version and delete marker (ListObjectVersions): a\n"
       "                      version id column, DELETE in the size column of a delete\n"
       "                      marker, each key's newest first; --summarize counts versions\n"
@@ -64,11 +65,14 @@ static const struct help helps[] = {
       "says --force wants the bucket gone, and a removed bucket keeps no history\n"
       "anyway, so s3c removes it all. Stores without ListObjectVersions get the plain\n"
       "deletes.\n" },
-    { "head", "s3c head s3://BUCKET[/KEY] [--version-id ID]",
+    { "head", "s3c head s3://BUCKET[/KEY] [--version-id ID] [--raw]",
       "Print an object's metadata (HeadObject) as JSON, with the same field names as\n"
       "`aws s3api head-object`; with no key, check the bucket (HeadBucket).\n"
+      "A key names one object: a wildcard in it is refused, as s5cmd's head refuses it\n"
+      "('\\*' is a star).\n"
       "  --version-id ID        that version of the object (head-object --version-id; s5cmd's);\n"
-      "                         one the bucket does not have: NoSuchVersion, exit 254\n" },
+      "                         one the bucket does not have: NoSuchVersion, exit 254\n"
+      "  --raw                  the key as given: '*', '?' and '\\' are its own characters\n" },
     { "cp", "s3c cp SRC DST [--recursive] [--exclude P] [--include P] [flags]",
       "Copy local files to S3, S3 objects to local files, or S3 to S3 (server side).\n"
       "SRC or DST may be '-' (stdin/stdout); '*' and '?' in SRC select many objects (in a\n"
@@ -77,7 +81,7 @@ static const struct help helps[] = {
       "  --exclude/--include P  AWS CLI filters: the last matching one wins\n"
       "  --flatten              drop the directories of the source names\n"
       "  --raw                  take SRC literally (no wildcards)\n"
-      "  --dryrun               print what would be done\n"
+      "  --dryrun, --dry-run    print what would be done\n"
       "  --no-overwrite         never replace an object (If-None-Match: *)\n"
       "  -n, --no-clobber       skip destinations that exist\n"
       "  -s, --if-size-differ   skip destinations that exist, unless their size differs (s5cmd)\n"
@@ -100,6 +104,19 @@ static const struct help helps[] = {
       "  --source-region R      S3 to S3: the region of the source bucket, whose requests\n"
       "                         (HeadObject, GetObjectTagging, listings) are signed for it\n"
       "                         from the first; the copies go to the destination's\n"
+      "  --destination-region R  the region of the destination bucket, whose requests are\n"
+      "                         signed for it (s5cmd's; the AWS CLI's is --region)\n"
+      "  --grants PERM=GRANTEE [PERM=GRANTEE...]   x-amz-grant-read, -read-acp, -write-acp,\n"
+      "                         -full-control for read, readacl, writeacl, full; GRANTEE as\n"
+      "                         S3 takes it (uri=..., id=..., several joined by ','), as the\n"
+      "                         AWS CLI sends it\n"
+      "  --website-redirect URL  x-amz-website-redirect-location of the object written\n"
+      "  --force-glacier-transfer   download or copy GLACIER and DEEP_ARCHIVE objects anyway\n"
+      "                         (else skipped with the AWS CLI's warning, exit 2: unless\n"
+      "                         restored, S3 refuses them; a listed object's restore is not\n"
+      "                         known, so a recursive one is skipped even when restored)\n"
+      "  --ignore-glacier-warnings  skip them silently (exit 0)\n"
+      "  --page-size N          keys per list request (default 1000)\n"
       "  --sse-c AES256 --sse-c-key KEY32    customer key of the object written (or read, downloads)\n"
       "  --sse-c-copy-source AES256 --sse-c-copy-source-key KEY32   customer key of a copy's source\n"
       "  --no-guess-mime-type, --follow-symlinks, --no-follow-symlinks\n"
@@ -160,7 +177,8 @@ static const struct help helps[] = {
       "connection options (--endpoint-url, --profile, --region...) and --debug are the\n"
       "run's: given on a line, that line fails.\n"
       "  --concurrency N, --numworkers N, --loops N, --part-size SIZE, --bwlimit RATE,\n"
-      "  --expected-size SIZE, --no-progress, --stat, --resume, --hedge-writes   as for cp, for the one\n"
+      "  --expected-size SIZE, --no-progress, --stat, --resume, --hedge-writes, --page-size N\n"
+      "                         as for cp, for the one\n"
       "                         engine of all the lines\n"
       "  --shard K/N|auto       as for cp, for every line without a --shard of its own\n" },
     { "mv", "s3c mv SRC DST [--recursive] [flags]",
@@ -175,7 +193,8 @@ static const struct help helps[] = {
       "  --recursive, -r        every key under s3://BUCKET/PREFIX/ (the whole bucket for s3://BUCKET)\n"
       "  --exclude/--include P  AWS CLI filters: the last matching one wins\n"
       "  --raw                  take the key literally (no wildcards)\n"
-      "  --dryrun               print what would be deleted, delete nothing\n"
+      "  --dryrun, --dry-run    print what would be deleted, delete nothing\n"
+      "  --page-size N          keys per list request (default 1000)\n"
       "  --version-id V         delete that version of one object\n"
       "  --all-versions         delete every version and delete marker of the keys selected\n"
       "  --request-payer requester\n"
@@ -220,7 +239,9 @@ static const struct help helps[] = {
       "  --expected-size SIZE, --part-size SIZE, --concurrency N, --numworkers N,\n"
       "  --bwlimit RATE, --no-progress, --stat\n"
       "  --metadata-directive, --copy-props, --source-region, --sse-c-copy-source,\n"
-      "  --sse-c-copy-source-key, --resume, --loops, --hedge-writes\n"
+      "  --grants PERM=GRANTEE..., --website-redirect URL   as for cp\n"
+      "  --sse-c-copy-source-key, --resume, --loops, --hedge-writes, --destination-region,\n"
+      "  --force-glacier-transfer, --ignore-glacier-warnings, --page-size\n"
       "                         accepted as for cp; no effect on a stream\n"
       "  --checksum-mode        accepted as for cp; no effect on a stream\n" },
     { "presign", "s3c presign s3://BUCKET/KEY [--expires-in SECONDS] [--version-id ID]",
@@ -245,13 +266,14 @@ static const struct help helps[] = {
       "  --exact-timestamps     downloads: copy same-sized files unless the times are equal\n"
       "  --exclude/--include P  AWS CLI filters, applied to both ends: the last match wins\n"
       "  --raw                  take SRC literally (no wildcards)\n"
-      "  --dryrun               print what would be done\n"
+      "  --dryrun, --dry-run    print what would be done\n"
       "  --follow-symlinks (default), --no-follow-symlinks\n"
       "  and cp's object flags: --content-type T, --cache-control V, --content-encoding V,\n"
       "  --content-disposition V, --content-language V, --expires V, --metadata k=v[,k=v],\n"
       "  --metadata-directive COPY|REPLACE, --copy-props default|metadata-directive|none,\n"
-      "  --source-region R,\n"
-      "  --storage-class C, --acl A, --sse AES256|aws:kms,\n"
+      "  --source-region R, --destination-region R, --grants PERM=GRANTEE...,\n"
+      "  --website-redirect URL, --force-glacier-transfer, --ignore-glacier-warnings,\n"
+      "  --page-size N, --storage-class C, --acl A, --sse AES256|aws:kms,\n"
       "  --sse-kms-key-id K, --sse-c AES256 --sse-c-key KEY32, --sse-c-copy-source AES256\n"
       "  --sse-c-copy-source-key KEY32, --request-payer requester, --no-guess-mime-type,\n"
       "  --checksum-algorithm A, --checksum-mode ENABLED,\n"
@@ -297,6 +319,17 @@ static const char global_text[] =
     "                      cli_read_timeout)\n"
     "  --cli-connect-timeout SECONDS  give up connecting after this long, then retry\n"
     "                      (default 10; 0: never; profile key cli_connect_timeout)\n"
+    "  --no-paginate, --no-cli-pager, --color on|off|auto  accepted, as the AWS CLI's:\n"
+    "                      s3c pages its listings itself, has no pager and no colours\n"
+    "s5cmd's global options, the same:\n"
+    "  --retry-count N, -r N  retry a failed request N times (max_attempts N + 1);\n"
+    "                      -r before the verb only: after it, -r is --recursive\n"
+    "  --credentials-file FILE  the shared credentials file (AWS_SHARED_CREDENTIALS_FILE)\n"
+    "  --log trace|debug|info|error  trace and debug: --debug; error: --only-show-errors\n"
+    "  --use-list-objects-v1  list with ListObjects (marker) for stores without V2\n"
+    "  --install-completion  say how the shell gets s3c's completions\n"
+    "  before the verb: --dry-run, --stat, --numworkers N, --request-payer requester,\n"
+    "                      as the verb's own flags (--dry-run is --dryrun)\n"
     "Configuration follows the AWS CLI: flags, then AWS_* environment variables,\n"
     "then ~/.aws/config and ~/.aws/credentials (see man s3c).\n"
     "Exit codes, the AWS CLI v2's: 0 ok; 1 a transfer, mb or rb failed, or a prefix or\n"
@@ -324,6 +357,29 @@ bool cli_help(const char *verb)
         }
     }
     return false;
+}
+
+void cli_completion_help(const char *shell)
+{
+    const char *slash = shell ? strrchr(shell, '/') : NULL;
+    const char *name = slash ? slash + 1 : shell ? shell : "";
+    const char *file = !strcmp(name, "bash") ? "s3c.bash" : !strcmp(name, "zsh") ? "_s3c"
+                     : !strcmp(name, "fish") ? "s3c.fish" : NULL;
+
+    if (!file) {
+        printf("# We couldn't recognize your SHELL \"%s\".\n"
+               "# Shell completion is supported for bash, zsh and fish.\n"
+               "# Make sure that your SHELL environment variable is set accurately.\n", name);
+        return;
+    }
+    printf("# s3c's %s completion is installed with s3c (make install, the Debian package)\n"
+           "# where %s looks for completions: a new shell completes s3c by itself.\n"
+           "# From a build that is not installed, add this to your shell's startup file:\n",
+           name, name);
+    if (!strcmp(name, "zsh"))
+        printf("fpath=(/path/to/s3c/build $fpath); autoload -Uz compinit && compinit\n");
+    else
+        printf("source /path/to/s3c/build/%s\n", file);
 }
 
 /* ---- the same text for the man page (cli/doc.c renders it as roff) ---- */

@@ -53,11 +53,14 @@ enum s3c_err job_knobs_parse(struct job *j, const struct job_knob_args *a, struc
 {
     struct job_knobs *k = &j->knobs;
     const char *verb = j->verb;
+    const struct cli_globals *g = j->c ? &j->c->g : NULL;
 
     k->no_progress = a->no_progress;
-    k->stat = a->stat;
+    k->stat = a->stat || (g && g->stat);
     k->resume = a->resume;
-    if (parse_count(verb, "--numworkers", a->numworkers, 100000, &k->concurrency, e) ||
+    j->dryrun = j->dryrun || (g && g->dryrun);
+    if (parse_count(verb, "--numworkers", a->numworkers ? a->numworkers : g ? g->numworkers : NULL, 100000,
+                    &k->concurrency, e) ||
         parse_count(verb, "--concurrency", a->concurrency, 100000, &k->concurrency, e) ||
         parse_count(verb, "--loops", a->loops, XFER_LOOPS_MAX, &k->loops, e))
         return e->code;
@@ -67,6 +70,8 @@ enum s3c_err job_knobs_parse(struct job *j, const struct job_knob_args *a, struc
                         a->part_size);
     if (a->expected_size && !cfg_parse_size(sv_from(a->expected_size), &k->expected_size))
         return s3c_fail(e, S3C_EUSAGE, "%s: --expected-size must be a size, not \"%s\"", verb, a->expected_size);
+    if (cli_page_size(verb, a->page_size, &k->page_size, e))
+        return e->code;
     k->shard_set = a->shard != NULL;
     if (shard_parse(a->shard, environ, &k->shard, e)) {
         char why[sizeof(e->msg)];
@@ -249,6 +254,27 @@ const struct s3c_error *job_skip_unreadable(const struct xfer_obj *o, const stru
 bool job_owns(const struct job *j, struct sv rel)
 {
     return shard_owns(&j->knobs.shard, rel);
+}
+
+bool job_glacier_skip(struct job *j, int count_op, const char *op, const char *src_shown, const char *storage_class,
+                      const char *restore, bool force, bool ignore)
+{
+    struct s3c_error e = S3C_ERROR_INIT;
+    struct out_result r = { op, src_shown, NULL, 0, false, NULL, j->dryrun, false, NULL };
+
+    if (force || !storage_class || (strcmp(storage_class, "GLACIER") && strcmp(storage_class, "DEEP_ARCHIVE")) ||
+        (restore && strstr(restore, "ongoing-request=\"false\"")))
+        return false;
+    if (ignore) {
+        job_skip(j);
+        return true;
+    }
+    s3c_fail(&e, S3C_ESKIPPED, "Object is of storage class GLACIER. Unable to perform %s operations on GLACIER "
+             "objects. You must restore the object to be able to perform the operation. See aws s3 %s help for "
+             "additional parameter options to ignore or force these transfers.", op, op);
+    out_result(&r, &e);
+    job_count(j, count_op, 0, &e);
+    return true;
 }
 
 void job_skip(struct job *j)

@@ -62,6 +62,7 @@ struct job_knobs {
     bool resume;                    /* --resume: continue journaled multipart uploads and large downloads */
     struct shard shard;             /* --shard K/N|auto: only this shard's objects (plan/shard.h) */
     bool shard_set;                 /* --shard was given (run passes its own to lines without) */
+    int page_size;                  /* --page-size N: keys a list request asks for (0: the store's 1000) */
 };
 
 /* What every job counts, for --stat and the exit code: per operation
@@ -99,6 +100,7 @@ struct job {
  * JOB_KNOB_SPECS(k, raw) where 'raw' is a struct job_knob_args. */
 struct job_knob_args {
     const char *numworkers, *concurrency, *loops, *part_size, *bwlimit, *expected_size, *shard, *hedge_writes;
+    const char *page_size;
     bool no_progress, stat, resume;
 };
 #define JOB_KNOB_SPECS(a)                                               \
@@ -111,12 +113,14 @@ struct job_knob_args {
     { "--no-progress", NULL, ARG_BOOL, &(a)->no_progress },             \
     { "--stat", NULL, ARG_BOOL, &(a)->stat },                           \
     { "--resume", NULL, ARG_BOOL, &(a)->resume },                       \
-    { "--hedge-writes", NULL, ARG_STR, &(a)->hedge_writes }
+    { "--hedge-writes", NULL, ARG_STR, &(a)->hedge_writes },            \
+    { "--page-size", NULL, ARG_STR, &(a)->page_size }
 /* --shard, for the verbs that shard (cp, mv, rm, sync, run). */
 #define JOB_SHARD_SPEC(a) { "--shard", NULL, ARG_STR, &(a)->shard }
 
 /* Check and convert the parsed knob flags into j->knobs (S3C_EUSAGE with a message naming the verb).
- * --shard auto reads the process's environment. */
+ * --shard auto reads the process's environment. s5cmd's globals given before the verb (j->c->g:
+ * --dry-run, --stat, --numworkers) count as the verb's own flags, which win. */
 enum s3c_err job_knobs_parse(struct job *j, const struct job_knob_args *a, struct s3c_error *e);
 
 /* The engine options for 'j' (configuration, then the job's knobs); next/done/progress left for the driver. */
@@ -153,6 +157,18 @@ bool job_owns(const struct job *j, struct sv rel);
  */
 const struct s3c_error *job_skip_unreadable(const struct xfer_obj *o, const struct s3c_error *e,
                                             struct s3c_error *out);
+
+/*
+ * The AWS CLI's Glacier rule (awscli s3 FileInfo.is_glacier_compatible): a
+ * download or copy of an object of storage class GLACIER or DEEP_ARCHIVE
+ * fails unless restored ('restore', its x-amz-restore, NULL when unknown as
+ * in a listing, says ongoing-request="false"). Such an object is skipped:
+ * true, with the CLI's warning as 'op' says it ("download" or "copy", mv's too)
+ * and exit 2, or silently with --ignore-glacier-warnings ('ignore'). False
+ * (go on) for any other object, and with --force-glacier-transfer ('force').
+ */
+bool job_glacier_skip(struct job *j, int count_op, const char *op, const char *src_shown, const char *storage_class,
+                      const char *restore, bool force, bool ignore);
 
 /* Account one object skipped on purpose (-n, --no-overwrite, unchanged in sync). */
 void job_skip(struct job *j);

@@ -94,13 +94,28 @@ static int page_moves_on(struct listing *l, const char *op, const char *const *k
     return 0;
 }
 
+/* ListObjects (V1) goes on from a marker: NextMarker (sent with a delimiter), else the page's
+ * greatest key or prefix; "" when there is none (the page then fails as a token-less one). */
+static const char *v1_marker(const struct s3_list_objects *p)
+{
+    const char *m = p->next_marker && p->next_marker[0] ? p->next_marker : "";
+
+    if (!m[0] && p->n_objects)
+        m = p->objects[p->n_objects - 1].key;
+    if (p->n_prefixes && strcmp(p->prefixes[p->n_prefixes - 1], m) > 0)
+        m = p->prefixes[p->n_prefixes - 1];
+    return m;
+}
+
 static int fetch_objects(struct listing *l, struct s3c_error *e)
 {
     struct store_s3_list_args a = { l->o.bucket, l->o.prefix, l->o.delimiter, l->token, NULL,
-                                     l->o.page_size };
+                                     l->o.page_size, l->o.v1 };
 
     if (store_s3_list_objects(l->s3, &a, &l->objs, e))
         return -1;
+    if (l->o.v1 && l->objs.is_truncated && !l->objs.next_continuation_token[0])
+        l->objs.next_continuation_token = v1_marker(&l->objs);
     if (page_moves_on(l, "ListObjectsV2", l->objs.n_objects ? &l->objs.objects[0].key : NULL,
                       sizeof(struct s3_object), l->objs.n_objects, l->objs.prefixes, l->objs.n_prefixes, false, e))
         return -1;
@@ -366,7 +381,7 @@ static enum s3c_err sort_all(struct listing *l, struct s3c_error *e)
     if (!l->sorted)
         return e->code;
     while (!rc && (r = raw_next(l, &en, e)) > 0) {
-        struct merge_entry m = { MERGE_FILE, SV_NULL, en->size, en->mtime_epoch, SV_NULL, 0 };
+        struct merge_entry m = { MERGE_FILE, SV_NULL, en->size, en->mtime_epoch, SV_NULL, 0, false };
 
         buf_reset(&rel);
         buf_reset(&rest);

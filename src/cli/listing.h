@@ -44,6 +44,7 @@ struct listing_opts {
     const char *pattern;        /* NULL, or a wildcard each key must match (whole key) */
     bool versions;              /* ListObjectVersions: every version and delete marker */
     int page_size;              /* keys a request; 0: the store's default (1000) */
+    bool v1;                    /* ListObjects (marker) instead of V2 (s5cmd's --use-list-objects-v1) */
     /* --exclude/--include, or NULL: tried on each key's name relative to the
      * argument (wild_relative with a pattern, else the key after the
      * prefix), as cp does; common prefixes are not filtered. */

@@ -239,6 +239,7 @@ static enum s3c_err check_headers(const char *verb, const struct objopts_args *a
         { "--content-language", oo->content_language },
         { "--expires", oo->expires },
         { "--sse-kms-key-id", oo->sse_kms_key_id },
+        { "--website-redirect", oo->website_redirect },
     };
     enum s3c_err rc = S3C_OK;
     size_t i;
@@ -261,6 +262,9 @@ static enum s3c_err check_headers(const char *verb, const struct objopts_args *a
     if (!rc && a->source_region && !cfg_region_ok(a->source_region))
         rc = s3c_fail(e, S3C_EUSAGE, "%s: --source-region \"%s\" is not a valid region name", verb,
                       a->source_region);
+    if (!rc && a->destination_region && !cfg_region_ok(a->destination_region))
+        rc = s3c_fail(e, S3C_EUSAGE, "%s: --destination-region \"%s\" is not a valid region name", verb,
+                      a->destination_region);
     return rc;
 }
 
@@ -296,6 +300,41 @@ static enum s3c_err parse_expires(const char *verb, struct objopts_args *a, stru
     return S3C_OK;
 }
 
+/*
+ * --grants read=uri=http://acs.amazonaws.com/groups/global/AllUsers full=id=ID:
+ * each PERMISSION=GRANTEE into its x-amz-grant-* header, the grantee as
+ * given (the AWS CLI's RequestParamsMapper._set_grant_params: a permission
+ * given twice keeps the last).
+ */
+static enum s3c_err parse_grants(const char *verb, const struct objopts_args *a, struct xfer_obj_opts *oo,
+                                 struct s3c_error *e)
+{
+    int i;
+
+    for (i = 0; i < a->grants.n; i++) {
+        const char *g = a->grants.v[i], *eq = strchr(g, '=');
+        size_t n = eq ? (size_t)(eq - g) : 0;
+
+        if (!eq)
+            return s3c_fail(e, S3C_EUSAGE, "%s: --grants should be of the form permission=principal, not \"%s\"",
+                            verb, g);
+        if (n == 4 && !strncmp(g, "read", n))
+            oo->grant_read = eq + 1;
+        else if (n == 4 && !strncmp(g, "full", n))
+            oo->grant_full_control = eq + 1;
+        else if (n == 7 && !strncmp(g, "readacl", n))
+            oo->grant_read_acp = eq + 1;
+        else if (n == 8 && !strncmp(g, "writeacl", n))
+            oo->grant_write_acp = eq + 1;
+        else
+            return s3c_fail(e, S3C_EUSAGE, "%s: --grants permission must be one of: read|readacl|writeacl|full, "
+                            "not \"%.*s\"", verb, (int)n, g);
+        if (cli_check_header_value(verb, "--grants", eq + 1, e))
+            return e->code;
+    }
+    return S3C_OK;
+}
+
 enum s3c_err objopts_parse(const char *verb, struct objopts_args *a, struct xfer_obj_opts *oo,
                            struct s3c_error *e)
 {
@@ -308,6 +347,8 @@ enum s3c_err objopts_parse(const char *verb, struct objopts_args *a, struct xfer
         rc = parse_metadata(verb, a, oo, e);
     if (!rc)
         rc = check_sse_c(verb, a, oo, e);
+    if (!rc)
+        rc = parse_grants(verb, a, oo, e);
     if (rc)
         return rc;
     if (oo->metadata_directive && strcmp(oo->metadata_directive, "COPY") &&
@@ -338,7 +379,10 @@ void objopts_source_region(const struct objopts_args *a, struct store_s3 *s, con
 {
     if (a->source_region && src_bucket && dst_bucket)
         store_s3_bucket_region_set(s, src_bucket, a->source_region);
+    if (a->destination_region && dst_bucket)
+        store_s3_bucket_region_set(s, dst_bucket, a->destination_region);
 }
+
 
 enum s3c_err cli_express_refuse(const char *verb, const char *flag, const char *bucket, const char *why,
                                 struct s3c_error *e)

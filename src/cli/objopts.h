@@ -23,6 +23,10 @@ struct objopts_args {
     struct arg_list metadata;                   /* --metadata as given, each time (s5cmd: all of them) */
     const char *copy_props;                     /* --copy-props as given */
     const char *source_region;                  /* --source-region: the source bucket's (S3 to S3) */
+    const char *destination_region;             /* --destination-region: the destination bucket's (s5cmd) */
+    struct arg_list grants;                     /* --grants PERMISSION=GRANTEE..., as given */
+    bool force_glacier;                         /* --force-glacier-transfer */
+    bool ignore_glacier;                        /* --ignore-glacier-warnings */
     bool no_guess_mime;                         /* --no-guess-mime-type */
     const char *checksum_algorithm;             /* --checksum-algorithm as given */
     const char *checksum_mode;                  /* --checksum-mode as given (ENABLED) */
@@ -57,6 +61,11 @@ struct objopts_args {
     { "--metadata", NULL, ARG_STR_LIST, &(a)->metadata },                         \
     { "--copy-props", NULL, ARG_STR, &(a)->copy_props },                          \
     { "--source-region", NULL, ARG_STR, &(a)->source_region },                    \
+    { "--destination-region", NULL, ARG_STR, &(a)->destination_region },          \
+    { "--website-redirect", NULL, ARG_STR, &(oo)->website_redirect },             \
+    { "--grants", NULL, ARG_STR_NARGS, &(a)->grants },                            \
+    { "--force-glacier-transfer", NULL, ARG_BOOL, &(a)->force_glacier },          \
+    { "--ignore-glacier-warnings", NULL, ARG_BOOL, &(a)->ignore_glacier },        \
     { "--no-guess-mime-type", NULL, ARG_BOOL, &(a)->no_guess_mime }
 
 /*
@@ -92,7 +101,8 @@ enum s3c_err cli_check_header_value(const char *verb, const char *flag, const ch
 /*
  * --source-region: when both ends are buckets ('src_bucket' and 'dst_bucket'
  * not NULL), requests to the source bucket are signed for that region from the
- * first one, as the AWS CLI's source client is; else nothing.
+ * first one, as the AWS CLI's source client is; --destination-region (s5cmd's):
+ * requests to 'dst_bucket' (not NULL) are signed for that one; else nothing.
  */
 void objopts_source_region(const struct objopts_args *a, struct store_s3 *s, const char *src_bucket,
                            const char *dst_bucket);

@@ -141,7 +141,8 @@ static enum s3c_err open_walk(struct objsrc *src, struct s3c_error *e)
  */
 static enum s3c_err open_versions(struct objsrc *src, bool wild, struct s3c_error *e)
 {
-    struct listing_opts lo = { .bucket = src->u.bucket, .versions = true, .skip = listed_skip, .skip_ctx = src };
+    struct listing_opts lo = { .bucket = src->u.bucket, .versions = true, .skip = listed_skip, .skip_ctx = src,
+                               .page_size = src->o.page_size };
     enum s3c_err rc = S3C_OK;
 
     src->kind = OBJSRC_VERSIONS;
@@ -216,6 +217,8 @@ enum s3c_err objsrc_open(struct objsrc *src, const struct objsrc_opts *o, struct
     }
     rc = lister_open(&src->lister, o->s3, src->u.bucket, src->prefix, listed_skip, src, e);
     src->lister_open = !rc;
+    src->lister.page_size = o->page_size;
+    src->lister.v1 = o->list_v1;
     return rc;
 }
 
@@ -300,6 +303,7 @@ static enum objsrc_next list_next(struct objsrc *src, struct s3c_error *e)
         src->cur.mtime = so->mtime_epoch;
         src->cur.mtime_nsec = listed_ms(so->last_modified) * 1000000;
         src->cur.etag = so->etag;
+        src->cur.storage_class = so->storage_class ? so->storage_class : "";
         return OBJSRC_ENTRY;
     }
     return r == LISTER_LATER ? OBJSRC_LATER : r < 0 ? OBJSRC_FAILED : OBJSRC_END;
@@ -411,6 +415,7 @@ static enum objsrc_next versions_entry_next(struct objsrc *src, struct s3c_error
         src->cur.mtime = en->mtime_epoch;
         src->cur.etag = en->etag;
         src->cur.version_id = en->version_id;
+        src->cur.storage_class = en->storage_class ? en->storage_class : "";
         return OBJSRC_ENTRY;
     }
     return got == LISTING_LATER ? OBJSRC_LATER : got < 0 ? OBJSRC_FAILED : OBJSRC_END;

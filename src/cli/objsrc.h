@@ -94,6 +94,8 @@ struct objsrc_opts {
     const char *match_rel;      /* NULL, or only the entries whose rel this pattern matches (a sync's
                                    destination when its source is a wildcard: what it would name) */
     bool match_rel_path;        /* match_rel is a local path's (wild_path_match), else a key's */
+    int page_size;              /* a listing's keys per request (--page-size); 0: the store's */
+    bool list_v1;               /* listings with ListObjects, not V2 (--use-list-objects-v1) */
     objsrc_fill_fn *fill;       /* NULL: manifest entries stay as they are */
     void *fill_ctx;
 };
@@ -108,6 +110,7 @@ struct objsrc_entry {
     int32_t mtime_nsec;         /* a walk's nanoseconds, a listing's milliseconds (as nanoseconds) */
     const char *etag;           /* as listed, quotes included; "" when unknown */
     const char *version_id;     /* OBJSRC_VERSIONS: as listed ("" before versioning); else "" */
+    const char *storage_class;  /* a listing's, as listed ("" when the store sent none); else NULL */
 };
 
 struct objsrc {

@@ -51,6 +51,7 @@ struct transfer {
     /* The stream of objects. */
     struct objsrc src;              /* one object, a listing, a manifest or a local walk */
     struct xfer_obj *one;           /* OBJSRC_ONE: its object, made (HEAD and names) at start */
+    bool one_glacier;               /* its HEAD says an archived object the transfer skips */
     const char *from_manifest;      /* --from-manifest FILE: the keys come from it, not a listing */
     const char *version_id;         /* --version-id: the version of the one S3 source (cp); NULL */
     struct buf metag;               /* a manifest key's ETag, from its HEAD */
@@ -421,6 +422,16 @@ static void source_failed(struct transfer *t, const struct s3c_error *e)
     job_count(&t->base, t->mv ? JOB_OP_MOVE : (int)t->op, 0, e);
 }
 
+/* --force-glacier-transfer, --ignore-glacier-warnings: an archived source (job_glacier_skip). */
+static bool glacier_skip(struct transfer *t, const char *src_shown, const char *storage_class, const char *restore)
+{
+    /* mv's warning says copy or download too (the AWS CLI 2.9 does). */
+    const char *op = t->op == XFER_COPY ? "copy" : "download";
+
+    return t->op != XFER_UPLOAD && job_glacier_skip(&t->base, t->mv ? JOB_OP_MOVE : (int)t->op, op, src_shown,
+                                                    storage_class, restore, t->oa.force_glacier, t->oa.ignore_glacier);
+}
+
 /* The next object of a listing, a manifest or a walk, with its destination: 1 with *out,
  * 0 at the end, XFER_NEXT_LATER while a listing's page is out (the job's later_ok). */
 static int next_from_source(struct transfer *t, struct xfer_obj **out)
@@ -454,6 +465,11 @@ static int next_from_source(struct transfer *t, struct xfer_obj **out)
             buf_addf(&shown_src, "s3://%s/%s", t->su.bucket, en->key);
         else
             buf_adds(&shown_src, en->key);
+        /* A listing tells the class, not whether it is restored: skipped all the same, as the CLI. */
+        if (t->src_s3 && glacier_skip(t, buf_cstr(&shown_src), en->storage_class, NULL)) {
+            buf_release(&shown_src);
+            continue;
+        }
         relz = sv_dup(en->rel);
         if (!relz || dst_for(t, relz, &dst, &shown_dst, &e))
             skip_with_error(t, buf_cstr(&shown_src), t->dst_arg, &e);
@@ -545,6 +561,13 @@ static int next_obj_raw(struct transfer *t, struct xfer_obj **out)
         }
         return 0;
     }
+    if (t->one_glacier && glacier_skip(t, ((struct shown *)t->one->user)->src, "GLACIER", NULL)) {
+        shown_free(t->one->user);
+        t->one->user = NULL;
+        xfer_obj_free(t->one);
+        t->one = NULL;
+        return 0;
+    }
     *out = t->one;
     t->one = NULL;
     return 1;
@@ -569,6 +592,19 @@ static const char *base_name(const char *p)
 {
     const char *s = strrchr(p, '/');
     return s ? s + 1 : p;
+}
+
+/* A HEAD's object is archived and not restored: a download or copy of it fails (job_glacier_skip). */
+static bool head_is_glacier(const struct http_resp *r)
+{
+    struct sv v;
+    char cls[32] = "", restore[256] = "";
+
+    if (http_resp_header(r, "x-amz-storage-class", &v))
+        snprintf(cls, sizeof(cls), "%.*s", (int)v.n, v.p);
+    if (http_resp_header(r, "x-amz-restore", &v))
+        snprintf(restore, sizeof(restore), "%.*s", (int)v.n, v.p);
+    return (!strcmp(cls, "GLACIER") || !strcmp(cls, "DEEP_ARCHIVE")) && !strstr(restore, "ongoing-request=\"false\"");
 }
 
 /* A single object: find its size (HEAD for S3 sources) and its destination name. */
@@ -605,6 +641,7 @@ static enum s3c_err setup_one(struct transfer *t, struct s3c_error *e)
             etag = sv_dup(v);
         if (http_resp_header(&x.resp, "last-modified", &v))
             http_date_parse(v, &mtime);
+        t->one_glacier = head_is_glacier(&x.resp);
         src_name = key;
         buf_addf(&shown_src, "s3://%s/%s", t->su.bucket, key);
     } else if (!strcmp(t->src_arg, "-")) {
@@ -829,6 +866,8 @@ static enum s3c_err job_start(struct job *j)
     so.check_readable = true;
     so.fill = t->base.dryrun ? manifest_head : NULL;
     so.fill_ctx = t;
+    so.page_size = j->knobs.page_size;
+    so.list_v1 = j->c->g.list_v1;
     rc = objsrc_open(&t->src, &so, &e);
     if (!rc && t->src.kind == OBJSRC_WALK && !t->src.pattern && !objsrc_root_is_dir(&t->src))
         return skip_not_a_dir(j, t->src_arg, t->mv ? JOB_OP_MOVE : (int)t->op, op_word(t->op, t->mv));
@@ -946,7 +985,7 @@ enum s3c_err cp_job_new(struct cli_ctx *c, const char *verb, int argc, char **ar
     bool dryrun = false;
     const struct arg_spec specs[] = {
         { "--recursive", "-r", ARG_BOOL, &t->recursive },
-        { "--dryrun", NULL, ARG_BOOL, &dryrun },
+        { "--dryrun", "--dry-run", ARG_BOOL, &dryrun },
         { "--no-overwrite", NULL, ARG_BOOL, &t->no_overwrite },
         { "--no-clobber", "-n", ARG_BOOL, &t->no_clobber },
         { "--if-size-differ", "-s", ARG_BOOL, &t->if_size_differ },
@@ -976,6 +1015,7 @@ enum s3c_err cp_job_new(struct cli_ctx *c, const char *verb, int argc, char **ar
     t->filter = (struct filter)FILTER_INIT;
     t->src = (struct objsrc)OBJSRC_INIT;
     t->metag = (struct buf)BUF_INIT(4096);
+    t->oo.request_payer = c->g.request_payer; /* s5cmd's global; the verb's flag wins */
     rc = args_parse(verb, specs, argc, argv, t->pos, 2, &t->n_pos, e);
     t->base.dryrun = dryrun;
     if (!rc)
@@ -998,7 +1038,7 @@ enum s3c_err cp_job_new(struct cli_ctx *c, const char *verb, int argc, char **ar
      * the others' destinations are HEADed first, in flight (skip_by_destination, xfer/check.c). */
     t->oo.no_overwrite = t->no_overwrite || (t->no_clobber && !t->if_size_differ && !t->if_source_newer && t->dst_s3);
     t->base.reads_only = !t->dst_s3 && strcmp(verb, "mv") != 0;
-    if (t->op == XFER_DOWNLOAD && !strcmp(t->dst_arg, "-") && !dryrun) {
+    if (t->op == XFER_DOWNLOAD && !strcmp(t->dst_arg, "-") && !t->base.dryrun) {
         out_stdout_is_data(); /* the object's bytes go there: nothing else may */
         t->base.writes_stdout = true;
     }

@@ -5,6 +5,7 @@
  */
 #include "plan/lister.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -162,7 +163,7 @@ enum s3c_err lister_open(struct lister *l, struct store_s3 *s3, const char *buck
 /* ListObjectsV2's query for the next page of 'r', parameters in sorted order. */
 static enum s3c_err build_query(const struct lister *l, const struct lister_range *r, struct buf *q)
 {
-    enum s3c_err rc = s3_query_add(q, "list-type", "2");
+    enum s3c_err rc = l->v1 ? S3C_OK : s3_query_add(q, "list-type", "2");
 
     if (!rc && r->token)
         rc = s3_query_add(q, "continuation-token", r->token);
@@ -170,12 +171,15 @@ static enum s3c_err build_query(const struct lister *l, const struct lister_rang
         rc = s3_query_add(q, "delimiter", "/");
     if (!rc)
         rc = s3_query_add(q, "encoding-type", "url");
-    if (!rc && r->probe)
-        rc = s3_query_add(q, "max-keys", "1");
+    if (!rc && (r->probe || l->page_size > 0)) {
+        char max[16];
+        snprintf(max, sizeof(max), "%d", r->probe ? 1 : l->page_size);
+        rc = s3_query_add(q, "max-keys", max);
+    }
     if (!rc && l->prefix[0])
         rc = s3_query_add(q, "prefix", l->prefix);
     if (!rc && !r->token && r->after[0])
-        rc = s3_query_add(q, "start-after", r->after);
+        rc = s3_query_add(q, l->v1 ? "marker" : "start-after", r->after);
     return rc;
 }
 

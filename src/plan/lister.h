@@ -80,6 +80,8 @@ struct lister {
     double wait_ms;                 /* moving average of a page's wait, submit to answer */
     struct lister_req *lost;        /* twins whose other answered first, still out */
     bool nonblock;                  /* lister_next answers LISTER_LATER instead of stepping the loop */
+    int page_size;                  /* max-keys of each page (--page-size); 0: the store's (1000) */
+    bool v1;                        /* ListObjects: 'marker' where V2 says start-after, never a token */
 };
 
 /* Start a listing of 'bucket' under 'prefix' (copied); 'skip' (may be NULL)

@@ -67,6 +67,7 @@ struct merge_entry {
     struct sv etag;     /* S3 side: the ETag as listed, quotes included; else empty */
     int32_t mtime_nsec; /* local side: the nanoseconds of mtime; S3 sides: the listing's milliseconds
                            (as nanoseconds) when it shows some, else 0 (whole seconds) */
+    bool archived;      /* S3 side: listed as GLACIER or DEEP_ARCHIVE (the verb's Glacier rule) */
 };
 
 /* A side's next entry: 1 with *out set (its views valid until the next call), 0 at the end, -1 with 'e' set,

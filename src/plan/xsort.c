@@ -1,6 +1,6 @@
 /*
  * Records, in memory and in run files alike:
- *   u32 rel_len, u32 etag_len, u8 kind, u64 size, i64 mtime, i32 mtime_nsec (native order;
+ *   u32 rel_len, u32 etag_len, u8 kind (0x80: archived), u64 size, i64 mtime, i32 mtime_nsec (native order;
  *   the files never outlive the process), then rel, NUL, etag, NUL.
  * In memory the records sit back to back in one arena, and an index of
  * their offsets is what gets sorted.
@@ -84,7 +84,7 @@ static size_t rec_bytes(const struct merge_entry *en)
 static void hdr_put(char *p, const struct merge_entry *en)
 {
     uint32_t rl = (uint32_t)en->rel.n, el = (uint32_t)en->etag.n;
-    uint8_t k = (uint8_t)en->kind;
+    uint8_t k = (uint8_t)((uint8_t)en->kind | (en->archived ? 0x80 : 0));
 
     memcpy(p, &rl, 4);
     memcpy(p + 4, &el, 4);
@@ -119,7 +119,8 @@ static void rec_hdr(const char *p, struct merge_entry *en, uint32_t *rl, uint32_
     memcpy(&en->size, p + 9, 8);
     memcpy(&en->mtime, p + 17, 8);
     memcpy(&en->mtime_nsec, p + 25, 4);
-    en->kind = (enum merge_kind)k;
+    en->kind = (enum merge_kind)(k & 0x7f);
+    en->archived = (k & 0x80) != 0;
 }
 
 static void rec_views(struct merge_entry *en, const char *body, uint32_t rl, uint32_t el)

@@ -318,7 +318,8 @@ struct s3_delete_object;
 enum s3c_err store_s3_list_buckets(struct store_s3 *s, const char *token,
                                    struct s3_list_buckets *out, struct s3c_error *e);
 
-/* ListObjectsV2 with encoding-type=url. NULL or "" leaves a parameter out. */
+/* ListObjectsV2 (or with 'v1' ListObjects, for stores without V2: s5cmd's --use-list-objects-v1) with
+ * encoding-type=url. NULL or "" leaves a parameter out. */
 struct store_s3_list_args {
     const char *bucket;
     const char *prefix;
@@ -326,6 +327,7 @@ struct store_s3_list_args {
     const char *token;          /* continuation token of the previous page */
     const char *start_after;
     int max_keys;               /* 0: server default (1000) */
+    bool v1;                    /* ListObjects (V1): 'token' is the marker; no start_after */
 };
 enum s3c_err store_s3_list_objects(struct store_s3 *s, const struct store_s3_list_args *a,
                                    struct s3_list_objects *out, struct s3c_error *e);

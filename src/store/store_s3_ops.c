@@ -78,9 +78,9 @@ enum s3c_err store_s3_list_objects(struct store_s3 *s, const struct store_s3_lis
         prefix = parent.data;
         narrow = true;
     }
-    rc = s3_query_add(&q, "list-type", "2");
+    rc = a->v1 ? S3C_OK : s3_query_add(&q, "list-type", "2");
     if (!rc && a->token && a->token[0])
-        rc = s3_query_add(&q, "continuation-token", a->token);
+        rc = s3_query_add(&q, a->v1 ? "marker" : "continuation-token", a->token);
     if (!rc && a->delimiter && a->delimiter[0])
         rc = s3_query_add(&q, "delimiter", a->delimiter);
     if (!rc)
@@ -91,7 +91,7 @@ enum s3c_err store_s3_list_objects(struct store_s3 *s, const struct store_s3_lis
     }
     if (!rc && prefix && prefix[0])
         rc = s3_query_add(&q, "prefix", prefix);
-    if (!rc && a->start_after && a->start_after[0])
+    if (!rc && !a->v1 && a->start_after && a->start_after[0])
         rc = s3_query_add(&q, "start-after", a->start_after);
     if (rc) {
         buf_release(&parent);

@@ -24,8 +24,8 @@
 static const struct xfer_obj_opts no_opts;
 
 /*
- * What the object written is beside its metadata: storage class, canned ACL,
- * SSE. S3 keeps none of these from a copy's source, whatever the metadata
+ * What the object written is beside its metadata: storage class, canned ACL
+ * and grants, SSE, website redirect. S3 keeps none of these from a copy's source, whatever the metadata
  * directive: every write carries them (PutObject, CreateMultipartUpload,
  * CopyObject), or the object gets the bucket's defaults.
  */
@@ -38,6 +38,11 @@ static void add_dest_headers(struct s3_req *q, const struct xfer_obj_opts *oo)
         { "x-amz-acl", oo->acl },
         { "x-amz-server-side-encryption", oo->sse },
         { "x-amz-server-side-encryption-aws-kms-key-id", oo->sse_kms_key_id },
+        { "x-amz-website-redirect-location", oo->website_redirect },
+        { "x-amz-grant-read", oo->grant_read },
+        { "x-amz-grant-read-acp", oo->grant_read_acp },
+        { "x-amz-grant-write-acp", oo->grant_write_acp },
+        { "x-amz-grant-full-control", oo->grant_full_control },
     };
     size_t i;
 

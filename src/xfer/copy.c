@@ -46,7 +46,9 @@ bool xfer_copy_changes(const struct xfer_obj_opts *oo)
 
     if (!copy_keeps_meta(oo, &merge) || merge)
         return true;
-    return oo && (oo->storage_class || oo->sse || oo->sse_kms_key_id || oo->sse_c_key);
+    /* S3's "without changing the object's metadata, storage class, website redirect location or
+     * encryption attributes". */
+    return oo && (oo->storage_class || oo->sse || oo->sse_kms_key_id || oo->sse_c_key || oo->website_redirect);
 }
 
 /*

@@ -55,6 +55,9 @@ struct xfer_obj_opts {
     const char *sse_c_copy_source;
     const char *sse_c_copy_source_key;
     const char *request_payer;      /* "requester" */
+    const char *website_redirect;   /* x-amz-website-redirect-location (--website-redirect) */
+    /* --grants: the x-amz-grant-read, -read-acp, -write-acp and -full-control headers, as given */
+    const char *grant_read, *grant_read_acp, *grant_write_acp, *grant_full_control;
     const char *metadata_directive; /* COPY or REPLACE (copies): overrides copy_props for metadata */
     enum xfer_copy_props copy_props; /* copies: metadata and tags kept alike by CopyObject and by a
                                        multipart copy (HeadObject, GetObjectTagging first) */

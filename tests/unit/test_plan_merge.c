@@ -32,8 +32,8 @@ static int vec_next(void *ctx, struct merge_entry *out, struct s3c_error *e)
     return 1;
 }
 
-#define F(rel, size, mtime) { MERGE_FILE, SV(rel), (size), (mtime), SV_NULL, 0 }
-#define P(rel) { MERGE_PROTECT, SV(rel), 0, 0, SV_NULL, 0 }
+#define F(rel, size, mtime) { MERGE_FILE, SV(rel), (size), (mtime), SV_NULL, 0, false }
+#define P(rel) { MERGE_PROTECT, SV(rel), 0, 0, SV_NULL, 0, false }
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
 /*
@@ -289,7 +289,7 @@ TEST(merge_side_later_decides_the_same)
 /* A key list's names (no size, no time): copied when missing, else left alone. */
 TEST(merge_names_only)
 {
-    const struct merge_entry src[] = { { MERGE_NAME, SV("a"), 0, 0, SV_NULL, 0 }, { MERGE_NAME, SV("b"), 0, 0, SV_NULL, 0 } };
+    const struct merge_entry src[] = { { MERGE_NAME, SV("a"), 0, 0, SV_NULL, 0, false }, { MERGE_NAME, SV("b"), 0, 0, SV_NULL, 0, false } };
     const struct merge_entry dst[] = { F("b", 7, 1), F("c", 1, 1) };
     struct merge_opts o = { MERGE_COPY, false, false, true };
     struct vec s = { src, N(src), 0, 0, 0, 0 }, d = { dst, N(dst), 0, 0, 0, 0 };

@@ -51,6 +51,7 @@ static const char *const op_names[OP_COUNT] = {
     [OP_GET_OBJECT_TAGGING] = "GetObjectTagging",
     [OP_PUT_OBJECT_TAGGING] = "PutObjectTagging",
     [OP_DELETE_OBJECT_TAGGING] = "DeleteObjectTagging",
+    [OP_RESTORE_OBJECT] = "RestoreObject",
     [OP_ADMIN_STATS] = "AdminStats",
     [OP_ADMIN_CONFIG] = "AdminConfig",
     [OP_ADMIN_RESET] = "AdminReset",
@@ -69,6 +70,7 @@ bool emu_op_is_write(enum emu_op op)
     case OP_CREATE_MPU: case OP_UPLOAD_PART: case OP_UPLOAD_PART_COPY: case OP_COMPLETE_MPU:
     case OP_ABORT_MPU: case OP_CREATE_BUCKET: case OP_DELETE_BUCKET: case OP_PUT_BUCKET_VERSIONING:
     case OP_PUT_BUCKET_ACL: case OP_PUT_OBJECT_ACL: case OP_PUT_OBJECT_TAGGING: case OP_DELETE_OBJECT_TAGGING:
+    case OP_RESTORE_OBJECT:
         return true;
     default:
         return false;

@@ -48,7 +48,7 @@ static char *vhost_bucket(const struct emu_req *q)
 /* Subresources S3 has and the emulator does not: answered 501, never mistaken for data ops. */
 static const char *const unsupported[] = {
     "policy", "lifecycle", "cors", "website", "logging", "notification",
-    "replication", "encryption", "object-lock", "retention", "legal-hold", "torrent", "restore",
+    "replication", "encryption", "object-lock", "retention", "legal-hold", "torrent",
     "select", "analytics", "metrics", "inventory", "intelligent-tiering", "ownershipControls",
     "publicAccessBlock", "accelerate", "requestPayment", "attributes", "policyStatus",
 };
@@ -132,6 +132,8 @@ static enum emu_op classify(const struct emu_req *q)
     if (del)
         return has_param(q, "uploadId") ? OP_ABORT_MPU : OP_DELETE_OBJECT;
     if (post) {
+        if (has_param(q, "restore"))
+            return OP_RESTORE_OBJECT;
         if (has_param(q, "uploads"))
             return OP_CREATE_MPU;
         if (has_param(q, "uploadId"))
@@ -448,6 +450,7 @@ static void dispatch(struct emu_server *s, struct emu_conn *c, struct emu_bucket
     case OP_GET_OBJECT_TAGGING: ops_get_tagging(s, c, b); break;
     case OP_PUT_OBJECT_TAGGING: ops_put_tagging(s, c, b); break;
     case OP_DELETE_OBJECT_TAGGING: ops_delete_tagging(s, c, b); break;
+    case OP_RESTORE_OBJECT: ops_restore_object(s, c, b); break;
     default:
         ops_error(s, c, 501, "NotImplemented", "Not implemented.", NULL);
     }

@@ -118,6 +118,12 @@ int ops_put_preconditions(struct emu_server *s, struct emu_conn *c, struct emu_b
 struct emu_obj *ops_copy_source(struct emu_server *s, struct emu_conn *c, struct emu_bucket **sb_out,
                                 char **skey_out, size_t *sklen_out);
 void ops_get_object(struct emu_server *s, struct emu_conn *c, struct emu_bucket *b, bool head);
+/* RestoreObject (POST ?restore) of a GLACIER or DEEP_ARCHIVE object: done at once (202 the first
+ * time, 200 after), readable for the Days asked (1 when none). */
+void ops_restore_object(struct emu_server *s, struct emu_conn *c, struct emu_bucket *b);
+/* An archived object (GLACIER, DEEP_ARCHIVE) not restored: answers S3's 403 InvalidObjectState and
+ * returns true; false for any other object. */
+bool ops_archived_refuse(struct emu_server *s, struct emu_conn *c, const struct emu_obj *o);
 void ops_put_object(struct emu_server *s, struct emu_conn *c, struct emu_bucket *b,
                     const struct body_check *bc);
 void ops_copy_object(struct emu_server *s, struct emu_conn *c, struct emu_bucket *b);

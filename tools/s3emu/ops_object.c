@@ -80,6 +80,10 @@ static void obj_headers(struct emu_conn *c, const struct emu_bucket *b, const st
         emu_resp_header(r, "x-amz-version-id", "%s", o->vid);
     if (strcmp(o->storage_class, "STANDARD") != 0)
         emu_resp_header(r, "x-amz-storage-class", "%s", o->storage_class);
+    if (o->restored_until_ms) {
+        ops_http_time(o->restored_until_ms, t);
+        emu_resp_header(r, "x-amz-restore", "ongoing-request=\"false\", expiry-date=\"%s\"", t);
+    }
     ops_tags_count_header(c, &o->tags);
     if (with_checksum && o->ck.algo[0]) {
         char hn[40];
@@ -149,7 +153,7 @@ void ops_get_object(struct emu_server *s, struct emu_conn *c, struct emu_bucket 
     if (!o)
         return;
     if (preconditions(s, c, o, "If-Match", "If-None-Match", "If-Modified-Since", "If-Unmodified-Since") ||
-        ops_ssec_check(s, c, o->ssec_md5, false))
+        ops_ssec_check(s, c, o->ssec_md5, false) || (!head && ops_archived_refuse(s, c, o)))
         return;
     ops_ssec_headers(c, o->ssec_md5);
     size = o->size;
@@ -439,6 +443,50 @@ out:
     free(d);
 }
 
+static bool archived(const struct emu_obj *o)
+{
+    return !strcmp(o->storage_class, "GLACIER") || !strcmp(o->storage_class, "DEEP_ARCHIVE");
+}
+
+bool ops_archived_refuse(struct emu_server *s, struct emu_conn *c, const struct emu_obj *o)
+{
+    struct buf x = BUF_INIT(256);
+
+    if (!archived(o) || o->restored_until_ms > emu_wall_ms())
+        return false;
+    emu_xml_elem(&x, "StorageClass", o->storage_class);
+    ops_error(s, c, 403, "InvalidObjectState", "The operation is not valid for the object's storage class",
+              buf_cstr(&x));
+    buf_release(&x);
+    return true;
+}
+
+void ops_restore_object(struct emu_server *s, struct emu_conn *c, struct emu_bucket *b)
+{
+    struct emu_req *q = &c->req;
+    struct emu_obj *o = ops_find_obj(s, c, b, q->key, q->klen, emu_req_param(q, "versionId"));
+    const char *days = q->body ? memmem(q->body->data, (size_t)q->body->len, "<Days>", 6) : NULL;
+    long n = 1;
+
+    if (!o)
+        return;
+    if (days) {
+        const char *end = q->body->data + q->body->len;
+        for (n = 0, days += 6; days < end && *days >= '0' && *days <= '9' && n < 100000; days++)
+            n = n * 10 + (*days - '0');
+    }
+    if (!archived(o)) {
+        struct buf x = BUF_INIT(256);
+        emu_xml_elem(&x, "StorageClass", o->storage_class);
+        ops_error(s, c, 403, "InvalidObjectState", "Restore is not allowed for the object's current storage class",
+                  buf_cstr(&x));
+        buf_release(&x);
+        return;
+    }
+    c->resp.status = o->restored_until_ms ? 200 : 202;
+    o->restored_until_ms = emu_wall_ms() + (n > 0 ? n : 1) * 86400000LL;
+}
+
 /* x-amz-copy-source: "[/]bucket/key[?versionId=v]", URL-encoded. Answers errors itself. */
 struct emu_obj *ops_copy_source(struct emu_server *s, struct emu_conn *c, struct emu_bucket **sb_out,
                                 char **skey_out, size_t *sklen_out)
@@ -479,6 +527,10 @@ struct emu_obj *ops_copy_source(struct emu_server *s, struct emu_conn *c, struct
         goto out;
     if (preconditions(s, c, o, "x-amz-copy-source-if-match", "x-amz-copy-source-if-none-match",
                       "x-amz-copy-source-if-modified-since", "x-amz-copy-source-if-unmodified-since")) {
+        o = NULL;
+        goto out;
+    }
+    if (ops_archived_refuse(s, c, o)) {
         o = NULL;
         goto out;
     }

@@ -42,6 +42,7 @@ struct emu_obj {
     int64_t mtime_ms;           /* wall clock, ms */
     char *hdrs;                 /* stored headers "Name: v\r\n..." (malloc'd, never NULL) */
     char storage_class[24];
+    int64_t restored_until_ms;  /* GLACIER, DEEP_ARCHIVE: RestoreObject's copy readable until then; 0: none */
     char acl[32];               /* canned ACL */
     struct emu_cksum ck;
     char ssec_md5[28];          /* SSE-C: base64 MD5 of the customer key; "" without */
