@@ -121,7 +121,7 @@ test_dropin_quiet_prints_nothing() {
         assert_eq "" "$T_OUT$T_ERR" "output of $cmd --quiet"
     done
     assert_exit 1 s3c cp f "s3://$nb/k" --only-show-errors
-    assert_contains "$T_ERR" "upload failed: f to s3://$nb/k"
+    assert_contains "$T_ERR" "upload failed: ./f to s3://$nb/k"
 }
 
 # mb and rb have --json records, done or failed (item 6); the text lines stay

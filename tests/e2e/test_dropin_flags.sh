@@ -168,7 +168,7 @@ test_dropin_flags_s5cmd_globals() {
     printf x > f
     # --dry-run (NewStorageOpts: DryRun): nothing is written; also the verb's.
     assert_ok s3c --dry-run cp f "s3://$b/dry"
-    assert_eq "(dryrun) upload: f to s3://$b/dry" "$T_OUT" "--dry-run's line"
+    assert_eq "(dryrun) upload: ./f to s3://$b/dry" "$T_OUT" "--dry-run's line"
     assert_ok s3c cp --dry-run f "s3://$b/dry"
     assert_ok s3c --dry-run rm "s3://$b/dry"
     assert_exit 1 s3c ls "s3://$b/dry"

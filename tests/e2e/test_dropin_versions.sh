@@ -40,7 +40,7 @@ test_dropin_versions_download_and_cat_read_the_old_version() {
     t_new_bucket b
     _tv_seed "$b"
     assert_ok s3c cp --version-id "$VK" "s3://$b/k" got.txt
-    assert_contains "$T_OUT" "download: s3://$b/k to got.txt"
+    assert_contains "$T_OUT" "download: s3://$b/k to ./got.txt"
     assert_eq "$(cat old.txt)" "$(cat got.txt)" "cp --version-id of the old version"
     assert_ok awsx s3api get-object --bucket "$b" --key k --version-id "$VK" aws.txt
     cmp -s got.txt aws.txt || t_fail "s3c's download differs from the AWS CLI's get-object --version-id"
