@@ -154,6 +154,7 @@ static enum s3c_err arg_open(struct rm *r)
     so.filter_root = r->filter_root;
     so.filter_one = true;
     so.dirs = OBJSRC_DIRS_KEEP;
+    so.later = r->base.later_ok; /* opened inside next(): a manifest's GET is not waited for */
     if (!rc)
         rc = objsrc_open(&r->src, &so, &e);
     if (rc) {
