@@ -241,6 +241,9 @@ static struct run_job *open_next_job(struct run *r)
         if (!rj->job->knobs.shard_set)
             rj->job->knobs.shard = r->shard;
         set_origin(r, rj->line, &rj->out);
+        /* start() runs inside the engine's next(): what it sends (a manifest, a single
+         * source's HEAD) goes in flight, never waited for on the loop (a dry run waits). */
+        rj->job->later_ok = !rj->job->dryrun;
         rc = rj->job->ops->start ? rj->job->ops->start(rj->job) : S3C_OK;
         rj->next_live = r->live;
         r->live = rj;
@@ -248,11 +251,8 @@ static struct run_job *open_next_job(struct run *r)
             if (!rc)
                 job_dryrun(rj->job);
             rj->ended = true;
-            if (rc) {
-                /* start() reported it; the job's result is the failure. */
-                rj->job->n.failed++;
-                rj->job->n.first_error = rc;
-            }
+            if (rc)
+                job_start_failed(rj->job, rc); /* start() reported it */
             job_close(r, rj);
             continue;
         }

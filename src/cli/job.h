@@ -91,7 +91,10 @@ struct job {
     uint64_t one_size;              /* a single object's size, for the progress line's ETA */
     bool reads_only;                /* writes no bucket (a download): ReadOnly S3 Express sessions */
     bool later_ok;                  /* next() may answer XFER_NEXT_LATER (set by the engine's drivers,
-                                       job_run and run; a dry run's loop waits for pages itself) */
+                                       job_run and run; a dry run's loop waits for pages itself). Set
+                                       before start() when that runs on the engine (run's jobs): what
+                                       start() would wait for (a manifest, a single source's HEAD)
+                                       is then sent, and next() answers LATER until it is over */
 };
 
 /* The flags of struct job_knobs as args_parse specs: append them to a verb's table.
@@ -152,6 +155,11 @@ bool job_owns(const struct job *j, struct sv rel);
  */
 const struct s3c_error *job_skip_unreadable(const struct xfer_obj *o, const struct s3c_error *e,
                                             struct s3c_error *out);
+
+/* The job failed to start with 'rc' (told already): its result is that failure. For a start
+ * failure run meets at start(), and for one a job meets later, in next(), when what it started
+ * (a manifest's GET, a single source's HEAD) is a request in flight there. */
+void job_start_failed(struct job *j, enum s3c_err rc);
 
 /* Account one object skipped on purpose (-n, --no-overwrite, unchanged in sync). */
 void job_skip(struct job *j);
