@@ -286,3 +286,76 @@ test_looplag_inventory_files_not_waited_in_next() {
     _ll_made next
     _ll_no_lag
 }
+
+# A run file's job starts inside the engine's next() (run reads its lines as
+# the engine asks for work), and a single object's source is HEADed as the
+# job starts: that HEAD (here answered 503 once, then late) is a request the
+# job polls, answering XFER_NEXT_LATER while it is out, never one waited for
+# inside next() while the line before it has its GETs in flight; asked once
+# more than it failed. A key that is not there fails as it did (its HEAD's
+# 404 explained by a HeadBucket, in flight too), and the other lines go on.
+test_looplag_run_single_object_head_not_waited_in_next() {
+    local b i rules
+    [ "$S3C_TEST_STORE" = s3emu ] || t_skip "fault injection is s3emu's"
+    t_new_bucket b
+    mkdir tree
+    for i in $(seq 1 20); do echo "file $i" > "tree/f$i"; done
+    assert_ok s3c cp -r --only-show-errors tree "s3://$b/t/"
+    cp "$(t_data 1MB 1000000)" one
+    t_put "$b" one one
+    t_put "$b" two one
+    curl -sS --fail-with-body -X POST --data-binary \
+        "faults=503@bucket=$b,key=one,op=HeadObject,times=1;delay@bucket=$b,key=one,op=HeadObject,ms=300;delay@bucket=$b,key=t/*,op=GetObject,ms=200" \
+        "$S3C_TEST_ENDPOINT/_s3emu/config" >/dev/null || t_fail "s3emu refused the faults"
+    printf '%s\n' "cp -r s3://$b/t/ down/" "cp s3://$b/one got" "mv s3://$b/two s3://$b/moved" "cp s3://$b/missing nothing" > cmds
+    assert_exit 1 _ll_next_s3c run cmds
+    rules=$(_ll_rules)
+    curl -sS -X POST --data-binary "faults=" "$S3C_TEST_ENDPOINT/_s3emu/config" >/dev/null
+    # (a request meets the first rule that fires: the delay's was the second HEAD)
+    assert_eq "2/1 1/1 20/20" "$rules" "one's HEAD asked twice, after its 503; 20 GETs of t/"
+    assert_contains "$T_ERR" "cmds:4: download failed: s3://$b/missing to nothing An error occurred (NoSuchKey) when calling the HeadObject operation"
+    assert_contains "$T_OUT" "download: s3://$b/one to got"
+    assert_contains "$T_OUT" "move: s3://$b/two to s3://$b/moved"
+    assert_eq "$(t_sha256 one)" "$(t_sha256 got)" "the bytes of one"
+    assert_eq "$(t_tree_sums tree)" "$(t_tree_sums down)" "every object of t/ down"
+    [ ! -e nothing ] || t_fail "the missing key made a file"
+    _ll_made next
+    _ll_no_lag
+}
+
+# An s3:// key list (--from-manifest) opened inside next(): rm opens each
+# argument there, a run file's cp starts its job there. The list (answered
+# 503 once, then late) is a request the source polls, answering LATER while
+# it is out; each list asked for once more than it failed; every key
+# deleted, every object down. A list that is not there fails each line as
+# it did, the other lines going on.
+test_looplag_manifest_open_not_waited_in_next() {
+    local b c i rules
+    [ "$S3C_TEST_STORE" = s3emu ] || t_skip "fault injection is s3emu's"
+    t_new_bucket b
+    t_new_bucket c
+    mkdir tree
+    for i in $(seq 1 30); do echo "file $i" > "tree/f$i"; done
+    assert_ok s3c cp -r --only-show-errors tree "s3://$b/t/"
+    for i in $(seq 1 30); do echo "t/f$i"; done > keys.txt
+    t_put "$c" keys.txt keys.txt
+    curl -sS --fail-with-body -X POST --data-binary \
+        "faults=503@bucket=$c,key=keys.txt,op=GetObject,nth=1;delay@bucket=$c,key=keys.txt,op=GetObject,ms=300;delay@bucket=$b,op=GetObject,ms=100" \
+        "$S3C_TEST_ENDPOINT/_s3emu/config" >/dev/null || t_fail "s3emu refused the faults"
+    printf '%s\n' "cp -r s3://$b/t/ first/" "cp --from-manifest s3://$c/keys.txt s3://$b/ down/" \
+        "cp --from-manifest s3://$c/nope s3://$b/ none/" > cmds
+    assert_exit 1 _ll_next_s3c run cmds
+    assert_contains "$T_ERR" "cmds:3: ERROR \"cp s3://$b/ none/\": The specified key does not exist. (404 NoSuchKey)"
+    assert_eq "$(t_tree_sums tree)" "$(t_tree_sums down/t)" "every listed object down"
+    assert_eq "$(t_tree_sums tree)" "$(t_tree_sums first)" "every object of the first line down"
+    assert_ok _ll_next_s3c rm --from-manifest "s3://$c/keys.txt" "s3://$b/"
+    rules=$(_ll_rules)
+    curl -sS -X POST --data-binary "faults=" "$S3C_TEST_ENDPOINT/_s3emu/config" >/dev/null
+    # (a request meets the first rule that fires)
+    assert_eq "3/1 2/2 60/60" "$rules" "the list asked for once a command, once more after its 503; 60 GETs of t/"
+    assert_lines 30 "$T_OUT" "a delete line a key"
+    assert_ok s3c ls -r "s3://$b/"
+    assert_eq "" "$T_OUT" "no key left"
+    _ll_made next
+    _ll_no_lag
+}
