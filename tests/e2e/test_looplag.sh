@@ -359,3 +359,37 @@ test_looplag_manifest_open_not_waited_in_next() {
     _ll_made next
     _ll_no_lag
 }
+
+# sync's external sort (here forced on a listing: S3C_SYNC_SORT_BUDGET, as
+# for a directory bucket or an inventory) reads its side whole before its
+# first decision. A run file's sync starts inside the engine's next(), the
+# line before it with GETs in flight: its side is read in by the job's
+# next() (two pages, the second answered 503 once, then late), answering
+# XFER_NEXT_LATER while a page is out, its batches sorted and written by
+# the sorter's own thread; never a wait inside next(). Each page asked for
+# once more than it failed; every object down on both lines.
+test_looplag_run_sync_sort_not_waited_in_next() {
+    local b c i rules
+    [ "$S3C_TEST_STORE" = s3emu ] || t_skip "fault injection is s3emu's"
+    t_new_bucket b
+    t_new_bucket c
+    mkdir tree ttree "$T_DIR/tmp"
+    for i in $(seq 1 1100); do echo "file $i" > "tree/f$i"; done
+    for i in $(seq 1 20); do echo "t file $i" > "ttree/f$i"; done
+    assert_ok s3c cp -r --only-show-errors tree "s3://$b/s/"
+    assert_ok s3c cp -r --only-show-errors ttree "s3://$c/t/"
+    curl -sS --fail-with-body -X POST --data-binary \
+        "faults=503@bucket=$b,op=ListObjectsV2,nth=2;delay@bucket=$b,op=ListObjectsV2,ms=300;delay@bucket=$c,op=GetObject,ms=200" \
+        "$S3C_TEST_ENDPOINT/_s3emu/config" >/dev/null || t_fail "s3emu refused the faults"
+    printf '%s\n' "cp -r s3://$c/t/ down/" "sync --only-show-errors s3://$b/s/ synced/" > cmds
+    S3C_SYNC_SORT_BUDGET=4096 TMPDIR=$T_DIR/tmp assert_ok _ll_next_s3c run cmds
+    rules=$(_ll_rules)
+    curl -sS -X POST --data-binary "faults=" "$S3C_TEST_ENDPOINT/_s3emu/config" >/dev/null
+    # (a request meets the first rule that fires)
+    assert_eq "3/1 2/2 20/20" "$rules" "the sync's pages asked: 2, the second once more after its 503; 20 GETs of t/"
+    assert_eq "$(t_tree_sums tree)" "$(t_tree_sums synced)" "every object synced"
+    assert_eq "$(t_tree_sums ttree)" "$(t_tree_sums down)" "every object of the first line down"
+    assert_eq "" "$(ls -A "$T_DIR/tmp")" "no sort file left"
+    _ll_made next
+    _ll_no_lag
+}
