@@ -19,6 +19,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "base/stop.h"
 #include "cli/args.h"
 #include "cli/job.h"
 #include "cli/output.h"
@@ -184,8 +185,9 @@ static job_new_fn job_maker(const char *verb)
 
 /*
  * Start the job of the next line. Returns the job, or NULL when the file
- * ended or a barrier line is waiting (r->barrier set). Dry-run jobs and
- * lines that fail to start are dealt with here and never reach the engine.
+ * ended or a barrier line is waiting (r->barrier set). Lines that fail to
+ * start are dealt with here; a dry-run job is read by run_next (dry_next),
+ * its objects never reach the engine.
  */
 static struct run_job *open_next_job(struct run *r)
 {
@@ -242,21 +244,17 @@ static struct run_job *open_next_job(struct run *r)
             rj->job->knobs.shard = r->shard;
         set_origin(r, rj->line, &rj->out);
         /* start() runs inside the engine's next(): what it sends (a manifest, a single
-         * source's HEAD) goes in flight, never waited for on the loop (a dry run waits). */
-        rj->job->later_ok = !rj->job->dryrun;
+         * source's HEAD) goes in flight, and a listing's page, never waited for on the loop. */
+        rj->job->later_ok = true;
         rc = rj->job->ops->start ? rj->job->ops->start(rj->job) : S3C_OK;
         rj->next_live = r->live;
         r->live = rj;
-        if (rc || rj->job->dryrun) {
-            if (!rc)
-                job_dryrun(rj->job);
+        if (rc) {
             rj->ended = true;
-            if (rc)
-                job_start_failed(rj->job, rc); /* start() reported it */
+            job_start_failed(rj->job, rc); /* start() reported it */
             job_close(r, rj);
             continue;
         }
-        rj->job->later_ok = true; /* on the engine: a listing's page is waited for by its loop */
         leave();
         return rj;
     }
@@ -272,6 +270,26 @@ static int job_next_of(struct run *r, struct run_job *rj, struct xfer_obj **out)
     n = rj->job->ops->next(rj->job, out);
     leave();
     return n;
+}
+
+/*
+ * A dry-run line, on the engine as the others: what its next() yields goes
+ * straight to done() (job_dryrun's rule), as far as it goes now;
+ * XFER_NEXT_LATER while its page (or HEAD) is out, else XFER_NEXT_END.
+ */
+static int dry_next(struct run *r, struct run_job *rj)
+{
+    struct xfer_obj *o;
+    int n;
+
+    while (!stop_requested() && (n = job_next_of(r, rj, &o)) == XFER_NEXT_ONE) {
+        o->owner = rj->job;
+        set_origin(r, rj->line, &rj->out);
+        rj->job->ops->done(rj->job, o, NULL);
+        leave();
+        xfer_obj_free(o);
+    }
+    return !stop_requested() && n == XFER_NEXT_LATER ? XFER_NEXT_LATER : XFER_NEXT_END;
 }
 
 static int run_next(void *ctx, struct xfer_obj **out)
@@ -306,7 +324,7 @@ static int run_next(void *ctx, struct xfer_obj **out)
         if (!r->cur && !(r->cur = open_next_job(r)))
             return any_later ? XFER_NEXT_LATER : any_wait ? XFER_NEXT_WAIT : XFER_NEXT_END;
         rj = r->cur;
-        switch (job_next_of(r, rj, out)) {
+        switch (rj->job->dryrun ? dry_next(r, rj) : job_next_of(r, rj, out)) {
         case XFER_NEXT_ONE:
             (*out)->owner = rj;
             rj->inflight++;
