@@ -393,3 +393,36 @@ test_looplag_run_sync_sort_not_waited_in_next() {
     _ll_made next
     _ll_no_lag
 }
+
+# A run file's dry-run line is read as the others are, a step at a time in
+# run's next() (its objects straight to their "(dryrun)" lines), not run
+# whole inside next() as its job starts: its listing's page (answered 503
+# once, then late) and a single object's HEAD are requests in flight while
+# the line before has its GETs out; never a wait inside next().
+test_looplag_run_dryrun_line_not_waited_in_next() {
+    local b c i rules
+    [ "$S3C_TEST_STORE" = s3emu ] || t_skip "fault injection is s3emu's"
+    t_new_bucket b
+    t_new_bucket c
+    mkdir tree ttree
+    for i in $(seq 1 30); do echo "file $i" > "tree/f$i"; done
+    for i in $(seq 1 20); do echo "t file $i" > "ttree/f$i"; done
+    assert_ok s3c cp -r --only-show-errors tree "s3://$b/s/"
+    assert_ok s3c cp -r --only-show-errors ttree "s3://$c/t/"
+    curl -sS --fail-with-body -X POST --data-binary \
+        "faults=503@bucket=$b,op=ListObjectsV2,nth=1;delay@bucket=$b,op=ListObjectsV2,ms=300;delay@bucket=$b,op=HeadObject,ms=300;delay@bucket=$c,op=GetObject,ms=200" \
+        "$S3C_TEST_ENDPOINT/_s3emu/config" >/dev/null || t_fail "s3emu refused the faults"
+    printf '%s\n' "cp -r s3://$c/t/ down/" "rm --dryrun -r s3://$b/s/" "cp --dryrun s3://$b/s/f1 x" > cmds
+    assert_ok _ll_next_s3c run cmds
+    rules=$(_ll_rules)
+    curl -sS -X POST --data-binary "faults=" "$S3C_TEST_ENDPOINT/_s3emu/config" >/dev/null
+    # (a request meets the first rule that fires)
+    assert_eq "2/1 1/1 1/1 20/20" "$rules" "the page asked twice, after its 503; one HEAD; 20 GETs of t/"
+    assert_eq 30 "$(grep -c "^(dryrun) delete: s3://$b/s/f" <<< "$T_OUT")" "a dry-run line a key"
+    assert_contains "$T_OUT" "(dryrun) download: s3://$b/s/f1 to x"
+    assert_eq "$(t_tree_sums ttree)" "$(t_tree_sums down)" "every object of the first line down"
+    assert_ok s3c ls -r "s3://$b/s/"
+    assert_lines 30 "$T_OUT" "every key still there"
+    _ll_made next
+    _ll_no_lag
+}
