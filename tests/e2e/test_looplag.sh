@@ -234,6 +234,12 @@ _ll_rules() {
     curl -sS "$S3C_TEST_ENDPOINT/_s3emu/stats" | jq -r '[.rules[] | "\(.matched // 0)/\(.fired // 0)"] | join(" ")'
 }
 
+# _ll_faults SPEC: s3emu's fault rules from now on ("" for none).
+_ll_faults() {
+    curl -sS --fail-with-body -X POST --data-binary "faults=$1" "$S3C_TEST_ENDPOINT/_s3emu/config" >/dev/null ||
+        t_fail "s3emu refused the faults"
+}
+
 # rm --all-versions on the engine: each ListObjectVersions page (here 2,
 # the second answered 503 once and retried after its backoff) is a request
 # the source polls, answering XFER_NEXT_LATER while it is out, never one it
@@ -304,13 +310,11 @@ test_looplag_run_single_object_head_not_waited_in_next() {
     cp "$(t_data 1MB 1000000)" one
     t_put "$b" one one
     t_put "$b" two one
-    curl -sS --fail-with-body -X POST --data-binary \
-        "faults=503@bucket=$b,key=one,op=HeadObject,times=1;delay@bucket=$b,key=one,op=HeadObject,ms=300;delay@bucket=$b,key=t/*,op=GetObject,ms=200" \
-        "$S3C_TEST_ENDPOINT/_s3emu/config" >/dev/null || t_fail "s3emu refused the faults"
+    _ll_faults "503@bucket=$b,key=one,op=HeadObject,times=1;delay@bucket=$b,key=one,op=HeadObject,ms=300;delay@bucket=$b,key=t/*,op=GetObject,ms=200"
     printf '%s\n' "cp -r s3://$b/t/ down/" "cp s3://$b/one got" "mv s3://$b/two s3://$b/moved" "cp s3://$b/missing nothing" > cmds
     assert_exit 1 _ll_next_s3c run cmds
     rules=$(_ll_rules)
-    curl -sS -X POST --data-binary "faults=" "$S3C_TEST_ENDPOINT/_s3emu/config" >/dev/null
+    _ll_faults ""
     # (a request meets the first rule that fires: the delay's was the second HEAD)
     assert_eq "2/1 1/1 20/20" "$rules" "one's HEAD asked twice, after its 503; 20 GETs of t/"
     assert_contains "$T_ERR" "cmds:4: download failed: s3://$b/missing to nothing An error occurred (NoSuchKey) when calling the HeadObject operation"
@@ -339,9 +343,7 @@ test_looplag_manifest_open_not_waited_in_next() {
     assert_ok s3c cp -r --only-show-errors tree "s3://$b/t/"
     for i in $(seq 1 30); do echo "t/f$i"; done > keys.txt
     t_put "$c" keys.txt keys.txt
-    curl -sS --fail-with-body -X POST --data-binary \
-        "faults=503@bucket=$c,key=keys.txt,op=GetObject,nth=1;delay@bucket=$c,key=keys.txt,op=GetObject,ms=300;delay@bucket=$b,op=GetObject,ms=100" \
-        "$S3C_TEST_ENDPOINT/_s3emu/config" >/dev/null || t_fail "s3emu refused the faults"
+    _ll_faults "503@bucket=$c,key=keys.txt,op=GetObject,nth=1;delay@bucket=$c,key=keys.txt,op=GetObject,ms=300;delay@bucket=$b,op=GetObject,ms=100"
     printf '%s\n' "cp -r s3://$b/t/ first/" "cp --from-manifest s3://$c/keys.txt s3://$b/ down/" \
         "cp --from-manifest s3://$c/nope s3://$b/ none/" > cmds
     assert_exit 1 _ll_next_s3c run cmds
@@ -350,7 +352,7 @@ test_looplag_manifest_open_not_waited_in_next() {
     assert_eq "$(t_tree_sums tree)" "$(t_tree_sums first)" "every object of the first line down"
     assert_ok _ll_next_s3c rm --from-manifest "s3://$c/keys.txt" "s3://$b/"
     rules=$(_ll_rules)
-    curl -sS -X POST --data-binary "faults=" "$S3C_TEST_ENDPOINT/_s3emu/config" >/dev/null
+    _ll_faults ""
     # (a request meets the first rule that fires)
     assert_eq "3/1 2/2 60/60" "$rules" "the list asked for once a command, once more after its 503; 60 GETs of t/"
     assert_lines 30 "$T_OUT" "a delete line a key"
@@ -358,6 +360,18 @@ test_looplag_manifest_open_not_waited_in_next() {
     assert_eq "" "$T_OUT" "no key left"
     _ll_made next
     _ll_no_lag
+}
+
+# _ll_two_trees B C N: N files in tree/, uploaded to s3://B/s/, and 20 in
+# ttree/, uploaded to s3://C/t/ (what the first line of a run file gets,
+# its GETs made late, while the line after it starts).
+_ll_two_trees() {
+    local i
+    mkdir tree ttree
+    for i in $(seq 1 "$3"); do echo "file $i" > "tree/f$i"; done
+    for i in $(seq 1 20); do echo "t file $i" > "ttree/f$i"; done
+    assert_ok s3c cp -r --only-show-errors tree "s3://$1/s/"
+    assert_ok s3c cp -r --only-show-errors ttree "s3://$2/t/"
 }
 
 # sync's external sort (here forced on a listing: S3C_SYNC_SORT_BUDGET, as
@@ -373,18 +387,13 @@ test_looplag_run_sync_sort_not_waited_in_next() {
     [ "$S3C_TEST_STORE" = s3emu ] || t_skip "fault injection is s3emu's"
     t_new_bucket b
     t_new_bucket c
-    mkdir tree ttree "$T_DIR/tmp"
-    for i in $(seq 1 1100); do echo "file $i" > "tree/f$i"; done
-    for i in $(seq 1 20); do echo "t file $i" > "ttree/f$i"; done
-    assert_ok s3c cp -r --only-show-errors tree "s3://$b/s/"
-    assert_ok s3c cp -r --only-show-errors ttree "s3://$c/t/"
-    curl -sS --fail-with-body -X POST --data-binary \
-        "faults=503@bucket=$b,op=ListObjectsV2,nth=2;delay@bucket=$b,op=ListObjectsV2,ms=300;delay@bucket=$c,op=GetObject,ms=200" \
-        "$S3C_TEST_ENDPOINT/_s3emu/config" >/dev/null || t_fail "s3emu refused the faults"
+    mkdir "$T_DIR/tmp"
+    _ll_two_trees "$b" "$c" 1100
+    _ll_faults "503@bucket=$b,op=ListObjectsV2,nth=2;delay@bucket=$b,op=ListObjectsV2,ms=300;delay@bucket=$c,op=GetObject,ms=200"
     printf '%s\n' "cp -r s3://$c/t/ down/" "sync --only-show-errors s3://$b/s/ synced/" > cmds
     S3C_SYNC_SORT_BUDGET=4096 TMPDIR=$T_DIR/tmp assert_ok _ll_next_s3c run cmds
     rules=$(_ll_rules)
-    curl -sS -X POST --data-binary "faults=" "$S3C_TEST_ENDPOINT/_s3emu/config" >/dev/null
+    _ll_faults ""
     # (a request meets the first rule that fires)
     assert_eq "3/1 2/2 20/20" "$rules" "the sync's pages asked: 2, the second once more after its 503; 20 GETs of t/"
     assert_eq "$(t_tree_sums tree)" "$(t_tree_sums synced)" "every object synced"
@@ -404,18 +413,12 @@ test_looplag_run_dryrun_line_not_waited_in_next() {
     [ "$S3C_TEST_STORE" = s3emu ] || t_skip "fault injection is s3emu's"
     t_new_bucket b
     t_new_bucket c
-    mkdir tree ttree
-    for i in $(seq 1 30); do echo "file $i" > "tree/f$i"; done
-    for i in $(seq 1 20); do echo "t file $i" > "ttree/f$i"; done
-    assert_ok s3c cp -r --only-show-errors tree "s3://$b/s/"
-    assert_ok s3c cp -r --only-show-errors ttree "s3://$c/t/"
-    curl -sS --fail-with-body -X POST --data-binary \
-        "faults=503@bucket=$b,op=ListObjectsV2,nth=1;delay@bucket=$b,op=ListObjectsV2,ms=300;delay@bucket=$b,op=HeadObject,ms=300;delay@bucket=$c,op=GetObject,ms=200" \
-        "$S3C_TEST_ENDPOINT/_s3emu/config" >/dev/null || t_fail "s3emu refused the faults"
+    _ll_two_trees "$b" "$c" 30
+    _ll_faults "503@bucket=$b,op=ListObjectsV2,nth=1;delay@bucket=$b,op=ListObjectsV2,ms=300;delay@bucket=$b,op=HeadObject,ms=300;delay@bucket=$c,op=GetObject,ms=200"
     printf '%s\n' "cp -r s3://$c/t/ down/" "rm --dryrun -r s3://$b/s/" "cp --dryrun s3://$b/s/f1 x" > cmds
     assert_ok _ll_next_s3c run cmds
     rules=$(_ll_rules)
-    curl -sS -X POST --data-binary "faults=" "$S3C_TEST_ENDPOINT/_s3emu/config" >/dev/null
+    _ll_faults ""
     # (a request meets the first rule that fires)
     assert_eq "2/1 1/1 1/1 20/20" "$rules" "the page asked twice, after its 503; one HEAD; 20 GETs of t/"
     assert_eq 30 "$(grep -c "^(dryrun) delete: s3://$b/s/f" <<< "$T_OUT")" "a dry-run line a key"
