@@ -354,11 +354,12 @@ enum s3c_err xsort_add(struct xsort *s, const struct merge_entry *en, struct s3c
         return s3c_fail(e, S3C_ENOMEM, "a name longer than %zu bytes", XSORT_NAME_MAX);
     /* Over budget with this one: write out what is held first (in the background: unless the
      * batch before is still being written; then this one goes over, and xsort_fill stops). */
-    if (s->n && s->arena_len + need + (s->n + 1) * sizeof(size_t) > s->budget && !s->busy &&
-        !s->bg && (rc = spill(s, e)))
-        return rc;
-    if (s->n && s->arena_len + need + (s->n + 1) * sizeof(size_t) > s->budget && !s->busy && s->bg)
-        bg_start(s, true);
+    if (s->n && s->arena_len + need + (s->n + 1) * sizeof(size_t) > s->budget && !s->busy) {
+        if (!s->bg && (rc = spill(s, e)))
+            return rc;
+        if (s->bg)
+            bg_start(s, true);
+    }
     if (s->arena_len + need > s->arena_cap) {
         size_t cap = s->arena_cap ? s->arena_cap : 4096;
         char *a;
