@@ -157,6 +157,7 @@ static enum s3c_err arg_open(struct rm *r)
     so.dirs = OBJSRC_DIRS_KEEP;
     so.page_size = r->base.knobs.page_size;
     so.list_v1 = r->base.c->g.list_v1;
+    so.later = r->base.later_ok; /* opened inside next(): a manifest's GET is not waited for */
     if (!rc)
         rc = objsrc_open(&r->src, &so, &e);
     if (rc) {

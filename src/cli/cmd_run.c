@@ -19,6 +19,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "base/stop.h"
 #include "cli/args.h"
 #include "cli/job.h"
 #include "cli/output.h"
@@ -222,8 +223,9 @@ static void set_barrier(struct run *r, struct run_job *rj, char **argv, int argc
 
 /*
  * Start the job of the next line. Returns the job, or NULL when the file
- * ended or a barrier line is waiting (r->barrier set). Dry-run jobs and
- * lines that fail to start are dealt with here and never reach the engine.
+ * ended or a barrier line is waiting (r->barrier set). Lines that fail to
+ * start are dealt with here; a dry-run job is read by run_next (dry_next),
+ * its objects never reach the engine.
  */
 static struct run_job *open_next_job(struct run *r)
 {
@@ -283,22 +285,18 @@ static struct run_job *open_next_job(struct run *r)
         if (!rj->job->knobs.shard_set)
             rj->job->knobs.shard = r->shard;
         set_origin(r, rj->line, &rj->out, rj->slot);
+        /* start() runs inside the engine's next(): what it sends (a manifest, a single
+         * source's HEAD) goes in flight, and a listing's page, never waited for on the loop. */
+        rj->job->later_ok = true;
         rc = rj->job->ops->start ? rj->job->ops->start(rj->job) : S3C_OK;
         rj->next_live = r->live;
         r->live = rj;
-        if (rc || rj->job->dryrun) {
-            if (!rc)
-                job_dryrun(rj->job);
+        if (rc) {
             rj->ended = true;
-            if (rc) {
-                /* start() reported it; the job's result is the failure. */
-                rj->job->n.failed++;
-                rj->job->n.first_error = rc;
-            }
+            job_start_failed(rj->job, rc); /* start() reported it */
             job_close(r, rj);
             continue;
         }
-        rj->job->later_ok = true; /* on the engine: a listing's page is waited for by its loop */
         leave();
         return rj;
     }
@@ -318,6 +316,34 @@ static int job_next_of(struct run *r, struct run_job *rj, struct xfer_obj **out)
     return n;
 }
 
+/*
+ * A dry-run line, on the engine as the others: what its next() yields goes
+ * straight to done() (job_dryrun's rule), as far as it goes now;
+ * XFER_NEXT_LATER while its page (or HEAD) is out, else XFER_NEXT_END.
+ */
+static int dry_next(struct run *r, struct run_job *rj)
+{
+    struct xfer_obj *o;
+    int n;
+
+    while (!stop_requested() && (n = job_next_of(r, rj, &o)) == XFER_NEXT_ONE) {
+        o->owner = rj->job;
+        set_origin(r, rj->line, &rj->out, rj->slot);
+        rj->job->ops->done(rj->job, o, NULL);
+        leave();
+        xfer_obj_free(o);
+    }
+    if (stop_requested())
+        return XFER_NEXT_END;
+    return n == XFER_NEXT_LATER || n == XFER_NEXT_WAIT ? n : XFER_NEXT_END; /* (WAIT: its output is held) */
+}
+
+/* The line's next(): a dry run's objects go to done() here, never to the engine. */
+static int line_next(struct run *r, struct run_job *rj, struct xfer_obj **out)
+{
+    return rj->job->dryrun ? dry_next(r, rj) : job_next_of(r, rj, out);
+}
+
 static int run_next(void *ctx, struct xfer_obj **out)
 {
     struct run *r = ctx;
@@ -335,7 +361,7 @@ static int run_next(void *ctx, struct xfer_obj **out)
         nx = rj->next_live;
         if (!rj->waiting)
             continue;
-        switch (job_next_of(r, rj, out)) {
+        switch (line_next(r, rj, out)) {
         case XFER_NEXT_ONE:
             (*out)->owner = rj;
             rj->inflight++;
@@ -360,7 +386,7 @@ static int run_next(void *ctx, struct xfer_obj **out)
         if (!r->cur)
             return any_later ? XFER_NEXT_LATER : any_wait ? XFER_NEXT_WAIT : XFER_NEXT_END;
         rj = r->cur;
-        switch (job_next_of(r, rj, out)) {
+        switch (line_next(r, rj, out)) {
         case XFER_NEXT_ONE:
             (*out)->owner = rj;
             rj->inflight++;

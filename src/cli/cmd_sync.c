@@ -75,6 +75,7 @@ struct side {
                                    after its literal directory, which the destination's rels must match */
     struct objsrc src;          /* its entries: a walk, a listing, a manifest, or none (a new local destination) */
     struct xsort *sorted;       /* not NULL: the merge reads this instead */
+    bool filling;               /* 'sorted' is filled by sync_next (on the engine), not at start */
 };
 
 /* Names for result lines, owned by the object (xfer_obj.user). */
@@ -332,6 +333,7 @@ static enum s3c_err side_open(struct sync *s, struct side *sd, struct s3c_error 
     so.missing_is_empty = !sd->is_src;
     so.page_size = s->base.knobs.page_size;
     so.list_v1 = s->base.c->g.list_v1;
+    so.later = s->base.later_ok; /* started on the engine (run): a manifest's GET is not waited for */
     rc = objsrc_open(&sd->src, &so, e);
     if (rc == S3C_ENOTFOUND && sd->src.kind == OBJSRC_WALK)
         return s3c_fail(e, S3C_EUSAGE, "sync: the user-provided path %s does not exist", sd->arg);
@@ -342,14 +344,18 @@ static enum s3c_err side_open(struct sync *s, struct side *sd, struct s3c_error 
     /* An inventory comes in no promised order; directory buckets list in none. */
     if (!budget && (sd->src.kind == OBJSRC_MANIFEST || (sd->src.kind == OBJSRC_LIST && directory_bucket(sd->bucket))))
         budget = XSORT_BUDGET_DEFAULT;
-    if (budget) {
-        sd->sorted = xsort_new(budget, NULL, e);
-        if (!sd->sorted)
-            rc = e->code;
-        else
-            rc = xsort_add_all(sd->sorted, side_raw_next, sd, e);
-    }
-    return rc;
+    if (!budget)
+        return S3C_OK;
+    sd->sorted = xsort_new(budget, NULL, e);
+    if (!sd->sorted)
+        return e->code;
+    if (!s->base.later_ok)
+        return xsort_add_all(sd->sorted, side_raw_next, sd, e); /* before the engine: all of it now */
+    /* Started on the engine (a run file's line): the side is read in by sync_next, its pages
+     * in flight, its batches sorted and written by the sorter's own thread. */
+    xsort_background(sd->sorted);
+    sd->filling = true;
+    return S3C_OK;
 }
 
 /* Names of one end that do not depend on the store: roots, shown roots, filter roots. */
@@ -729,10 +735,44 @@ static bool dry_same_bytes(struct sync *s, const struct xfer_obj *o)
 
 /* ---- the job ----------------------------------------------------------------------- */
 
+static void start_failed(struct sync *s, enum s3c_err rc, const struct s3c_error *e);
+
+/*
+ * The sorted sides that side_open left to fill (on the engine): 0 once
+ * both are in, XFER_NEXT_LATER while a page or a batch is out, XFER_NEXT_END
+ * when one failed (told as sync_start tells it, a failed start).
+ */
+static int sides_fill(struct sync *s)
+{
+    struct side *sides[2] = { &s->src, &s->dst };
+    int i, r;
+
+    for (i = 0; i < 2; i++) {
+        struct s3c_error e = S3C_ERROR_INIT;
+
+        if (!sides[i]->filling)
+            continue;
+        r = xsort_fill(sides[i]->sorted, side_raw_next, sides[i], &e);
+        if (r == MERGE_NEXT_LATER)
+            return XFER_NEXT_LATER;
+        sides[i]->filling = false;
+        if (r < 0) {
+            start_failed(s, e.code, &e);
+            job_start_failed(&s->base, e.code);
+            s->ended = true;
+            return XFER_NEXT_END;
+        }
+    }
+    return 0;
+}
+
 static int sync_next(struct job *j, struct xfer_obj **out)
 {
     struct sync *s = (struct sync *)j;
+    int r;
 
+    if (!s->ended && (r = sides_fill(s)))
+        return r;
     while (!s->ended) {
         struct merge_action a;
         struct s3c_error e = S3C_ERROR_INIT;
@@ -818,6 +858,19 @@ static void sync_done(struct job *j, const struct xfer_obj *o, const struct s3c_
     shown_free(sh);
 }
 
+/* An end could not be opened or read in (side_open, sides_fill): told, unless it was already. */
+static void start_failed(struct sync *s, enum s3c_err rc, const struct s3c_error *e)
+{
+    struct out_result r = { "sync", s->src.arg, s->dst.arg, 0, false, NULL, false, true, NULL };
+
+    if (rc == S3C_ESKIPPED)
+        return; /* told already */
+    if (rc == S3C_EUSAGE)
+        out_usage_error(e);
+    else
+        out_result(&r, e);
+}
+
 static enum s3c_err sync_start(struct job *j)
 {
     struct sync *s = (struct sync *)j;
@@ -837,14 +890,7 @@ static enum s3c_err sync_start(struct job *j)
         return rc;
     }
     if ((rc = side_open(s, &s->src, &e)) || (rc = side_open(s, &s->dst, &e))) {
-        struct out_result r = { "sync", s->src.arg, s->dst.arg, 0, false, NULL, false, true, NULL };
-
-        if (rc == S3C_ESKIPPED)
-            return rc; /* told already */
-        if (rc == S3C_EUSAGE)
-            out_usage_error(&e);
-        else
-            out_result(&r, &e);
+        start_failed(s, rc, &e);
         return rc;
     }
     memset(&mo, 0, sizeof(mo));

@@ -337,6 +337,12 @@ void job_count_engine(struct job_counts *n, const struct xfer_stats *st)
     n->slow_resent += st->slow_resent;
 }
 
+void job_start_failed(struct job *j, enum s3c_err rc)
+{
+    j->n.failed++;
+    j->n.first_error = rc;
+}
+
 enum s3c_err job_result(const struct job *j)
 {
     if (!j->n.failed)

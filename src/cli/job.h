@@ -93,7 +93,10 @@ struct job {
     bool reads_only;                /* writes no bucket (a download): ReadOnly S3 Express sessions */
     bool writes_stdout;             /* an object's bytes to stdout (cp s3://b/k -) */
     bool later_ok;                  /* next() may answer XFER_NEXT_LATER (set by the engine's drivers,
-                                       job_run and run; a dry run's loop waits for pages itself) */
+                                       job_run and run; a dry run's loop waits for pages itself). Set
+                                       before start() when that runs on the engine (run's jobs): what
+                                       start() would wait for (a manifest, a single source's HEAD)
+                                       is then sent, and next() answers LATER until it is over */
 };
 
 /* The flags of struct job_knobs as args_parse specs: append them to a verb's table.
@@ -169,6 +172,10 @@ const struct s3c_error *job_skip_unreadable(const struct xfer_obj *o, const stru
  */
 bool job_glacier_skip(struct job *j, int count_op, const char *op, const char *src_shown, const char *storage_class,
                       const char *restore, bool force, bool ignore);
+/* The job failed to start with 'rc' (told already): its result is that failure. For a start
+ * failure run meets at start(), and for one a job meets later, in next(), when what it started
+ * (a manifest's GET, a single source's HEAD) is a request in flight there. */
+void job_start_failed(struct job *j, enum s3c_err rc);
 
 /* Account one object skipped on purpose (-n, --no-overwrite, unchanged in sync). */
 void job_skip(struct job *j);

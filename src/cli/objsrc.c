@@ -212,7 +212,7 @@ enum s3c_err objsrc_open(struct objsrc *src, const struct objsrc_opts *o, struct
         return s3c_fail(e, S3C_ENOMEM, "out of memory");
     if (o->from_manifest) {
         src->kind = OBJSRC_MANIFEST;
-        src->manifest = manifest_open(o->from_manifest, o->s3, e);
+        src->manifest = manifest_open(o->from_manifest, o->s3, o->later, e);
         return src->manifest ? S3C_OK : e->code;
     }
     rc = lister_open(&src->lister, o->s3, src->u.bucket, src->prefix, listed_skip, src, e);
@@ -334,7 +334,11 @@ static enum objsrc_next manifest_entry_next(struct objsrc *src, struct s3c_error
             continue;
         return OBJSRC_ENTRY;
     }
-    return r == MANIFEST_LATER ? OBJSRC_LATER : r < 0 ? OBJSRC_FAILED : OBJSRC_END;
+    if (r == MANIFEST_LATER)
+        return OBJSRC_LATER;
+    /* Opened on the engine (o.later): the failure may be the open's. */
+    src->open_failed = r < 0 && !manifest_opened(src->manifest);
+    return r < 0 ? OBJSRC_FAILED : OBJSRC_END;
 }
 
 static enum objsrc_next walk_entry_next(struct objsrc *src, struct s3c_error *e)

@@ -30,7 +30,8 @@
  * Not thread-safe: the thread of the store's loop. Blocking as the
  * underlying source is (a listing page, a directory, a manifest's data
  * file), except that with 'later' a request out (a listing's or a versions
- * listing's page, an inventory's data file) is OBJSRC_LATER, not waited for.
+ * listing's page, an s3:// manifest opened with objsrc_opts.later, an
+ * inventory's data file) is OBJSRC_LATER, not waited for.
  */
 #ifndef S3C_CLI_OBJSRC_H
 #define S3C_CLI_OBJSRC_H
@@ -96,6 +97,9 @@ struct objsrc_opts {
     bool match_rel_path;        /* match_rel is a local path's (wild_path_match), else a key's */
     int page_size;              /* a listing's keys per request (--page-size); 0: the store's */
     bool list_v1;               /* listings with ListObjects, not V2 (--use-list-objects-v1) */
+    bool later;                 /* opened on the engine (objsrc.later will be set): an s3:// manifest
+                                   is not waited for at the open but by objsrc_next, OBJSRC_LATER
+                                   while it is out, its failure then OBJSRC_FAILED with open_failed */
     objsrc_fill_fn *fill;       /* NULL: manifest entries stay as they are */
     void *fill_ctx;
 };
@@ -136,6 +140,8 @@ struct objsrc {
     struct objsrc_entry cur;
     bool later;                 /* the engine asks (XFER_NEXT_LATER): a listing waits for its page
                                    by answering OBJSRC_LATER, never by stepping the loop itself */
+    bool open_failed;           /* OBJSRC_FAILED was the open's (objsrc_opts.later): the verb tells it
+                                   as it tells a failed objsrc_open */
 };
 
 #define OBJSRC_INIT { .kind = OBJSRC_ONE, .u = S3_URI_INIT }
@@ -143,7 +149,8 @@ struct objsrc {
 /*
  * Open the source 'o' names into 'src' (OBJSRC_INIT, or closed; the strings
  * of 'o' are borrowed: they must outlive it; 'src' must not move while open,
- * its listing holds it): no request yet, except a manifest's first file.
+ * its listing holds it): no request yet, except a manifest's own file
+ * (waited for here unless o->later).
  * The kind (objsrc.kind) is set as soon as it is known, so that a verb can
  * tell an error as its kind asks. On failure 'e' says why (a
  * walk's S3C_ENOTFOUND or S3C_EIO, a manifest's, S3C_ENOMEM) and 'src' is

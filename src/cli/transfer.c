@@ -52,6 +52,8 @@ struct transfer {
     struct objsrc src;              /* one object, a listing, a manifest or a local walk */
     struct xfer_obj *one;           /* OBJSRC_ONE: its object, made (HEAD and names) at start */
     bool one_glacier;               /* its HEAD says an archived object the transfer skips */
+    struct store_s3_head_async head; /* OBJSRC_ONE from S3: its HEAD (setup_one) */
+    bool heading;                   /* ... is out: job_next finishes the start when it is over */
     const char *from_manifest;      /* --from-manifest FILE: the keys come from it, not a listing */
     const char *version_id;         /* --version-id: the version of the one S3 source (cp); NULL */
     struct buf metag;               /* a manifest key's ETag, from its HEAD */
@@ -415,6 +417,9 @@ static bool manifest_head(void *ctx, struct objsrc_entry *en)
     return ok;
 }
 
+static void open_failed_later(struct transfer *t, struct s3c_error *e);
+static int head_finish(struct transfer *t);
+
 /* The source failed (a listing page): the "fatal error" line, counted. */
 static void source_failed(struct transfer *t, const struct s3c_error *e)
 {
@@ -449,7 +454,10 @@ static int next_from_source(struct transfer *t, struct xfer_obj **out)
         if (r == OBJSRC_LATER)
             return XFER_NEXT_LATER; /* the listing's page is out: the engine steps the loop */
         if (r == OBJSRC_FAILED) {
-            source_failed(t, &e);
+            if (t->src.open_failed)
+                open_failed_later(t, &e);
+            else
+                source_failed(t, &e);
             return 0;
         }
         if (r == OBJSRC_BAD) {
@@ -607,41 +615,37 @@ static bool head_is_glacier(const struct http_resp *r)
     return (!strcmp(cls, "GLACIER") || !strcmp(cls, "DEEP_ARCHIVE")) && !strstr(restore, "ongoing-request=\"false\"");
 }
 
-/* A single object: find its size (HEAD for S3 sources) and its destination name. */
-static enum s3c_err setup_one(struct transfer *t, struct s3c_error *e)
+/*
+ * A single object, the second half (setup_one starts it): its size (from
+ * the HEAD of an S3 source, over now) and its destination name.
+ */
+static enum s3c_err setup_one_end(struct transfer *t, struct s3c_error *e)
 {
     struct buf dst = BUF_INIT(65536), shown_dst = BUF_INIT(65536), shown_src = BUF_INIT(65536);
     const char *src_name;
     enum s3c_err rc = S3C_OK;
-    struct http_xfer x;
+    struct http_xfer *x = &t->head.x;
     uint64_t size = 0;
     int64_t mtime = -1;
     char *etag = NULL;
     /* The name objsrc read from the argument: escapes ("\\*") removed unless --raw. */
     const char *key = t->src.u.key, *path = t->src.o.arg;
 
-    memset(&x, 0, sizeof(x));
+    t->heading = false;
     if (t->src_s3) {
         struct sv v;
-        if (!key[0] || ends_with_slash(key)) {
-            rc = s3c_fail(e, S3C_EUSAGE, "%s: \"%s\" names no object (use --recursive for a prefix)", t->base.verb, t->src_arg);
-            goto out;
-        }
-        rc = store_s3_head_version(t->s3, t->su.bucket, key, t->version_id, t->dst_s3 ? t->oa.ssec_src : t->oa.ssec,
-                                   t->oo.checksum_mode, &x, e);
-        if (rc) {
-            /* a missing bucket, key or version? */
-            store_s3_explain_head_404_version(t->s3, t->su.bucket, t->version_id, e);
+        if (t->head.rc) {
+            *e = t->head.err; /* a missing bucket, or key: said as the HeadBucket told */
             rc = e->code;
             goto out;
         }
-        if (http_resp_header(&x.resp, "content-length", &v))
+        if (http_resp_header(&x->resp, "content-length", &v))
             sv_to_u64(v, &size);
-        if (http_resp_header(&x.resp, "etag", &v))
+        if (http_resp_header(&x->resp, "etag", &v))
             etag = sv_dup(v);
-        if (http_resp_header(&x.resp, "last-modified", &v))
+        if (http_resp_header(&x->resp, "last-modified", &v))
             http_date_parse(v, &mtime);
-        t->one_glacier = head_is_glacier(&x.resp);
+        t->one_glacier = head_is_glacier(&x->resp);
         src_name = key;
         buf_addf(&shown_src, "s3://%s/%s", t->su.bucket, key);
     } else if (!strcmp(t->src_arg, "-")) {
@@ -708,18 +712,42 @@ static enum s3c_err setup_one(struct transfer *t, struct s3c_error *e)
     etag = NULL;
     if (t->src_s3 && (t->one->head = calloc(1, sizeof(*t->one->head)))) {
         /* The engine takes this HEAD as its own (xfer_obj.head): asked once, not twice. */
-        t->one->head->status = x.resp.status;
-        t->one->head->headers = x.resp.headers;
-        x.resp.headers = (struct buf)BUF_INIT(0);
+        t->one->head->status = x->resp.status;
+        t->one->head->headers = x->resp.headers;
+        x->resp.headers = (struct buf)BUF_INIT(0);
     }
     ((struct shown *)t->one->user)->size = size;
 out:
     free(etag);
-    http_xfer_release(&x);
+    store_s3_head_async_release(t->s3, &t->head);
     buf_release(&dst);
     buf_release(&shown_dst);
     buf_release(&shown_src);
     return rc;
+}
+
+/*
+ * A single object: its S3 source's HEAD goes out (setup_one_end takes its
+ * answer). Waited for here before the engine runs; on the engine (a run
+ * file's job, started inside next(): later_ok) it is a request in flight,
+ * and job_next answers XFER_NEXT_LATER until it is over.
+ */
+static enum s3c_err setup_one(struct transfer *t, struct s3c_error *e)
+{
+    const char *key = t->src.u.key;
+
+    if (!t->src_s3)
+        return setup_one_end(t, e);
+    if (!key[0] || ends_with_slash(key))
+        return s3c_fail(e, S3C_EUSAGE, "%s: \"%s\" names no object (use --recursive for a prefix)", t->base.verb,
+                        t->src_arg);
+    store_s3_head_async_start(t->s3, t->su.bucket, key, t->version_id, t->dst_s3 ? t->oa.ssec_src : t->oa.ssec,
+                              t->oo.checksum_mode, &t->head);
+    t->heading = true;
+    if (t->base.later_ok)
+        return S3C_OK;
+    store_s3_head_async_wait(t->s3, &t->head);
+    return setup_one_end(t, e);
 }
 
 static enum s3c_err setup_ends(struct transfer *t, int n_pos, const char **pos, struct s3c_error *e)
@@ -756,6 +784,11 @@ static int job_next(struct job *j, struct xfer_obj **out)
     int got = 0;
 
     t->src.later = j->later_ok;
+    if (t->heading && (got = head_finish(t))) {
+        if (got == XFER_NEXT_END)
+            t->source_done = true;
+        return got;
+    }
     if ((*out = next_delete(t)) || (!t->source_done && (got = next_obj(t, out)) == 1)) {
         t->inflight++;
         return XFER_NEXT_ONE;
@@ -820,6 +853,70 @@ static enum s3c_err refused_at_start(struct transfer *t, const char *op)
     return rc;
 }
 
+/* The source could not be opened (objsrc_open, or a manifest opened on the engine): said as the AWS CLI
+ * says it; the job's result. */
+static enum s3c_err open_failed(struct transfer *t, const char *op, enum s3c_err rc, struct s3c_error *e)
+{
+    if (t->src.kind == OBJSRC_WALK && !t->src.pattern && (rc == S3C_ENOTFOUND || rc == S3C_EUSAGE)) {
+        rc = S3C_EUSAGE;
+        out_usage_error(e);
+    } else if (t->src.kind == OBJSRC_LIST) {
+        fatal(t, e);
+    } else if (t->src.kind == OBJSRC_MANIFEST && e->code == S3C_EUSAGE) {
+        out_usage_error(e);
+    } else {
+        out_error(op, e);
+    }
+    return t->src.kind == OBJSRC_MANIFEST ? e->code : rc;
+}
+
+/* A single object's setup (setup_one, setup_one_end) said 'rc': a failure is told here; 'rc'. */
+static enum s3c_err one_failed(struct transfer *t, enum s3c_err rc, struct s3c_error *e)
+{
+    if (rc == S3C_EUSAGE) {
+        out_usage_error(e);
+    } else if (rc) {
+        /* The source's HEAD failed: the object's own result line (or record). */
+        char src[4096];
+        struct shown sh = { src, (char *)t->dst_arg, 0 };
+        /* A directory shows as "dir/", as the AWS CLI shows it. */
+        snprintf(src, sizeof(src), "%s%s", t->src_arg,
+                 e->sys_errno == EISDIR && !ends_with_slash(t->src_arg) ? "/" : "");
+        report(t, &sh, t->op, e);
+        job_count(&t->base, t->mv ? JOB_OP_MOVE : (int)t->op, 0, e); /* for --stat */
+    }
+    return rc;
+}
+
+/* A manifest opened on the engine (a run file's job) could not be read: told as job_start tells it,
+ * counted as a failed start (job_start_failed). */
+static void open_failed_later(struct transfer *t, struct s3c_error *e)
+{
+    char op[4096];
+
+    cli_op_name(op, sizeof(op), t->base.verb, t->n_pos, t->pos);
+    job_start_failed(&t->base, open_failed(t, op, e->code ? e->code : S3C_EIO, e));
+}
+
+/*
+ * The single object's HEAD that job_start sent on the engine (a run file's
+ * job, started inside next()): XFER_NEXT_LATER while it is out; else 0 with
+ * the object made, or XFER_NEXT_END when it failed (told, and counted as a
+ * failed start).
+ */
+static int head_finish(struct transfer *t)
+{
+    struct s3c_error e = S3C_ERROR_INIT;
+    enum s3c_err rc;
+
+    if (!store_s3_head_async_poll(t->s3, &t->head))
+        return XFER_NEXT_LATER;
+    if (!(rc = one_failed(t, setup_one_end(t, &e), &e)))
+        return 0;
+    job_start_failed(&t->base, rc);
+    return XFER_NEXT_END;
+}
+
 /* Pick the source of objects: one object, an S3 listing or a local walk. Errors are reported here. */
 static enum s3c_err job_start(struct job *j)
 {
@@ -864,6 +961,7 @@ static enum s3c_err job_start(struct job *j)
     so.dirs = t->op == XFER_DOWNLOAD ? OBJSRC_DIRS_SKIP : OBJSRC_DIRS_KEEP;
     so.follow_symlinks = !t->no_follow_symlinks;
     so.check_readable = true;
+    so.later = j->later_ok; /* started on the engine (run): a manifest's GET is not waited for */
     so.fill = t->base.dryrun ? manifest_head : NULL;
     so.fill_ctx = t;
     so.page_size = j->knobs.page_size;
@@ -871,40 +969,13 @@ static enum s3c_err job_start(struct job *j)
     rc = objsrc_open(&t->src, &so, &e);
     if (!rc && t->src.kind == OBJSRC_WALK && !t->src.pattern && !objsrc_root_is_dir(&t->src))
         return skip_not_a_dir(j, t->src_arg, t->mv ? JOB_OP_MOVE : (int)t->op, op_word(t->op, t->mv));
-    if (rc) {
-        if (t->src.kind == OBJSRC_WALK && !t->src.pattern && (rc == S3C_ENOTFOUND || rc == S3C_EUSAGE)) {
-            rc = S3C_EUSAGE;
-            out_usage_error(&e);
-        } else if (t->src.kind == OBJSRC_LIST) {
-            fatal(t, &e);
-        } else if (t->src.kind == OBJSRC_MANIFEST && e.code == S3C_EUSAGE) {
-            out_usage_error(&e);
-        } else {
-            out_error(op, &e);
-        }
-        return t->src.kind == OBJSRC_MANIFEST ? e.code : rc;
-    }
+    if (rc)
+        return open_failed(t, op, rc, &e);
     if (t->src.kind != OBJSRC_ONE) {
         dst_listing_setup(t);
         return S3C_OK;
     }
-    rc = setup_one(t, &e);
-    if (rc == S3C_EUSAGE) {
-        out_usage_error(&e);
-        return rc;
-    }
-    if (rc) {
-        /* The source's HEAD failed: the object's own result line (or record). */
-        char src[4096];
-        struct shown sh = { src, (char *)t->dst_arg, 0 };
-        /* A directory shows as "dir/", as the AWS CLI shows it. */
-        snprintf(src, sizeof(src), "%s%s", t->src_arg,
-                 e.sys_errno == EISDIR && !ends_with_slash(t->src_arg) ? "/" : "");
-        report(t, &sh, t->op, &e);
-        job_count(&t->base, t->mv ? JOB_OP_MOVE : (int)t->op, 0, &e); /* for --stat */
-        return rc;
-    }
-    return S3C_OK;
+    return one_failed(t, setup_one(t, &e), &e);
 }
 
 static enum s3c_err job_finish(struct job *j, enum s3c_err engine_rc)
@@ -942,6 +1013,8 @@ static void job_free(struct job *j)
         shown_free(t->held->user);
         xfer_obj_free(t->held);
     }
+    if (t->heading)
+        store_s3_head_async_release(t->s3, &t->head);
     if (t->dst_listed)
         dstlist_release(&t->dstl);
     objsrc_close(&t->src);
@@ -1016,6 +1089,7 @@ enum s3c_err cp_job_new(struct cli_ctx *c, const char *verb, int argc, char **ar
     t->src = (struct objsrc)OBJSRC_INIT;
     t->metag = (struct buf)BUF_INIT(4096);
     t->oo.request_payer = c->g.request_payer; /* s5cmd's global; the verb's flag wins */
+    t->head = (struct store_s3_head_async)STORE_S3_HEAD_ASYNC_INIT;
     rc = args_parse(verb, specs, argc, argv, t->pos, 2, &t->n_pos, e);
     t->base.dryrun = dryrun;
     if (!rc)

@@ -53,7 +53,9 @@ struct manifest {
     /* The s3:// file on its way (the next data file, fetched while the
      * rows of the one before are read). */
     struct fetch fetch;
-    bool nonblock;              /* manifest_next answers MANIFEST_LATER while a data file is out */
+    bool nonblock;              /* manifest_next answers MANIFEST_LATER while a file is out */
+    bool opening;               /* an s3:// manifest's own GET is in 'fetch': read when it is in */
+    bool opened;                /* its own file was read */
     /* The file being read. */
     gzFile gz;
     char *name;                 /* its name, for messages */
@@ -248,28 +250,29 @@ static gzFile fetch_take(struct manifest *m, struct fetch *f, bool wait, bool *l
     return gz;
 }
 
-/* Open 'path' (local, or s3:// and waited for) for reading, gzip'd or not. */
-static gzFile open_any(struct manifest *m, const char *path, struct s3c_error *e)
+/*
+ * Open 'path' for reading, gzip'd or not: a local file at once (into m->gz);
+ * an s3:// one starts its GET into m->fetch, taken by fetch_take.
+ */
+static enum s3c_err open_any(struct manifest *m, const char *path, struct s3c_error *e)
 {
     struct s3_uri u = S3_URI_INIT;
-    gzFile gz = NULL;
-    bool later;
+    enum s3c_err rc;
 
     if (!s3_uri_is(path)) {
-        gz = gzopen(path, "rb");
-        if (!gz)
-            s3c_fail_errno(e, errno ? errno : EIO, "--from-manifest: cannot open %s", path);
-        return gz;
+        m->gz = gzopen(path, "rb");
+        if (!m->gz)
+            return s3c_fail_errno(e, errno ? errno : EIO, "--from-manifest: cannot open %s", path);
+        return S3C_OK;
     }
-    if (s3_uri_parse(path, &u, e))
-        return NULL;
+    if ((rc = s3_uri_parse(path, &u, e)))
+        return rc;
     if (!u.bucket[0] || !u.key[0])
-        s3c_fail(e, S3C_EUSAGE, "--from-manifest: %s names no object", path);
-    else if (!fetch_start(m, &m->fetch, u.bucket, u.key, 0, e))
-        gz = fetch_take(m, &m->fetch, true, &later, e);
-    fetch_release(m, &m->fetch);
+        rc = s3c_fail(e, S3C_EUSAGE, "--from-manifest: %s names no object", path);
+    else
+        rc = fetch_start(m, &m->fetch, u.bucket, u.key, 0, e);
     s3_uri_release(&u);
-    return gz;
+    return rc;
 }
 
 static void close_file(struct manifest *m)
@@ -419,8 +422,7 @@ static int open_data(struct manifest *m, size_t i, struct s3c_error *e)
                      m->path, base, m->local_dir, m->local_dir, m->local_dir);
             return -1;
         }
-        m->gz = open_any(m, path, e);
-        if (!m->gz)
+        if (open_any(m, path, e))
             return -1;
     }
     m->name = strdup(path);
@@ -500,11 +502,70 @@ bad:
 
 /* ---- the stream -------------------------------------------------------------------- */
 
-struct manifest *manifest_open(const char *path, struct store_s3 *s3, struct s3c_error *e)
+/*
+ * The open's second half, once the manifest's file is open in m->gz: a JSON
+ * object is an inventory's manifest.json (read whole, then its first data
+ * file is asked for in manifest_next); anything else a key list, read on.
+ */
+static enum s3c_err open_read(struct manifest *m, struct s3c_error *e)
+{
+    struct buf text = BUF_INIT(MANIFEST_JSON_MAX);
+    enum s3c_err rc = S3C_OK;
+    int c;
+
+    m->name = strdup(m->path);
+    if (!m->name)
+        return s3c_fail(e, S3C_ENOMEM, "out of memory");
+    while ((c = gzgetc(m->gz)) == ' ' || c == '\n' || c == '\r' || c == '\t')
+        ;
+    if (c != '{') {
+        if (c != -1)
+            gzungetc(c, m->gz);
+        return S3C_OK;
+    }
+    do {
+        char chunk[65536];
+        int n;
+
+        if (buf_addc(&text, (char)c)) {
+            rc = s3c_fail(e, S3C_ENOMEM, "--from-manifest %s: over %u bytes", m->path, MANIFEST_JSON_MAX);
+            goto out;
+        }
+        while ((n = gzread(m->gz, chunk, sizeof(chunk))) > 0)
+            if (buf_add(&text, chunk, (size_t)n)) {
+                rc = s3c_fail(e, S3C_ENOMEM, "--from-manifest %s: over %u bytes", m->path, MANIFEST_JSON_MAX);
+                goto out;
+            }
+    } while (0);
+    close_file(m);
+    rc = open_inventory(m, &text, e);
+out:
+    buf_release(&text);
+    return rc;
+}
+
+/*
+ * Finish opening an s3:// manifest whose GET is out (m->opening): 0 once
+ * it is read, MANIFEST_LATER while it is out and 'wait' is false, -1 with
+ * 'e' set when it could not be read.
+ */
+static int open_finish(struct manifest *m, bool wait, struct s3c_error *e)
+{
+    bool later;
+
+    m->gz = fetch_take(m, &m->fetch, wait, &later, e);
+    if (later)
+        return MANIFEST_LATER;
+    m->opening = false;
+    if (!m->gz || open_read(m, e))
+        return -1;
+    m->opened = true;
+    return 0;
+}
+
+struct manifest *manifest_open(const char *path, struct store_s3 *s3, bool nonblock, struct s3c_error *e)
 {
     struct manifest *m = calloc(1, sizeof(*m));
-    struct buf text = BUF_INIT(MANIFEST_JSON_MAX);
-    int c;
 
     if (!m || !(m->path = strdup(path))) {
         free(m);
@@ -512,55 +573,38 @@ struct manifest *manifest_open(const char *path, struct store_s3 *s3, struct s3c
         return NULL;
     }
     m->s3 = s3;
+    m->nonblock = nonblock;
     m->fetch.fd = -1;
     m->fetch.where = (struct buf)BUF_INIT(2 * MANIFEST_LINE_MAX);
     m->scratch = (struct buf)BUF_INIT(2 * MANIFEST_LINE_MAX);
     m->key = (struct buf)BUF_INIT(MANIFEST_LINE_MAX);
     m->bucket = (struct buf)BUF_INIT(MANIFEST_LINE_MAX);
     m->etag = (struct buf)BUF_INIT(MANIFEST_LINE_MAX);
-    m->gz = open_any(m, path, e);
-    if (!m->gz)
+    if (open_any(m, path, e))
         goto fail;
-    m->name = strdup(path);
-    /* A JSON object is an inventory's manifest.json; anything else a key list. */
-    while ((c = gzgetc(m->gz)) == ' ' || c == '\n' || c == '\r' || c == '\t')
-        ;
-    if (c != '{') {
-        if (c != -1)
-            gzungetc(c, m->gz);
-        buf_release(&text);
+    if (m->gz) {
+        if (open_read(m, e))
+            goto fail;
+        m->opened = true;
         return m;
     }
-    do {
-        char chunk[65536];
-        int n;
-
-        if (buf_addc(&text, (char)c)) {
-            s3c_fail(e, S3C_ENOMEM, "--from-manifest %s: over %u bytes", path, MANIFEST_JSON_MAX);
-            goto fail;
-        }
-        while ((n = gzread(m->gz, chunk, sizeof(chunk))) > 0)
-            if (buf_add(&text, chunk, (size_t)n)) {
-                s3c_fail(e, S3C_ENOMEM, "--from-manifest %s: over %u bytes", path, MANIFEST_JSON_MAX);
-                goto fail;
-            }
-    } while (0);
-    close_file(m);
-    if (open_inventory(m, &text, e))
+    m->opening = true; /* s3://: its GET is out */
+    if (!nonblock && open_finish(m, true, e))
         goto fail;
-    buf_release(&text);
     return m;
 fail:
-    buf_release(&text);
     manifest_free(m);
     return NULL;
 }
 
 int manifest_next(struct manifest *m, struct manifest_entry *out, struct s3c_error *e)
 {
+    int r;
+
+    if (m->opening && (r = open_finish(m, !m->nonblock, e)))
+        return r == MANIFEST_LATER ? r : -1;
     for (;;) {
         size_t n;
-        int r;
 
         if (!m->gz) {
             if (!m->inventory || m->i_file >= m->n_files)
@@ -597,6 +641,11 @@ int manifest_next(struct manifest *m, struct manifest_entry *out, struct s3c_err
         if (r)
             return r;
     }
+}
+
+bool manifest_opened(const struct manifest *m)
+{
+    return m->opened;
 }
 
 void manifest_nonblock(struct manifest *m, bool on)

@@ -18,9 +18,10 @@
  * them). One data file is read at a time, the next one on its way into a
  * temp file meanwhile; memory does not grow with the report. Not
  * thread-safe: the thread of the store's loop. An s3:// manifest (or key
- * list) is waited for in manifest_open, on the store's loop; an
- * inventory's s3:// data files are waited for by manifest_next, unless
- * nonblock.
+ * list) and an inventory's s3:// data files are waited for on the store's
+ * loop (by manifest_open, and by manifest_next), unless nonblock: then each
+ * is a request in flight, and manifest_next answers MANIFEST_LATER while
+ * the one it needs is out.
  */
 #ifndef S3C_PLAN_MANIFEST_H
 #define S3C_PLAN_MANIFEST_H
@@ -47,22 +48,31 @@ struct manifest_entry {
 
 struct manifest;
 
-/* Open 'path': a local file or s3://BUCKET/KEY (through 's3', which may be
- * NULL for local files). NULL with 'e' set when it cannot be read. */
-struct manifest *manifest_open(const char *path, struct store_s3 *s3, struct s3c_error *e);
+/*
+ * Open 'path': a local file or s3://BUCKET/KEY (through 's3', which may be
+ * NULL for local files). NULL with 'e' set when it cannot be read. With
+ * 'nonblock' (the engine's source: its loop may not wait) an s3:// one is
+ * not waited for: its GET goes out, and manifest_next answers
+ * MANIFEST_LATER until it is in, then reads it (its failures then
+ * manifest_next's -1); as manifest_nonblock(m, true).
+ */
+struct manifest *manifest_open(const char *path, struct store_s3 *s3, bool nonblock, struct s3c_error *e);
 
 #define MANIFEST_LATER 2
 
 /*
  * The next entry: 1 with *out valid until the next call, 0 at the end, -1
  * with 'e' set; with nonblock (manifest_nonblock), MANIFEST_LATER while an
- * s3:// data file is on its way: step the store's loop (the engine does)
+ * s3:// file (the manifest itself, or a data file) is on its way: step the store's loop (the engine does)
  * and ask again soon (XFER_LATER_MS: a retry's backoff ends in a call).
  */
 int manifest_next(struct manifest *m, struct manifest_entry *out, struct s3c_error *e);
 
 /* Whether manifest_next may answer MANIFEST_LATER (the engine's source) or waits (a dry run). */
 void manifest_nonblock(struct manifest *m, bool on);
+
+/* Its own file (the manifest.json or key list) was read: a failure now is no longer the open's. */
+bool manifest_opened(const struct manifest *m);
 
 void manifest_free(struct manifest *m);
 

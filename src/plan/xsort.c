@@ -8,6 +8,8 @@
 #include "plan/xsort.h"
 
 #include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,9 +30,35 @@ struct reader {
     size_t cap;
 };
 
+/*
+ * A full batch sorted (and written as a run, or kept: the last one when
+ * nothing went to disk) on a thread of its own (xsort_background): the
+ * sorter's owner polls 'done' and joins. The batch is the job's meanwhile;
+ * tmp_dir is only read.
+ */
+struct bg_job {
+    pthread_t th;
+    atomic_bool done;
+    const char *tmp_dir;
+    char *arena;
+    size_t *idx;
+    size_t n;
+    bool write;                 /* write it as a run (else: sorted in place, kept) */
+    bool inline_run;            /* no thread could be had: run by the owner, nothing to join */
+    FILE *f;                    /* the run written */
+    enum s3c_err rc;
+    struct s3c_error err;
+};
+
 struct xsort {
     size_t budget;
     char *tmp_dir;
+    /* Background (xsort_background): sorting and writing are the thread's. */
+    bool bg;
+    bool busy;                  /* 'job' is out */
+    bool side_done;             /* xsort_fill: the side has ended; adding ends when the job is in */
+    bool last_out;              /* the last batch went to the thread */
+    struct bg_job job;
     /* Adding: the in-memory batch. */
     char *arena;
     size_t arena_len, arena_cap;
@@ -148,19 +176,19 @@ static struct sv rec_rel(const char *p)
 /* ---- runs ---------------------------------------------------------------------------- */
 
 /* A new temp file, unlinked at once: it lives as long as its FILE. */
-static FILE *tmp_open(struct xsort *s, struct s3c_error *e)
+static FILE *tmp_open(const char *tmp_dir, struct s3c_error *e)
 {
     char path[4096];
     FILE *f;
     int fd;
 
-    if ((size_t)snprintf(path, sizeof(path), "%s/s3c-sort-XXXXXX", s->tmp_dir) >= sizeof(path)) {
-        s3c_fail(e, S3C_EIO, "temp directory name too long: %.200s", s->tmp_dir);
+    if ((size_t)snprintf(path, sizeof(path), "%s/s3c-sort-XXXXXX", tmp_dir) >= sizeof(path)) {
+        s3c_fail(e, S3C_EIO, "temp directory name too long: %.200s", tmp_dir);
         return NULL;
     }
     fd = mkstemp(path);
     if (fd < 0) {
-        s3c_fail_errno(e, errno, "cannot create a sort file in %.200s", s->tmp_dir);
+        s3c_fail_errno(e, errno, "cannot create a sort file in %.200s", tmp_dir);
         return NULL;
     }
     unlink(path);
@@ -195,39 +223,125 @@ static int idx_cmp(const void *a, const void *b, void *arena)
     return merge_cmp(rec_rel(base + *(const size_t *)a), rec_rel(base + *(const size_t *)b));
 }
 
-static void batch_sort(struct xsort *s)
+static void batch_sort(char *arena, size_t *idx, size_t n)
 {
-    if (s->n > 1)
-        qsort_r(s->idx, s->n, sizeof(*s->idx), idx_cmp, s->arena);
+    if (n > 1)
+        qsort_r(idx, n, sizeof(*idx), idx_cmp, arena);
+}
+
+/* Sort a batch and write it to a new run file (*out). Any thread: touches only what it is given. */
+static enum s3c_err batch_write(const char *tmp_dir, char *arena, size_t *idx, size_t n, FILE **out,
+                                struct s3c_error *e)
+{
+    FILE *f;
+    size_t i;
+
+    *out = NULL;
+    batch_sort(arena, idx, n);
+    f = tmp_open(tmp_dir, e);
+    if (!f)
+        return e->code;
+    for (i = 0; i < n; i++) {
+        const char *p = arena + idx[i];
+        struct merge_entry en;
+        rec_get(p, &en);
+        if (fwrite(p, 1, rec_bytes(&en), f) != rec_bytes(&en))
+            break;
+    }
+    if (i < n || fflush(f) != 0) {
+        s3c_fail_errno(e, errno ? errno : EIO, "cannot write a sort file in %.200s", tmp_dir);
+        fclose(f);
+        return e->code;
+    }
+    *out = f;
+    return S3C_OK;
 }
 
 /* Sort the in-memory batch and write it out as one run; the batch is then empty. */
 static enum s3c_err spill(struct xsort *s, struct s3c_error *e)
 {
     FILE *f;
-    size_t i;
+    enum s3c_err rc;
 
     if (!s->n)
         return S3C_OK;
-    batch_sort(s);
-    f = tmp_open(s, e);
-    if (!f)
-        return e->code;
-    for (i = 0; i < s->n; i++) {
-        const char *p = s->arena + s->idx[i];
-        struct merge_entry en;
-        rec_get(p, &en);
-        if (fwrite(p, 1, rec_bytes(&en), f) != rec_bytes(&en))
-            break;
-    }
-    if (i < s->n || fflush(f) != 0) {
-        s3c_fail_errno(e, errno ? errno : EIO, "cannot write a sort file in %.200s", s->tmp_dir);
-        fclose(f);
-        return e->code;
-    }
+    if ((rc = batch_write(s->tmp_dir, s->arena, s->idx, s->n, &f, e)))
+        return rc;
     s->n = 0;
     s->arena_len = 0;
     return run_push(s, f, e);
+}
+
+/* ---- in the background ------------------------------------------------------------- */
+
+static void *bg_main(void *arg)
+{
+    struct bg_job *j = arg;
+
+    if (j->write)
+        j->rc = batch_write(j->tmp_dir, j->arena, j->idx, j->n, &j->f, &j->err);
+    else
+        batch_sort(j->arena, j->idx, j->n);
+    atomic_store(&j->done, true);
+    return NULL;
+}
+
+/*
+ * Hand the batch to the background thread (s->busy then, until bg_take), to
+ * be written as a run ('write': the sorter starts a new, empty batch) or
+ * sorted in place (the last one, when nothing went to disk).
+ */
+static void bg_start(struct xsort *s, bool write)
+{
+    struct bg_job *j = &s->job;
+
+    memset(j, 0, sizeof(*j));
+    j->tmp_dir = s->tmp_dir;
+    j->arena = s->arena;
+    j->idx = s->idx;
+    j->n = s->n;
+    j->write = write;
+    j->err = (struct s3c_error)S3C_ERROR_INIT;
+    atomic_init(&j->done, false);
+    if (write) {
+        s->arena = NULL;
+        s->idx = NULL;
+        s->arena_cap = s->idx_cap = s->arena_len = s->n = 0;
+    }
+    s->busy = true;
+    if (pthread_create(&j->th, NULL, bg_main, j) != 0) {
+        j->inline_run = true; /* no thread to be had: the owner's, as without the background */
+        bg_main(j);
+    }
+}
+
+/*
+ * The job's result, once it is done ('wait': join it however long it takes;
+ * else S3C_OK with s->busy still set while it runs): its run pushed, its
+ * batch freed; or the write's failure.
+ */
+static enum s3c_err bg_take(struct xsort *s, bool wait, struct s3c_error *e)
+{
+    struct bg_job *j = &s->job;
+
+    if (!s->busy)
+        return S3C_OK;
+    if (!wait && !atomic_load(&j->done))
+        return S3C_OK;
+    if (!j->inline_run)
+        pthread_join(j->th, NULL);
+    s->busy = false;
+    if (!j->write)
+        return S3C_OK; /* the batch sorted in place: still the sorter's */
+    free(j->arena);
+    free(j->idx);
+    j->arena = NULL;
+    j->idx = NULL;
+    if (j->rc) {
+        *e = j->err;
+        return j->rc;
+    }
+    return run_push(s, j->f, e);
 }
 
 enum s3c_err xsort_add(struct xsort *s, const struct merge_entry *en, struct s3c_error *e)
@@ -239,9 +353,14 @@ enum s3c_err xsort_add(struct xsort *s, const struct merge_entry *en, struct s3c
         return s3c_fail(e, S3C_EINTERNAL, "xsort_add after reading began");
     if (en->rel.n > XSORT_NAME_MAX || en->etag.n > XSORT_NAME_MAX)
         return s3c_fail(e, S3C_ENOMEM, "a name longer than %zu bytes", XSORT_NAME_MAX);
-    /* Over budget with this one: write out what is held first. */
-    if (s->n && s->arena_len + need + (s->n + 1) * sizeof(size_t) > s->budget && (rc = spill(s, e)))
-        return rc;
+    /* Over budget with this one: write out what is held first (in the background: unless the
+     * batch before is still being written; then this one goes over, and xsort_fill stops). */
+    if (s->n && s->arena_len + need + (s->n + 1) * sizeof(size_t) > s->budget && !s->busy) {
+        if (!s->bg && (rc = spill(s, e)))
+            return rc;
+        if (s->bg)
+            bg_start(s, true);
+    }
     if (s->arena_len + need > s->arena_cap) {
         size_t cap = s->arena_cap ? s->arena_cap : 4096;
         char *a;
@@ -271,23 +390,66 @@ enum s3c_err xsort_add(struct xsort *s, const struct merge_entry *en, struct s3c
 
 static enum s3c_err start_reading(struct xsort *s, struct s3c_error *e);
 
-enum s3c_err xsort_add_all(struct xsort *s, merge_next_fn next, void *ctx, struct s3c_error *e)
+void xsort_background(struct xsort *s)
+{
+    s->bg = true;
+}
+
+/* The batch has reached the budget: in the background, no more is taken until the one before is out. */
+static bool batch_full(const struct xsort *s)
+{
+    return s->arena_len + s->n * sizeof(size_t) >= s->budget;
+}
+
+int xsort_fill(struct xsort *s, merge_next_fn next, void *ctx, struct s3c_error *e)
 {
     for (;;) {
         struct merge_entry en;
-        enum s3c_err rc;
         int r;
 
+        if (bg_take(s, false, e))
+            return -1;
+        if (s->busy && (s->side_done || batch_full(s)))
+            return MERGE_NEXT_LATER; /* a batch is being written or sorted: poll again */
+        if (s->side_done) {
+            /* In the background the last batch goes there too: written as a run when runs
+             * went to disk already, else sorted in place. */
+            if (s->bg && s->n && !s->last_out) {
+                s->last_out = true;
+                bg_start(s, s->n_runs > 0);
+                continue;
+            }
+            break;
+        }
         memset(&en, 0, sizeof(en));
         r = next(ctx, &en, e);
-        if (r < 0)
-            return e->code ? e->code : s3c_fail(e, S3C_EINTERNAL, "a listing failed");
+        if (r < 0) {
+            if (!e->code)
+                s3c_fail(e, S3C_EINTERNAL, "a listing failed");
+            return -1;
+        }
+        if (r == MERGE_NEXT_LATER)
+            return MERGE_NEXT_LATER;
         if (r == 0)
-            /* Adding is over: spill and free the batch now, so the memory is free for the next side. */
-            return start_reading(s, e);
-        if ((rc = xsort_add(s, &en, e)))
-            return rc;
+            s->side_done = true;
+        else if (xsort_add(s, &en, e))
+            return -1;
     }
+    if (s->bg && !s->n_runs) {
+        s->reading = true; /* sorted in place by the thread: read from memory */
+        return 0;
+    }
+    /* Adding is over: spill and free the batch now, so the memory is free for the next side. */
+    return start_reading(s, e) ? -1 : 0;
+}
+
+enum s3c_err xsort_add_all(struct xsort *s, merge_next_fn next, void *ctx, struct s3c_error *e)
+{
+    int r = xsort_fill(s, next, ctx, e);
+
+    if (r == MERGE_NEXT_LATER)
+        return s3c_fail(e, S3C_EINTERNAL, "xsort_add_all: a side that answers later");
+    return r < 0 ? e->code : S3C_OK;
 }
 
 /* ---- reading runs back ------------------------------------------------------------- */
@@ -432,7 +594,7 @@ static enum s3c_err merge_pass(struct xsort *s, struct s3c_error *e)
         goto out;
     memmove(s->runs, s->runs + n, (s->n_runs - n) * sizeof(*s->runs));
     s->n_runs -= n;
-    out = tmp_open(s, e);
+    out = tmp_open(s->tmp_dir, e);
     if (!out) {
         rc = e->code;
         goto out;
@@ -473,7 +635,7 @@ static enum s3c_err start_reading(struct xsort *s, struct s3c_error *e)
 
     s->reading = true;
     if (!s->n_runs) {
-        batch_sort(s);
+        batch_sort(s->arena, s->idx, s->n);
         return S3C_OK;
     }
     if ((rc = spill(s, e)))
@@ -522,10 +684,12 @@ int xsort_next(void *ctx, struct merge_entry *out, struct s3c_error *e)
 
 void xsort_free(struct xsort *s)
 {
+    struct s3c_error e = S3C_ERROR_INIT;
     size_t i;
 
     if (!s)
         return;
+    bg_take(s, true, &e); /* a batch being written: its thread ends first (a local write) */
     for (i = 0; i < s->n_runs; i++)
         if (s->runs[i].f)
             fclose(s->runs[i].f);

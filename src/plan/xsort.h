@@ -15,7 +15,8 @@
  * Memory: the budget (entries and their index), plus one read buffer per
  * run being merged (XSORT_FANIN at most). Disk: the size of the entries.
  *
- * Not thread-safe: one sorter, one thread.
+ * Not thread-safe: one sorter, one thread (its background thread, if any,
+ * is the sorter's own: xsort_background).
  */
 #ifndef S3C_PLAN_XSORT_H
 #define S3C_PLAN_XSORT_H
@@ -42,10 +43,26 @@ struct xsort *xsort_new(size_t budget_bytes, const char *tmp_dir, struct s3c_err
 enum s3c_err xsort_add(struct xsort *s, const struct merge_entry *en, struct s3c_error *e);
 
 /*
- * Add every entry of a side (a merge_next_fn) until its end, and end adding
- * (the last batch goes to disk and its memory is freed when there are runs
- * already). The side's failure, or a sort file's, is returned.
+ * Sort and write batches on a thread of the sorter's own, never the
+ * caller's (one at a time, a thread each; the last batch sorted there too):
+ * for a sorter filled on an event loop (a run file's sync, xsort_fill), so
+ * that the loop goes on serving its transfers meanwhile. Memory: up to
+ * twice the budget while a batch is written. Before the first add.
  */
+void xsort_background(struct xsort *s);
+
+/*
+ * Add the entries of a side (a merge_next_fn) until its end, and end adding
+ * (the last batch goes to disk and its memory is freed when there are runs
+ * already): 0. MERGE_NEXT_LATER when the side answered it (its page is
+ * out), or, in the background, while a batch is being written and the next
+ * one is full, or the last one is being sorted or written: call again later
+ * (nothing waits here). -1 with 'e' set: the side's failure, or a sort
+ * file's.
+ */
+int xsort_fill(struct xsort *s, merge_next_fn next, void *ctx, struct s3c_error *e);
+
+/* xsort_fill of a side that never answers later (a blocking one): its failure's code, else S3C_OK. */
 enum s3c_err xsort_add_all(struct xsort *s, merge_next_fn next, void *ctx, struct s3c_error *e);
 
 /*

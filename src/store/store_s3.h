@@ -375,6 +375,37 @@ enum s3c_err store_s3_head_ck(struct store_s3 *s, const char *bucket, const char
 /* The same of one version of the object ('version_id': ?versionId=; NULL or "": the current one). */
 enum s3c_err store_s3_head_version(struct store_s3 *s, const char *bucket, const char *key, const char *version_id,
                                    const struct s3_sse_c *k, bool ck_mode, struct http_xfer *x, struct s3c_error *e);
+/*
+ * store_s3_head_ck not waited for (store_s3_async: its retries' backoff a
+ * time the poll keeps), and, when it answers a bare 404, the HeadBucket that
+ * says whether the key or the bucket is missing (store_s3_explain_head_404),
+ * in flight too: for a caller that may not wait (the engine's source).
+ * STORE_S3_HEAD_ASYNC_INIT, then start; poll until true: 'rc' and 'err' are
+ * the HEAD's (the 404 explained), its reply in 'x' (the caller may take its
+ * headers). 'bucket', 'key' and 'k' are borrowed until the poll says over;
+ * 'h' must not move meanwhile. Release in any state. Thread: the store's loop.
+ */
+struct store_s3_head_async {
+    struct store_s3_async a;        /* the request out: the HEAD, then the HeadBucket */
+    struct http_xfer x;             /* the HEAD's exchange */
+    struct http_xfer bx;            /* the HeadBucket's */
+    const char *bucket;
+    const char *version_id;         /* NULL or "": the current version; else its 404 is NoSuchVersion */
+    struct buf q;                   /* the HEAD's query (?versionId=) */
+    bool explaining;                /* 'a' is the HeadBucket */
+    bool done;
+    enum s3c_err rc;
+    struct s3c_error err;
+};
+
+#define STORE_S3_HEAD_ASYNC_INIT { .a = STORE_S3_ASYNC_INIT, .q = BUF_INIT(4096), .err = S3C_ERROR_INIT }
+
+void store_s3_head_async_start(struct store_s3 *s, const char *bucket, const char *key, const char *version_id,
+                               const struct s3_sse_c *k, bool ck_mode, struct store_s3_head_async *h);
+bool store_s3_head_async_poll(struct store_s3 *s, struct store_s3_head_async *h);
+/* Step the store's loop until it is over (blocking callers only: never on the engine's loop); h->rc. */
+enum s3c_err store_s3_head_async_wait(struct store_s3 *s, struct store_s3_head_async *h);
+void store_s3_head_async_release(struct store_s3 *s, struct store_s3_head_async *h);
 
 /* ListDirectoryBuckets (one page; 'token' NULL for the first): S3 Express
  * directory buckets, from the control endpoint. */

@@ -163,6 +163,29 @@ enum s3c_err store_s3_head_sse_c(struct store_s3 *s, const char *bucket, const c
     return store_s3_head_ck(s, bucket, key, k, false, x, e);
 }
 
+/* A HEAD of the object (of one version: 'version_id', else NULL or "") into 'r', its strings
+ * borrowed, its query in 'q'. */
+static enum s3c_err head_req(struct store_s3 *s, const char *bucket, const char *key, const char *version_id,
+                             const struct s3_sse_c *k, bool ck_mode, struct s3_req *r, struct buf *q)
+{
+    memset(r, 0, sizeof(*r));
+    r->method = "HEAD";
+    r->bucket = bucket;
+    r->key = key;
+    /* Ask for the stored checksums too (stores without them ignore this), unless
+     * response_checksum_validation = when_required says not to (and no --checksum-mode). */
+    if (key && (ck_mode || store_s3_checksum_mode(s)))
+        s3_req_header(r, "x-amz-checksum-mode", "ENABLED");
+    if (k)
+        s3_req_sse_c(r, k, false);
+    if (key && version_id && version_id[0]) {
+        if (s3_query_add(q, "versionId", version_id))
+            return S3C_ENOMEM;
+        r->query = buf_cstr(q);
+    }
+    return S3C_OK;
+}
+
 enum s3c_err store_s3_head_ck(struct store_s3 *s, const char *bucket, const char *key, const struct s3_sse_c *k,
                               bool ck_mode, struct http_xfer *x, struct s3c_error *e)
 {
@@ -172,24 +195,76 @@ enum s3c_err store_s3_head_ck(struct store_s3 *s, const char *bucket, const char
 enum s3c_err store_s3_head_version(struct store_s3 *s, const char *bucket, const char *key, const char *version_id,
                                    const struct s3_sse_c *k, bool ck_mode, struct http_xfer *x, struct s3c_error *e)
 {
-    struct s3_req r = { .method = "HEAD", .bucket = bucket, .key = key };
+    struct s3_req r;
     struct buf q = BUF_INIT(4096);
-    enum s3c_err rc;
+    enum s3c_err rc = head_req(s, bucket, key, version_id, k, ck_mode, &r, &q);
 
-    /* Ask for the stored checksums too (stores without them ignore this), unless
-     * response_checksum_validation = when_required says not to (and no --checksum-mode). */
-    if (key && (ck_mode || store_s3_checksum_mode(s)))
-        s3_req_header(&r, "x-amz-checksum-mode", "ENABLED");
-    if (k)
-        s3_req_sse_c(&r, k, false);
-    if (key && version_id && version_id[0]) {
-        if ((rc = s3_query_add(&q, "versionId", version_id)))
-            return s3c_fail(e, rc, "out of memory");
-        r.query = buf_cstr(&q);
-    }
-    rc = store_s3_send(s, &r, x, e);
+    rc = rc ? s3c_fail(e, rc, "out of memory") : store_s3_send(s, &r, x, e);
     buf_release(&q);
     return rc;
+}
+
+void store_s3_head_async_start(struct store_s3 *s, const char *bucket, const char *key, const char *version_id,
+                               const struct s3_sse_c *k, bool ck_mode, struct store_s3_head_async *h)
+{
+    struct s3_req r;
+
+    *h = (struct store_s3_head_async)STORE_S3_HEAD_ASYNC_INIT;
+    h->bucket = bucket;
+    h->version_id = version_id;
+    if (head_req(s, bucket, key, version_id, k, ck_mode, &r, &h->q)) {
+        h->rc = s3c_fail(&h->err, S3C_ENOMEM, "out of memory");
+        h->done = true;
+        return;
+    }
+    store_s3_async_start(s, &r, &h->x, &h->a);
+}
+
+bool store_s3_head_async_poll(struct store_s3 *s, struct store_s3_head_async *h)
+{
+    if (h->done)
+        return true;
+    if (!store_s3_async_poll(s, &h->a))
+        return false;
+    if (h->explaining) {
+        /* The HeadBucket's answer says which of the two is missing (store_s3_explain_head_404). */
+        store_s3_head_404_explain(&h->err, !h->a.rc ? 200 : h->a.err.http_status);
+        if (h->version_id && h->version_id[0] && !strcmp(h->err.s3_code, "NoSuchKey")) {
+            str_copy(h->err.s3_code, sizeof(h->err.s3_code), "NoSuchVersion");
+            s3c_fail(&h->err, S3C_ENOTFOUND, "The specified version does not exist.");
+        }
+    } else {
+        h->rc = h->a.rc;
+        h->err = h->a.err;
+        if (h->rc && store_s3_head_404_unexplained(&h->err)) {
+            struct s3_req r = { .method = "HEAD", .bucket = h->bucket };
+
+            store_s3_async_release(s, &h->a);
+            h->explaining = true;
+            h->bx.body_max = 64 << 10;
+            store_s3_async_start(s, &r, &h->bx, &h->a);
+            return false;
+        }
+    }
+    store_s3_async_release(s, &h->a);
+    h->done = true;
+    return true;
+}
+
+enum s3c_err store_s3_head_async_wait(struct store_s3 *s, struct store_s3_head_async *h)
+{
+    while (!store_s3_head_async_poll(s, h))
+        store_s3_async_wait(s, &h->a);
+    return h->rc;
+}
+
+void store_s3_head_async_release(struct store_s3 *s, struct store_s3_head_async *h)
+{
+    store_s3_async_release(s, &h->a);
+    http_xfer_release(&h->x);
+    http_xfer_release(&h->bx);
+    buf_release(&h->q);
+    *h = (struct store_s3_head_async)STORE_S3_HEAD_ASYNC_INIT;
 }
 
 bool store_s3_head_404_unexplained(const struct s3c_error *e)

@@ -43,10 +43,18 @@
  * file's body goes to its temp file from curl's callback on this thread, as
  * a download's bytes do. sync's same-second proof is not made in next(): the
  * engine makes it (prove.c), its file read by the hash workers, its HEADs in
- * flight. Known left (issue 24): what a source waits for as it opens, where
- * it opens inside next() (rm opens each argument there, run starts each job
- * there): an s3:// manifest or key list (manifest_open), one object's HEAD
- * (cp, mv), sync's sort of an inventory or a directory bucket's listing.
+ * flight. Nor is what a source opens inside next() waited for there (rm
+ * opens each argument there, run starts each job there, later_ok set): an
+ * s3:// manifest or key list is a request in flight (manifest_open with
+ * nonblock), a single source's HEAD too (cp, mv: store_s3_head_async), and
+ * a run file's sync reads a side that must be sorted in its next(), pages
+ * in flight, batches sorted and written by the sorter's thread
+ * (xsort_background); one sync drains it before the engine starts. A
+ * run file's dry-run line is read a step at a time in next() as the others
+ * are. Known left: what a dry run asks the store for beyond its listing
+ * and a single source's HEAD (a destination's HEAD for -n and the like, a
+ * key list's HEADs, sync's same-second HEADs) is waited for there; alone,
+ * a dry run has no engine, but in a run file it is inside next().
  */
 #include <pthread.h>
 #include <stdatomic.h>

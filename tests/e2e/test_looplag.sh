@@ -234,6 +234,12 @@ _ll_rules() {
     curl -sS "$S3C_TEST_ENDPOINT/_s3emu/stats" | jq -r '[.rules[] | "\(.matched // 0)/\(.fired // 0)"] | join(" ")'
 }
 
+# _ll_faults SPEC: s3emu's fault rules from now on ("" for none).
+_ll_faults() {
+    curl -sS --fail-with-body -X POST --data-binary "faults=$1" "$S3C_TEST_ENDPOINT/_s3emu/config" >/dev/null ||
+        t_fail "s3emu refused the faults"
+}
+
 # rm --all-versions on the engine: each ListObjectVersions page (here 2,
 # the second answered 503 once and retried after its backoff) is a request
 # the source polls, answering XFER_NEXT_LATER while it is out, never one it
@@ -283,6 +289,143 @@ test_looplag_inventory_files_not_waited_in_next() {
     curl -sS -X POST --data-binary "faults=" "$S3C_TEST_ENDPOINT/_s3emu/config" >/dev/null
     assert_eq "2/1 3/3 60/60" "$rules" "data files asked: 3, the second once more after its 503; 60 objects"
     assert_eq "$(t_tree_sums tree)" "$(t_tree_sums down)" "every object down"
+    _ll_made next
+    _ll_no_lag
+}
+
+# A run file's job starts inside the engine's next() (run reads its lines as
+# the engine asks for work), and a single object's source is HEADed as the
+# job starts: that HEAD (here answered 503 once, then late) is a request the
+# job polls, answering XFER_NEXT_LATER while it is out, never one waited for
+# inside next() while the line before it has its GETs in flight; asked once
+# more than it failed. A key that is not there fails as it did (its HEAD's
+# 404 explained by a HeadBucket, in flight too), and the other lines go on.
+test_looplag_run_single_object_head_not_waited_in_next() {
+    local b i rules
+    [ "$S3C_TEST_STORE" = s3emu ] || t_skip "fault injection is s3emu's"
+    t_new_bucket b
+    mkdir tree
+    for i in $(seq 1 20); do echo "file $i" > "tree/f$i"; done
+    assert_ok s3c cp -r --only-show-errors tree "s3://$b/t/"
+    cp "$(t_data 1MB 1000000)" one
+    t_put "$b" one one
+    t_put "$b" two one
+    _ll_faults "503@bucket=$b,key=one,op=HeadObject,times=1;delay@bucket=$b,key=one,op=HeadObject,ms=300;delay@bucket=$b,key=t/*,op=GetObject,ms=200"
+    printf '%s\n' "cp -r s3://$b/t/ down/" "cp s3://$b/one got" "mv s3://$b/two s3://$b/moved" "cp s3://$b/missing nothing" > cmds
+    assert_exit 1 _ll_next_s3c run cmds
+    rules=$(_ll_rules)
+    _ll_faults ""
+    # (a request meets the first rule that fires: the delay's was the second HEAD)
+    assert_eq "2/1 1/1 20/20" "$rules" "one's HEAD asked twice, after its 503; 20 GETs of t/"
+    assert_contains "$T_ERR" "cmds:4: download failed: s3://$b/missing to nothing An error occurred (NoSuchKey) when calling the HeadObject operation"
+    assert_contains "$T_OUT" "download: s3://$b/one to got"
+    assert_contains "$T_OUT" "move: s3://$b/two to s3://$b/moved"
+    assert_eq "$(t_sha256 one)" "$(t_sha256 got)" "the bytes of one"
+    assert_eq "$(t_tree_sums tree)" "$(t_tree_sums down)" "every object of t/ down"
+    [ ! -e nothing ] || t_fail "the missing key made a file"
+    _ll_made next
+    _ll_no_lag
+}
+
+# An s3:// key list (--from-manifest) opened inside next(): rm opens each
+# argument there, a run file's cp starts its job there. The list (answered
+# 503 once, then late) is a request the source polls, answering LATER while
+# it is out; each list asked for once more than it failed; every key
+# deleted, every object down. A list that is not there fails each line as
+# it did, the other lines going on.
+test_looplag_manifest_open_not_waited_in_next() {
+    local b c i rules
+    [ "$S3C_TEST_STORE" = s3emu ] || t_skip "fault injection is s3emu's"
+    t_new_bucket b
+    t_new_bucket c
+    mkdir tree
+    for i in $(seq 1 30); do echo "file $i" > "tree/f$i"; done
+    assert_ok s3c cp -r --only-show-errors tree "s3://$b/t/"
+    for i in $(seq 1 30); do echo "t/f$i"; done > keys.txt
+    t_put "$c" keys.txt keys.txt
+    _ll_faults "503@bucket=$c,key=keys.txt,op=GetObject,nth=1;delay@bucket=$c,key=keys.txt,op=GetObject,ms=300;delay@bucket=$b,op=GetObject,ms=100"
+    printf '%s\n' "cp -r s3://$b/t/ first/" "cp --from-manifest s3://$c/keys.txt s3://$b/ down/" \
+        "cp --from-manifest s3://$c/nope s3://$b/ none/" > cmds
+    assert_exit 1 _ll_next_s3c run cmds
+    assert_contains "$T_ERR" "cmds:3: ERROR \"cp s3://$b/ none/\": The specified key does not exist. (404 NoSuchKey)"
+    assert_eq "$(t_tree_sums tree)" "$(t_tree_sums down/t)" "every listed object down"
+    assert_eq "$(t_tree_sums tree)" "$(t_tree_sums first)" "every object of the first line down"
+    assert_ok _ll_next_s3c rm --from-manifest "s3://$c/keys.txt" "s3://$b/"
+    rules=$(_ll_rules)
+    _ll_faults ""
+    # (a request meets the first rule that fires)
+    assert_eq "3/1 2/2 60/60" "$rules" "the list asked for once a command, once more after its 503; 60 GETs of t/"
+    assert_lines 30 "$T_OUT" "a delete line a key"
+    assert_ok s3c ls -r "s3://$b/"
+    assert_eq "" "$T_OUT" "no key left"
+    _ll_made next
+    _ll_no_lag
+}
+
+# _ll_two_trees B C N: N files in tree/, uploaded to s3://B/s/, and 20 in
+# ttree/, uploaded to s3://C/t/ (what the first line of a run file gets,
+# its GETs made late, while the line after it starts).
+_ll_two_trees() {
+    local i
+    mkdir tree ttree
+    for i in $(seq 1 "$3"); do echo "file $i" > "tree/f$i"; done
+    for i in $(seq 1 20); do echo "t file $i" > "ttree/f$i"; done
+    assert_ok s3c cp -r --only-show-errors tree "s3://$1/s/"
+    assert_ok s3c cp -r --only-show-errors ttree "s3://$2/t/"
+}
+
+# sync's external sort (here forced on a listing: S3C_SYNC_SORT_BUDGET, as
+# for a directory bucket or an inventory) reads its side whole before its
+# first decision. A run file's sync starts inside the engine's next(), the
+# line before it with GETs in flight: its side is read in by the job's
+# next() (two pages, the second answered 503 once, then late), answering
+# XFER_NEXT_LATER while a page is out, its batches sorted and written by
+# the sorter's own thread; never a wait inside next(). Each page asked for
+# once more than it failed; every object down on both lines.
+test_looplag_run_sync_sort_not_waited_in_next() {
+    local b c i rules
+    [ "$S3C_TEST_STORE" = s3emu ] || t_skip "fault injection is s3emu's"
+    t_new_bucket b
+    t_new_bucket c
+    mkdir "$T_DIR/tmp"
+    _ll_two_trees "$b" "$c" 1100
+    _ll_faults "503@bucket=$b,op=ListObjectsV2,nth=2;delay@bucket=$b,op=ListObjectsV2,ms=300;delay@bucket=$c,op=GetObject,ms=200"
+    printf '%s\n' "cp -r s3://$c/t/ down/" "sync --only-show-errors s3://$b/s/ synced/" > cmds
+    S3C_SYNC_SORT_BUDGET=4096 TMPDIR=$T_DIR/tmp assert_ok _ll_next_s3c run cmds
+    rules=$(_ll_rules)
+    _ll_faults ""
+    # (a request meets the first rule that fires)
+    assert_eq "3/1 2/2 20/20" "$rules" "the sync's pages asked: 2, the second once more after its 503; 20 GETs of t/"
+    assert_eq "$(t_tree_sums tree)" "$(t_tree_sums synced)" "every object synced"
+    assert_eq "$(t_tree_sums ttree)" "$(t_tree_sums down)" "every object of the first line down"
+    assert_eq "" "$(ls -A "$T_DIR/tmp")" "no sort file left"
+    _ll_made next
+    _ll_no_lag
+}
+
+# A run file's dry-run line is read as the others are, a step at a time in
+# run's next() (its objects straight to their "(dryrun)" lines), not run
+# whole inside next() as its job starts: its listing's page (answered 503
+# once, then late) and a single object's HEAD are requests in flight while
+# the line before has its GETs out; never a wait inside next().
+test_looplag_run_dryrun_line_not_waited_in_next() {
+    local b c i rules
+    [ "$S3C_TEST_STORE" = s3emu ] || t_skip "fault injection is s3emu's"
+    t_new_bucket b
+    t_new_bucket c
+    _ll_two_trees "$b" "$c" 30
+    _ll_faults "503@bucket=$b,op=ListObjectsV2,nth=1;delay@bucket=$b,op=ListObjectsV2,ms=300;delay@bucket=$b,op=HeadObject,ms=300;delay@bucket=$c,op=GetObject,ms=200"
+    printf '%s\n' "cp -r s3://$c/t/ down/" "rm --dryrun -r s3://$b/s/" "cp --dryrun s3://$b/s/f1 x" > cmds
+    assert_ok _ll_next_s3c run cmds
+    rules=$(_ll_rules)
+    _ll_faults ""
+    # (a request meets the first rule that fires)
+    assert_eq "2/1 1/1 1/1 20/20" "$rules" "the page asked twice, after its 503; one HEAD; 20 GETs of t/"
+    assert_eq 30 "$(grep -c "^(dryrun) delete: s3://$b/s/f" <<< "$T_OUT")" "a dry-run line a key"
+    assert_contains "$T_OUT" "(dryrun) download: s3://$b/s/f1 to x"
+    assert_eq "$(t_tree_sums ttree)" "$(t_tree_sums down)" "every object of the first line down"
+    assert_ok s3c ls -r "s3://$b/s/"
+    assert_lines 30 "$T_OUT" "every key still there"
     _ll_made next
     _ll_no_lag
 }

@@ -81,7 +81,7 @@ TEST(manifest_reads_an_inventory_report)
                " \"fileSchema\": \"Bucket, Key, Size, LastModifiedDate, ETag, IsLatest, IsDeleteMarker\",\n"
                " \"files\": [{\"key\": \"inv/src/cfg/data/one.csv.gz\"}, {\"key\": \"inv/src/cfg/data/two.csv\"}]}\n",
                false);
-    m = manifest_open(path, NULL, &e);
+    m = manifest_open(path, NULL, false, &e);
     CHECK(m != NULL);
     while (m && manifest_next(m, &me, &e) == 1) {
         if (n == 0) {
@@ -101,7 +101,7 @@ TEST(manifest_reads_an_inventory_report)
     manifest_free(m);
     /* ORC reports are refused with a clear message. */
     write_file(path, "{\"fileFormat\": \"ORC\", \"fileSchema\": \"x\", \"files\": []}", false);
-    CHECK(manifest_open(path, NULL, &e) == NULL);
+    CHECK(manifest_open(path, NULL, false, &e) == NULL);
     CHECK(strstr(e.msg, "only CSV") != NULL);
     {
         char cmd[600];
@@ -121,7 +121,7 @@ TEST(manifest_reads_a_key_list)
     CHECK(fd >= 0);
     CHECK(write(fd, "a/b c.txt\n\ns3://other/k\r\nlast", 30) == 30);
     close(fd);
-    m = manifest_open(path, NULL, &e);
+    m = manifest_open(path, NULL, false, &e);
     CHECK(m != NULL);
     CHECK_INT(manifest_next(m, &me, &e), 1);
     CHECK_STR(me.key, "a/b c.txt");
@@ -135,5 +135,5 @@ TEST(manifest_reads_a_key_list)
     CHECK_INT(manifest_next(m, &me, &e), 0);
     manifest_free(m);
     unlink(path);
-    CHECK(manifest_open("/nonexistent/s3c-keys", NULL, &e) == NULL);
+    CHECK(manifest_open("/nonexistent/s3c-keys", NULL, false, &e) == NULL);
 }

@@ -438,31 +438,63 @@ TEST(merge_side_failure_ends_merge)
 
 /* ---- the external sort -------------------------------------------------------------- */
 
-/* Entries "k<number>" with size = number and etag "e<number>", added in a scrambled order. */
-static void xsort_check(size_t count, size_t budget, uint64_t want_runs_min, uint64_t want_runs_max)
+/* A side of 'count' entries "k<number>" (size = number, etag "e<number>") in a scrambled
+ * order, answering MERGE_NEXT_LATER before every seventh (a page out). */
+struct scrambled {
+    size_t count, i;
+    unsigned calls;
+    char name[32], etag[32];
+};
+
+static int scrambled_next(void *ctx, struct merge_entry *out, struct s3c_error *e)
+{
+    struct scrambled *g = ctx;
+    size_t k;
+
+    (void)e;
+    if (++g->calls % 7 == 0)
+        return MERGE_NEXT_LATER;
+    if (g->i >= g->count)
+        return 0;
+    k = (g->i++ * 7919) % g->count;     /* a permutation: 7919 is prime, count is not a multiple */
+    snprintf(g->name, sizeof(g->name), "k%06zu", k);
+    snprintf(g->etag, sizeof(g->etag), "e%zu", k);
+    *out = (struct merge_entry)F("", 0, 0);
+    out->rel = sv_from(g->name);
+    out->etag = sv_from(g->etag);
+    out->size = k;
+    out->mtime = -(int64_t)k;
+    out->kind = k % 5 ? MERGE_FILE : MERGE_PROTECT;
+    return 1;
+}
+
+/* Sort the scrambled entries, added one by one (or, 'bg', through xsort_fill with the background
+ * thread, polled as the engine polls), and check what comes out and how many runs it took. */
+static void xsort_check_as(size_t count, size_t budget, uint64_t want_runs_min, uint64_t want_runs_max, bool bg)
 {
     struct s3c_error e = S3C_ERROR_INIT;
     struct xsort *s = xsort_new(budget, NULL, &e);
+    struct scrambled g = { count, 0, 0, "", "" };
     char prev[32] = "";
-    size_t i, n = 0;
+    size_t n = 0;
     struct merge_entry en;
     int r;
 
     CHECK(s != NULL);
     if (!s)
         return;
-    for (i = 0; i < count; i++) {
-        size_t k = (i * 7919) % count;     /* a permutation: 7919 is prime, count is not a multiple */
-        char name[32], etag[32];
-        struct merge_entry in = F("", 0, 0);
-        snprintf(name, sizeof(name), "k%06zu", k);
-        snprintf(etag, sizeof(etag), "e%zu", k);
-        in.rel = sv_from(name);
-        in.etag = sv_from(etag);
-        in.size = k;
-        in.mtime = -(int64_t)k;
-        in.kind = k % 5 ? MERGE_FILE : MERGE_PROTECT;
-        CHECK_INT(xsort_add(s, &in, &e), S3C_OK);
+    if (bg) {
+        xsort_background(s);
+        while ((r = xsort_fill(s, scrambled_next, &g, &e)) == MERGE_NEXT_LATER)
+            ;
+        CHECK_INT(r, 0);
+    } else {
+        g.calls = 1; /* never a seventh: no later */
+        while ((r = scrambled_next(&g, &en, &e)) != 0) {
+            if (r == MERGE_NEXT_LATER)
+                continue;
+            CHECK_INT(xsort_add(s, &en, &e), S3C_OK);
+        }
     }
     while ((r = xsort_next(s, &en, &e)) == 1) {
         char want[32], want_etag[32];
@@ -483,6 +515,12 @@ static void xsort_check(size_t count, size_t budget, uint64_t want_runs_min, uin
     CHECK(xsort_runs(s) >= want_runs_min);
     CHECK(xsort_runs(s) <= want_runs_max);
     xsort_free(s);
+}
+
+static void xsort_check(size_t count, size_t budget, uint64_t want_runs_min, uint64_t want_runs_max)
+{
+    xsort_check_as(count, budget, want_runs_min, want_runs_max, false);
+    xsort_check_as(count, budget, want_runs_min, want_runs_max, true);
 }
 
 TEST(xsort_in_memory)
