@@ -184,23 +184,23 @@ test_dropin_paths_echoed_as_the_aws_cli() {
     local b wd cmd p sc ac bad=0
     [ -x "$AWS_CLI" ] || t_skip "no AWS CLI at $AWS_CLI"
     t_new_bucket b
-    wd=$(basename "$PWD")
+    wd=$(pwd -P) # (the working directory itself: $PWD may name it by another way)
     mkdir -p d/sub
     printf a > a.txt; printf a > d/a.txt; printf b > d/sub/b.txt
     t_put_text "$b" seed/a.txt a
     t_put_text "$b" seed/s/b.txt b
-    for cmd in "cp ./d/a.txt s3://$b/P/" "cp d/a.txt s3://$b/P/" "cp --recursive ./d s3://$b/P/q" \
-        "cp --recursive ./d/ s3://$b/P/q/" "cp ../$wd/d/a.txt s3://$b/P/" "cp $PWD/d/a.txt s3://$b/P/" \
-        "cp ./d/../a.txt s3://$b/P/" "cp s3://$b/seed/a.txt ./P.txt" "cp s3://$b/seed/a.txt ../$wd/dlP/" \
-        "cp --recursive s3://$b/seed/ ./dlP" "cp s3://$b/seed/a.txt dlP//y" "sync ./d s3://$b/P/s" \
-        "sync s3://$b/seed ./syP" "mv ./mvP s3://$b/P/m/"; do
-        printf m > mvpa; printf m > mvpb
+    for cmd in "cp ./d/a.txt s3://$b/@P@/" "cp d/a.txt s3://$b/@P@/" "cp --recursive ./d s3://$b/@P@/q" \
+        "cp --recursive ./d/ s3://$b/@P@/q/" "cp ../${wd##*/}/d/a.txt s3://$b/@P@/" "cp $wd/d/a.txt s3://$b/@P@/" \
+        "cp ./d/../a.txt s3://$b/@P@/" "cp s3://$b/seed/a.txt ./@P@.txt" "cp s3://$b/seed/a.txt ../${wd##*/}/dl@P@/" \
+        "cp --recursive s3://$b/seed/ ./dl@P@" "cp s3://$b/seed/a.txt dl@P@//y" "sync ./d s3://$b/@P@/s" \
+        "sync s3://$b/seed ./sy@P@" "mv ./mv@P@ s3://$b/@P@/m/"; do
+        printf m > mv_A_; printf m > mv_B_
         # shellcheck disable=SC2086  # the command's words
-        t_cmd awsx s3 ${cmd//P/pa} --no-progress
-        ac=$(sed 's/pa/P/g' <<<"$T_OUT$T_ERR" | sort)
+        t_cmd awsx s3 ${cmd//@P@/_A_} --no-progress
+        ac=$(sed 's/_A_/@P@/g' <<<"$T_OUT$T_ERR" | sort)
         # shellcheck disable=SC2086
-        t_cmd s3c ${cmd//P/pb}
-        sc=$(sed 's/pb/P/g' <<<"$T_OUT$T_ERR" | sort)
+        t_cmd s3c ${cmd//@P@/_B_}
+        sc=$(sed 's/_B_/@P@/g' <<<"$T_OUT$T_ERR" | sort)
         if [ "$ac" != "$sc" ]; then
             t_note "$cmd: the AWS CLI: $ac; s3c: $sc"
             bad=$((bad + 1))

@@ -126,9 +126,17 @@ test_dropin_versions_missing_version_fails_cleanly() {
     assert_ok s3c cp new.txt "s3://$b/k"
     gone=$(_tv_old_version "$b" k | grep -v "^$VK\$" | head -n 1)
     assert_ok s3c rm --version-id "$gone" "s3://$b/k"
-    assert_exit 254 awsx s3api get-object --bucket "$b" --key k --version-id "$gone" aws.txt
-    assert_contains "$T_ERR" "(NoSuchVersion)"
-    local aws_says=${T_ERR##*operation: }
+    t_cmd awsx s3api get-object --bucket "$b" --key k --version-id "$gone" aws.txt
+    local aws_says=""
+    # Against Ceph RGW the CLI 2.9 fails some error replies with a Python error of its own
+    # ("argument of type 'NoneType' is not iterable", 255): nothing to compare the words with then.
+    if grep -q "NoneType" <<<"$T_ERR"; then
+        t_note "the AWS CLI failed on its own error, its words not compared"
+    else
+        assert_eq 254 "$T_RC" "the AWS CLI's exit"
+        assert_contains "$T_ERR" "(NoSuchVersion)"
+        aws_says=${T_ERR##*operation: }
+    fi
     mkdir dl
     assert_exit 1 s3c cp --version-id "$gone" "s3://$b/k" dl/
     assert_contains "$T_OUT$T_ERR" "download failed: s3://$b/k to dl/ An error occurred (NoSuchVersion) when calling the HeadObject operation: $aws_says"
