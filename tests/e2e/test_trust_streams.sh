@@ -37,7 +37,7 @@ test_trust_streams_json_and_stat_stay_off_stdout() {
     _ts_out_sha s3c cat "s3://$b/obj" --json
     assert_eq 0 "$T_RC" "exit status of cat --json"
     assert_eq "$want" "$T_OUT" "bytes and sha256 of cat --json's stdout"
-    assert_contains "$T_ERR" '{"operation":"download","success":true,"source":"s3://'"$b"'/obj","destination":"-","size":3000000}'
+    assert_contains "$T_ERR" '{"operation":"download","success":true,"source":"s3://'"$b"'/obj","destination":"-","size":3000000,"object":{"size":3000000}}'
 
     _ts_out_sha s3c --json cat "s3://$b/obj"
     assert_eq "$want" "$T_OUT" "bytes and sha256 of s3c --json cat's stdout"
@@ -46,7 +46,7 @@ test_trust_streams_json_and_stat_stay_off_stdout() {
     _ts_out_sha s3c cp "s3://$b/obj" - --json
     assert_eq 0 "$T_RC" "exit status of cp - --json"
     assert_eq "$want" "$T_OUT" "bytes and sha256 of cp - --json's stdout"
-    assert_contains "$T_ERR" '"destination":"-","size":3000000}'
+    assert_contains "$T_ERR" '"destination":"-","size":3000000,"object":{"size":3000000}}'
 
     _ts_out_sha s3c cp "s3://$b/obj" - --stat
     assert_eq 0 "$T_RC" "exit status of cp - --stat"
@@ -80,9 +80,9 @@ test_trust_streams_run_file_keeps_stdout_for_objects() {
     _ts_out_sha s3c --json run cmds --stat
     assert_eq 0 "$T_RC" "exit status of run --json --stat"
     assert_eq "6000000 $(t_sha256 both)" "$T_OUT" "bytes and sha256 of run's stdout"
-    assert_contains "$T_ERR" '"destination":"s3://'"$b"'/up1","size":40000}'
-    assert_contains "$T_ERR" '"destination":"s3://'"$b"'/up2","size":40000}'
-    assert_contains "$T_ERR" '"source":"s3://'"$b"'/obj","destination":"-","size":3000000}'
+    assert_contains "$T_ERR" '"destination":"s3://'"$b"'/up1","size":40000,"object":{"size":40000}}'
+    assert_contains "$T_ERR" '"destination":"s3://'"$b"'/up2","size":40000,"object":{"size":40000}}'
+    assert_contains "$T_ERR" '"source":"s3://'"$b"'/obj","destination":"-","size":3000000,"object":{"size":3000000}}'
     assert_contains "$T_ERR" '"key":"s3://'"$b"'/obj"'
     assert_contains "$T_ERR" '{"operation":"run","lines_ok":6,"lines_failed":0}'
     assert_contains "$T_ERR" '"stat":[{"operation":"upload"'
@@ -90,7 +90,7 @@ test_trust_streams_run_file_keeps_stdout_for_objects() {
     _ts_out_sha s3c run cmds --stat
     assert_eq 0 "$T_RC" "exit status of run --stat"
     assert_eq "6000000 $(t_sha256 both)" "$T_OUT" "bytes and sha256 of run --stat's stdout"
-    assert_contains "$T_ERR" "upload: $s to s3://$b/up1"
+    assert_contains "$T_ERR" "upload: $(realpath -s --relative-to="$(pwd -P)" "$s") to s3://$b/up1" # (as the AWS CLI names it)
     assert_match "$T_ERR" "^upload +2 +0 +2 +80000"
     assert_match "$T_ERR" "^ +Total Size: "
     assert_match "$T_ERR" "^[0-9]+ bytes in [0-9]+ objects: s3://$b/"

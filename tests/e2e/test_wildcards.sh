@@ -104,7 +104,7 @@ test_escaped_star_is_a_star_in_every_verb() {
     # A local file named with a star, without --raw.
     printf s > 'a*b'
     assert_ok s3c cp 'a\*b' "s3://$b/l/"
-    assert_eq "upload: a*b to s3://$b/l/a*b" "$T_OUT"
+    assert_eq "upload: ./a*b to s3://$b/l/a*b" "$T_OUT"
 }
 
 # cat of a wildcard or a prefix: each object, whole, in key order, one after
