@@ -318,7 +318,7 @@ test_looplag_run_single_object_head_not_waited_in_next() {
     # (a request meets the first rule that fires: the delay's was the second HEAD)
     assert_eq "2/1 1/1 20/20" "$rules" "one's HEAD asked twice, after its 503; 20 GETs of t/"
     assert_contains "$T_ERR" "cmds:4: download failed: s3://$b/missing to ./nothing An error occurred (NoSuchKey) when calling the HeadObject operation"
-    assert_contains "$T_OUT" "download: s3://$b/one to got"
+    assert_contains "$T_OUT" "download: s3://$b/one to ./got"
     assert_contains "$T_OUT" "move: s3://$b/two to s3://$b/moved"
     assert_eq "$(t_sha256 one)" "$(t_sha256 got)" "the bytes of one"
     assert_eq "$(t_tree_sums tree)" "$(t_tree_sums down)" "every object of t/ down"
