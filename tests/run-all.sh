@@ -41,6 +41,8 @@
 #                     credential providers (tests/creds/botodiff_iam.py)
 #   S3C_CEPH=0        skip the Ceph store (and its e2e run)
 #   S3C_S3EMU=0       skip the s3emu store
+#   S3C_MOTO=0        skip the drop-in differential suite (tests/e2e/test_dropin*.sh,
+#                     s3c beside the AWS CLI) against moto's server
 #   S3C_FAULTS=0      skip the fault campaign (tests/faults/run.sh), and its
 #                     short pass with the ASan+UBSan build
 #   S3C_FUZZ=0        skip the libFuzzer runs (tests/fuzz/run.sh; FUZZ_SECONDS each, 12 here)
@@ -63,7 +65,7 @@ exec </dev/null
 : "${S3C_SKIP_DEPS:=0}" "${S3C_SAN:=1}" "${S3C_E2E_SAN:=0}" "${S3C_CEPH:=1}"
 : "${S3C_S3EMU:=1}" "${S3C_KEEP:=0}" "${E2E_FILTER:=}" "${S3C_FAULTS:=1}" "${S3C_FUZZ:=1}"
 : "${S3C_E2E_PARALLEL:=1}" "${S3C_VALGRIND:=1}" "${S3C_EMU_SUITE:=1}" "${S3C_TSAN:=1}"
-: "${S3C_BOTODIFF:=1}" "${S3C_SLURM:=1}"
+: "${S3C_BOTODIFF:=1}" "${S3C_SLURM:=1}" "${S3C_MOTO:=1}"
 export S3C_SLURM
 : "${S3C_PKG:=1}"
 : "${S3C_TREE_CHECK:=1}"
@@ -291,7 +293,7 @@ echo "s3c run-all: $(date -u '+%Y-%m-%d %H:%M:%S') UTC, $(nproc) cores, CI=${CI:
 # Suites turned off by the environment are named in the summary, so a run
 # that skipped them says so (and why) instead of looking complete.
 off=()
-for v in S3C_SAN S3C_CEPH S3C_S3EMU S3C_EMU_SUITE S3C_FAULTS S3C_FUZZ S3C_VALGRIND S3C_TSAN \
+for v in S3C_SAN S3C_CEPH S3C_S3EMU S3C_MOTO S3C_EMU_SUITE S3C_FAULTS S3C_FUZZ S3C_VALGRIND S3C_TSAN \
     S3C_BOTODIFF S3C_BOTODIFF_IAM S3C_SLURM S3C_PKG S3C_TREE_CHECK; do
     [ "${!v}" = 1 ] || off+=("$v=${!v}")
 done
@@ -485,6 +487,39 @@ if [ -n "$EMU_PID" ] && ! kill -0 "$EMU_PID" 2>/dev/null; then
     tail -n 20 "$WORK/s3emu.err" >&2
 fi
 stop_emu
+
+# ------------------------------------------------------------------ moto --
+# The drop-in differential suite (tests/e2e/test_dropin*.sh: the same
+# commands through s3c and /usr/bin/aws, outputs and exits compared) once
+# more against moto's server, an S3 model written by others (issue 23), with
+# build/s3c. moto_server comes with the machine image's Python.
+if [ "$S3C_MOTO" = 1 ]; then
+    step "e2e drop-in suite against moto's server"
+    if ! command -v moto_server >/dev/null; then
+        note "e2e(moto)" "moto_server is not on PATH: not run"
+    elif port=$(free_port); then
+        (cd "$WORK" && exec setsid moto_server -p "$port") > "$WORK/moto.log" 2>&1 &
+        MOTO_PID=$!
+        BG+=("$MOTO_PID")
+        for ((i = 0; i < 200; i++)); do
+            curl -s -o /dev/null "http://127.0.0.1:$port/" && break
+            sleep 0.1
+        done
+        printf '%s\n' "S3C_TEST_STORE=moto" "S3C_TEST_ENDPOINT=http://127.0.0.1:$port" \
+            "S3C_TEST_ACCESS_KEY=testing" "S3C_TEST_SECRET_KEY=testing" "S3C_TEST_REGION=us-east-1" > "$WORK/moto.env"
+        saved_filter=$E2E_FILTER
+        E2E_FILTER=test_dropin
+        run_e2e moto "$WORK/moto.env" "$ROOT/build/s3c"
+        E2E_FILTER=$saved_filter
+        kill -TERM -- "-$MOTO_PID" 2>/dev/null
+        wait "$MOTO_PID" 2>/dev/null
+        keep=()
+        for p in "${BG[@]}"; do [ "$p" = "$MOTO_PID" ] || keep+=("$p"); done
+        BG=("${keep[@]+"${keep[@]}"}")
+    else
+        record "e2e(moto)" 0 1 "no free port for moto_server"
+    fi
+fi
 
 # ------------------------------------------------------- the emulator's suite --
 # tests/emu/run.sh starts its own build/s3emu and checks it against the S3
