@@ -308,9 +308,13 @@ mb fault-nc
 
 # errors_name NAME WANT-FILE: the error lines ("OP failed: SRC to DST DETAIL",
 # docs/OUTPUT.md) name exactly the objects listed in WANT-FILE (one "SRC DST"
-# a line, sorted), each once.
+# a line, sorted), each once. The lines name local files as the AWS CLI does,
+# relative to the working directory: made absolute here, as WANT-FILE has them.
+abs_name() { case $1 in s3://*) echo "$1" ;; *) realpath -m -s "$1" ;; esac; }
 errors_name() {
-    sed -nE 's/^(upload|download|copy|move) failed: ([^ ]*) to ([^ ]*) .*/\2 \3/p' "$ERR" | LC_ALL=C sort >"$W/errs"
+    local src dst
+    sed -nE 's/^(upload|download|copy|move) failed: ([^ ]*) to ([^ ]*) .*/\2 \3/p' "$ERR" |
+        while read -r src dst; do echo "$(abs_name "$src") $(abs_name "$dst")"; done | LC_ALL=C sort >"$W/errs"
     if cmp -s "$2" "$W/errs" && [ "$(grep -c . "$ERR")" = "$(grep -c . "$2")" ]; then
         ok "$1: one error line for each of the $(grep -c . "$2") failed objects"
     else

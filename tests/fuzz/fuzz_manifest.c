@@ -77,7 +77,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     write_file(csv_path, data + off, size - off);
     write_gz(gz_path, data + off, size - off);
 
-    m = manifest_open(man_path, NULL, &e);
+    m = manifest_open(man_path, NULL, false, &e);
     if (!m) {
         one_line(&e);
         return 0;
