@@ -10,6 +10,7 @@
 
 #include "base/hash.h"
 #include "base/stop.h"
+#include "plan/filter.h"
 
 static struct out_opts opts, run_opts;
 static bool status_shown;
@@ -149,14 +150,13 @@ static void emit_buf(enum to to, const struct buf *b)
     emit(to, b->data, b->len);
 }
 
-bool out_order_lines(void)
+void out_order_lines(void)
 {
     const char *v = getenv("S3C_RUN_HELD_MAX"); /* tests: a small bound, to see lines wait for it */
 
     if (v && *v)
         held_max = strtoull(v, NULL, 10);
     ordered = !isatty(STDOUT_FILENO);
-    return ordered;
 }
 
 struct out_slot *out_slot_open(void)
@@ -433,43 +433,53 @@ static void result_json(const struct out_result *r, const struct s3c_error *e)
  * "../h.txt", "d//y" as "d/y". An S3 name, "-", or a path when the working
  * directory is unknown stays as given.
  */
+/* The '/'-separated components of an absolute path into 'comp'/'len' (at most 'max'); how many, or
+ * max + 1 when there are more. */
+static size_t components(const char *path, const char **comp, size_t *len, size_t max)
+{
+    size_t n = 0;
+
+    while (*path) {
+        const char *end = strchrnul(path, '/');
+
+        if (end > path) {
+            if (n == max)
+                return max + 1;
+            comp[n] = path;
+            len[n++] = (size_t)(end - path);
+        }
+        path = *end ? end + 1 : end;
+    }
+    return n;
+}
+
 static const char *aws_shown(const char *p, struct buf *b)
 {
+    enum { DEPTH = 512 };
     static char cwd[4096];
-    const char *comp[512], *cw[512];
-    size_t ncomp = 0, ncw = 0, i, common = 0, len[512], cwlen[512];
-    struct buf abs = BUF_INIT(1 << 16);
-    const char *q, *base;
+    const char *comp[DEPTH], *cw[DEPTH], *base = strrchr(p, '/');
+    size_t ncomp, ncw, i, common = 0, len[DEPTH], cwlen[DEPTH];
+    struct buf dir = BUF_INIT(1 << 16), abs = BUF_INIT(1 << 16);
+    struct s3c_error e = S3C_ERROR_INIT;
+    enum s3c_err rc;
 
     if (!strncmp(p, "s3://", 5) || !strcmp(p, "-") || (!cwd[0] && !getcwd(cwd, sizeof(cwd))))
         return p;
-    if (p[0] != '/')
-        buf_addf(&abs, "%s/", cwd);
-    buf_adds(&abs, p);
-    /* Split into components, "." dropped and ".." taking one back: the file's name last. */
-    base = strrchr(buf_cstr(&abs), '/') + 1;
-    for (q = buf_cstr(&abs); q < base;) {
-        const char *end = strchr(q, '/');
-        size_t n = (size_t)(end - q);
-
-        if (n == 0 || (n == 1 && q[0] == '.')) {
-        } else if (n == 2 && q[0] == '.' && q[1] == '.') {
-            ncomp -= ncomp > 0;
-        } else if (ncomp < 512) {
-            comp[ncomp] = q;
-            len[ncomp++] = n;
-        } else {
-            buf_release(&abs);
-            return p; /* deeper than any real path: as given */
-        }
-        q = end + 1;
+    /* The directory as os.path.abspath makes it (filter_root's, as the CLI's filters see it),
+     * from an absolute path: the working directory is read once, not once a line. */
+    rc = p[0] == '/' ? buf_adds(&abs, p) : buf_addf(&abs, "%s/%s", cwd, p);
+    if (!rc)
+        rc = filter_root(buf_cstr(&abs), false, &dir, &e);
+    buf_release(&abs);
+    if (rc) {
+        buf_release(&dir);
+        return p;
     }
-    for (q = cwd + 1; *q && ncw < 512;) {
-        const char *end = strchrnul(q, '/');
-
-        cw[ncw] = q;
-        cwlen[ncw++] = (size_t)(end - q);
-        q = *end ? end + 1 : end;
+    ncomp = components(buf_cstr(&dir), comp, len, DEPTH);
+    ncw = components(cwd, cw, cwlen, DEPTH);
+    if (ncomp > DEPTH || ncw > DEPTH) {
+        buf_release(&dir);
+        return p; /* deeper than any real path: as given */
     }
     while (common < ncomp && common < ncw && len[common] == cwlen[common] &&
            !memcmp(comp[common], cw[common], len[common]))
@@ -481,8 +491,8 @@ static const char *aws_shown(const char *p, struct buf *b)
         buf_addf(b, "%.*s/", (int)len[i], comp[i]);
     if (!b->len)
         buf_adds(b, "./");
-    buf_adds(b, base);
-    buf_release(&abs);
+    buf_adds(b, base ? base + 1 : p);
+    buf_release(&dir);
     return buf_cstr(b);
 }
 

@@ -114,7 +114,7 @@ void out_set_origin(const char *where);
  * off, out_slot_open() is NULL and a NULL slot writes through.
  */
 struct out_slot;
-bool out_order_lines(void);
+void out_order_lines(void);
 struct out_slot *out_slot_open(void);
 void out_slot_use(struct out_slot *s);
 void out_slot_close(struct out_slot *s);
