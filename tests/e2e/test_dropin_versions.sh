@@ -29,7 +29,7 @@ _tv_seed() {
     if [ -z "$VK" ] || [ -z "$VB" ]; then
         t_fail "no old versions listed: k '$VK', big '$VB'"
     fi
-    assert_ok awsx s3api put-object-tagging --bucket "$b" --key big --version-id "$VB" \
+    assert_ok awsx s3api put-object-tagging --bucket "$b" --key big --version-id="$VB" \
         --tagging 'TagSet=[{Key=gen,Value=old}]'
 }
 
@@ -42,7 +42,7 @@ test_dropin_versions_download_and_cat_read_the_old_version() {
     assert_ok s3c cp --version-id "$VK" "s3://$b/k" got.txt
     assert_contains "$T_OUT" "download: s3://$b/k to ./got.txt"
     assert_eq "$(cat old.txt)" "$(cat got.txt)" "cp --version-id of the old version"
-    assert_ok awsx s3api get-object --bucket "$b" --key k --version-id "$VK" aws.txt
+    assert_ok awsx s3api get-object --bucket "$b" --key k --version-id="$VK" aws.txt
     cmp -s got.txt aws.txt || t_fail "s3c's download differs from the AWS CLI's get-object --version-id"
     assert_ok s3c cp "s3://$b/k" latest.txt
     assert_eq "$(cat new.txt)" "$(cat latest.txt)" "cp without --version-id: the latest"
@@ -98,7 +98,7 @@ test_dropin_versions_head_presign_du_ls() {
     local mine=$T_OUT
     assert_eq "$VK 10 old text/x-old" "$(jq -r '"\(.VersionId) \(.ContentLength) \(.Metadata.gen) \(.ContentType)"' <<<"$mine")" \
         "head --version-id"
-    assert_ok awsx s3api head-object --bucket "$b" --key k --version-id "$VK"
+    assert_ok awsx s3api head-object --bucket "$b" --key k --version-id="$VK"
     for f in VersionId ContentLength ETag LastModified ContentType Metadata; do
         assert_eq "$(jq -c ".$f" <<<"$T_OUT")" "$(jq -c ".$f" <<<"$mine")" "head's $f, s3c's against the AWS CLI's"
     done
@@ -126,7 +126,7 @@ test_dropin_versions_missing_version_fails_cleanly() {
     assert_ok s3c cp new.txt "s3://$b/k"
     gone=$(_tv_old_version "$b" k | grep -v "^$VK\$" | head -n 1)
     assert_ok s3c rm --version-id "$gone" "s3://$b/k"
-    t_cmd awsx s3api get-object --bucket "$b" --key k --version-id "$gone" aws.txt
+    t_cmd awsx s3api get-object --bucket "$b" --key k --version-id="$gone" aws.txt
     local aws_says=""
     # Against Ceph RGW the CLI 2.9 fails some error replies with a Python error of its own
     # ("argument of type 'NoneType' is not iterable", 255): nothing to compare the words with then.
