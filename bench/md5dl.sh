@@ -14,6 +14,9 @@
 #   MD5DL_ROWS="1x1024:8 1x1024:16 4x256:8 1x1024:0"   COUNTxMiB:PART-MiB (0: one PUT)
 #   MD5DL_LATENCY_MS=0 MD5DL_BANDWIDTH_MBPS=0           s3emu's model (0: off)
 #   MD5DL_CURL_CONNS=16                                  curl's parallel connections
+#   MD5DL_PEERS="aws rclone s5cmd"                      the peers run beside (each if installed):
+#       the AWS CLI at its defaults, rclone at its defaults (4 streams a file),
+#       s5cmd at its defaults; none of them checks a multipart ETag
 #
 # Needs GNU time, curl (with --aws-sigv4), python3, taskset.
 set -euo pipefail
@@ -104,6 +107,22 @@ curl_cfg() { # ROW -> $WORK/curl.cfg
     done
 }
 
+# The peers, pinned as s3c is: each given the emulator and the keys its own way.
+PEERS=()
+for p in ${MD5DL_PEERS-aws rclone s5cmd}; do
+    command -v "$p" >/dev/null && PEERS+=("$p")
+done
+export RCLONE_CONFIG=/dev/null RCLONE_CONFIG_EMU_TYPE=s3 RCLONE_CONFIG_EMU_PROVIDER=Other
+export RCLONE_CONFIG_EMU_ACCESS_KEY_ID=$AK RCLONE_CONFIG_EMU_SECRET_ACCESS_KEY=$SK
+export RCLONE_CONFIG_EMU_ENDPOINT=$URL RCLONE_CONFIG_EMU_REGION=us-east-1 RCLONE_CONFIG_EMU_FORCE_PATH_STYLE=true
+peer_cmd() { # PEER ROW -> the command line, in PEER_CMD (AWS_CA_BUNDLE breaks rclone's S3 client)
+    case $1 in
+    aws) PEER_CMD=(aws --endpoint-url "$URL" s3 cp --recursive --quiet "s3://md5dl/$(key "$2")/" "$DST/") ;;
+    rclone) PEER_CMD=(env -u AWS_CA_BUNDLE rclone copy "EMU:md5dl/$(key "$2")" "$DST/") ;;
+    s5cmd) PEER_CMD=(s5cmd --endpoint-url "$URL" cp "s3://md5dl/$(key "$2")/*" "$DST/") ;;
+    esac
+}
+
 # run LABEL ROW CMD...: one timed run into an empty $DST; prints "LABEL ROW cpu_s_per_gb wall".
 run() {
     local label=$1 row=$2 count=${2%%x*} rest=${2#*x} mib bytes t
@@ -115,7 +134,7 @@ run() {
     sync
     /usr/bin/time -f '%e %U %S' -o "$WORK/time" "$@" >"$WORK/out" 2>&1 || {
         echo "$label $row FAILED: $(tail -n 3 "$WORK/out")" >&2; return 1; }
-    if [ "$label" != curl ]; then
+    if [ "$label" != curl ]; then # (the peers' bytes too: what they wrote, unchecked by them)
         for f in "$DST"/*; do
             [ "$(sha256sum <"$f" | cut -d' ' -f1)" = "$(cat "$WORK/sha-$row")" ] ||
                 { echo "$label $row: wrong bytes in $f" >&2; return 1; }
@@ -131,6 +150,10 @@ for rep in $(seq "$REPS"); do
         for spec in "$@"; do
             label=${spec%%=*} bin=${spec#*=}
             run "$label" "$row" "${PIN[@]}" "$bin" cp --recursive --quiet "s3://md5dl/$(key "$row")/" "$DST/" || true
+        done
+        for p in "${PEERS[@]}"; do
+            peer_cmd "$p" "$row"
+            run "$p" "$row" "${PIN[@]}" "${PEER_CMD[@]}" || true
         done
         curl_cfg "$row"
         run curl "$row" "${PIN[@]}" curl -sSf "${sig[@]}" --parallel --parallel-immediate --parallel-max "$CONNS" \

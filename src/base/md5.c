@@ -1,4 +1,4 @@
-/* md5.c — MD5 with an open state, scalar and eight lanes of AVX2 (see md5.h). */
+/* md5.c — MD5 with an open state, scalar and lanes of AVX2 or AVX-512VL (see md5.h). */
 #include "base/md5.h"
 
 #include <pthread.h>
@@ -154,19 +154,37 @@ void md5_final(struct md5 *m, unsigned char out[16])
 #if defined(__x86_64__)
 #include <immintrin.h>
 
-static pthread_once_t x8_once = PTHREAD_ONCE_INIT;
-static bool x8_ok;
+static pthread_once_t kernel_once = PTHREAD_ONCE_INIT;
+static enum md5_kernel kernel_best, kernel_used;
 
-static void x8_detect(void)
+static void kernel_detect(void)
 {
     __builtin_cpu_init();
-    x8_ok = __builtin_cpu_supports("avx2");
+    kernel_best = !__builtin_cpu_supports("avx2")          ? MD5_KERNEL_SCALAR
+                  : __builtin_cpu_supports("avx512f") &&
+                            __builtin_cpu_supports("avx512vl") ? MD5_KERNEL_AVX512
+                                                               : MD5_KERNEL_AVX2;
+    kernel_used = kernel_best;
+}
+
+enum md5_kernel md5_kernel(void)
+{
+    pthread_once(&kernel_once, kernel_detect);
+    return kernel_used;
+}
+
+bool md5_kernel_set(enum md5_kernel k)
+{
+    pthread_once(&kernel_once, kernel_detect);
+    if (k > kernel_best)
+        return false;
+    kernel_used = k;
+    return true;
 }
 
 bool md5_x8_available(void)
 {
-    pthread_once(&x8_once, x8_detect);
-    return x8_ok;
+    return md5_kernel() != MD5_KERNEL_SCALAR;
 }
 
 #define X8 __attribute__((target("avx2"))) static inline
@@ -198,16 +216,31 @@ X8 void x8_transpose(__m256i r[8])
     r[7] = _mm256_permute2x128_si256(u3, u7, 0x31);
 }
 
+/* The four round functions and the rotation, in AVX2: three instructions each. */
 #define V_F1(x, y, z) _mm256_xor_si256(z, _mm256_and_si256(x, _mm256_xor_si256(y, z)))
 #define V_F2(x, y, z) _mm256_xor_si256(y, _mm256_and_si256(z, _mm256_xor_si256(x, y)))
 #define V_F3(x, y, z) _mm256_xor_si256(_mm256_xor_si256(x, y), z)
 /* y ^ (x | ~z) = ~(y ^ (~x & z)) */
 #define V_F4(x, y, z) _mm256_xor_si256(_mm256_xor_si256(y, _mm256_andnot_si256(x, z)), ones)
+#define V_ROL(x, s) x8_rol(x, s)
+
+/* The same in AVX-512VL on the same eight-lane vectors, one instruction each:
+ * a ternary-logic function of the three words (its immediate is the truth
+ * table, bit x*4 + y*2 + z) and a rotation by a vector of counts
+ * (vprolvd; the count stays a register, so it compiles at any -O). Half the
+ * instructions of a step, the same lanes: no 512-bit vectors, so no change
+ * of clock on CPUs that slow down for them. */
+#define Z_F1(x, y, z) _mm256_ternarylogic_epi32(x, y, z, 0xca) /* x ? y : z */
+#define Z_F2(x, y, z) _mm256_ternarylogic_epi32(x, y, z, 0xe4) /* z ? x : y */
+#define Z_F3(x, y, z) _mm256_ternarylogic_epi32(x, y, z, 0x96) /* x ^ y ^ z */
+#define Z_F4(x, y, z) _mm256_ternarylogic_epi32(x, y, z, 0x39) /* y ^ (x | ~z) */
+#define Z_ROL(x, s) _mm256_rolv_epi32(x, _mm256_set1_epi32(s))
+
 #define V_STEP(f, a, b, c, d, i)                                                              \
     do {                                                                                      \
         a = _mm256_add_epi32(_mm256_add_epi32(a, f(b, c, d)),                                 \
                              _mm256_add_epi32(w[md5_g[i]], _mm256_set1_epi32((int)md5_t[i]))); \
-        a = _mm256_add_epi32(b, x8_rol(a, md5_s[i]));                                         \
+        a = _mm256_add_epi32(b, ROL(a, md5_s[i]));                                            \
     } while (0)
 
 X8 void x8_load(const uint32_t h[8][4], __m256i *a, __m256i *b, __m256i *c, __m256i *d)
@@ -257,35 +290,36 @@ X8 void x8_words(const unsigned char *const p[8], size_t off, __m256i w[16])
         STEP(F, b, c, d, a, i + 3);                                                           \
     } while (0)
 
-/* The 64 steps of one block, by STEP (one group of lanes, or two side by side). */
-#define V_ROUNDS(STEP)                                                                        \
+/* The 64 steps of one block, by STEP (one group of lanes, or two side by
+ * side) with the round functions F1..F4. */
+#define V_ROUNDS(STEP, F1, F2, F3, F4)                                                        \
     do {                                                                                      \
-        _Pragma("GCC unroll 4") for (i = 0; i < 16; i += 4) V_QUAD(STEP, V_F1);               \
-        _Pragma("GCC unroll 4") for (; i < 32; i += 4) V_QUAD(STEP, V_F2);                    \
-        _Pragma("GCC unroll 4") for (; i < 48; i += 4) V_QUAD(STEP, V_F3);                    \
-        _Pragma("GCC unroll 4") for (; i < 64; i += 4) V_QUAD(STEP, V_F4);                    \
+        _Pragma("GCC unroll 4") for (i = 0; i < 16; i += 4) V_QUAD(STEP, F1);                 \
+        _Pragma("GCC unroll 4") for (; i < 32; i += 4) V_QUAD(STEP, F2);                      \
+        _Pragma("GCC unroll 4") for (; i < 48; i += 4) V_QUAD(STEP, F3);                      \
+        _Pragma("GCC unroll 4") for (; i < 64; i += 4) V_QUAD(STEP, F4);                      \
     } while (0)
 
-__attribute__((target("avx2"))) void md5_x8_blocks(uint32_t h[8][4], const unsigned char *const p[8], size_t n)
-{
-    const __m256i ones = _mm256_set1_epi32(-1);
-    __m256i a, b, c, d, w[16];
-    size_t off;
-    int i;
-
-    x8_load(h, &a, &b, &c, &d); /* the chaining values, lane per lane, as columns */
-    for (off = 0; n; n--, off += MD5_BLOCK) {
-        __m256i a0 = a, b0 = b, c0 = c, d0 = d;
-
-        x8_words(p, off, w);
-        V_ROUNDS(V_STEP);
-        a = _mm256_add_epi32(a, a0);
-        b = _mm256_add_epi32(b, b0);
-        c = _mm256_add_epi32(c, c0);
-        d = _mm256_add_epi32(d, d0);
-    }
-    x8_store(h, a, b, c, d);
-}
+/* Eight lanes (one group): the body of the kernel for each instruction set. */
+#define X8_BODY(F1, F2, F3, F4)                                                               \
+    const __m256i ones = _mm256_set1_epi32(-1);                                               \
+    __m256i a, b, c, d, w[16];                                                                \
+    size_t off;                                                                               \
+    int i;                                                                                    \
+                                                                                              \
+    (void)ones;                                                                               \
+    x8_load(h, &a, &b, &c, &d); /* the chaining values, lane per lane, as columns */          \
+    for (off = 0; n; n--, off += MD5_BLOCK) {                                                 \
+        __m256i a0 = a, b0 = b, c0 = c, d0 = d;                                               \
+                                                                                              \
+        x8_words(p, off, w);                                                                  \
+        V_ROUNDS(V_STEP, F1, F2, F3, F4);                                                     \
+        a = _mm256_add_epi32(a, a0);                                                          \
+        b = _mm256_add_epi32(b, b0);                                                          \
+        c = _mm256_add_epi32(c, c0);                                                          \
+        d = _mm256_add_epi32(d, d0);                                                          \
+    }                                                                                         \
+    x8_store(h, a, b, c, d)
 
 /* Two groups of eight lanes, step by step side by side: an MD5 step waits on
  * the one before it (about 6 cycles of latency for 10 instructions), so one
@@ -298,38 +332,89 @@ __attribute__((target("avx2"))) void md5_x8_blocks(uint32_t h[8][4], const unsig
                                 _mm256_add_epi32(w[md5_g[i]], k_));                           \
         a##1 = _mm256_add_epi32(_mm256_add_epi32(a##1, f(b##1, c##1, d##1)),                  \
                                 _mm256_add_epi32(v[md5_g[i]], k_));                           \
-        a##0 = _mm256_add_epi32(b##0, x8_rol(a##0, md5_s[i]));                                \
-        a##1 = _mm256_add_epi32(b##1, x8_rol(a##1, md5_s[i]));                                \
+        a##0 = _mm256_add_epi32(b##0, ROL(a##0, md5_s[i]));                                   \
+        a##1 = _mm256_add_epi32(b##1, ROL(a##1, md5_s[i]));                                   \
     } while (0)
 
-__attribute__((target("avx2"))) void md5_x16_blocks(uint32_t h[16][4], const unsigned char *const p[16], size_t n)
+#define X16_BODY(F1, F2, F3, F4)                                                              \
+    const __m256i ones = _mm256_set1_epi32(-1);                                               \
+    __m256i a0, b0, c0, d0, a1, b1, c1, d1, w[16], v[16];                                     \
+    size_t off;                                                                               \
+    int i;                                                                                    \
+                                                                                              \
+    (void)ones;                                                                               \
+    x8_load(h, &a0, &b0, &c0, &d0);                                                           \
+    x8_load(h + 8, &a1, &b1, &c1, &d1);                                                       \
+    for (off = 0; n; n--, off += MD5_BLOCK) {                                                 \
+        __m256i sa0 = a0, sb0 = b0, sc0 = c0, sd0 = d0, sa1 = a1, sb1 = b1, sc1 = c1,         \
+                sd1 = d1;                                                                     \
+                                                                                              \
+        x8_words(p, off, w);                                                                  \
+        x8_words(p + 8, off, v);                                                              \
+        V_ROUNDS(V_STEP2, F1, F2, F3, F4);                                                    \
+        a0 = _mm256_add_epi32(a0, sa0);                                                       \
+        b0 = _mm256_add_epi32(b0, sb0);                                                       \
+        c0 = _mm256_add_epi32(c0, sc0);                                                       \
+        d0 = _mm256_add_epi32(d0, sd0);                                                       \
+        a1 = _mm256_add_epi32(a1, sa1);                                                       \
+        b1 = _mm256_add_epi32(b1, sb1);                                                       \
+        c1 = _mm256_add_epi32(c1, sc1);                                                       \
+        d1 = _mm256_add_epi32(d1, sd1);                                                       \
+    }                                                                                         \
+    x8_store(h, a0, b0, c0, d0);                                                              \
+    x8_store(h + 8, a1, b1, c1, d1)
+
+#define ROL V_ROL
+__attribute__((target("avx2"))) static void x8_avx2(uint32_t h[8][4], const unsigned char *const p[8], size_t n)
 {
-    const __m256i ones = _mm256_set1_epi32(-1);
-    __m256i a0, b0, c0, d0, a1, b1, c1, d1, w[16], v[16];
-    size_t off;
-    int i;
+    X8_BODY(V_F1, V_F2, V_F3, V_F4);
+}
 
-    x8_load(h, &a0, &b0, &c0, &d0);
-    x8_load(h + 8, &a1, &b1, &c1, &d1);
-    for (off = 0; n; n--, off += MD5_BLOCK) {
-        __m256i sa0 = a0, sb0 = b0, sc0 = c0, sd0 = d0, sa1 = a1, sb1 = b1, sc1 = c1, sd1 = d1;
+__attribute__((target("avx2"))) static void x16_avx2(uint32_t h[16][4], const unsigned char *const p[16], size_t n)
+{
+    X16_BODY(V_F1, V_F2, V_F3, V_F4);
+}
+#undef ROL
 
-        x8_words(p, off, w);
-        x8_words(p + 8, off, v);
-        V_ROUNDS(V_STEP2);
-        a0 = _mm256_add_epi32(a0, sa0);
-        b0 = _mm256_add_epi32(b0, sb0);
-        c0 = _mm256_add_epi32(c0, sc0);
-        d0 = _mm256_add_epi32(d0, sd0);
-        a1 = _mm256_add_epi32(a1, sa1);
-        b1 = _mm256_add_epi32(b1, sb1);
-        c1 = _mm256_add_epi32(c1, sc1);
-        d1 = _mm256_add_epi32(d1, sd1);
-    }
-    x8_store(h, a0, b0, c0, d0);
-    x8_store(h + 8, a1, b1, c1, d1);
+#define ROL Z_ROL
+#define X512 __attribute__((target("avx2,avx512f,avx512vl")))
+X512 static void x8_avx512(uint32_t h[8][4], const unsigned char *const p[8], size_t n)
+{
+    X8_BODY(Z_F1, Z_F2, Z_F3, Z_F4);
+}
+
+X512 static void x16_avx512(uint32_t h[16][4], const unsigned char *const p[16], size_t n)
+{
+    X16_BODY(Z_F1, Z_F2, Z_F3, Z_F4);
+}
+#undef ROL
+
+void md5_x8_blocks(uint32_t h[8][4], const unsigned char *const p[8], size_t n)
+{
+    if (md5_kernel() == MD5_KERNEL_AVX512)
+        x8_avx512(h, p, n);
+    else
+        x8_avx2(h, p, n);
+}
+
+void md5_x16_blocks(uint32_t h[16][4], const unsigned char *const p[16], size_t n)
+{
+    if (md5_kernel() == MD5_KERNEL_AVX512)
+        x16_avx512(h, p, n);
+    else
+        x16_avx2(h, p, n);
 }
 #else
+enum md5_kernel md5_kernel(void)
+{
+    return MD5_KERNEL_SCALAR;
+}
+
+bool md5_kernel_set(enum md5_kernel k)
+{
+    return k == MD5_KERNEL_SCALAR;
+}
+
 bool md5_x8_available(void)
 {
     return false;

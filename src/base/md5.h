@@ -1,9 +1,9 @@
 /*
  * md5: MD5 (RFC 1321) with its state in the open, so a digest can be carried
  * from one thread to another and from one lane of the multi-buffer kernel to
- * another. One stream at a time (md5_update), or up to eight streams of
- * whole blocks at once (md5_x8_blocks, AVX2, when the CPU has it). Pure; no
- * allocation. The engine's MD5s run on its hash workers (xfer/hashpool.h);
+ * another. One stream at a time (md5_update), or eight or sixteen streams of
+ * whole blocks at once (md5_x8_blocks, md5_x16_blocks: AVX2, or AVX-512VL
+ * where the CPU has it). Pure; no allocation. The engine's MD5s run on its hash workers (xfer/hashpool.h);
  * OpenSSL's (base/hash.h) stays for one-shot digests.
  */
 #ifndef S3C_BASE_MD5_H
@@ -29,7 +29,18 @@ void md5_final(struct md5 *m, unsigned char out[16]);
 /* 'n' whole blocks into one chaining value (the scalar kernel). */
 void md5_blocks(uint32_t h[4], const unsigned char *p, size_t n);
 
-/* Whether md5_x8_blocks runs here (AVX2, asked of the CPU once). */
+/* The lane kernels' instructions: AVX2, or AVX-512VL's ternary logic and
+ * rotation on the same eight-lane vectors (half the instructions a step). */
+enum md5_kernel { MD5_KERNEL_SCALAR, MD5_KERNEL_AVX2, MD5_KERNEL_AVX512 };
+
+/* The kernel md5_x8_blocks and md5_x16_blocks use: the best this CPU runs
+ * (asked once), unless md5_kernel_set chose a lesser one. */
+enum md5_kernel md5_kernel(void);
+/* Use 'k' from now on (the tests, to check each kernel a CPU runs); false,
+ * nothing changed, when the CPU cannot run it. Not while lanes hash. */
+bool md5_kernel_set(enum md5_kernel k);
+
+/* Whether md5_x8_blocks runs here (AVX2 at least). */
 bool md5_x8_available(void);
 
 /*

@@ -41,7 +41,8 @@ static bool cpu_has_sha(void)
 /*
  * The CPU features the hot paths dispatch on, present ones plain and absent
  * ones with a '-': ISA-L's CRC32C/CRC64 (pclmul, avx512f + vpclmulqdq),
- * OpenSSL's MD5/SHA-256 and TLS ciphers (sha-ni, avx2, aes-ni).
+ * the lane MD5s (avx2, avx512vl: base/md5.h), OpenSSL's SHA-256 and TLS
+ * ciphers (sha-ni, aes-ni).
  */
 static void print_cpu(void)
 {
@@ -59,6 +60,7 @@ static void print_cpu(void)
     CPU_FEATURE("aes-ni", __builtin_cpu_supports("aes"));
     CPU_FEATURE("avx2", __builtin_cpu_supports("avx2"));
     CPU_FEATURE("avx512f", __builtin_cpu_supports("avx512f"));
+    CPU_FEATURE("avx512vl", __builtin_cpu_supports("avx512vl"));
     CPU_FEATURE("vpclmulqdq", __builtin_cpu_supports("vpclmulqdq"));
     CPU_FEATURE("sha-ni", cpu_has_sha());
 #undef CPU_FEATURE

@@ -103,9 +103,9 @@ static void lanes_equal_scalar(int lanes)
             memcpy(h[i], m[i].h, sizeof(h[i]));
             p[i] = data[i] + head[i];
         }
-        if (md5_x8_available() && lanes == 16)
+        if (md5_kernel() != MD5_KERNEL_SCALAR && lanes == 16)
             md5_x16_blocks(h, p, blocks);
-        else if (md5_x8_available())
+        else if (md5_kernel() != MD5_KERNEL_SCALAR)
             md5_x8_blocks(h, p, blocks);
         else
             for (i = 0; i < lanes; i++)
@@ -123,13 +123,28 @@ static void lanes_equal_scalar(int lanes)
     }
 }
 
+/* Each lane kernel this CPU runs (AVX2; AVX-512VL where it has it), the
+ * best one left in use after. */
+static void each_kernel_equal_scalar(int lanes)
+{
+    enum md5_kernel best = md5_kernel(), k;
+
+    for (k = MD5_KERNEL_SCALAR; k <= best; k++) {
+        CHECK(md5_kernel_set(k));
+        CHECK(md5_kernel() == k);
+        lanes_equal_scalar(lanes);
+    }
+    CHECK(md5_kernel_set(best));
+    CHECK(!md5_kernel_set(best + 1) || best == MD5_KERNEL_AVX512);
+}
+
 TEST(md5_x8_lanes_equal_scalar)
 {
-    lanes_equal_scalar(8);
+    each_kernel_equal_scalar(8);
 }
 
 /* Sixteen: two groups of eight, interleaved. */
 TEST(md5_x16_lanes_equal_scalar)
 {
-    lanes_equal_scalar(16);
+    each_kernel_equal_scalar(16);
 }
