@@ -8,7 +8,7 @@
 # it (HOME=$T/home, no config files), and on exit stops it and removes $T.
 # NAME goes in the message when it does not start (exit 1).
 bench_emu_cleanup() {
-    [ -n "${EMU_PID:-}" ] && kill "$EMU_PID" 2>/dev/null && wait "$EMU_PID" 2>/dev/null
+    [ -n "${EMU_PID:-}" ] && kill "$EMU_PID" 2>/dev/null && wait "$EMU_PID" 2>/dev/null || true
     rm -rf "$T"
 }
 

@@ -37,7 +37,7 @@ WORK=$(mktemp -d /tmp/md5dl-bench.XXXXXX)
 EMU_PID=
 cleanup() {
     local rc=$?
-    [ -n "$EMU_PID" ] && kill "$EMU_PID" 2>/dev/null && wait "$EMU_PID" 2>/dev/null
+    [ -n "$EMU_PID" ] && kill "$EMU_PID" 2>/dev/null && wait "$EMU_PID" 2>/dev/null || true
     rm -rf "$WORK" "$DST"
     exit "$rc"
 }

@@ -12,7 +12,7 @@
 #
 #   bench/tls.sh [S3C-BINARY]                  default: build/s3c
 #   TLS_REPS=5 TLS_COUNT=4 TLS_SIZE=200000000 TLS_LATENCY_MS=20 TLS_BANDWIDTH_MBPS=90
-#   TLS_EMU_CORE=1 TLS_CLIENT_CORE=0 TLS_DST=/dev/shm/tlsbench
+#   TLS_EMU_CORE=1 TLS_CLIENT_CORE=0 TLS_DST=/dev/shm/tlsbench TLS_S3EMU=build/s3emu
 #
 # Needs GNU time, taskset, python3.
 set -euo pipefail
@@ -32,7 +32,7 @@ WORK=$(mktemp -d /tmp/tls-bench.XXXXXX)
 PIDS=()
 cleanup() {
     local rc=$? p
-    for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null && wait "$p" 2>/dev/null; done
+    for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null && wait "$p" 2>/dev/null || true; done
     rm -rf "$WORK" "$DST"
     exit "$rc"
 }
@@ -43,7 +43,7 @@ trap 'exit 130' INT TERM
 emu() {
     local tls=() url=
     [ "$1" = https ] && tls=(--tls-dir "$WORK/tls")
-    taskset -c "$EMU_CORE" "$ROOT/build/s3emu" --host 127.0.0.1 --port 0 --access-key $AK --secret-key $SK \
+    taskset -c "$EMU_CORE" "${TLS_S3EMU:-$ROOT/build/s3emu}" --host 127.0.0.1 --port 0 --access-key $AK --secret-key $SK \
         --latency-ms "${TLS_LATENCY_MS:-20}" --bandwidth-mbps "${TLS_BANDWIDTH_MBPS:-90}" "${tls[@]}" \
         >"$WORK/$1.out" 2>"$WORK/$1.err" &
     PIDS+=($!)
@@ -93,6 +93,7 @@ for r in $(seq "$REPS"); do
         cmp -s "$DST/down/f1" "$DST/src/f1" || { echo "download differs ($s, round $r)" >&2; exit 1; }
         echo "$r $s down $cpu $wall $(python3 -c "print(round($cpu / $GB, 3))")" | tee -a "$WORK/runs"
         rm -rf "$DST/down"
+        s3c_on "$s" rm -r --quiet "s3://tls/r$r/" >/dev/null # (the emulator keeps objects in memory)
     done
 done
 
