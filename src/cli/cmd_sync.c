@@ -89,6 +89,8 @@ struct sync {
     struct job base;            /* verb "sync"; counts; knobs */
     /* Flags. */
     bool size_only, exact_timestamps, delete, follow_symlinks, no_follow_symlinks, raw;
+    bool checksum;                  /* --checksum: content decides, where a checksum says */
+    uint64_t by_time;               /* --checksum: entries no checksum could compare (size and time did) */
     const char *from_manifest;
     struct job_knob_args knob_args;
     struct objopts_args oa;
@@ -496,7 +498,7 @@ static bool glacier_skip(struct sync *s, const struct merge_entry *en)
  * (MERGE_WHY_SAME_SECOND): the copy goes only when no checksum proves them the same.
  */
 static struct xfer_obj *copy_obj(struct sync *s, const struct merge_entry *en_in, const struct merge_entry *same,
-                                 struct s3c_error *e)
+                                 enum merge_why why, struct s3c_error *e)
 {
     struct merge_entry named = *en_in;
     const struct merge_entry *en = &named;
@@ -532,6 +534,8 @@ static struct xfer_obj *copy_obj(struct sync *s, const struct merge_entry *en_in
             if (same && (o->same_second = calloc(1, sizeof(*o->same_second)))) {
                 o->same_second->dst_etag = same->etag.n ? sv_dup(same->etag) : NULL;
                 o->same_second->part_size = s->base.knobs.part_size;
+                o->same_second->by_content = why == MERGE_WHY_CHECKSUM || why == MERGE_WHY_CHECKSUM_TIME;
+                o->same_second->by_time_copies = why == MERGE_WHY_CHECKSUM_TIME;
             }
             sh->src = strdup(buf_cstr(&ssh));
             sh->dst = strdup(buf_cstr(&dsh));
@@ -707,7 +711,14 @@ static bool dry_same_bytes(struct sync *s, const struct xfer_obj *o)
     uint64_t size = 0;
     int fd = -1;
 
-    step = samesec_begin(&p, o->op, o->size, o->etag, o->same_second->dst_etag, o->same_second->part_size);
+    step = samesec_begin(&p, &(struct samesec_entry){ .op = o->op,
+                                                      .size = o->size,
+                                                      .src_etag = o->etag,
+                                                      .dst_etag = o->same_second->dst_etag,
+                                                      .src_bucket = o->src_bucket,
+                                                      .dst_bucket = o->dst_bucket,
+                                                      .part_size = o->same_second->part_size,
+                                                      .by_content = o->same_second->by_content });
     /* As the engine: a local file that cannot be read proves nothing, and asks no HEAD. */
     if (o->op != XFER_COPY && step != SAMESEC_SAME && step != SAMESEC_COPY) {
         if (fs_open_read(path, &fd, &size, NULL, &e) || size != o->size)
@@ -715,7 +726,7 @@ static bool dry_same_bytes(struct sync *s, const struct xfer_obj *o)
         if (fd >= 0)
             close(fd);
     }
-    while (step != SAMESEC_SAME && step != SAMESEC_COPY) {
+    while (step != SAMESEC_SAME && step != SAMESEC_COPY && step != SAMESEC_UNKNOWN) {
         if (step == SAMESEC_HEAD_SRC || step == SAMESEC_HEAD_DST) {
             bool src = step == SAMESEC_HEAD_SRC;
             struct http_xfer x;
@@ -729,6 +740,10 @@ static bool dry_same_bytes(struct sync *s, const struct xfer_obj *o)
         } else {
             step = dry_hash(path, &p);
         }
+    }
+    if (step == SAMESEC_UNKNOWN) {
+        s->by_time++; /* --checksum, nothing to compare: size and time decide */
+        return !o->same_second->by_time_copies;
     }
     return step == SAMESEC_SAME;
 }
@@ -797,8 +812,14 @@ static int sync_next(struct job *j, struct xfer_obj **out)
         case MERGE_COPY_IT:
             if (a.src->archived && glacier_skip(s, a.src))
                 break;
-            /* The same second: the engine proves it (xfer_obj.same_second); a dry run here. */
-            *out = copy_obj(s, a.src, a.why == MERGE_WHY_SAME_SECOND ? a.dst : NULL, &e);
+            /* The same second, or --checksum: the engine proves it (xfer_obj.same_second); a dry
+             * run here. */
+            *out = copy_obj(s, a.src,
+                            a.why == MERGE_WHY_SAME_SECOND || a.why == MERGE_WHY_CHECKSUM ||
+                                    a.why == MERGE_WHY_CHECKSUM_TIME
+                                ? a.dst
+                                : NULL,
+                            a.why, &e);
             if (*out && j->dryrun && (*out)->same_second && dry_same_bytes(s, *out)) {
                 shown_free((*out)->user);
                 xfer_obj_free(*out);
@@ -836,6 +857,8 @@ static void sync_done(struct job *j, const struct xfer_obj *o, const struct s3c_
 
     if (!sh)
         return;
+    if (o->same_second && o->same_second->by_time)
+        s->by_time++;
     if (o->dst_skipped) {
         /* The same second, and a checksum proved both ends the same: nothing was written. */
         job_skip(j);
@@ -897,6 +920,7 @@ static enum s3c_err sync_start(struct job *j)
     mo.dir = s->op == XFER_UPLOAD ? MERGE_UPLOAD : s->op == XFER_DOWNLOAD ? MERGE_DOWNLOAD : MERGE_COPY;
     mo.size_only = s->size_only;
     mo.exact_timestamps = s->exact_timestamps;
+    mo.checksum = s->checksum;
     mo.delete = s->delete;
     merge_init(&s->m, &mo, s->src.sorted ? xsort_next : side_raw_next,
                s->src.sorted ? (void *)s->src.sorted : (void *)&s->src,
@@ -916,6 +940,10 @@ static enum s3c_err sync_finish(struct job *j, enum s3c_err engine_rc)
         fail_line(s, &e);
     }
 
+    if (s->by_time && out_warnings_shown())
+        out_warn("sync --checksum: %llu %s no checksum to compare (no stored full-object CRC, no MD5 ETag); "
+                 "size and time decided for %s", (unsigned long long)s->by_time,
+                 s->by_time == 1 ? "object had" : "objects had", s->by_time == 1 ? "it" : "them");
     if (engine_rc == S3C_ECANCEL) {
         struct s3c_error e = S3C_ERROR_INIT;
         s3c_fail(&e, S3C_ECANCEL, "interrupted");
@@ -986,6 +1014,7 @@ enum s3c_err sync_job_new(struct cli_ctx *c, const char *verb, int argc, char **
             { "--delete", NULL, ARG_BOOL, &s->delete },
             { "--size-only", NULL, ARG_BOOL, &s->size_only },
             { "--exact-timestamps", NULL, ARG_BOOL, &s->exact_timestamps },
+            { "--checksum", NULL, ARG_BOOL, &s->checksum },
             { "--follow-symlinks", NULL, ARG_BOOL, &s->follow_symlinks },
             { "--no-follow-symlinks", NULL, ARG_BOOL, &s->no_follow_symlinks },
             { "--raw", NULL, ARG_BOOL, &s->raw },
@@ -1005,6 +1034,8 @@ enum s3c_err sync_job_new(struct cli_ctx *c, const char *verb, int argc, char **
         rc = args_parse(verb, specs, argc, argv, s->pos, 2, &s->n_pos, e);
     }
     s->base.dryrun = dryrun;
+    if (!rc && s->checksum && s->size_only)
+        rc = s3c_fail(e, S3C_EUSAGE, "sync: --checksum and --size-only contradict each other");
     if (!rc && s->follow_symlinks && s->no_follow_symlinks)
         rc = s3c_fail(e, S3C_EUSAGE, "sync: --follow-symlinks and --no-follow-symlinks contradict each other");
     if (!rc)

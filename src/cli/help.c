@@ -250,7 +250,7 @@ static const struct help helps[] = {
       "X-Amz-Security-Token when the credentials have a session token.\n"
       "  --expires-in SECONDS   1 to 604800 (7 days); default 3600\n"
       "  --version-id ID        a URL of that version of the object (versionId, signed; s5cmd's)\n" },
-    { "sync", "s3c sync SRC DST [--delete] [--size-only] [--exact-timestamps] [flags]",
+    { "sync", "s3c sync SRC DST [--delete] [--size-only] [--exact-timestamps] [--checksum] [flags]",
       "Make DST hold what SRC holds: local dir -> S3 prefix, S3 -> local dir, or S3 -> S3,\n"
       "as `aws s3 sync` does; SRC may be an s5cmd wildcard ('s3://b/p/*.gz', 'dir/*'): then\n"
       "what it matches is synced, named under its literal directory, and only DST's names\n"
@@ -264,6 +264,14 @@ static const struct help helps[] = {
       "                         keeps out, nor what SRC could not read)\n"
       "  --size-only            only a size difference copies\n"
       "  --exact-timestamps     downloads: copy same-sized files unless the times are equal\n"
+      "  --checksum             same-sized files and objects are compared by content (rclone's\n"
+      "                         name): the stored full-object CRC (CRC64NVME, CRC32C, CRC32; a\n"
+      "                         HEAD each) against the file's, or a single-part MD5 ETag against\n"
+      "                         its MD5; S3 to S3, equal ETags or stored CRCs. A change that keeps\n"
+      "                         size and time is found. Where neither end has a usable checksum\n"
+      "                         (a multipart ETag of an unknown part size and no stored CRC, an\n"
+      "                         SSE-KMS or SSE-C object without one) size and time decide, and\n"
+      "                         a warning says for how many. Reads every same-sized file whole\n"
       "  --exclude/--include P  AWS CLI filters, applied to both ends: the last match wins\n"
       "  --raw                  take SRC literally (no wildcards)\n"
       "  --dryrun, --dry-run    print what would be done\n"

@@ -569,6 +569,11 @@ void out_usage_error(const struct s3c_error *e)
     err_line_end(&b);
 }
 
+bool out_warnings_shown(void)
+{
+    return !opts.quiet && !opts.only_errors;
+}
+
 void out_warn(const char *fmt, ...)
 {
     struct buf b = ERR_LINE_INIT;

@@ -121,6 +121,8 @@ void out_slot_close(struct out_slot *s);
 bool out_slot_may_grow(const struct out_slot *s);
 bool out_slots_full(void);
 
+/* Whether a warning that only informs is shown: not with --quiet or --only-show-errors. */
+bool out_warnings_shown(void);
 /* A warning line on stderr. */
 void out_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* --debug trace sink (matches http_loop_opts.debug). */

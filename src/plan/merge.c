@@ -21,8 +21,26 @@ int merge_cmp(struct sv a, struct sv b)
     return a.n < b.n ? -1 : a.n > b.n ? 1 : 0;
 }
 
+static bool by_size_and_time(const struct merge_opts *o, const struct merge_entry *src,
+                             const struct merge_entry *dst, enum merge_why *why);
+
 bool merge_should_copy(const struct merge_opts *o, const struct merge_entry *src,
                        const struct merge_entry *dst, enum merge_why *why)
+{
+    bool copy = by_size_and_time(o, src, dst, why);
+
+    /* --checksum: one size at both ends goes to the caller to prove by content, with what size
+     * and time say for when there is nothing to compare. */
+    if (o->checksum && !o->size_only && *why != MERGE_WHY_SIZE) {
+        *why = copy ? MERGE_WHY_CHECKSUM_TIME : MERGE_WHY_CHECKSUM;
+        return true;
+    }
+    return copy;
+}
+
+/* The AWS CLI's decision: sizes, then times. */
+static bool by_size_and_time(const struct merge_opts *o, const struct merge_entry *src,
+                             const struct merge_entry *dst, enum merge_why *why)
 {
     int64_t delta = dst->mtime - src->mtime;    /* > 0: the destination is newer */
     bool same_time;

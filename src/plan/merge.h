@@ -87,6 +87,8 @@ struct merge_opts {
     bool size_only;         /* --size-only: only a size difference copies */
     bool exact_timestamps;  /* --exact-timestamps: downloads copy unless the times are equal */
     bool delete;            /* --delete: destination-only entries are deleted */
+    bool checksum;          /* --checksum: one size at both ends is the caller's to prove by content
+                               (MERGE_WHY_CHECKSUM*), size and time only its fallback */
 };
 
 enum merge_act {
@@ -106,6 +108,9 @@ enum merge_why {
     MERGE_WHY_PROTECTED,    /* KEEP: the source could not read it */
     MERGE_WHY_SAME_SECOND,  /* same size, the same second: which is newer cannot be told; copied
                                unless a checksum proves the bytes equal (the caller's) */
+    MERGE_WHY_CHECKSUM,     /* --checksum, same size: content decides; without a checksum, size
+                               and time, which say it is up to date */
+    MERGE_WHY_CHECKSUM_TIME, /* ... which say copy it (a time, or the same second) */
 };
 
 struct merge_action {
@@ -145,7 +150,8 @@ enum s3c_err merge_next(struct merge *m, struct merge_action *out, struct s3c_er
 
 void merge_release(struct merge *m);
 
-/* The AWS CLI's strategy for a rel on both sides: true to copy; *why says which rule. */
+/* The AWS CLI's strategy for a rel on both sides: true to copy; *why says which rule. With
+ * o->checksum, true for every rel of one size at both ends (MERGE_WHY_CHECKSUM, _TIME). */
 bool merge_should_copy(const struct merge_opts *o, const struct merge_entry *src,
                        const struct merge_entry *dst, enum merge_why *why);
 

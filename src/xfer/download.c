@@ -270,7 +270,7 @@ static bool dl_check_from(struct engine *g, struct xfer_obj_state *os, const str
 {
     struct dl_check_state *c = dlc_of(os);
     struct xfer_obj *o = os->o;
-    bool md5_etag = !etag_not_md5(o->src_bucket, resp);
+    bool md5_etag = !xfer_etag_not_md5(o->src_bucket, resp);
     char hex[33];
 
     if (stored_checksum(resp, &c->ck_algo, &c->ck_want)) {
@@ -292,7 +292,7 @@ static bool dl_check_from(struct engine *g, struct xfer_obj_state *os, const str
         memcpy(c->etag_hex, hex, sizeof(hex));
     } else {
         dl_size_only(g, os, sse_hides_md5(resp) ? "encrypted with a key whose ETag is not an MD5, and no stored checksum"
-                            : etag_not_md5(o->src_bucket, NULL) ? "a directory bucket's ETag is no MD5, and no stored checksum"
+                            : xfer_etag_not_md5(o->src_bucket, NULL) ? "a directory bucket's ETag is no MD5, and no stored checksum"
                             : "no stored checksum and no MD5 ETag");
         return false;
     }
@@ -607,7 +607,7 @@ static void get_pick_md5(struct req *r)
         r->md5_live = c->check == DL_PARTS || r->use_sha;
     } else {
         r->md5_live = r->use_sha || (!r->use_crc && http_resp_header(&r->http.resp, "etag", &etag) &&
-                                     !etag_not_md5(os->o->src_bucket, &r->http.resp) && etag_whole_md5(etag));
+                                     !xfer_etag_not_md5(os->o->src_bucket, &r->http.resp) && etag_whole_md5(etag));
     }
 }
 
@@ -703,7 +703,7 @@ static enum sent_verdict get_whole_check(struct engine *g, struct req *r, struct
     }
     if (r->use_sha)
         return whole_sum_verify(g, os, &r->stored, r->hash.job.also_digest, e) ? SENT_OK : SENT_BAD;
-    if (!http_resp_header(&r->http.resp, "etag", &etag) || etag_not_md5(os->o->src_bucket, &r->http.resp) ||
+    if (!http_resp_header(&r->http.resp, "etag", &etag) || xfer_etag_not_md5(os->o->src_bucket, &r->http.resp) ||
         !etag_whole_md5(etag)) {
         /* no MD5 of the whole to compare (a directory bucket's ETag is none) */
         os->unproven = "the store gave no checksum and no MD5 ETag to check the download against";

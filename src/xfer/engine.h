@@ -787,7 +787,6 @@ bool stored_ck(const struct http_resp *resp, struct ck_stored *out);
 bool etag_is_md5(struct sv etag, char hex_out[33]);
 bool etag_one_part(struct sv etag, char hex_out[33], unsigned char md5[MD5_LEN]);
 bool sse_hides_md5(const struct http_resp *resp);
-bool etag_not_md5(const char *bucket, const struct http_resp *resp);
 enum sent_verdict { SENT_OK, SENT_BAD, SENT_WAIT };
 enum sent_verdict verify_sent(struct engine *g, struct req *r, unsigned char md5[MD5_LEN], bool *md5_known,
                               struct s3c_error *e);

@@ -1,8 +1,10 @@
 /*
  * sync's same-second proof on the engine (xfer_obj.same_second): before an
  * object's family starts, phase PH_PROVE takes the steps of its plan
- * (xfer/samesec.h) without blocking the loop. The local file (at most 64
- * MiB) is opened here, as the upload family opens its source, and read by
+ * (xfer/samesec.h) without blocking the loop; sync --checksum's too, for
+ * every entry of one size at both ends (xfer_same_second.by_content: no size
+ * cap, and no usable checksum leaves it to size and time). The local file is
+ * opened here, as the upload family opens its source, and read by
  * the hash workers a job at a time: its MD5, its parts' MD5s at a guessed
  * part size (each part a job, their md5 kept here), or its CRC; the HEADs
  * that ask for stored checksums (RK_PROVE_SRC, RK_PROVE_DST) are ordinary
@@ -157,7 +159,7 @@ static struct req *prove_step(struct engine *g, struct prove *pv, enum samesec_s
 
     switch (step) {
     case SAMESEC_SAME:
-        xdebug(g, os->o, "same second: %s", pv->plan.how);
+        xdebug(g, os->o, "%s: %s", pv->plan.by_content ? "checksum" : "same second", pv->plan.how);
         prove_end(os);
         check_skipped(g, os, "the same bytes at both ends");
         return NULL;
@@ -180,10 +182,21 @@ static struct req *prove_step(struct engine *g, struct prove *pv, enum samesec_s
         if ((r = req_get(g, os, step == SAMESEC_HEAD_SRC ? RK_PROVE_SRC : RK_PROVE_DST)))
             return r;
         break;
+    case SAMESEC_UNKNOWN:
+        /* sync --checksum, no usable checksum: size and time decide, as without it. */
+        os->o->same_second->by_time = true;
+        xdebug(g, os->o, "checksum: none to compare: size and time decide (%s)",
+               os->o->same_second->by_time_copies ? "copied" : "left alone");
+        if (os->o->same_second->by_time_copies)
+            return go_on(g, os);
+        prove_end(os);
+        check_skipped(g, os, "no checksum to compare; size and time say it is up to date");
+        return NULL;
     case SAMESEC_COPY:
         break;
     }
-    xdebug(g, os->o, "same second: nothing proves both ends the same: copied");
+    xdebug(g, os->o, "%s: nothing proves both ends the same: copied",
+           os->o->same_second->by_content ? "checksum" : "same second");
     return go_on(g, os);
 }
 
@@ -202,7 +215,14 @@ struct req *prove_start(struct engine *g, struct xfer_obj_state *os)
     pv->fd = -1;
     os->prove = pv;
     obj_phase_set(g, os, PH_PROVE);
-    step = samesec_begin(&pv->plan, o->op, o->size, o->etag, ss->dst_etag, ss->part_size);
+    step = samesec_begin(&pv->plan, &(struct samesec_entry){ .op = o->op,
+                                                             .size = o->size,
+                                                             .src_etag = o->etag,
+                                                             .dst_etag = ss->dst_etag,
+                                                             .src_bucket = o->src_bucket,
+                                                             .dst_bucket = o->dst_bucket,
+                                                             .part_size = ss->part_size,
+                                                             .by_content = ss->by_content });
     /* The local file opened first: one that cannot be read proves nothing, and asks no HEAD. */
     if (o->op != XFER_COPY && step != SAMESEC_COPY && step != SAMESEC_SAME &&
         (fs_open_read(local_path(o), &pv->fd, &size, NULL, &e) || size != o->size)) {

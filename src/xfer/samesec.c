@@ -43,36 +43,74 @@ static bool etag_md5_shaped(const char *etag, char hex[33])
     return true;
 }
 
-enum samesec_step samesec_begin(struct samesec *p, enum xfer_op op, uint64_t size, const char *src_etag,
-                                const char *dst_etag, uint64_t part_size)
+/* No usable checksum: by_content leaves it to size and time; else no proof is a copy. */
+static enum samesec_step unknown(struct samesec *p)
 {
-    const char *remote = op == XFER_UPLOAD ? dst_etag : src_etag;
+    return p->by_content ? (p->step = SAMESEC_UNKNOWN) : copy(p);
+}
+
+/* The part sizes to try for a multipart ETag, most likely first; none: the stored CRC, or
+ * (by_content, its HEAD answered without one) nothing more to try. */
+static enum samesec_step start_parts(struct samesec *p, uint64_t configured)
+{
+    p->n_guesses = xfer_part_size_guesses(p->size, p->parts, configured, p->guesses, SAMESEC_GUESSES);
+    p->guess = 0;
+    if (!p->n_guesses)
+        return p->headed ? unknown(p) : head_of_remote(p);
+    p->part_size = p->guesses[0];
+    return p->step = SAMESEC_PARTS;
+}
+
+/* by_content: the S3 end's HEAD named no stored CRC; its ETag is what is left. */
+static enum samesec_step after_no_crc(struct samesec *p)
+{
+    if (p->etag_hidden)
+        return unknown(p);
+    if (p->md5_differs)
+        return copy(p); /* an MD5 ETag, not the file's MD5: changed */
+    if (p->parts)
+        return start_parts(p, p->part_size);
+    if (etag_md5_shaped(p->etag, p->hex))
+        return p->step = SAMESEC_MD5;
+    return unknown(p);
+}
+
+enum samesec_step samesec_begin(struct samesec *p, const struct samesec_entry *en)
+{
+    const char *remote = en->op == XFER_UPLOAD ? en->dst_etag : en->src_etag;
+    char dst_hex[33];
 
     memset(p, 0, sizeof(*p));
-    p->op = op;
-    p->size = size;
-    if (op == XFER_COPY) {
+    p->op = en->op;
+    p->size = en->size;
+    p->by_content = en->by_content;
+    p->src_bucket = en->src_bucket;
+    p->dst_bucket = en->dst_bucket;
+    if (en->op == XFER_COPY) {
         /* Equal ETags; else the stored CRCs of the wholes (ETags of directory buckets, of
          * encrypted objects and of copies in parts differ for the same bytes). */
-        if (src_etag && src_etag[0] && dst_etag && !strcmp(src_etag, dst_etag))
+        if (en->src_etag && en->src_etag[0] && en->dst_etag && !strcmp(en->src_etag, en->dst_etag))
             return same(p, "equal ETags");
+        p->md5_plain = en->src_etag && en->dst_etag && etag_md5_shaped(en->src_etag, p->hex) &&
+                       etag_md5_shaped(en->dst_etag, dst_hex);
         return p->step = SAMESEC_HEAD_SRC;
     }
-    if (op != XFER_UPLOAD && op != XFER_DOWNLOAD)
+    if (en->op != XFER_UPLOAD && en->op != XFER_DOWNLOAD)
         return copy(p);
     if (!remote)
         remote = "";
-    if (size > SAMESEC_READ_MAX || strlen(remote) >= sizeof(p->etag))
+    if (strlen(remote) >= sizeof(p->etag))
+        return p->by_content ? head_of_remote(p) : copy(p);
+    if (en->size > SAMESEC_READ_MAX && !p->by_content)
         return copy(p);
     memcpy(p->etag, remote, strlen(remote) + 1);
     p->parts = xfer_etag_parts(p->etag, p->hex);
-    if (p->parts) {
-        p->n_guesses = xfer_part_size_guesses(size, p->parts, part_size, p->guesses, SAMESEC_GUESSES);
-        if (!p->n_guesses)
-            return head_of_remote(p);
-        p->part_size = p->guesses[0];
-        return p->step = SAMESEC_PARTS;
-    }
+    p->part_size = en->part_size; /* (the configured size, until a guess is asked) */
+    /* sync --checksum: the stored CRC first, unless a small file's MD5 can answer alone. */
+    if (p->by_content && (p->parts || en->size > SAMESEC_READ_MAX || !etag_md5_shaped(p->etag, p->hex)))
+        return head_of_remote(p);
+    if (p->parts)
+        return start_parts(p, en->part_size);
     /* An ETag that cannot be an MD5 (a directory bucket's) goes straight to the stored CRC. */
     if (!etag_md5_shaped(p->etag, p->hex))
         return head_of_remote(p);
@@ -88,7 +126,10 @@ enum samesec_step samesec_md5(struct samesec *p, const unsigned char md5[16])
     str_hex(md5, 16, hex);
     if (!strcmp(hex, p->hex))
         return same(p, "the file's MD5 is the ETag");
+    if (p->headed)
+        return copy(p); /* by_content: the HEAD said the ETag is an MD5, and no CRC */
     /* An ETag that is no MD5 of these bytes (SSE-KMS, SSE-C): the stored CRC may still say. */
+    p->md5_differs = true;
     return head_of_remote(p);
 }
 
@@ -105,8 +146,8 @@ enum samesec_step samesec_parts(struct samesec *p, const unsigned char md5_of_md
         p->part_size = p->guesses[p->guess];
         return p->step = SAMESEC_PARTS;
     }
-    /* A part size not guessed, or encrypted parts: the stored CRC of the whole. */
-    return head_of_remote(p);
+    /* A part size not guessed, or encrypted parts: the stored CRC of the whole, if not asked yet. */
+    return p->headed ? unknown(p) : head_of_remote(p);
 }
 
 bool samesec_stored_crc(const struct http_resp *resp, enum ck_algo *a, char value[CK_B64_MAX])
@@ -132,16 +173,35 @@ enum samesec_step samesec_head(struct samesec *p, const struct http_resp *resp)
 {
     enum ck_algo a = CK_CRC64NVME;
     char value[CK_B64_MAX];
+    bool dst = p->step == SAMESEC_HEAD_DST;
 
-    if ((p->step != SAMESEC_HEAD_SRC && p->step != SAMESEC_HEAD_DST) || !resp ||
-        !samesec_stored_crc(resp, &a, value))
+    if ((p->step != SAMESEC_HEAD_SRC && !dst) || !resp)
         return copy(p);
-    if (p->op == XFER_COPY && p->step == SAMESEC_HEAD_DST)
-        return a == p->crc_algo && !strcmp(value, p->crc_want) ? same(p, "equal stored CRCs") : copy(p);
+    if (!samesec_stored_crc(resp, &a, value)) {
+        if (!p->by_content)
+            return copy(p);
+        if (p->op == XFER_COPY) {
+            /* Two single-part MD5 ETags that differ, neither hidden: changed. */
+            if (!xfer_etag_not_md5(dst ? p->dst_bucket : p->src_bucket, resp) &&
+                !xfer_etag_not_md5(dst ? p->src_bucket : p->dst_bucket, NULL) && p->md5_plain && !p->etag_hidden)
+                return copy(p);
+            return unknown(p);
+        }
+        p->headed = true;
+        p->etag_hidden = xfer_etag_not_md5(p->op == XFER_UPLOAD ? p->dst_bucket : p->src_bucket, resp);
+        return after_no_crc(p);
+    }
+    if (p->op == XFER_COPY && dst) {
+        if (a != p->crc_algo)
+            return unknown(p); /* two algorithms: nothing to compare */
+        return !strcmp(value, p->crc_want) ? same(p, "equal stored CRCs") : copy(p);
+    }
     p->crc_algo = a;
     memcpy(p->crc_want, value, strlen(value) + 1);
-    if (p->op == XFER_COPY)
+    if (p->op == XFER_COPY) {
+        p->etag_hidden = xfer_etag_not_md5(p->src_bucket, resp);
         return p->step = SAMESEC_HEAD_DST;
+    }
     return p->step = SAMESEC_CRC;
 }
 

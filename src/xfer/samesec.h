@@ -19,9 +19,24 @@
  *   stored full-object CRC (a HEAD) against the file's CRC.
  *
  * The caller does each step the plan asks for and hands its outcome to the
- * matching function, which returns the next step, until SAMESEC_SAME or
- * SAMESEC_COPY. A step that could not be done is SAMESEC_COPY: the caller
- * stops there.
+ * matching function, which returns the next step, until SAMESEC_SAME,
+ * SAMESEC_COPY or SAMESEC_UNKNOWN. A step that could not be done is
+ * SAMESEC_COPY: the caller stops there.
+ *
+ * sync --checksum ('by_content') asks the same of every entry whose two ends
+ * have the same size, and tells a difference from no checksum at all:
+ *   - SAMESEC_COPY only where a checksum differs: the file's CRC against the
+ *     stored full-object CRC of the same algorithm, two stored CRCs of one
+ *     algorithm, or a single-part MD5 ETag that is an MD5 (not a directory
+ *     bucket's, not SSE-KMS or SSE-C: the HEAD says) against the file's MD5;
+ *   - SAMESEC_UNKNOWN where no usable checksum exists (a multipart ETag of an
+ *     unguessed part size and no stored CRC, CRCs of two algorithms, an
+ *     encrypted single-part object without one): the caller decides by size
+ *     and time, as without --checksum, and says how many did;
+ *   - no size cap: a file of any size is read; the stored CRC is asked first
+ *     (a HEAD, then the cheap CRC of the file) except for a single-part MD5
+ *     ETag of at most SAMESEC_READ_MAX bytes, whose MD5 needs no request.
+ * Without by_content, SAMESEC_UNKNOWN never comes back: it is SAMESEC_COPY.
  */
 #ifndef S3C_XFER_SAMESEC_H
 #define S3C_XFER_SAMESEC_H
@@ -45,6 +60,7 @@ enum samesec_step {
     SAMESEC_HEAD_SRC,   /* a HeadObject of the source with x-amz-checksum-mode: ENABLED: samesec_head() */
     SAMESEC_HEAD_DST,   /* ... of the destination */
     SAMESEC_CRC,        /* the CRC crc_algo of the local file's whole: samesec_crc() */
+    SAMESEC_UNKNOWN,    /* by_content: no usable checksum: size and time decide (the caller's) */
 };
 
 /* The plan of one entry; samesec_begin fills it in. */
@@ -61,17 +77,26 @@ struct samesec {
     enum ck_algo crc_algo;          /* SAMESEC_CRC, SAMESEC_HEAD_DST of a copy: the stored CRC's algorithm */
     char crc_want[CK_B64_MAX];      /* ... and its value (a copy: the source's) */
     const char *how;                /* SAMESEC_SAME: what proved it ("ETags", "MD5"...), for --debug */
+    bool by_content;                /* sync --checksum (see above) */
+    bool headed;                    /* by_content: the S3 end's HEAD is answered (it had no stored CRC) */
+    bool md5_differs;               /* by_content: the file's MD5 is not the single-part ETag */
+    bool md5_plain;                 /* by_content, a copy: both ETags single-part MD5 shapes */
+    bool etag_hidden;               /* by_content: the HEAD said the ETag is no MD5 (SSE-KMS, SSE-C, directory bucket) */
+    const char *src_bucket, *dst_bucket; /* the S3 ends (NULL: local), the caller's */
 };
 
-/*
- * Start the plan of an entry of 'size' bytes moved by 'op' (XFER_UPLOAD,
- * XFER_DOWNLOAD or XFER_COPY) whose source and destination list the ETags
- * 'src_etag' and 'dst_etag' (NULL: none; a local end has none);
- * 'part_size' is the configured part size (0: none), the first guess.
- * Returns the first step (also in p->step).
- */
-enum samesec_step samesec_begin(struct samesec *p, enum xfer_op op, uint64_t size, const char *src_etag,
-                                const char *dst_etag, uint64_t part_size);
+/* What samesec_begin is told of an entry. */
+struct samesec_entry {
+    enum xfer_op op;                /* XFER_UPLOAD, XFER_DOWNLOAD or XFER_COPY */
+    uint64_t size;                  /* both ends' */
+    const char *src_etag, *dst_etag; /* as listed (NULL: none; a local end has none) */
+    const char *src_bucket, *dst_bucket; /* the S3 ends (NULL: local); kept by pointer */
+    uint64_t part_size;             /* the configured part size (0: none), the first guess */
+    bool by_content;                /* sync --checksum */
+};
+
+/* Start the plan of entry 'en'. Returns the first step (also in p->step). */
+enum samesec_step samesec_begin(struct samesec *p, const struct samesec_entry *en);
 
 /* SAMESEC_MD5 done: 'md5' is the file's. */
 enum samesec_step samesec_md5(struct samesec *p, const unsigned char md5[16]);

@@ -113,7 +113,7 @@ static enum s3c_err stdout_start_parts(struct engine *g, struct xfer_obj_state *
         c->seq_hash.job.also = c->seq_sha;
         c->seq_hash.job.no_md5 = true;
     } else if (g->opts.verify && c->check != DL_CRC && c->check != DL_PARTS && c->check != DL_COMPOSITE &&
-               os->o->etag && etag_whole_md5(sv_from(os->o->etag)) && !etag_not_md5(os->o->src_bucket, NULL)) {
+               os->o->etag && etag_whole_md5(sv_from(os->o->etag)) && !xfer_etag_not_md5(os->o->src_bucket, NULL)) {
         /* The MD5 of the whole stream is worth its CPU only when the ETag is one
          * and no stored checksum is there to check instead. */
         so->win_md5 = true; /* by a hash worker, a part at a time once written (stdout_hash_kick) */

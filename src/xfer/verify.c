@@ -97,7 +97,7 @@ bool stored_checksum(const struct http_resp *resp, enum ck_algo *algo, uint64_t 
 
 /* A directory bucket's ETags are never MD5s (S3 API reference: "MD5 is not
  * supported by directory buckets"); nor are those SSE-KMS or SSE-C hide. */
-bool etag_not_md5(const char *bucket, const struct http_resp *resp)
+bool xfer_etag_not_md5(const char *bucket, const struct http_resp *resp)
 {
     return s3_bucket_is_express(bucket) || (resp && sse_hides_md5(resp));
 }
@@ -195,7 +195,7 @@ enum sent_verdict verify_sent(struct engine *g, struct req *r, unsigned char md5
     }
     if (!g->opts.verify || ck_echoed(r))
         return SENT_OK;
-    if (etag_not_md5(r->os->o->dst_bucket, NULL))
+    if (xfer_etag_not_md5(r->os->o->dst_bucket, NULL))
         return SENT_OK; /* a directory bucket: no MD5 ETag; it checked the CRC64NVME sent with the body */
     if (!*md5_known && r->sent_mem) {
         hash_md5(r->mem.data ? r->mem.data : "", r->mem.len, md5);
@@ -210,7 +210,7 @@ enum sent_verdict verify_sent(struct engine *g, struct req *r, unsigned char md5
         return SENT_WAIT;
     }
     if (!http_resp_header(&r->http.resp, "etag", &etag) || !etag_is_md5(etag, got) ||
-        etag_not_md5(r->os->o->dst_bucket, &r->http.resp))
+        xfer_etag_not_md5(r->os->o->dst_bucket, &r->http.resp))
         return SENT_OK; /* the store's ETag is not an MD5: nothing to compare */
     str_hex(md5, MD5_LEN, want);
     if (strcmp(want, got) != 0) {
@@ -255,7 +255,7 @@ bool put_proven(const struct req *r, const unsigned char md5[MD5_LEN], bool know
         *why = "the store answered PutObject with no ETag and no checksum";
         return false;
     }
-    if (etag_not_md5(r->os->o->dst_bucket, &r->http.resp) || !etag_is_md5(etag, got)) {
+    if (xfer_etag_not_md5(r->os->o->dst_bucket, &r->http.resp) || !etag_is_md5(etag, got)) {
         *why = "the store's ETag is not an MD5 (encryption, or a directory bucket) and it echoed no checksum";
         return false;
     }

@@ -77,6 +77,10 @@ struct xfer_same_second {
     char *dst_etag;                 /* the destination's ETag as listed, or NULL (owned) */
     uint64_t part_size;             /* the configured part size: the first guessed for a multipart
                                        ETag (0: none) */
+    bool by_content;                /* sync --checksum: any entry of one size at both ends; a checksum
+                                       that differs copies it, none at all leaves it to ... */
+    bool by_time_copies;            /* ... size and time, as they decided (plan/merge.h) */
+    bool by_time;                   /* set by the engine: no usable checksum, size and time decided */
 };
 
 /* One object to move. The engine owns it from submit to the done callback. */
@@ -312,6 +316,11 @@ uint64_t xfer_stream_part_size(uint64_t base, uint32_t n, bool grow);
 /* The part count N of a multipart ETag "hex-N" (quotes allowed), with the hex
  * in 'hex'; 0 when the ETag has another form. */
 uint32_t xfer_etag_parts(const char *etag, char hex[33]);
+
+/* Whether an object's ETag cannot be the MD5 of its bytes: 'bucket' is a
+ * directory bucket (S3 Express), or 'resp' (a HEAD's or GET's answer; NULL:
+ * not known) says SSE-KMS or SSE-C. */
+bool xfer_etag_not_md5(const char *bucket, const struct http_resp *resp);
 
 /* Whether 'n' parts of 'part_size' bytes, the last one shorter or equal, make 'size' bytes. */
 bool xfer_parts_fit(uint64_t size, uint32_t n, uint64_t part_size);

@@ -130,7 +130,7 @@ TEST(merge_cmp_is_s3_byte_order)
 static int decide(enum merge_dir dir, bool size_only, bool exact, uint64_t ss, int64_t st, uint64_t ds,
                   int64_t dt)
 {
-    struct merge_opts o = { dir, size_only, exact, false };
+    struct merge_opts o = { dir, size_only, exact, false, false };
     struct merge_entry s = F("k", ss, st), d = F("k", ds, dt);
     enum merge_why why;
     bool copy = merge_should_copy(&o, &s, &d, &why);
@@ -163,8 +163,8 @@ TEST(merge_strategy_size_and_last_modified)
 /* Issue 22: a file rewritten, same size, within the second of the last sync. */
 TEST(merge_strategy_same_second_at_full_precision)
 {
-    struct merge_opts up = { MERGE_UPLOAD, false, false, false }, down = { MERGE_DOWNLOAD, false, false, false };
-    struct merge_opts exact = { MERGE_DOWNLOAD, false, true, false }, size = { MERGE_UPLOAD, true, false, false };
+    struct merge_opts up = { MERGE_UPLOAD, false, false, false, false }, down = { MERGE_DOWNLOAD, false, false, false, false };
+    struct merge_opts exact = { MERGE_DOWNLOAD, false, true, false, false }, size = { MERGE_UPLOAD, true, false, false, false };
     struct merge_entry file = F("k", 5, 100), obj = F("k", 5, 100);
     enum merge_why why;
 
@@ -183,7 +183,7 @@ TEST(merge_strategy_same_second_at_full_precision)
     CHECK(merge_should_copy(&exact, &obj, &file, &why) && why == MERGE_WHY_SAME_SECOND);
     /* S3 to S3: the store's milliseconds, on both sides, decide; else the same second is open. */
     {
-        struct merge_opts copy = { MERGE_COPY, false, false, false };
+        struct merge_opts copy = { MERGE_COPY, false, false, false, false };
         struct merge_entry s3src = F("k", 5, 100), s3dst = F("k", 5, 100);
         s3src.mtime_nsec = 300000000;
         s3dst.mtime_nsec = 700000000;
@@ -227,7 +227,7 @@ TEST(merge_every_decision)
                                        F("a0", 5, 100), F("new", 6, 100) };
     const struct merge_entry dst[] = { F("a", 1, 150), F("a.b", 9, 150), F("a/b", 4, 150), F("a/c", 1, 1),
                                        F("a0", 5, 101), F("zz", 1, 1) };
-    struct merge_opts o = { MERGE_UPLOAD, false, false, true };
+    struct merge_opts o = { MERGE_UPLOAD, false, false, true, false };
     struct vec s = { src, N(src), 0, 0, 0, 0 }, d = { dst, N(dst), 0, 0, 0, 0 };
     char out[4096];
 
@@ -254,7 +254,7 @@ TEST(merge_side_later_decides_the_same)
     const struct merge_entry dst[] = { F("a", 1, 150), F("a.b", 9, 150), F("a/b", 4, 150), F("a/c", 1, 1),
                                        F("a0", 5, 101), F("zz", 1, 1) };
     static const unsigned lates[][2] = { { 1, 0 }, { 0, 1 }, { 0x3f, 0 }, { 0, 0x3f }, { 0x15, 0x2a }, { 0x7f, 0x7f } };
-    struct merge_opts o = { MERGE_UPLOAD, false, false, true };
+    struct merge_opts o = { MERGE_UPLOAD, false, false, true, false };
     char want[4096], out[4096];
     size_t k;
 
@@ -291,7 +291,7 @@ TEST(merge_names_only)
 {
     const struct merge_entry src[] = { { MERGE_NAME, SV("a"), 0, 0, SV_NULL, 0, false }, { MERGE_NAME, SV("b"), 0, 0, SV_NULL, 0, false } };
     const struct merge_entry dst[] = { F("b", 7, 1), F("c", 1, 1) };
-    struct merge_opts o = { MERGE_COPY, false, false, true };
+    struct merge_opts o = { MERGE_COPY, false, false, true, false };
     struct vec s = { src, N(src), 0, 0, 0, 0 }, d = { dst, N(dst), 0, 0, 0, 0 };
     char out[4096];
 
@@ -306,7 +306,7 @@ TEST(merge_without_delete_keeps)
 {
     const struct merge_entry src[] = { F("b", 1, 1) };
     const struct merge_entry dst[] = { F("a", 1, 1), F("b", 1, 1), F("c", 1, 1) };
-    struct merge_opts o = { MERGE_DOWNLOAD, false, false, false };
+    struct merge_opts o = { MERGE_DOWNLOAD, false, false, false, false };
     struct vec s = { src, N(src), 0, 0, 0, 0 }, d = { dst, N(dst), 0, 0, 0, 0 };
     char out[1024];
 
@@ -317,7 +317,7 @@ TEST(merge_without_delete_keeps)
 TEST(merge_empty_sides)
 {
     const struct merge_entry one[] = { F("x", 1, 1), F("y", 1, 1) };
-    struct merge_opts o = { MERGE_COPY, false, false, true };
+    struct merge_opts o = { MERGE_COPY, false, false, true, false };
     struct vec s = { NULL, 0, 0, 0, 0, 0 }, d = { NULL, 0, 0, 0, 0, 0 };
     char out[1024];
 
@@ -340,7 +340,7 @@ TEST(merge_unreadable_directory_protects_its_subtree)
     const struct merge_entry src[] = { F("a", 1, 1), P("dir/"), F("e", 1, 1) };
     const struct merge_entry dst[] = { F("dir", 1, 1), F("dir-x", 1, 1), F("dir/", 0, 1), F("dir/a", 1, 1),
                                        F("dir/b/c", 1, 1), F("dir0", 1, 1), F("dirty", 1, 1) };
-    struct merge_opts o = { MERGE_UPLOAD, false, false, true };
+    struct merge_opts o = { MERGE_UPLOAD, false, false, true, false };
     struct vec s = { src, N(src), 0, 0, 0, 0 }, d = { dst, N(dst), 0, 0, 0, 0 };
     char out[4096];
 
@@ -361,7 +361,7 @@ TEST(merge_unreadable_file_protects_itself_only)
 {
     const struct merge_entry src[] = { P("x") };
     const struct merge_entry dst[] = { F("x", 1, 1), F("x/y", 1, 1), F("xy", 1, 1) };
-    struct merge_opts o = { MERGE_UPLOAD, false, false, true };
+    struct merge_opts o = { MERGE_UPLOAD, false, false, true, false };
     struct vec s = { src, N(src), 0, 0, 0, 0 }, d = { dst, N(dst), 0, 0, 0, 0 };
     char out[1024];
 
@@ -373,7 +373,7 @@ TEST(merge_destination_protect_entries_count_as_absent)
 {
     const struct merge_entry src[] = { F("d/a", 1, 1) };
     const struct merge_entry dst[] = { P("d/"), F("e", 1, 1) };
-    struct merge_opts o = { MERGE_DOWNLOAD, false, false, true };
+    struct merge_opts o = { MERGE_DOWNLOAD, false, false, true, false };
     struct vec s = { src, N(src), 0, 0, 0, 0 }, d = { dst, N(dst), 0, 0, 0, 0 };
     char out[1024];
 
@@ -387,7 +387,7 @@ TEST(merge_unicode_and_shell_hostile_names)
                                        F("caf\xc3\xa9", 1, 1), F("\xe6\x97\xa5\xe6\x9c\xac", 2, 1) };
     const struct merge_entry dst[] = { F("a b", 1, 2), F("a+b", 1, 2), F("cafe", 1, 2),
                                        F("caf\xc3\xa9", 1, 2), F("\xe6\x97\xa5\xe6\x9c\xac", 1, 2) };
-    struct merge_opts o = { MERGE_COPY, false, false, true };
+    struct merge_opts o = { MERGE_COPY, false, false, true, false };
     struct vec s = { src, N(src), 0, 0, 0, 0 }, d = { dst, N(dst), 0, 0, 0, 0 };
     char out[4096];
 
@@ -409,7 +409,7 @@ TEST(merge_refuses_unsorted_side_before_deleting)
     const struct merge_entry src[] = { F("a", 1, 1), F("c", 1, 1) };
     const struct merge_entry dst[] = { F("c", 1, 2), F("a", 1, 2) };
     const struct merge_entry dup[] = { F("a", 1, 1), F("a", 1, 1) };
-    struct merge_opts o = { MERGE_UPLOAD, false, false, true };
+    struct merge_opts o = { MERGE_UPLOAD, false, false, true, false };
     struct vec s = { src, N(src), 0, 0, 0, 0 }, d = { dst, N(dst), 0, 0, 0, 0 };
     char out[1024];
 
@@ -427,7 +427,7 @@ TEST(merge_side_failure_ends_merge)
 {
     const struct merge_entry src[] = { F("a", 1, 1), F("b", 1, 1) };
     const struct merge_entry dst[] = { F("a", 1, 2), F("b", 1, 2), F("c", 1, 2) };
-    struct merge_opts o = { MERGE_UPLOAD, false, false, true };
+    struct merge_opts o = { MERGE_UPLOAD, false, false, true, false };
     struct vec s = { src, N(src), 0, 0, 0, 0 }, d = { dst, N(dst), 0, 2, 0, 0 };
     char out[1024];
 
@@ -557,7 +557,7 @@ TEST(xsort_feeds_merge)
     /* An unsorted destination (as S3 Express lists) sorted on disk, then merged. */
     const struct merge_entry src[] = { F("a", 1, 5), F("b/c", 2, 5), F("d", 3, 5) };
     const struct merge_entry dst[] = { F("z", 1, 1), F("d", 3, 9), F("a", 1, 9), F("b-c", 1, 1) };
-    struct merge_opts o = { MERGE_UPLOAD, false, false, true };
+    struct merge_opts o = { MERGE_UPLOAD, false, false, true, false };
     struct vec s = { src, N(src), 0, 0, 0, 0 }, d = { dst, N(dst), 0, 0, 0, 0 };
     struct s3c_error e = S3C_ERROR_INIT;
     struct xsort *x = xsort_new(40, NULL, &e);
@@ -587,4 +587,20 @@ TEST(xsort_add_all_passes_failure)
     CHECK_INT(xsort_add_all(x, vec_next, &d, &e), S3C_EHTTP);
     CHECK_STR(e.msg, "listing page failed");
     xsort_free(x);
+}
+
+/* sync --checksum: every entry of one size at both ends goes to be proven by content, with what
+ * size and time would have said; a size that differs copies as before. */
+TEST(merge_strategy_checksum_defers_one_size_to_content)
+{
+    struct merge_opts up = { MERGE_UPLOAD, false, false, false, true };
+    struct merge_opts down = { MERGE_DOWNLOAD, false, false, false, true };
+    struct merge_entry older = F("k", 5, 100), newer = F("k", 5, 200), longer = F("k", 6, 100);
+    enum merge_why why;
+
+    CHECK(merge_should_copy(&up, &older, &newer, &why) && why == MERGE_WHY_CHECKSUM);
+    CHECK(merge_should_copy(&up, &newer, &older, &why) && why == MERGE_WHY_CHECKSUM_TIME);
+    CHECK(merge_should_copy(&up, &older, &older, &why) && why == MERGE_WHY_CHECKSUM_TIME); /* same second */
+    CHECK(merge_should_copy(&down, &newer, &older, &why) && why == MERGE_WHY_CHECKSUM); /* (the CLI: a newer object is no change) */
+    CHECK(merge_should_copy(&up, &longer, &older, &why) && why == MERGE_WHY_SIZE);
 }
