@@ -159,7 +159,12 @@ bool samesec_stored_crc(const struct http_resp *resp, enum ck_algo *a, char valu
     if (http_resp_header(resp, "x-amz-checksum-type", &v) && !sv_ieqs(v, "FULL_OBJECT"))
         return false;
     for (i = 0; i < sizeof(crcs) / sizeof(crcs[0]); i++) {
-        if (http_resp_header(resp, ck_header(crcs[i]), &v) && v.n && v.n < CK_B64_MAX && !memchr(v.p, '-', v.n)) {
+        unsigned char raw[CK_MAX_LEN];
+
+        /* (A value that is no CRC of its algorithm's width names none: moto stores 4 bytes
+         * under CRC64NVME for a multipart upload.) */
+        if (http_resp_header(resp, ck_header(crcs[i]), &v) && v.n && v.n < CK_B64_MAX && !memchr(v.p, '-', v.n) &&
+            ck_from_b64(crcs[i], v, raw)) {
             *a = crcs[i];
             memcpy(value, v.p, v.n);
             value[v.n] = '\0';
