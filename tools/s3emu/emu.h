@@ -341,6 +341,7 @@ struct emu_model {
     uint64_t min_part_bytes;    /* EntityTooSmall threshold */
     int apply_late;             /* an operation runs once its latency has passed, not before it */
     int ignore_part_number;     /* GET/HEAD ?partNumber= answer the whole object (Ceph 16, many proxies) */
+    double restore_ms;          /* RestoreObject: how long its copy takes to be readable (0: at once) */
     struct emu_fault_rule rules[EMU_MAX_RULES];
     int n_rules;
     double fault_prob;          /* global probability of a random 500/503 */

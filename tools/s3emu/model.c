@@ -440,6 +440,8 @@ static int set_key(struct emu_server *s, const char *k, const char *v, char *err
         m->apply_late = d != 0;
     else if (!strcmp(k, "ignore_part_number"))
         m->ignore_part_number = d != 0;
+    else if (!strcmp(k, "restore_ms"))
+        m->restore_ms = d;
     else if (!strcmp(k, "faults"))
         return emu_model_parse_faults(m, v, err, errn);
     else if (!strcmp(k, "reset_stats")) {

@@ -80,7 +80,9 @@ static void obj_headers(struct emu_conn *c, const struct emu_bucket *b, const st
         emu_resp_header(r, "x-amz-version-id", "%s", o->vid);
     if (strcmp(o->storage_class, "STANDARD") != 0)
         emu_resp_header(r, "x-amz-storage-class", "%s", o->storage_class);
-    if (o->restored_until_ms) {
+    if (o->restored_until_ms && o->restore_ready_ms > emu_wall_ms()) {
+        emu_resp_header(r, "x-amz-restore", "ongoing-request=\"true\"");
+    } else if (o->restored_until_ms) {
         ops_http_time(o->restored_until_ms, t);
         emu_resp_header(r, "x-amz-restore", "ongoing-request=\"false\", expiry-date=\"%s\"", t);
     }
@@ -452,7 +454,7 @@ bool ops_archived_refuse(struct emu_server *s, struct emu_conn *c, const struct 
 {
     struct buf x = BUF_INIT(256);
 
-    if (!archived(o) || o->restored_until_ms > emu_wall_ms())
+    if (!archived(o) || (o->restored_until_ms > emu_wall_ms() && o->restore_ready_ms <= emu_wall_ms()))
         return false;
     emu_xml_elem(&x, "StorageClass", o->storage_class);
     ops_error(s, c, 403, "InvalidObjectState", "The operation is not valid for the object's storage class",
@@ -483,8 +485,15 @@ void ops_restore_object(struct emu_server *s, struct emu_conn *c, struct emu_buc
         buf_release(&x);
         return;
     }
-    c->resp.status = o->restored_until_ms ? 200 : 202;
-    o->restored_until_ms = emu_wall_ms() + (n > 0 ? n : 1) * 86400000LL;
+    if (o->restored_until_ms && o->restore_ready_ms > emu_wall_ms()) {
+        ops_error(s, c, 409, "RestoreAlreadyInProgress", "Object restore is already in progress", NULL);
+        return;
+    }
+    /* 200: restored already, a new expiry from now; 202: started, ready after the model's restore_ms. */
+    c->resp.status = o->restored_until_ms > emu_wall_ms() ? 200 : 202;
+    if (c->resp.status == 202)
+        o->restore_ready_ms = emu_wall_ms() + (int64_t)s->model.restore_ms;
+    o->restored_until_ms = (c->resp.status == 202 ? o->restore_ready_ms : emu_wall_ms()) + (n > 0 ? n : 1) * 86400000LL;
 }
 
 /* x-amz-copy-source: "[/]bucket/key[?versionId=v]", URL-encoded. Answers errors itself. */
