@@ -38,6 +38,7 @@ static const struct {
     { "mv", cp_job_new },
     { "sync", sync_job_new },
     { "rm", rm_job_new },
+    { "restore", rm_job_new },
     { NULL, NULL },
 };
 

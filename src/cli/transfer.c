@@ -83,6 +83,7 @@ static const char *op_word(enum xfer_op op, bool mv)
     case XFER_DOWNLOAD: return mv ? "move" : "download";
     case XFER_COPY: return mv ? "move" : "copy";
     case XFER_DELETE: return "delete";
+    case XFER_RESTORE: return "restore";
     }
     return "copy";
 }

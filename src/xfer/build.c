@@ -632,6 +632,16 @@ static enum s3c_err build_delete(struct engine *g, struct req *r, struct s3_req 
     return S3C_OK;
 }
 
+/* RK_RESTORE: RestoreObject of the source, its <RestoreRequest> in r->mem (restore.c). */
+static enum s3c_err build_restore(struct engine *g, struct req *r, struct s3_req *q, struct s3c_error *e)
+{
+    enum s3c_err rc = at_src(r, q, "POST", "restore", "", e);
+
+    if (!rc)
+        xml_body_md5(r, q);
+    return rc;
+}
+
 /* RK_DELETE_ONE: DeleteObject of one key (of one version, when given). */
 static enum s3c_err build_delete_one(struct engine *g, struct req *r, struct s3_req *q, struct s3c_error *e)
 {
@@ -658,6 +668,7 @@ const struct req_builder req_builders[RK_COUNT] = {
     [RK_HEAD_SRC] = { .build = build_head_src, .sse_c_src = true, .dup = DUP_FREE },
     [RK_DELETE] = { .build = build_delete, .slow_answer = true },
     [RK_DELETE_ONE] = { .build = build_delete_one },
+    [RK_RESTORE] = { .build = build_restore },
     [RK_HEAD_INFO] = { .build = build_head_info, .sse_c_own = true, .dup = DUP_FREE },
     [RK_HEAD_PART1] = { .build = build_head_part1, .sse_c_own = true, .dup = DUP_FREE },
     [RK_LIST_PARTS] = { .build = build_list_parts },

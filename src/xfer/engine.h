@@ -77,6 +77,7 @@ enum req_kind {
     RK_HEAD_BUCKET,     /* HeadBucket of that source's bucket after its 404: no key, or no bucket? */
     RK_PROVE_SRC,       /* HeadObject of the source for its stored CRC (xfer_obj.same_second, prove.c) */
     RK_PROVE_DST,       /* HeadObject of the destination, the same */
+    RK_RESTORE,         /* RestoreObject (restore.c) */
     RK_COUNT
 };
 
@@ -143,6 +144,7 @@ enum obj_family {
     FAM_DL_FILE,        /* S3 to a local file (download.c): struct obj_dl_file */
     FAM_DL_STDOUT,      /* S3 to standard output (stdout.c): struct obj_dl_stdout */
     FAM_DELETE,         /* a delete (delete.c): the head alone */
+    FAM_RESTORE,        /* a restore of an archived object (restore.c): the head alone */
     FAM_COUNT
 };
 
@@ -959,5 +961,10 @@ struct req *del_next_batch(struct engine *g);
 enum s3c_err del_start(struct engine *g, struct xfer_obj_state *os, struct req **out, struct s3c_error *e);
 void on_delete_one(struct engine *g, struct req *r);
 void del_cancel(struct engine *g, const struct s3c_error *e);
+
+/* restore.c: RestoreObject, one request an object; its XML body in r->mem. */
+enum s3c_err restore_start(struct engine *g, struct xfer_obj_state *os, struct req **out, struct s3c_error *e);
+void on_restore(struct engine *g, struct req *r);
+bool restore_refused(struct engine *g, struct req *r, const struct s3c_error *e);
 
 #endif

@@ -655,6 +655,7 @@ const char *req_op_name(enum req_kind k)
     case RK_DELETE_ONE: return "DeleteObject";
     case RK_LIST_PARTS: return "ListParts";
     case RK_GET_VERSIONING: return "GetBucketVersioning";
+    case RK_RESTORE: return "RestoreObject";
     case RK_COUNT: break;
     }
     return "request";
@@ -693,7 +694,7 @@ static void stop_run(struct engine *g, struct req *r, struct s3c_error *e)
                  e->msg, o->src_bucket, o->dst_bucket);
     else
         snprintf(msg, sizeof(msg), "%.300s (s3://%s); stopped, nothing more was tried", e->msg,
-                 reads || o->op == XFER_DELETE ? o->src_bucket : o->dst_bucket);
+                 reads || o->op == XFER_DELETE || o->op == XFER_RESTORE ? o->src_bucket : o->dst_bucket);
     if (!e->op[0])
         str_copy(e->op, sizeof(e->op), req_op_name(r->kind));
     str_copy(e->msg, sizeof(e->msg), msg);
