@@ -287,7 +287,7 @@ void ops_put_object(struct emu_server *s, struct emu_conn *c, struct emu_bucket 
 
     char acl[32];
 
-    if (!ops_request_acl(s, c, acl) || ops_put_preconditions(s, c, b) || ops_ssec_take(s, c, false, ssec) || bc->rc)
+    if (!ops_request_acl(s, c, acl) || ops_put_preconditions(s, c, b) || ops_ssec_take(s, c, false, b, ssec) || bc->rc)
         return;
     if (q->body && q->body->len > EMU_OBJECT_MAX) {
         ops_err_key(s, c, 400, "EntityTooLarge", "Your proposed upload exceeds the maximum allowed size");
@@ -616,7 +616,7 @@ void ops_copy_object(struct emu_server *s, struct emu_conn *c, struct emu_bucket
         goto out;
     }
     if (ops_put_preconditions(s, c, b) || !ops_request_acl(s, c, acl) || ops_ssec_check(s, c, so->ssec_md5, true) ||
-        ops_ssec_take(s, c, false, ssec))
+        ops_ssec_take(s, c, false, b, ssec))
         goto out;
     o = emu_store_obj_new();
     if (!o) {

@@ -82,6 +82,7 @@ struct emu_bucket {
     int64_t created_ms;
     enum emu_versioning versioning;
     char acl[32];               /* canned ACL: "private", "public-read", ... */
+    bool ssec_blocked;          /* BlockedEncryptionTypes SSE-C: SSE-C writes are 403 AccessDenied */
     bool directory;             /* S3 Express One Zone: named BASE--ZONEID--x-s3 */
     char zone[32];              /* its ZONEID */
     char zone_type[20];         /* "AvailabilityZone" or "LocalZone" */
