@@ -673,6 +673,26 @@ static bool run_wide_error(const struct engine *g, const struct s3c_error *e)
            (!g->any_ok && (!strcmp(e->s3_code, "AccessDenied") || !strcmp(e->s3_code, "Forbidden")));
 }
 
+/*
+ * A write carrying SSE-C (a PutObject, CreateMultipartUpload or CopyObject with a customer key
+ * for what it writes) refused with 403 AccessDenied: AWS documents exactly this answer for a
+ * bucket that blocks SSE-C, the default of new buckets since April 2026, and no message of its
+ * own; so 'e' says it may be that, and how to allow it. Short: stop_run keeps 300 characters.
+ */
+static void ssec_blocked_hint(const struct req *r, struct s3c_error *e)
+{
+    const struct xfer_obj_opts *oo = r->os->o->opts;
+    size_t n = strlen(e->msg);
+
+    if (e->http_status != 403 || strcmp(e->s3_code, "AccessDenied") != 0 || !oo || !oo->sse_c_key ||
+        (r->kind != RK_PUT && r->kind != RK_CREATE && r->kind != RK_COPY))
+        return;
+    if (n && e->msg[n - 1] == '.')
+        e->msg[--n] = '\0';
+    snprintf(e->msg + n, sizeof(e->msg) - n, "%s", ": the bucket may block SSE-C writes, as new AWS buckets do "
+             "since April 2026; allow them with put-bucket-encryption (BlockedEncryptionTypes NONE), or use --sse");
+}
+
 /* Stop the run after 'e' (rewritten to name the operation and the bucket): the
  * object that met it fails with it, everything else ends as cancelled (not
  * reported), nothing new starts, multipart uploads are aborted. */
@@ -771,6 +791,8 @@ void req_done(struct engine *g, struct req *r)
         link_observe(g, r);
     } else if (r == g->flex_probe && !(r->flex && flex_refused(&e)))
         flex_release(g); /* no verdict: the next streamed body probes again */
+    if (v == STORE_S3_FAIL)
+        ssec_blocked_hint(r, &e);
     /* A refusal that answers something (HEAD ?partNumber=1, ListParts of a gone upload). */
     if (v == STORE_S3_FAIL && ops->refused && ops->refused(g, r, &e))
         return;
