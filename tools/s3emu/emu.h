@@ -344,6 +344,7 @@ struct emu_model {
     int ignore_part_number;     /* GET/HEAD ?partNumber= answer the whole object (Ceph 16, many proxies) */
     double restore_ms;          /* RestoreObject: how long its copy takes to be readable (0: at once) */
     int block_ssec;             /* new buckets block SSE-C writes (AWS's default since April 2026) */
+    int delete_ignores_if_match; /* DeleteObject deletes whatever its If-Match says (Ceph 16, S3 before 2025) */
     struct emu_fault_rule rules[EMU_MAX_RULES];
     int n_rules;
     double fault_prob;          /* global probability of a random 500/503 */

@@ -446,6 +446,8 @@ static int set_key(struct emu_server *s, const char *k, const char *v, char *err
         m->restore_ms = d;
     else if (!strcmp(k, "block_ssec"))
         m->block_ssec = d != 0;
+    else if (!strcmp(k, "delete_ignores_if_match"))
+        m->delete_ignores_if_match = d != 0;
     else if (!strcmp(k, "faults"))
         return emu_model_parse_faults(m, v, err, errn);
     else if (!strcmp(k, "reset_stats")) {

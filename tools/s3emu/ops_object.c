@@ -332,6 +332,12 @@ void ops_delete_object(struct emu_server *s, struct emu_conn *c, struct emu_buck
     struct buf mv = BUF_INIT(64);
     bool marker;
 
+    /* A conditional delete (If-Match: ETag or *) of the current version: 412 when it changed, 404
+     * when there is none, as S3 since 2025; a store that ignores the header (delete_ignores_if_match)
+     * deletes all the same. */
+    if (!vid && emu_req_header(q, "if-match").p && !s->model.delete_ignores_if_match &&
+        ops_put_preconditions(s, c, b))
+        return;
     ops_version_delete(s, c, b, q->key, q->klen, vid, &mv, &marker);
     if (marker)
         emu_resp_header(&c->resp, "x-amz-delete-marker", "true");
