@@ -197,7 +197,11 @@ static const struct help helps[] = {
     { "mv", "s3c mv SRC DST [--recursive] [flags]",
       "Like cp, then delete each source once its copy has been verified: an echoed checksum\n"
       "or an ETag equal to what was sent, the ETag of the copy made, a download's check. A\n"
-      "store that answers 200 with neither proves nothing: the source is kept (exit 1).\n" },
+      "store that answers 200 with neither proves nothing: the source is kept (exit 1).\n"
+      "An S3 source is deleted only while it is still what was copied (DeleteObject with\n"
+      "If-Match: its ETag): one changed meanwhile (412) is kept, a failed delete (exit 1).\n"
+      "A store that ignores or refuses If-Match on deletes (Ceph 16) is learnt from the\n"
+      "first delete and said once; its sources are then deleted without that check.\n" },
     { "rm", "s3c rm s3://BUCKET/KEY... [--recursive] [--exclude P] [--include P] [--dryrun] [--all-versions]",
       "Delete objects: one key, every key under a prefix (--recursive), or every key an\n"
       "s5cmd wildcard matches ('*' and '?', which cross '/'). Several arguments may be\n"

@@ -642,9 +642,27 @@ static enum s3c_err build_restore(struct engine *g, struct req *r, struct s3_req
     return rc;
 }
 
-/* RK_DELETE_ONE: DeleteObject of one key (of one version, when given). */
+#define COND_PROBE_ETAG "\"s3c-probe-no-object-has-this-etag\"" /* the probe's If-Match (delete.c) */
+
+bool del_conditional(const struct engine *g, const struct xfer_obj *o)
+{
+    return o->etag && o->etag[0] && !o->version_id && (g->cond_del == COND_DEL_UNKNOWN || g->cond_del == COND_DEL_CHECKED);
+}
+
+const char *del_if_match(const struct engine *g, const struct req *r)
+{
+    if (!del_conditional(g, r->os->o))
+        return NULL;
+    return r == g->cond_probe ? COND_PROBE_ETAG : r->os->o->etag;
+}
+
+/* RK_DELETE_ONE: DeleteObject of one key (of one version, when given), with If-Match as delete.c says. */
 static enum s3c_err build_delete_one(struct engine *g, struct req *r, struct s3_req *q, struct s3c_error *e)
 {
+    const char *if_match = del_if_match(g, r);
+
+    if (if_match)
+        s3_req_header(q, "If-Match", if_match);
     return at_src(r, q, "DELETE", NULL, NULL, e);
 }
 

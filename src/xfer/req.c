@@ -218,6 +218,8 @@ void req_put_back(struct engine *g, struct req *r)
 {
     if (r == g->flex_probe)
         flex_release(g); /* its object ended another way: others may ask next */
+    if (r == g->cond_probe)
+        g->cond_probe = NULL; /* the same for the conditional deletes' probe (delete.c) */
     if (r->parked) {
         r->parked = false;
         g->parked--;

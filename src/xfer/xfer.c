@@ -36,7 +36,7 @@ static const struct req_ops req_kinds[RK_COUNT] = {
     [RK_COPY_PART] = { .ok = on_part, .refused = part_copy_refused },
     [RK_HEAD_SRC] = { .ok = on_head_src },
     [RK_DELETE] = { .ok = on_delete_batch, .gave_up = del_batch_fail },
-    [RK_DELETE_ONE] = { .ok = on_delete_one },
+    [RK_DELETE_ONE] = { .ok = on_delete_one, .refused = delete_one_refused },
     [RK_RESTORE] = { .ok = on_restore, .refused = restore_refused },
     [RK_HEAD_INFO] = { .ok = on_head_info },
     [RK_HEAD_PART1] = { .ok = on_head_part1, .refused = head_part1_refused },

@@ -10,20 +10,6 @@
 # test_restore_on_the_suite_store runs on the suite's store (s3emu, Ceph, moto)
 # and skips, saying why, where the store keeps no archived class.
 
-# An s3emu of the test's own: its settings touch no other test.
-_rs_own_emu() {
-    t_own_store emu
-    # shellcheck disable=SC2034  # read by lib.sh (awsx, s3curl, t_store_is)
-    S3C_TEST_ENDPOINT=$OWN_URL S3C_TEST_STORE=s3emu
-    export AWS_ENDPOINT_URL=$OWN_URL
-}
-
-# _rs_emu_set SETTING=VALUE: one of s3emu's model settings.
-_rs_emu_set() {
-    curl -sS --fail-with-body -X POST --data-binary "$1" "$S3C_TEST_ENDPOINT/_s3emu/config" >/dev/null ||
-        t_fail "s3emu refused $1"
-}
-
 # _rs_emu_stat FIELD: one of s3emu's top-level counters.
 _rs_emu_stat() {
     curl -sS "$S3C_TEST_ENDPOINT/_s3emu/stats" | jq -r ".$1"
@@ -42,12 +28,12 @@ _rs_put() {
 # and a third run sets its expiry anew (200). --days reaches the store.
 test_restore_prefix_again_and_again() {
     local b now exp i
-    _rs_own_emu
+    t_own_emu
     t_new_bucket b
     _rs_put "$b" a/g1 GLACIER
     _rs_put "$b" a/d1 DEEP_ARCHIVE
     _rs_put "$b" a/s1 STANDARD
-    _rs_emu_set "restore_ms=3000"
+    t_emu_set "restore_ms=3000"
 
     assert_exit 2 s3c restore --recursive "s3://$b/a/" --days 3 --tier bulk
     assert_eq "$(printf 'restore: s3://%s/a/d1\nrestore: s3://%s/a/g1' "$b" "$b")" "$(sort <<<"$T_OUT")" "stdout"
@@ -103,7 +89,7 @@ test_restore_prefix_again_and_again() {
 # what it matches; --dryrun sends nothing; bad --days and --tier exit 252.
 test_restore_keys_wildcards_dryrun_and_usage() {
     local b
-    _rs_own_emu
+    t_own_emu
     t_new_bucket b
     _rs_put "$b" x/g1 GLACIER
     _rs_put "$b" x/g2 GLACIER
@@ -140,12 +126,12 @@ test_restore_keys_wildcards_dryrun_and_usage() {
 # (with 200 ms a request, 40 one at a time would take 8 s, on one connection).
 test_restore_many_in_flight() {
     local b i conns start took
-    _rs_own_emu
+    t_own_emu
     t_new_bucket b
     mkdir many
     for ((i = 0; i < 40; i++)); do printf 'c%d' "$i" > "many/k$i"; done
     assert_ok s3c cp --only-show-errors --recursive --storage-class DEEP_ARCHIVE many "s3://$b/many/"
-    _rs_emu_set "latency_ms=200"
+    t_emu_set "latency_ms=200"
     conns=$(_rs_emu_stat connections)
     start=$(date +%s%N)
     assert_ok s3c restore --recursive "s3://$b/many/" --no-progress
