@@ -12,11 +12,11 @@
 
 _mc_warning="s3c: warning: the store %s If-Match on DeleteObject: sources are deleted without checking that they are still what was copied"
 
-# The source is written again while mv's delete waits (s3emu applies it 1.5 s
-# after it arrives): the delete's If-Match no longer holds, the source is kept
+# The source is written again once the copy is made, while mv's delete waits
+# (s3emu applies it 1.5 s after it arrives): the delete's If-Match no longer holds, the source is kept
 # with its new bytes, the copy has the old ones, and mv exits 1.
 test_mv_conditional_source_changed_is_kept() {
-    local b pid rc
+    local b pid rc i
     t_own_emu
     t_new_bucket b
     printf one > one
@@ -25,7 +25,11 @@ test_mv_conditional_source_changed_is_kept() {
     t_emu_set "apply_late=1&faults=delay@op=DeleteObject,bucket=$b,key=src,ms=1500"
     s3c mv "s3://$b/src" "s3://$b/dst" > mv.out 2> mv.err &
     pid=$!
-    sleep 0.7
+    # Once the copy is there (its delete then waits 1.5 s twice: the probe, then the real one).
+    for ((i = 0; i < 100; i++)); do
+        s3curl HEAD "/$b/dst" >/dev/null 2>&1 && break
+        sleep 0.05
+    done
     assert_ok s3c cp --only-show-errors two "s3://$b/src"
     rc=0
     wait "$pid" || rc=$?

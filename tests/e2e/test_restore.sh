@@ -33,7 +33,7 @@ test_restore_prefix_again_and_again() {
     _rs_put "$b" a/g1 GLACIER
     _rs_put "$b" a/d1 DEEP_ARCHIVE
     _rs_put "$b" a/s1 STANDARD
-    t_emu_set "restore_ms=3000"
+    t_emu_set "restore_ms=6000" # long enough for the checks below on a slow (sanitizer) build
 
     assert_exit 2 s3c restore --recursive "s3://$b/a/" --days 3 --tier bulk
     assert_eq "$(printf 'restore: s3://%s/a/d1\nrestore: s3://%s/a/g1' "$b" "$b")" "$(sort <<<"$T_OUT")" "stdout"
@@ -61,7 +61,7 @@ test_restore_prefix_again_and_again() {
     assert_exit 2 s3c cp "s3://$b/a/g1" early
     [ ! -e early ] || t_fail "an object still being restored was downloaded"
 
-    for ((i = 0; i < 100; i++)); do
+    for ((i = 0; i < 200; i++)); do
         t_cmd s3c head "s3://$b/a/g1"
         [[ $T_OUT == *'ongoing-request=\"false\"'* ]] && break
         sleep 0.1
