@@ -1,6 +1,6 @@
 /*
  * run FILE|-: one s3c command a line, executed in this process. Lines that
- * move or delete objects (cp, mv, rm, sync) become jobs on ONE engine, so
+ * move or delete objects (cp, mv, rm, restore, sync) become jobs on ONE engine, so
  * their objects share the in-flight cap and their deletes share batches;
  * they run in parallel, in no promised order (as s5cmd's run). Any other
  * verb (mb, rb, ls, head, ...) is a barrier: the jobs before it finish,

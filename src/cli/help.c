@@ -182,7 +182,7 @@ static const struct help helps[] = {
     { "run", "s3c run FILE|- [--concurrency N] [--stat]",
       "Execute one s3c command a line (FILE, or - for standard input), in this process.\n"
       "Lines are split like shell words (quotes, backslashes, # comments), with no expansion.\n"
-      "cp, mv, rm and sync lines run in parallel on one engine; any other verb waits for\n"
+      "cp, mv, rm, restore and sync lines run in parallel on one engine; any other verb waits for\n"
       "the lines before it to finish. A failed line is named by its number; exit code 1\n"
       "(2 when lines only skipped files).\n"
       "A line may carry the output options --json, --quiet and --only-show-errors, for its\n"

@@ -110,6 +110,10 @@ test_restore_keys_wildcards_dryrun_and_usage() {
         "$(jq -r '"\(.source) \(.status)"' <<<"$T_OUT" | sort)"
     assert_ok s3c head "s3://$b/x/h1"
     assert_eq null "$(jq -r .Restore <<<"$T_OUT")" "an object the wildcard left alone"
+    # A run file's restore line is a job on the run's engine, as rm's.
+    printf 'restore s3://%s/x/h1 --days 2\n' "$b" > cmds
+    assert_ok s3c run cmds
+    assert_eq "restore: s3://$b/x/h1" "$T_OUT" "run's output"
 
     assert_exit 252 s3c restore "s3://$b/x/g1" --days 0
     assert_contains "$T_ERR" "--days must be a whole number of days, 1 or more"
