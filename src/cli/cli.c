@@ -34,6 +34,7 @@ static const struct verb verbs[] = {
     { "cp", cmd_cp, true },
     { "mv", cmd_mv, true },
     { "rm", cmd_rm, true },
+    { "restore", cmd_restore, true },
     { "cat", cmd_cat, true },
     { "pipe", cmd_pipe, true },
     { "presign", cmd_presign, false },

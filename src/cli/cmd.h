@@ -22,6 +22,7 @@ enum s3c_err cmd_mb(struct cli_ctx *c, int argc, char **argv);
 enum s3c_err cmd_rb(struct cli_ctx *c, int argc, char **argv);
 enum s3c_err cmd_head(struct cli_ctx *c, int argc, char **argv);
 enum s3c_err cmd_rm(struct cli_ctx *c, int argc, char **argv);
+enum s3c_err cmd_restore(struct cli_ctx *c, int argc, char **argv);
 enum s3c_err cmd_du(struct cli_ctx *c, int argc, char **argv);
 enum s3c_err cmd_cat(struct cli_ctx *c, int argc, char **argv);
 enum s3c_err cmd_pipe(struct cli_ctx *c, int argc, char **argv);

@@ -9,7 +9,10 @@
  *
  *   DATE TIME [STORAGE-CLASS] [ETAG] SIZE [VERSION-ID] NAME
  *
- * --storage-class and --etag in s5cmd's order before the size; with
+ * --storage-class and --etag in s5cmd's order before the size (an archived
+ * object's class with its restore status: GLACIER:restoring while a restore
+ * runs, GLACIER:restored while its copy is readable; ListObjectsV2's
+ * RestoreStatus, asked for with -s and with --json); with
  * --all-versions, the version id after it. The name stays last, so a key
  * with spaces is still "the rest of the line". A delete marker shows
  * DELETE in the size column, as a common prefix shows PRE.
@@ -18,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 #include "cli/args.h"
@@ -160,6 +164,10 @@ static void json_entry(struct ls_state *st, const struct listing_entry *en)
         json_str(&j, "last_modified", en->last_modified);
         json_str(&j, "etag", buf_cstr(&etag));
         json_str(&j, "storage_class", cli_storage_class(en->storage_class));
+        if (en->restore_in_progress && en->restore_in_progress[0])
+            json_bool(&j, "restore_in_progress", !strcasecmp(en->restore_in_progress, "true"));
+        if (en->restore_expiry && en->restore_expiry[0])
+            json_str(&j, "restore_expiry", en->restore_expiry);
         buf_release(&etag);
     }
     if (st->versions) {
@@ -210,9 +218,13 @@ static void text_entry(struct ls_state *st, const struct listing_entry *en)
     }
     local_time(en->mtime_epoch, when);
     buf_addf(l, "%s ", when);
-    if (st->show_class)
-        add_column(l, sv_from(en->kind == LISTING_DELETE_MARKER ? "" : cli_storage_class(en->storage_class)),
-                   LS_CLASS_WIDTH);
+    if (st->show_class) {
+        char cls[64];
+        const char *r = en->restore_in_progress;
+        snprintf(cls, sizeof(cls), "%s%s", en->kind == LISTING_DELETE_MARKER ? "" : cli_storage_class(en->storage_class),
+                 !r || !r[0] ? "" : !strcasecmp(r, "true") ? ":restoring" : ":restored");
+        add_column(l, sv_from(cls), LS_CLASS_WIDTH);
+    }
     if (st->show_etag)
         add_column(l, cli_etag_bare(en->etag), LS_ETAG_WIDTH);
     if (en->kind == LISTING_DELETE_MARKER)
@@ -436,6 +448,7 @@ enum s3c_err cmd_ls(struct cli_ctx *c, int argc, char **argv)
     lo.delimiter = st.recursive || lo.pattern ? NULL : "/";
     lo.versions = st.versions;
     lo.v1 = c->g.list_v1;
+    lo.restore_status = st.show_class || st.json;
     lo.filter = &filter;
     lo.filter_root = buf_cstr(&root);
     /* A directory bucket lists in no order: shown sorted, as a general-purpose one. */

@@ -14,10 +14,19 @@
  * --all-versions lists versions instead (ListObjectVersions) and deletes
  * each version and delete marker of the keys selected, as s5cmd does.
  * What an argument selects is cli/objsrc.h's, as for cp and sync.
+ *
+ * restore (s3c's own; s5cmd has none, the AWS CLI only s3api restore-object)
+ * is the same job over the same arguments with XFER_RESTORE objects: a
+ * RestoreObject each (--days, --tier), many in flight. A listed object of a
+ * class that is never archived is skipped before any request; one the store
+ * says is not archived (403 InvalidObjectState) is skipped after; one
+ * restored already (200) or being restored (409 RestoreAlreadyInProgress)
+ * is a success, so running it again is harmless.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "cli/args.h"
 #include "cli/cmd.h"
@@ -31,11 +40,13 @@
 #include "xfer/xfer.h"
 
 struct rm {
-    struct job base;                /* verb "rm"; counts; knobs */
+    struct job base;                /* verb "rm" or "restore"; counts; knobs */
+    enum xfer_op op;                /* XFER_DELETE (rm) or XFER_RESTORE (restore) */
     struct store_s3 *s3;
     /* Flags. */
     bool recursive, raw, all_versions;
     const char *version_id;
+    const char *days, *tier;        /* restore's --days, --tier (as given) */
     struct job_knob_args knob_args;
     struct arg_list filters;
     struct filter filter;
@@ -53,11 +64,40 @@ struct rm {
 
 /* ---- result lines ------------------------------------------------------------------- */
 
-static void report(struct rm *r, const struct xfer_obj *o, const struct s3c_error *e)
-{
-    struct out_result res = { "delete", o->user, NULL, 0, false, o->version_id, r->base.dryrun, false, NULL };
+/* A restore's outcome, for --json ("status") and for the text line (in parentheses). */
+static const char *const restore_status[] = {
+    [XFER_RESTORE_STARTED] = "started",
+    [XFER_RESTORE_DONE_BEFORE] = "restored",
+    [XFER_RESTORE_IN_PROGRESS] = "in_progress",
+};
+static const char *const restore_note[] = {
+    [XFER_RESTORE_DONE_BEFORE] = "already restored; its expiry set anew",
+    [XFER_RESTORE_IN_PROGRESS] = "already in progress",
+};
 
-    out_result(&res, e);
+static void report(struct rm *r, const char *shown, const struct xfer_obj *o, const struct s3c_error *e)
+{
+    struct out_result res = { r->op == XFER_RESTORE ? "restore" : "delete", shown, NULL, 0, false,
+                              o ? o->version_id : NULL, r->base.dryrun, false, NULL };
+    bool said = o && o->restore && o->restore < XFER_RESTORE_NOT_ARCHIVED;
+
+    out_result_said(&res, said ? restore_status[o->restore] : NULL, said ? restore_note[o->restore] : NULL, e);
+}
+
+/* An object restore has nothing to do for: skipped, said so, exit 2. 'listed_class' is its
+ * listing's storage class, NULL when the store's refusal said it. */
+static void not_archived(struct rm *r, const char *shown, const char *listed_class)
+{
+    struct s3c_error e = S3C_ERROR_INIT;
+
+    if (listed_class)
+        s3c_fail(&e, S3C_ESKIPPED, "Object is of storage class %s, not archived: nothing to restore",
+                 cli_storage_class(listed_class));
+    else
+        s3c_fail(&e, S3C_ESKIPPED, "Object is not archived (the store refused to restore it, 403 "
+                 "InvalidObjectState): nothing to restore");
+    report(r, shown, NULL, &e);
+    job_count(&r->base, XFER_RESTORE, 0, &e);
 }
 
 static void rm_done(struct job *j, const struct xfer_obj *o, const struct s3c_error *e)
@@ -65,11 +105,13 @@ static void rm_done(struct job *j, const struct xfer_obj *o, const struct s3c_er
     struct rm *r = (struct rm *)j;
 
     if (j->dryrun) {
-        report(r, o, NULL);
+        report(r, o->user, o, NULL);
+    } else if (!e && o->restore == XFER_RESTORE_NOT_ARCHIVED) {
+        not_archived(r, o->user, NULL);
     } else {
         if (!(e && e->code == S3C_ECANCEL))
-            report(r, o, e);
-        job_count(j, XFER_DELETE, 0, e);
+            report(r, o->user, o, e);
+        job_count(j, (int)r->op, 0, e);
     }
     free(o->user);
 }
@@ -77,17 +119,17 @@ static void rm_done(struct job *j, const struct xfer_obj *o, const struct s3c_er
 /* A listing failed: one "fatal error" line (or record) for the argument, one failure. */
 static void arg_failed(struct rm *r, const struct s3c_error *e)
 {
-    struct out_result res = { "rm", r->args[r->cur], NULL, 0, false, NULL, false, true, NULL };
+    struct out_result res = { r->base.verb, r->args[r->cur], NULL, 0, false, NULL, false, true, NULL };
 
     out_result(&res, e);
-    job_count(&r->base, XFER_DELETE, 0, e);
+    job_count(&r->base, (int)r->op, 0, e);
 }
 
 /* ---- the stream of objects ---------------------------------------------------------- */
 
 static struct xfer_obj *obj_make(struct rm *r, const char *key, const char *version_id)
 {
-    struct xfer_obj *o = xfer_obj_new(XFER_DELETE);
+    struct xfer_obj *o = xfer_obj_new(r->op);
     size_t n;
     char *shown;
 
@@ -144,7 +186,7 @@ static enum s3c_err arg_open(struct rm *r)
     memset(&so, 0, sizeof(so));
     so.s3 = r->s3;
     so.job = &r->base;
-    so.count_op = XFER_DELETE;
+    so.count_op = (int)r->op;
     so.arg = arg;
     so.recursive = r->recursive;
     so.raw = r->raw;
@@ -167,6 +209,23 @@ static enum s3c_err arg_open(struct rm *r)
     return rc;
 }
 
+/* Whether a listed storage class may be archived (NULL: not listed, only the store knows). An
+ * INTELLIGENT_TIERING object may sit in an archive tier, which a listing does not tell. */
+static bool restorable(const char *listed_class)
+{
+    return !listed_class || !strcmp(listed_class, "GLACIER") || !strcmp(listed_class, "DEEP_ARCHIVE") ||
+           !strcmp(listed_class, "INTELLIGENT_TIERING");
+}
+
+static void skip_listed(struct rm *r, const struct objsrc_entry *en)
+{
+    struct buf shown = BUF_INIT(1 << 16);
+
+    buf_addf(&shown, "s3://%s/%s", r->src.u.bucket, en->key);
+    not_archived(r, buf_cstr(&shown), en->storage_class);
+    buf_release(&shown);
+}
+
 /* The next object of the open argument: XFER_NEXT_ONE with *out, XFER_NEXT_END when it
  * has no more, XFER_NEXT_LATER while its listing's page is out (the job's later_ok). */
 static int arg_next(struct rm *r, struct xfer_obj **out)
@@ -176,7 +235,9 @@ static int arg_next(struct rm *r, struct xfer_obj **out)
     enum objsrc_next got;
 
     r->src.later = r->base.later_ok;
-    got = objsrc_next(&r->src, &en, &e);
+    while ((got = objsrc_next(&r->src, &en, &e)) == OBJSRC_ENTRY && r->op == XFER_RESTORE &&
+           !restorable(en->storage_class))
+        skip_listed(r, en);
     if (got == OBJSRC_LATER)
         return XFER_NEXT_LATER;
     if (got == OBJSRC_ENTRY) {
@@ -249,7 +310,7 @@ static enum s3c_err rm_finish(struct job *j, enum s3c_err engine_rc)
     if (engine_rc == S3C_ECANCEL) {
         struct s3c_error e = S3C_ERROR_INIT;
         s3c_fail(&e, S3C_ECANCEL, "interrupted");
-        job_count(j, XFER_DELETE, 0, &e);
+        job_count(j, (int)((struct rm *)j)->op, 0, &e);
         j->n.first_error = S3C_ECANCEL;
     }
     return job_result(j);
@@ -272,28 +333,32 @@ static const struct job_ops rm_ops = { rm_next, rm_done, rm_start, rm_finish, rm
 /* Every argument must be s3:// with a bucket, and name a key unless it lists. */
 static enum s3c_err check_args(struct rm *r, struct s3c_error *e)
 {
+    const char *verb = r->base.verb;
+    bool restore = r->op == XFER_RESTORE;
     int i;
 
     if (r->n_args == 0)
-        return s3c_fail(e, S3C_EUSAGE, "rm: expected at least one s3://BUCKET/KEY");
+        return s3c_fail(e, S3C_EUSAGE, "%s: expected at least one s3://BUCKET/KEY", verb);
     for (i = 0; i < r->n_args; i++) {
         struct s3_uri u = S3_URI_INIT;
         const char *a = r->args[i];
         enum s3c_err rc;
 
         if (!s3_uri_is(a))
-            return s3c_fail(e, S3C_EUSAGE, "rm: \"%s\" is not an S3 path (s3://BUCKET/KEY): rm deletes S3 objects only", a);
+            return s3c_fail(e, S3C_EUSAGE, "%s: \"%s\" is not an S3 path (s3://BUCKET/KEY): %s S3 objects only",
+                            verb, a, restore ? "restore restores" : "rm deletes");
         rc = s3_uri_parse(a, &u, e);
         if (!rc && !u.bucket[0])
-            rc = s3c_fail(e, S3C_EUSAGE, "rm: \"%s\" names no bucket", a);
+            rc = s3c_fail(e, S3C_EUSAGE, "%s: \"%s\" names no bucket", verb, a);
         if (!rc && !u.key[0] && !r->recursive && !r->from_manifest)
-            rc = s3c_fail(e, S3C_EUSAGE, "rm: \"%s\" names no object (use --recursive to delete every object in it)", a);
+            rc = s3c_fail(e, S3C_EUSAGE, "%s: \"%s\" names no object (use --recursive to %s every object in it)",
+                          verb, a, restore ? "restore" : "delete");
         if (!rc)
-            rc = cli_version_check("rm", r->version_id, u.bucket,
+            rc = cli_version_check(verb, r->version_id, u.bucket,
                                    !r->recursive && r->n_args == 1 && (r->raw || !wild_has(u.key)), e);
-        if (!rc && s3_bucket_is_express(u.bucket) && (r->all_versions || r->oo.request_payer))
-            rc = cli_express_refuse("rm", r->all_versions ? "--all-versions" : "--request-payer", u.bucket,
-                                    r->all_versions ? "no versioning" : NULL, e);
+        if (!rc && s3_bucket_is_express(u.bucket) && (r->all_versions || r->oo.request_payer || restore))
+            rc = cli_express_refuse(verb, r->all_versions ? "--all-versions" : r->oo.request_payer ? "--request-payer" : NULL,
+                                    u.bucket, r->all_versions ? "no versioning" : restore ? "no archived objects" : NULL, e);
         s3_uri_release(&u);
         if (rc)
             return rc;
@@ -301,32 +366,72 @@ static enum s3c_err check_args(struct rm *r, struct s3c_error *e)
     return S3C_OK;
 }
 
+/* restore's --days (1 or more; 1 when not given) and --tier (S3's names, in any case). */
+static enum s3c_err restore_opts(struct rm *r, struct s3c_error *e)
+{
+    static const char *const tiers[] = { "Standard", "Bulk", "Expedited" };
+    char *end = NULL;
+    long days = 1;
+    size_t i;
+
+    if (r->op != XFER_RESTORE)
+        return S3C_OK;
+    if (r->days) {
+        days = strtol(r->days, &end, 10);
+        if (!r->days[0] || *end || days < 1 || days > 2147483647L)
+            return s3c_fail(e, S3C_EUSAGE, "restore: --days must be a whole number of days, 1 or more, not \"%s\"",
+                            r->days);
+    }
+    r->oo.restore_days = (int)days;
+    if (!r->tier)
+        return S3C_OK;
+    for (i = 0; i < sizeof(tiers) / sizeof(tiers[0]); i++)
+        if (!strcasecmp(r->tier, tiers[i])) {
+            r->oo.restore_tier = tiers[i];
+            return S3C_OK;
+        }
+    return s3c_fail(e, S3C_EUSAGE, "restore: --tier must be Standard, Bulk or Expedited, not \"%s\"", r->tier);
+}
+
+/* The flags rm and restore share; each adds its own (one table each, so each lists only its own). */
+#define RM_SPECS(r, dryrun)                                                     \
+    { "--recursive", "-r", ARG_BOOL, &(r)->recursive },                          \
+    { "--dryrun", "--dry-run", ARG_BOOL, (dryrun) },                             \
+    { "--raw", NULL, ARG_BOOL, &(r)->raw },                                      \
+    { "--version-id", NULL, ARG_STR, &(r)->version_id },                         \
+    { "--request-payer", NULL, ARG_STR, &(r)->oo.request_payer },                \
+    { "--exclude", NULL, ARG_STR_LIST, &(r)->filters },                          \
+    { "--include", NULL, ARG_STR_LIST, &(r)->filters },                          \
+    JOB_KNOB_SPECS(&(r)->knob_args),                                             \
+    JOB_SHARD_SPEC(&(r)->knob_args),                                             \
+    { "--from-manifest", NULL, ARG_STR, &(r)->from_manifest }
+
 static enum s3c_err rm_parse(struct rm *r, int argc, char **argv, struct s3c_error *e)
 {
     bool dryrun = false;
-    const struct arg_spec specs[] = {
-        { "--recursive", "-r", ARG_BOOL, &r->recursive },
-        { "--dryrun", "--dry-run", ARG_BOOL, &dryrun },
-        { "--raw", NULL, ARG_BOOL, &r->raw },
-        { "--version-id", NULL, ARG_STR, &r->version_id },
+    const struct arg_spec rm_specs[] = {
+        RM_SPECS(r, &dryrun),
         { "--all-versions", NULL, ARG_BOOL, &r->all_versions },
-        { "--request-payer", NULL, ARG_STR, &r->oo.request_payer },
-        { "--exclude", NULL, ARG_STR_LIST, &r->filters },
-        { "--include", NULL, ARG_STR_LIST, &r->filters },
-        JOB_KNOB_SPECS(&r->knob_args),
-        JOB_SHARD_SPEC(&r->knob_args),
-        { "--from-manifest", NULL, ARG_STR, &r->from_manifest },
+        { NULL, NULL, 0, NULL },
+    };
+    const struct arg_spec restore_specs[] = {
+        RM_SPECS(r, &dryrun),
+        { "--days", NULL, ARG_STR, &r->days },
+        { "--tier", NULL, ARG_STR, &r->tier },
         { NULL, NULL, 0, NULL },
     };
     enum s3c_err rc;
 
     r->oo.request_payer = r->base.c->g.request_payer; /* s5cmd's global; the verb's flag wins */
-    rc = args_parse(r->base.verb, specs, argc, argv, r->args, argc, &r->n_args, e);
+    rc = args_parse(r->base.verb, r->op == XFER_RESTORE ? restore_specs : rm_specs, argc, argv, r->args, argc,
+                    &r->n_args, e);
     r->base.dryrun = dryrun;
     if (!rc && r->version_id && r->all_versions)
         rc = s3c_fail(e, S3C_EUSAGE, "rm: --version-id and --all-versions do not go together");
     if (!rc)
-        rc = cli_check_choice("rm", "--request-payer", r->oo.request_payer, cli_request_payer_choices, e);
+        rc = restore_opts(r, e);
+    if (!rc)
+        rc = cli_check_choice(r->base.verb, "--request-payer", r->oo.request_payer, cli_request_payer_choices, e);
     if (!rc)
         rc = check_args(r, e);
     if (!rc)
@@ -346,6 +451,7 @@ enum s3c_err rm_job_new(struct cli_ctx *c, const char *verb, int argc, char **ar
     r->base.ops = &rm_ops;
     r->base.c = c;
     r->base.verb = verb;
+    r->op = !strcmp(verb, "restore") ? XFER_RESTORE : XFER_DELETE;
     r->filter = (struct filter)FILTER_INIT;
     r->src = (struct objsrc)OBJSRC_INIT;
     r->args = calloc((size_t)argc + 1, sizeof(*r->args));
@@ -358,11 +464,11 @@ enum s3c_err rm_job_new(struct cli_ctx *c, const char *verb, int argc, char **ar
     return S3C_OK;
 }
 
-enum s3c_err cmd_rm(struct cli_ctx *c, int argc, char **argv)
+static enum s3c_err rm_or_restore(struct cli_ctx *c, const char *verb, int argc, char **argv)
 {
     struct s3c_error e = S3C_ERROR_INIT;
     struct job *j;
-    enum s3c_err rc = rm_job_new(c, "rm", argc, argv, &j, &e);
+    enum s3c_err rc = rm_job_new(c, verb, argc, argv, &j, &e);
 
     if (rc) {
         out_usage_error(&e);
@@ -371,4 +477,14 @@ enum s3c_err cmd_rm(struct cli_ctx *c, int argc, char **argv)
     rc = job_run(j);
     j->ops->free(j);
     return rc;
+}
+
+enum s3c_err cmd_rm(struct cli_ctx *c, int argc, char **argv)
+{
+    return rm_or_restore(c, "rm", argc, argv);
+}
+
+enum s3c_err cmd_restore(struct cli_ctx *c, int argc, char **argv)
+{
+    return rm_or_restore(c, "restore", argc, argv);
 }

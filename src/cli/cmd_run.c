@@ -1,6 +1,6 @@
 /*
  * run FILE|-: one s3c command a line, executed in this process. Lines that
- * move or delete objects (cp, mv, rm, sync) become jobs on ONE engine, so
+ * move or delete objects (cp, mv, rm, restore, sync) become jobs on ONE engine, so
  * their objects share the in-flight cap and their deletes share batches;
  * they run in parallel, in no promised order (as s5cmd's run). Any other
  * verb (mb, rb, ls, head, ...) is a barrier: the jobs before it finish,
@@ -38,6 +38,7 @@ static const struct {
     { "mv", cp_job_new },
     { "sync", sync_job_new },
     { "rm", rm_job_new },
+    { "restore", rm_job_new },
     { NULL, NULL },
 };
 

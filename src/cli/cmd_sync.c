@@ -203,6 +203,7 @@ static const char *op_word(enum xfer_op op)
     case XFER_DOWNLOAD: return "download";
     case XFER_COPY: return "copy";
     case XFER_DELETE: return "delete";
+    case XFER_RESTORE: return "restore";
     }
     return "copy";
 }

@@ -12,6 +12,15 @@ struct help {
     const char *text;
 };
 
+/* The flags rm and restore share after their own (cli/cmd_rm.c: one job, two verbs). */
+#define KEY_JOB_FLAGS                                                                              \
+    "  --request-payer requester\n"                                                                \
+    "  --concurrency N, --numworkers N   fixed requests in flight (default: adaptive)\n"           \
+    "  --loops N, --no-progress, --stat  as for cp\n"                                              \
+    "  --part-size, --bwlimit, --expected-size, --resume, --hedge-writes   accepted as for cp;\n"  \
+    "                         no effect here\n"                                                    \
+    "  --shard K/N|auto, --from-manifest FILE   as for cp (the root: the argument's prefix)\n"
+
 static const struct help helps[] = {
     { "ls", "s3c ls [s3://BUCKET[/PREFIX|/PATTERN]] [--recursive] [--human-readable] [--summarize] [flags]",
       "List buckets, or the objects and common prefixes (PRE lines) under a prefix,\n"
@@ -20,7 +29,9 @@ static const struct help helps[] = {
       "  --human-readable, --humanize, -H   sizes in KiB, MiB, GiB...\n"
       "  --summarize         print Total Objects and Total Size at the end\n"
       "  --etag, -e          an ETag column (s5cmd)\n"
-      "  --storage-class, -s  a storage class column (s5cmd)\n"
+      "  --storage-class, -s  a storage class column (s5cmd); an archived object's with its\n"
+      "                      restore status: GLACIER:restoring, GLACIER:restored (--json:\n"
+      "                      restore_in_progress, restore_expiry)\n"
       "  --show-fullpath     each entry as its s3:// URL alone, prefixes too (s5cmd)\n"
       "  --all-versions      every version and delete marker (ListObjectVersions): a\n"
       "                      version id column, DELETE in the size column of a delete\n"
@@ -117,7 +128,9 @@ static const struct help helps[] = {
       "                         known, so a recursive one is skipped even when restored)\n"
       "  --ignore-glacier-warnings  skip them silently (exit 0)\n"
       "  --page-size N          keys per list request (default 1000)\n"
-      "  --sse-c AES256 --sse-c-key KEY32    customer key of the object written (or read, downloads)\n"
+      "  --sse-c AES256 --sse-c-key KEY32    customer key of the object written (or read, downloads);\n"
+      "                         new AWS buckets block SSE-C writes since April 2026 (403\n"
+      "                         AccessDenied, said so): put-bucket-encryption allows them\n"
       "  --sse-c-copy-source AES256 --sse-c-copy-source-key KEY32   customer key of a copy's source\n"
       "  --no-guess-mime-type, --follow-symlinks, --no-follow-symlinks\n"
       "  --checksum-algorithm A  the flexible checksum uploads carry, which the store verifies\n"
@@ -169,7 +182,7 @@ static const struct help helps[] = {
     { "run", "s3c run FILE|- [--concurrency N] [--stat]",
       "Execute one s3c command a line (FILE, or - for standard input), in this process.\n"
       "Lines are split like shell words (quotes, backslashes, # comments), with no expansion.\n"
-      "cp, mv, rm and sync lines run in parallel on one engine; any other verb waits for\n"
+      "cp, mv, rm, restore and sync lines run in parallel on one engine; any other verb waits for\n"
       "the lines before it to finish. A failed line is named by its number; exit code 1\n"
       "(2 when lines only skipped files).\n"
       "A line may carry the output options --json, --quiet and --only-show-errors, for its\n"
@@ -184,7 +197,11 @@ static const struct help helps[] = {
     { "mv", "s3c mv SRC DST [--recursive] [flags]",
       "Like cp, then delete each source once its copy has been verified: an echoed checksum\n"
       "or an ETag equal to what was sent, the ETag of the copy made, a download's check. A\n"
-      "store that answers 200 with neither proves nothing: the source is kept (exit 1).\n" },
+      "store that answers 200 with neither proves nothing: the source is kept (exit 1).\n"
+      "An S3 source is deleted only while it is still what was copied (DeleteObject with\n"
+      "If-Match: its ETag): one changed meanwhile (412) is kept, a failed delete (exit 1).\n"
+      "A store that ignores or refuses If-Match on deletes (Ceph 16) is learnt from the\n"
+      "first delete and said once; its sources are then deleted without that check.\n" },
     { "rm", "s3c rm s3://BUCKET/KEY... [--recursive] [--exclude P] [--include P] [--dryrun] [--all-versions]",
       "Delete objects: one key, every key under a prefix (--recursive), or every key an\n"
       "s5cmd wildcard matches ('*' and '?', which cross '/'). Several arguments may be\n"
@@ -197,13 +214,31 @@ static const struct help helps[] = {
       "  --page-size N          keys per list request (default 1000)\n"
       "  --version-id V         delete that version of one object\n"
       "  --all-versions         delete every version and delete marker of the keys selected\n"
-      "  --request-payer requester\n"
-      "  --concurrency N, --numworkers N   fixed requests in flight (default: adaptive)\n"
-      "  --loops N, --no-progress, --stat  as for cp\n"
-      "  --part-size, --bwlimit, --expected-size, --resume, --hedge-writes   accepted as for cp;\n"
-      "                         no effect here\n"
-      "  --shard K/N|auto, --from-manifest FILE   as for cp (the root: the argument's prefix)\n"
+      KEY_JOB_FLAGS
       "Each key that fails is one error line; any failure exits 1.\n" },
+    { "restore", "s3c restore s3://BUCKET/KEY... [--recursive] [--days N] [--tier Standard|Bulk|Expedited] [--dryrun]",
+      "Start restores of archived objects (GLACIER, DEEP_ARCHIVE, INTELLIGENT_TIERING's\n"
+      "archive tiers): a temporary copy that GET, cp and sync can read for --days days.\n"
+      "Arguments as for rm: one key, every key under a prefix (--recursive), or every key\n"
+      "an s5cmd wildcard matches. One RestoreObject request an object, many in flight.\n"
+      "Running it again is harmless: an object being restored (409\n"
+      "RestoreAlreadyInProgress) or restored already (its expiry set anew) is a success,\n"
+      "said in parentheses; --json records say \"status\": started, in_progress or restored.\n"
+      "An object that is not archived is skipped with a warning (a listed one of another\n"
+      "storage class without a request; a named one when the store says 403\n"
+      "InvalidObjectState). See the restore's progress with ls -s (GLACIER:restoring,\n"
+      "GLACIER:restored) or head (its Restore field).\n"
+      "  --days N               days the restored copy stays readable (default 1)\n"
+      "  --tier T               retrieval tier: Standard (the store's default), Bulk or Expedited\n"
+      "  --recursive, -r        every key under s3://BUCKET/PREFIX/ (the whole bucket for s3://BUCKET)\n"
+      "  --exclude/--include P  AWS CLI filters: the last matching one wins\n"
+      "  --raw                  take the key literally (no wildcards)\n"
+      "  --dryrun, --dry-run    print what would be restored, send nothing\n"
+      "  --page-size N          keys per list request (default 1000)\n"
+      "  --version-id V         restore that version of one object\n"
+      KEY_JOB_FLAGS
+      "Exit 0 when every object is restored or being restored, 2 when some were skipped,\n"
+      "1 when any failed.\n" },
     { "cat", "s3c cat s3://BUCKET/KEY|PATTERN|PREFIX/ [--raw] [--version-id ID] [--part-size SIZE] [--concurrency N]",
       "Write an object to stdout: ranged GETs in parallel, written in order, with at\n"
       "most 64 MiB in memory (8 ranges of 8 MiB; small objects in smaller ranges).\n"

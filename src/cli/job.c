@@ -350,7 +350,7 @@ enum s3c_err job_result(const struct job *j)
     return j->n.first_error ? j->n.first_error : S3C_EHTTP;
 }
 
-static const char *const op_names[JOB_N_OPS] = { "upload", "download", "copy", "delete", "move" };
+static const char *const op_names[JOB_N_OPS] = { "upload", "download", "copy", "delete", "restore", "move" };
 
 void job_print_stat(const struct job_counts *n, const struct shard *sh, struct store_s3 *s3)
 {

@@ -67,7 +67,7 @@ struct job_knobs {
 
 /* What every job counts, for --stat and the exit code: per operation
  * (indexed by enum xfer_op; a move counts under its own row). */
-enum { JOB_OP_MOVE = XFER_DELETE + 1, JOB_N_OPS };
+enum { JOB_OP_MOVE = XFER_RESTORE + 1, JOB_N_OPS };
 struct job_op_counts {
     uint64_t ok, failed, bytes;
 };
@@ -216,7 +216,7 @@ void job_engine_report(enum s3c_err engine_rc, const struct xfer_stats *st, bool
 enum s3c_err cp_job_new(struct cli_ctx *c, const char *verb, int argc, char **argv,
                         struct job **out, struct s3c_error *e);   /* cp and mv */
 enum s3c_err rm_job_new(struct cli_ctx *c, const char *verb, int argc, char **argv,
-                        struct job **out, struct s3c_error *e);
+                        struct job **out, struct s3c_error *e);   /* rm and restore */
 enum s3c_err sync_job_new(struct cli_ctx *c, const char *verb, int argc, char **argv,
                           struct job **out, struct s3c_error *e);
 

@@ -110,7 +110,7 @@ static const char *v1_marker(const struct s3_list_objects *p)
 static int fetch_objects(struct listing *l, struct s3c_error *e)
 {
     struct store_s3_list_args a = { l->o.bucket, l->o.prefix, l->o.delimiter, l->token, NULL,
-                                     l->o.page_size, l->o.v1 };
+                                     l->o.page_size, l->o.v1, l->o.restore_status };
 
     if (store_s3_list_objects(l->s3, &a, &l->objs, e))
         return -1;
@@ -212,6 +212,8 @@ static void from_object(struct listing_entry *d, const struct s3_object *o)
     d->last_modified = o->last_modified;
     d->etag = o->etag;
     d->storage_class = o->storage_class;
+    d->restore_in_progress = o->restore_in_progress;
+    d->restore_expiry = o->restore_expiry;
 }
 
 static void from_version(struct listing_entry *d, const struct s3_version *v)

@@ -45,6 +45,7 @@ struct listing_opts {
     bool versions;              /* ListObjectVersions: every version and delete marker */
     int page_size;              /* keys a request; 0: the store's default (1000) */
     bool v1;                    /* ListObjects (marker) instead of V2 (s5cmd's --use-list-objects-v1) */
+    bool restore_status;        /* V2: each archived object's restore status too (listing_entry) */
     /* --exclude/--include, or NULL: tried on each key's name relative to the
      * argument (wild_relative with a pattern, else the key after the
      * prefix), as cp does; common prefixes are not filtered. */
@@ -76,6 +77,9 @@ struct listing_entry {
     const char *last_modified;  /* as sent */
     const char *etag;           /* as sent, quotes included; "" for a delete marker */
     const char *storage_class;  /* as sent ("" when the store sent none) */
+    const char *restore_in_progress; /* with listing_opts.restore_status: "true", "false" (restored);
+                                       NULL or "": no restore, or not asked */
+    const char *restore_expiry; /* restored: until when, as sent; NULL or "" */
 };
 
 struct listing {

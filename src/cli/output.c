@@ -380,7 +380,7 @@ void out_aws_error(const char *op, const struct s3c_error *e)
     err_line_end(&b);
 }
 
-static void result_json(const struct out_result *r, const struct s3c_error *e)
+static void result_json(const struct out_result *r, const char *status, const struct s3c_error *e)
 {
     struct json j = JSON_INIT;
 
@@ -395,6 +395,8 @@ static void result_json(const struct out_result *r, const struct s3c_error *e)
         json_str(&j, "version_id", r->version_id);
     if (r->has_size)
         json_u64(&j, "size", r->size);
+    if (status && !e)
+        json_str(&j, "status", status);
     if (r->has_size && !e) {
         struct json o = JSON_INIT;
         struct buf obj = BUF_INIT(64);
@@ -498,11 +500,16 @@ static const char *aws_shown(const char *p, struct buf *b)
 
 void out_result(const struct out_result *r, const struct s3c_error *e)
 {
+    out_result_said(r, NULL, NULL, e);
+}
+
+void out_result_said(const struct out_result *r, const char *status, const char *note, const struct s3c_error *e)
+{
     struct buf b = ERR_LINE_INIT, src_b = BUF_INIT(1 << 16), dst_b = BUF_INIT(1 << 16);
     const char *src, *dst;
 
     if (opts.json) {
-        result_json(r, e);
+        result_json(r, status, e);
         return;
     }
     if (r->left)
@@ -515,12 +522,15 @@ void out_result(const struct out_result *r, const struct s3c_error *e)
     dst = !r->dst || r->fatal ? r->dst : aws_shown(r->dst, &dst_b);
     if (!e) {
         const char *dry = r->dryrun ? "(dryrun) " : "";
+        const char *open = note ? " (" : "", *close = note ? ")" : "";
+        if (!note)
+            note = "";
         if (dst)
-            out_line("%s%s: %s to %s", dry, r->op, src, dst);
+            out_line("%s%s: %s to %s%s%s%s", dry, r->op, src, dst, open, note, close);
         else if (r->version_id)
-            out_line("%s%s: %s (version %s)", dry, r->op, src, r->version_id);
+            out_line("%s%s: %s (version %s)%s%s%s", dry, r->op, src, r->version_id, open, note, close);
         else
-            out_line("%s%s: %s", dry, r->op, src);
+            out_line("%s%s: %s%s%s%s", dry, r->op, src, open, note, close);
         goto out;
     }
     if (reader_gone(e))

@@ -89,6 +89,9 @@ struct out_result {
                                    a --json record only, as neither CLI prints a line */
 };
 void out_result(const struct out_result *r, const struct s3c_error *e);
+/* The same, a success saying its outcome: 'status' a word for --json's "status" (restore:
+ * "started"...), 'note' words for the text line, after it in parentheses; either may be NULL. */
+void out_result_said(const struct out_result *r, const char *status, const char *note, const struct s3c_error *e);
 /*
  * A store's error as the AWS CLI prints one outside a transfer (ls, head):
  * "An error occurred (NoSuchBucket) when calling the ListObjectsV2

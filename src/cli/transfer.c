@@ -83,6 +83,7 @@ static const char *op_word(enum xfer_op op, bool mv)
     case XFER_DOWNLOAD: return mv ? "move" : "download";
     case XFER_COPY: return mv ? "move" : "copy";
     case XFER_DELETE: return "delete";
+    case XFER_RESTORE: return "restore";
     }
     return "copy";
 }
@@ -128,6 +129,8 @@ static void fatal(struct transfer *t, const struct s3c_error *e)
  */
 struct pending_del {
     char *key;
+    char *etag;                     /* the source's ETag as copied: deleted only while it is that
+                                       (If-Match, xfer/delete.c); NULL: not known */
     struct pending_del *next;
 };
 
@@ -146,11 +149,13 @@ static void delete_source(struct transfer *t, const struct xfer_obj *o, const st
         return;
     }
     d = calloc(1, sizeof(*d));
-    if (d && (d->key = strdup(o->src))) {
+    if (d && (d->key = strdup(o->src)) && (!o->etag || (d->etag = strdup(o->etag)))) {
         d->next = t->dels;
         t->dels = d;
         return;
     }
+    if (d)
+        free(d->key);
     free(d);
     {
         struct s3c_error e = S3C_ERROR_INIT;
@@ -174,6 +179,7 @@ static struct xfer_obj *next_delete(struct transfer *t)
         return NULL;
     }
     o->src = d->key;
+    o->etag = d->etag;
     t->dels = d->next;
     free(d);
     return o;
@@ -1025,6 +1031,7 @@ static void job_free(struct job *j)
         struct pending_del *d = t->dels;
         t->dels = d->next;
         free(d->key);
+        free(d->etag);
         free(d);
     }
     s3_uri_release(&t->su);

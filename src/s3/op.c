@@ -92,6 +92,8 @@ const char *s3_op_name(const char *method, bool has_bucket, bool has_key, const 
             return "CreateMultipartUpload";
         if (has_param(q, "uploadId"))
             return "CompleteMultipartUpload";
+        if (has_param(q, "restore"))
+            return "RestoreObject";
         return "Request";
     }
     if (!strcmp(method, "DELETE"))

@@ -190,6 +190,9 @@ struct s3_object {
     const char *etag;           /* as sent, quotes included: "\"9b2c...\"" */
     uint64_t size;
     const char *storage_class;
+    const char *restore_in_progress; /* RestoreStatus/IsRestoreInProgress ("true", "false"; "" none):
+                                       asked by x-amz-optional-object-attributes: RestoreStatus */
+    const char *restore_expiry; /* RestoreStatus/RestoreExpiryDate, as sent ("" none) */
     const char *owner_id;       /* only with fetch-owner (V2) or V1 */
     const char *owner_name;
     const char *checksum_algorithm; /* "CRC64NVME", ...; the last one if several */

@@ -106,6 +106,8 @@ static const struct xml_field object_fields[] = {
     FS("ETag", s3_object, etag),
     FN("Size", s3_object, size),
     FS("StorageClass", s3_object, storage_class),
+    FS("RestoreStatus/IsRestoreInProgress", s3_object, restore_in_progress),
+    FS("RestoreStatus/RestoreExpiryDate", s3_object, restore_expiry),
     FS("Owner/ID", s3_object, owner_id),
     FS("Owner/DisplayName", s3_object, owner_name),
     FS("ChecksumAlgorithm", s3_object, checksum_algorithm),

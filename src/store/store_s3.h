@@ -328,6 +328,8 @@ struct store_s3_list_args {
     const char *start_after;
     int max_keys;               /* 0: server default (1000) */
     bool v1;                    /* ListObjects (V1): 'token' is the marker; no start_after */
+    bool restore_status;        /* V2: ask for each archived object's RestoreStatus too (not of a
+                                   directory bucket) */
 };
 enum s3c_err store_s3_list_objects(struct store_s3 *s, const struct store_s3_list_args *a,
                                    struct s3_list_objects *out, struct s3c_error *e);

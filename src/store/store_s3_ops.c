@@ -98,6 +98,9 @@ enum s3c_err store_s3_list_objects(struct store_s3 *s, const struct store_s3_lis
         return s3c_fail(e, rc, "out of memory");
     }
     r.query = buf_cstr(&q);
+    /* Directory buckets have no archived objects, and S3 says they take no such attribute. */
+    if (a->restore_status && !a->v1 && !s3_bucket_is_express(a->bucket))
+        s3_req_header(&r, "x-amz-optional-object-attributes", "RestoreStatus");
     rc = send_parse(s, &r, S3_REPLY_LIST_OBJECTS, out, e);
     if (!rc && narrow)
         keep_prefixed(out, a->prefix);

@@ -632,9 +632,37 @@ static enum s3c_err build_delete(struct engine *g, struct req *r, struct s3_req 
     return S3C_OK;
 }
 
-/* RK_DELETE_ONE: DeleteObject of one key (of one version, when given). */
+/* RK_RESTORE: RestoreObject of the source, its <RestoreRequest> in r->mem (restore.c). */
+static enum s3c_err build_restore(struct engine *g, struct req *r, struct s3_req *q, struct s3c_error *e)
+{
+    enum s3c_err rc = at_src(r, q, "POST", "restore", "", e);
+
+    if (!rc)
+        xml_body_md5(r, q);
+    return rc;
+}
+
+#define COND_PROBE_ETAG "\"s3c-probe-no-object-has-this-etag\"" /* the probe's If-Match (delete.c) */
+
+bool del_conditional(const struct engine *g, const struct xfer_obj *o)
+{
+    return o->etag && o->etag[0] && !o->version_id && (g->cond_del == COND_DEL_UNKNOWN || g->cond_del == COND_DEL_CHECKED);
+}
+
+const char *del_if_match(const struct engine *g, const struct req *r)
+{
+    if (!del_conditional(g, r->os->o))
+        return NULL;
+    return r == g->cond_probe ? COND_PROBE_ETAG : r->os->o->etag;
+}
+
+/* RK_DELETE_ONE: DeleteObject of one key (of one version, when given), with If-Match as delete.c says. */
 static enum s3c_err build_delete_one(struct engine *g, struct req *r, struct s3_req *q, struct s3c_error *e)
 {
+    const char *if_match = del_if_match(g, r);
+
+    if (if_match)
+        s3_req_header(q, "If-Match", if_match);
     return at_src(r, q, "DELETE", NULL, NULL, e);
 }
 
@@ -658,6 +686,7 @@ const struct req_builder req_builders[RK_COUNT] = {
     [RK_HEAD_SRC] = { .build = build_head_src, .sse_c_src = true, .dup = DUP_FREE },
     [RK_DELETE] = { .build = build_delete, .slow_answer = true },
     [RK_DELETE_ONE] = { .build = build_delete_one },
+    [RK_RESTORE] = { .build = build_restore },
     [RK_HEAD_INFO] = { .build = build_head_info, .sse_c_own = true, .dup = DUP_FREE },
     [RK_HEAD_PART1] = { .build = build_head_part1, .sse_c_own = true, .dup = DUP_FREE },
     [RK_LIST_PARTS] = { .build = build_list_parts },

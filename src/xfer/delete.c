@@ -2,10 +2,18 @@
  * The engine's deletes (FAM_DELETE: an object is the head alone): objects
  * queued into DeleteObjects batches (their bookkeeping is del.c), a batch's
  * request and answer, per-key errors, a DeleteObject for a key XML cannot
- * carry. Calls req.c, verify.c and del.c;
- * no other family.
+ * carry, and conditional deletes: an object that names the ETag it may
+ * delete (xfer_obj.etag: mv's source, as it was copied) goes as a
+ * DeleteObject with If-Match, and a 412 keeps it. A store may ignore the
+ * header (Ceph 16 deletes all the same) or refuse it (501): the first such
+ * delete of a run is sent once with an ETag no object has, to learn which
+ * (engine.cond_del); where it is not checked, deletes go as they went before
+ * (batches), and the first object says so in its warning. Calls req.c,
+ * verify.c and del.c; no other family.
  */
+#include <stdatomic.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -182,9 +190,85 @@ struct req *del_next_batch(struct engine *g)
     return NULL;
 }
 
+/* ---- conditional deletes --------------------------------------------------------- */
+
+/* Learnt that the store does not check If-Match on deletes: said once a process (each loop's engine
+ * learns it for itself), with the object that learnt it. */
+static void cond_not_checked(struct engine *g, struct xfer_obj *o, enum cond_del how)
+{
+    static atomic_bool said;
+    char text[256];
+
+    if (g->cond_del == COND_DEL_IGNORED || g->cond_del == COND_DEL_REFUSED)
+        return;
+    g->cond_del = how;
+    if (atomic_exchange(&said, true))
+        return;
+    snprintf(text, sizeof(text), "the store %s If-Match on DeleteObject: sources are deleted without "
+             "checking that they are still what was copied", how == COND_DEL_IGNORED ? "ignores" : "refuses");
+    free(o->warning);
+    o->warning = strdup(text);
+}
+
+/* A DeleteObject answered 2xx: the probe's means the store ignored a wrong If-Match (and deleted). */
+static void cond_deleted(struct engine *g, struct req *r)
+{
+    if (r != g->cond_probe)
+        return;
+    g->cond_probe = NULL;
+    cond_not_checked(g, r->os->o, COND_DEL_IGNORED);
+}
+
 /*
- * A delete object: queued in its bucket's batch (*out NULL), or, for a key
- * XML 1.0 cannot carry, a DeleteObject of its own (the key travels in the URL).
+ * The refusals of a conditional delete that are answers: the probe's 412 (the store checks: send
+ * it again with the real ETag); a 412 (the object changed after it was copied: kept, failed); a 404
+ * (no object any more: gone, as asked); a 501 (the store refuses the header: again without it).
+ */
+bool delete_one_refused(struct engine *g, struct req *r, const struct s3c_error *e)
+{
+    struct xfer_obj_state *os = r->os;
+    const char *if_match = del_if_match(g, r);
+    bool probe = r == g->cond_probe;
+    struct s3c_error changed;
+
+    if (!if_match)
+        return false;
+    if (probe)
+        g->cond_probe = NULL;
+    if (e->http_status == 501 || !strcmp(e->s3_code, "NotImplemented")) {
+        cond_not_checked(g, os->o, COND_DEL_REFUSED);
+        r->attempt--; /* not the request's fault: a free retry, without If-Match */
+        req_fail(g, r, e, true, 1);
+        return true;
+    }
+    if (e->http_status == 412 && probe) {
+        g->cond_del = COND_DEL_CHECKED;
+        r->attempt--;
+        req_fail(g, r, e, true, 1);
+        return true;
+    }
+    if (e->http_status == 404) {
+        if (probe)
+            g->cond_del = COND_DEL_CHECKED; /* a store that ignores If-Match deletes a missing key: 204 */
+        obj_phase_set(g, os, PH_END);
+        req_put_back(g, r);
+        maybe_finish(g, os);
+        return true;
+    }
+    if (e->http_status != 412)
+        return false;
+    changed = *e;
+    snprintf(changed.msg, sizeof(changed.msg), "it changed after it was copied (its ETag is no longer %s), "
+             "so it is kept", os->o->etag);
+    obj_fail(g, os, &changed);
+    req_put_back(g, r);
+    maybe_finish(g, os);
+    return true;
+}
+
+/*
+ * A delete object: a conditional DeleteObject (above), queued in its bucket's batch (*out NULL),
+ * or, for a key XML 1.0 cannot carry, a DeleteObject of its own (the key travels in the URL).
  */
 enum s3c_err del_start(struct engine *g, struct xfer_obj_state *os, struct req **out, struct s3c_error *e)
 {
@@ -196,6 +280,13 @@ enum s3c_err del_start(struct engine *g, struct xfer_obj_state *os, struct req *
     obj_phase_set(g, os, PH_SINGLE);
     if (!o->src_bucket || !o->src_bucket[0] || !o->src || !o->src[0])
         return s3c_fail(e, S3C_EUSAGE, "delete: an object needs a bucket and a key");
+    if (del_conditional(g, o)) {
+        if (!(*out = req_get(g, os, RK_DELETE_ONE)))
+            return s3c_fail(e, S3C_ENOMEM, "out of memory");
+        if (g->cond_del == COND_DEL_UNKNOWN && !g->cond_probe)
+            g->cond_probe = *out;
+        return S3C_OK;
+    }
     if (s3_xml_key_ok(sv_from(o->src)) && (!o->version_id || s3_xml_key_ok(sv_from(o->version_id))))
         return xfer_del_add(&g->del, o->src_bucket, payer, o->src, o->version_id, os, e);
     *out = req_get(g, os, RK_DELETE_ONE);
@@ -211,6 +302,7 @@ void on_delete_one(struct engine *g, struct req *r)
         req_fail(g, r, &r->local_err, false, 0);
         return;
     }
+    cond_deleted(g, r);
     obj_phase_set(g, os, PH_END);
     req_put_back(g, r);
     maybe_finish(g, os);

@@ -77,7 +77,16 @@ enum req_kind {
     RK_HEAD_BUCKET,     /* HeadBucket of that source's bucket after its 404: no key, or no bucket? */
     RK_PROVE_SRC,       /* HeadObject of the source for its stored CRC (xfer_obj.same_second, prove.c) */
     RK_PROVE_DST,       /* HeadObject of the destination, the same */
+    RK_RESTORE,         /* RestoreObject (restore.c) */
     RK_COUNT
+};
+
+/* What the store makes of If-Match on DeleteObject (engine.cond_del). */
+enum cond_del {
+    COND_DEL_UNKNOWN,   /* not learnt yet: sent, the first one as a probe */
+    COND_DEL_CHECKED,   /* 412 to a wrong ETag: it checks */
+    COND_DEL_IGNORED,   /* it deleted with a wrong ETag: deletes go unconditional, in batches */
+    COND_DEL_REFUSED,   /* 501 NotImplemented: the same */
 };
 
 /* An object's phase: changed only by obj_phase_set (obj.c), which holds the legal moves. */
@@ -143,6 +152,7 @@ enum obj_family {
     FAM_DL_FILE,        /* S3 to a local file (download.c): struct obj_dl_file */
     FAM_DL_STDOUT,      /* S3 to standard output (stdout.c): struct obj_dl_stdout */
     FAM_DELETE,         /* a delete (delete.c): the head alone */
+    FAM_RESTORE,        /* a restore of an archived object (restore.c): the head alone */
     FAM_COUNT
 };
 
@@ -558,6 +568,11 @@ struct engine {
     struct xfer_del_queue del;
     int del_sending;                /* batches in flight or waiting to retry */
     int n_deletes;                  /* delete objects started and not finished */
+    /* Deletes of an object as it was (xfer_obj.etag on an XFER_DELETE: mv's sources): DeleteObject
+     * with If-Match, while the store is not known to ignore or refuse it (delete.c). */
+    enum cond_del cond_del;
+    struct req *cond_probe;         /* the first of them, sent once with an If-Match no object has:
+                                       412 says the store checks it, a 2xx that it ignores it */
     bool source_wait;               /* the source said WAIT: ask again after the next done */
     bool source_later;              /* the source said LATER: ask again after this turn's loop step */
     bool no_part_number;            /* the store ignores ?partNumber= (Ceph 16) */
@@ -957,6 +972,17 @@ void on_delete_batch(struct engine *g, struct req *r);
 struct req *del_next_batch(struct engine *g);
 enum s3c_err del_start(struct engine *g, struct xfer_obj_state *os, struct req **out, struct s3c_error *e);
 void on_delete_one(struct engine *g, struct req *r);
+bool delete_one_refused(struct engine *g, struct req *r, const struct s3c_error *e);
+/* build.c: whether a delete of 'o' goes as a DeleteObject with If-Match (it names the ETag copied,
+ * and the store is not known to ignore or refuse the header), and what that If-Match is for 'r'
+ * (the ETag, or the probe's), NULL when none. */
+bool del_conditional(const struct engine *g, const struct xfer_obj *o);
+const char *del_if_match(const struct engine *g, const struct req *r);
 void del_cancel(struct engine *g, const struct s3c_error *e);
+
+/* restore.c: RestoreObject, one request an object; its XML body in r->mem. */
+enum s3c_err restore_start(struct engine *g, struct xfer_obj_state *os, struct req **out, struct s3c_error *e);
+void on_restore(struct engine *g, struct req *r);
+bool restore_refused(struct engine *g, struct req *r, const struct s3c_error *e);
 
 #endif

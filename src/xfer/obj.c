@@ -116,7 +116,7 @@ void obj_finish(struct engine *g, struct xfer_obj_state *os)
         g->n_deletes--;
     /* Uploads and copies are proven by what the store answered (put_proven & co.);
      * downloads by their check, unless it said it could not make one. */
-    if (!os->failed && o->op != XFER_DELETE && (o->op == XFER_DOWNLOAD ? os->unproven != NULL : !os->proven))
+    if (!os->failed && o->op != XFER_DELETE && o->op != XFER_RESTORE && (o->op == XFER_DOWNLOAD ? os->unproven != NULL : !os->proven))
         o->unproven = os->unproven ? os->unproven : "nothing the store answered proves the copy";
     if (o->stdio && o->op == XFER_UPLOAD && !os->failed)
         o->size = os->size; /* standard input's size is known only now: its result says it */

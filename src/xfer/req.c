@@ -218,6 +218,8 @@ void req_put_back(struct engine *g, struct req *r)
 {
     if (r == g->flex_probe)
         flex_release(g); /* its object ended another way: others may ask next */
+    if (r == g->cond_probe)
+        g->cond_probe = NULL; /* the same for the conditional deletes' probe (delete.c) */
     if (r->parked) {
         r->parked = false;
         g->parked--;
@@ -655,6 +657,7 @@ const char *req_op_name(enum req_kind k)
     case RK_DELETE_ONE: return "DeleteObject";
     case RK_LIST_PARTS: return "ListParts";
     case RK_GET_VERSIONING: return "GetBucketVersioning";
+    case RK_RESTORE: return "RestoreObject";
     case RK_COUNT: break;
     }
     return "request";
@@ -670,6 +673,26 @@ static bool run_wide_error(const struct engine *g, const struct s3c_error *e)
     return !strcmp(e->s3_code, "NoSuchBucket") || !strcmp(e->s3_code, "InvalidAccessKeyId") ||
            !strcmp(e->s3_code, "SignatureDoesNotMatch") ||
            (!g->any_ok && (!strcmp(e->s3_code, "AccessDenied") || !strcmp(e->s3_code, "Forbidden")));
+}
+
+/*
+ * A write carrying SSE-C (a PutObject, CreateMultipartUpload or CopyObject with a customer key
+ * for what it writes) refused with 403 AccessDenied: AWS documents exactly this answer for a
+ * bucket that blocks SSE-C, the default of new buckets since April 2026, and no message of its
+ * own; so 'e' says it may be that, and how to allow it. Short: stop_run keeps 300 characters.
+ */
+static void ssec_blocked_hint(const struct req *r, struct s3c_error *e)
+{
+    const struct xfer_obj_opts *oo = r->os->o->opts;
+    size_t n = strlen(e->msg);
+
+    if (e->http_status != 403 || strcmp(e->s3_code, "AccessDenied") != 0 || !oo || !oo->sse_c_key ||
+        (r->kind != RK_PUT && r->kind != RK_CREATE && r->kind != RK_COPY))
+        return;
+    if (n && e->msg[n - 1] == '.')
+        e->msg[--n] = '\0';
+    snprintf(e->msg + n, sizeof(e->msg) - n, "%s", ": the bucket may block SSE-C writes, as new AWS buckets do "
+             "since April 2026; allow them with put-bucket-encryption (BlockedEncryptionTypes NONE), or use --sse");
 }
 
 /* Stop the run after 'e' (rewritten to name the operation and the bucket): the
@@ -693,7 +716,7 @@ static void stop_run(struct engine *g, struct req *r, struct s3c_error *e)
                  e->msg, o->src_bucket, o->dst_bucket);
     else
         snprintf(msg, sizeof(msg), "%.300s (s3://%s); stopped, nothing more was tried", e->msg,
-                 reads || o->op == XFER_DELETE ? o->src_bucket : o->dst_bucket);
+                 reads || o->op == XFER_DELETE || o->op == XFER_RESTORE ? o->src_bucket : o->dst_bucket);
     if (!e->op[0])
         str_copy(e->op, sizeof(e->op), req_op_name(r->kind));
     str_copy(e->msg, sizeof(e->msg), msg);
@@ -770,6 +793,8 @@ void req_done(struct engine *g, struct req *r)
         link_observe(g, r);
     } else if (r == g->flex_probe && !(r->flex && flex_refused(&e)))
         flex_release(g); /* no verdict: the next streamed body probes again */
+    if (v == STORE_S3_FAIL)
+        ssec_blocked_hint(r, &e);
     /* A refusal that answers something (HEAD ?partNumber=1, ListParts of a gone upload). */
     if (v == STORE_S3_FAIL && ops->refused && ops->refused(g, r, &e))
         return;

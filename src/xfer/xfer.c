@@ -36,7 +36,8 @@ static const struct req_ops req_kinds[RK_COUNT] = {
     [RK_COPY_PART] = { .ok = on_part, .refused = part_copy_refused },
     [RK_HEAD_SRC] = { .ok = on_head_src },
     [RK_DELETE] = { .ok = on_delete_batch, .gave_up = del_batch_fail },
-    [RK_DELETE_ONE] = { .ok = on_delete_one },
+    [RK_DELETE_ONE] = { .ok = on_delete_one, .refused = delete_one_refused },
+    [RK_RESTORE] = { .ok = on_restore, .refused = restore_refused },
     [RK_HEAD_INFO] = { .ok = on_head_info },
     [RK_HEAD_PART1] = { .ok = on_head_part1, .refused = head_part1_refused },
     [RK_LIST_PARTS] = { .ok = on_list_parts, .refused = list_parts_refused },
@@ -67,6 +68,7 @@ static const struct obj_ops obj_kinds[FAM_COUNT] = {
                         .release = stdout_release, .part_wait = stdout_window_full, .part_kind = RK_GET,
                         .ranges = stdout_parts_go, .get_sink = stdout_sink, .get_ok = on_stdout_get },
     [FAM_DELETE] = { .size = sizeof(struct xfer_obj_state), .start = del_start },
+    [FAM_RESTORE] = { .size = sizeof(struct xfer_obj_state), .start = restore_start },
 };
 
 /* Which family an object is of: standard I/O is stdout for a download, stdin for anything else. */
@@ -78,6 +80,7 @@ static enum obj_family obj_family_of(const struct xfer_obj *o)
     case XFER_UPLOAD: return FAM_UPLOAD;
     case XFER_DOWNLOAD: return FAM_DL_FILE;
     case XFER_COPY: return FAM_COPY;
+    case XFER_RESTORE: return FAM_RESTORE;
     case XFER_DELETE: break;
     }
     return FAM_DELETE;
@@ -176,7 +179,7 @@ static struct req *next_part(struct engine *g)
 /* The bucket an object's requests go to. */
 static const char *obj_bucket(const struct xfer_obj *o)
 {
-    return o->op == XFER_DOWNLOAD || o->op == XFER_DELETE ? o->src_bucket : o->dst_bucket;
+    return o->op == XFER_DOWNLOAD || o->op == XFER_DELETE || o->op == XFER_RESTORE ? o->src_bucket : o->dst_bucket;
 }
 
 /*

@@ -25,6 +25,16 @@ enum xfer_op {
     XFER_DOWNLOAD,  /* S3 object -> local file */
     XFER_COPY,      /* S3 object -> S3 object, server side */
     XFER_DELETE,    /* delete src_bucket/src (version_id when set); batched into DeleteObjects */
+    XFER_RESTORE,   /* RestoreObject of src_bucket/src (version_id when set): an archived object's
+                       temporary copy, opts->restore_days and restore_tier; one request */
+};
+
+/* What a RestoreObject was answered (xfer_obj.restore), set by the engine when it succeeded. */
+enum xfer_restore_said {
+    XFER_RESTORE_STARTED = 1,       /* 202: the restore was started */
+    XFER_RESTORE_DONE_BEFORE,       /* 200: already restored (its expiry set anew) */
+    XFER_RESTORE_IN_PROGRESS,       /* 409 RestoreAlreadyInProgress: one already runs */
+    XFER_RESTORE_NOT_ARCHIVED,      /* 403 InvalidObjectState: not archived, nothing to restore */
 };
 
 /* What an S3 to S3 copy takes from its source, as the AWS CLI's --copy-props. */
@@ -69,6 +79,8 @@ struct xfer_obj_opts {
                                        a CRC's FULL_OBJECT, a SHA's COMPOSITE (S3 keeps no other) */
     bool checksum_mode;             /* --checksum-mode ENABLED: ask for stored checksums even when
                                        response_checksum_validation = when_required */
+    int restore_days;               /* XFER_RESTORE: days the restored copy stays (<Days>) */
+    const char *restore_tier;       /* XFER_RESTORE: Standard, Bulk or Expedited; NULL: the store's */
 };
 
 /* What the engine needs to prove a sync entry unchanged (xfer_obj.same_second). The local file is
@@ -107,6 +119,8 @@ struct xfer_obj {
                                        instead of asking again. Owned: freed with the object */
     void *user;                     /* caller's, untouched */
     void *owner;                    /* caller's, untouched: the job an object belongs to (run) */
+    enum xfer_restore_said restore; /* XFER_RESTORE, set by the engine: what the store answered (0
+                                       when the object failed) */
     char *warning;                  /* the engine's: a warning to show with the outcome (done); NULL.
                                        Owned: freed with the object */
     const char *unproven;           /* set by the engine when the object succeeded but nothing the

@@ -613,6 +613,22 @@ t_own_store() {
     [ -n "$OWN_URL" ] || t_fail "t_own_store: the $kind store did not start: $(tail -n 3 "$out")"
 }
 
+# t_own_emu: an s3emu of this test's own (t_own_store emu) that the suite's
+# helpers (awsx, s3curl, t_new_bucket, t_emu_ops) and s3c use from then on: for
+# tests that change settings of the whole emulator (t_emu_set).
+t_own_emu() {
+    t_own_store emu
+    # shellcheck disable=SC2034  # read by lib.sh (awsx, s3curl, t_store_is)
+    S3C_TEST_ENDPOINT=$OWN_URL S3C_TEST_STORE=s3emu
+    export AWS_ENDPOINT_URL=$OWN_URL
+}
+
+# t_emu_set SETTING=VALUE[&...]: change s3emu's model (POST /_s3emu/config), or fail.
+t_emu_set() {
+    curl -sS --fail-with-body -X POST --data-binary "$1" "$S3C_TEST_ENDPOINT/_s3emu/config" >/dev/null ||
+        t_fail "s3emu refused $1"
+}
+
 hp_start() {
     local modes=$2 i up
     t_own_store "$1"

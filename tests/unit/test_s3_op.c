@@ -17,6 +17,8 @@ TEST(op_names_as_the_sdks)
     CHECK_STR(s3_op_name("PUT", true, true, "partNumber=2&uploadId=x", true), "UploadPartCopy");
     CHECK_STR(s3_op_name("POST", true, true, "uploads=", false), "CreateMultipartUpload");
     CHECK_STR(s3_op_name("POST", true, true, "uploadId=x", false), "CompleteMultipartUpload");
+    CHECK_STR(s3_op_name("POST", true, true, "restore=", false), "RestoreObject");
+    CHECK_STR(s3_op_name("POST", true, true, "restore=&versionId=v", false), "RestoreObject");
     CHECK_STR(s3_op_name("DELETE", true, true, "uploadId=x", false), "AbortMultipartUpload");
     CHECK_STR(s3_op_name("GET", true, true, "part-number-marker=0&uploadId=x", false), "ListParts");
     CHECK_STR(s3_op_name("DELETE", true, true, NULL, false), "DeleteObject");

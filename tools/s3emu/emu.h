@@ -155,6 +155,7 @@ enum emu_op {
     OP_CREATE_SESSION, OP_LIST_DIRECTORY_BUCKETS,
     OP_GET_OBJECT_TAGGING, OP_PUT_OBJECT_TAGGING, OP_DELETE_OBJECT_TAGGING,
     OP_RESTORE_OBJECT,
+    OP_GET_BUCKET_ENCRYPTION, OP_PUT_BUCKET_ENCRYPTION,
     OP_ADMIN_STATS, OP_ADMIN_CONFIG, OP_ADMIN_RESET, OP_ADMIN_POPULATE,
     OP_COUNT
 };
@@ -341,6 +342,9 @@ struct emu_model {
     uint64_t min_part_bytes;    /* EntityTooSmall threshold */
     int apply_late;             /* an operation runs once its latency has passed, not before it */
     int ignore_part_number;     /* GET/HEAD ?partNumber= answer the whole object (Ceph 16, many proxies) */
+    double restore_ms;          /* RestoreObject: how long its copy takes to be readable (0: at once) */
+    int block_ssec;             /* new buckets block SSE-C writes (AWS's default since April 2026) */
+    int delete_ignores_if_match; /* DeleteObject deletes whatever its If-Match says (Ceph 16, S3 before 2025) */
     struct emu_fault_rule rules[EMU_MAX_RULES];
     int n_rules;
     double fault_prob;          /* global probability of a random 500/503 */

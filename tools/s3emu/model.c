@@ -52,6 +52,8 @@ static const char *const op_names[OP_COUNT] = {
     [OP_PUT_OBJECT_TAGGING] = "PutObjectTagging",
     [OP_DELETE_OBJECT_TAGGING] = "DeleteObjectTagging",
     [OP_RESTORE_OBJECT] = "RestoreObject",
+    [OP_GET_BUCKET_ENCRYPTION] = "GetBucketEncryption",
+    [OP_PUT_BUCKET_ENCRYPTION] = "PutBucketEncryption",
     [OP_ADMIN_STATS] = "AdminStats",
     [OP_ADMIN_CONFIG] = "AdminConfig",
     [OP_ADMIN_RESET] = "AdminReset",
@@ -70,7 +72,7 @@ bool emu_op_is_write(enum emu_op op)
     case OP_CREATE_MPU: case OP_UPLOAD_PART: case OP_UPLOAD_PART_COPY: case OP_COMPLETE_MPU:
     case OP_ABORT_MPU: case OP_CREATE_BUCKET: case OP_DELETE_BUCKET: case OP_PUT_BUCKET_VERSIONING:
     case OP_PUT_BUCKET_ACL: case OP_PUT_OBJECT_ACL: case OP_PUT_OBJECT_TAGGING: case OP_DELETE_OBJECT_TAGGING:
-    case OP_RESTORE_OBJECT:
+    case OP_RESTORE_OBJECT: case OP_PUT_BUCKET_ENCRYPTION:
         return true;
     default:
         return false;
@@ -440,6 +442,12 @@ static int set_key(struct emu_server *s, const char *k, const char *v, char *err
         m->apply_late = d != 0;
     else if (!strcmp(k, "ignore_part_number"))
         m->ignore_part_number = d != 0;
+    else if (!strcmp(k, "restore_ms"))
+        m->restore_ms = d;
+    else if (!strcmp(k, "block_ssec"))
+        m->block_ssec = d != 0;
+    else if (!strcmp(k, "delete_ignores_if_match"))
+        m->delete_ignores_if_match = d != 0;
     else if (!strcmp(k, "faults"))
         return emu_model_parse_faults(m, v, err, errn);
     else if (!strcmp(k, "reset_stats")) {

@@ -48,7 +48,7 @@ static char *vhost_bucket(const struct emu_req *q)
 /* Subresources S3 has and the emulator does not: answered 501, never mistaken for data ops. */
 static const char *const unsupported[] = {
     "policy", "lifecycle", "cors", "website", "logging", "notification",
-    "replication", "encryption", "object-lock", "retention", "legal-hold", "torrent",
+    "replication", "object-lock", "retention", "legal-hold", "torrent",
     "select", "analytics", "metrics", "inventory", "intelligent-tiering", "ownershipControls",
     "publicAccessBlock", "accelerate", "requestPayment", "attributes", "policyStatus",
 };
@@ -91,6 +91,8 @@ static enum emu_op classify(const struct emu_req *q)
             return get ? OP_GET_BUCKET_ACL : OP_PUT_BUCKET_ACL;
         return get ? OP_GET_OBJECT_ACL : OP_PUT_OBJECT_ACL;
     }
+    if (has_param(q, "encryption")) /* a bucket's default encryption: only its BlockedEncryptionTypes */
+        return q->key ? OP_UNKNOWN : get ? OP_GET_BUCKET_ENCRYPTION : put ? OP_PUT_BUCKET_ENCRYPTION : OP_UNKNOWN;
     if (!q->key) {
         if (put)
             return has_param(q, "versioning") ? OP_PUT_BUCKET_VERSIONING : OP_CREATE_BUCKET;
@@ -422,6 +424,8 @@ static void dispatch(struct emu_server *s, struct emu_conn *c, struct emu_bucket
     case OP_GET_BUCKET_LOCATION: ops_get_location(s, c, b); break;
     case OP_GET_BUCKET_VERSIONING: ops_get_versioning(s, c, b); break;
     case OP_PUT_BUCKET_VERSIONING: ops_put_versioning(s, c, b); break;
+    case OP_GET_BUCKET_ENCRYPTION: ops_get_encryption(s, c, b); break;
+    case OP_PUT_BUCKET_ENCRYPTION: ops_put_encryption(s, c, b); break;
     case OP_LIST_OBJECTS: ops_list_objects(s, c, b, false); break;
     case OP_LIST_OBJECTS_V2:
         if (b->directory)

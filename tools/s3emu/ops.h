@@ -106,7 +106,8 @@ struct emu_blob *ops_take_body(struct emu_req *q);
  * 'stored' needs the same key. Both return non-zero when they answered.
  * headers: the algorithm and key MD5 of a reply, if 'md5' is not "".
  */
-int ops_ssec_take(struct emu_server *s, struct emu_conn *c, bool copy_source, char md5_out[28]);
+int ops_ssec_take(struct emu_server *s, struct emu_conn *c, bool copy_source, const struct emu_bucket *write_to,
+                  char md5_out[28]);
 int ops_ssec_check(struct emu_server *s, struct emu_conn *c, const char *stored, bool copy_source);
 void ops_ssec_headers(struct emu_conn *c, const char *md5);
 
@@ -121,6 +122,10 @@ void ops_get_object(struct emu_server *s, struct emu_conn *c, struct emu_bucket 
 /* RestoreObject (POST ?restore) of a GLACIER or DEEP_ARCHIVE object: done at once (202 the first
  * time, 200 after), readable for the Days asked (1 when none). */
 void ops_restore_object(struct emu_server *s, struct emu_conn *c, struct emu_bucket *b);
+/* GetBucketEncryption, PutBucketEncryption: SSE-S3 by default, and whether SSE-C writes are
+ * blocked (BlockedEncryptionTypes, SSE-C or NONE); other rules are not modelled. */
+void ops_get_encryption(struct emu_server *s, struct emu_conn *c, struct emu_bucket *b);
+void ops_put_encryption(struct emu_server *s, struct emu_conn *c, struct emu_bucket *b);
 /* An archived object (GLACIER, DEEP_ARCHIVE) not restored: answers S3's 403 InvalidObjectState and
  * returns true; false for any other object. */
 bool ops_archived_refuse(struct emu_server *s, struct emu_conn *c, const struct emu_obj *o);

@@ -101,6 +101,7 @@ void ops_create_bucket(struct emu_server *s, struct emu_conn *c, struct emu_buck
         return;
     }
     str_copy(nb->acl, sizeof(nb->acl), acl);
+    nb->ssec_blocked = s->model.block_ssec != 0;
     emu_resp_header(&c->resp, "Location", "/%s", q->bucket);
     ops_ok_empty(c, 200);
 }
@@ -134,4 +135,47 @@ void ops_get_location(struct emu_server *s, struct emu_conn *c, struct emu_bucke
         emu_xml_esc(x, b->region, strlen(b->region));
     buf_adds(x, "</LocationConstraint>");
     ops_ok_xml(c);
+}
+
+void ops_get_encryption(struct emu_server *s, struct emu_conn *c, struct emu_bucket *b)
+{
+    struct buf *x = &c->resp.body;
+
+    ops_xml_open(x, "ServerSideEncryptionConfiguration");
+    buf_adds(x, "<Rule><ApplyServerSideEncryptionByDefault><SSEAlgorithm>AES256</SSEAlgorithm>"
+                "</ApplyServerSideEncryptionByDefault><BucketKeyEnabled>false</BucketKeyEnabled>"
+                "<BlockedEncryptionTypes><EncryptionType>");
+    buf_adds(x, b->ssec_blocked ? "SSE-C" : "NONE");
+    buf_adds(x, "</EncryptionType></BlockedEncryptionTypes></Rule></ServerSideEncryptionConfiguration>");
+    ops_ok_xml(c);
+}
+
+struct enc_ctx {
+    bool block, unblock;        /* Rule/BlockedEncryptionTypes/EncryptionType SSE-C, or NONE */
+};
+
+static void enc_cb(void *ctx, const char *name, const char *text, int depth)
+{
+    struct enc_ctx *v = ctx;
+
+    /* Configuration (1), Rule (2), BlockedEncryptionTypes (3): the only EncryptionType at 4. */
+    if (depth == 4 && !strcmp(name, "EncryptionType")) {
+        v->block |= !strcmp(text, "SSE-C");
+        v->unblock |= !strcmp(text, "NONE");
+    }
+}
+
+void ops_put_encryption(struct emu_server *s, struct emu_conn *c, struct emu_bucket *b)
+{
+    struct emu_req *q = &c->req;
+    struct enc_ctx v = { false, false };
+
+    if (!q->body || emu_xml_walk(q->body->data, (size_t)q->body->len, enc_cb, &v) || (v.block && v.unblock)) {
+        ops_error(s, c, 400, "MalformedXML",
+                  "The XML you provided was not well-formed or did not validate against our published schema.", NULL);
+        return;
+    }
+    if (v.block || v.unblock)
+        b->ssec_blocked = v.block; /* a rule without BlockedEncryptionTypes leaves it as it is */
+    ops_ok_empty(c, 200);
 }

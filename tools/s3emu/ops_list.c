@@ -55,7 +55,7 @@ static void add_u64(struct buf *b, uint64_t v)
  * them, and formatting them was a quarter of s3emu's time serving it.
  */
 static void contents_xml(struct buf *x, const char *key, size_t klen, const struct emu_obj *o,
-                         bool url, bool owner)
+                         bool url, bool owner, bool restore)
 {
     char t[48];
 
@@ -81,7 +81,22 @@ static void contents_xml(struct buf *x, const char *key, size_t klen, const stru
         ops_owner_xml(x, "Owner");
     ADD_LIT(x, "<StorageClass>");
     buf_adds(x, o->storage_class);
-    ADD_LIT(x, "</StorageClass></Contents>");
+    ADD_LIT(x, "</StorageClass>");
+    /* x-amz-optional-object-attributes: RestoreStatus, for an object with a restore asked */
+    if (restore && o->restored_until_ms) {
+        bool ongoing = o->restore_ready_ms > emu_wall_ms();
+        ADD_LIT(x, "<RestoreStatus><IsRestoreInProgress>");
+        buf_adds(x, ongoing ? "true" : "false");
+        ADD_LIT(x, "</IsRestoreInProgress>");
+        if (!ongoing) {
+            ops_iso_time(o->restored_until_ms, t);
+            ADD_LIT(x, "<RestoreExpiryDate>");
+            buf_adds(x, t);
+            ADD_LIT(x, "</RestoreExpiryDate>");
+        }
+        ADD_LIT(x, "</RestoreStatus>");
+    }
+    ADD_LIT(x, "</Contents>");
 }
 
 /* An entry of a page: a key (cpl 0) or the common prefix of its first cpl bytes. */
@@ -107,6 +122,8 @@ void ops_list_objects(struct emu_server *s, struct emu_conn *c, struct emu_bucke
     const char *token = v2 ? emu_req_param(q, "continuation-token") : NULL;
     const char *fo = emu_req_param(q, "fetch-owner");
     bool url = enc && !strcmp(enc, "url"), owner = !v2 || (fo && !strcmp(fo, "true"));
+    struct sv oa = emu_req_header(q, "x-amz-optional-object-attributes");
+    bool restore = v2 && oa.n && memmem(oa.p, oa.n, "RestoreStatus", 13);
     struct buf marker = BUF_INIT(4096), next = BUF_INIT(4096);
     struct buf *x = &c->resp.body;
     size_t plen = prefix ? strlen(prefix) : 0, dlen = delim ? strlen(delim) : 0, i, key_bytes = 0;
@@ -220,7 +237,7 @@ void ops_list_objects(struct emu_server *s, struct emu_conn *c, struct emu_bucke
     /* The keys, then the common prefixes, as S3 orders them. */
     for (i = 0; i < (size_t)count; i++)
         if (!items[i].cpl)
-            contents_xml(x, items[i].n->key, items[i].n->klen, items[i].n->val, url, owner);
+            contents_xml(x, items[i].n->key, items[i].n->klen, items[i].n->val, url, owner, restore);
     for (i = 0; i < (size_t)count; i++) {
         if (!items[i].cpl)
             continue;
@@ -482,7 +499,7 @@ void ops_list_dir_objects(struct emu_server *s, struct emu_conn *c, struct emu_b
             break;
         }
         if (ents[i].o) {
-            contents_xml(&contents, ents[i].p, ents[i].n, ents[i].o, url, owner);
+            contents_xml(&contents, ents[i].p, ents[i].n, ents[i].o, url, owner, false);
         } else {
             buf_adds(&cps, "<CommonPrefixes>");
             ops_xml_key(&cps, "Prefix", ents[i].p, ents[i].n, url);

@@ -47,7 +47,7 @@ void ops_create_mpu(struct emu_server *s, struct emu_conn *c, struct emu_bucket 
     u->klen = q->klen;
     u->init_ms = emu_wall_ms();
     u->hdrs = ops_capture_headers(q, u->storage_class);
-    if (ops_ssec_take(s, c, false, u->ssec_md5) || ops_tags_from_header(s, c, &u->tags)) {
+    if (ops_ssec_take(s, c, false, b, u->ssec_md5) || ops_tags_from_header(s, c, &u->tags)) {
         emu_store_upload_free(u);
         return;
     }

@@ -80,7 +80,9 @@ static void obj_headers(struct emu_conn *c, const struct emu_bucket *b, const st
         emu_resp_header(r, "x-amz-version-id", "%s", o->vid);
     if (strcmp(o->storage_class, "STANDARD") != 0)
         emu_resp_header(r, "x-amz-storage-class", "%s", o->storage_class);
-    if (o->restored_until_ms) {
+    if (o->restored_until_ms && o->restore_ready_ms > emu_wall_ms()) {
+        emu_resp_header(r, "x-amz-restore", "ongoing-request=\"true\"");
+    } else if (o->restored_until_ms) {
         ops_http_time(o->restored_until_ms, t);
         emu_resp_header(r, "x-amz-restore", "ongoing-request=\"false\", expiry-date=\"%s\"", t);
     }
@@ -285,7 +287,7 @@ void ops_put_object(struct emu_server *s, struct emu_conn *c, struct emu_bucket 
 
     char acl[32];
 
-    if (!ops_request_acl(s, c, acl) || ops_put_preconditions(s, c, b) || ops_ssec_take(s, c, false, ssec) || bc->rc)
+    if (!ops_request_acl(s, c, acl) || ops_put_preconditions(s, c, b) || ops_ssec_take(s, c, false, b, ssec) || bc->rc)
         return;
     if (q->body && q->body->len > EMU_OBJECT_MAX) {
         ops_err_key(s, c, 400, "EntityTooLarge", "Your proposed upload exceeds the maximum allowed size");
@@ -330,6 +332,12 @@ void ops_delete_object(struct emu_server *s, struct emu_conn *c, struct emu_buck
     struct buf mv = BUF_INIT(64);
     bool marker;
 
+    /* A conditional delete (If-Match: ETag or *) of the current version: 412 when it changed, 404
+     * when there is none, as S3 since 2025; a store that ignores the header (delete_ignores_if_match)
+     * deletes all the same. */
+    if (!vid && emu_req_header(q, "if-match").p && !s->model.delete_ignores_if_match &&
+        ops_put_preconditions(s, c, b))
+        return;
     ops_version_delete(s, c, b, q->key, q->klen, vid, &mv, &marker);
     if (marker)
         emu_resp_header(&c->resp, "x-amz-delete-marker", "true");
@@ -452,7 +460,7 @@ bool ops_archived_refuse(struct emu_server *s, struct emu_conn *c, const struct 
 {
     struct buf x = BUF_INIT(256);
 
-    if (!archived(o) || o->restored_until_ms > emu_wall_ms())
+    if (!archived(o) || (o->restored_until_ms > emu_wall_ms() && o->restore_ready_ms <= emu_wall_ms()))
         return false;
     emu_xml_elem(&x, "StorageClass", o->storage_class);
     ops_error(s, c, 403, "InvalidObjectState", "The operation is not valid for the object's storage class",
@@ -483,8 +491,15 @@ void ops_restore_object(struct emu_server *s, struct emu_conn *c, struct emu_buc
         buf_release(&x);
         return;
     }
-    c->resp.status = o->restored_until_ms ? 200 : 202;
-    o->restored_until_ms = emu_wall_ms() + (n > 0 ? n : 1) * 86400000LL;
+    if (o->restored_until_ms && o->restore_ready_ms > emu_wall_ms()) {
+        ops_error(s, c, 409, "RestoreAlreadyInProgress", "Object restore is already in progress", NULL);
+        return;
+    }
+    /* 200: restored already, a new expiry from now; 202: started, ready after the model's restore_ms. */
+    c->resp.status = o->restored_until_ms > emu_wall_ms() ? 200 : 202;
+    if (c->resp.status == 202)
+        o->restore_ready_ms = emu_wall_ms() + (int64_t)s->model.restore_ms;
+    o->restored_until_ms = (c->resp.status == 202 ? o->restore_ready_ms : emu_wall_ms()) + (n > 0 ? n : 1) * 86400000LL;
 }
 
 /* x-amz-copy-source: "[/]bucket/key[?versionId=v]", URL-encoded. Answers errors itself. */
@@ -607,7 +622,7 @@ void ops_copy_object(struct emu_server *s, struct emu_conn *c, struct emu_bucket
         goto out;
     }
     if (ops_put_preconditions(s, c, b) || !ops_request_acl(s, c, acl) || ops_ssec_check(s, c, so->ssec_md5, true) ||
-        ops_ssec_take(s, c, false, ssec))
+        ops_ssec_take(s, c, false, b, ssec))
         goto out;
     o = emu_store_obj_new();
     if (!o) {

@@ -308,10 +308,12 @@ out:
 /*
  * The customer key a request gives (x-amz-server-side-encryption-customer-*, or
  * the x-amz-copy-source-... ones of a copy's source) as the base64 MD5 S3 keeps,
- * "" when it gives none. Checked as S3 does: AES256, a 256-bit key, its MD5.
+ * "" when it gives none. Checked as S3 does: AES256, a 256-bit key, its MD5; and, for a
+ * write to bucket 'write_to' (NULL: a read), refused when the bucket blocks SSE-C.
  * Non-zero when the request was answered (400).
  */
-int ops_ssec_take(struct emu_server *s, struct emu_conn *c, bool copy_source, char md5_out[28])
+int ops_ssec_take(struct emu_server *s, struct emu_conn *c, bool copy_source, const struct emu_bucket *write_to,
+                  char md5_out[28])
 {
     const char *pre = copy_source ? "x-amz-copy-source-server-side-encryption-customer-"
                                   : "x-amz-server-side-encryption-customer-";
@@ -330,6 +332,11 @@ int ops_ssec_take(struct emu_server *s, struct emu_conn *c, bool copy_source, ch
     md5_out[0] = '\0';
     if (!alg.p && !key.p && !md5.p)
         return 0;
+    if (write_to && write_to->ssec_blocked) {
+        /* A write with SSE-C to a bucket that blocks it: AWS documents a 403 AccessDenied, nothing more. */
+        ops_error(s, c, 403, "AccessDenied", "Access Denied", NULL);
+        return 403;
+    }
     if (!alg.p || !sv_eqs(alg, "AES256")) {
         ops_error(s, c, 400, "InvalidEncryptionAlgorithmError", "The encryption request you specified is not valid. "
                   "The valid value is AES256.", NULL);
@@ -359,7 +366,7 @@ int ops_ssec_check(struct emu_server *s, struct emu_conn *c, const char *stored,
 {
     char given[28];
 
-    if (ops_ssec_take(s, c, copy_source, given))
+    if (ops_ssec_take(s, c, copy_source, NULL, given))
         return 400;
     if (!stored[0] && !given[0])
         return 0;

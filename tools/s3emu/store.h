@@ -43,6 +43,7 @@ struct emu_obj {
     char *hdrs;                 /* stored headers "Name: v\r\n..." (malloc'd, never NULL) */
     char storage_class[24];
     int64_t restored_until_ms;  /* GLACIER, DEEP_ARCHIVE: RestoreObject's copy readable until then; 0: none */
+    int64_t restore_ready_ms;   /* ... and from then on (the model's restore_ms after the request) */
     char acl[32];               /* canned ACL */
     struct emu_cksum ck;
     char ssec_md5[28];          /* SSE-C: base64 MD5 of the customer key; "" without */
@@ -81,6 +82,7 @@ struct emu_bucket {
     int64_t created_ms;
     enum emu_versioning versioning;
     char acl[32];               /* canned ACL: "private", "public-read", ... */
+    bool ssec_blocked;          /* BlockedEncryptionTypes SSE-C: SSE-C writes are 403 AccessDenied */
     bool directory;             /* S3 Express One Zone: named BASE--ZONEID--x-s3 */
     char zone[32];              /* its ZONEID */
     char zone_type[20];         /* "AvailabilityZone" or "LocalZone" */
