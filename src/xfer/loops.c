@@ -90,6 +90,7 @@ struct lane {
     struct http_loop *loop;             /* for wakeups from the other threads */
     pthread_t thread;
     struct store_s3 *s3;                /* a helper's clone of the home store */
+    struct store_s3 *src_s3;            /* ... and of the source side's (xfer_opts.src_store), on its loop; NULL */
     struct xfer_opts opts;              /* a helper's engine options */
     struct xfer_obj *mine[DEAL_BATCH];  /* taken from the box, not given to the engine yet */
     int n_mine, i_mine;
@@ -427,6 +428,11 @@ static void spawn(struct engine *g, struct deal *d)
             break;
         h->loop = store_s3_loop(h->s3);
         h->opts = *d->user;
+        if (d->user->src_store && !(h->src_s3 = h->opts.src_store = store_s3_clone_on(d->user->src_store, h->loop, &e))) {
+            store_s3_free(h->s3);
+            h->s3 = NULL;
+            break;
+        }
         h->opts.next = lane_next;
         h->opts.next_ctx = h;
         h->opts.done = lane_done;
@@ -444,8 +450,9 @@ static void spawn(struct engine *g, struct deal *d)
         h->seed.fd_cap = fd_share;
         h->seed.hash_threads = cores / n > 1 ? cores / n : 1;
         if (pthread_create(&h->thread, NULL, helper_main, h)) {
+            store_s3_free(h->src_s3); /* first: it borrows the other's loop */
             store_s3_free(h->s3);
-            h->s3 = NULL;
+            h->s3 = h->src_s3 = NULL;
             break;
         }
         atomic_store(&d->spawned, i);
@@ -766,8 +773,10 @@ enum s3c_err xfer_run(struct store_s3 *s, const struct xfer_opts *opts, struct x
         if (lost && !rc)
             rc = S3C_ENOMEM;
     }
-    for (i = 1; i <= spawned; i++)
+    for (i = 1; i <= spawned; i++) {
+        store_s3_free(d->lanes[i].src_s3); /* first: it borrows the other's loop */
         store_s3_free(d->lanes[i].s3);
+    }
     if (stats)
         *stats = home_stats;
     deal_free(d);

@@ -116,6 +116,10 @@ void obj_finish(struct engine *g, struct xfer_obj_state *os)
         g->n_deletes--;
     /* Uploads and copies are proven by what the store answered (put_proven & co.);
      * downloads by their check, unless it said it could not make one. */
+    if (os->proven && os->src_unproven) { /* a relay: the destination holds what was read, but was that the source? */
+        os->proven = false;
+        os->unproven = os->src_unproven;
+    }
     if (!os->failed && o->op != XFER_DELETE && (o->op == XFER_DOWNLOAD ? os->unproven != NULL : !os->proven))
         o->unproven = os->unproven ? os->unproven : "nothing the store answered proves the copy";
     if (o->stdio && o->op == XFER_UPLOAD && !os->failed)
@@ -184,7 +188,8 @@ static const unsigned phase_moves[PH_COUNT] = {
     /* the check is known: the ranges start */
     [PH_PROBE] = PH_BIT(PH_PARTS) | PH_BIT(PH_END),
     /* the upload id is in: the parts; or it failed (aborted when it has an id) */
-    [PH_CREATE] = PH_BIT(PH_PARTS) | PH_BIT(PH_ABORT) | PH_BIT(PH_END),
+    [PH_CREATE] = PH_BIT(PH_PARTS) | PH_BIT(PH_ABORT) | PH_BIT(PH_END) |
+                  PH_BIT(PH_SINGLE), /* a relayed copy's tags asked, then one GET and PutObject (copy.c) */
     [PH_PARTS] = PH_BIT(PH_COMPLETE) | PH_BIT(PH_VERIFY) | PH_BIT(PH_ABORT) | PH_BIT(PH_END),
     /* complete: a copy's tags after it (one request), or the end */
     [PH_COMPLETE] = PH_BIT(PH_SINGLE) | PH_BIT(PH_ABORT) | PH_BIT(PH_END),

@@ -205,6 +205,8 @@ void dl_bufs_free(struct engine *g)
 static void req_recycle(struct engine *g, struct req *r)
 {
     r->os->reqs--;
+    g->relay_bytes -= r->relay_bytes;
+    r->relay_bytes = 0;
     dl_bufs_put_req(g, r);
     http_xfer_release(&r->http);
     memset(&r->http, 0, sizeof(r->http));
@@ -394,6 +396,27 @@ struct hash_ctx *req_sha(struct req *r, enum ck_algo a)
     return r->sha;
 }
 
+struct store_s3 *req_store(const struct engine *g, const struct req *r)
+{
+    switch (r->kind) {
+    case RK_GET:
+    case RK_HEAD_SRC:
+    case RK_GET_TAGS:
+    case RK_HEAD_SOURCE:
+    case RK_HEAD_BUCKET:
+    case RK_HEAD_INFO:
+    case RK_HEAD_PART1:
+    case RK_PROVE_SRC:
+    case RK_RELAY_GET:
+        return g->src_s3;
+    case RK_DELETE:
+    case RK_DELETE_ONE:
+        return g->opts.src_deletes ? g->src_s3 : g->s3;
+    default:
+        return g->s3;
+    }
+}
+
 /*
  * Describe 'r' to the store and send it: what every kind shares (a new
  * exchange's state, the request-payer header, the SSE-C keys, the hash
@@ -438,7 +461,7 @@ enum s3c_err req_submit(struct engine *g, struct req *r, struct s3c_error *e)
     if (oo && (rc = add_sse_c(r, &q, oo, e)))
         return rc;
     q.object_data = r->kind == RK_PUT || r->kind == RK_PART;
-    if (q.read && store_s3_signs_payload(g->s3)) {
+    if (q.read && store_s3_signs_payload(req_store(g, r))) {
         /* payload_signing_enabled: the file's bytes signed by their SHA-256
          * (then no aws-chunked trailer: the signature covers them). */
         if ((rc = body_sha256(r, sha, e)))
@@ -448,7 +471,7 @@ enum s3c_err req_submit(struct engine *g, struct req *r, struct s3c_error *e)
         if (!req_md5_sent(g, r)) /* no trailer's echo to prove them: their MD5 does */
             return s3c_fail(e, S3C_ENOMEM, "cannot start a thread to hash %s", o->src);
     }
-    rc = store_s3_prepare(g->s3, &q, &r->call, &r->http, e);
+    rc = store_s3_prepare(req_store(g, r), &q, &r->call, &r->http, e);
     if (rc)
         return rc;
     if (g->opts.bwlimit_bytes_s && r->mem.len && (r->kind == RK_PUT || r->kind == RK_PART))
@@ -589,6 +612,8 @@ void obj_fail(struct engine *g, struct xfer_obj_state *os, const struct s3c_erro
     if (!os->failed) {
         os->failed = true;
         os->err = *e;
+        if (g->ops[os->family].failed)
+            g->ops[os->family].failed(g, os);
     }
     active_remove(g, os);
     /* A multipart upload that got an id must be aborted, or its parts stay billed. */
@@ -636,7 +661,8 @@ const char *req_op_name(enum req_kind k)
     case RK_COMPLETE: return "CompleteMultipartUpload";
     case RK_ABORT:
     case RK_ABORT_STALE: return "AbortMultipartUpload";
-    case RK_GET: return "GetObject";
+    case RK_GET:
+    case RK_RELAY_GET: return "GetObject";
     case RK_COPY: return "CopyObject";
     case RK_COPY_PART: return "UploadPartCopy";
     case RK_HEAD_SRC:
@@ -681,7 +707,7 @@ static void stop_run(struct engine *g, struct req *r, struct s3c_error *e)
     char msg[sizeof(e->msg)];
     size_t n = strlen(e->msg);
     bool reads = r->kind == RK_GET || r->kind == RK_HEAD_INFO || r->kind == RK_HEAD_PART1 ||
-                 r->kind == RK_HEAD_SRC || r->kind == RK_GET_TAGS;
+                 r->kind == RK_HEAD_SRC || r->kind == RK_GET_TAGS || r->kind == RK_RELAY_GET;
 
     if (g->stop)
         return;
@@ -764,7 +790,7 @@ void req_done(struct engine *g, struct req *r)
         req_fail(g, r, &e, false, 0);
         return;
     }
-    v = store_s3_judge(g->s3, &r->call, &r->http, r->attempt, &backoff, &free_retry, &e);
+    v = store_s3_judge(req_store(g, r), &r->call, &r->http, r->attempt, &backoff, &free_retry, &e);
     if (v == STORE_S3_OK) {
         flex_learn(g, r);
         link_observe(g, r);
