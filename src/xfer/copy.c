@@ -12,7 +12,6 @@
  * was sent against the destination's answers, as uploads are.
  * Calls req.c, part.c, verify.c and resume.c (mpu_release); no other family.
  */
-#include <inttypes.h>
 #include <string.h>
 #include <strings.h>
 
@@ -638,15 +637,8 @@ void on_relay_get(struct engine *g, struct req *r)
     unsigned char md5[MD5_LEN];
     struct sv etag;
 
-    if (r->local_failed) {
-        req_fail(g, r, &r->local_err, r->local_err.code == S3C_EHTTP, 0);
+    if (!get_in_full(g, r))
         return;
-    }
-    if (r->got != r->len) {
-        s3c_fail(&e, S3C_EHTTP, "short body: got %" PRIu64 " of %" PRIu64 " bytes", r->got, r->len);
-        req_fail(g, r, &e, true, 0);
-        return;
-    }
     if (!r->hash.ready) {
         if (req_hash_mem(g, r, r->mem.data ? r->mem.data : "", r->mem.len)) {
             req_park(g, r); /* back here once the MD5 is */

@@ -779,6 +779,9 @@ struct store_s3 *req_store(const struct engine *g, const struct req *r);
 void submit_or_fail(struct engine *g, struct req *r);
 struct req *due_retry(struct engine *g, int64_t now);
 void obj_fail(struct engine *g, struct xfer_obj_state *os, const struct s3c_error *e);
+/* A GET's answer is all there: false when it failed the request instead (a local failure, a
+ * short body: retried, or the object fails). */
+bool get_in_full(struct engine *g, struct req *r);
 void obj_abort(struct engine *g, struct xfer_obj_state *os);
 void maybe_finish(struct engine *g, struct xfer_obj_state *os);
 void req_fail(struct engine *g, struct req *r, const struct s3c_error *e, bool retryable, long backoff_ms);

@@ -15,6 +15,7 @@
  * is started here rather than by the builders, so build.c never calls back.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -638,6 +639,24 @@ void obj_abort(struct engine *g, struct xfer_obj_state *os)
             req_put_back(g, r);
         obj_phase_set(g, os, PH_END);
     }
+}
+
+bool get_in_full(struct engine *g, struct req *r)
+{
+    struct s3c_error e = S3C_ERROR_INIT;
+
+    if (r->local_failed) {
+        /* Disk full or unwritable: retrying will not help. A store that sent
+         * too much is a store error: retry that. */
+        req_fail(g, r, &r->local_err, r->local_err.code == S3C_EHTTP, 0);
+        return false;
+    }
+    if (r->got != r->len) {
+        s3c_fail(&e, S3C_EHTTP, "short body: got %" PRIu64 " of %" PRIu64 " bytes", r->got, r->len);
+        req_fail(g, r, &e, true, 0);
+        return false;
+    }
+    return true;
 }
 
 void maybe_finish(struct engine *g, struct xfer_obj_state *os)

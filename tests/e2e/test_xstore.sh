@@ -48,6 +48,18 @@ _xs_keys() {
     _xs_dst GET "/$1?list-type=2" | grep -o '<Key>[^<]*' | sed 's/<Key>//' | LC_ALL=C sort
 }
 
+# _xs_setup, with a source of the test's own too (an s3emu with the suite's keys, whose
+# answers the test may spoil): sets src and dst (made), in the caller's locals.
+_xs_own_source() {
+    _xs_setup
+    t_own_store emu "$S3C_TEST_ACCESS_KEY" "$S3C_TEST_SECRET_KEY"
+    export S3C_TEST_ENDPOINT=$OWN_URL
+    XS_SRC_FLAGS=(--source-profile src --source-endpoint-url "$OWN_URL")
+    t_new_bucket src
+    t_bucket dst
+    _xs_dst PUT "/$dst" >/dev/null || t_fail "could not create the destination bucket"
+}
+
 # The source's tree: 0 B, 8 KiB, 20 MiB in one PutObject (an MD5 ETag), and
 # 20 MiB in 8 MiB parts (a "-3" ETag), under PREFIX of BUCKET.
 _xs_seed() {
@@ -192,14 +204,7 @@ test_xstore_sync_compares_both_listings() {
 
 test_xstore_bytes_read_are_checked() {
     local src dst
-    _xs_setup
-    # Both ends the test's own: the source's answers are spoilt on purpose.
-    t_own_store emu "$S3C_TEST_ACCESS_KEY" "$S3C_TEST_SECRET_KEY"
-    export S3C_TEST_ENDPOINT=$OWN_URL
-    XS_SRC_FLAGS=(--source-profile src --source-endpoint-url "$OWN_URL")
-    t_new_bucket src
-    t_bucket dst
-    _xs_dst PUT "/$dst" >/dev/null || t_fail "could not create the destination bucket"
+    _xs_own_source
     _xs_seed "$src" c/
 
     # One byte flipped in the first GET of f8k: caught, read again.
@@ -215,13 +220,7 @@ test_xstore_bytes_read_are_checked() {
 
 test_xstore_spoilt_part_is_never_completed() {
     local src dst
-    _xs_setup
-    t_own_store emu "$S3C_TEST_ACCESS_KEY" "$S3C_TEST_SECRET_KEY"
-    export S3C_TEST_ENDPOINT=$OWN_URL
-    XS_SRC_FLAGS=(--source-profile src --source-endpoint-url "$OWN_URL")
-    t_new_bucket src
-    t_bucket dst
-    _xs_dst PUT "/$dst" >/dev/null || t_fail "could not create the destination bucket"
+    _xs_own_source
     cp "$(t_data 20MiB $((20 * 1024 * 1024)))" f20m
     t_put "$src" big f20m
 
