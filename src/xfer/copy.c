@@ -474,10 +474,10 @@ struct req *relay_next(struct engine *g, struct xfer_obj_state *os)
     uint64_t len = os->n_parts ? os->part_size : os->size;
     struct req *r;
 
-    /* Memory: a window of parts per object, RELAY_MEM_MAX for the loop (or one part). */
+    /* Memory: a window of parts per object, the loop's share of RELAY_MEM_MAX (or one part). */
     if (os->n_parts && os->reqs >= (int)xfer_window_parts(os->part_size))
         return NULL;
-    if (g->relay_bytes && g->relay_bytes + len > RELAY_MEM_MAX)
+    if (g->relay_bytes && g->relay_bytes + len > (g->relay_max ? g->relay_max : RELAY_MEM_MAX))
         return NULL;
     if (!os->n_parts && c->relay_whole_sent)
         return NULL;

@@ -48,7 +48,7 @@
 #define SMALL_BODY_MAX ((uint64_t)64 << 10)    /* read whole, send with Content-MD5 */
 #define COPY_TAGGING_HEADER_MAX 2048            /* longer tags go after Complete (the AWS CLI's limit) */
 #define COPY_OBJECT_MAX ((uint64_t)5 << 30)     /* the largest object one CopyObject copies */
-#define RELAY_MEM_MAX ((uint64_t)256 << 20)  /* relayed copies' bytes in memory at once, per loop */
+#define RELAY_MEM_MAX ((uint64_t)256 << 20)  /* relayed copies' bytes in memory at once, the run's */
 #define DEFAULT_MAX_CONCURRENCY 512               /* adapt.c's ceiling when none is configured */
 
 enum req_kind {
@@ -600,7 +600,8 @@ struct engine {
     int proving;                    /* same-second proofs with a hash job out (prove.c): no new
                                        object is taken while PROVING_MAX are */
     uint64_t relay_bytes;           /* relayed copies' bytes in memory (req.relay_bytes): at most
-                                       RELAY_MEM_MAX, or one part */
+                                       relay_max, or one part */
+    uint64_t relay_max;             /* this loop's share of RELAY_MEM_MAX (loops.c); 0: all of it */
     bool any_ok;                    /* some request of the run succeeded */
     bool stop;                      /* a run-wide error: start nothing more (see run_wide_error) */
     struct s3c_error stop_err;      /* that error, as reported for the object that met it */

@@ -100,6 +100,7 @@ struct lane {
         bool any_ok, no_part_number, no_trailers, flex_known;
         double link_latency_s, link_bytes_s;
         int fd_cap, hash_threads;
+        uint64_t relay_max;             /* its share of RELAY_MEM_MAX */
     } seed;
     struct xfer_stats stats;            /* a helper's, once it ended */
     enum s3c_err rc;                    /* a helper's result */
@@ -342,6 +343,7 @@ static void helper_setup(struct engine *g)
     g->link_bytes_s = h->seed.link_bytes_s;
     if (h->seed.fd_cap < g->fd_cap)
         g->fd_cap = h->seed.fd_cap;
+    g->relay_max = h->seed.relay_max;
     if (!g->opts.concurrency && g->cap > g->opts.max_concurrency)
         g->cap = g->opts.max_concurrency;
     if (g->cap > g->fd_cap)
@@ -449,6 +451,7 @@ static void spawn(struct engine *g, struct deal *d)
         h->seed.link_bytes_s = g->link_bytes_s;
         h->seed.fd_cap = fd_share;
         h->seed.hash_threads = cores / n > 1 ? cores / n : 1;
+        h->seed.relay_max = RELAY_MEM_MAX / (uint64_t)n; /* relays' bytes in memory: the run's, shared */
         if (pthread_create(&h->thread, NULL, helper_main, h)) {
             store_s3_free(h->src_s3); /* first: it borrows the other's loop */
             store_s3_free(h->s3);
@@ -460,6 +463,7 @@ static void spawn(struct engine *g, struct deal *d)
     if (!atomic_load(&d->spawned))
         return;
     g->fd_cap = fd_share;
+    g->relay_max = RELAY_MEM_MAX / (uint64_t)n;
     g->opts.max_concurrency = max;
     if (fixed)
         g->cap = d->user->concurrency - (n - 1) * fixed;
