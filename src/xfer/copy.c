@@ -468,7 +468,8 @@ static void relay_go(struct engine *g, struct xfer_obj_state *os)
     g->active = os;
 }
 
-struct req *relay_next(struct engine *g, struct xfer_obj_state *os)
+/* relay_next for one object; *full when the loop's memory for relays is. */
+static struct req *relay_next_one(struct engine *g, struct xfer_obj_state *os, bool *full)
 {
     struct obj_copy *c = copy_of(os);
     uint64_t len = os->n_parts ? os->part_size : os->size;
@@ -477,8 +478,10 @@ struct req *relay_next(struct engine *g, struct xfer_obj_state *os)
     /* Memory: a window of parts per object, the loop's share of RELAY_MEM_MAX (or one part). */
     if (os->n_parts && os->reqs >= (int)xfer_window_parts(os->part_size))
         return NULL;
-    if (g->relay_bytes && g->relay_bytes + len > (g->relay_max ? g->relay_max : RELAY_MEM_MAX))
+    if (g->relay_bytes && g->relay_bytes + len > (g->relay_max ? g->relay_max : RELAY_MEM_MAX)) {
+        *full = true;
         return NULL;
+    }
     if (!os->n_parts && c->relay_whole_sent)
         return NULL;
     if (os->n_parts && os->next_part > os->n_parts) {
@@ -501,6 +504,22 @@ struct req *relay_next(struct engine *g, struct xfer_obj_state *os)
     r->relay_bytes = r->len;
     g->relay_bytes += r->len;
     return r;
+}
+
+struct req *relay_next(struct engine *g, struct xfer_obj_state *os)
+{
+    struct xfer_obj_state *next;
+    struct req *r;
+    bool full = false;
+
+    /* The first relay on the active list with room in its window: one whose window is full
+     * (its parts before are still in flight) does not hold back the relays behind it. */
+    for (; os && os->family == FAM_COPY && copy_of(os)->relay && !full; os = next) {
+        next = os->next;
+        if ((r = relay_next_one(g, os, &full)))
+            return r;
+    }
+    return NULL;
 }
 
 enum http_sink_verdict relay_sink(void *ctx, const char *p, size_t n)

@@ -946,8 +946,9 @@ bool part_copy_refused(struct engine *g, struct req *r, const struct s3c_error *
 bool copy_redo(struct engine *g, struct xfer_obj_state *os);
 void on_put_tags(struct engine *g, struct req *r);
 void on_check_tags(struct engine *g, struct req *r);
-/* A relay's next GET from the active list (the whole object's, or a part's), NULL while its
- * window or the loop's RELAY_MEM_MAX is full, or when none is left (it leaves the list). */
+/* The next GET of the relays at the head of the active list 'os' (a whole object's, or a
+ * part's: the first of them with room in its window), NULL while none has room or the loop's
+ * share of RELAY_MEM_MAX is full. A relay with nothing left to read leaves the list. */
 struct req *relay_next(struct engine *g, struct xfer_obj_state *os);
 enum http_sink_verdict relay_sink(void *ctx, const char *p, size_t n);
 void on_relay_get(struct engine *g, struct req *r);

@@ -235,3 +235,39 @@ test_xstore_spoilt_part_is_never_completed() {
     assert_eq 1 "$(_xs_dst_ops AbortMultipartUpload)" "Aborts on the destination"
     assert_eq "big" "$(t_list_keys "$src")" "the source is kept"
 }
+
+# The other way: the source is an s3emu of the test's own with other keys, the destination
+# the suite's store (Ceph RGW in its pass) with the suite's keys and endpoint.
+test_xstore_into_the_suite_store() {
+    local src dst before_put before_parts src_puts
+    _xs_setup
+    export AWS_ACCESS_KEY_ID=$S3C_TEST_ACCESS_KEY AWS_SECRET_ACCESS_KEY=$S3C_TEST_SECRET_KEY
+    export AWS_ENDPOINT_URL=$S3C_TEST_ENDPOINT
+    printf '[own]\naws_access_key_id = %s\naws_secret_access_key = %s\n' "$XS_KEY" "$XS_SECRET" \
+        >> "$HOME/.aws/credentials"
+    t_bucket src
+    t_new_bucket dst
+    _xs_dst PUT "/$src" >/dev/null || t_fail "could not create the source bucket"
+    : > f0
+    cp "$(t_data 8KiB 8192)" f8k
+    cp "$(t_data 20MiB $((20 * 1024 * 1024)))" f20m
+    for f in f0 f8k f20m; do
+        _xs_dst PUT "/$src/in/$f" -T "$f" >/dev/null || t_fail "could not put $f on the source"
+    done
+
+    before_put=$(t_emu_ops PutObject)
+    before_parts=$(t_emu_ops UploadPart)
+    src_puts=$(_xs_dst_ops PutObject)
+    assert_ok s3c sync "s3://$src/in/" "s3://$dst/out/" --source-profile own --source-endpoint-url "$XS_DST"
+    assert_lines 3 "$T_OUT" "sync lines"
+    assert_not_contains "$T_ERR" "not verified"
+    t_assert_emu_ops PutObject "$before_put" 2
+    t_assert_emu_ops UploadPart "$before_parts" 3
+    assert_eq "$src_puts" "$(_xs_dst_ops PutObject)" "writes on the source"
+    for f in f0 f8k f20m; do
+        t_get "$dst" "out/$f" got
+        cmp -s got "$f" || t_fail "s3://$dst/out/$f differs from $f"
+    done
+    assert_ok s3c sync "s3://$src/in/" "s3://$dst/out/" --source-profile own --source-endpoint-url "$XS_DST"
+    assert_eq "" "$T_OUT" "second sync"
+}
