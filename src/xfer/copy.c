@@ -105,19 +105,6 @@ static uint64_t copy_part_size(struct engine *g, uint64_t size)
     return xfer_copy_part_size(size, &m);
 }
 
-/* A copy over CopyObject's 5 GiB on a store without UploadPartCopy. */
-static enum s3c_err copy_too_big(const struct xfer_obj_state *os, struct s3c_error *e)
-{
-    enum s3c_err rc = s3c_fail(e, S3C_EHTTP, "UploadPartCopy: the store does not implement it (501 NotImplemented), "
-                               "and CopyObject copies at most 5 GiB (this object has %llu bytes): a streamed copy "
-                               "(GET ranges into UploadPart) is not implemented yet (issue 25)",
-                               (unsigned long long)os->size);
-
-    e->http_status = 501;
-    str_copy(e->s3_code, sizeof(e->s3_code), "NotImplemented");
-    return rc;
-}
-
 /* S3 to S3: one CopyObject, or a multipart upload of UploadPartCopy parts
  * (after a HEAD of the source for its headers, and GetObjectTagging for its
  * tags, when the copy keeps them). */
@@ -138,7 +125,7 @@ enum s3c_err copy_start(struct engine *g, struct xfer_obj_state *os, struct req 
     if (g->opts.relay_copies)
         return relay_start(g, os, out, e);
     if (g->no_part_copy && os->size > COPY_OBJECT_MAX)
-        return copy_too_big(os, e);
+        return relay_start(g, os, out, e); /* neither CopyObject nor UploadPartCopy can */
     part_size = copy_part_size(g, os->size);
     if (part_size) {
         bool head = c->keep_meta && !o->head; /* the caller's HEAD, when it made one, says it */
@@ -320,22 +307,49 @@ bool src_tags_refused(struct engine *g, struct req *r, const struct s3c_error *e
  * whole objects only. The run's next copies go as one CopyObject each
  * (copy_part_size); this one fails for now, which aborts its upload, and
  * once nothing of it is in flight starts again as one CopyObject
- * (copy_redo). Over CopyObject's 5 GiB it fails for good.
+ * (copy_redo). Over CopyObject's 5 GiB it starts again as a relay, and so
+ * do the run's next ones that big (copy_start).
  */
+/*
+ * CopyObject or UploadPartCopy refused with 403 where the source side is a store of its own
+ * (other keys, on the same service): the destination's keys cannot read the source, so the
+ * bytes go through s3c. This copy fails for now (its upload aborted) and, once nothing of it is
+ * in flight, starts again as a relay (copy_redo); the run's next copies relay from the start.
+ */
+static bool denied_relays(struct engine *g, struct req *r, const struct s3c_error *e)
+{
+    struct xfer_obj_state *os = r->os;
+
+    if (e->http_status != 403 || g->src_s3 == g->s3 || copy_of(os)->relay)
+        return false;
+    if (!g->opts.relay_copies)
+        xdebug(g, os->o, "%s refused (%ld %s) with the destination's keys: copies go through s3c", req_op_name(r->kind),
+               e->http_status, e->s3_code);
+    g->opts.relay_copies = true;
+    copy_of(os)->redo_relay = true;
+    req_put_back(g, r);
+    obj_fail(g, os, e);
+    maybe_finish(g, os);
+    return true;
+}
+
+bool copy_refused(struct engine *g, struct req *r, const struct s3c_error *e)
+{
+    return denied_relays(g, r, e);
+}
+
 bool part_copy_refused(struct engine *g, struct req *r, const struct s3c_error *e)
 {
     struct xfer_obj_state *os = r->os;
-    struct s3c_error fe = S3C_ERROR_INIT;
 
+    if (denied_relays(g, r, e))
+        return true;
     if (!learn_501(g, r, e, &g->no_part_copy, "the store does not implement UploadPartCopy: copies go as one "
                    "CopyObject each"))
         return false;
-    if (os->size > COPY_OBJECT_MAX) {
-        copy_too_big(os, &fe);
-        req_fail(g, r, &fe, false, 0);
-        return true;
-    }
-    copy_of(os)->redo_single = true;
+    /* Over CopyObject's 5 GiB: the bytes go through s3c (a relay on this store). */
+    copy_of(os)->redo_single = os->size <= COPY_OBJECT_MAX;
+    copy_of(os)->redo_relay = os->size > COPY_OBJECT_MAX;
     req_put_back(g, r);
     obj_fail(g, os, e);
     maybe_finish(g, os);
@@ -345,13 +359,17 @@ bool part_copy_refused(struct engine *g, struct req *r, const struct s3c_error *
 bool copy_redo(struct engine *g, struct xfer_obj_state *os)
 {
     struct obj_copy *c = copy_of(os);
+    bool relay = c->redo_relay;
+    struct s3c_error e = S3C_ERROR_INIT;
+    struct req *r = NULL;
 
-    if (!c->redo_single)
+    if (!c->redo_single && !c->redo_relay)
         return false;
-    c->redo_single = false;
+    c->redo_single = c->redo_relay = false;
     if (stopping(g))
         return false; /* it ends as it failed */
-    xdebug(g, os->o, "its upload aborted, the copy starts again as one CopyObject");
+    xdebug(g, os->o, "%s", relay ? "the copy starts again through s3c (a relay)"
+                                 : "its upload aborted, the copy starts again as one CopyObject");
     os->failed = false;
     os->err = (struct s3c_error)S3C_ERROR_INIT;
     mpu_release(&c->mpu);
@@ -360,8 +378,17 @@ bool copy_redo(struct engine *g, struct xfer_obj_state *os)
     os->n_parts = 0;
     os->part_size = 0;
     os->next_part = 0;
-    /* The source's headers, when the copy keeps them, came with the multipart start. */
-    copy_next(g, os, RK_COPY);
+    if (!relay) {
+        /* The source's headers, when the copy keeps them, came with the multipart start. */
+        copy_next(g, os, RK_COPY);
+        return true;
+    }
+    if (relay_start(g, os, &r, &e)) {
+        obj_fail(g, os, &e);
+        return false; /* it ends with that */
+    }
+    if (r)
+        submit_or_fail(g, r);
     return true;
 }
 

@@ -277,6 +277,9 @@ struct obj_copy {
     size_t n_src_tags;
     bool tags_sent;                 /* CreateMultipartUpload carried x-amz-tagging */
     bool redo_single;               /* its UploadPartCopy was refused (501): once aborted, one CopyObject */
+    bool redo_relay;                /* its CopyObject or UploadPartCopy was refused (403) with the
+                                       destination's keys, the source's being others: once aborted,
+                                       a relay (and the run's next copies relay from the start) */
     /* A relay: the bytes go through s3c (xfer_opts.relay_copies: the source is on another service,
      * or read with other keys): GETs from the source side (RK_RELAY_GET) into memory, each sent on
      * as PutObject (n_parts 0) or UploadPart once read; parts in memory bounded per object
@@ -941,6 +944,8 @@ void on_head_src(struct engine *g, struct req *r);
 void on_src_tags(struct engine *g, struct req *r);
 bool src_tags_refused(struct engine *g, struct req *r, const struct s3c_error *e);
 bool part_copy_refused(struct engine *g, struct req *r, const struct s3c_error *e);
+/* RK_COPY refused: with 403, where the source side has keys of its own, the copy relays. */
+bool copy_refused(struct engine *g, struct req *r, const struct s3c_error *e);
 /* obj_ops.redo of copies: one whose parts were refused (redo_single), ended with
  * nothing in flight, starts again as one CopyObject. False when there is nothing to redo. */
 bool copy_redo(struct engine *g, struct xfer_obj_state *os);

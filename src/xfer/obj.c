@@ -199,7 +199,8 @@ static const unsigned phase_moves[PH_COUNT] = {
     [PH_LAND] = PH_BIT(PH_END),
     /* a Create that answers after its object ended: its upload is aborted (abort_late_upload);
      * a copy whose UploadPartCopy the store refused (501), aborted: one CopyObject (copy_redo) */
-    [PH_END] = PH_BIT(PH_ABORT) | PH_BIT(PH_SINGLE),
+    [PH_END] = PH_BIT(PH_ABORT) | PH_BIT(PH_SINGLE) |
+               PH_BIT(PH_CREATE), /* ... or a copy the destination's keys could not make, as a relay (copy.c) */
 };
 
 /*

@@ -271,3 +271,41 @@ test_xstore_into_the_suite_store() {
     assert_ok s3c sync "s3://$src/in/" "s3://$dst/out/" --source-profile own --source-endpoint-url "$XS_DST"
     assert_eq "" "$T_OUT" "second sync"
 }
+
+# One service, the source read with a profile of its own: the copy is server-side, until the
+# destination's keys are refused it (403 on CopyObject or UploadPartCopy, an account that
+# cannot read the other's bucket): then it goes through s3c, this object and the run's next.
+test_xstore_one_service_relays_when_copy_is_refused() {
+    local src dst
+    _xs_setup
+    t_own_store emu "$S3C_TEST_ACCESS_KEY" "$S3C_TEST_SECRET_KEY"
+    export S3C_TEST_ENDPOINT=$OWN_URL AWS_ENDPOINT_URL=$OWN_URL
+    export AWS_ACCESS_KEY_ID=$S3C_TEST_ACCESS_KEY AWS_SECRET_ACCESS_KEY=$S3C_TEST_SECRET_KEY
+    t_new_bucket src
+    t_new_bucket dst
+    cp "$(t_data 8KiB 8192)" f8k
+    cp "$(t_data 20MiB $((20 * 1024 * 1024)))" f20m
+    t_put "$src" a/f8k f8k
+    t_mpu "$src" a/mpu20m f20m $((8 * 1024 * 1024))
+
+    # Not refused: server-side, no byte through s3c.
+    assert_ok s3c cp -r "s3://$src/a/" "s3://$dst/x/" --source-profile src --source-endpoint-url "$OWN_URL"
+    assert_eq 0 "$(t_emu_ops GetObject)" "GetObjects of a server-side copy"
+
+    curl -sS --fail-with-body -X POST --data-binary "faults=deny@op=CopyObject;deny@op=UploadPartCopy" \
+        "$OWN_URL/_s3emu/config" >/dev/null || t_fail "the store refused its faults"
+    assert_ok s3c --debug cp -r "s3://$src/a/" "s3://$dst/y/" --source-profile src --source-endpoint-url "$OWN_URL"
+    assert_contains "$T_ERR" "with the destination's keys: copies go through s3c"
+    assert_contains "$T_OUT" "copy: s3://$src/a/f8k to s3://$dst/y/f8k"
+    assert_contains "$T_OUT" "copy: s3://$src/a/mpu20m to s3://$dst/y/mpu20m"
+    assert_not_contains "$T_ERR" "not verified"
+    t_get "$dst" y/f8k got8k
+    cmp -s got8k f8k || t_fail "y/f8k differs"
+    t_get "$dst" y/mpu20m got20m
+    cmp -s got20m f20m || t_fail "y/mpu20m differs"
+    assert_eq 0 "$(t_mpu_count "$dst")" "uploads left open"
+
+    # Without source settings of its own the refusal is the copy's answer.
+    assert_exit 1 s3c cp "s3://$src/a/f8k" "s3://$dst/z/f8k"
+    assert_contains "$T_ERR" "AccessDenied"
+}
