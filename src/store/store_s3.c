@@ -149,9 +149,6 @@ struct store_s3 *store_s3_clone_on(struct store_s3 *s, struct http_loop *loop, s
     o.loop = loop; /* never the parent's: that one is another thread's */
     if (!(c = store_s3_new(&o, e)))
         return NULL;
-
-    if (!c)
-        return NULL;
     str_copy(c->region, sizeof(c->region), s->region);
     /* What replies taught the store: each bucket's region (not probes in flight). */
     for (i = 0; i < 16 && i < s->n_buckets; i++) {
@@ -1061,11 +1058,6 @@ bool store_s3_checksum_mode(const struct store_s3 *s)
 void store_s3_side_set(struct store_s3 *s, const char *side)
 {
     s->opts.side = side;
-}
-
-const char *store_s3_side(const struct store_s3 *s)
-{
-    return s->opts.side;
 }
 
 /* "scheme://host:port" of a custom endpoint (whose URL parsed at load), into 'out'. */

@@ -110,9 +110,6 @@ struct store_s3 *store_s3_clone_on(struct store_s3 *s, struct http_loop *loop, s
  * the clones made after. */
 void store_s3_side_set(struct store_s3 *s, const char *side);
 
-/* Its side, NULL when it is the only one. */
-const char *store_s3_side(const struct store_s3 *s);
-
 /*
  * Whether stores 'a' and 'b' send to one service, where a server-side copy (CopyObject) to one
  * can read its source from the other: both AWS's (no endpoint URL: any region, S3 copies
