@@ -207,6 +207,7 @@ int cli_main(int argc, char **argv)
         return exit_code(rc, v->fails_1);
     }
     ctx.region_flag = flags.region;
+    ctx.flags = flags;
     ctx.verb = cli_verb;
     rc = v->run(&ctx, n_rest - 1, rest + 1);
     cli_ctx_release(&ctx);

@@ -568,6 +568,7 @@ enum s3c_err cmd_run(struct cli_ctx *c, int argc, char **argv)
     int n_pos = 0;
     enum s3c_err rc;
 
+    c->run_file = true; /* its lines share one engine, so one source side (cli_s3_source) */
     memset(&r, 0, sizeof(r));
     memset(&knobs, 0, sizeof(knobs));
     memset(&ka, 0, sizeof(ka));

@@ -312,7 +312,7 @@ static enum s3c_err side_open(struct sync *s, struct side *sd, struct s3c_error 
     struct objsrc_opts so;
 
     memset(&so, 0, sizeof(so));
-    so.s3 = s->s3;
+    so.s3 = sd->is_src ? s->base.src_s3 : s->s3;
     so.job = &s->base;
     so.count_op = (int)s->op;
     so.arg = sd->arg;
@@ -464,7 +464,7 @@ static enum s3c_err head_source(struct sync *s, struct merge_entry *en, struct b
     memset(&x, 0, sizeof(x));
     rc = path_of(&s->src, en->rel, &key, e);
     if (!rc)
-        rc = store_s3_head_sse_c(s->s3, s->src.bucket, buf_cstr(&key), s->oa.ssec_src ? s->oa.ssec_src : s->oa.ssec,
+        rc = store_s3_head_sse_c(s->base.src_s3, s->src.bucket, buf_cstr(&key), s->oa.ssec_src ? s->oa.ssec_src : s->oa.ssec,
                                  &x, e);
     if (!rc) {
         if (http_resp_header(&x.resp, "content-length", &v))
@@ -734,7 +734,7 @@ static bool dry_same_bytes(struct sync *s, const struct xfer_obj *o)
             bool ok;
 
             memset(&x, 0, sizeof(x));
-            ok = !store_s3_head_ck(s->s3, src ? o->src_bucket : o->dst_bucket, src ? o->src : o->dst,
+            ok = !store_s3_head_ck(src ? s->base.src_s3 : s->s3, src ? o->src_bucket : o->dst_bucket, src ? o->src : o->dst,
                                    src && s->oa.ssec_src ? s->oa.ssec_src : s->oa.ssec, true, &x, &e);
             step = samesec_head(&p, ok ? &x.resp : NULL);
             http_xfer_release(&x);
@@ -903,11 +903,19 @@ static enum s3c_err sync_start(struct job *j)
     enum s3c_err rc;
 
     s->s3 = cli_s3(j->c, &e);
-    if (!s->s3) {
-        out_error(s->op_name, &e);
+    if (s->s3)
+        j->src_s3 = objopts_source_store(&s->oa, j->c, "sync", s->src.s3 ? s->src.bucket : NULL,
+                                         s->dst.s3 ? s->dst.bucket : NULL, &j->relay_copies, &e);
+    if (!s->s3 || !j->src_s3) {
+        if (e.code == S3C_EUSAGE)
+            out_usage_error(&e);
+        else
+            out_error(s->op_name, &e);
         return e.code;
     }
     objopts_source_region(&s->oa, s->s3, s->src.s3 ? s->src.bucket : NULL, s->dst.s3 ? s->dst.bucket : NULL);
+    if (j->src_s3 != s->s3)
+        objopts_source_region(&s->oa, j->src_s3, s->src.bucket, s->dst.bucket);
     if (s->filters.n &&
         (rc = filter_add_list(&s->filter, s->filters.flag, s->filters.v, (size_t)s->filters.n, &e))) {
         out_usage_error(&e);

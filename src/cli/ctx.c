@@ -12,6 +12,7 @@
 
 #include "auth/creds.h"
 #include "auth/keyring.h"
+#include "base/str.h"
 #include "cli/output.h"
 #include "http/http.h"
 #include "s3/retry.h"
@@ -217,15 +218,20 @@ static void keys_ready(void *ctx)
         http_loop_wakeup(store_s3_loop(c->s3));
 }
 
-struct keyring *cli_keys(struct cli_ctx *c, struct s3c_error *e)
+/*
+ * The keys of 'cfg' from the provider botocore would choose, into *src and the keyring;
+ * 'side' names the side in --debug (NULL: the only one). 'cfg->region' may become the
+ * instance's own when none is configured.
+ */
+static struct keyring *keys_make(struct cli_ctx *c, struct s3c_config *cfg, const char *side,
+                                 struct creds_src **src, struct s3c_error *e)
 {
     struct creds first = CREDS_INIT;
+    struct keyring *keys;
     const char *region;
     char line[256];
 
-    if (c->keys)
-        return c->keys;
-    if (creds_resolve(&c->cfg, environ, &c->creds_src, &first, e)) {
+    if (creds_resolve(cfg, environ, src, &first, e)) {
         /* No credentials anywhere is the configuration's fault: exit 253, as
          * the CLI's NoCredentialsError (a provider that failed is not). */
         if (e->code == S3C_EAUTH && !strcmp(e->msg, CREDS_NO_CREDENTIALS))
@@ -233,67 +239,154 @@ struct keyring *cli_keys(struct cli_ctx *c, struct s3c_error *e)
         return NULL;
     }
     /* On an instance with no region configured, its own region (as the CLI). */
-    region = c->creds_src ? creds_src_region(c->creds_src) : NULL;
-    if (region && !c->cfg.region_set) {
+    region = *src ? creds_src_region(*src) : NULL;
+    if (region && !cfg->region_set) {
         char *r = strdup(region);
         if (r) {
-            free(c->cfg.region);
-            c->cfg.region = r;
+            free(cfg->region);
+            cfg->region = r;
         }
     }
     if (out_opts()->debug) {
-        snprintf(line, sizeof(line), "credentials: from %s%s", first.method ? first.method : "?",
-                 first.expires ? ", refreshed before they expire" : "");
+        snprintf(line, sizeof(line), "credentials%s%s: from %s%s", side ? " of the " : "", side ? side : "",
+                 first.method ? first.method : "?", first.expires ? ", refreshed before they expire" : "");
         out_debug(NULL, line);
     }
-    c->keys = keyring_new(c->creds_src, &first, keys_ready, c);
-    if (!c->keys) {
+    keys = keyring_new(*src, &first, keys_ready, c);
+    if (!keys) {
         creds_release(&first);
         s3c_fail(e, S3C_ENOMEM, "out of memory");
     }
+    return keys;
+}
+
+struct keyring *cli_keys(struct cli_ctx *c, struct s3c_error *e)
+{
+    if (!c->keys)
+        c->keys = keys_make(c, &c->cfg, NULL, &c->creds_src, e);
     return c->keys;
+}
+
+/* A store's options from a side's configuration and keys (NULL: unsigned). */
+static void store_opts(const struct s3c_config *cfg, struct keyring *keys, struct store_s3_opts *o)
+{
+    memset(o, 0, sizeof(*o));
+    o->no_sign = cfg->no_sign_request;
+    o->keys = keys;
+    o->cfg = cfg;
+    o->region = cfg->region;
+    o->sign_payload = cfg->s3.payload_signing_enabled.value;
+    o->express_no_session = cfg->s3_disable_express_session_auth.value;
+    o->max_attempts = (int)cfg->max_attempts.value;
+    o->retry_mode = !cfg->retry_mode_set                        ? S3_RETRY_S3C
+                    : cfg->retry_mode == CFG_RETRY_LEGACY   ? S3_RETRY_LEGACY
+                    : cfg->retry_mode == CFG_RETRY_ADAPTIVE ? S3_RETRY_ADAPTIVE
+                                                            : S3_RETRY_STANDARD;
+    /* The AWS CLI's 0 is "never": HTTP_TIMEOUT_NONE; not set: http's defaults. */
+    if (cfg->read_timeout_s.set)
+        o->http.read_timeout_ms = cfg->read_timeout_s.value ? (long)cfg->read_timeout_s.value * 1000
+                                                            : HTTP_TIMEOUT_NONE;
+    if (cfg->connect_timeout_s.set)
+        o->http.connect_timeout_ms = cfg->connect_timeout_s.value ? (long)cfg->connect_timeout_s.value * 1000
+                                                                  : HTTP_TIMEOUT_NONE;
+    o->http.verify_tls = cfg->verify_ssl;
+    o->http.ca_bundle = cfg->ca_bundle;
+    o->http.hosts_file = getenv("S3C_HOSTS_FILE"); /* names that override DNS: tests, pinning */
+    if (out_opts()->debug)
+        o->http.debug = out_debug;
 }
 
 struct store_s3 *cli_s3(struct cli_ctx *c, struct s3c_error *e)
 {
     struct store_s3_opts o;
+    struct keyring *keys = NULL;
 
     if (c->s3)
         return c->s3;
-    memset(&o, 0, sizeof(o));
-    o.no_sign = c->cfg.no_sign_request;
-    if (!o.no_sign && !(o.keys = cli_keys(c, e)))
+    if (!c->cfg.no_sign_request && !(keys = cli_keys(c, e)))
         return NULL;
-    o.cfg = &c->cfg;
-    o.region = c->cfg.region;
-    o.sign_payload = c->cfg.s3.payload_signing_enabled.value;
-    o.express_no_session = c->cfg.s3_disable_express_session_auth.value;
-    o.max_attempts = (int)c->cfg.max_attempts.value;
-    o.retry_mode = !c->cfg.retry_mode_set                        ? S3_RETRY_S3C
-                   : c->cfg.retry_mode == CFG_RETRY_LEGACY   ? S3_RETRY_LEGACY
-                   : c->cfg.retry_mode == CFG_RETRY_ADAPTIVE ? S3_RETRY_ADAPTIVE
-                                                             : S3_RETRY_STANDARD;
-    /* The AWS CLI's 0 is "never": HTTP_TIMEOUT_NONE; not set: http's defaults. */
-    if (c->cfg.read_timeout_s.set)
-        o.http.read_timeout_ms = c->cfg.read_timeout_s.value ? (long)c->cfg.read_timeout_s.value * 1000
-                                                             : HTTP_TIMEOUT_NONE;
-    if (c->cfg.connect_timeout_s.set)
-        o.http.connect_timeout_ms = c->cfg.connect_timeout_s.value ? (long)c->cfg.connect_timeout_s.value * 1000
-                                                                   : HTTP_TIMEOUT_NONE;
-    o.http.verify_tls = c->cfg.verify_ssl;
-    o.http.ca_bundle = c->cfg.ca_bundle;
-    o.http.hosts_file = getenv("S3C_HOSTS_FILE"); /* names that override DNS: tests, pinning */
-    if (out_opts()->debug)
-        o.http.debug = out_debug;
+    store_opts(&c->cfg, keys, &o);
     c->s3 = store_s3_new(&o, e);
     if (c->s3)
         store_s3_express_read_only(c->s3, c->reads_only);
     return c->s3;
 }
 
+bool cli_side_given(const struct cli_side_flags *f)
+{
+    return f->profile || f->endpoint_url || f->ca_bundle || f->addressing_style || f->no_sign_request;
+}
+
+/* A failure of the source side's set-up, said as its side's. */
+static struct store_s3 *side_failed(struct s3c_error *e)
+{
+    char msg[sizeof(e->msg)];
+
+    snprintf(msg, sizeof(msg), "source side: %.480s", e->msg);
+    str_copy(e->msg, sizeof(e->msg), msg);
+    return NULL;
+}
+
+struct store_s3 *cli_s3_source(struct cli_ctx *c, const struct cli_side_flags *f, struct s3c_error *e)
+{
+    struct cfg_flags sf = c->flags;
+    struct store_s3_opts o;
+    struct store_s3 *dst;
+    struct keyring *keys = NULL;
+
+    if (!cli_side_given(f))
+        return cli_s3(c, e);
+    if (c->src.s3)
+        return c->src.s3;
+    if (c->run_file) {
+        s3c_fail(e, S3C_EUSAGE, "--source-profile, --source-endpoint-url, --source-no-sign-request, "
+                 "--source-ca-bundle and --source-addressing-style are not taken on a run file's line");
+        return NULL;
+    }
+    if (!(dst = cli_s3(c, e)))
+        return NULL;
+    /* A source profile brings its own endpoint, region and keys: the destination's flags for
+     * those do not carry over to it; the other global flags (timeouts, TLS checks) do. */
+    if (f->profile) {
+        sf.profile = f->profile;
+        sf.endpoint_url = sf.region = sf.ca_bundle = NULL;
+        sf.no_sign_request = false;
+    }
+    if (f->endpoint_url)
+        sf.endpoint_url = f->endpoint_url;
+    if (f->region)
+        sf.region = f->region;
+    if (f->ca_bundle)
+        sf.ca_bundle = f->ca_bundle;
+    if (f->no_sign_request)
+        sf.no_sign_request = true;
+    if (cfg_load(&c->src.cfg, &sf, environ, e))
+        return side_failed(e);
+    if (f->addressing_style) {
+        c->src.cfg.s3.addressing_style = !strcmp(f->addressing_style, "path")      ? CFG_ADDRESSING_PATH
+                                         : !strcmp(f->addressing_style, "virtual") ? CFG_ADDRESSING_VIRTUAL
+                                                                                   : CFG_ADDRESSING_AUTO;
+        c->src.cfg.s3.addressing_style_set = true;
+    }
+    if (!c->src.cfg.no_sign_request &&
+        !(keys = c->src.keys = keys_make(c, &c->src.cfg, "source side", &c->src.creds_src, e)))
+        return side_failed(e);
+    store_opts(&c->src.cfg, keys, &o);
+    o.loop = store_s3_loop(dst); /* the engine steps that one loop: both sides' requests go on it */
+    o.side = "source";
+    if (!(c->src.s3 = store_s3_new(&o, e)))
+        return NULL;
+    store_s3_side_set(dst, "destination");
+    return c->src.s3;
+}
+
 void cli_ctx_release(struct cli_ctx *c)
 {
-    keyring_free(c->keys); /* first: it joins a refresh that may wake the store's loop */
+    keyring_free(c->src.keys); /* first: they join refreshes that may wake the stores' loop */
+    keyring_free(c->keys);
+    store_s3_free(c->src.s3);  /* before the store whose loop it borrows */
+    creds_src_free(c->src.creds_src);
+    cfg_release(&c->src.cfg);
     store_s3_free(c->s3);
     creds_src_free(c->creds_src);
     cfg_release(&c->cfg);

@@ -33,6 +33,29 @@ struct cli_globals {
     bool install_completion;    /* --install-completion: say how the shell gets s3c's completions */
 };
 
+/*
+ * The source side's own settings in an S3 to S3 cp, mv or sync (the destination keeps the
+ * global flags): what --source-profile, --source-endpoint-url, --source-region,
+ * --source-no-sign-request, --source-ca-bundle and --source-addressing-style said (NULL,
+ * false: not given).
+ */
+struct cli_side_flags {
+    const char *profile;
+    const char *endpoint_url;
+    const char *region;
+    const char *ca_bundle;
+    const char *addressing_style;   /* auto, path or virtual */
+    bool no_sign_request;
+};
+
+/* The source side of the run when it has settings of its own: made by cli_s3_source(). */
+struct cli_side {
+    struct s3c_config cfg;          /* the destination's flags, then its profile and --source-* */
+    struct creds_src *creds_src;
+    struct keyring *keys;           /* refreshed apart from the destination's */
+    struct store_s3 *s3;            /* on the destination store's loop */
+};
+
 /* A verb's entry point. */
 typedef enum s3c_err (*cli_verb_fn)(struct cli_ctx *c, int argc, char **argv);
 
@@ -43,6 +66,9 @@ struct cli_ctx {
     struct creds_src *creds_src; /* the credential provider, found on first use by cli_keys() */
     struct keyring *keys;       /* its keys, refreshed as they near expiry */
     struct store_s3 *s3;        /* created on first use by cli_s3() */
+    struct cfg_flags flags;     /* the global flags as given (the source side starts from them) */
+    struct cli_side src;        /* the source side, when it has settings of its own (cli_s3_source) */
+    bool run_file;              /* the verbs are a run file's lines, on one engine: one side for all */
     bool reads_only;            /* the verb writes no bucket: ReadOnly S3 Express sessions */
     /* The dispatcher's verbs by name, NULL if unknown (run's barrier lines):
      * cli_main() hands its table down, so run calls no file above it. NULL
@@ -59,6 +85,22 @@ struct keyring *cli_keys(struct cli_ctx *c, struct s3c_error *e);
 
 /* The S3 store for this run, created on first call; NULL with 'e' set on failure. */
 struct store_s3 *cli_s3(struct cli_ctx *c, struct s3c_error *e);
+
+/*
+ * Whether 'f' gives the source side settings of its own (--source-region alone does not: the
+ * store signs for it by bucket, objopts_source_region).
+ */
+bool cli_side_given(const struct cli_side_flags *f);
+
+/*
+ * The store of the source side of an S3 to S3 copy: cli_s3() when 'f' gives nothing of its
+ * own (cli_side_given); else one made on the first call from the global flags, where
+ * --source-profile (a profile's own endpoint, region, s3 section and credentials, any
+ * provider) and then each --source-* flag replace the destination's. It runs on cli_s3()'s
+ * loop, its keys refreshed apart; --debug lines and errors name its side. NULL with 'e' set
+ * (naming the source side) on failure; S3C_EUSAGE in a run file, whose lines share one engine.
+ */
+struct store_s3 *cli_s3_source(struct cli_ctx *c, const struct cli_side_flags *f, struct s3c_error *e);
 
 /* Free what the run made (the keys, the store, the provider, the config). */
 void cli_ctx_release(struct cli_ctx *c);

@@ -557,6 +557,9 @@ enum s3c_err job_run(struct job *j)
         xo.next_ctx = j;
         xo.done = one_done;
         xo.done_ctx = j;
+        xo.src_store = j->src_s3 != s3 ? j->src_s3 : NULL;
+        xo.src_deletes = j->src_deletes;
+        xo.relay_copies = j->relay_copies;
         if (!j->knobs.no_progress && out_status_enabled()) {
             xo.progress = one_progress;
             xo.progress_ctx = j;

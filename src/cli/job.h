@@ -92,6 +92,10 @@ struct job {
     uint64_t one_size;              /* a single object's size, for the progress line's ETA */
     bool reads_only;                /* writes no bucket (a download): ReadOnly S3 Express sessions */
     bool writes_stdout;             /* an object's bytes to stdout (cp s3://b/k -) */
+    struct store_s3 *src_s3;        /* S3 to S3: the source side's store when it has its own settings
+                                       (objopts_source_store), set by start(); NULL: the run's */
+    bool src_deletes;               /* ... and the deletes are of sources (mv) */
+    bool relay_copies;              /* ... on another service: copies move the bytes through s3c */
     bool later_ok;                  /* next() may answer XFER_NEXT_LATER (set by the engine's drivers,
                                        job_run and run; a dry run's loop waits for pages itself). Set
                                        before start() when that runs on the engine (run's jobs): what

@@ -21,6 +21,7 @@ static const char *const acl_choices[] = {
 static const char *const sse_choices[] = { "AES256", "aws:kms", NULL };
 static const char *const sse_c_choices[] = { "AES256", NULL };
 const char *const cli_request_payer_choices[] = { "requester", NULL };
+static const char *const addressing_choices[] = { "auto", "path", "virtual", NULL };
 /* The CLI's eight, then those S3's API names that the CLI does not offer yet:
  * EXPRESS_ONEZONE (directory buckets), OUTPOSTS, SNOW, FSX_*. */
 static const char *const storage_class_choices[] = {
@@ -262,6 +263,9 @@ static enum s3c_err check_headers(const char *verb, const struct objopts_args *a
     if (!rc && a->source_region && !cfg_region_ok(a->source_region))
         rc = s3c_fail(e, S3C_EUSAGE, "%s: --source-region \"%s\" is not a valid region name", verb,
                       a->source_region);
+    if (!rc)
+        rc = cli_check_choice(verb, "--source-addressing-style", a->src_side.addressing_style,
+                              addressing_choices, e);
     if (!rc && a->destination_region && !cfg_region_ok(a->destination_region))
         rc = s3c_fail(e, S3C_EUSAGE, "%s: --destination-region \"%s\" is not a valid region name", verb,
                       a->destination_region);
@@ -372,6 +376,33 @@ enum s3c_err objopts_parse(const char *verb, struct objopts_args *a, struct xfer
         return s3c_fail(e, S3C_EUSAGE, "%s: --checksum-mode must be ENABLED, not \"%s\"", verb, a->checksum_mode);
     oo->checksum_mode = a->checksum_mode != NULL;
     return S3C_OK;
+}
+
+struct store_s3 *objopts_source_store(const struct objopts_args *a, struct cli_ctx *c, const char *verb,
+                                      const char *src_bucket, const char *dst_bucket, bool *relay,
+                                      struct s3c_error *e)
+{
+    struct cli_side_flags f = a->src_side;
+    struct store_s3 *dst, *src;
+    char why[700];
+
+    *relay = false;
+    f.region = a->source_region;
+    if (!cli_side_given(&f))
+        return cli_s3(c, e);
+    if (!src_bucket || !dst_bucket) {
+        s3c_fail(e, S3C_EUSAGE, "%s: --source-profile, --source-endpoint-url, --source-no-sign-request, "
+                 "--source-ca-bundle and --source-addressing-style are for S3 to S3 only", verb);
+        return NULL;
+    }
+    if (!(dst = cli_s3(c, e)) || !(src = cli_s3_source(c, &f, e)))
+        return NULL;
+    /* CopyObject cannot reach a source on another service: the bytes come through s3c. */
+    if (!store_s3_same_service(src, dst, why, sizeof(why))) {
+        *relay = true;
+        store_s3_debugf(dst, "copy: the two sides are two services (%s): the bytes go through s3c", why);
+    }
+    return src;
 }
 
 void objopts_source_region(const struct objopts_args *a, struct store_s3 *s, const char *src_bucket,

@@ -11,6 +11,7 @@
 #include <stdbool.h>
 
 #include "cli/args.h"
+#include "cli/ctx.h"
 #include "base/err.h"
 #include "xfer/xfer.h"
 
@@ -23,6 +24,8 @@ struct objopts_args {
     struct arg_list metadata;                   /* --metadata as given, each time (s5cmd: all of them) */
     const char *copy_props;                     /* --copy-props as given */
     const char *source_region;                  /* --source-region: the source bucket's (S3 to S3) */
+    struct cli_side_flags src_side;             /* --source-profile and the source side's other flags
+                                                   (its region is source_region) */
     const char *destination_region;             /* --destination-region: the destination bucket's (s5cmd) */
     struct arg_list grants;                     /* --grants PERMISSION=GRANTEE..., as given */
     bool force_glacier;                         /* --force-glacier-transfer */
@@ -61,6 +64,11 @@ struct objopts_args {
     { "--metadata", NULL, ARG_STR_LIST, &(a)->metadata },                         \
     { "--copy-props", NULL, ARG_STR, &(a)->copy_props },                          \
     { "--source-region", NULL, ARG_STR, &(a)->source_region },                    \
+    { "--source-profile", NULL, ARG_STR, &(a)->src_side.profile },                \
+    { "--source-endpoint-url", NULL, ARG_STR, &(a)->src_side.endpoint_url },      \
+    { "--source-ca-bundle", NULL, ARG_STR, &(a)->src_side.ca_bundle },            \
+    { "--source-addressing-style", NULL, ARG_STR, &(a)->src_side.addressing_style }, \
+    { "--source-no-sign-request", NULL, ARG_BOOL, &(a)->src_side.no_sign_request }, \
     { "--destination-region", NULL, ARG_STR, &(a)->destination_region },          \
     { "--website-redirect", NULL, ARG_STR, &(oo)->website_redirect },             \
     { "--grants", NULL, ARG_STR_NARGS, &(a)->grants },                            \
@@ -106,6 +114,17 @@ enum s3c_err cli_check_header_value(const char *verb, const char *flag, const ch
  */
 void objopts_source_region(const struct objopts_args *a, struct store_s3 *s, const char *src_bucket,
                            const char *dst_bucket);
+
+/*
+ * The store the source side's requests go to, for a verb from 'src_bucket' to 'dst_bucket'
+ * (NULL: a local end): cli_s3_source() of the --source-* flags when both ends are buckets.
+ * *relay: the two sides are different services, where a server-side copy cannot read its
+ * source, so copies move the bytes through s3c (xfer_opts.relay_copies). S3C_EUSAGE when
+ * those flags are given and one end is local. NULL with 'e' set on failure.
+ */
+struct store_s3 *objopts_source_store(const struct objopts_args *a, struct cli_ctx *c, const char *verb,
+                                      const char *src_bucket, const char *dst_bucket, bool *relay,
+                                      struct s3c_error *e);
 
 /*
  * Flags that cannot apply to S3 Express directory buckets, refused before

@@ -402,9 +402,9 @@ static bool manifest_head(void *ctx, struct objsrc_entry *en)
     bool ok;
 
     memset(&x, 0, sizeof(x));
-    ok = !store_s3_head_sse_c(t->s3, t->su.bucket, en->key, t->dst_s3 ? t->oa.ssec_src : t->oa.ssec, &x, &e);
+    ok = !store_s3_head_sse_c(t->base.src_s3, t->su.bucket, en->key, t->dst_s3 ? t->oa.ssec_src : t->oa.ssec, &x, &e);
     if (!ok)
-        store_s3_explain_head_404(t->s3, t->su.bucket, &e);
+        store_s3_explain_head_404(t->base.src_s3, t->su.bucket, &e);
     if (ok) {
         if (http_resp_header(&x.resp, "content-length", &v))
             sv_to_u64(v, &en->size);
@@ -725,7 +725,7 @@ static enum s3c_err setup_one_end(struct transfer *t, struct s3c_error *e)
     ((struct shown *)t->one->user)->size = size;
 out:
     free(etag);
-    store_s3_head_async_release(t->s3, &t->head);
+    store_s3_head_async_release(t->base.src_s3, &t->head);
     buf_release(&dst);
     buf_release(&shown_dst);
     buf_release(&shown_src);
@@ -747,12 +747,12 @@ static enum s3c_err setup_one(struct transfer *t, struct s3c_error *e)
     if (!key[0] || ends_with_slash(key))
         return s3c_fail(e, S3C_EUSAGE, "%s: \"%s\" names no object (use --recursive for a prefix)", t->base.verb,
                         t->src_arg);
-    store_s3_head_async_start(t->s3, t->su.bucket, key, t->version_id, t->dst_s3 ? t->oa.ssec_src : t->oa.ssec,
+    store_s3_head_async_start(t->base.src_s3, t->su.bucket, key, t->version_id, t->dst_s3 ? t->oa.ssec_src : t->oa.ssec,
                               t->oo.checksum_mode, &t->head);
     t->heading = true;
     if (t->base.later_ok)
         return S3C_OK;
-    store_s3_head_async_wait(t->s3, &t->head);
+    store_s3_head_async_wait(t->base.src_s3, &t->head);
     return setup_one_end(t, e);
 }
 
@@ -915,7 +915,7 @@ static int head_finish(struct transfer *t)
     struct s3c_error e = S3C_ERROR_INIT;
     enum s3c_err rc;
 
-    if (!store_s3_head_async_poll(t->s3, &t->head))
+    if (!store_s3_head_async_poll(t->base.src_s3, &t->head))
         return XFER_NEXT_LATER;
     if (!(rc = one_failed(t, setup_one_end(t, &e), &e)))
         return 0;
@@ -936,11 +936,20 @@ static enum s3c_err job_start(struct job *j)
     if ((rc = refused_at_start(t, op)))
         return rc;
     t->s3 = cli_s3(j->c, &e);
-    if (!t->s3) {
-        out_error(op, &e);
+    if (t->s3)
+        j->src_s3 = objopts_source_store(&t->oa, j->c, j->verb, t->src_s3 ? t->su.bucket : NULL,
+                                         t->dst_s3 ? t->du.bucket : NULL, &j->relay_copies, &e);
+    if (!t->s3 || !j->src_s3) {
+        if (e.code == S3C_EUSAGE)
+            out_usage_error(&e);
+        else
+            out_error(op, &e);
         return e.code;
     }
+    j->src_deletes = t->mv;
     objopts_source_region(&t->oa, t->s3, t->src_s3 ? t->su.bucket : NULL, t->dst_s3 ? t->du.bucket : NULL);
+    if (j->src_s3 != t->s3)
+        objopts_source_region(&t->oa, j->src_s3, t->su.bucket, t->du.bucket);
     if (t->filters.n) {
         struct buf root = BUF_INIT(65536);
         rc = filter_add_list(&t->filter, t->filters.flag, t->filters.v, (size_t)t->filters.n, &e);
@@ -954,7 +963,7 @@ static enum s3c_err job_start(struct job *j)
         }
     }
     memset(&so, 0, sizeof(so));
-    so.s3 = t->s3;
+    so.s3 = j->src_s3;
     so.job = j;
     so.count_op = t->mv ? JOB_OP_MOVE : (int)t->op;
     so.arg = t->src_arg;
@@ -1020,7 +1029,7 @@ static void job_free(struct job *j)
         xfer_obj_free(t->held);
     }
     if (t->heading)
-        store_s3_head_async_release(t->s3, &t->head);
+        store_s3_head_async_release(t->base.src_s3, &t->head);
     if (t->dst_listed)
         dstlist_release(&t->dstl);
     objsrc_close(&t->src);

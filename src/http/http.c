@@ -531,8 +531,8 @@ enum s3c_err http_loop_submit(struct http_loop *l, struct http_xfer *x, struct s
                      l->opts.connect_timeout_ms > 0 ? l->opts.connect_timeout_ms : 30L * 86400 * 1000);
     curl_easy_setopt(c, CURLOPT_SSL_VERIFYPEER, l->opts.verify_tls ? 1L : 0L);
     curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, l->opts.verify_tls ? 2L : 0L);
-    if (l->opts.ca_bundle)
-        curl_easy_setopt(c, CURLOPT_CAINFO, l->opts.ca_bundle);
+    if (x->own_ca ? x->ca_bundle != NULL : l->opts.ca_bundle != NULL)
+        curl_easy_setopt(c, CURLOPT_CAINFO, x->own_ca ? x->ca_bundle : l->opts.ca_bundle);
     curl_easy_setopt(c, CURLOPT_TLS13_CIPHERS, HTTP_TLS13_SUITES);
     curl_easy_setopt(c, CURLOPT_SSL_CIPHER_LIST, HTTP_TLS12_CIPHERS);
     curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);

@@ -132,6 +132,10 @@ struct http_xfer {
      * DeleteObjects): the read timeout cuts it off for silence alone, as the
      * AWS CLI's, not for going under the speed floor. */
     bool slow_answer;
+    /* own_ca: this exchange's CA bundle is ca_bundle (NULL: the system's), not the loop's
+     * (a store that borrows another's loop: the source side of a copy between stores). */
+    bool own_ca;
+    const char *ca_bundle;
     /* Called once the body's last byte is handed to curl (resp.sent_ns), from
      * inside curl: it may not call the loop. NULL: not told. Gets done_ctx. */
     void (*sent)(struct http_xfer *x, void *ctx);

@@ -111,12 +111,13 @@ struct store_s3 *store_s3_new(const struct store_s3_opts *opts, struct s3c_error
     pthread_mutex_init(&s->retry_lock, NULL);
     s->quota = (struct s3_retry_quota)S3_RETRY_QUOTA_INIT;
     s3_rate_init(&s->rate, mono_s());
-    s->loop = http_loop_new(&opts->http, e);
+    s->loop = opts->loop ? opts->loop : http_loop_new(&opts->http, e);
     s->ver = calloc(1, sizeof(*s->ver));
     if (!s->loop || !s->ver) {
         if (s->loop && !s->ver)
             s3c_fail(e, S3C_ENOMEM, "out of memory");
-        http_loop_free(s->loop);
+        if (!opts->loop)
+            http_loop_free(s->loop);
         free(s->ver);
         pthread_mutex_destroy(&s->retry_lock);
         free(s);
@@ -136,10 +137,17 @@ static void ver_table_free(struct ver_table *t)
 
 struct store_s3 *store_s3_clone(struct store_s3 *s, struct s3c_error *e)
 {
-    struct store_s3 *c = store_s3_new(&s->opts, e);
+    return store_s3_clone_on(s, NULL, e);
+}
+
+struct store_s3 *store_s3_clone_on(struct store_s3 *s, struct http_loop *loop, struct s3c_error *e)
+{
+    struct store_s3_opts o = s->opts;
+    struct store_s3 *c;
     unsigned i;
 
-    if (!c)
+    o.loop = loop; /* never the parent's: that one is another thread's */
+    if (!(c = store_s3_new(&o, e)))
         return NULL;
     str_copy(c->region, sizeof(c->region), s->region);
     /* What replies taught the store: each bucket's region (not probes in flight). */
@@ -303,7 +311,8 @@ void store_s3_free(struct store_s3 *s)
         stats_add(&s->parent->express_gone, &mine);
     }
     express_cache_free(s->express); /* first: a refresh thread may wake the loop */
-    http_loop_free(s->loop);
+    if (!s->opts.loop)
+        http_loop_free(s->loop);
     if (!s->parent)
         ver_table_free(s->ver);
     pthread_mutex_destroy(&s->retry_lock);
@@ -484,6 +493,13 @@ enum s3c_err store_s3_prepare(struct store_s3 *s, const struct s3_req *r, struct
     x->method = r->method;
     x->url = buf_cstr(&a->url);
     x->n_headers = 0;
+    if (s->opts.loop) { /* another store's loop: this store's CA bundle, not the loop's */
+        x->own_ca = true;
+        x->ca_bundle = s->opts.http.ca_bundle;
+    }
+    if (s->opts.side)
+        store_s3_debugf(s, "s3: %s side: %s %s%s%s", s->opts.side, a->op, a->bucket, r->key ? "/" : "",
+                        r->key ? r->key : "");
     x->body.data = r->body;
     x->body.len = r->body_len;
     x->body.read = r->read;
@@ -785,9 +801,26 @@ static enum store_s3_verdict follow_region(struct store_s3 *s, const struct stor
     return STORE_S3_RETRY;
 }
 
+static enum store_s3_verdict judge(struct store_s3 *s, struct store_s3_call *c, const struct http_xfer *x,
+                                   int attempt, long *backoff_ms, bool *free_retry, struct s3c_error *e);
+
 enum store_s3_verdict store_s3_judge(struct store_s3 *s, struct store_s3_call *c,
                                      const struct http_xfer *x, int attempt,
                                      long *backoff_ms, bool *free_retry, struct s3c_error *e)
+{
+    enum store_s3_verdict v = judge(s, c, x, attempt, backoff_ms, free_retry, e);
+    char msg[sizeof(e->msg)];
+
+    /* Two sides, two sets of keys: a refusal names whose it is. */
+    if (v != STORE_S3_OK && s->opts.side && strncmp(e->msg, s->opts.side, strlen(s->opts.side)) != 0) {
+        snprintf(msg, sizeof(msg), "%.20s side: %.480s", s->opts.side, e->msg);
+        str_copy(e->msg, sizeof(e->msg), msg);
+    }
+    return v;
+}
+
+static enum store_s3_verdict judge(struct store_s3 *s, struct store_s3_call *c, const struct http_xfer *x,
+                                   int attempt, long *backoff_ms, bool *free_retry, struct s3c_error *e)
 {
     char region[64] = "";
     enum s3c_err rc;
@@ -1020,6 +1053,37 @@ const char *store_s3_probe_region(struct store_s3 *s, const char *bucket)
 bool store_s3_checksum_mode(const struct store_s3 *s)
 {
     return !(s->opts.cfg && s->opts.cfg->response_checksum_validation == CFG_WHEN_REQUIRED);
+}
+
+void store_s3_side_set(struct store_s3 *s, const char *side)
+{
+    s->opts.side = side;
+}
+
+/* "scheme://host:port" of a custom endpoint (whose URL parsed at load), into 'out'. */
+static void service_of(const struct store_s3 *s, char *out, size_t n)
+{
+    struct s3_url u;
+    struct s3c_error e = S3C_ERROR_INIT;
+
+    if (!s->opts.cfg->endpoint_url || s3_url_parse(s->opts.cfg->endpoint_url, &u, &e)) {
+        snprintf(out, n, "%s", s->opts.cfg->endpoint_url ? s->opts.cfg->endpoint_url : "AWS");
+        return;
+    }
+    snprintf(out, n, "%s://%.*s:%u", u.tls ? "https" : "http", (int)u.host.n, u.host.p,
+             u.port ? u.port : u.tls ? 443u : 80u);
+}
+
+bool store_s3_same_service(const struct store_s3 *a, const struct store_s3 *b, char *why, size_t n)
+{
+    char sa[300], sb[300];
+
+    service_of(a, sa, sizeof(sa));
+    service_of(b, sb, sizeof(sb));
+    if (!strcmp(sa, sb))
+        return true;
+    snprintf(why, n, "%s and %s", sa, sb);
+    return false;
 }
 
 bool store_s3_debug_on(const struct store_s3 *s)

@@ -41,6 +41,14 @@ struct store_s3_opts {
     int retry_mode;                 /* enum s3_retry_mode (s3/retry.h): which answers retry, how
                                        long to wait, the quota, adaptive's rate limiter */
     struct http_loop_opts http;
+    /* Another store's loop, borrowed, that this store's requests go on (the source side of an
+     * S3 to S3 copy shares the destination's loop, which the engine steps); NULL: a loop of its
+     * own. Its http options but debug are then the loop's, except the CA bundle: each request
+     * of this store names http.ca_bundle itself (http_xfer.ca_bundle). */
+    struct http_loop *loop;
+    /* Which side of a copy this store serves ("source", "destination"), named in --debug lines
+     * and error messages; NULL: the only one, named nowhere. */
+    const char *side;
 };
 
 /* One S3 operation. Strings are borrowed for the duration of the call. */
@@ -93,6 +101,21 @@ void store_s3_free(struct store_s3 *s);
  * added to those of 's' then. NULL with 'e' set on failure.
  */
 struct store_s3 *store_s3_clone(struct store_s3 *s, struct s3c_error *e);
+
+/* The same, on 'loop' (borrowed: another store's, on that thread) rather than a loop of its
+ * own: the source side's store of one of the engine's loops. Freed before the loop's owner. */
+struct store_s3 *store_s3_clone_on(struct store_s3 *s, struct http_loop *loop, struct s3c_error *e);
+
+/* Name the side of a copy this store serves (store_s3_opts.side; a static string), for it and
+ * the clones made after. */
+void store_s3_side_set(struct store_s3 *s, const char *side);
+
+/*
+ * Whether stores 'a' and 'b' send to one service, where a server-side copy (CopyObject) to one
+ * can read its source from the other: both AWS's (no endpoint URL: any region, S3 copies
+ * between them), or the same scheme, host and port. When not, 'why' names both ("A and B").
+ */
+bool store_s3_same_service(const struct store_s3 *a, const struct store_s3 *b, char *why, size_t n);
 
 /* The read timeout's speed floor (http_loop_speed_floor) for this store and its clones made after. */
 void store_s3_speed_floor(struct store_s3 *s, long bytes_s);

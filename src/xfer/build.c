@@ -294,8 +294,15 @@ static enum s3c_err upload_query(struct req *r, struct s3_req *q, const char *na
 /* RK_PUT: PutObject, its body from memory (small) or streamed from the file. */
 static enum s3c_err build_put(struct engine *g, struct req *r, struct s3_req *q, struct s3c_error *e)
 {
-    at_dst(q, "PUT", r->os->o);
-    add_obj_headers(r, q, false);
+    struct xfer_obj_state *os = r->os;
+
+    at_dst(q, "PUT", os->o);
+    if (os->family == FAM_COPY && copy_of(os)->keep_meta)
+        add_kept_headers(r, q, false); /* a relayed copy's, from its source */
+    else
+        add_obj_headers(r, q, false);
+    if (os->family == FAM_COPY && copy_of(os)->src_tagging.len)
+        s3_req_header(q, "x-amz-tagging", buf_cstr(&copy_of(os)->src_tagging));
     if (r->mem.len || r->len == 0)
         body_mem(g, r, q, true);
     else
@@ -701,4 +708,6 @@ const struct req_builder req_builders[RK_COUNT] = {
     [RK_HEAD_BUCKET] = { .build = build_head_bucket, .dup = DUP_FREE },
     [RK_PROVE_SRC] = { .build = build_prove_src, .dup = DUP_FREE }, /* its SSE-C key: build_prove's */
     [RK_PROVE_DST] = { .build = build_prove_dst, .dup = DUP_FREE },
+    /* Its body lands in r->mem, which a duplicate would share: never hedged. */
+    [RK_RELAY_GET] = { .build = build_get, .sse_c_source = true },
 };

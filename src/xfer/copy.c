@@ -5,7 +5,12 @@
  * (directives say otherwise); a multipart copy asks the source first
  * (HeadObject for the headers, GetObjectTagging for the tags) and sends
  * them with CreateMultipartUpload, as the AWS CLI's --copy-props does.
- * Calls req.c, part.c and resume.c (mpu_release); no other family.
+ * A relay (xfer_opts.relay_copies: the source side is another service, or
+ * needs other keys) moves the bytes through s3c instead: GETs from the
+ * source side into memory, each sent on as PutObject or UploadPart; the
+ * bytes read are checked against the source's stored CRC or MD5 ETag, what
+ * was sent against the destination's answers, as uploads are.
+ * Calls req.c, part.c, verify.c and resume.c (mpu_release); no other family.
  */
 #include <string.h>
 #include <strings.h>
@@ -70,6 +75,8 @@ static void copy_props(const struct engine *g, struct obj_copy *c)
 }
 
 static void copy_keep_headers(struct obj_copy *c, const struct http_resp *resp);
+static enum s3c_err relay_start(struct engine *g, struct xfer_obj_state *os, struct req **out, struct s3c_error *e);
+static void relay_go(struct engine *g, struct xfer_obj_state *os);
 
 /* The CopyObject of a copy in one request: its length and source. */
 static enum s3c_err copy_single(struct xfer_obj_state *os, struct req *r)
@@ -98,19 +105,6 @@ static uint64_t copy_part_size(struct engine *g, uint64_t size)
     return xfer_copy_part_size(size, &m);
 }
 
-/* A copy over CopyObject's 5 GiB on a store without UploadPartCopy. */
-static enum s3c_err copy_too_big(const struct xfer_obj_state *os, struct s3c_error *e)
-{
-    enum s3c_err rc = s3c_fail(e, S3C_EHTTP, "UploadPartCopy: the store does not implement it (501 NotImplemented), "
-                               "and CopyObject copies at most 5 GiB (this object has %llu bytes): a streamed copy "
-                               "(GET ranges into UploadPart) is not implemented yet (issue 25)",
-                               (unsigned long long)os->size);
-
-    e->http_status = 501;
-    str_copy(e->s3_code, sizeof(e->s3_code), "NotImplemented");
-    return rc;
-}
-
 /* S3 to S3: one CopyObject, or a multipart upload of UploadPartCopy parts
  * (after a HEAD of the source for its headers, and GetObjectTagging for its
  * tags, when the copy keeps them). */
@@ -128,8 +122,10 @@ enum s3c_err copy_start(struct engine *g, struct xfer_obj_state *os, struct req 
     c->src_tag_xml = (struct buf)BUF_INIT(32 << 10);
     os->size = o->size;
     copy_props(g, c);
+    if (g->opts.relay_copies)
+        return relay_start(g, os, out, e);
     if (g->no_part_copy && os->size > COPY_OBJECT_MAX)
-        return copy_too_big(os, e);
+        return relay_start(g, os, out, e); /* neither CopyObject nor UploadPartCopy can */
     part_size = copy_part_size(g, os->size);
     if (part_size) {
         bool head = c->keep_meta && !o->head; /* the caller's HEAD, when it made one, says it */
@@ -195,6 +191,10 @@ static void copy_next(struct engine *g, struct xfer_obj_state *os, enum req_kind
     struct s3c_error e = S3C_ERROR_INIT;
     struct req *c;
 
+    if (copy_of(os)->relay && !os->n_parts) {
+        relay_go(g, os); /* its one GET, then PutObject: no multipart upload */
+        return;
+    }
     obj_phase_set(g, os, kind == RK_COPY ? PH_SINGLE : PH_CREATE);
     c = req_get(g, os, kind);
     if (c && kind == RK_COPY && copy_single(os, c))
@@ -241,7 +241,7 @@ void on_head_src(struct engine *g, struct req *r)
 
     copy_keep_headers(c, &r->http.resp);
     req_put_back(g, r);
-    copy_next(g, os, !os->n_parts ? RK_COPY : c->keep_tags ? RK_GET_TAGS : RK_CREATE);
+    copy_next(g, os, !os->n_parts && !c->relay ? RK_COPY : c->keep_tags ? RK_GET_TAGS : RK_CREATE);
 }
 
 /* GetObjectTagging of the source answered: its tags go with CreateMultipartUpload,
@@ -307,22 +307,49 @@ bool src_tags_refused(struct engine *g, struct req *r, const struct s3c_error *e
  * whole objects only. The run's next copies go as one CopyObject each
  * (copy_part_size); this one fails for now, which aborts its upload, and
  * once nothing of it is in flight starts again as one CopyObject
- * (copy_redo). Over CopyObject's 5 GiB it fails for good.
+ * (copy_redo). Over CopyObject's 5 GiB it starts again as a relay, and so
+ * do the run's next ones that big (copy_start).
  */
+/*
+ * CopyObject or UploadPartCopy refused with 403 where the source side is a store of its own
+ * (other keys, on the same service): the destination's keys cannot read the source, so the
+ * bytes go through s3c. This copy fails for now (its upload aborted) and, once nothing of it is
+ * in flight, starts again as a relay (copy_redo); the run's next copies relay from the start.
+ */
+static bool denied_relays(struct engine *g, struct req *r, const struct s3c_error *e)
+{
+    struct xfer_obj_state *os = r->os;
+
+    if (e->http_status != 403 || g->src_s3 == g->s3 || copy_of(os)->relay)
+        return false;
+    if (!g->opts.relay_copies)
+        xdebug(g, os->o, "%s refused (%ld %s) with the destination's keys: copies go through s3c", req_op_name(r->kind),
+               e->http_status, e->s3_code);
+    g->opts.relay_copies = true;
+    copy_of(os)->redo_relay = true;
+    req_put_back(g, r);
+    obj_fail(g, os, e);
+    maybe_finish(g, os);
+    return true;
+}
+
+bool copy_refused(struct engine *g, struct req *r, const struct s3c_error *e)
+{
+    return denied_relays(g, r, e);
+}
+
 bool part_copy_refused(struct engine *g, struct req *r, const struct s3c_error *e)
 {
     struct xfer_obj_state *os = r->os;
-    struct s3c_error fe = S3C_ERROR_INIT;
 
+    if (denied_relays(g, r, e))
+        return true;
     if (!learn_501(g, r, e, &g->no_part_copy, "the store does not implement UploadPartCopy: copies go as one "
                    "CopyObject each"))
         return false;
-    if (os->size > COPY_OBJECT_MAX) {
-        copy_too_big(os, &fe);
-        req_fail(g, r, &fe, false, 0);
-        return true;
-    }
-    copy_of(os)->redo_single = true;
+    /* Over CopyObject's 5 GiB: the bytes go through s3c (a relay on this store). */
+    copy_of(os)->redo_single = os->size <= COPY_OBJECT_MAX;
+    copy_of(os)->redo_relay = os->size > COPY_OBJECT_MAX;
     req_put_back(g, r);
     obj_fail(g, os, e);
     maybe_finish(g, os);
@@ -332,13 +359,17 @@ bool part_copy_refused(struct engine *g, struct req *r, const struct s3c_error *
 bool copy_redo(struct engine *g, struct xfer_obj_state *os)
 {
     struct obj_copy *c = copy_of(os);
+    bool relay = c->redo_relay;
+    struct s3c_error e = S3C_ERROR_INIT;
+    struct req *r = NULL;
 
-    if (!c->redo_single)
+    if (!c->redo_single && !c->redo_relay)
         return false;
-    c->redo_single = false;
+    c->redo_single = c->redo_relay = false;
     if (stopping(g))
         return false; /* it ends as it failed */
-    xdebug(g, os->o, "its upload aborted, the copy starts again as one CopyObject");
+    xdebug(g, os->o, "%s", relay ? "the copy starts again through s3c (a relay)"
+                                 : "its upload aborted, the copy starts again as one CopyObject");
     os->failed = false;
     os->err = (struct s3c_error)S3C_ERROR_INIT;
     mpu_release(&c->mpu);
@@ -347,8 +378,17 @@ bool copy_redo(struct engine *g, struct xfer_obj_state *os)
     os->n_parts = 0;
     os->part_size = 0;
     os->next_part = 0;
-    /* The source's headers, when the copy keeps them, came with the multipart start. */
-    copy_next(g, os, RK_COPY);
+    if (!relay) {
+        /* The source's headers, when the copy keeps them, came with the multipart start. */
+        copy_next(g, os, RK_COPY);
+        return true;
+    }
+    if (relay_start(g, os, &r, &e)) {
+        obj_fail(g, os, &e);
+        return false; /* it ends with that */
+    }
+    if (r)
+        submit_or_fail(g, r);
     return true;
 }
 
@@ -389,4 +429,325 @@ void on_copy(struct engine *g, struct req *r)
     obj_phase_set(g, os, PH_END);
     req_put_back(g, r);
     maybe_finish(g, os);
+}
+
+/* ---- relays: the bytes through s3c ------------------------------------------------- */
+
+/*
+ * A relay's part size: the source's own layout when its ETag names one ("hex-N": the guess
+ * xfer_part_size_guesses makes first, so that the MD5 of the part MD5s sent can be its ETag),
+ * else the upload's (xfer_part_size); 0: one PutObject.
+ */
+static uint64_t relay_part_size(struct engine *g, const struct xfer_obj *o, uint64_t size)
+{
+    uint64_t guess[4];
+    char hex[33];
+    uint32_t n = o->etag ? xfer_etag_parts(o->etag, hex) : 0;
+
+    if (!wants_multipart(g, size))
+        return 0;
+    if (n > 1 && !g->opts.part_size && xfer_part_size_guesses(size, n, 0, guess, 4) > 0 &&
+        guess[0] >= ((uint64_t)5 << 20))
+        return guess[0];
+    return xfer_part_size(size, g->opts.part_size);
+}
+
+/* S3 to S3 through s3c: the source's headers and tags first when the copy keeps them and the
+ * object is in parts (CreateMultipartUpload carries them); one in PutObject takes its headers
+ * from its GET's answer. */
+static enum s3c_err relay_start(struct engine *g, struct xfer_obj_state *os, struct req **out, struct s3c_error *e)
+{
+    struct xfer_obj *o = os->o;
+    struct obj_copy *c = copy_of(os);
+    enum req_kind first;
+    struct req *r;
+    char hex[33];
+
+    c->relay = true;
+    os->part_size = relay_part_size(g, o, os->size);
+    os->n_parts = os->part_size ? (uint32_t)((os->size + os->part_size - 1) / os->part_size) : 0;
+    /* A source of one PutObject: its ETag is the MD5 of the bytes, taken in order. */
+    c->seq_md5 = os->n_parts && g->opts.verify && o->etag && etag_is_md5(sv_from(o->etag), hex) &&
+                 !s3_bucket_is_express(o->src_bucket);
+    c->seq_next = 1;
+    md5_init(&c->seq);
+    if (c->keep_meta && o->head)
+        copy_keep_headers(c, o->head);
+    if (!os->n_parts && !c->keep_tags) {
+        relay_go(g, os);
+        return S3C_OK;
+    }
+    first = os->n_parts && c->keep_meta && !o->head ? RK_HEAD_SRC : c->keep_tags ? RK_GET_TAGS : RK_CREATE;
+    obj_phase_set(g, os, PH_CREATE);
+    if (!(r = req_get(g, os, first)))
+        return s3c_fail(e, S3C_ENOMEM, "out of memory");
+    *out = r;
+    return S3C_OK;
+}
+
+/* The bytes start moving: a whole object's one GET, or (after CreateMultipartUpload, by
+ * on_create's start_parts) the parts' GETs, all from relay_next on the active list. */
+static void relay_go(struct engine *g, struct xfer_obj_state *os)
+{
+    obj_phase_set(g, os, PH_SINGLE);
+    os->next_part = 1;
+    os->next = g->active;
+    g->active = os;
+}
+
+/* relay_next for one object; *full when the loop's memory for relays is. */
+static struct req *relay_next_one(struct engine *g, struct xfer_obj_state *os, bool *full)
+{
+    struct obj_copy *c = copy_of(os);
+    uint64_t len = os->n_parts ? os->part_size : os->size;
+    struct req *r;
+
+    /* Memory: a window of parts per object, the loop's share of RELAY_MEM_MAX (or one part). */
+    if (os->n_parts && os->reqs >= (int)xfer_window_parts(os->part_size))
+        return NULL;
+    if (g->relay_bytes && g->relay_bytes + len > (g->relay_max ? g->relay_max : RELAY_MEM_MAX)) {
+        *full = true;
+        return NULL;
+    }
+    if (!os->n_parts && c->relay_whole_sent)
+        return NULL;
+    if (os->n_parts && os->next_part > os->n_parts) {
+        active_remove(g, os);
+        return NULL;
+    }
+    if (!(r = req_get(g, os, RK_RELAY_GET)))
+        return NULL;
+    if (os->n_parts) {
+        r->part = os->next_part++;
+        r->off = (uint64_t)(r->part - 1) * os->part_size;
+        r->len = r->part == os->n_parts ? os->size - r->off : os->part_size;
+        if (os->next_part > os->n_parts)
+            active_remove(g, os);
+    } else {
+        c->relay_whole_sent = true;
+        r->len = os->size;
+        active_remove(g, os);
+    }
+    r->relay_bytes = r->len;
+    g->relay_bytes += r->len;
+    return r;
+}
+
+struct req *relay_next(struct engine *g, struct xfer_obj_state *os)
+{
+    struct xfer_obj_state *next;
+    struct req *r;
+    bool full = false;
+
+    /* The first relay on the active list with room in its window: one whose window is full
+     * (its parts before are still in flight) does not hold back the relays behind it. */
+    for (; os && os->family == FAM_COPY && copy_of(os)->relay && !full; os = next) {
+        next = os->next;
+        if ((r = relay_next_one(g, os, &full)))
+            return r;
+    }
+    return NULL;
+}
+
+enum http_sink_verdict relay_sink(void *ctx, const char *p, size_t n)
+{
+    struct req *r = ctx;
+
+    if (r->got == 0) {
+        buf_reset(&r->mem); /* a retry starts again */
+        r->mem.max = (size_t)r->len + 1;
+        if (buf_grow(&r->mem, (size_t)r->len)) {
+            r->local_failed = true;
+            s3c_fail(&r->local_err, S3C_ENOMEM, "out of memory for a part of the copy");
+            return HTTP_SINK_ABORT;
+        }
+    }
+    if (r->os->failed)
+        return HTTP_SINK_ABORT;
+    if (r->got + n > r->len || buf_add(&r->mem, p, n)) {
+        r->local_failed = true;
+        s3c_fail(&r->local_err, S3C_EHTTP, "the store sent more bytes than asked for");
+        return HTTP_SINK_ABORT;
+    }
+    r->got += n;
+    r->eng->stats.bytes_live += n;
+    r->eng->work_bytes += n;
+    return HTTP_SINK_OK;
+}
+
+/*
+ * A whole object read: its bytes against the source's stored CRC (the GET asked for it), else
+ * its ETag when that is their MD5 ('md5': the hash worker's). False with 'e' on a mismatch;
+ * nothing to check with leaves os->src_unproven saying so.
+ */
+static bool relay_whole_ok(struct engine *g, struct req *r, const unsigned char md5[MD5_LEN], struct s3c_error *e)
+{
+    struct xfer_obj_state *os = r->os;
+    enum ck_algo algo;
+    uint64_t want;
+    char hex[33], got[33];
+    struct sv etag;
+
+    if (!g->opts.verify)
+        return true;
+    if (stored_checksum(&r->http.resp, &algo, &want)) {
+        if (ck_update(algo, 0, r->mem.data ? r->mem.data : "", r->mem.len) == want)
+            return true;
+        s3c_fail(e, S3C_EHTTP, "the bytes read from the source do not match its stored %s", ck_name(algo));
+        return false;
+    }
+    if (http_resp_header(&r->http.resp, "etag", &etag) && etag_is_md5(etag, hex) &&
+        !xfer_etag_not_md5(os->o->src_bucket, &r->http.resp)) {
+        str_hex(md5, MD5_LEN, got);
+        if (!strcmp(got, hex))
+            return true;
+        s3c_fail(e, S3C_EHTTP, "the bytes read from the source do not match its ETag (MD5 %s, not %s)", got, hex);
+        return false;
+    }
+    os->src_unproven = "the source has no stored checksum and its ETag is no MD5 of its bytes: what was read is unproven";
+    return true;
+}
+
+/* A relay's read, checked as far as it can be now, goes on as PutObject or UploadPart: its
+ * bytes (and their count in the loop's budget) move over to the write; 'md5' is theirs. */
+static void relay_send(struct engine *g, struct req *r, const unsigned char md5[MD5_LEN])
+{
+    struct xfer_obj_state *os = r->os;
+    struct obj_copy *c = copy_of(os);
+    struct s3c_error e = S3C_ERROR_INIT;
+    struct req *p;
+
+    if (c->seq_md5) {
+        md5_update(&c->seq, r->mem.data ? r->mem.data : "", r->mem.len); /* its turn: the parts before are in */
+        c->seq_next++;
+    }
+    if (!(p = req_get(g, os, os->n_parts ? RK_PART : RK_PUT))) {
+        s3c_fail(&e, S3C_ENOMEM, "out of memory");
+        req_fail(g, r, &e, false, 0);
+        return;
+    }
+    buf_release(&p->mem);
+    p->mem = r->mem;
+    r->mem = (struct buf)BUF_INIT(0);
+    p->relay_bytes = r->relay_bytes;
+    r->relay_bytes = 0;
+    p->part = r->part;
+    p->off = r->off;
+    p->len = r->len;
+    g->stats.bytes_live -= r->len; /* counted again as they are sent */
+    req_put_back(g, r);
+    if (os->n_parts) {
+        mem_crc(g, p, false);
+        mem_md5_set(p, md5);
+        submit_or_fail(g, p);
+    } else if (!mem_digests_later(g, p, true, false)) {
+        submit_or_fail(g, p);
+    }
+}
+
+/* The held read of part 'n', taken off the list; NULL when it is not there (yet). */
+static struct req *seq_take(struct obj_copy *c, uint32_t n)
+{
+    struct req **pp;
+
+    for (pp = &c->seq_held; *pp; pp = &(*pp)->next)
+        if ((*pp)->part == n) {
+            struct req *r = *pp;
+            *pp = r->next;
+            r->next = NULL;
+            return r;
+        }
+    return NULL;
+}
+
+void relay_failed(struct engine *g, struct xfer_obj_state *os)
+{
+    struct obj_copy *c = copy_of(os);
+
+    while (c->seq_held) {
+        struct req *r = c->seq_held;
+        c->seq_held = r->next;
+        r->next = NULL;
+        req_put_back(g, r);
+    }
+}
+
+/* A relay's GET is in, every byte: its MD5 (a hash worker's), then the whole checked and sent
+ * on as PutObject, or the part as UploadPart (its MD5 is the one Content-MD5 says), in order
+ * when the whole's MD5 is taken (seq_md5). */
+void on_relay_get(struct engine *g, struct req *r)
+{
+    struct xfer_obj_state *os = r->os;
+    struct obj_copy *c = copy_of(os);
+    struct s3c_error e = S3C_ERROR_INIT;
+    unsigned char md5[MD5_LEN];
+    struct sv etag;
+
+    if (!get_in_full(g, r))
+        return;
+    if (!r->hash.ready) {
+        if (req_hash_mem(g, r, r->mem.data ? r->mem.data : "", r->mem.len)) {
+            req_park(g, r); /* back here once the MD5 is */
+            return;
+        }
+        hash_md5(r->mem.data ? r->mem.data : "", r->mem.len, r->hash.job.digest); /* no worker: here */
+    }
+    memcpy(md5, r->hash.job.digest, MD5_LEN);
+    if (!os->n_parts && !relay_whole_ok(g, r, md5, &e)) {
+        req_fail(g, r, &e, true, 0); /* read again */
+        return;
+    }
+    if (!c->relay_etag[0] && http_resp_header(&r->http.resp, "etag", &etag) && etag.n < sizeof(c->relay_etag))
+        memcpy(c->relay_etag, etag.p, etag.n);
+    c->md5_hidden |= sse_hides_md5(&r->http.resp);
+    if (!os->n_parts && c->keep_meta && !os->o->head)
+        copy_keep_headers(c, &r->http.resp); /* the GET's answer has the headers a HEAD would */
+    if (c->seq_md5 && r->part != c->seq_next) {
+        r->next = c->seq_held; /* ahead of its turn: waits (its object's window holds it) */
+        c->seq_held = r;
+        return;
+    }
+    relay_send(g, r, md5);
+    while (c->seq_md5 && !os->failed && (r = seq_take(c, c->seq_next)))
+        relay_send(g, r, r->hash.job.digest);
+}
+
+bool relay_source_check(struct engine *g, struct xfer_obj_state *os, struct s3c_error *e)
+{
+    const struct mpu_state *m = mpu_of(os);
+    const char *etag = copy_of(os)->relay_etag;
+    struct md5 all;
+    unsigned char d[MD5_LEN];
+    char hex[33], got[33];
+    uint32_t i, n = etag[0] ? xfer_etag_parts(etag, hex) : 0;
+
+    if (!g->opts.verify)
+        return true;
+    if (copy_of(os)->md5_hidden) {
+        os->src_unproven = "the source is encrypted (SSE-KMS or SSE-C): its ETag is no MD5, what was read is unproven";
+        return true;
+    }
+    if (copy_of(os)->seq_md5) {
+        md5_final(&copy_of(os)->seq, d);
+        str_hex(d, MD5_LEN, got);
+        if (etag_is_md5(sv_from(etag), hex) && !strcmp(got, hex))
+            return true;
+        /* Every range asked If-Match its ETag: not another version, bytes spoilt on the way. */
+        s3c_fail(e, S3C_EHTTP, "the bytes read from the source do not match its ETag (MD5 %s, not %s): "
+                 "the copy is not completed", got, etag);
+        return false;
+    }
+    if (n != os->n_parts || m->md5s_unknown || xfer_etag_not_md5(os->o->src_bucket, NULL)) {
+        os->src_unproven = "the source's ETag does not name the parts it was read in: what was read is unproven";
+        return true;
+    }
+    md5_init(&all);
+    for (i = 0; i < os->n_parts; i++)
+        md5_update(&all, m->md5s[i], MD5_LEN);
+    md5_final(&all, d);
+    str_hex(d, MD5_LEN, got);
+    if (strcmp(got, hex) != 0) /* the layout was a guess (relay_part_size): another gives other MD5s */
+        os->src_unproven = "the source's ETag is not the MD5 of the parts read (its part size was guessed): "
+                           "what was read is unproven";
+    return true;
 }

@@ -785,21 +785,11 @@ void on_get(struct engine *g, struct req *r)
 {
     struct xfer_obj_state *os = r->os;
     struct dl_check_state *c = dlc_of(os);
-    struct s3c_error e = S3C_ERROR_INIT;
 
     if (!r->local_failed && !dl_stage_flush(r))
         r->local_failed = true; /* (the last bytes of a file GET, still staged) */
-    if (r->local_failed) {
-        /* Disk full or unwritable: retrying will not help. A store that sent
-         * too much is a store error: retry that. */
-        req_fail(g, r, &r->local_err, r->local_err.code == S3C_EHTTP, 0);
+    if (!get_in_full(g, r))
         return;
-    }
-    if (r->got != r->len) {
-        s3c_fail(&e, S3C_EHTTP, "short body: got %" PRIu64 " of %" PRIu64 " bytes", r->got, r->len);
-        req_fail(g, r, &e, true, 0);
-        return;
-    }
     if (g->ops[os->family].get_ok) {
         g->ops[os->family].get_ok(g, r); /* stdout's (stdout.c) */
         return;

@@ -48,6 +48,7 @@
 #define SMALL_BODY_MAX ((uint64_t)64 << 10)    /* read whole, send with Content-MD5 */
 #define COPY_TAGGING_HEADER_MAX 2048            /* longer tags go after Complete (the AWS CLI's limit) */
 #define COPY_OBJECT_MAX ((uint64_t)5 << 30)     /* the largest object one CopyObject copies */
+#define RELAY_MEM_MAX ((uint64_t)256 << 20)  /* relayed copies' bytes in memory at once, the run's */
 #define DEFAULT_MAX_CONCURRENCY 512               /* adapt.c's ceiling when none is configured */
 
 enum req_kind {
@@ -78,6 +79,8 @@ enum req_kind {
     RK_PROVE_SRC,       /* HeadObject of the source for its stored CRC (xfer_obj.same_second, prove.c) */
     RK_PROVE_DST,       /* HeadObject of the destination, the same */
     RK_RESTORE,         /* RestoreObject (restore.c) */
+    RK_RELAY_GET,       /* GetObject of a relayed copy's source (the whole, or a part's range), its
+                           body into memory, then sent on as PutObject or UploadPart (copy.c) */
     RK_COUNT
 };
 
@@ -178,6 +181,10 @@ struct xfer_obj_state {
      * succeed, but mv keeps their source (xfer_obj.unproven). */
     bool proven;
     const char *unproven;
+    /* A relayed copy (obj_copy.relay): why the bytes read are not proven to be the source's
+     * (its ETag is no MD5 of them, the part layout was guessed...); NULL: proven, or not a relay.
+     * The copy then succeeds unproven. */
+    const char *src_unproven;
     struct prove *prove;            /* PH_PROVE: the same-second proof under way (prove.c); NULL */
     struct xfer_obj_state *next;    /* in the engine's active list */
 };
@@ -280,6 +287,24 @@ struct obj_copy {
     size_t n_src_tags;
     bool tags_sent;                 /* CreateMultipartUpload carried x-amz-tagging */
     bool redo_single;               /* its UploadPartCopy was refused (501): once aborted, one CopyObject */
+    bool redo_relay;                /* its CopyObject or UploadPartCopy was refused (403) with the
+                                       destination's keys, the source's being others: once aborted,
+                                       a relay (and the run's next copies relay from the start) */
+    /* A relay: the bytes go through s3c (xfer_opts.relay_copies: the source is on another service,
+     * or read with other keys): GETs from the source side (RK_RELAY_GET) into memory, each sent on
+     * as PutObject (n_parts 0) or UploadPart once read; parts in memory bounded per object
+     * (xfer_window_parts) and per run (engine.relay_bytes). */
+    bool relay;
+    bool relay_whole_sent;          /* n_parts 0: its one GET is out (relay_next) */
+    char relay_etag[80];            /* the source's ETag as its first GET answered (the bytes' proof) */
+    /* In parts, from a source whose ETag is the MD5 of its bytes (one PutObject's): their MD5 in
+     * order, 'seq', fed a part at a time as each one's turn comes; parts read ahead of their
+     * turn wait in 'seq_held' (their GETs, by part number), within the object's window. */
+    bool seq_md5;
+    struct md5 seq;
+    uint32_t seq_next;              /* the part whose bytes 'seq' takes next, 1-based */
+    struct req *seq_held;
+    bool md5_hidden;                /* an answer named SSE-KMS or SSE-C: the ETag is no MD5 */
 };
 
 /* S3 to a local file (download.c). */
@@ -506,6 +531,8 @@ struct req {
     struct s3c_error local_err;     /* a local failure during the exchange (disk full...) */
     bool local_failed;
     struct req_hedge hg;            /* hedged, or watched for a slow connection (hedge.c) */
+    uint64_t relay_bytes;           /* a relayed copy's bytes this request holds in 'mem' (counted in
+                                       engine.relay_bytes until it is put back); 0 */
     struct req *next;               /* done list or retry list */
 };
 
@@ -523,6 +550,8 @@ struct req_watch {
 /* One run of xfer_run(): everything the loop and the families share. */
 struct engine {
     struct store_s3 *s3;
+    struct store_s3 *src_s3;        /* the source side's store (xfer_opts.src_store), on this loop;
+                                       s3 when one store serves both (req_store picks) */
     const struct req_ops *kinds;    /* per enum req_kind: who takes its body and answers (xfer.c) */
     const struct obj_ops *ops;      /* per enum obj_family: how its objects start and end (xfer.c) */
     const struct req_watch *watch;  /* told of every request sent and finished (xfer.c); NULL */
@@ -588,6 +617,9 @@ struct engine {
     int parked;                     /* requests answered, waiting for their MD5 */
     int proving;                    /* same-second proofs with a hash job out (prove.c): no new
                                        object is taken while PROVING_MAX are */
+    uint64_t relay_bytes;           /* relayed copies' bytes in memory (req.relay_bytes): at most
+                                       relay_max, or one part */
+    uint64_t relay_max;             /* this loop's share of RELAY_MEM_MAX (loops.c); 0: all of it */
     bool any_ok;                    /* some request of the run succeeded */
     bool stop;                      /* a run-wide error: start nothing more (see run_wide_error) */
     struct s3c_error stop_err;      /* that error, as reported for the object that met it */
@@ -651,6 +683,9 @@ struct obj_ops {
     /* An object ended with nothing in flight: true when the family starts it again
      * another way instead (a copy whose parts the store refused); may be NULL. */
     bool (*redo)(struct engine *g, struct xfer_obj_state *os);
+    /* The object just failed (obj_fail): let go of what it holds that no answer will bring back
+     * (a relay's parts read ahead of their turn); may be NULL. */
+    void (*failed)(struct engine *g, struct xfer_obj_state *os);
     /* The parts on the active list: the family's next one (stdin reads its own), or NULL for
      * numbered ranges of part_kind, which wait while part_wait says so (stdout's window). */
     struct req *(*next_part)(struct engine *g, struct xfer_obj_state *os);
@@ -758,9 +793,14 @@ void hash_reap(struct engine *g);
 struct req *req_get(struct engine *g, struct xfer_obj_state *os, enum req_kind kind);
 void req_put_back(struct engine *g, struct req *r);
 enum s3c_err req_submit(struct engine *g, struct req *r, struct s3c_error *e);
+/* The store 'r' goes to: the source side's for what reads a source, the destination's else. */
+struct store_s3 *req_store(const struct engine *g, const struct req *r);
 void submit_or_fail(struct engine *g, struct req *r);
 struct req *due_retry(struct engine *g, int64_t now);
 void obj_fail(struct engine *g, struct xfer_obj_state *os, const struct s3c_error *e);
+/* A GET's answer is all there: false when it failed the request instead (a local failure, a
+ * short body: retried, or the object fails). */
+bool get_in_full(struct engine *g, struct req *r);
 void obj_abort(struct engine *g, struct xfer_obj_state *os);
 void maybe_finish(struct engine *g, struct xfer_obj_state *os);
 void req_fail(struct engine *g, struct req *r, const struct s3c_error *e, bool retryable, long backoff_ms);
@@ -918,11 +958,25 @@ void on_head_src(struct engine *g, struct req *r);
 void on_src_tags(struct engine *g, struct req *r);
 bool src_tags_refused(struct engine *g, struct req *r, const struct s3c_error *e);
 bool part_copy_refused(struct engine *g, struct req *r, const struct s3c_error *e);
+/* RK_COPY refused: with 403, where the source side has keys of its own, the copy relays. */
+bool copy_refused(struct engine *g, struct req *r, const struct s3c_error *e);
 /* obj_ops.redo of copies: one whose parts were refused (redo_single), ended with
  * nothing in flight, starts again as one CopyObject. False when there is nothing to redo. */
 bool copy_redo(struct engine *g, struct xfer_obj_state *os);
 void on_put_tags(struct engine *g, struct req *r);
 void on_check_tags(struct engine *g, struct req *r);
+/* The next GET of the relays at the head of the active list 'os' (a whole object's, or a
+ * part's: the first of them with room in its window), NULL while none has room or the loop's
+ * share of RELAY_MEM_MAX is full. A relay with nothing left to read leaves the list. */
+struct req *relay_next(struct engine *g, struct xfer_obj_state *os);
+enum http_sink_verdict relay_sink(void *ctx, const char *p, size_t n);
+void on_relay_get(struct engine *g, struct req *r);
+/* obj_ops.failed of copies: a relay's parts waiting for their turn are put back. */
+void relay_failed(struct engine *g, struct xfer_obj_state *os);
+/* Before a relay's CompleteMultipartUpload: whether the bytes read are the source's, by the MD5
+ * of all of them in order (seq_md5) or of their parts' MD5s against its ETag. False with 'e'
+ * when they are not (not completed, then); os->src_unproven says why nothing could tell. */
+bool relay_source_check(struct engine *g, struct xfer_obj_state *os, struct s3c_error *e);
 void on_copy(struct engine *g, struct req *r);
 
 /* download.c: downloads to a file, and what stdout's share with them: the probe of how the whole

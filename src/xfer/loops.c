@@ -90,6 +90,7 @@ struct lane {
     struct http_loop *loop;             /* for wakeups from the other threads */
     pthread_t thread;
     struct store_s3 *s3;                /* a helper's clone of the home store */
+    struct store_s3 *src_s3;            /* ... and of the source side's (xfer_opts.src_store), on its loop; NULL */
     struct xfer_opts opts;              /* a helper's engine options */
     struct xfer_obj *mine[DEAL_BATCH];  /* taken from the box, not given to the engine yet */
     int n_mine, i_mine;
@@ -99,6 +100,7 @@ struct lane {
         bool any_ok, no_part_number, no_trailers, flex_known;
         double link_latency_s, link_bytes_s;
         int fd_cap, hash_threads;
+        uint64_t relay_max;             /* its share of RELAY_MEM_MAX */
     } seed;
     struct xfer_stats stats;            /* a helper's, once it ended */
     enum s3c_err rc;                    /* a helper's result */
@@ -341,6 +343,7 @@ static void helper_setup(struct engine *g)
     g->link_bytes_s = h->seed.link_bytes_s;
     if (h->seed.fd_cap < g->fd_cap)
         g->fd_cap = h->seed.fd_cap;
+    g->relay_max = h->seed.relay_max;
     if (!g->opts.concurrency && g->cap > g->opts.max_concurrency)
         g->cap = g->opts.max_concurrency;
     if (g->cap > g->fd_cap)
@@ -427,6 +430,11 @@ static void spawn(struct engine *g, struct deal *d)
             break;
         h->loop = store_s3_loop(h->s3);
         h->opts = *d->user;
+        if (d->user->src_store && !(h->src_s3 = h->opts.src_store = store_s3_clone_on(d->user->src_store, h->loop, &e))) {
+            store_s3_free(h->s3);
+            h->s3 = NULL;
+            break;
+        }
         h->opts.next = lane_next;
         h->opts.next_ctx = h;
         h->opts.done = lane_done;
@@ -443,9 +451,11 @@ static void spawn(struct engine *g, struct deal *d)
         h->seed.link_bytes_s = g->link_bytes_s;
         h->seed.fd_cap = fd_share;
         h->seed.hash_threads = cores / n > 1 ? cores / n : 1;
+        h->seed.relay_max = RELAY_MEM_MAX / (uint64_t)n; /* relays' bytes in memory: the run's, shared */
         if (pthread_create(&h->thread, NULL, helper_main, h)) {
+            store_s3_free(h->src_s3); /* first: it borrows the other's loop */
             store_s3_free(h->s3);
-            h->s3 = NULL;
+            h->s3 = h->src_s3 = NULL;
             break;
         }
         atomic_store(&d->spawned, i);
@@ -453,6 +463,7 @@ static void spawn(struct engine *g, struct deal *d)
     if (!atomic_load(&d->spawned))
         return;
     g->fd_cap = fd_share;
+    g->relay_max = RELAY_MEM_MAX / (uint64_t)n;
     g->opts.max_concurrency = max;
     if (fixed)
         g->cap = d->user->concurrency - (n - 1) * fixed;
@@ -766,8 +777,10 @@ enum s3c_err xfer_run(struct store_s3 *s, const struct xfer_opts *opts, struct x
         if (lost && !rc)
             rc = S3C_ENOMEM;
     }
-    for (i = 1; i <= spawned; i++)
+    for (i = 1; i <= spawned; i++) {
+        store_s3_free(d->lanes[i].src_s3); /* first: it borrows the other's loop */
         store_s3_free(d->lanes[i].s3);
+    }
     if (stats)
         *stats = home_stats;
     deal_free(d);

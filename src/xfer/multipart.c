@@ -113,6 +113,8 @@ void send_complete(struct engine *g, struct xfer_obj_state *os)
         s3c_fail(&e, S3C_ENOMEM, "out of memory");
         goto fail;
     }
+    if (os->family == FAM_COPY && copy_of(os)->relay && !relay_source_check(g, os, &e))
+        goto fail;
     for (i = 0; i < os->n_parts; i++) {
         parts[i].number = i + 1;
         parts[i].etag = m->etags[i];

@@ -116,7 +116,12 @@ void obj_finish(struct engine *g, struct xfer_obj_state *os)
         g->n_deletes--;
     /* Uploads and copies are proven by what the store answered (put_proven & co.);
      * downloads by their check, unless it said it could not make one. */
-    if (!os->failed && o->op != XFER_DELETE && o->op != XFER_RESTORE && (o->op == XFER_DOWNLOAD ? os->unproven != NULL : !os->proven))
+    if (os->proven && os->src_unproven) { /* a relay: the destination holds what was read, but was that the source? */
+        os->proven = false;
+        os->unproven = os->src_unproven;
+    }
+    if (!os->failed && o->op != XFER_DELETE && o->op != XFER_RESTORE &&
+        (o->op == XFER_DOWNLOAD ? os->unproven != NULL : !os->proven))
         o->unproven = os->unproven ? os->unproven : "nothing the store answered proves the copy";
     if (o->stdio && o->op == XFER_UPLOAD && !os->failed)
         o->size = os->size; /* standard input's size is known only now: its result says it */
@@ -184,7 +189,8 @@ static const unsigned phase_moves[PH_COUNT] = {
     /* the check is known: the ranges start */
     [PH_PROBE] = PH_BIT(PH_PARTS) | PH_BIT(PH_END),
     /* the upload id is in: the parts; or it failed (aborted when it has an id) */
-    [PH_CREATE] = PH_BIT(PH_PARTS) | PH_BIT(PH_ABORT) | PH_BIT(PH_END),
+    [PH_CREATE] = PH_BIT(PH_PARTS) | PH_BIT(PH_ABORT) | PH_BIT(PH_END) |
+                  PH_BIT(PH_SINGLE), /* a relayed copy's tags asked, then one GET and PutObject (copy.c) */
     [PH_PARTS] = PH_BIT(PH_COMPLETE) | PH_BIT(PH_VERIFY) | PH_BIT(PH_ABORT) | PH_BIT(PH_END),
     /* complete: a copy's tags after it (one request), or the end */
     [PH_COMPLETE] = PH_BIT(PH_SINGLE) | PH_BIT(PH_ABORT) | PH_BIT(PH_END),
@@ -194,7 +200,8 @@ static const unsigned phase_moves[PH_COUNT] = {
     [PH_LAND] = PH_BIT(PH_END),
     /* a Create that answers after its object ended: its upload is aborted (abort_late_upload);
      * a copy whose UploadPartCopy the store refused (501), aborted: one CopyObject (copy_redo) */
-    [PH_END] = PH_BIT(PH_ABORT) | PH_BIT(PH_SINGLE),
+    [PH_END] = PH_BIT(PH_ABORT) | PH_BIT(PH_SINGLE) |
+               PH_BIT(PH_CREATE), /* ... or a copy the destination's keys could not make, as a relay (copy.c) */
 };
 
 /*

@@ -15,6 +15,7 @@
  * is started here rather than by the builders, so build.c never calls back.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -205,6 +206,8 @@ void dl_bufs_free(struct engine *g)
 static void req_recycle(struct engine *g, struct req *r)
 {
     r->os->reqs--;
+    g->relay_bytes -= r->relay_bytes;
+    r->relay_bytes = 0;
     dl_bufs_put_req(g, r);
     http_xfer_release(&r->http);
     memset(&r->http, 0, sizeof(r->http));
@@ -396,6 +399,27 @@ struct hash_ctx *req_sha(struct req *r, enum ck_algo a)
     return r->sha;
 }
 
+struct store_s3 *req_store(const struct engine *g, const struct req *r)
+{
+    switch (r->kind) {
+    case RK_GET:
+    case RK_HEAD_SRC:
+    case RK_GET_TAGS:
+    case RK_HEAD_SOURCE:
+    case RK_HEAD_BUCKET:
+    case RK_HEAD_INFO:
+    case RK_HEAD_PART1:
+    case RK_PROVE_SRC:
+    case RK_RELAY_GET:
+        return g->src_s3;
+    case RK_DELETE:
+    case RK_DELETE_ONE:
+        return g->opts.src_deletes ? g->src_s3 : g->s3;
+    default:
+        return g->s3;
+    }
+}
+
 /*
  * Describe 'r' to the store and send it: what every kind shares (a new
  * exchange's state, the request-payer header, the SSE-C keys, the hash
@@ -440,7 +464,7 @@ enum s3c_err req_submit(struct engine *g, struct req *r, struct s3c_error *e)
     if (oo && (rc = add_sse_c(r, &q, oo, e)))
         return rc;
     q.object_data = r->kind == RK_PUT || r->kind == RK_PART;
-    if (q.read && store_s3_signs_payload(g->s3)) {
+    if (q.read && store_s3_signs_payload(req_store(g, r))) {
         /* payload_signing_enabled: the file's bytes signed by their SHA-256
          * (then no aws-chunked trailer: the signature covers them). */
         if ((rc = body_sha256(r, sha, e)))
@@ -450,7 +474,7 @@ enum s3c_err req_submit(struct engine *g, struct req *r, struct s3c_error *e)
         if (!req_md5_sent(g, r)) /* no trailer's echo to prove them: their MD5 does */
             return s3c_fail(e, S3C_ENOMEM, "cannot start a thread to hash %s", o->src);
     }
-    rc = store_s3_prepare(g->s3, &q, &r->call, &r->http, e);
+    rc = store_s3_prepare(req_store(g, r), &q, &r->call, &r->http, e);
     if (rc)
         return rc;
     if (g->opts.bwlimit_bytes_s && r->mem.len && (r->kind == RK_PUT || r->kind == RK_PART))
@@ -591,6 +615,8 @@ void obj_fail(struct engine *g, struct xfer_obj_state *os, const struct s3c_erro
     if (!os->failed) {
         os->failed = true;
         os->err = *e;
+        if (g->ops[os->family].failed)
+            g->ops[os->family].failed(g, os);
     }
     active_remove(g, os);
     /* A multipart upload that got an id must be aborted, or its parts stay billed. */
@@ -617,6 +643,24 @@ void obj_abort(struct engine *g, struct xfer_obj_state *os)
     }
 }
 
+bool get_in_full(struct engine *g, struct req *r)
+{
+    struct s3c_error e = S3C_ERROR_INIT;
+
+    if (r->local_failed) {
+        /* Disk full or unwritable: retrying will not help. A store that sent
+         * too much is a store error: retry that. */
+        req_fail(g, r, &r->local_err, r->local_err.code == S3C_EHTTP, 0);
+        return false;
+    }
+    if (r->got != r->len) {
+        s3c_fail(&e, S3C_EHTTP, "short body: got %" PRIu64 " of %" PRIu64 " bytes", r->got, r->len);
+        req_fail(g, r, &e, true, 0);
+        return false;
+    }
+    return true;
+}
+
 void maybe_finish(struct engine *g, struct xfer_obj_state *os)
 {
     const struct dl_check_state *c = dlc_find(os);
@@ -638,7 +682,8 @@ const char *req_op_name(enum req_kind k)
     case RK_COMPLETE: return "CompleteMultipartUpload";
     case RK_ABORT:
     case RK_ABORT_STALE: return "AbortMultipartUpload";
-    case RK_GET: return "GetObject";
+    case RK_GET:
+    case RK_RELAY_GET: return "GetObject";
     case RK_COPY: return "CopyObject";
     case RK_COPY_PART: return "UploadPartCopy";
     case RK_HEAD_SRC:
@@ -704,7 +749,7 @@ static void stop_run(struct engine *g, struct req *r, struct s3c_error *e)
     char msg[sizeof(e->msg)];
     size_t n = strlen(e->msg);
     bool reads = r->kind == RK_GET || r->kind == RK_HEAD_INFO || r->kind == RK_HEAD_PART1 ||
-                 r->kind == RK_HEAD_SRC || r->kind == RK_GET_TAGS;
+                 r->kind == RK_HEAD_SRC || r->kind == RK_GET_TAGS || r->kind == RK_RELAY_GET;
 
     if (g->stop)
         return;
@@ -787,7 +832,7 @@ void req_done(struct engine *g, struct req *r)
         req_fail(g, r, &e, false, 0);
         return;
     }
-    v = store_s3_judge(g->s3, &r->call, &r->http, r->attempt, &backoff, &free_retry, &e);
+    v = store_s3_judge(req_store(g, r), &r->call, &r->http, r->attempt, &backoff, &free_retry, &e);
     if (v == STORE_S3_OK) {
         flex_learn(g, r);
         link_observe(g, r);

@@ -32,7 +32,7 @@ static const struct req_ops req_kinds[RK_COUNT] = {
     [RK_COMPLETE] = { .ok = on_complete, .failed = complete_failed },
     [RK_ABORT] = { .ok = on_abort, .gave_up = abort_gave_up },
     [RK_GET] = { .sink = write_dst, .ok = on_get },
-    [RK_COPY] = { .ok = on_copy },
+    [RK_COPY] = { .ok = on_copy, .refused = copy_refused },
     [RK_COPY_PART] = { .ok = on_part, .refused = part_copy_refused },
     [RK_HEAD_SRC] = { .ok = on_head_src },
     [RK_DELETE] = { .ok = on_delete_batch, .gave_up = del_batch_fail },
@@ -52,6 +52,7 @@ static const struct req_ops req_kinds[RK_COUNT] = {
     [RK_PROVE_SRC] = { .ok = on_prove_head, .refused = prove_head_refused, .gave_up = prove_head_gave_up },
     [RK_PROVE_DST] = { .ok = on_prove_head, .refused = prove_head_refused, .gave_up = prove_head_gave_up },
     [RK_GET_VERSIONING] = { .ok = on_versioning, .refused = versioning_refused, .gave_up = versioning_gave_up },
+    [RK_RELAY_GET] = { .sink = relay_sink, .ok = on_relay_get },
 };
 
 /* How each family's objects start, run their parts, end and are freed. */
@@ -61,7 +62,7 @@ static const struct obj_ops obj_kinds[FAM_COUNT] = {
     [FAM_STDIN] = { .size = sizeof(struct obj_stdin), .start = stdin_start, .release = stdin_release,
                     .next_part = next_stream_part, .part_kind = RK_PART },
     [FAM_COPY] = { .size = sizeof(struct obj_copy), .start = copy_start, .release = copy_release,
-                   .redo = copy_redo, .part_kind = RK_COPY_PART },
+                   .redo = copy_redo, .failed = relay_failed, .part_kind = RK_COPY_PART },
     [FAM_DL_FILE] = { .size = sizeof(struct obj_dl_file), .start = download_start, .end = dl_end,
                       .release = dl_file_release, .part_kind = RK_GET, .ranges = dl_start },
     [FAM_DL_STDOUT] = { .size = sizeof(struct obj_dl_stdout), .start = stdout_start, .end = stdout_obj_end,
@@ -149,6 +150,8 @@ static struct req *next_part(struct engine *g)
         return NULL;
     if (g->ops[os->family].next_part)
         return g->ops[os->family].next_part(g, os);
+    if (os->family == FAM_COPY && copy_of(os)->relay)
+        return relay_next(g, os);
     /* --resume: parts the store already has are not sent again. */
     while (os->have && os->next_part <= os->n_parts && os->have[os->next_part - 1])
         os->next_part++;
@@ -191,8 +194,9 @@ static const char *obj_bucket(const struct xfer_obj *o)
 static bool obj_must_wait(struct engine *g, const struct xfer_obj *o)
 {
     const char *b = obj_bucket(o);
+    struct store_s3 *s = o->op == XFER_DOWNLOAD || (o->op == XFER_DELETE && g->opts.src_deletes) ? g->src_s3 : g->s3;
 
-    return g->inflight > 0 && b && *b && !store_s3_may_send(g->s3, b);
+    return g->inflight > 0 && b && *b && !store_s3_may_send(s, b);
 }
 
 /*
@@ -202,7 +206,7 @@ static bool obj_must_wait(struct engine *g, const struct xfer_obj *o)
  */
 static bool hold_for_rate(struct engine *g, struct req *r, int64_t now)
 {
-    long wait_ms = store_s3_rate_wait_ms(g->s3);
+    long wait_ms = store_s3_rate_wait_ms(req_store(g, r));
 
     if (wait_ms <= 0)
         return false;
@@ -320,6 +324,7 @@ enum s3c_err engine_run(struct store_s3 *s, const struct xfer_opts *opts, struct
     if (!g)
         return S3C_ENOMEM;
     g->s3 = s;
+    g->src_s3 = opts->src_store ? opts->src_store : s;
     g->loop = store_s3_loop(s);
     g->opts = *opts;
     g->kinds = req_kinds;

@@ -228,6 +228,18 @@ struct xfer_opts {
     bool resume;                    /* continue journaled uploads of unchanged files (ListParts);
                                        journal ranged downloads, continue those of unchanged objects,
                                        and keep their temp files when interrupted */
+    /* The source side of S3 to S3 copies when it is another store than the one xfer_run is given
+     * (its own keys, endpoint, region: --source-profile...), borrowed; made on that store's loop
+     * (store_s3_opts.loop) and on the caller's thread. Every request that reads a source (HEAD,
+     * GET, GetObjectTagging) goes to it; CopyObject and UploadPartCopy, which the destination
+     * sends, do not. NULL: one store for both sides. */
+    struct store_s3 *src_store;
+    bool src_deletes;               /* with src_store: deletes are of sources (mv), not of the
+                                       destination (sync --delete) */
+    bool relay_copies;              /* copies move their bytes through s3c (GETs from the source
+                                       side, PutObject or UploadPart to the destination), not
+                                       CopyObject: the source is on another service, or the
+                                       destination's keys cannot read it */
     xfer_next_fn next;
     void *next_ctx;
     xfer_done_fn done;

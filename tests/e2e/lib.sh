@@ -585,15 +585,20 @@ t_mpu_count() {
 # points S3C_TEST_ENDPOINT at the store itself, so awsx, s3curl and
 # t_new_bucket set up and inspect it without the relay. Both stop when the
 # test ends. Tests using it need no shared store: run them in one pass only.
-# t_own_store emu|moto: a store of this test's own, stopped when the test
-# ends: build/s3emu (anonymous) or moto's server, on a free port. Sets
-# OWN_URL. (hp_start puts the hostile relay in front of one.)
+# t_own_store emu|moto [ACCESS-KEY SECRET-KEY]: a store of this test's own,
+# stopped when the test ends: build/s3emu (anonymous, or checking signatures
+# made with the keys given) or moto's server, on a free port. Sets OWN_URL.
+# (hp_start puts the hostile relay in front of one.)
 t_own_store() {
-    local kind=$1 i out=$T_DIR/.own-$1.out
+    local kind=$1 i out=$T_DIR/.own-$1.$RANDOM.out
     OWN_URL=""
     case $kind in
         emu)
-            "$E2E_ROOT/build/s3emu" --port 0 --anonymous > "$out" 2>&1 &
+            if [ -n "${2:-}" ]; then
+                "$E2E_ROOT/build/s3emu" --port 0 --access-key "$2" --secret-key "$3" > "$out" 2>&1 &
+            else
+                "$E2E_ROOT/build/s3emu" --port 0 --anonymous > "$out" 2>&1 &
+            fi
             ;;
         moto)
             command -v moto_server >/dev/null ||

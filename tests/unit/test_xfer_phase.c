@@ -48,6 +48,11 @@ TEST(xfer_phase_the_families_moves_are_legal)
     /* UploadPartCopy refused (501): aborted, then one CopyObject (copy_redo) */
     static const enum obj_phase part_copy_refused[] = { PH_NEW, PH_CREATE, PH_PARTS, PH_ABORT, PH_END, PH_SINGLE,
                                                         PH_END };
+    /* a relay (copy.c): its source's tags, then one GET and PutObject; or a copy refused with the
+     * destination's keys (403) or over 5 GiB without UploadPartCopy, aborted, then relayed in parts */
+    static const enum obj_phase relay_small[] = { PH_NEW, PH_CREATE, PH_SINGLE, PH_END };
+    static const enum obj_phase copy_relayed[] = { PH_NEW, PH_CREATE, PH_PARTS, PH_ABORT, PH_END, PH_CREATE,
+                                                   PH_PARTS, PH_COMPLETE, PH_END };
     const struct {
         const enum obj_phase *p;
         size_t n;
@@ -57,6 +62,7 @@ TEST(xfer_phase_the_families_moves_are_legal)
         { checked_skip, 3 }, { checked_put, 4 }, { checked_mpu, 6 },
         { part_copy_refused, 7 }, { source_small, 5 }, { source_ranged, 6 }, { source_checked, 7 },
         { source_refused, 3 }, { proven_same, 3 }, { unproven_put, 4 }, { unproven_get, 6 }, { unproven_mpu, 6 },
+        { relay_small, 4 }, { copy_relayed, 9 },
     };
     size_t i, j;
 
@@ -67,8 +73,8 @@ TEST(xfer_phase_the_families_moves_are_legal)
                        obj_phase_name(paths[i].p[j]));
 }
 
-/* What no object does: back to NEW, out of END but to abort a late upload or redo a copy in one
- * request, parts after a Complete. */
+/* What no object does: back to NEW, out of END but to abort a late upload or redo a copy (in one
+ * request, or as a relay), parts after a Complete. */
 TEST(xfer_phase_illegal_moves_are_refused)
 {
     int p;
@@ -76,7 +82,7 @@ TEST(xfer_phase_illegal_moves_are_refused)
     for (p = 0; p < PH_COUNT; p++) {
         if (p != PH_NEW)
             CHECK(!obj_phase_legal(p, PH_NEW));
-        if (p != PH_END && p != PH_ABORT && p != PH_SINGLE)
+        if (p != PH_END && p != PH_ABORT && p != PH_SINGLE && p != PH_CREATE)
             CHECK(!obj_phase_legal(PH_END, p));
     }
     CHECK(!obj_phase_legal(PH_COMPLETE, PH_PARTS));
