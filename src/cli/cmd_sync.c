@@ -712,14 +712,7 @@ static bool dry_same_bytes(struct sync *s, const struct xfer_obj *o)
     uint64_t size = 0;
     int fd = -1;
 
-    step = samesec_begin(&p, &(struct samesec_entry){ .op = o->op,
-                                                      .size = o->size,
-                                                      .src_etag = o->etag,
-                                                      .dst_etag = o->same_second->dst_etag,
-                                                      .src_bucket = o->src_bucket,
-                                                      .dst_bucket = o->dst_bucket,
-                                                      .part_size = o->same_second->part_size,
-                                                      .by_content = o->same_second->by_content });
+    step = samesec_begin_obj(&p, o);
     /* As the engine: a local file that cannot be read proves nothing, and asks no HEAD. */
     if (o->op != XFER_COPY && step != SAMESEC_SAME && step != SAMESEC_COPY) {
         if (fs_open_read(path, &fd, &size, NULL, &e) || size != o->size)

@@ -203,7 +203,6 @@ static struct req *prove_step(struct engine *g, struct prove *pv, enum samesec_s
 struct req *prove_start(struct engine *g, struct xfer_obj_state *os)
 {
     const struct xfer_obj *o = os->o;
-    const struct xfer_same_second *ss = o->same_second;
     struct s3c_error e = S3C_ERROR_INIT;
     struct prove *pv = calloc(1, sizeof(*pv));
     enum samesec_step step;
@@ -215,14 +214,7 @@ struct req *prove_start(struct engine *g, struct xfer_obj_state *os)
     pv->fd = -1;
     os->prove = pv;
     obj_phase_set(g, os, PH_PROVE);
-    step = samesec_begin(&pv->plan, &(struct samesec_entry){ .op = o->op,
-                                                             .size = o->size,
-                                                             .src_etag = o->etag,
-                                                             .dst_etag = ss->dst_etag,
-                                                             .src_bucket = o->src_bucket,
-                                                             .dst_bucket = o->dst_bucket,
-                                                             .part_size = ss->part_size,
-                                                             .by_content = ss->by_content });
+    step = samesec_begin_obj(&pv->plan, o);
     /* The local file opened first: one that cannot be read proves nothing, and asks no HEAD. */
     if (o->op != XFER_COPY && step != SAMESEC_COPY && step != SAMESEC_SAME &&
         (fs_open_read(local_path(o), &pv->fd, &size, NULL, &e) || size != o->size)) {

@@ -117,6 +117,21 @@ enum samesec_step samesec_begin(struct samesec *p, const struct samesec_entry *e
     return p->step = SAMESEC_MD5;
 }
 
+enum samesec_step samesec_begin_obj(struct samesec *p, const struct xfer_obj *o)
+{
+    const struct xfer_same_second *ss = o->same_second;
+    struct samesec_entry en = { .op = o->op,
+                                .size = o->size,
+                                .src_etag = o->etag,
+                                .dst_etag = ss->dst_etag,
+                                .src_bucket = o->src_bucket,
+                                .dst_bucket = o->dst_bucket,
+                                .part_size = ss->part_size,
+                                .by_content = ss->by_content };
+
+    return samesec_begin(p, &en);
+}
+
 enum samesec_step samesec_md5(struct samesec *p, const unsigned char md5[16])
 {
     char hex[33];

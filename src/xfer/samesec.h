@@ -98,6 +98,9 @@ struct samesec_entry {
 /* Start the plan of entry 'en'. Returns the first step (also in p->step). */
 enum samesec_step samesec_begin(struct samesec *p, const struct samesec_entry *en);
 
+/* The same for sync's object 'o' (o->same_second set): what the engine and a dry run prove. */
+enum samesec_step samesec_begin_obj(struct samesec *p, const struct xfer_obj *o);
+
 /* SAMESEC_MD5 done: 'md5' is the file's. */
 enum samesec_step samesec_md5(struct samesec *p, const unsigned char md5[16]);
 

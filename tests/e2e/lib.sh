@@ -416,6 +416,14 @@ t_emu_ops() {
     curl -sS "$S3C_TEST_ENDPOINT/_s3emu/stats" | jq -r ".ops[\"$1\"] // 0"
 }
 
+# t_resent OP DEBUG: the OP requests a run sent again, by its --debug lines DEBUG: hedged twins
+# of overdue reads (hedged freely) and retries, that a loaded machine may earn; s3emu serves
+# them too.
+t_resent() {
+    grep -cE ": $1: (no answer after [0-9]+ ms .*: (a duplicate sent|its duplicate replaced by another)|.*; try [0-9]+ in [0-9]+ ms)$" \
+        <<<"$2" || true
+}
+
 # t_assert_emu_ops OP BEFORE WANT: s3emu answered WANT OP requests since BEFORE (s3emu only).
 t_assert_emu_ops() {
     t_store_is s3emu || return 0

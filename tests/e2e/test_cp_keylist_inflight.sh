@@ -33,10 +33,7 @@ _kl_s3c() {
 
 # _kl_resent OP: the OP requests the last _kl_s3c run sent again, which s3emu serves too: hedged
 # twins of overdue reads (hedged freely) and retries, that a loaded machine may earn.
-_kl_resent() {
-    grep -cE ": $1: (no answer after [0-9]+ ms .*: (a duplicate sent|its duplicate replaced by another)|.*; try [0-9]+ in [0-9]+ ms)$" \
-        <<<"${_KL_DEBUG:-}" || true
-}
+_kl_resent() { t_resent "$1" "${_KL_DEBUG:-}"; }
 
 # _kl_assert OP WANT: s3emu answered WANT OP requests since _kl_mark, less those the last
 # _kl_s3c run sent again (s3emu only).
