@@ -27,6 +27,10 @@
 #                     s3emu e2e suite then runs build/s3c)
 #   S3C_E2E_SAN=1     run both e2e suites with build-san/s3c (implies S3C_SAN=1);
 #                     by default only the s3emu one does, when S3C_SAN=1
+#   S3C_EMU_SHARDS=N  split the s3emu e2e suite into N runs side by side, each
+#                     with an s3emu of its own (default 3: the suite mostly waits)
+#   S3C_CEPH_SHARDS=N split the Ceph e2e suite into N runs on the one gateway
+#                     (default 2)
 #   S3C_E2E_PARALLEL=0  run the two e2e suites one after the other (default:
 #                     the s3emu one in the background while Ceph starts and
 #                     its suite runs; they share no port, dir or HOME)
@@ -67,7 +71,7 @@ exec </dev/null
 : "${S3C_E2E_PARALLEL:=1}" "${S3C_VALGRIND:=1}" "${S3C_EMU_SUITE:=1}" "${S3C_TSAN:=1}"
 : "${S3C_BOTODIFF:=1}" "${S3C_SLURM:=1}" "${S3C_MOTO:=1}"
 export S3C_SLURM
-: "${S3C_PKG:=1}"
+: "${S3C_PKG:=1}" "${S3C_EMU_SHARDS:=3}" "${S3C_CEPH_SHARDS:=2}"
 : "${S3C_TREE_CHECK:=1}"
 : "${S3C_BOTODIFF_IAM:=1}"
 : "${JOBS:=$(nproc 2>/dev/null || echo 2)}"
@@ -78,7 +82,7 @@ PASSED=0
 FAILED=0
 SUMMARY=()              # one line per suite, printed at the end
 SERVER_DIRS=()          # dirs of servers to stop with scripts/server-stop.sh
-EMU_PID=""              # the s3emu process, if started
+EMU_PIDS=()             # the s3emu processes, one per shard of its e2e suite
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/s3c-run-all.XXXXXX")
 
 CHILD=""                # the running step: its PID is also its process group
@@ -111,10 +115,9 @@ cleanup() {
     for d in "${SERVER_DIRS[@]+"${SERVER_DIRS[@]}"}"; do
         scripts/server-stop.sh "$d" || echo "run-all: could not stop the server in $d" >&2
     done
-    if [ -n "$EMU_PID" ] && kill -0 "$EMU_PID" 2>/dev/null; then
-        kill -TERM "$EMU_PID" 2>/dev/null
-        wait "$EMU_PID" 2>/dev/null
-    fi
+    for p in "${EMU_PIDS[@]+"${EMU_PIDS[@]}"}"; do
+        kill -TERM "$p" 2>/dev/null && wait "$p" 2>/dev/null
+    done
     if [ "$S3C_KEEP" = 1 ]; then
         echo "run-all: work dir kept: $WORK" >&2
     else
@@ -185,12 +188,13 @@ free_port() {
     return 1
 }
 
-# e2e_cmd STORE ENV_FILE BINARY: the command that runs tests/e2e/run.sh with
-# s3c BINARY against the store whose S3C_TEST_* variables ENV_FILE exports.
+# e2e_cmd STORE ENV_FILE BINARY [SHARD]: the command that runs
+# tests/e2e/run.sh with s3c BINARY against the store whose S3C_TEST_*
+# variables ENV_FILE exports (only shard SHARD, I/N, of its tests if given).
 e2e_cmd() {
     rm -f "$WORK/e2e-$1.result"
     # shellcheck disable=SC2016
-    E2E_CMD=(env S3C="$3" E2E_RESULT_FILE="$WORK/e2e-$1.result" bash -c
+    E2E_CMD=(env S3C="$3" E2E_SHARD="${4:-}" E2E_RESULT_FILE="$WORK/e2e-$1.result" bash -c
         'set -a; . "$1"; set +a; shift; exec tests/e2e/run.sh "$@"' _ "$2")
     # shellcheck disable=SC2206
     E2E_CMD+=($E2E_FILTER)
@@ -204,8 +208,8 @@ run_e2e() {
     record_e2e "$1"
 }
 
-# bg_e2e STORE ENV_FILE BINARY: start the suite in the background, in a
-# process group of its own, its output in WORK/e2e-STORE.log; sets BG_E2E.
+# bg_e2e STORE ENV_FILE BINARY [SHARD]: start the suite in the background, in
+# a process group of its own, its output in WORK/e2e-STORE.log; sets BG_E2E.
 bg_e2e() {
     e2e_cmd "$@"
     setsid -w "${E2E_CMD[@]}" > "$WORK/e2e-$1.log" 2>&1 &
@@ -213,26 +217,59 @@ bg_e2e() {
     BG+=("$BG_E2E")
 }
 
-# wait_e2e STORE PID: wait for a suite started with bg_e2e, show its output,
-# record its counts.
-wait_e2e() {
-    local p keep=()
-    wait "$2"
-    for p in "${BG[@]}"; do [ "$p" = "$2" ] || keep+=("$p"); done
-    BG=("${keep[@]+"${keep[@]}"}")
-    cat "$WORK/e2e-$1.log"
-    record_e2e "$1"
+# record_e2e STORE [N]: record the counts the suite wrote to its result file
+# (the sums of its N shards' files, STORE-0 .. STORE-N-1, when N is given).
+record_e2e() {
+    local store=$1 p f s k res tp=0 tf=0 ts=0 lost=0
+    local files=("$WORK/e2e-$1.result")
+    if [ -n "${2:-}" ]; then
+        files=()
+        for ((k = 0; k < $2; k++)); do files+=("$WORK/e2e-$1-$k.result"); done
+    fi
+    for res in "${files[@]}"; do
+        if [ -s "$res" ]; then
+            read -r p f s < "$res"
+            tp=$((tp + p)) tf=$((tf + f)) ts=$((ts + s))
+        else
+            lost=$((lost + 1))
+        fi
+    done
+    if [ $lost -gt 0 ]; then
+        record "e2e($store)" "$tp" $((tf + lost)) "$lost of ${#files[@]} runs did not finish"
+    else
+        record "e2e($store)" "$tp" "$tf" "$( [ "$ts" -gt 0 ] && echo "$ts skipped")"
+    fi
 }
 
-# record_e2e STORE: record the counts the suite wrote to its result file.
-record_e2e() {
-    local store=$1 res=$WORK/e2e-$1.result p f s
-    if [ -s "$res" ]; then
-        read -r p f s < "$res"
-        record "e2e($store)" "$p" "$f" "$( [ "$s" -gt 0 ] && echo "$s skipped")"
-    else
-        record "e2e($store)" 0 1 "the suite did not finish"
-    fi
+# bg_shards STORE N BINARY ENV_FILE...: start N runs of the suite in the
+# background, run K against the store of the Kth ENV_FILE (the last one for
+# any K beyond them), each with shard K/N of the tests; sets SHARD_PIDS.
+bg_shards() {
+    local store=$1 n=$2 bin=$3 k env
+    shift 3
+    SHARD_PIDS=()
+    for ((k = 0; k < n; k++)); do
+        env=${*:k + 1:1}
+        [ -n "$env" ] || env=${*: -1}
+        bg_e2e "$store-$k" "$env" "$bin" "$k/$n"
+        SHARD_PIDS+=("$BG_E2E")
+    done
+}
+
+# wait_shards STORE PID...: wait for the runs bg_shards started, show their
+# output one after the other, record their summed counts.
+wait_shards() {
+    local store=$1 k=0 p keep=() q
+    shift
+    for p in "$@"; do
+        wait "$p"
+        for q in "${BG[@]}"; do [ "$q" = "$p" ] || keep+=("$q"); done
+        BG=("${keep[@]+"${keep[@]}"}")
+        keep=()
+        cat "$WORK/e2e-$store-$k.log"
+        k=$((k + 1))
+    done
+    record_e2e "$store" $#
 }
 
 # run_counted NAME CMD...: run a suite that ends with "NAME: N passed, N
@@ -383,67 +420,88 @@ E2E_BIN_EMU=$ROOT/build/s3c
 
 # ------------------------------------------------------------------ s3emu --
 # `s3emu --port 0 --access-key K --secret-key S` prints "ready http://HOST:PORT"
-# on stdout when it listens, and runs until SIGTERM. Its e2e suite starts
-# first, in the background when S3C_E2E_PARALLEL=1, and is collected after
-# Ceph's; the two use different stores, ports, temp dirs and HOMEs.
+# on stdout when it listens, and runs until SIGTERM. Its e2e suite runs as
+# S3C_EMU_SHARDS runs side by side, each against an s3emu of its own (tests
+# change the emulator's model and count what it served), started first, in the
+# background when S3C_E2E_PARALLEL=1, and collected after Ceph's; the runs use
+# different stores, ports, temp dirs and HOMEs. The suite mostly waits (for
+# latency it asks the emulator for, for timeouts, for the AWS CLI's start):
+# on 2 cores, 3 runs take about a third of the time of one.
 EMU_E2E=""              # "bg": its suite runs in the background; "now": run it after Ceph
+EMU_ENVS=()             # one env file per s3emu started
+# start_emu K: start s3emu number K; its env in WORK/s3emu-K.env.
 start_emu() {
-    local emu_ak=s3emutestaccesskey01
+    local k=$1 emu_ak=s3emutestaccesskey01
     local emu_sk=s3emu/test/secret+key/000000000000000000000
-    local emu_out=$WORK/s3emu.out emu_url="" i rc
+    local emu_out=$WORK/s3emu-$k.out emu_url="" i rc pid
     if [ ! -x build/s3emu ]; then     # make succeeded: a missing emulator is a failure
         record "e2e(s3emu)" 0 1 "no build/s3emu after make"
         return 1
     fi
     build/s3emu --port 0 --access-key "$emu_ak" --secret-key "$emu_sk" \
-        > "$emu_out" 2> "$WORK/s3emu.err" &
-    EMU_PID=$!
+        > "$emu_out" 2> "$WORK/s3emu-$k.err" &
+    pid=$!
+    EMU_PIDS+=("$pid")
     for ((i = 0; i < 100; i++)); do        # up to 10 s
         emu_url=$(sed -nE 's/^ready (http:\/\/[^ ]+).*/\1/p' "$emu_out" | head -n 1)
         [ -n "$emu_url" ] && break
-        kill -0 "$EMU_PID" 2>/dev/null || break
+        kill -0 "$pid" 2>/dev/null || break
         sleep 0.1
     done
     if [ -n "$emu_url" ]; then
-        echo "s3emu: pid $EMU_PID, $emu_url"
-        cat > "$WORK/s3emu.env" <<ENV
+        echo "s3emu $k: pid $pid, $emu_url"
+        cat > "$WORK/s3emu-$k.env" <<ENV
 S3C_TEST_STORE=s3emu
 S3C_TEST_ENDPOINT=$emu_url
 S3C_TEST_ACCESS_KEY='$emu_ak'
 S3C_TEST_SECRET_KEY='$emu_sk'
 S3C_TEST_REGION=us-east-1
 ENV
+        EMU_ENVS+=("$WORK/s3emu-$k.env")
         return 0
     fi
-    if ! kill -0 "$EMU_PID" 2>/dev/null; then
-        wait "$EMU_PID"
+    if ! kill -0 "$pid" 2>/dev/null; then
+        wait "$pid"
         rc=$?
         record "e2e(s3emu)" 0 1 "build/s3emu exited $rc at once"
     else
         record "e2e(s3emu)" 0 1 "build/s3emu printed no 'ready' line in 10 s"
     fi
-    tail -n 5 "$WORK/s3emu.err" >&2
-    stop_emu
+    tail -n 5 "$WORK/s3emu-$k.err" >&2
     return 1
 }
-stop_emu() {
-    if [ -n "$EMU_PID" ] && kill -0 "$EMU_PID" 2>/dev/null; then
-        kill -TERM "$EMU_PID"
-        wait "$EMU_PID" 2>/dev/null
-    fi
-    EMU_PID=""
+# stop_emus: stop every s3emu; say how one that died in the middle ended (it
+# fails every test of its run after).
+stop_emus() {
+    local p k=0
+    for p in "${EMU_PIDS[@]+"${EMU_PIDS[@]}"}"; do
+        if kill -0 "$p" 2>/dev/null; then
+            kill -TERM "$p"
+            wait "$p" 2>/dev/null
+        else
+            wait "$p" 2>/dev/null
+            echo "s3emu $k (pid $p) died during its e2e run, exit status $?; its last words:" >&2
+            tail -n 20 "$WORK/s3emu-$k.err" >&2
+        fi
+        k=$((k + 1))
+    done
+    EMU_PIDS=()
 }
 
 if [ "$S3C_S3EMU" = 1 ]; then
-    step "s3emu"
-    if start_emu; then
+    step "s3emu: $S3C_EMU_SHARDS of them"
+    emu_ok=1
+    for ((k = 0; k < S3C_EMU_SHARDS; k++)); do start_emu "$k" || { emu_ok=0; break; }; done
+    if [ $emu_ok = 1 ]; then
         EMU_E2E="now"
         if [ "$S3C_E2E_PARALLEL" = 1 ] && [ "$S3C_CEPH" = 1 ]; then
-            step "e2e against s3emu (${E2E_BIN_EMU#"$ROOT"/}), in the background"
-            bg_e2e s3emu "$WORK/s3emu.env" "$E2E_BIN_EMU"
+            step "e2e against s3emu (${E2E_BIN_EMU#"$ROOT"/}), $S3C_EMU_SHARDS runs in the background"
+            bg_shards s3emu "$S3C_EMU_SHARDS" "$E2E_BIN_EMU" "${EMU_ENVS[@]}"
             EMU_E2E="bg"
-            EMU_E2E_PID=$BG_E2E
+            EMU_SHARD_PIDS=("${SHARD_PIDS[@]}")
         fi
+    else
+        stop_emus
     fi
 fi
 
@@ -465,8 +523,9 @@ if [ "$S3C_CEPH" = 1 ]; then
         echo "ceph: start attempt $attempt failed" >&2
     done
     if [ $ceph_ok = 1 ]; then
-        step "e2e against Ceph (${E2E_BIN_CEPH#"$ROOT"/})"
-        run_e2e ceph "$ceph_dir/s3.env" "$E2E_BIN_CEPH"
+        step "e2e against Ceph (${E2E_BIN_CEPH#"$ROOT"/}), $S3C_CEPH_SHARDS runs on the one gateway"
+        bg_shards ceph "$S3C_CEPH_SHARDS" "$E2E_BIN_CEPH" "$ceph_dir/s3.env"
+        wait_shards ceph "${SHARD_PIDS[@]}"
     else
         record "e2e(ceph)" 0 1 "Ceph did not start"
     fi
@@ -474,19 +533,14 @@ if [ "$S3C_CEPH" = 1 ]; then
 fi
 
 if [ "$EMU_E2E" = bg ]; then
-    step "e2e against s3emu (${E2E_BIN_EMU#"$ROOT"/}): waiting for the background run"
-    wait_e2e s3emu "$EMU_E2E_PID"
+    step "e2e against s3emu (${E2E_BIN_EMU#"$ROOT"/}): waiting for the background runs"
+    wait_shards s3emu "${EMU_SHARD_PIDS[@]}"
 elif [ "$EMU_E2E" = now ]; then
-    step "e2e against s3emu (${E2E_BIN_EMU#"$ROOT"/})"
-    run_e2e s3emu "$WORK/s3emu.env" "$E2E_BIN_EMU"
+    step "e2e against s3emu (${E2E_BIN_EMU#"$ROOT"/}), $S3C_EMU_SHARDS runs"
+    bg_shards s3emu "$S3C_EMU_SHARDS" "$E2E_BIN_EMU" "${EMU_ENVS[@]}"
+    wait_shards s3emu "${SHARD_PIDS[@]}"
 fi
-# An emulator that died in the middle fails every test after: say how it ended.
-if [ -n "$EMU_PID" ] && ! kill -0 "$EMU_PID" 2>/dev/null; then
-    wait "$EMU_PID" 2>/dev/null
-    echo "s3emu (pid $EMU_PID) died during its e2e suite, exit status $?; its last words:" >&2
-    tail -n 20 "$WORK/s3emu.err" >&2
-fi
-stop_emu
+stop_emus
 
 # ------------------------------------------------------------------ moto --
 # The drop-in differential suite (tests/e2e/test_dropin*.sh: the same

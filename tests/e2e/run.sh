@@ -15,6 +15,11 @@
 # Closes with the line "e2e(STORE): N passed, N failed" (plus the skipped count
 # on a line of its own when some were skipped). If E2E_RESULT_FILE is set, writes
 # "PASSED FAILED SKIPPED" to it. Exit 0 only when nothing failed.
+#
+# E2E_SHARD=I/N runs every Nth test of the chosen ones, starting with the Ith
+# (0 <= I < N): N runs with I = 0..N-1, each against a store of its own (the
+# tests change s3emu's model and read its counters), run the suite once. A
+# test keeps the number it has in the whole list, so names stay unique.
 set -uo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -58,17 +63,27 @@ for f in "$HERE"/test_*.sh; do
     done < <(sed -nE 's/^(test_[A-Za-z0-9_]+)[[:space:]]*\(\).*/\1/p' "$f")
 done
 
-echo "e2e($S3C_TEST_STORE): ${#tests[@]} tests, s3c=${S3C#"$E2E_ROOT"/}, endpoint $S3C_TEST_ENDPOINT"
+shard_i=0 shard_n=1
+if [ -n "${E2E_SHARD:-}" ]; then
+    if ! [[ $E2E_SHARD =~ ^([0-9]+)/([1-9][0-9]*)$ ]] || [ "${BASH_REMATCH[1]}" -ge "${BASH_REMATCH[2]}" ]; then
+        echo "e2e: E2E_SHARD='$E2E_SHARD' is not I/N with 0 <= I < N" >&2
+        exit 2
+    fi
+    shard_i=${BASH_REMATCH[1]} shard_n=${BASH_REMATCH[2]}
+fi
+ntests=0
+for ((k = shard_i; k < ${#tests[@]}; k += shard_n)); do ntests=$((ntests + 1)); done
+
+echo "e2e($S3C_TEST_STORE): $ntests tests${E2E_SHARD:+ (shard $E2E_SHARD of ${#tests[@]})}, s3c=${S3C#"$E2E_ROOT"/}, endpoint $S3C_TEST_ENDPOINT"
 [ -x "$S3C" ] || echo "  warning: $S3C is not an executable file: every test will fail"
 
 if ! curl -s -o /dev/null --max-time 10 "$S3C_TEST_ENDPOINT/"; then
     echo "  the store does not answer at $S3C_TEST_ENDPOINT: no test run"
-    E2E_FAILED=${#tests[@]}
+    E2E_FAILED=$ntests
 else
-    i=0
     T0=$SECONDS
-    for name in "${tests[@]}"; do
-        i=$((i + 1))
+    for ((i = 1 + shard_i; i <= ${#tests[@]}; i += shard_n)); do
+        name=${tests[i - 1]}
         if [ $((SECONDS - T0)) -ge "$E2E_SUITE_TIMEOUT" ]; then
             printf '  %-5s %-44s (suite time limit of %s s reached)\n' FAIL "$name" "$E2E_SUITE_TIMEOUT"
             E2E_FAILED=$((E2E_FAILED + 1))
