@@ -42,6 +42,10 @@ bool s3_retry_retryable(enum s3_retry_mode mode, long http_status, const char *s
      * the caller learnt the server's time from the answer and signs anew. */
     if (!strcmp(code, "RequestTimeTooSkewed"))
         return true;
+    /* Every mode: a conditional write (If-None-Match, If-Match) raced another write of the key
+     * and neither was applied; S3 says to send it again, which then succeeds or gets its 412. */
+    if (http_status == 409 && !strcmp(code, "ConditionalRequestConflict"))
+        return true;
     switch (mode) {
     case S3_RETRY_STANDARD:
     case S3_RETRY_ADAPTIVE:

@@ -215,6 +215,8 @@ struct mpu_state {
     uint64_t *part_crcs;            /* mpu_crc with a CRC algorithm: each part's */
     unsigned char (*part_sums)[CK_MAX_LEN]; /* mpu_crc with a SHA algorithm: each part's digest */
     bool head_for_proof;            /* RK_HEAD_DST asks for the proof Complete's answer lacked */
+    bool cond_conflict;             /* a Complete under If-None-Match: * was answered 409
+                                       ConditionalRequestConflict (another write of the key raced it) */
     /* A local file's upload and its journal (resume.c); the others keep jlock -1. */
     int jlock;                      /* its key's journal record held (journal_upload_lock); -1 */
     bool no_journal;                /* the record is not ours to write: another live run's, or a stale

@@ -596,10 +596,25 @@ static void check_lost_complete(struct engine *g, struct req *r, const struct s3
     }
 }
 
-/* A retried Complete that finds no upload may have landed the first time. */
+/*
+ * A retried Complete that finds no upload may have landed the first time.
+ * One under --no-overwrite that raced another write of the key (409
+ * ConditionalRequestConflict) is sent again, as S3 says (s3/retry.c): it then
+ * lands, or finds the key taken (412: a skip), or finds its upload gone (S3
+ * tells a client to start the upload again): if the key then holds another
+ * object, the other write won and this one is a skip too.
+ */
 bool complete_failed(struct engine *g, struct req *r, enum store_s3_verdict v, struct s3c_error *e)
 {
+    if (e->http_status == 409 && !strcmp(e->s3_code, "ConditionalRequestConflict"))
+        mpu_of(r->os)->cond_conflict = true;
     if (r->attempt > 0 && !strcmp(e->s3_code, "NoSuchUpload")) {
+        /* Landed or dropped, the upload is gone: no Abort to send, no record to keep. */
+        struct mpu_state *m = mpu_of(r->os);
+
+        journal_drop(g, r->os);
+        free(m->upload_id);
+        m->upload_id = NULL;
         check_lost_complete(g, r, e);
         return true;
     }
@@ -632,7 +647,13 @@ void on_head_dst(struct engine *g, struct req *r)
         maybe_finish(g, os);
         return;
     }
-    if (!ours) {
+    if (!ours && m->cond_conflict) {
+        /* --no-overwrite's race lost to another write of the key: as its 412, a skip. */
+        s3c_fail(&e, S3C_EHTTP, "another write created the key while CompleteMultipartUpload ran "
+                                "(409 ConditionalRequestConflict), so this upload was not applied");
+        e.http_status = 412;
+        str_copy(e.s3_code, sizeof(e.s3_code), "PreconditionFailed");
+    } else if (!ours) {
         s3c_fail(&e, S3C_EHTTP, "CompleteMultipartUpload was retried and the upload is gone, "
                                 "but the object is not the one its parts make (ETag %.*s, want %s)",
                  (int)etag.n, etag.p ? etag.p : "", want);
@@ -665,7 +686,12 @@ bool head_dst_failed(struct engine *g, struct req *r, enum store_s3_verdict v, s
         maybe_finish(g, os);
         return true;
     }
-    if (v == STORE_S3_FAIL) {
+    if (v == STORE_S3_FAIL && m->cond_conflict) {
+        struct s3c_error he = *e;
+        s3c_fail(e, he.code, "CompleteMultipartUpload raced another write of the key (409 "
+                             "ConditionalRequestConflict) and the store dropped the upload; nothing was "
+                             "written: run again (HEAD: %s)", he.msg);
+    } else if (v == STORE_S3_FAIL) {
         struct s3c_error he = *e;
         s3c_fail(e, he.code, "CompleteMultipartUpload was retried and the upload is gone, "
                              "and no object took its place (HEAD: %s)", he.msg);

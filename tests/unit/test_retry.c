@@ -23,6 +23,11 @@ TEST(retry_modes_retry_what_botocore_retries)
     CHECK(!s3_retry_retryable(S3_RETRY_S3C, 404, "NoSuchKey"));
     /* Every mode signs again once the server's clock is known. */
     CHECK(s3_retry_retryable(S3_RETRY_LEGACY, 403, "RequestTimeTooSkewed"));
+    /* ... and sends a conditional write that raced another again; other 409s are answers. */
+    CHECK(s3_retry_retryable(S3_RETRY_LEGACY, 409, "ConditionalRequestConflict"));
+    CHECK(s3_retry_retryable(S3_RETRY_S3C, 409, "ConditionalRequestConflict"));
+    CHECK(!s3_retry_retryable(S3_RETRY_S3C, 409, "BucketNotEmpty"));
+    CHECK(!s3_retry_retryable(S3_RETRY_STANDARD, 409, "OperationAborted"));
     CHECK(s3_retry_is_throttle(429, ""));
     CHECK(s3_retry_is_throttle(503, "SlowDown"));
     CHECK(!s3_retry_is_throttle(503, "ServiceUnavailable"));

@@ -184,6 +184,7 @@ enum emu_fault_kind {
     FAULT_DELAY,        /* extra first-byte latency of the rule's ms */
     FAULT_DENY,         /* 403 AccessDenied, op not run; DeleteObjects: per key (key= rules) */
     FAULT_501,          /* 501 NotImplemented, op not run: a store without the operation (s3rver: UploadPartCopy) */
+    FAULT_409,          /* 409 ConditionalRequestConflict, op not run: a conditional write raced another */
     FAULT_KIND_COUNT
 };
 const char *emu_fault_name(enum emu_fault_kind k);

@@ -345,6 +345,12 @@ void emu_ops_handle(struct emu_server *s, struct emu_conn *c)
                   "implemented", NULL);
         goto model;
     }
+    if (q->fault == FAULT_409 && q->op != OP_COMPLETE_MPU) { /* Complete's: ops_complete_mpu */
+        ops_error(s, c, 409, "ConditionalRequestConflict", "A conflicting operation occurred. If using "
+                  "PutObject you can retry the request. If using multipart upload you should initiate "
+                  "another CreateMultipartUpload request and re-upload each part.", NULL);
+        goto model;
+    }
     if (q->fault == FAULT_DENY) {
         ops_error(s, c, 403, "AccessDenied", "Access Denied", NULL);
         goto model;

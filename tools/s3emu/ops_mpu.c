@@ -23,6 +23,19 @@ static struct emu_upload *find_upload(struct emu_server *s, struct emu_conn *c, 
     return u;
 }
 
+/* The upload 'u' of bucket 'b' goes, with its parts. */
+static void upload_drop(struct emu_bucket *b, struct emu_upload *u)
+{
+    struct buf uk = BUF_INIT(4096);
+
+    buf_add(&uk, u->key, u->klen);
+    buf_addc(&uk, 0);
+    buf_adds(&uk, u->id);
+    emu_sl_del(&b->uploads, uk.data, uk.len);
+    emu_store_upload_free(u);
+    buf_release(&uk);
+}
+
 void ops_create_mpu(struct emu_server *s, struct emu_conn *c, struct emu_bucket *b)
 {
     struct emu_req *q = &c->req;
@@ -325,6 +338,16 @@ void ops_complete_mpu(struct emu_server *s, struct emu_conn *c, struct emu_bucke
     memset(&cc, 0, sizeof(cc));
     if (!u)
         goto out;
+    if (q->fault == FAULT_409) {
+        /* A conditional Complete that raced another write: S3 tells the client to create the upload
+         * again and send every part, so this one is gone. */
+        upload_drop(b, u);
+        u = NULL;
+        ops_error(s, c, 409, "ConditionalRequestConflict", "A conflicting operation occurred. If using "
+                  "multipart upload you should initiate another CreateMultipartUpload request and re-upload "
+                  "each part.", NULL);
+        goto out;
+    }
     if (!q->body || emu_xml_walk(q->body->data, (size_t)q->body->len, complete_cb, &cc) || cc.bad || !cc.n) {
         ops_error(s, c, 400, "MalformedXML",
                   "The XML you provided was not well-formed or did not validate against our published schema.", NULL);
@@ -501,16 +524,10 @@ out:
 void ops_abort_mpu(struct emu_server *s, struct emu_conn *c, struct emu_bucket *b)
 {
     struct emu_upload *u = find_upload(s, c, b);
-    struct buf uk = BUF_INIT(4096);
 
     if (!u)
         return;
-    buf_add(&uk, u->key, u->klen);
-    buf_addc(&uk, 0);
-    buf_adds(&uk, u->id);
-    emu_sl_del(&b->uploads, uk.data, uk.len);
-    emu_store_upload_free(u);
-    buf_release(&uk);
+    upload_drop(b, u);
     ops_ok_empty(c, 204);
 }
 
