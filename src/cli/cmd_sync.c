@@ -590,7 +590,9 @@ static void delete_local(struct sync *s, const struct merge_entry *en)
 
 /*
  * A key the source does not have, as an engine delete: the engine batches
- * deletes into DeleteObjects requests of 1,000 keys, several in flight.
+ * deletes into DeleteObjects requests of 1,000 keys, several in flight, each
+ * key with the ETag it was listed with, so that one written again since the
+ * listing is kept (where the store checks: xfer/delete.c).
  * NULL (reported) when it cannot be made.
  */
 static struct xfer_obj *delete_remote(struct sync *s, const struct merge_entry *en)
@@ -612,8 +614,11 @@ static struct xfer_obj *delete_remote(struct sync *s, const struct merge_entry *
         o->src_bucket = strdup(s->dst.bucket);
         o->opts = &s->oo;       /* --request-payer */
         sh->src = strdup(buf_cstr(&shown));
+        /* Only what was listed: a key written again since is kept (the engine's conditional deletes). */
+        if (en->etag.n)
+            o->etag = strndup(en->etag.p, en->etag.n);
     }
-    if (!o || !sh || !o->src || !o->src_bucket || !sh->src) {
+    if (!o || !sh || !o->src || !o->src_bucket || !sh->src || (en->etag.n && !o->etag)) {
         s3c_fail(&e, S3C_ENOMEM, "out of memory");
         goto fail;
     }

@@ -214,7 +214,8 @@ static const struct help helps[] = {
       "or an ETag equal to what was sent, the ETag of the copy made, a download's check. A\n"
       "store that answers 200 with neither proves nothing: the source is kept (exit 1).\n"
       "An S3 source is deleted only while it is still what was copied (DeleteObject with\n"
-      "If-Match: its ETag): one changed meanwhile (412) is kept, a failed delete (exit 1).\n"
+      "If-Match: its ETag, or DeleteObjects with each key's ETag once the store is known to\n"
+      "check them): one changed meanwhile (412) is kept, a failed delete (exit 1).\n"
       "A store that ignores or refuses If-Match on deletes (Ceph 16) is learnt from the\n"
       "first delete and said once; its sources are then deleted without that check.\n" },
     { "rm", "s3c rm s3://BUCKET/KEY... [--recursive] [--exclude P] [--include P] [--dryrun] [--all-versions]",
@@ -313,7 +314,9 @@ static const struct help helps[] = {
       "the precision both ends have; the same size in the same second is copied unless a\n"
       "checksum proves the bytes equal (MD5 or multipart ETag, stored CRC, equal ETags).\n"
       "  --delete               delete what DST has and SRC has not (never what --exclude\n"
-      "                         keeps out, nor what SRC could not read)\n"
+      "                         keeps out, nor what SRC could not read), each key only while\n"
+      "                         it is what was listed (its ETag, as mv's sources): one written\n"
+      "                         again meanwhile is kept (exit 1)\n"
       "  --size-only            only a size difference copies\n"
       "  --exact-timestamps     downloads: copy same-sized files unless the times are equal\n"
       "  --checksum             same-sized files and objects are compared by content (rclone's\n"

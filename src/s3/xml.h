@@ -574,6 +574,8 @@ enum s3c_err s3_build_complete_multipart(const struct s3_complete_part *parts, s
 struct s3_delete_object {
     const char *key;
     const char *version_id;     /* NULL or "" for the current version */
+    const char *etag;           /* NULL or "": any; else deleted only while the object has this ETag
+                                   (S3 since 2025; a store that ignores it deletes all the same) */
 };
 
 /*

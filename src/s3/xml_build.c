@@ -160,6 +160,8 @@ enum s3c_err s3_build_delete(const struct s3_delete_object *objs, size_t n, bool
                             "DeleteObjects key %zu holds characters XML 1.0 cannot carry", i);
         if (objs[i].version_id && !s3_xml_key_ok(sv_from(objs[i].version_id)))
             return s3c_fail(e, S3C_EPARSE, "DeleteObjects version id %zu is not XML text", i);
+        if (objs[i].etag && !s3_xml_key_ok(sv_from(objs[i].etag)))
+            return s3c_fail(e, S3C_EPARSE, "DeleteObjects ETag %zu is not XML text", i);
     }
     rc = add(out, "<Delete xmlns=\"" S3_XML_NS "\">", e);
     if (!rc && quiet)
@@ -170,6 +172,8 @@ enum s3c_err s3_build_delete(const struct s3_delete_object *objs, size_t n, bool
             rc = add_elem(out, "Key", objs[i].key, e);
         if (!rc)
             rc = add_elem(out, "VersionId", objs[i].version_id, e);
+        if (!rc)
+            rc = add_elem(out, "ETag", objs[i].etag, e);
         if (!rc)
             rc = add(out, "</Object>", e);
     }

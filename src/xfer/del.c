@@ -49,7 +49,8 @@ static struct xfer_del_batch *batch_new(const char *bucket, const char *payer)
 }
 
 enum s3c_err xfer_del_add(struct xfer_del_queue *q, const char *bucket, const char *payer,
-                          const char *key, const char *version_id, void *ctx, struct s3c_error *e)
+                          const char *key, const char *version_id, const char *etag, void *ctx,
+                          struct s3c_error *e)
 {
     struct xfer_del_batch *b;
     struct xfer_del_item *it;
@@ -58,7 +59,8 @@ enum s3c_err xfer_del_add(struct xfer_del_queue *q, const char *bucket, const ch
         return s3c_fail(e, S3C_EUSAGE, "delete: no bucket");
     if (!key || !key[0])
         return s3c_fail(e, S3C_EUSAGE, "delete: no key");
-    if (!s3_xml_key_ok(sv_from(key)) || (version_id && !s3_xml_key_ok(sv_from(version_id))))
+    if (!s3_xml_key_ok(sv_from(key)) || (version_id && !s3_xml_key_ok(sv_from(version_id))) ||
+        (etag && !s3_xml_key_ok(sv_from(etag))))
         return s3c_fail(e, S3C_EPARSE, "delete: the key cannot travel in XML");
     for (b = q->open; b; b = b->next)
         if (!strcmp(b->bucket, bucket) && same_str(b->payer, payer))
@@ -81,6 +83,7 @@ enum s3c_err xfer_del_add(struct xfer_del_queue *q, const char *bucket, const ch
     it = &b->items[b->n++];
     it->key = key;
     it->version_id = version_id && version_id[0] ? version_id : NULL;
+    it->etag = etag && etag[0] ? etag : NULL;
     it->ctx = ctx;
     it->err = NULL;
     if (b->n == S3_DELETE_MAX_KEYS)
@@ -127,6 +130,7 @@ enum s3c_err xfer_del_body(const struct xfer_del_batch *b, struct buf *out, stru
     for (i = 0; i < b->n; i++) {
         objs[i].key = b->items[i].key;
         objs[i].version_id = b->items[i].version_id;
+        objs[i].etag = b->items[i].etag;
     }
     return s3_build_delete(objs, b->n, true, out, e);
 }

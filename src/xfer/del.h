@@ -26,6 +26,7 @@
 struct xfer_del_item {
     const char *key;                        /* borrowed */
     const char *version_id;                 /* borrowed; NULL or "": the current version */
+    const char *etag;                       /* borrowed; NULL: any, else only while it has this ETag */
     void *ctx;                              /* the caller's (the engine's object) */
     const struct s3_delete_error *err;      /* set by xfer_del_match; points into its result */
 };
@@ -55,7 +56,8 @@ struct xfer_del_queue {
  * caller deletes other keys one by one): S3C_EPARSE otherwise.
  */
 enum s3c_err xfer_del_add(struct xfer_del_queue *q, const char *bucket, const char *payer,
-                          const char *key, const char *version_id, void *ctx, struct s3c_error *e);
+                          const char *key, const char *version_id, const char *etag, void *ctx,
+                          struct s3c_error *e);
 
 /* Close every open batch (the source paused or ended). */
 void xfer_del_flush(struct xfer_del_queue *q);

@@ -3,13 +3,15 @@
  * queued into DeleteObjects batches (their bookkeeping is del.c), a batch's
  * request and answer, per-key errors, a DeleteObject for a key XML cannot
  * carry, and conditional deletes: an object that names the ETag it may
- * delete (xfer_obj.etag: mv's source, as it was copied) goes as a
- * DeleteObject with If-Match, and a 412 keeps it. A store may ignore the
- * header (Ceph 16 deletes all the same) or refuse it (501): the first such
- * delete of a run is sent once with an ETag no object has, to learn which
- * (engine.cond_del); where it is not checked, deletes go as they went before
- * (batches), and the first object says so in its warning. Calls req.c,
- * verify.c and del.c; no other family.
+ * delete (xfer_obj.etag: mv's source as it was copied, sync --delete's key
+ * as it was listed) is deleted only while it has that ETag, and a 412 keeps
+ * it. A store may ignore the condition (Ceph 16 deletes all the same) or
+ * refuse it (501): the first such delete of a run is a DeleteObject sent once
+ * with an If-Match no object has, to learn which (engine.cond_del), while the
+ * others wait (engine.cond_wait). Where the store checks, they go in batches
+ * with each key's <ETag> (S3 checks both since 2025); where it does not, in
+ * batches as before, and the first object says so in its warning. Calls
+ * req.c, verify.c and del.c; no other family.
  */
 #include <stdatomic.h>
 #include <stddef.h>
@@ -71,13 +73,21 @@ static void del_batch_finish(struct engine *g, struct xfer_del_batch *b, const s
         s3c_fail(&stopped, S3C_ECANCEL, "stopped");
     for (i = 0; i < b->n; i++) {
         struct xfer_obj_state *os = b->items[i].ctx;
+        const struct s3_delete_error *de = b->items[i].err;
 
         if (all) {
             os->failed = true;
             os->err = i > 0 && stopped.code ? stopped : *all;
-        } else if (b->items[i].err) {
+        } else if (de && b->items[i].etag && de->code && !strcmp(de->code, "NoSuchKey")) {
+            /* A conditional delete of a key with no object: gone, as asked (DeleteObject's 404). */
+        } else if (de && b->items[i].etag && de->code && !strcmp(de->code, "PreconditionFailed")) {
             os->failed = true;
-            del_key_error(&os->err, b->items[i].err);
+            del_key_error(&os->err, de);
+            snprintf(os->err.msg, sizeof(os->err.msg), "it is no longer the object s3c read (its ETag is no "
+                     "longer %s), so it is kept", b->items[i].etag);
+        } else if (de) {
+            os->failed = true;
+            del_key_error(&os->err, de);
         }
         obj_phase_set(g, os, PH_END);
         obj_finish(g, os); /* frees the object the item's key points into */
@@ -204,8 +214,8 @@ static void cond_not_checked(struct engine *g, struct xfer_obj *o, enum cond_del
     g->cond_del = how;
     if (atomic_exchange(&said, true))
         return;
-    snprintf(text, sizeof(text), "the store %s If-Match on DeleteObject: sources are deleted without "
-             "checking that they are still what was copied", how == COND_DEL_IGNORED ? "ignores" : "refuses");
+    snprintf(text, sizeof(text), "the store %s If-Match on DeleteObject: objects are deleted without "
+             "checking that they are still what s3c read", how == COND_DEL_IGNORED ? "ignores" : "refuses");
     free(o->warning);
     o->warning = strdup(text);
 }
@@ -267,30 +277,78 @@ bool delete_one_refused(struct engine *g, struct req *r, const struct s3c_error 
 }
 
 /*
- * A delete object: a conditional DeleteObject (above), queued in its bucket's batch (*out NULL),
- * or, for a key XML 1.0 cannot carry, a DeleteObject of its own (the key travels in the URL).
+ * Where a delete goes, by what the run knows of the store: while it is not known whether the store
+ * checks conditional deletes, the first conditional one is the probe (a DeleteObject) and the others
+ * wait (cond_wait); then each goes in its bucket's batch (*out NULL), with its <ETag> where the store
+ * checks, or, for a key XML 1.0 cannot carry, as a DeleteObject of its own (the key travels in the URL,
+ * If-Match as build.c's del_if_match says).
  */
-enum s3c_err del_start(struct engine *g, struct xfer_obj_state *os, struct req **out, struct s3c_error *e)
+static enum s3c_err del_route(struct engine *g, struct xfer_obj_state *os, struct req **out, struct s3c_error *e)
 {
     struct xfer_obj *o = os->o;
     const char *payer = o->opts ? o->opts->request_payer : NULL;
+    bool cond = o->etag && o->etag[0] && !o->version_id;
+
+    *out = NULL;
+    if (cond && g->cond_del == COND_DEL_UNKNOWN) {
+        if (g->cond_probe) {
+            if (g->n_cond_wait == g->cap_cond_wait) {
+                size_t cap = g->cap_cond_wait ? 2 * g->cap_cond_wait : 64;
+                struct xfer_obj_state **w = realloc(g->cond_wait, cap * sizeof(*w));
+
+                if (!w)
+                    return s3c_fail(e, S3C_ENOMEM, "out of memory");
+                g->cond_wait = w;
+                g->cap_cond_wait = cap;
+            }
+            g->cond_wait[g->n_cond_wait++] = os;
+            return S3C_OK;
+        }
+        if (!(*out = req_get(g, os, RK_DELETE_ONE)))
+            return s3c_fail(e, S3C_ENOMEM, "out of memory");
+        g->cond_probe = *out;
+        return S3C_OK;
+    }
+    if (s3_xml_key_ok(sv_from(o->src)) && (!o->version_id || s3_xml_key_ok(sv_from(o->version_id))) &&
+        (!cond || s3_xml_key_ok(sv_from(o->etag))))
+        return xfer_del_add(&g->del, o->src_bucket, payer, o->src, o->version_id,
+                            cond && g->cond_del == COND_DEL_CHECKED ? o->etag : NULL, os, e);
+    *out = req_get(g, os, RK_DELETE_ONE);
+    return *out ? S3C_OK : s3c_fail(e, S3C_ENOMEM, "out of memory");
+}
+
+enum s3c_err del_start(struct engine *g, struct xfer_obj_state *os, struct req **out, struct s3c_error *e)
+{
+    struct xfer_obj *o = os->o;
 
     g->n_deletes++;
     *out = NULL;
     obj_phase_set(g, os, PH_SINGLE);
     if (!o->src_bucket || !o->src_bucket[0] || !o->src || !o->src[0])
         return s3c_fail(e, S3C_EUSAGE, "delete: an object needs a bucket and a key");
-    if (del_conditional(g, o)) {
-        if (!(*out = req_get(g, os, RK_DELETE_ONE)))
-            return s3c_fail(e, S3C_ENOMEM, "out of memory");
-        if (g->cond_del == COND_DEL_UNKNOWN && !g->cond_probe)
-            g->cond_probe = *out;
-        return S3C_OK;
+    return del_route(g, os, out, e);
+}
+
+/* The probe is answered (or ended another way): the deletes that waited for it go, in order; while
+ * the store is still not known (the probe got no verdict), the first of them probes again. */
+void del_unwait(struct engine *g)
+{
+    size_t i = 0;
+
+    while (i < g->n_cond_wait && (g->cond_del != COND_DEL_UNKNOWN || !g->cond_probe)) {
+        struct xfer_obj_state *os = g->cond_wait[i++];
+        struct s3c_error e = S3C_ERROR_INIT;
+        struct req *r = NULL;
+
+        if (del_route(g, os, &r, &e)) {
+            obj_fail(g, os, &e);
+            maybe_finish(g, os);
+        } else if (r) {
+            submit_or_fail(g, r);
+        }
     }
-    if (s3_xml_key_ok(sv_from(o->src)) && (!o->version_id || s3_xml_key_ok(sv_from(o->version_id))))
-        return xfer_del_add(&g->del, o->src_bucket, payer, o->src, o->version_id, os, e);
-    *out = req_get(g, os, RK_DELETE_ONE);
-    return *out ? S3C_OK : s3c_fail(e, S3C_ENOMEM, "out of memory");
+    memmove(g->cond_wait, g->cond_wait + i, (g->n_cond_wait - i) * sizeof(*g->cond_wait));
+    g->n_cond_wait -= i;
 }
 
 /* DeleteObject of one key answered: it is gone. */
@@ -315,4 +373,10 @@ void del_cancel(struct engine *g, const struct s3c_error *e)
 
     while ((b = xfer_del_take_any(&g->del)))
         del_batch_finish(g, b, e);
+    while (g->n_cond_wait) {
+        struct xfer_obj_state *os = g->cond_wait[--g->n_cond_wait];
+
+        obj_fail(g, os, e);
+        maybe_finish(g, os);
+    }
 }

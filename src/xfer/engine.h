@@ -604,6 +604,8 @@ struct engine {
     enum cond_del cond_del;
     struct req *cond_probe;         /* the first of them, sent once with an If-Match no object has:
                                        412 says the store checks it, a 2xx that it ignores it */
+    struct xfer_obj_state **cond_wait; /* the others, while the probe is out: then routed by its answer */
+    size_t n_cond_wait, cap_cond_wait;
     bool source_wait;               /* the source said WAIT: ask again after the next done */
     bool source_later;              /* the source said LATER: ask again after this turn's loop step */
     bool no_part_number;            /* the store ignores ?partNumber= (Ceph 16) */
@@ -1026,6 +1028,8 @@ enum s3c_err engine_run(struct store_s3 *s, const struct xfer_opts *opts, struct
 void del_batch_fail(struct engine *g, struct req *r, const struct s3c_error *e);
 void on_delete_batch(struct engine *g, struct req *r);
 struct req *del_next_batch(struct engine *g);
+/* The conditional deletes that waited for the probe's answer go (fill, each turn). */
+void del_unwait(struct engine *g);
 enum s3c_err del_start(struct engine *g, struct xfer_obj_state *os, struct req **out, struct s3c_error *e);
 void on_delete_one(struct engine *g, struct req *r);
 bool delete_one_refused(struct engine *g, struct req *r, const struct s3c_error *e);

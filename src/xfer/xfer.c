@@ -230,8 +230,11 @@ static void fill(struct engine *g)
 
         if (!r && !stopping(g))
             r = next_part(g);
-        if (!r && !stopping(g))
+        if (!r && !stopping(g)) {
+            if (g->n_cond_wait)
+                del_unwait(g);
             r = del_next_batch(g);
+        }
         if (!r) {
             /* A closed batch waiting for room holds the source back: memory stays bounded. */
             if (g->source_done || g->source_wait || g->source_later || stopping(g) || g->del.ready)
@@ -421,6 +424,7 @@ enum s3c_err engine_run(struct store_s3 *s, const struct xfer_opts *opts, struct
     land_free(g->land);
     hashpool_free(g->hash);
     hedge_free(g->hedge);
+    free(g->cond_wait);
     g->stats.seconds = (double)(now_ms() - t0) / 1000.0;
     if (stats)
         *stats = g->stats;

@@ -83,3 +83,69 @@ test_cond_writes_409_complete_upload_gone_fails_cleanly() {
     assert_ok s3c cp --only-show-errors "s3://$b/k" back
     cmp -s big back || t_fail "the object read back is not the file"
 }
+
+# sync --delete deletes only what it listed: each key goes with the ETag it
+# was listed with (the first as the conditional deletes' probe, a
+# DeleteObject; the others in DeleteObjects with <ETag>). A key written again
+# between the listing and its delete is kept with its new bytes, the sync says
+# so and exits 1; the other key is deleted. 30 more keys go in batches, not
+# one request each.
+test_cond_writes_sync_delete_keeps_a_key_written_since_listed() {
+    local b pid rc i
+    t_own_emu
+    t_new_bucket b
+    mkdir src
+    printf 'kept\n' > src/keep
+    printf 'old\n' > x1
+    printf 'old\n' > x2
+    printf 'new\n' > x2.new
+    assert_ok s3c cp --only-show-errors src/keep "s3://$b/keep"
+    assert_ok s3c cp --only-show-errors x1 "s3://$b/x1"
+    assert_ok s3c cp --only-show-errors x2 "s3://$b/x2"
+    # x1, the first delete, is the probe (DeleteObject); x2's DeleteObjects runs 2 s after it arrives.
+    t_emu_set "apply_late=1&faults=delay@op=DeleteObjects,ms=2000"
+    s3c sync --delete src "s3://$b/" > sync.out 2> sync.err &
+    pid=$!
+    for ((i = 0; i < 300; i++)); do
+        s3curl HEAD "/$b/x1" >/dev/null 2>&1 || break
+        sleep 0.02
+    done
+    sleep 0.3
+    s3curl PUT "/$b/x2" --data-binary @x2.new >/dev/null || t_fail "the PUT of x2's new bytes failed"
+    rc=0
+    wait "$pid" || rc=$?
+    t_emu_set "apply_late=0&faults="
+    assert_eq 1 "$rc" "sync's exit code (stderr: $(cat sync.err))"
+    assert_contains "$(cat sync.err)" "delete failed: s3://$b/x2 An error occurred (PreconditionFailed): it is no longer the object s3c read (its ETag is no longer \"$(md5sum < x2 | cut -d' ' -f1)\"), so it is kept"
+    assert_eq "$(printf 'keep\nx2')" "$(t_list_keys "$b")" "keys after the sync"
+    assert_ok s3c cp --only-show-errors "s3://$b/x2" x2.back
+    assert_eq new "$(cat x2.back)" "x2: its new bytes"
+
+    mkdir many
+    for ((i = 0; i < 30; i++)); do printf '%d' "$i" > "many/k$i"; done
+    assert_ok s3c cp --only-show-errors -r many "s3://$b/"
+    local del1 dels
+    del1=$(t_emu_ops DeleteObject) dels=$(t_emu_ops DeleteObjects)
+    assert_ok s3c sync --only-show-errors --delete src "s3://$b/"
+    assert_eq "$(printf 'keep')" "$(t_list_keys "$b")" "keys after the second sync"
+    assert_eq 2 "$(($(t_emu_ops DeleteObject) - del1))" "DeleteObject requests: the probe, sent again with the real ETag"
+    [ $(($(t_emu_ops DeleteObjects) - dels)) -ge 1 ] && [ $(($(t_emu_ops DeleteObjects) - dels)) -le 2 ] ||
+        t_fail "DeleteObjects requests: $(($(t_emu_ops DeleteObjects) - dels)), want 1 or 2 for 31 keys"
+}
+
+# A store that ignores conditional deletes (Ceph 16): sync --delete deletes
+# every key it listed all the same, says so once, and exits 0.
+test_cond_writes_sync_delete_where_the_store_ignores_etags() {
+    local b i
+    t_own_emu
+    t_new_bucket b
+    mkdir src many
+    printf 'kept\n' > src/keep
+    for ((i = 0; i < 5; i++)); do printf '%d' "$i" > "many/k$i"; done
+    assert_ok s3c cp --only-show-errors -r many "s3://$b/"
+    t_emu_set "delete_ignores_if_match=1"
+    assert_ok s3c sync --only-show-errors --delete src "s3://$b/"
+    t_emu_set "delete_ignores_if_match=0"
+    assert_eq "s3c: warning: the store ignores If-Match on DeleteObject: objects are deleted without checking that they are still what s3c read" "$T_ERR" "stderr"
+    assert_eq "keep" "$(t_list_keys "$b")" "keys"
+}

@@ -33,7 +33,7 @@ TEST(xfer_del_batches_of_1000_per_bucket)
     fill_keys();
     for (i = 0; i < 2500; i++) {
         tag[i] = i;
-        CHECK_INT(xfer_del_add(&q, "bkt", NULL, keys[i], NULL, &tag[i], &e), S3C_OK);
+        CHECK_INT(xfer_del_add(&q, "bkt", NULL, keys[i], NULL, NULL, &tag[i], &e), S3C_OK);
     }
     /* Two full batches are ready at once; 500 keys wait for more. */
     CHECK_INT(q.n_ready_keys, 2000);
@@ -71,12 +71,12 @@ TEST(xfer_del_buckets_and_payers_apart)
     fill_keys();
     /* Interleaved buckets never share a batch; a request payer is a batch of its own. */
     for (i = 0; i < 30; i++)
-        CHECK_INT(xfer_del_add(&q, i % 2 ? "odd" : "even", NULL, keys[i], NULL, NULL, &e), S3C_OK);
+        CHECK_INT(xfer_del_add(&q, i % 2 ? "odd" : "even", NULL, keys[i], NULL, NULL, NULL, &e), S3C_OK);
     CHECK_INT(q.n_open, 2);
     CHECK(q.ready == NULL);
     /* A third open batch is one too many: the fullest (even, now 16 keys) is closed. */
-    CHECK_INT(xfer_del_add(&q, "even", NULL, keys[30], NULL, NULL, &e), S3C_OK);
-    CHECK_INT(xfer_del_add(&q, "odd", "requester", keys[31], NULL, NULL, &e), S3C_OK);
+    CHECK_INT(xfer_del_add(&q, "even", NULL, keys[30], NULL, NULL, NULL, &e), S3C_OK);
+    CHECK_INT(xfer_del_add(&q, "odd", "requester", keys[31], NULL, NULL, NULL, &e), S3C_OK);
     CHECK_INT(q.n_open, 2);
     b = xfer_del_take(&q);
     CHECK(b && !strcmp(b->bucket, "even") && b->n == 16 && !b->payer);
@@ -102,10 +102,10 @@ TEST(xfer_del_refuses_what_xml_cannot_carry)
     struct xfer_del_queue q = XFER_DEL_QUEUE_INIT(16);
     struct s3c_error e = S3C_ERROR_INIT;
 
-    CHECK_INT(xfer_del_add(&q, "b", NULL, "", NULL, NULL, &e), S3C_EUSAGE);
-    CHECK_INT(xfer_del_add(&q, "", NULL, "k", NULL, NULL, &e), S3C_EUSAGE);
-    CHECK_INT(xfer_del_add(&q, "b", NULL, "ctl\x01key", NULL, NULL, &e), S3C_EPARSE);
-    CHECK_INT(xfer_del_add(&q, "b", NULL, "k", "v\x02", NULL, &e), S3C_EPARSE);
+    CHECK_INT(xfer_del_add(&q, "b", NULL, "", NULL, NULL, NULL, &e), S3C_EUSAGE);
+    CHECK_INT(xfer_del_add(&q, "", NULL, "k", NULL, NULL, NULL, &e), S3C_EUSAGE);
+    CHECK_INT(xfer_del_add(&q, "b", NULL, "ctl\x01key", NULL, NULL, NULL, &e), S3C_EPARSE);
+    CHECK_INT(xfer_del_add(&q, "b", NULL, "k", "v\x02", NULL, NULL, &e), S3C_EPARSE);
     CHECK(xfer_del_idle(&q));
 }
 
@@ -170,7 +170,7 @@ TEST(xfer_del_hostile_keys_round_trip)
     size_t i;
 
     for (i = 0; i < n; i++)
-        CHECK_INT(xfer_del_add(&q, "b", NULL, hostile[i], i == 1 ? "v1" : NULL, NULL, &e), S3C_OK);
+        CHECK_INT(xfer_del_add(&q, "b", NULL, hostile[i], i == 1 ? "v1" : NULL, NULL, NULL, &e), S3C_OK);
     xfer_del_flush(&q);
     b = xfer_del_take(&q);
     CHECK(b != NULL);
@@ -228,9 +228,9 @@ TEST(xfer_del_same_key_twice_both_fail)
     struct s3_delete_result res = S3_DELETE_RESULT_INIT;
     struct xfer_del_batch *b;
 
-    CHECK_INT(xfer_del_add(&q, "b", NULL, "dup", NULL, NULL, &e), S3C_OK);
-    CHECK_INT(xfer_del_add(&q, "b", NULL, "ok", NULL, NULL, &e), S3C_OK);
-    CHECK_INT(xfer_del_add(&q, "b", NULL, "dup", NULL, NULL, &e), S3C_OK);
+    CHECK_INT(xfer_del_add(&q, "b", NULL, "dup", NULL, NULL, NULL, &e), S3C_OK);
+    CHECK_INT(xfer_del_add(&q, "b", NULL, "ok", NULL, NULL, NULL, &e), S3C_OK);
+    CHECK_INT(xfer_del_add(&q, "b", NULL, "dup", NULL, NULL, NULL, &e), S3C_OK);
     xfer_del_flush(&q);
     b = xfer_del_take(&q);
     CHECK(b && b->n == 3);

@@ -123,8 +123,8 @@ TEST(xml_build_delete_exact)
     struct buf b = BUF_INIT(1 << 20);
     struct s3c_error e = S3C_ERROR_INIT;
     struct s3_delete_object o[2] = {
-        { "sample1.txt", NULL },
-        { "dir/a&b<c>\"d'e", "OYcLXagmS.WaD..oyH4KRguB95_YhLs7" },
+        { "sample1.txt", NULL, NULL },
+        { "dir/a&b<c>\"d'e", "OYcLXagmS.WaD..oyH4KRguB95_YhLs7", NULL },
     };
 
     CHECK_INT(s3_build_delete(o, 2, true, &b, &e), S3C_OK);
@@ -138,6 +138,13 @@ TEST(xml_build_delete_exact)
     CHECK_INT(s3_build_delete(o, 1, false, &b, &e), S3C_OK);
     CHECK_STR(buf_cstr(&b), "<Delete xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\">"
                             "<Object><Key>sample1.txt</Key></Object></Delete>");
+    /* A conditional key: its ETag as listed, quotes and all, escaped. */
+    buf_reset(&b);
+    o[0].etag = "\"9b2cf535f27731c974343645a3985328\"";
+    CHECK_INT(s3_build_delete(o, 1, true, &b, &e), S3C_OK);
+    CHECK_STR(buf_cstr(&b), "<Delete xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\"><Quiet>true</Quiet>"
+                            "<Object><Key>sample1.txt</Key><ETag>&quot;9b2cf535f27731c974343645a3985328&quot;</ETag>"
+                            "</Object></Delete>");
     buf_release(&b);
 }
 
@@ -147,9 +154,9 @@ TEST(xml_build_delete_line_ends_survive_a_parser)
     struct s3c_error e = S3C_ERROR_INIT;
     struct keys k = { { BUF_INIT(4096), BUF_INIT(4096), BUF_INIT(4096), BUF_INIT(4096) }, 0, 0 };
     struct s3_delete_object o[3] = {
-        { "cr\rlf\ncrlf\r\nend", NULL },
-        { "tab\there  two  spaces ", NULL },
-        { "caf\xc3\xa9 \xe6\x97\xa5 \xf0\x9f\x98\x80 \xc2\x85 \xe2\x80\xa8 &amp; %20 +", NULL },
+        { "cr\rlf\ncrlf\r\nend", NULL, NULL },
+        { "tab\there  two  spaces ", NULL, NULL },
+        { "caf\xc3\xa9 \xe6\x97\xa5 \xf0\x9f\x98\x80 \xc2\x85 \xe2\x80\xa8 &amp; %20 +", NULL, NULL },
     };
     int i;
 
@@ -169,7 +176,7 @@ TEST(xml_build_delete_refuses_what_xml_cannot_carry)
 {
     struct buf b = BUF_INIT(1 << 20);
     struct s3c_error e = S3C_ERROR_INIT;
-    struct s3_delete_object o[2] = { { "fine", NULL }, { "bell\x07", NULL } };
+    struct s3_delete_object o[2] = { { "fine", NULL, NULL }, { "bell\x07", NULL, NULL } };
     struct s3_delete_object *many;
     size_t i;
 

@@ -352,8 +352,9 @@ void ops_delete_object(struct emu_server *s, struct emu_conn *c, struct emu_buck
 struct del_ctx {
     char *keys[DELETE_MAX + 1];
     char *vids[DELETE_MAX + 1];
+    char *etags[DELETE_MAX + 1];    /* <ETag>: deleted only while the object has it (S3 since 2025) */
     int n;
-    char *cur_key, *cur_vid;
+    char *cur_key, *cur_vid, *cur_etag;
     bool quiet, bad;
 };
 
@@ -369,6 +370,9 @@ static void del_cb(void *ctx, const char *name, const char *text, int depth)
     } else if (!strcmp(name, "VersionId") && depth == 3) {
         free(d->cur_vid);
         d->cur_vid = strdup(text);
+    } else if (!strcmp(name, "ETag") && depth == 3) {
+        free(d->cur_etag);
+        d->cur_etag = strdup(text);
     } else if (!strcmp(name, "Object") && depth == 2) {
         if (!d->cur_key || d->n == DELETE_MAX + 1) {
             d->bad = true;
@@ -376,8 +380,9 @@ static void del_cb(void *ctx, const char *name, const char *text, int depth)
         }
         d->keys[d->n] = d->cur_key;
         d->vids[d->n] = d->cur_vid;
+        d->etags[d->n] = d->cur_etag;
         d->n++;
-        d->cur_key = d->cur_vid = NULL;
+        d->cur_key = d->cur_vid = d->cur_etag = NULL;
     }
 }
 
@@ -424,6 +429,18 @@ void ops_delete_objects(struct emu_server *s, struct emu_conn *c, struct emu_buc
             buf_adds(x, "<Code>AccessDenied</Code><Message>Access Denied</Message></Error>");
             continue;
         }
+        if (d->etags[i] && !d->vids[i] && !s->model.delete_ignores_if_match) {
+            /* As DeleteObject's If-Match: the current version must carry the ETag (none: deleted). */
+            struct emu_obj *o = emu_store_get(b, d->keys[i], kl, NULL);
+
+            if (o && !o->delete_marker && !ops_etag_match(sv_from(d->etags[i]), o->etag)) {
+                buf_adds(x, "<Error>");
+                ops_xml_key(x, "Key", d->keys[i], kl, false);
+                buf_adds(x, "<Code>PreconditionFailed</Code><Message>At least one of the pre-conditions "
+                            "you specified did not hold</Message></Error>");
+                continue;
+            }
+        }
         ops_version_delete(s, c, b, d->keys[i], kl, d->vids[i], &mv, &marker);
         if (!d->quiet) {
             buf_adds(x, "<Deleted>");
@@ -445,9 +462,11 @@ out:
     for (i = 0; i < d->n; i++) {
         free(d->keys[i]);
         free(d->vids[i]);
+        free(d->etags[i]);
     }
     free(d->cur_key);
     free(d->cur_vid);
+    free(d->cur_etag);
     free(d);
 }
 
