@@ -216,6 +216,8 @@ static const struct help helps[] = {
       "An S3 source is deleted only while it is still what was copied (DeleteObject with\n"
       "If-Match: its ETag, or DeleteObjects with each key's ETag once the store is known to\n"
       "check them): one changed meanwhile (412) is kept, a failed delete (exit 1).\n"
+      "Within one directory bucket (S3 Express) mv is RenameObject: one atomic request, no\n"
+      "copy and no delete (a store without it, 501, gets both).\n"
       "A store that ignores or refuses If-Match on deletes (Ceph 16) is learnt from the\n"
       "first delete and said once; its sources are then deleted without that check.\n" },
     { "rm", "s3c rm s3://BUCKET/KEY... [--recursive] [--exclude P] [--include P] [--dryrun] [--all-versions]",

@@ -245,7 +245,7 @@ static void on_done(struct job *j, const struct xfer_obj *o, const struct s3c_er
     if (!e && o->unproven)
         out_warn("%s: %s to %s is not verified: %s", op_word(o->op, false), sh->src, sh->dst, o->unproven);
     job_count(j, t->mv ? JOB_OP_MOVE : (int)o->op, sh->size, e);
-    if (!e && t->mv)
+    if (!e && t->mv && !o->renamed)
         delete_source(t, o, sh);
     shown_free(sh);
 }
@@ -541,6 +541,12 @@ static int next_obj(void *ctx, struct xfer_obj **out)
                 xfer_obj_free(o);
                 continue;
             }
+            /* mv within one directory bucket, keeping all the object has: RenameObject, one atomic
+             * request, no bytes copied, no delete after (issue 26; a store without it gets both). */
+            if (o->op == XFER_COPY && t->mv && !o->version_id && !t->base.relay_copies &&
+                !strcmp(o->src_bucket, o->dst_bucket) && s3_bucket_is_express(o->dst_bucket) &&
+                !xfer_copy_changes(&t->oo))
+                o->rename = true;
         }
         skip = skip_by_destination(t, o);
         if (skip == XFER_NEXT_LATER) {

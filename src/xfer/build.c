@@ -474,6 +474,28 @@ static enum s3c_err build_get(struct engine *g, struct req *r, struct s3_req *q,
 }
 
 /* RK_COPY: CopyObject, with the metadata asked for or the source's kept. */
+/*
+ * RK_RENAME: RenameObject, PUT /KEY?renameObject: the source (x-amz-rename-source, as a copy's) only
+ * while it has the ETag it was listed with, the destination only while absent under --no-overwrite,
+ * and a client token of the object's own, so that one sent again after a lost answer is a success
+ * that does nothing (S3's idempotency).
+ */
+static enum s3c_err build_rename(struct engine *g, struct req *r, struct s3_req *q, struct s3c_error *e)
+{
+    struct xfer_obj_state *os = r->os;
+    const struct xfer_obj_opts *oo = os->o->opts;
+
+    at_dst(q, "PUT", os->o);
+    q->query = "renameObject=";
+    s3_req_header(q, "x-amz-rename-source", buf_cstr(&r->hdr_copy_src));
+    if (os->o->etag && os->o->etag[0])
+        s3_req_header(q, "x-amz-rename-source-if-match", os->o->etag);
+    if (oo && oo->no_overwrite)
+        s3_req_header(q, "If-None-Match", "*");
+    s3_req_header(q, "x-amz-client-token", copy_of(os)->rename_token);
+    return S3C_OK;
+}
+
 static enum s3c_err build_copy(struct engine *g, struct req *r, struct s3_req *q, struct s3c_error *e)
 {
     struct xfer_obj_state *os = r->os;
@@ -710,4 +732,5 @@ const struct req_builder req_builders[RK_COUNT] = {
     [RK_PROVE_DST] = { .build = build_prove_dst, .dup = DUP_FREE },
     /* Its body lands in r->mem, which a duplicate would share: never hedged. */
     [RK_RELAY_GET] = { .build = build_get, .sse_c_source = true },
+    [RK_RENAME] = { .build = build_rename },
 };

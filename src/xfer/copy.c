@@ -14,6 +14,7 @@
  */
 #include <string.h>
 #include <strings.h>
+#include <openssl/rand.h>
 
 #include "auth/sigv4.h"
 #include "base/str.h"
@@ -75,6 +76,7 @@ static void copy_props(const struct engine *g, struct obj_copy *c)
 }
 
 static void copy_keep_headers(struct obj_copy *c, const struct http_resp *resp);
+static enum s3c_err copy_begin(struct engine *g, struct xfer_obj_state *os, struct req **out, struct s3c_error *e);
 static enum s3c_err relay_start(struct engine *g, struct xfer_obj_state *os, struct req **out, struct s3c_error *e);
 static void relay_go(struct engine *g, struct xfer_obj_state *os);
 
@@ -112,7 +114,6 @@ enum s3c_err copy_start(struct engine *g, struct xfer_obj_state *os, struct req 
 {
     struct xfer_obj *o = os->o;
     struct obj_copy *c = copy_of(os);
-    uint64_t part_size;
     struct req *r;
 
     *out = NULL;
@@ -122,6 +123,33 @@ enum s3c_err copy_start(struct engine *g, struct xfer_obj_state *os, struct req 
     c->src_tag_xml = (struct buf)BUF_INIT(32 << 10);
     os->size = o->size;
     copy_props(g, c);
+    if (o->rename && !g->no_rename) {
+        obj_phase_set(g, os, PH_SINGLE);
+        unsigned char rnd[16];
+
+        if (RAND_bytes(rnd, sizeof(rnd)) != 1)
+            return s3c_fail(e, S3C_EIO, "no random bytes for RenameObject's client token");
+        str_hex(rnd, sizeof(rnd), c->rename_token);
+        if (!(r = req_get(g, os, RK_RENAME)))
+            return s3c_fail(e, S3C_ENOMEM, "out of memory");
+        if (copy_source(o, &r->hdr_copy_src)) {
+            req_put_back(g, r);
+            return s3c_fail(e, S3C_ENOMEM, "key too long");
+        }
+        *out = r;
+        return S3C_OK;
+    }
+    return copy_begin(g, os, out, e);
+}
+
+/* The copy itself: relayed, in parts, or one CopyObject. */
+static enum s3c_err copy_begin(struct engine *g, struct xfer_obj_state *os, struct req **out, struct s3c_error *e)
+{
+    struct xfer_obj *o = os->o;
+    struct obj_copy *c = copy_of(os);
+    uint64_t part_size;
+    struct req *r;
+
     if (g->opts.relay_copies)
         return relay_start(g, os, out, e);
     if (g->no_part_copy && os->size > COPY_OBJECT_MAX)
@@ -153,6 +181,41 @@ enum s3c_err copy_start(struct engine *g, struct xfer_obj_state *os, struct req 
     }
     *out = r;
     return S3C_OK;
+}
+
+/* RenameObject answered 200: the object is at its new key and gone from the old, as it was. */
+void on_rename(struct engine *g, struct req *r)
+{
+    struct xfer_obj_state *os = r->os;
+
+    os->o->renamed = true;
+    os->proven = true; /* nothing travelled: the store moved the object it holds */
+    obj_phase_set(g, os, PH_END);
+    req_put_back(g, r);
+    maybe_finish(g, os);
+}
+
+/* RenameObject refused: a store without it (501, or S3's general purpose buckets) gets the copy and
+ * mv's delete after it, from now on in this run; other refusals are the object's failure. */
+bool rename_refused(struct engine *g, struct req *r, const struct s3c_error *e)
+{
+    struct xfer_obj_state *os = r->os;
+    struct s3c_error ce = S3C_ERROR_INIT;
+    struct req *nr = NULL;
+
+    if (e->http_status != 501 && strcmp(e->s3_code, "NotImplemented") != 0)
+        return false;
+    if (!g->no_rename)
+        xdebug(g, os->o, "the store has no RenameObject (%ld %s): copies, then deletes", e->http_status,
+               e->s3_code);
+    g->no_rename = true;
+    req_put_back(g, r);
+    if (copy_begin(g, os, &nr, &ce))
+        obj_fail(g, os, &ce);
+    else if (nr)
+        submit_or_fail(g, nr);
+    maybe_finish(g, os);
+    return true;
 }
 
 void copy_release(struct xfer_obj_state *os)

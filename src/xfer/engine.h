@@ -81,6 +81,7 @@ enum req_kind {
     RK_RESTORE,         /* RestoreObject (restore.c) */
     RK_RELAY_GET,       /* GetObject of a relayed copy's source (the whole, or a part's range), its
                            body into memory, then sent on as PutObject or UploadPart (copy.c) */
+    RK_RENAME,          /* RenameObject of mv within one directory bucket (xfer_obj.rename, copy.c) */
     RK_COUNT
 };
 
@@ -289,6 +290,7 @@ struct obj_copy {
     size_t n_src_tags;
     bool tags_sent;                 /* CreateMultipartUpload carried x-amz-tagging */
     bool redo_single;               /* its UploadPartCopy was refused (501): once aborted, one CopyObject */
+    char rename_token[33];          /* RK_RENAME's x-amz-client-token: random, the object's own */
     bool redo_relay;                /* its CopyObject or UploadPartCopy was refused (403) with the
                                        destination's keys, the source's being others: once aborted,
                                        a relay (and the run's next copies relay from the start) */
@@ -611,6 +613,7 @@ struct engine {
     bool no_part_number;            /* the store ignores ?partNumber= (Ceph 16) */
     bool no_tagging;                /* the store has no object tagging (GetObjectTagging: 501) */
     bool no_part_copy;              /* the store has no UploadPartCopy (501): one CopyObject a copy */
+    bool no_rename;                 /* the store has no RenameObject (501): copies, then deletes */
     int mpu_tagging;                /* x-amz-tagging on CreateMultipartUpload: 1 the store applies
                                        it, -1 it ignores it (Ceph 16), 0 not known yet */
     bool no_trailers;               /* the store keeps no flexible checksums (Ceph 16): none from now on */
@@ -964,6 +967,9 @@ bool src_tags_refused(struct engine *g, struct req *r, const struct s3c_error *e
 bool part_copy_refused(struct engine *g, struct req *r, const struct s3c_error *e);
 /* RK_COPY refused: with 403, where the source side has keys of its own, the copy relays. */
 bool copy_refused(struct engine *g, struct req *r, const struct s3c_error *e);
+/* RK_RENAME answered: done; refused with 501: the copy instead (xfer_obj.rename). */
+void on_rename(struct engine *g, struct req *r);
+bool rename_refused(struct engine *g, struct req *r, const struct s3c_error *e);
 /* obj_ops.redo of copies: one whose parts were refused (redo_single), ended with
  * nothing in flight, starts again as one CopyObject. False when there is nothing to redo. */
 bool copy_redo(struct engine *g, struct xfer_obj_state *os);

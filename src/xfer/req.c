@@ -685,6 +685,7 @@ const char *req_op_name(enum req_kind k)
     case RK_GET:
     case RK_RELAY_GET: return "GetObject";
     case RK_COPY: return "CopyObject";
+    case RK_RENAME: return "RenameObject";
     case RK_COPY_PART: return "UploadPartCopy";
     case RK_HEAD_SRC:
     case RK_HEAD_INFO:

@@ -33,6 +33,7 @@ static const struct req_ops req_kinds[RK_COUNT] = {
     [RK_ABORT] = { .ok = on_abort, .gave_up = abort_gave_up },
     [RK_GET] = { .sink = write_dst, .ok = on_get },
     [RK_COPY] = { .ok = on_copy, .refused = copy_refused },
+    [RK_RENAME] = { .ok = on_rename, .refused = rename_refused },
     [RK_COPY_PART] = { .ok = on_part, .refused = part_copy_refused },
     [RK_HEAD_SRC] = { .ok = on_head_src },
     [RK_DELETE] = { .ok = on_delete_batch, .gave_up = del_batch_fail },

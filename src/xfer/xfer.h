@@ -106,6 +106,10 @@ struct xfer_obj {
     bool size_known;
     int64_t mtime;                  /* source LastModified (downloads set it on the file); -1 unknown */
     char *etag;                     /* source ETag when known, quotes included */
+    bool rename;                    /* XFER_COPY within one directory bucket by mv: RenameObject (one
+                                       request, atomic, nothing copied), the source gone with it; a
+                                       store without it (501) gets the copy, and mv its delete */
+    bool renamed;                   /* set by the engine: the RenameObject was done (no delete due) */
     bool stdio;                     /* source is stdin (upload) or destination stdout (download) */
     const struct xfer_obj_opts *opts;
     char *version_id;               /* the source's version: the one deleted (XFER_DELETE), read

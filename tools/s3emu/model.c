@@ -52,6 +52,7 @@ static const char *const op_names[OP_COUNT] = {
     [OP_PUT_OBJECT_TAGGING] = "PutObjectTagging",
     [OP_DELETE_OBJECT_TAGGING] = "DeleteObjectTagging",
     [OP_RESTORE_OBJECT] = "RestoreObject",
+    [OP_RENAME_OBJECT] = "RenameObject",
     [OP_GET_BUCKET_ENCRYPTION] = "GetBucketEncryption",
     [OP_PUT_BUCKET_ENCRYPTION] = "PutBucketEncryption",
     [OP_ADMIN_STATS] = "AdminStats",
@@ -72,7 +73,7 @@ bool emu_op_is_write(enum emu_op op)
     case OP_CREATE_MPU: case OP_UPLOAD_PART: case OP_UPLOAD_PART_COPY: case OP_COMPLETE_MPU:
     case OP_ABORT_MPU: case OP_CREATE_BUCKET: case OP_DELETE_BUCKET: case OP_PUT_BUCKET_VERSIONING:
     case OP_PUT_BUCKET_ACL: case OP_PUT_OBJECT_ACL: case OP_PUT_OBJECT_TAGGING: case OP_DELETE_OBJECT_TAGGING:
-    case OP_RESTORE_OBJECT: case OP_PUT_BUCKET_ENCRYPTION:
+    case OP_RESTORE_OBJECT: case OP_PUT_BUCKET_ENCRYPTION: case OP_RENAME_OBJECT:
         return true;
     default:
         return false;

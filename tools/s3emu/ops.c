@@ -125,6 +125,8 @@ static enum emu_op classify(const struct emu_req *q)
 
         if (has_param(q, "uploadId"))
             return copy ? OP_UPLOAD_PART_COPY : OP_UPLOAD_PART;
+        if (has_param(q, "renameObject"))
+            return OP_RENAME_OBJECT;
         return copy ? OP_COPY_OBJECT : OP_PUT_OBJECT;
     }
     if (get)
@@ -446,6 +448,7 @@ static void dispatch(struct emu_server *s, struct emu_conn *c, struct emu_bucket
     case OP_DELETE_OBJECT: ops_delete_object(s, c, b); break;
     case OP_DELETE_OBJECTS: ops_delete_objects(s, c, b); break;
     case OP_COPY_OBJECT: ops_copy_object(s, c, b); break;
+    case OP_RENAME_OBJECT: ops_rename_object(s, c, b); break;
     case OP_CREATE_MPU: ops_create_mpu(s, c, b); break;
     case OP_UPLOAD_PART: ops_upload_part(s, c, b, bc, false); break;
     case OP_UPLOAD_PART_COPY: ops_upload_part(s, c, b, bc, true); break;

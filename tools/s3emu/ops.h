@@ -132,6 +132,8 @@ bool ops_archived_refuse(struct emu_server *s, struct emu_conn *c, const struct 
 void ops_put_object(struct emu_server *s, struct emu_conn *c, struct emu_bucket *b,
                     const struct body_check *bc);
 void ops_copy_object(struct emu_server *s, struct emu_conn *c, struct emu_bucket *b);
+/* RenameObject (S3 Express, 2025): the object moves to the request's key at once, all of it kept. */
+void ops_rename_object(struct emu_server *s, struct emu_conn *c, struct emu_bucket *b);
 void ops_delete_object(struct emu_server *s, struct emu_conn *c, struct emu_bucket *b);
 void ops_delete_objects(struct emu_server *s, struct emu_conn *c, struct emu_bucket *b);
 

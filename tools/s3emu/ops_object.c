@@ -716,3 +716,99 @@ void ops_copy_object(struct emu_server *s, struct emu_conn *c, struct emu_bucket
 out:
     free(skey);
 }
+
+/* FNV-1a of a rename's source and destination: what a client token must name again. */
+static uint64_t rename_hash(const char *src, size_t sn, const char *dst, size_t dn)
+{
+    uint64_t h = 14695981039346656037ull;
+    size_t i;
+
+    for (i = 0; i < sn; i++)
+        h = (h ^ (unsigned char)src[i]) * 1099511628211ull;
+    h = (h ^ 0xff) * 1099511628211ull;
+    for (i = 0; i < dn; i++)
+        h = (h ^ (unsigned char)dst[i]) * 1099511628211ull;
+    return h;
+}
+
+/*
+ * RenameObject: PUT /KEY?renameObject with x-amz-rename-source: /BUCKET/SRCKEY (URL-encoded), on a
+ * directory bucket only (others: 501). The source's conditions are x-amz-rename-source-if-match and
+ * -if-none-match, the destination's If-Match and If-None-Match; x-amz-client-token makes a rename
+ * sent again after it was done a success that does nothing. The object keeps everything: bytes,
+ * ETag, checksum, metadata, LastModified.
+ */
+void ops_rename_object(struct emu_server *s, struct emu_conn *c, struct emu_bucket *b)
+{
+    struct emu_req *q = &c->req;
+    struct sv src = emu_req_header(q, "x-amz-rename-source"), tok = emu_req_header(q, "x-amz-client-token");
+    const char *sl;
+    char *bucket = NULL, *key = NULL;
+    size_t bl, kl = 0;
+    struct emu_obj *so;
+    uint64_t what;
+    unsigned i;
+
+    if (!b->directory) {
+        ops_error(s, c, 501, "NotImplemented", "RenameObject is only supported for directory buckets.", NULL);
+        return;
+    }
+    if (tok.n > 64) {
+        ops_error(s, c, 400, "InvalidArgument", "The client token is longer than 64 characters.", NULL);
+        return;
+    }
+    if (src.n && src.p[0] == '/')
+        src.p++, src.n--;
+    sl = src.p ? memchr(src.p, '/', src.n) : NULL;
+    if (!sl || sl == src.p || (size_t)(sl - src.p) + 1 == src.n) {
+        ops_error(s, c, 400, "InvalidArgument", "Invalid rename source", NULL);
+        return;
+    }
+    bucket = ops_decode_path((struct sv){ src.p, (size_t)(sl - src.p) }, &bl);
+    key = ops_decode_path((struct sv){ sl + 1, src.n - (size_t)(sl - src.p) - 1 }, &kl);
+    if (!bucket || !key) {
+        ops_error(s, c, 500, "InternalError", "Out of memory.", NULL);
+        goto out;
+    }
+    if (strcmp(bucket, b->name) != 0) {
+        ops_error(s, c, 400, "InvalidRequest", "The rename source must be in the bucket of the request.", NULL);
+        goto out;
+    }
+    if ((kl && key[kl - 1] == '/') || (q->klen && q->key[q->klen - 1] == '/')) {
+        ops_error(s, c, 400, "InvalidRequest", "RenameObject does not rename keys that end with '/'.", NULL);
+        goto out;
+    }
+    what = rename_hash(key, kl, q->key, q->klen);
+    for (i = 0; tok.n && i < b->n_renames && i < 32; i++) {
+        if (b->renames[i].what == what && sv_eqs(tok, b->renames[i].token)) {
+            ops_ok_empty(c, 200); /* done already: nothing more */
+            goto out;
+        }
+    }
+    so = emu_store_get(b, key, kl, NULL);
+    if (!so || so->delete_marker) {
+        ops_no_such_key(s, c);
+        goto out;
+    }
+    if (preconditions(s, c, so, "x-amz-rename-source-if-match", "x-amz-rename-source-if-none-match",
+                      "x-amz-rename-source-if-modified-since", "x-amz-rename-source-if-unmodified-since") ||
+        ops_put_preconditions(s, c, b))
+        goto out;
+    if (kl != q->klen || memcmp(key, q->key, kl) != 0) {
+        emu_sl_del(&b->keys, key, kl); /* directory buckets keep one version: 'so' is all of it */
+        if (emu_store_put(s, b, q->key, q->klen, so)) {
+            emu_sl_put(&b->keys, key, kl, so, NULL);
+            ops_error(s, c, 500, "InternalError", "Out of memory.", NULL);
+            goto out;
+        }
+    }
+    if (tok.n) {
+        i = b->n_renames++ % 32;
+        snprintf(b->renames[i].token, sizeof(b->renames[i].token), "%.*s", (int)tok.n, tok.p);
+        b->renames[i].what = what;
+    }
+    ops_ok_empty(c, 200);
+out:
+    free(bucket);
+    free(key);
+}

@@ -88,6 +88,10 @@ struct emu_bucket {
     char zone_type[20];         /* "AvailabilityZone" or "LocalZone" */
     struct emu_sl keys;         /* key -> struct emu_obj* (newest version) */
     struct emu_sl uploads;      /* key NUL id -> struct emu_upload* */
+    /* RenameObject's x-amz-client-token: the last renames done, so that one sent again (its
+     * answer lost) succeeds without doing anything, as S3's does. */
+    struct { char token[65]; uint64_t what; } renames[32];
+    unsigned n_renames;
 };
 
 int64_t emu_wall_ms(void);
