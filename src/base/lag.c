@@ -191,3 +191,27 @@ void lag_next_end(void)
     if (t->in_next && t->next_depth > 0 && --t->next_depth == 0)
         t->in_next(0);
 }
+
+void lag_hashed(const char *what, size_t n)
+{
+    const struct lag_thread *t = &lag_me;
+    char line[192];
+    int len, fd;
+
+    if (t->depth <= 0 || n <= LAG_HASH_MAX_BYTES) /* depth above 0 only on a loop with the probe on */
+        return;
+    len = snprintf(line, sizeof(line), "s3c loop-block: pid %d thread %d hashed %zu bytes (%s) in one call on a loop thread\n",
+                   (int)getpid(), (int)gettid(), n, what);
+    if (len <= 0)
+        return;
+    if ((size_t)len >= sizeof(line))
+        len = (int)sizeof(line) - 1;
+    fd = t->log ? open(t->log, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644) : STDERR_FILENO;
+    if (fd < 0)
+        return;
+    if (write(fd, line, (size_t)len) < 0) {
+        /* nowhere to say it */
+    }
+    if (fd != STDERR_FILENO)
+        close(fd);
+}
