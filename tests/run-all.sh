@@ -363,6 +363,26 @@ if ! run_step make -j"$JOBS"; then
     finish
 fi
 
+# ---------------------------------------------------------------- s3rver --
+# s3rver (npm; an S3 written by others, without UploadPartCopy) for the e2e
+# tests that pair stores (tests/e2e/test_xpair.sh, test_copy_model_s3rver):
+# installed with npm under build/npm, never globally, once (kept until make
+# clean), in the background while lint and the unit tests run (about 13 s).
+# node and npm come with the machine image; without npm those tests skip.
+S3RVER_VERSION=3.7.1
+NPM_PID=""
+if [ -x build/npm/node_modules/.bin/s3rver ]; then
+    :
+elif command -v npm >/dev/null; then
+    mkdir -p build/npm
+    npm install --prefix build/npm --no-audit --no-fund --loglevel=error "s3rver@$S3RVER_VERSION" \
+        > "$WORK/npm.log" 2>&1 &
+    NPM_PID=$!
+    BG+=("$NPM_PID")
+else
+    note s3rver "npm is not on PATH: the tests with s3rver skip"
+fi
+
 # ------------------------------------------------------------------ lint --
 # make lint: no banned function in any tracked source (strcpy, sprintf, ...)
 # and the layer check (scripts/check-layers.sh: the engine's files call each
@@ -417,6 +437,20 @@ E2E_BIN_CEPH=$ROOT/build/s3c
 E2E_BIN_EMU=$ROOT/build/s3c
 [ "$SAN_OK" = 1 ] && E2E_BIN_EMU=$ROOT/build-san/s3c
 [ "$S3C_E2E_SAN" = 1 ] && E2E_BIN_CEPH=$ROOT/build-san/s3c
+
+if [ -n "$NPM_PID" ]; then
+    step "s3rver: npm install under build/npm"
+    wait "$NPM_PID"
+    keep=()
+    for p in "${BG[@]}"; do [ "$p" = "$NPM_PID" ] || keep+=("$p"); done
+    BG=("${keep[@]+"${keep[@]}"}")
+    if [ -x build/npm/node_modules/.bin/s3rver ]; then
+        record s3rver 1 0
+    else
+        cat "$WORK/npm.log"
+        record s3rver 0 1 "npm install s3rver@$S3RVER_VERSION failed: the tests with s3rver skip"
+    fi
+fi
 
 # ------------------------------------------------------------------ s3emu --
 # `s3emu --port 0 --access-key K --secret-key S` prints "ready http://HOST:PORT"

@@ -6,6 +6,7 @@
 
 #include "base/crc.h"
 #include "base/hash.h"
+#include "base/lag.h"
 
 static const struct {
     const char *name, *header;
@@ -38,6 +39,7 @@ bool ck_parse(struct sv name, enum ck_algo *out)
 
 uint64_t ck_update(enum ck_algo a, uint64_t crc, const void *p, size_t n)
 {
+    lag_hashed(ck_name(a), n);
     switch (a) {
     case CK_CRC64NVME: return crc_crc64nvme_update(crc, p, n);
     case CK_CRC32C: return crc_crc32c_update((uint32_t)crc, p, n);

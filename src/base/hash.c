@@ -4,6 +4,7 @@
 #include <openssl/hmac.h>
 #include <stdlib.h>
 
+#include "base/lag.h"
 #include "base/str.h"
 
 struct hash_ctx {
@@ -14,6 +15,8 @@ struct hash_ctx {
 static void digest(const EVP_MD *type, const void *p, size_t n, unsigned char *out)
 {
     unsigned int len = 0;
+
+    lag_hashed(EVP_MD_get0_name(type), n);
     EVP_Digest(p, n, out, &len, type, NULL);
 }
 
@@ -80,6 +83,7 @@ struct hash_ctx *hash_md5_new(void)
 
 void hash_update(struct hash_ctx *h, const void *p, size_t n)
 {
+    lag_hashed(EVP_MD_get0_name(h->type), n);
     EVP_DigestUpdate(h->md, p, n);
 }
 

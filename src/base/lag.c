@@ -92,20 +92,15 @@ static void lag_sample(struct lag_thread *t, struct lag_sample *s)
     s->runq_ns = 0;
 }
 
-static void lag_report(const struct lag_thread *t, const struct lag_sample *a, const struct lag_sample *b, int64_t blocked_ns)
+/* Append 'line' ('n' from snprintf into 'size' bytes) to S3C_LOOP_LAG_LOG, or stderr. */
+static void lag_say(const struct lag_thread *t, const char *line, int n, size_t size)
 {
-    char line[256];
-    int n, fd;
+    int fd;
 
-    n = snprintf(line, sizeof(line),
-                 "s3c loop-lag: pid %d thread %d blocked %" PRId64 " ms outside its poll (over %ld ms; "
-                 "stretch %" PRId64 " ms: on cpu %" PRId64 ", runnable %" PRId64 ")\n",
-                 (int)getpid(), (int)gettid(), blocked_ns / 1000000, t->limit_ms, (b->wall_ns - a->wall_ns) / 1000000,
-                 (b->cpu_ns - a->cpu_ns) / 1000000, (b->runq_ns - a->runq_ns) / 1000000);
     if (n <= 0)
         return;
-    if ((size_t)n >= sizeof(line))
-        n = (int)sizeof(line) - 1;
+    if ((size_t)n >= size)
+        n = (int)size - 1;
     fd = t->log ? open(t->log, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644) : STDERR_FILENO;
     if (fd < 0)
         return;
@@ -114,6 +109,19 @@ static void lag_report(const struct lag_thread *t, const struct lag_sample *a, c
     }
     if (fd != STDERR_FILENO)
         close(fd);
+}
+
+static void lag_report(const struct lag_thread *t, const struct lag_sample *a, const struct lag_sample *b, int64_t blocked_ns)
+{
+    char line[256];
+    int n;
+
+    n = snprintf(line, sizeof(line),
+                 "s3c loop-lag: pid %d thread %d blocked %" PRId64 " ms outside its poll (over %ld ms; "
+                 "stretch %" PRId64 " ms: on cpu %" PRId64 ", runnable %" PRId64 ")\n",
+                 (int)getpid(), (int)gettid(), blocked_ns / 1000000, t->limit_ms, (b->wall_ns - a->wall_ns) / 1000000,
+                 (b->cpu_ns - a->cpu_ns) / 1000000, (b->runq_ns - a->runq_ns) / 1000000);
+    lag_say(t, line, n, sizeof(line));
 }
 
 void lag_loop_enter(void)
@@ -190,4 +198,17 @@ void lag_next_end(void)
 
     if (t->in_next && t->next_depth > 0 && --t->next_depth == 0)
         t->in_next(0);
+}
+
+void lag_hashed(const char *what, size_t n)
+{
+    const struct lag_thread *t = &lag_me;
+    char line[192];
+    int len;
+
+    if (t->depth <= 0 || n <= LAG_HASH_MAX_BYTES) /* depth above 0 only on a loop with the probe on */
+        return;
+    len = snprintf(line, sizeof(line), "s3c loop-block: pid %d thread %d hashed %zu bytes (%s) in one call on a loop thread\n",
+                   (int)getpid(), (int)gettid(), n, what);
+    lag_say(t, line, len, sizeof(line));
 }

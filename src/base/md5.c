@@ -4,6 +4,8 @@
 #include <pthread.h>
 #include <string.h>
 
+#include "base/lag.h"
+
 /* Per step: the shift, and the index of the message word (RFC 1321, 3.4). */
 static const uint8_t md5_s[64] = {
     7, 12, 17, 22, 7, 12, 17, 22, 7, 12, 17, 22, 7, 12, 17, 22,
@@ -111,6 +113,7 @@ void md5_update(struct md5 *m, const void *data, size_t n)
     const unsigned char *p = data;
     size_t have = (size_t)(m->bytes % MD5_BLOCK), k;
 
+    lag_hashed("MD5", n);
     m->bytes += n;
     if (have) {
         k = MD5_BLOCK - have < n ? MD5_BLOCK - have : n;

@@ -514,6 +514,28 @@ static void take_page(struct lister *l, struct lister_range *r, struct lister_pa
     l->pages++;
 }
 
+/*
+ * A ListObjectsV2 page that failed for good (its retries spent): 500, 501 or
+ * 400 (not 503, which asks to slow down). A store without V2, or with it
+ * broken: s3rver 3.7.1 on Node 17 and later answers 500 to every page that is
+ * not the last (its continuation token needs a cipher OpenSSL 3 no longer
+ * has). The range is asked again at once with ListObjects, and the listing
+ * stays with it: this lister pages by the last key (marker, as start-after),
+ * never by token, so v1 lists the same keys (said in --debug). Once only: a
+ * v1 failure is the listing's error. Directory buckets have no v1.
+ */
+static bool v2_failed(struct lister *l, const struct http_xfer *x, const struct s3c_error *e)
+{
+    long st = x->resp.status;
+
+    if (l->v1 || directory_bucket(l->bucket) || !(st == 500 || st == 501 || st == 400))
+        return false;
+    l->v1 = true;
+    store_s3_debugf(l->s3, "list s3://%s/%s: ListObjectsV2 answered %ld %s: listing with ListObjects (v1) from now on",
+                    l->bucket, l->prefix, st, e->s3_code);
+    return true;
+}
+
 static void on_done(struct http_xfer *x, void *ctx)
 {
     struct lister_req *q = ctx;
@@ -563,6 +585,13 @@ static void on_done(struct http_xfer *x, void *ctx)
         v = STORE_S3_FAIL; /* free retries past theirs count: never more tries than the budget */
     if (v == STORE_S3_RETRY) {
         r->retry_at_ms = now_ms() + (backoff_ms > 0 ? backoff_ms : 0);
+        req_free(q);
+        pump(l);
+        return;
+    }
+    if (v != STORE_S3_OK && v2_failed(l, x, &e)) {
+        r->tries = (struct s3_retry_tries)S3_RETRY_TRIES_INIT;
+        r->retry_at_ms = 0;
         req_free(q);
         pump(l);
         return;

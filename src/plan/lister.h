@@ -81,7 +81,8 @@ struct lister {
     struct lister_req *lost;        /* twins whose other answered first, still out */
     bool nonblock;                  /* lister_next answers LISTER_LATER instead of stepping the loop */
     int page_size;                  /* max-keys of each page (--page-size); 0: the store's (1000) */
-    bool v1;                        /* ListObjects: 'marker' where V2 says start-after, never a token */
+    bool v1;                        /* ListObjects: 'marker' where V2 says start-after, never a token;
+                                       also set once a V2 page failed (lister.c: v2_failed) */
 };
 
 /* Start a listing of 'bucket' under 'prefix' (copied); 'skip' (may be NULL)

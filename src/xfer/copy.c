@@ -226,6 +226,8 @@ void copy_release(struct xfer_obj_state *os)
     buf_release(&c->src_headers);
     buf_release(&c->src_tagging);
     buf_release(&c->src_tag_xml);
+    hash_free(c->seq);
+    c->seq = NULL;
 }
 
 enum s3c_err copy_source(const struct xfer_obj *o, struct buf *out)
@@ -533,7 +535,11 @@ static enum s3c_err relay_start(struct engine *g, struct xfer_obj_state *os, str
     c->seq_md5 = os->n_parts && g->opts.verify && o->etag && etag_is_md5(sv_from(o->etag), hex) &&
                  !s3_bucket_is_express(o->src_bucket);
     c->seq_next = 1;
-    md5_init(&c->seq);
+    c->seq_busy = false;
+    if (c->seq_md5 && c->seq)
+        hash_reset(c->seq);
+    if (c->seq_md5 && !c->seq && !(c->seq = hash_md5_new()))
+        return s3c_fail(e, S3C_ENOMEM, "out of memory");
     if (c->keep_meta && o->head)
         copy_keep_headers(c, o->head);
     if (!os->n_parts && !c->keep_tags) {
@@ -639,13 +645,15 @@ enum http_sink_verdict relay_sink(void *ctx, const char *p, size_t n)
 }
 
 /*
- * A whole object read: its bytes against the source's stored CRC (the GET asked for it), else
- * its ETag when that is their MD5 ('md5': the hash worker's). False with 'e' on a mismatch;
- * nothing to check with leaves os->src_unproven saying so.
+ * A whole object read: its bytes against the source's stored CRC (the GET asked for it; the
+ * hash worker took that CRC, relay_hash), else its ETag when that is their MD5 ('md5': the
+ * worker's). False with 'e' on a mismatch; nothing to check with leaves os->src_unproven
+ * saying so.
  */
 static bool relay_whole_ok(struct engine *g, struct req *r, const unsigned char md5[MD5_LEN], struct s3c_error *e)
 {
     struct xfer_obj_state *os = r->os;
+    const struct hash_job *j = &r->hash.job;
     enum ck_algo algo;
     uint64_t want;
     char hex[33], got[33];
@@ -653,8 +661,8 @@ static bool relay_whole_ok(struct engine *g, struct req *r, const unsigned char 
 
     if (!g->opts.verify)
         return true;
-    if (stored_checksum(&r->http.resp, &algo, &want)) {
-        if (ck_update(algo, 0, r->mem.data ? r->mem.data : "", r->mem.len) == want)
+    if (stored_checksum(&r->http.resp, &algo, &want) && j->crc && j->crc_algo == algo) {
+        if (j->crc_val == want)
             return true;
         s3c_fail(e, S3C_EHTTP, "the bytes read from the source do not match its stored %s", ck_name(algo));
         return false;
@@ -676,14 +684,9 @@ static bool relay_whole_ok(struct engine *g, struct req *r, const unsigned char 
 static void relay_send(struct engine *g, struct req *r, const unsigned char md5[MD5_LEN])
 {
     struct xfer_obj_state *os = r->os;
-    struct obj_copy *c = copy_of(os);
     struct s3c_error e = S3C_ERROR_INIT;
     struct req *p;
 
-    if (c->seq_md5) {
-        md5_update(&c->seq, r->mem.data ? r->mem.data : "", r->mem.len); /* its turn: the parts before are in */
-        c->seq_next++;
-    }
     if (!(p = req_get(g, os, os->n_parts ? RK_PART : RK_PUT))) {
         s3c_fail(&e, S3C_ENOMEM, "out of memory");
         req_fail(g, r, &e, false, 0);
@@ -698,13 +701,16 @@ static void relay_send(struct engine *g, struct req *r, const unsigned char md5[
     p->off = r->off;
     p->len = r->len;
     g->stats.bytes_live -= r->len; /* counted again as they are sent */
-    req_put_back(g, r);
     if (os->n_parts) {
-        mem_crc(g, p, false);
+        p->hdr_md5[0] = p->hdr_ck[0] = '\0'; /* a part's one check is Content-MD5 */
         mem_md5_set(p, md5);
+        req_put_back(g, r);
         submit_or_fail(g, p);
-    } else if (!mem_digests_later(g, p, true, false)) {
+    } else if (!mem_digests_known(g, p, md5, &r->hash.job)) {
+        req_put_back(g, r);
         submit_or_fail(g, p);
+    } else {
+        req_put_back(g, r); /* p is sent once the rest of its digests are back (mem_hashed) */
     }
 }
 
@@ -735,28 +741,80 @@ void relay_failed(struct engine *g, struct xfer_obj_state *os)
     }
 }
 
-/* A relay's GET is in, every byte: its MD5 (a hash worker's), then the whole checked and sent
- * on as PutObject, or the part as UploadPart (its MD5 is the one Content-MD5 says), in order
- * when the whole's MD5 is taken (seq_md5). */
+/*
+ * A relay's read goes to a hash worker, never hashed on the loop: its MD5 (Content-MD5 of the
+ * part, or the whole's proof by its ETag), unless 'seq_only'; for a whole object the CRC it is
+ * checked by (the source's stored one, else the one the destination is sent); and, with 'seq',
+ * the MD5 of the whole in order ('also': its turn has come). Back in on_relay_get. False when
+ * no worker could start.
+ */
+static bool relay_hash(struct engine *g, struct req *r, bool seq_only, bool seq)
+{
+    struct obj_copy *c = copy_of(r->os);
+    struct hash_job *j = &r->hash.job;
+    enum ck_algo a = CK_CRC64NVME;
+    uint64_t want;
+
+    if (!seq_only)
+        md5_init(&j->md5);
+    j->no_md5 = seq_only; /* then the part's MD5, already in j->digest, stays there */
+    j->final = true;
+    j->also = seq ? c->seq : NULL;
+    j->also_open = true;
+    j->crc = !r->os->n_parts && (stored_checksum(&r->http.resp, &a, &want) || mem_wants_crc(g, r, true, &a));
+    j->crc_algo = a;
+    j->crc_val = 0;
+    if (!req_hash_job(g, r, r->mem.data ? r->mem.data : "", r->mem.len))
+        return false;
+    c->seq_busy |= seq;
+    req_park(g, r); /* back in on_relay_get once hashed */
+    return true;
+}
+
+/* The next part whose turn it is to feed the whole's MD5, when it is read and none is out. */
+static void relay_seq_kick(struct engine *g, struct xfer_obj_state *os)
+{
+    struct obj_copy *c = copy_of(os);
+    struct s3c_error e = S3C_ERROR_INIT;
+    struct req *r;
+
+    if (c->seq_busy || os->failed || !(r = seq_take(c, c->seq_next)))
+        return;
+    if (!relay_hash(g, r, true, true)) {
+        s3c_fail(&e, S3C_ENOMEM, "cannot start a thread to hash %s", os->o->src);
+        req_fail(g, r, &e, false, 0);
+    }
+}
+
+/*
+ * A relay's GET is in, every byte: hashed first (relay_hash), then the whole checked and sent
+ * on as PutObject, or the part as UploadPart (its MD5 is the one Content-MD5 says), once the
+ * whole's MD5 in order has it (seq_md5: a part read ahead of its turn waits in seq_held).
+ */
 void on_relay_get(struct engine *g, struct req *r)
 {
     struct xfer_obj_state *os = r->os;
     struct obj_copy *c = copy_of(os);
     struct s3c_error e = S3C_ERROR_INIT;
-    unsigned char md5[MD5_LEN];
     struct sv etag;
+    bool fed;
 
     if (!get_in_full(g, r))
         return;
     if (!r->hash.ready) {
-        if (req_hash_mem(g, r, r->mem.data ? r->mem.data : "", r->mem.len)) {
-            req_park(g, r); /* back here once the MD5 is */
+        if (relay_hash(g, r, false, c->seq_md5 && r->part == c->seq_next && !c->seq_busy))
             return;
-        }
-        hash_md5(r->mem.data ? r->mem.data : "", r->mem.len, r->hash.job.digest); /* no worker: here */
+        s3c_fail(&e, S3C_ENOMEM, "cannot start a thread to hash %s", os->o->src);
+        req_fail(g, r, &e, false, 0);
+        return;
     }
-    memcpy(md5, r->hash.job.digest, MD5_LEN);
-    if (!os->n_parts && !relay_whole_ok(g, r, md5, &e)) {
+    fed = r->hash.job.also != NULL; /* this job fed the whole's MD5 in order */
+    r->hash.job.also = NULL;
+    if (fed) {
+        c->seq_busy = false;
+        c->seq_next++;
+    }
+    if (!os->n_parts && !relay_whole_ok(g, r, r->hash.job.digest, &e)) {
         req_fail(g, r, &e, true, 0); /* read again */
         return;
     }
@@ -765,14 +823,15 @@ void on_relay_get(struct engine *g, struct req *r)
     c->md5_hidden |= sse_hides_md5(&r->http.resp);
     if (!os->n_parts && c->keep_meta && !os->o->head)
         copy_keep_headers(c, &r->http.resp); /* the GET's answer has the headers a HEAD would */
-    if (c->seq_md5 && r->part != c->seq_next) {
-        r->next = c->seq_held; /* ahead of its turn: waits (its object's window holds it) */
+    if (c->seq_md5 && !fed) {
+        r->next = c->seq_held; /* its turn is to come: waits (its object's window holds it) */
         c->seq_held = r;
+        relay_seq_kick(g, os);
         return;
     }
-    relay_send(g, r, md5);
-    while (c->seq_md5 && !os->failed && (r = seq_take(c, c->seq_next)))
-        relay_send(g, r, r->hash.job.digest);
+    relay_send(g, r, r->hash.job.digest);
+    if (c->seq_md5)
+        relay_seq_kick(g, os);
 }
 
 bool relay_source_check(struct engine *g, struct xfer_obj_state *os, struct s3c_error *e)
@@ -791,7 +850,7 @@ bool relay_source_check(struct engine *g, struct xfer_obj_state *os, struct s3c_
         return true;
     }
     if (copy_of(os)->seq_md5) {
-        md5_final(&copy_of(os)->seq, d);
+        hash_final(copy_of(os)->seq, d); /* its last block or two: the bytes went in on the workers */
         str_hex(d, MD5_LEN, got);
         if (etag_is_md5(sv_from(etag), hex) && !strcmp(got, hex))
             return true;

@@ -302,10 +302,13 @@ struct obj_copy {
     bool relay_whole_sent;          /* n_parts 0: its one GET is out (relay_next) */
     char relay_etag[80];            /* the source's ETag as its first GET answered (the bytes' proof) */
     /* In parts, from a source whose ETag is the MD5 of its bytes (one PutObject's): their MD5 in
-     * order, 'seq', fed a part at a time as each one's turn comes; parts read ahead of their
-     * turn wait in 'seq_held' (their GETs, by part number), within the object's window. */
+     * order, 'seq', fed by the hash workers a part at a time as each one's turn comes (the
+     * 'also' of the part's own job, left open); a part is sent on once 'seq' has it. Parts read
+     * ahead of their turn wait in 'seq_held' (their GETs, by part number), within the object's
+     * window. */
     bool seq_md5;
-    struct md5 seq;
+    struct hash_ctx *seq;           /* an MD5 context; NULL until a relay needs one */
+    bool seq_busy;                  /* a job feeding 'seq' is out (one at a time, in order) */
     uint32_t seq_next;              /* the part whose bytes 'seq' takes next, 1-based */
     struct req *seq_held;
     bool md5_hidden;                /* an answer named SSE-KMS or SSE-C: the ETag is no MD5 */
@@ -791,6 +794,8 @@ void active_remove(struct engine *g, struct xfer_obj_state *os);
 bool hash_start(struct engine *g, struct eng_hash *h, int fd, const void *mem, uint64_t off, uint64_t len);
 bool req_hash_file(struct engine *g, struct req *r, int fd, uint64_t off, uint64_t len);
 bool req_hash_mem(struct engine *g, struct req *r, const void *mem, uint64_t len);
+/* The job the caller filled in r->hash.job (MD5 so far, 'also', 'crc'), over 'len' bytes at 'mem'. */
+bool req_hash_job(struct engine *g, struct req *r, const void *mem, uint64_t len);
 struct hash_ctx *req_sha(struct req *r, enum ck_algo a);
 bool req_sha_mem(struct engine *g, struct req *r, enum ck_algo a, const void *mem, uint64_t len);
 void req_park(struct engine *g, struct req *r);
@@ -867,6 +872,8 @@ bool multipart_etag(const struct xfer_obj_state *os, char want[80]);
  * checksum sent echoed, or an ETag that is the MD5 'md5' ('known') of them; else 'why'. */
 bool put_proven(const struct req *r, const unsigned char md5[MD5_LEN], bool known, const char **why);
 void mem_crc(struct engine *g, struct req *r, bool whole_object);
+/* Whether a memory body sends a CRC as its flexible checksum (a whole object's): then '*a' is it. */
+bool mem_wants_crc(const struct engine *g, const struct req *r, bool whole_object, enum ck_algo *a);
 bool mem_needs_md5(const struct engine *g, bool whole_object);
 void mem_md5_set(struct req *r, const unsigned char md5[MD5_LEN]);
 void mem_digests(struct engine *g, struct req *r, bool whole_object);
@@ -877,6 +884,12 @@ void mem_digests(struct engine *g, struct req *r, bool whole_object);
  * can go now. 'small': its MD5 is taken here (a body of SMALL_BODY_MAX or less).
  */
 bool mem_digests_later(struct engine *g, struct req *r, bool whole_object, bool small);
+/*
+ * mem_digests_later for a whole object whose MD5 ('md5') a hash worker took already, with
+ * the CRC 'had' names when it took one (had->crc: a relay's read, hashed once): only what
+ * else the destination needs goes to a worker (a CRC of another algorithm, a SHA).
+ */
+bool mem_digests_known(struct engine *g, struct req *r, const unsigned char md5[MD5_LEN], const struct hash_job *had);
 bool whole_crc_verify(struct engine *g, const struct xfer_obj_state *os, enum ck_algo a, uint64_t got,
                       uint64_t want, bool say, struct s3c_error *e);
 /* The composite checksum of 'n' parts ("<base64>-N") from their CRCs (a CRC

@@ -59,7 +59,7 @@ static void job_done(struct workpool *p, struct lane *l, struct workpool_link **
 
     if (!j->err.code && j->final && !j->no_md5)
         md5_final(&j->md5, j->digest);
-    if (!j->err.code && j->final && j->also)
+    if (!j->err.code && j->final && j->also && !j->also_open)
         hash_final(j->also, j->also_digest);
     l->j = NULL;
     *held = NULL;

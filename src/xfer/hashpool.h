@@ -43,6 +43,7 @@ struct hash_job {
     unsigned char digest[16];
     struct hash_ctx *also;          /* NULL, or a SHA (the caller's) fed the same bytes; with
                                        'final', its digest goes to also_digest (and it is reset) */
+    bool also_open;                 /* 'final' leaves 'also' open: the caller's next job goes on with it */
     bool no_md5;                    /* 'also' alone: md5 and digest are left as they were */
     unsigned char also_digest[SHA256_LEN];
     bool crc;                       /* also the CRC 'crc_algo' (a CRC algorithm) of the same bytes ... */

@@ -127,6 +127,7 @@ struct req *req_get(struct engine *g, struct xfer_obj_state *os, enum req_kind k
     r->hash.ready = false;
     r->hash.job.also = NULL; /* MD5 jobs unless a SHA is asked for (req_md5_sent, req_sha_mem, mem_digests_later) */
     r->hash.job.no_md5 = false;
+    r->hash.job.crc = r->hash.job.also_open = false; /* a CRC beside: mem_digests_later, relays */
     r->use_crc = r->use_sha = false;
     r->md5_live = r->hash_stale = false;
     r->md5_at = r->md5_to = 0;
@@ -335,6 +336,14 @@ bool req_hash_mem(struct engine *g, struct req *r, const void *mem, uint64_t len
     r->hash.job.no_md5 = false;
     md5_init(&r->hash.job.md5);
     r->hash.job.final = true;
+    r->hash.done = req_hashed;
+    return hash_start(g, &r->hash, -1, mem, 0, len);
+}
+
+/* The job the caller filled in r->hash.job (its MD5 so far, 'also', 'crc'...) over 'len' bytes
+ * at 'mem', for 'r', heard of as req_hash_mem's. */
+bool req_hash_job(struct engine *g, struct req *r, const void *mem, uint64_t len)
+{
     r->hash.done = req_hashed;
     return hash_start(g, &r->hash, -1, mem, 0, len);
 }

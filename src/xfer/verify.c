@@ -315,13 +315,19 @@ bool multipart_etag(const struct xfer_obj_state *os, char want[80])
  */
 void mem_crc(struct engine *g, struct req *r, bool whole_object)
 {
-    enum ck_algo a = obj_ck(r->os->o);
+    enum ck_algo a;
 
     r->hdr_md5[0] = r->hdr_ck[0] = '\0';
-    if (!whole_object || !g->opts.flexible_checksums || !ck_is_crc(a))
+    if (!mem_wants_crc(g, r, whole_object, &a))
         return;
     r->mem_crc = ck_update(a, 0, r->mem.data ? r->mem.data : "", r->mem.len);
     ck_crc_b64(a, r->mem_crc, r->hdr_ck);
+}
+
+bool mem_wants_crc(const struct engine *g, const struct req *r, bool whole_object, enum ck_algo *a)
+{
+    *a = obj_ck(r->os->o);
+    return whole_object && g->opts.flexible_checksums && ck_is_crc(*a);
 }
 
 bool mem_needs_md5(const struct engine *g, bool whole_object)
@@ -394,32 +400,77 @@ static void mem_hashed(struct engine *g, struct eng_hash *h)
         mem_md5_set(r, h->job.digest);
     if (h->job.also)
         mem_sum_set(r, h->job.also_digest);
+    if (h->job.crc) {
+        r->mem_crc = h->job.crc_val;
+        ck_crc_b64(h->job.crc_algo, r->mem_crc, r->hdr_ck);
+    }
     submit_or_fail(g, r);
+}
+
+/* Hand what a memory body still lacks to a hash worker: its MD5, its SHA, its CRC (each of
+ * obj_ck's algorithm); true when it is out (mem_hashed sends the body once it is back). */
+static bool mem_job(struct engine *g, struct req *r, bool md5, bool sha, bool crc)
+{
+    struct hash_job *j = &r->hash.job;
+
+    if (sha && !req_sha(r, obj_ck(r->os->o)))
+        return false;
+    md5_init(&j->md5);
+    j->final = true;
+    j->also = sha ? r->sha : NULL;
+    j->also_open = false;
+    j->no_md5 = !md5;
+    j->crc = crc;
+    j->crc_algo = obj_ck(r->os->o);
+    j->crc_val = 0;
+    r->hash.done = mem_hashed;
+    return hash_start(g, &r->hash, -1, r->mem.data ? r->mem.data : "", 0, r->mem.len);
 }
 
 bool mem_digests_later(struct engine *g, struct req *r, bool whole_object, bool small)
 {
-    bool md5 = mem_needs_md5(g, whole_object), sha = mem_wants_sha(g, r, whole_object);
+    bool md5 = mem_needs_md5(g, whole_object), sha = mem_wants_sha(g, r, whole_object), crc = false;
     unsigned char d[MD5_LEN];
+    enum ck_algo a;
 
-    mem_crc(g, r, whole_object);
-    if (md5 && small) {
-        hash_md5(r->mem.data ? r->mem.data : "", r->mem.len, d); /* small: on the loop, as always */
-        mem_md5_set(r, d);
+    if (small) {
+        mem_crc(g, r, whole_object); /* small: on the loop, as always */
+        if (md5) {
+            hash_md5(r->mem.data ? r->mem.data : "", r->mem.len, d);
+            mem_md5_set(r, d);
+        }
         md5 = false;
+    } else {
+        r->hdr_md5[0] = r->hdr_ck[0] = '\0';
+        crc = mem_wants_crc(g, r, whole_object, &a);
     }
-    if (!md5 && !sha)
+    if (!md5 && !sha && !crc)
         return false;
-    if (!sha || req_sha(r, obj_ck(r->os->o))) {
-        md5_init(&r->hash.job.md5);
-        r->hash.job.final = true;
-        r->hash.job.also = sha ? r->sha : NULL;
-        r->hash.job.no_md5 = !md5;
-        r->hash.done = mem_hashed;
-        if (hash_start(g, &r->hash, -1, r->mem.data, 0, r->mem.len))
-            return true;
-    }
+    if (mem_job(g, r, md5, sha, crc))
+        return true;
     mem_digests(g, r, whole_object); /* no worker (or no memory for one): here */
+    return false;
+}
+
+bool mem_digests_known(struct engine *g, struct req *r, const unsigned char md5[MD5_LEN], const struct hash_job *had)
+{
+    bool sha = mem_wants_sha(g, r, true), crc;
+    enum ck_algo a;
+
+    r->hdr_md5[0] = r->hdr_ck[0] = '\0';
+    if (mem_needs_md5(g, true))
+        mem_md5_set(r, md5);
+    crc = mem_wants_crc(g, r, true, &a);
+    if (crc && had->crc && had->crc_algo == a) {
+        r->mem_crc = had->crc_val;
+        ck_crc_b64(a, r->mem_crc, r->hdr_ck);
+        crc = false;
+    }
+    if (!sha && !crc)
+        return false;
+    if (mem_job(g, r, false, sha, crc))
+        return true;
+    mem_digests(g, r, true); /* no worker (or no memory for one): here */
     return false;
 }
 

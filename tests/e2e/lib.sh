@@ -593,9 +593,11 @@ t_mpu_count() {
 # points S3C_TEST_ENDPOINT at the store itself, so awsx, s3curl and
 # t_new_bucket set up and inspect it without the relay. Both stop when the
 # test ends. Tests using it need no shared store: run them in one pass only.
-# t_own_store emu|moto [ACCESS-KEY SECRET-KEY]: a store of this test's own,
+# t_own_store emu|moto|s3rver [ACCESS-KEY SECRET-KEY]: a store of this test's own,
 # stopped when the test ends: build/s3emu (anonymous, or checking signatures
-# made with the keys given) or moto's server, on a free port. Sets OWN_URL.
+# made with the keys given), moto's server (any keys) or s3rver (npm; its keys
+# are S3RVER and S3RVER; its program is $S3RVER, else the one
+# tests/run-all.sh installs under build/npm), on a free port. Sets OWN_URL.
 # (hp_start puts the hostile relay in front of one.)
 t_own_store() {
     local kind=$1 i out=$T_DIR/.own-$1.$RANDOM.out
@@ -613,13 +615,20 @@ t_own_store() {
                 t_skip "moto_server is not on PATH (it comes with the machine image's Python)"
             moto_server -p 0 > "$out" 2>&1 &
             ;;
+        s3rver)
+            local bin=${S3RVER:-$E2E_ROOT/build/npm/node_modules/.bin/s3rver}
+            [ -x "$bin" ] || t_skip "no s3rver at $bin (tests/run-all.sh installs it with npm; or set S3RVER)"
+            mkdir -p "$T_DIR/.s3rver"
+            "$bin" -d "$T_DIR/.s3rver" -a 127.0.0.1 -p 0 --no-vhost-buckets > "$out" 2>&1 &
+            ;;
         *) t_fail "t_own_store: unknown store '$kind'" ;;
     esac
     HP_PIDS="${HP_PIDS:-} $!"
     # shellcheck disable=SC2064,SC2086
     trap "kill $HP_PIDS 2>/dev/null" EXIT
     for ((i = 0; i < 200; i++)); do
-        OWN_URL=$(sed -nE 's/^ready (http:\/\/[^ ]+).*/\1/p; s/.*Running on (http:\/\/127[^ ]+).*/\1/p' "$out" | head -n 1)
+        OWN_URL=$(sed -nE 's/^ready (http:\/\/[^ ]+).*/\1/p; s/.*Running on (http:\/\/127[^ ]+).*/\1/p;
+            s/.*S3rver listening on (127[^ ]+).*/http:\/\/\1/p' "$out" 2>/dev/null | head -n 1)
         [ -n "$OWN_URL" ] && break
         sleep 0.05
     done

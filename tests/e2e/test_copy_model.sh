@@ -193,25 +193,14 @@ test_copy_model_moto() {
     assert_eq "$(t_sha256 "$(t_data 40MB 40000000)")" "$(t_sha256 back/big-copy)" "sha256 of the big copy"
 }
 
-# The same fallback against s3rver (npm's s3rver 3.7.1, file-backed, when it is
-# on PATH), which answers UploadPartCopy with 501: the copy succeeds with one
-# CopyObject and has the source's bytes. (s3rver answers the Abort with 405:
-# s3c warns that the upload stays open.)
+# The same fallback against s3rver (npm's s3rver 3.7.1, file-backed: t_own_store),
+# which answers UploadPartCopy with 501: the copy succeeds with one CopyObject and
+# has the source's bytes. (s3rver answers the Abort with 405: s3c warns that the
+# upload stays open.)
 test_copy_model_s3rver() {
-    local port i
     t_store_is s3emu || t_skip "runs once, in the s3emu pass"
-    command -v s3rver >/dev/null || t_skip "s3rver is not on PATH (npm install -g s3rver)"
-    port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-    mkdir rv
-    s3rver --directory rv --port "$port" --address 127.0.0.1 > rv.log 2>&1 &
-    HP_PIDS="${HP_PIDS:-} $!"
-    # shellcheck disable=SC2064,SC2086
-    trap "kill $HP_PIDS 2>/dev/null" EXIT
-    for ((i = 0; i < 100; i++)); do
-        grep -q listening rv.log && break
-        sleep 0.1
-    done
-    export AWS_ENDPOINT_URL=http://127.0.0.1:$port AWS_ACCESS_KEY_ID=S3RVER AWS_SECRET_ACCESS_KEY=S3RVER
+    t_own_store s3rver
+    export AWS_ENDPOINT_URL=$OWN_URL AWS_ACCESS_KEY_ID=S3RVER AWS_SECRET_ACCESS_KEY=S3RVER
     assert_ok s3c mb s3://copy-model
     assert_ok s3c cp "$(t_data 40MB 40000000)" s3://copy-model/src
     assert_ok s3c --debug cp s3://copy-model/src s3://copy-model/dst

@@ -429,3 +429,36 @@ test_looplag_run_dryrun_line_not_waited_in_next() {
     _ll_made next
     _ll_no_lag
 }
+
+# A relayed copy (each side a store of its own, with its own keys) hashes what it reads and
+# what it sends on the hash workers, never on a loop: the MD5 of an object of one PutObject,
+# taken in order a part at a time (its ETag proves what was read), and the MD5 and CRC of a
+# whole object of 4 MiB, hashed once (its stored CRC, or its ETag, and what the destination
+# is sent). Over 1 MiB hashed in one call on a loop thread leaves a "loop-block" line (the
+# probe: base/lag.h, lag_hashed), which fails the test; before, both did.
+test_looplag_relay_hashes_off_the_loop() {
+    local b c key=looplagrelaykey00001 secret='looplag/relay/secret/key/000000000000000'
+    t_new_bucket b
+    cp "$(t_data 20MiB $((20 * 1024 * 1024)))" f20m
+    cp "$(t_data 4MiB $((4 * 1024 * 1024)))" f4m
+    t_put "$b" r/f20m f20m
+    assert_ok s3c cp f4m "s3://$b/r/f4m" # with its CRC64NVME, stored where the store keeps one
+    t_own_store emu "$key" "$secret"
+    mkdir -p "$HOME/.aws"
+    printf '[src]\naws_access_key_id = %s\naws_secret_access_key = %s\n' "$S3C_TEST_ACCESS_KEY" "$S3C_TEST_SECRET_KEY" \
+        > "$HOME/.aws/credentials"
+    printf '[profile src]\nregion = %s\n' "$S3C_TEST_REGION" > "$HOME/.aws/config"
+    t_bucket c
+    curl -sS --fail-with-body -X PUT --aws-sigv4 "aws:amz:$S3C_TEST_REGION:s3" --user "$key:$secret" \
+        -H "x-amz-content-sha256: UNSIGNED-PAYLOAD" "$OWN_URL/$c" >/dev/null || t_fail "could not create $c"
+    AWS_ACCESS_KEY_ID=$key AWS_SECRET_ACCESS_KEY=$secret AWS_ENDPOINT_URL=$OWN_URL \
+        assert_ok s3c cp -r "s3://$b/r/" "s3://$c/r/" --source-profile src --source-endpoint-url "$S3C_TEST_ENDPOINT"
+    assert_lines 2 "$T_OUT" "copy lines"
+    assert_not_contains "$T_ERR" "not verified"
+    for f in f20m f4m; do
+        curl -sS --fail-with-body --aws-sigv4 "aws:amz:$S3C_TEST_REGION:s3" --user "$key:$secret" \
+            -H "x-amz-content-sha256: UNSIGNED-PAYLOAD" -o got "$OWN_URL/$c/r/$f" || t_fail "could not get r/$f"
+        cmp -s got "$f" || t_fail "r/$f differs"
+    done
+    _ll_no_lag
+}
