@@ -74,7 +74,9 @@ struct objopts_args {
     { "--grants", NULL, ARG_STR_NARGS, &(a)->grants },                            \
     { "--force-glacier-transfer", NULL, ARG_BOOL, &(a)->force_glacier },          \
     { "--ignore-glacier-warnings", NULL, ARG_BOOL, &(a)->ignore_glacier },        \
-    { "--no-guess-mime-type", NULL, ARG_BOOL, &(a)->no_guess_mime }
+    { "--no-guess-mime-type", NULL, ARG_BOOL, &(a)->no_guess_mime },             \
+    { "--preserve", NULL, ARG_BOOL, &(oo)->preserve },                           \
+    { "--no-preserve", NULL, ARG_BOOL, &(oo)->no_preserve }
 
 /*
  * After args_parse: check the flags and fill the rest of 'oo' from 'a'

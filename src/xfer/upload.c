@@ -27,6 +27,7 @@ enum s3c_err upload_start(struct engine *g, struct xfer_obj_state *os, struct re
     if ((rc = fs_open_read(o->src, &os->fd, &os->size, &mtime, e)))
         return rc;
     up->src_mtime = mtime;
+    fs_fattr_of(os->fd, &up->attrs, &up->type_mode);
     if (wants_multipart(g, os->size)) {
         plan_parts(g, os);
         obj_phase_set(g, os, PH_CREATE);

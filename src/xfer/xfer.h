@@ -79,6 +79,10 @@ struct xfer_obj_opts {
                                        a CRC's FULL_OBJECT, a SHA's COMPOSITE (S3 keeps no other) */
     bool checksum_mode;             /* --checksum-mode ENABLED: ask for stored checksums even when
                                        response_checksum_validation = when_required */
+    bool no_preserve;               /* --no-preserve: uploads record no mtime, downloads stamp the
+                                       object's LastModified (the AWS CLI's behaviour) */
+    bool preserve;                  /* --preserve: uploads also record mode, uid and gid; downloads
+                                       also set the mode (owner too when root) the metadata records */
     int restore_days;               /* XFER_RESTORE: days the restored copy stays (<Days>) */
     const char *restore_tier;       /* XFER_RESTORE: Standard, Bulk or Expedited; NULL: the store's */
 };

@@ -204,10 +204,15 @@ test_cp_s3_to_s3_copy_and_multipart_copy() {
 }
 
 # _meta BUCKET KEY: ContentType, CacheControl and Metadata of an object, as
-# `aws s3api head-object` reports them (one compact JSON line).
+# `aws s3api head-object` reports them (one compact JSON line), but the mtime
+# an upload records (test_fattr.sh's), which _meta_mtime gives.
 _meta() {
     t_cmd awsx s3api head-object --bucket "$1" --key "$2" || t_fail "head-object s3://$1/$2"
-    jq -cS '{ContentType, CacheControl, Metadata}' <<<"$T_OUT"
+    jq -cS '{ContentType, CacheControl, Metadata: (.Metadata | del(.mtime))}' <<<"$T_OUT"
+}
+_meta_mtime() {
+    t_cmd awsx s3api head-object --bucket "$1" --key "$2" || t_fail "head-object s3://$1/$2"
+    jq -r '.Metadata.mtime // "none"' <<<"$T_OUT"
 }
 
 test_cp_copy_metadata_directive() {
@@ -223,6 +228,7 @@ test_cp_copy_metadata_directive() {
     assert_ok s3c cp --content-type text/x-orig --cache-control max-age=60 --metadata color=blue,size=xl \
         big.bin "s3://$b/big.bin"
     assert_eq "$orig" "$(_meta "$b" m.txt)" "metadata as uploaded"
+    assert_eq "$(stat -c %Y big.bin)" "$(_meta_mtime "$b" big.bin | cut -d. -f1)" "the mtime a multipart upload records"
 
     # COPY (the default): the copy keeps the source's headers, one part or many.
     assert_ok s3c cp "s3://$b/m.txt" "s3://$b/m-copy.txt"
@@ -230,6 +236,8 @@ test_cp_copy_metadata_directive() {
     _assert_multipart "$b" big-copy.bin 3
     assert_eq "$orig" "$(_meta "$b" m-copy.txt)" "metadata after a copy"
     assert_eq "$orig" "$(_meta "$b" big-copy.bin)" "metadata after a multipart copy"
+    assert_eq "$(_meta_mtime "$b" m.txt)" "$(_meta_mtime "$b" m-copy.txt)" "the mtime a copy keeps"
+    assert_eq "$(_meta_mtime "$b" big.bin)" "$(_meta_mtime "$b" big-copy.bin)" "the mtime a multipart copy keeps"
 
     # REPLACE: the copy has what the command line says, and nothing else.
     assert_ok s3c cp --metadata-directive REPLACE --content-type text/x-new --metadata shape=round \
