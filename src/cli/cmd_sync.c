@@ -278,6 +278,7 @@ static int side_raw_next(void *ctx, struct merge_entry *out, struct s3c_error *e
         out->size = en->size;
         out->mtime = en->mtime;
         out->mtime_nsec = en->mtime_nsec;
+        out->ctime = en->ctime;
         out->etag = sv_from(en->etag);
         out->archived = en->storage_class &&
                         (!strcmp(en->storage_class, "GLACIER") || !strcmp(en->storage_class, "DEEP_ARCHIVE"));
@@ -452,9 +453,11 @@ static void side_close(struct side *sd)
 
 /* ---- what the merge decides, as objects and deletes ------------------------------------ */
 
-/* A key list's entry has no size or time, in a dry run (which sends nothing else): HEAD the source
- * for them here ('etag' keeps the ETag). Otherwise the engine HEADs it, in flight (xfer_obj.src_head). */
-static enum s3c_err head_source(struct sync *s, struct merge_entry *en, struct buf *etag, struct s3c_error *e)
+/* A key list's entry has no size or time, or an entry's recorded mtime decides ('local', the file
+ * it goes to: *says compares them), in a dry run (which sends nothing else): HEAD the source for
+ * them here ('etag' keeps the ETag). Otherwise the engine HEADs it, in flight (xfer_obj.src_head). */
+static enum s3c_err head_source(struct sync *s, struct merge_entry *en, struct buf *etag, const char *local,
+                                enum xfer_recorded *says, struct s3c_error *e)
 {
     struct buf key = BUF_INIT(NAME_MAX_BYTES);
     struct http_xfer x;
@@ -474,6 +477,7 @@ static enum s3c_err head_source(struct sync *s, struct merge_entry *en, struct b
         if (http_resp_header(&x.resp, "etag", &v) && !buf_addsv(etag, v))
             en->etag = buf_sv(etag);
         en->kind = MERGE_FILE;
+        *says = xfer_recorded_says(&x.resp, local);
     }
     http_xfer_release(&x);
     buf_release(&key);
@@ -504,6 +508,8 @@ static struct xfer_obj *copy_obj(struct sync *s, const struct merge_entry *en_in
     struct merge_entry named = *en_in;
     const struct merge_entry *en = &named;
     struct buf etag = BUF_INIT(4096);
+    bool recorded = why == MERGE_WHY_RECORDED || why == MERGE_WHY_RECORDED_COPY;
+    enum xfer_recorded says = XFER_RECORDED_NONE;
 
     struct buf src = BUF_INIT(NAME_MAX_BYTES), dst = BUF_INIT(NAME_MAX_BYTES);
     struct buf ssh = BUF_INIT(NAME_MAX_BYTES), dsh = BUF_INIT(NAME_MAX_BYTES);
@@ -515,8 +521,8 @@ static struct xfer_obj *copy_obj(struct sync *s, const struct merge_entry *en_in
         rc = s3c_fail(e, S3C_ENOMEM, "name too long");
     else if (path_of(&s->src, en->rel, &src, e) || path_of(&s->dst, en->rel, &dst, e))
         rc = e->code;
-    else if (en->kind == MERGE_NAME && s->base.dryrun)
-        rc = head_source(s, &named, &etag, e);
+    else if ((en->kind == MERGE_NAME || recorded) && s->base.dryrun)
+        rc = head_source(s, &named, &etag, buf_cstr(&dst), &says, e);
     if (!rc) {
         o = xfer_obj_new(s->op);
         sh = calloc(1, sizeof(*sh));
@@ -528,6 +534,15 @@ static struct xfer_obj *copy_obj(struct sync *s, const struct merge_entry *en_in
             o->size = en->size;
             o->size_known = en->kind != MERGE_NAME;
             o->src_head = en->kind == MERGE_NAME; /* the engine HEADs it first (check.c) */
+            /* The listing's times cannot decide: the mtime the object records does (merge.h,
+             * "Recorded mtimes"), from the HEAD the engine sends first. */
+            if (recorded && !s->base.dryrun) {
+                o->src_head = o->mtime_check = true;
+                o->mtime_check_copies = why == MERGE_WHY_RECORDED_COPY;
+            }
+            /* A dry run's HEAD decided here: skipped (sync_next), nothing touched. */
+            o->dst_skipped = recorded && s->base.dryrun &&
+                             (says == XFER_RECORDED_SAME || (says == XFER_RECORDED_NONE && why == MERGE_WHY_RECORDED));
             /* Downloads stamp LastModified on the file, so that the next sync finds nothing to do. */
             o->mtime = en->mtime;
             o->etag = en->etag.n ? sv_dup(en->etag) : NULL;
@@ -814,7 +829,7 @@ static int sync_next(struct job *j, struct xfer_obj **out)
                                 ? a.dst
                                 : NULL,
                             a.why, &e);
-            if (*out && j->dryrun && (*out)->same_second && dry_same_bytes(s, *out)) {
+            if (*out && j->dryrun && ((*out)->dst_skipped || ((*out)->same_second && dry_same_bytes(s, *out)))) {
                 shown_free((*out)->user);
                 xfer_obj_free(*out);
                 *out = NULL;
@@ -924,6 +939,8 @@ static enum s3c_err sync_start(struct job *j)
     mo.exact_timestamps = s->exact_timestamps;
     mo.checksum = s->checksum;
     mo.delete = s->delete;
+    /* Downloads set the mtimes objects record (xfer/download.c): the merge then needs them too. */
+    mo.recorded_mtime = s->op == XFER_DOWNLOAD && !s->oo.no_preserve && !s->checksum && !s->size_only;
     merge_init(&s->m, &mo, s->src.sorted ? xsort_next : side_raw_next,
                s->src.sorted ? (void *)s->src.sorted : (void *)&s->src,
                s->dst.sorted ? xsort_next : side_raw_next, s->dst.sorted ? (void *)s->dst.sorted : (void *)&s->dst);

@@ -384,6 +384,7 @@ static enum objsrc_next walk_entry_next(struct objsrc *src, struct s3c_error *e)
         src->cur.size = we.size_bytes;
         src->cur.mtime = we.mtime_sec;
         src->cur.mtime_nsec = (int32_t)we.mtime_nsec;
+        src->cur.ctime = we.ctime_sec;
         return OBJSRC_ENTRY;
     }
 }

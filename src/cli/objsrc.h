@@ -112,6 +112,7 @@ struct objsrc_entry {
     uint64_t size;
     int64_t mtime;              /* seconds since 1970 */
     int32_t mtime_nsec;         /* a walk's nanoseconds, a listing's milliseconds (as nanoseconds) */
+    int64_t ctime;              /* a walk's: the file's status change time (seconds); else 0 */
     const char *etag;           /* as listed, quotes included; "" when unknown */
     const char *version_id;     /* OBJSRC_VERSIONS: as listed ("" before versioning); else "" */
     const char *storage_class;  /* a listing's, as listed ("" when the store sent none); else NULL */

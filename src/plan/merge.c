@@ -52,6 +52,19 @@ static bool by_size_and_time(const struct merge_opts *o, const struct merge_entr
     }
     if (o->size_only)
         return false;
+    if (o->dir == MERGE_DOWNLOAD && o->recorded_mtime && delta != 0) {
+        /* A file whose mtime is not LastModified: the HEAD decides where the listing cannot
+         * (merge.h, "Recorded mtimes"). */
+        if (o->exact_timestamps || delta > 0) {
+            *why = MERGE_WHY_RECORDED_COPY;
+            return true;
+        }
+        if (dst->ctime <= src->mtime) {
+            *why = MERGE_WHY_RECORDED;
+            return true;
+        }
+        return false;
+    }
     if (o->dir == MERGE_DOWNLOAD) {
         /* The CLI re-downloads when the local file is newer than the object, not
          * when the object is newer: a download stamps LastModified on the file,

@@ -97,6 +97,7 @@ static void fill_entry(struct walk *w, struct walk_entry *out, enum walk_kind ki
     out->size_bytes = kind == WALK_FILE ? (uint64_t)st->st_size : 0;
     out->mtime_sec = (int64_t)st->st_mtim.tv_sec;
     out->mtime_nsec = st->st_mtim.tv_nsec;
+    out->ctime_sec = (int64_t)st->st_ctim.tv_sec;
     out->mode = st->st_mode;
     out->dev = st->st_dev;
     out->ino = st->st_ino;

@@ -101,9 +101,10 @@ struct walk_entry {
     dev_t dev;              /* device and inode (hard-link detection) */
     ino_t ino;
     int sys_errno;          /* WALK_ERROR: why (EACCES, ELOOP, ENOENT for a dangling link, ...) */
+    int64_t ctime_sec;      /* WALK_FILE: status change time (sync down's recorded mtimes, merge.h) */
 };
 
-#define WALK_ENTRY_INIT { WALK_END, { "", 0 }, 0, 0, 0, 0, 0, 0, 0 }
+#define WALK_ENTRY_INIT { WALK_END, { "", 0 }, 0, 0, 0, 0, 0, 0, 0, 0 }
 
 struct walk;
 

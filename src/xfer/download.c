@@ -60,17 +60,10 @@ static void wake_loop(void *loop) { http_loop_wakeup(loop); }
 static void dl_meta_take(struct xfer_obj_state *os, const struct http_resp *resp)
 {
     struct obj_dl_file *f;
-    struct fattr_meta m;
 
     if (os->family != FAM_DL_FILE || !resp || (f = dl_file_of(os))->meta_seen)
         return;
-    memset(&m, 0, sizeof(m));
-    http_resp_header(resp, FATTR_H_MTIME, &m.mtime);
-    http_resp_header(resp, FATTR_H_MODE, &m.mode);
-    http_resp_header(resp, FATTR_H_UID, &m.uid);
-    http_resp_header(resp, FATTR_H_GID, &m.gid);
-    http_resp_header(resp, FATTR_H_S3CMD, &m.s3cmd);
-    fattr_from_meta(&f->meta, &m);
+    xfer_meta_fattr(resp, &f->meta);
     f->meta_seen = true;
 }
 

@@ -192,3 +192,67 @@ test_fattr_s3cmd_round_trip() {
         "mtimes of s3cmd's objects, downloaded by s3c"
     assert_eq "$(_fa_modes up)" "$(_fa_modes s3c-got)" "modes of s3cmd's objects, downloaded by s3c --preserve"
 }
+
+# _fa_heads_after HEADS-BEFORE DEBUG-OUTPUT WANT: s3emu answered WANT HEADs since, less the ones
+# a loaded machine hedged (t_resent).
+_fa_heads_after() {
+    t_assert_emu_ops HeadObject "$(($1 + $(t_resent HeadObject "$2")))" "$3"
+}
+
+# sync down with recorded mtimes (src/plan/merge.h, "Recorded mtimes"): the listing's times decide
+# where they can, a HEAD where they cannot, none in the steady state. A same-sized object uploaded
+# after the file was downloaded is found by the mtime it records (the AWS CLI's rule keeps the old
+# file); a local change that keeps the size is undone; the tree the objects came from is proven
+# the same once, then never asked again.
+test_fattr_sync_down_recorded_model() {
+    local b heads debug
+    t_new_bucket b
+    _fa_tree up
+    assert_ok s3c sync up "s3://$b/t/"
+    # The tree the objects came from: same mtimes, but its status changed before the upload.
+    sleep 1.1
+    heads=$(t_emu_ops HeadObject)
+    assert_ok s3c --debug sync "s3://$b/t/" up
+    debug=$T_ERR
+    assert_eq "" "$T_OUT" "the source tree, synced down onto itself: nothing copied"
+    _fa_heads_after "$heads" "$debug" 3
+    heads=$(t_emu_ops HeadObject)
+    assert_ok s3c --debug sync "s3://$b/t/" up
+    debug=$T_ERR
+    assert_eq "" "$T_OUT" "and again: nothing"
+    _fa_heads_after "$heads" "$debug" 0
+
+    # A fresh download: its files' status changed after the objects were written.
+    assert_ok s3c sync "s3://$b/t/" down
+    heads=$(t_emu_ops HeadObject)
+    assert_ok s3c --debug sync "s3://$b/t/" down
+    debug=$T_ERR
+    assert_eq "" "$T_OUT" "steady state: nothing copied"
+    _fa_heads_after "$heads" "$debug" 0
+
+    # Another upload of the same size, with another mtime, after the download.
+    sleep 1.1
+    printf 'small two\n' > other.txt
+    touch -d '2021-01-01 00:00:00.25' other.txt
+    assert_ok s3c cp other.txt "s3://$b/t/small.txt"
+    assert_ok s3c sync --dryrun "s3://$b/t/" down
+    assert_eq "(dryrun) download: s3://$b/t/small.txt to down/small.txt" "$T_OUT" "the dry run finds it"
+    assert_eq "small one" "$(cat down/small.txt)" "the dry run wrote nothing"
+    assert_ok s3c sync "s3://$b/t/" down
+    assert_eq "download: s3://$b/t/small.txt to down/small.txt" "$T_OUT" "a same-sized upload is found"
+    assert_eq "small two 1609459200.250000000" "$(cat down/small.txt) $(stat -c %.9Y down/small.txt)" \
+        "the new object, and its mtime"
+
+    # A local change that keeps the size (a newer mtime): the object's bytes back.
+    printf 'small ten\n' > down/small.txt
+    assert_ok s3c sync "s3://$b/t/" down
+    assert_eq "download: s3://$b/t/small.txt to down/small.txt" "$T_OUT" "a same-sized local change is undone"
+    assert_eq "small two" "$(cat down/small.txt)" "the object's bytes"
+
+    # --no-preserve: the AWS CLI's rules and stamps, no HEAD.
+    assert_ok s3c sync --no-preserve "s3://$b/t/" plain
+    heads=$(t_emu_ops HeadObject)
+    assert_ok s3c sync --no-preserve "s3://$b/t/" plain
+    assert_eq "" "$T_OUT" "--no-preserve: a second sync copies nothing"
+    t_assert_emu_ops HeadObject "$heads" 0
+}
