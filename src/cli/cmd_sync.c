@@ -325,8 +325,10 @@ static enum s3c_err side_open(struct sync *s, struct side *sd, struct s3c_error 
     so.filter = &s->filter;
     so.filter_root = sd->filter_root;
     so.tell_filtered = sd->is_src; /* (a name kept out of both ends is told once) */
-    /* "dir/" placeholders (0 bytes), as the AWS CLI skips them on both ends. */
-    so.dirs = OBJSRC_DIRS_SKIP_EMPTY;
+    /* "dir/" placeholders (0 bytes), as the AWS CLI skips them on both ends; with
+     * --directory-markers they are entries at both ends, an empty local directory too. */
+    so.dirs = s->oa.dir_markers ? OBJSRC_DIRS_MARKERS : OBJSRC_DIRS_SKIP_EMPTY;
+    so.empty_dirs = s->oa.dir_markers;
     so.follow_symlinks = !s->no_follow_symlinks;
     /* A destination file is replaced, not read: no need to be able to read it. */
     so.check_readable = sd->is_src;
@@ -545,6 +547,7 @@ static struct xfer_obj *copy_obj(struct sync *s, const struct merge_entry *en_in
                              (says == XFER_RECORDED_SAME || (says == XFER_RECORDED_NONE && why == MERGE_WHY_RECORDED));
             /* Downloads stamp LastModified on the file, so that the next sync finds nothing to do. */
             o->mtime = en->mtime;
+            o->dir_marker = s->op == XFER_UPLOAD && en->rel.n && en->rel.p[en->rel.n - 1] == '/';
             o->etag = en->etag.n ? sv_dup(en->etag) : NULL;
             o->opts = &s->oo;
             if (same && (o->same_second = calloc(1, sizeof(*o->same_second)))) {
@@ -579,7 +582,22 @@ static struct xfer_obj *copy_obj(struct sync *s, const struct merge_entry *en_in
     return o;
 }
 
-/* Delete a local file the source does not have. */
+/* A directory marker of the source (--directory-markers): its directory at the destination. */
+static void make_dir(struct sync *s, const struct merge_entry *en)
+{
+    struct buf path = BUF_INIT(NAME_MAX_BYTES), shown = BUF_INIT(NAME_MAX_BYTES);
+    struct s3c_error e = S3C_ERROR_INIT;
+
+    shown_name(&s->dst, en->rel, &shown);
+    if (path_of(&s->dst, en->rel, &path, &e) || (!s->base.dryrun && fs_mkdir_parents(buf_cstr(&path), &e))) {
+        report(s, XFER_DOWNLOAD, buf_cstr(&shown), NULL, 0, &e);
+        job_count(&s->base, XFER_DOWNLOAD, 0, &e);
+    }
+    buf_release(&path);
+    buf_release(&shown);
+}
+
+/* Delete a local file the source does not have (or an empty directory, --directory-markers). */
 static void delete_local(struct sync *s, const struct merge_entry *en)
 {
     struct buf path = BUF_INIT(NAME_MAX_BYTES), shown = BUF_INIT(NAME_MAX_BYTES);
@@ -591,7 +609,8 @@ static void delete_local(struct sync *s, const struct merge_entry *en)
         job_count(&s->base, XFER_DELETE, 0, &e);
     } else if (s->base.dryrun) {
         report(s, XFER_DELETE, buf_cstr(&shown), NULL, 0, NULL);
-    } else if (unlink(buf_cstr(&path)) != 0 && errno != ENOENT) {
+    } else if ((en->rel.n && en->rel.p[en->rel.n - 1] == '/' ? rmdir(buf_cstr(&path)) : unlink(buf_cstr(&path))) != 0 &&
+               errno != ENOENT) {
         s3c_fail_errno(&e, errno, "cannot delete %s", buf_cstr(&shown));
         report(s, XFER_DELETE, buf_cstr(&shown), NULL, 0, &e);
         job_count(&s->base, XFER_DELETE, 0, &e);
@@ -821,6 +840,10 @@ static int sync_next(struct job *j, struct xfer_obj **out)
         case MERGE_COPY_IT:
             if (a.src->archived && glacier_skip(s, a.src))
                 break;
+            if (s->op == XFER_DOWNLOAD && a.src->rel.n && a.src->rel.p[a.src->rel.n - 1] == '/') {
+                make_dir(s, a.src); /* a directory marker: the directory, never a file */
+                break;
+            }
             /* The same second, or --checksum: the engine proves it (xfer_obj.same_second); a dry
              * run here. */
             *out = copy_obj(s, a.src,

@@ -158,6 +158,10 @@ static const struct help helps[] = {
       "                         root, setuid and setgid bits only with it\n"
       "  --no-preserve          record nothing, and stamp downloads with LastModified (the AWS\n"
       "                         CLI's behaviour); --metadata mtime=... always wins over s3c's\n"
+      "  --directory-markers    an empty directory goes up as a 0-byte \"dir/\" object, as the\n"
+      "                         AWS console and rclone's --s3-directory-markers make them, and\n"
+      "                         such a marker comes down as the directory (never a file \"dir\");\n"
+      "                         without it downloads skip every \"dir/\" key (cp, sync; not mv)\n"
       "  --checksum-algorithm A  the flexible checksum uploads carry, which the store verifies\n"
       "                         and keeps: CRC64NVME (default), CRC32, CRC32C, SHA1 or SHA256\n"
       "                         (a SHA is hashed by worker threads; multipart: a CRC of the\n"
@@ -305,7 +309,8 @@ static const struct help helps[] = {
       "  --sse-c-copy-source-key, --resume, --loops, --hedge-writes, --destination-region,\n"
       "  --force-glacier-transfer, --ignore-glacier-warnings, --page-size\n"
       "                         accepted as for cp; no effect on a stream\n"
-      "  --checksum-mode, --preserve, --no-preserve   accepted as for cp; no effect on a stream\n" },
+      "  --checksum-mode, --preserve, --no-preserve, --directory-markers\n"
+      "                         accepted as for cp; no effect on a stream\n" },
     { "presign", "s3c presign s3://BUCKET/KEY [--expires-in SECONDS] [--version-id ID]",
       "Print a presigned GET URL for the object (no request is sent), as\n"
       "`aws s3 presign`: the configured endpoint, addressing style and region;\n"
@@ -350,6 +355,9 @@ static const struct help helps[] = {
       "  --sse-kms-key-id K, --sse-c AES256 --sse-c-key KEY32, --sse-c-copy-source AES256\n"
       "  --sse-c-copy-source-key KEY32, --request-payer requester, --no-guess-mime-type,\n"
       "  --checksum-algorithm A, --checksum-mode ENABLED, --preserve, --no-preserve,\n"
+      "  --directory-markers (sync up: markers at both ends are up to date; --delete\n"
+      "  deletes a marker whose directory is gone or holds files; sync down --delete\n"
+      "  removes an empty directory the source has no marker for),\n"
       "  and its engine flags: --concurrency N, --numworkers N, --part-size SIZE,\n"
       "  --loops N, --bwlimit RATE, --expected-size SIZE, --no-progress, --stat, --resume,\n"
       "  --hedge-writes auto|never|always\n"

@@ -106,6 +106,7 @@ static enum s3c_err open_walk(struct objsrc *src, struct s3c_error *e)
     wo.check_readable = src->o.check_readable;
     wo.tmp_files = src->o.tmp_files;
     wo.tmp_of = job_tmp_of;
+    wo.empty_dirs = src->o.empty_dirs;
     if (src->pattern || (src->o.match_rel && src->o.match_rel_path)) {
         wo.keep = walk_keep;
         wo.keep_ctx = src;
@@ -262,6 +263,8 @@ static bool key_selected(struct objsrc *src, const char *key, bool has_attrs, ui
         return false;
     if (src->o.dirs == OBJSRC_DIRS_SKIP_EMPTY &&
         (kl == pl || (has_attrs && size == 0 && key[kl - 1] == '/')))
+        return false;
+    if (src->o.dirs == OBJSRC_DIRS_MARKERS && kl && key[kl - 1] == '/' && (kl == pl || !has_attrs || size))
         return false;
     if (src->pattern) {
         if (!wild_match(src->pattern, (struct sv){ key, kl }))

@@ -27,7 +27,14 @@ static bool by_size_and_time(const struct merge_opts *o, const struct merge_entr
 bool merge_should_copy(const struct merge_opts *o, const struct merge_entry *src,
                        const struct merge_entry *dst, enum merge_why *why)
 {
-    bool copy = by_size_and_time(o, src, dst, why);
+    bool copy;
+
+    /* A directory marker ("dir/", 0 bytes; --directory-markers) at both ends: nothing to copy. */
+    if (src->rel.n && src->rel.p[src->rel.n - 1] == '/' && src->size == dst->size) {
+        *why = MERGE_WHY_NONE;
+        return false;
+    }
+    copy = by_size_and_time(o, src, dst, why);
 
     /* --checksum: one size at both ends goes to the caller to prove by content, with what size
      * and time say for when there is nothing to compare. */

@@ -381,6 +381,11 @@ enum s3c_err walk_next(struct walk *w, struct walk_entry *out, struct s3c_error 
             rc = enter_dir(w, nm, out, e);
             if (rc)
                 return rc;
+            top = &w->stack[w->depth - 1];
+            if (w->o.empty_dirs && top->n == 0 && fstat(dirfd(top->dir), &st) == 0) {
+                fill_entry(w, out, WALK_EMPTY_DIR, &st); /* rel "dir/"; popped on the next call */
+                return S3C_OK;
+            }
             continue;
         }
         dfd = dirfd(top->dir);

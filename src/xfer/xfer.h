@@ -160,6 +160,8 @@ struct xfer_obj {
                                        ends as dst_skipped, the file's atime set (xfer_recorded_touch);
                                        another, it goes on; none recorded, it goes on only with ... */
     bool mtime_check_copies;        /* ... this (MERGE_WHY_RECORDED_COPY) */
+    bool dir_marker;                /* XFER_UPLOAD of an empty directory (--directory-markers): a
+                                       0-byte PutObject of the "dir/" key, o->src not read */
 
     /* Engine-private. */
     struct xfer_obj_state *st;

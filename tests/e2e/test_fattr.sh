@@ -256,3 +256,40 @@ test_fattr_sync_down_recorded_model() {
     assert_eq "" "$T_OUT" "--no-preserve: a second sync copies nothing"
     t_assert_emu_ops HeadObject "$heads" 0
 }
+
+# --directory-markers: empty directories go up as 0-byte "dir/" objects (as the AWS console makes
+# them) and come down as directories, never as files named "dir"; sync keeps both ends so, and a
+# second sync does nothing. Without the flag a marker is skipped, as before.
+test_fattr_directory_markers() {
+    local b
+    t_new_bucket b
+    mkdir -p up/e1 up/a/e2 up/f
+    printf 'x\n' > up/f/x
+    assert_ok s3c cp --recursive --directory-markers up "s3://$b/t/"
+    assert_eq "$(printf '%s\n' t/a/e2/ t/e1/ t/f/x)" "$(t_list_keys "$b")" "the markers and the file"
+    assert_eq "0" "$(t_head_header "$b" t/e1/ Content-Length)" "a marker holds 0 bytes"
+    assert_ok awsx s3api put-object --bucket "$b" --key t/console/   # as the AWS console makes one
+    assert_ok s3c cp --recursive "s3://$b/t/" plain
+    assert_eq "$(printf '%s\n' plain plain/f plain/f/x)" "$(find plain | LC_ALL=C sort)" \
+        "without the flag: markers skipped"
+    assert_ok s3c cp --recursive --directory-markers "s3://$b/t/" kept
+    assert_eq "$(printf '%s\n' kept/ kept/a/ kept/a/e2/ kept/console/ kept/e1/ kept/f/ kept/f/x)" \
+        "$(find kept -type d -printf '%p/\n' -o -printf '%p\n' | LC_ALL=C sort)" "with it: directories"
+    assert_exit 252 s3c mv --recursive --directory-markers up "s3://$b/mv/"
+
+    assert_ok s3c sync --directory-markers up "s3://$b/s/"
+    assert_eq "$(printf '%s\n' "upload: up/a/e2/ to s3://$b/s/a/e2/" "upload: up/e1/ to s3://$b/s/e1/" \
+        "upload: up/f/x to s3://$b/s/f/x")" "$(LC_ALL=C sort <<<"$T_OUT")" "sync up: the markers too"
+    assert_ok s3c sync --directory-markers up "s3://$b/s/"
+    assert_eq "" "$T_OUT" "a second sync up does nothing"
+    mkdir -p down/zz
+    assert_ok s3c sync --delete --directory-markers "s3://$b/s/" down
+    assert_eq "$(printf '%s\n' "delete: down/zz/" "download: s3://$b/s/f/x to down/f/x")" \
+        "$(LC_ALL=C sort <<<"$T_OUT")" "sync down: files, and the empty directory no marker names goes"
+    [ -d down/a/e2 ] && [ -d down/e1 ] && [ ! -e down/zz ] || t_fail "the directories after sync down"
+    assert_ok s3c sync --delete --directory-markers "s3://$b/s/" down
+    assert_eq "" "$T_OUT" "a second sync down does nothing"
+    rmdir up/e1
+    assert_ok s3c sync --delete --directory-markers up "s3://$b/s/"
+    assert_eq "delete: s3://$b/s/e1/" "$T_OUT" "sync up --delete: the marker of a directory gone"
+}
