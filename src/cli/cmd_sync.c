@@ -545,7 +545,8 @@ static struct xfer_obj *copy_obj(struct sync *s, const struct merge_entry *en_in
             /* A dry run's HEAD decided here: skipped (sync_next), nothing touched. */
             o->dst_skipped = recorded && s->base.dryrun &&
                              (says == XFER_RECORDED_SAME || (says == XFER_RECORDED_NONE && why == MERGE_WHY_RECORDED));
-            /* Downloads stamp LastModified on the file, so that the next sync finds nothing to do. */
+            /* Downloads stamp the mtime the object records, else LastModified, on the file, so that
+             * the next sync finds nothing to do (plan/merge.h, "Recorded mtimes"). */
             o->mtime = en->mtime;
             o->dir_marker = s->op == XFER_UPLOAD && en->rel.n && en->rel.p[en->rel.n - 1] == '/';
             o->etag = en->etag.n ? sv_dup(en->etag) : NULL;

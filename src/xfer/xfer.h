@@ -109,7 +109,8 @@ struct xfer_obj {
     char *dst_bucket;               /* S3 destination bucket (upload, copy) */
     uint64_t size;                  /* source size when known (size_known) */
     bool size_known;
-    int64_t mtime;                  /* source LastModified (downloads set it on the file); -1 unknown */
+    int64_t mtime;                  /* source LastModified (downloads set it on the file when the object
+                                       records no mtime of its own, s3/fattr.h); -1 unknown */
     char *etag;                     /* source ETag when known, quotes included */
     bool stdio;                     /* source is stdin (upload) or destination stdout (download) */
     const struct xfer_obj_opts *opts;
