@@ -50,7 +50,7 @@ bool fattr_mtime_parse(struct sv v, int64_t *s, int32_t *ns)
             return false;
         *s = (int64_t)t;
         *ns = 0;
-        return true;
+        return *s >= FATTR_SECONDS_MIN && *s <= FATTR_SECONDS_MAX;
     }
     if (i < v.n && (v.p[i] == '-' || v.p[i] == '+'))
         neg = v.p[i++] == '-';
