@@ -122,9 +122,12 @@ test_cp_tree_round_trip_mixed_sizes() {
     assert_contains "$T_OUT" "download: s3://$b/up/big/8MiB+1 to dl/big/8MiB+1"
     # Every file, byte for byte, and nothing else (no temp file left behind).
     assert_eq "$(t_tree_sums tree)" "$(t_tree_sums dl)" "sha256 of every file, sent and received"
-    # A downloaded file's mtime is the object's LastModified.
+    # A downloaded file's mtime is the one its upload recorded (test_fattr.sh), to the nanosecond;
+    # with --no-preserve, the object's LastModified.
+    assert_eq "$(stat -c %.9Y tree/one)" "$(stat -c %.9Y dl/one)" "mtime of dl/one vs tree/one"
+    assert_ok s3c cp --no-preserve "s3://$b/up/one" dl/one-lm
     lm=$(t_head_header "$b" up/one last-modified)
-    assert_eq "$(date -d "$lm" +%s)" "$(stat -c %Y dl/one)" "mtime of dl/one vs LastModified $lm"
+    assert_eq "$(date -d "$lm" +%s)" "$(stat -c %Y dl/one-lm)" "mtime of dl/one-lm vs LastModified $lm"
 }
 
 test_cp_single_file_forms() {

@@ -47,6 +47,17 @@ TEST(fattr_mtime_forms)
     CHECK(!fattr_mtime_parse(SV("2020-13-45Tzz"), &s, &ns));
 }
 
+/* 'a' holds all four parts, with these values. */
+static void check_all(const struct fattr *a, int64_t s, int32_t ns, uint32_t mode, uint32_t uid, uint32_t gid)
+{
+    CHECK(a->has_mtime && a->has_mode && a->has_uid && a->has_gid);
+    CHECK_INT(a->mtime_s, s);
+    CHECK_INT(a->mtime_ns, ns);
+    CHECK_INT(a->mode, mode);
+    CHECK_INT(a->uid, uid);
+    CHECK_INT(a->gid, gid);
+}
+
 TEST(fattr_from_rclone_and_s3cmd)
 {
     struct fattr a = FATTR_INIT;
@@ -60,31 +71,17 @@ TEST(fattr_from_rclone_and_s3cmd)
     struct fattr_meta bad = { SV("soon"), SV("999"), SV("-1"), SV("4294967296"), SV("mtime:x/mode:y") };
 
     fattr_from_meta(&a, &m);
-    CHECK(a.has_mtime && a.has_mode && a.has_uid && a.has_gid);
-    CHECK_INT(a.mtime_s, 1577934245);
-    CHECK_INT(a.mtime_ns, 123456789);
-    CHECK_INT(a.mode, 0640);
-    CHECK_INT(a.uid, 1000);
-    CHECK_INT(a.gid, 100);
+    check_all(&a, 1577934245, 123456789, 0640, 1000, 100);
 
     /* s3cmd: decimal mode (35309 = 0104755: setuid, the type dropped), whole seconds. */
     a = (struct fattr)FATTR_INIT;
     fattr_from_meta(&a, &s3cmd);
-    CHECK(a.has_mtime && a.has_mode && a.has_uid && a.has_gid);
-    CHECK_INT(a.mtime_s, 1577934245);
-    CHECK_INT(a.mtime_ns, 0);
-    CHECK_INT(a.mode, 04755);
-    CHECK_INT(a.uid, 501);
-    CHECK_INT(a.gid, 20);
+    check_all(&a, 1577934245, 0, 04755, 501, 20);
 
     /* rclone's keys win; s3cmd's fill in what they lack. */
     a = (struct fattr)FATTR_INIT;
     fattr_from_meta(&a, &both);
-    CHECK_INT(a.mtime_s, 1600000000);
-    CHECK_INT(a.mtime_ns, 500000000);
-    CHECK_INT(a.uid, 7);
-    CHECK_INT(a.gid, 20);
-    CHECK_INT(a.mode, 04755);
+    check_all(&a, 1600000000, 500000000, 04755, 7, 20);
 
     /* Values that do not parse set nothing ("999": 9 is no octal digit). */
     a = (struct fattr)FATTR_INIT;
