@@ -548,7 +548,7 @@ static struct xfer_obj *copy_obj(struct sync *s, const struct merge_entry *en_in
             /* Downloads stamp the mtime the object records, else LastModified, on the file, so that
              * the next sync finds nothing to do (plan/merge.h, "Recorded mtimes"). */
             o->mtime = en->mtime;
-            o->dir_marker = s->op == XFER_UPLOAD && en->rel.n && en->rel.p[en->rel.n - 1] == '/';
+            o->dir_marker = s->op == XFER_UPLOAD && sv_is_dir(en->rel);
             o->etag = en->etag.n ? sv_dup(en->etag) : NULL;
             o->opts = &s->oo;
             if (same && (o->same_second = calloc(1, sizeof(*o->same_second)))) {
@@ -610,7 +610,7 @@ static void delete_local(struct sync *s, const struct merge_entry *en)
         job_count(&s->base, XFER_DELETE, 0, &e);
     } else if (s->base.dryrun) {
         report(s, XFER_DELETE, buf_cstr(&shown), NULL, 0, NULL);
-    } else if ((en->rel.n && en->rel.p[en->rel.n - 1] == '/' ? rmdir(buf_cstr(&path)) : unlink(buf_cstr(&path))) != 0 &&
+    } else if ((sv_is_dir(en->rel) ? rmdir(buf_cstr(&path)) : unlink(buf_cstr(&path))) != 0 &&
                errno != ENOENT) {
         s3c_fail_errno(&e, errno, "cannot delete %s", buf_cstr(&shown));
         report(s, XFER_DELETE, buf_cstr(&shown), NULL, 0, &e);
@@ -841,7 +841,7 @@ static int sync_next(struct job *j, struct xfer_obj **out)
         case MERGE_COPY_IT:
             if (a.src->archived && glacier_skip(s, a.src))
                 break;
-            if (s->op == XFER_DOWNLOAD && a.src->rel.n && a.src->rel.p[a.src->rel.n - 1] == '/') {
+            if (s->op == XFER_DOWNLOAD && sv_is_dir(a.src->rel)) {
                 make_dir(s, a.src); /* a directory marker: the directory, never a file */
                 break;
             }

@@ -488,7 +488,7 @@ static int next_from_source(struct transfer *t, struct xfer_obj **out)
         relz = sv_dup(en->rel);
         if (!relz || dst_for(t, relz, &dst, &shown_dst, &e))
             skip_with_error(t, buf_cstr(&shown_src), t->dst_arg, &e);
-        else if (t->oa.dir_markers && t->op == XFER_DOWNLOAD && relz[0] && relz[strlen(relz) - 1] == '/') {
+        else if (t->oa.dir_markers && t->op == XFER_DOWNLOAD && sv_is_dir(en->rel)) {
             /* A directory marker (0 bytes; objsrc keeps no other): the directory, never a file. */
             if (!t->base.dryrun && fs_mkdir_parents(buf_cstr(&dst), &e))
                 skip_with_error(t, buf_cstr(&shown_src), buf_cstr(&shown_dst), &e);
@@ -504,7 +504,7 @@ static int next_from_source(struct transfer *t, struct xfer_obj **out)
         o->size_known = en->has_attrs;
         o->mtime = en->mtime;
         /* An empty directory (the walk's "dir/", --directory-markers): its 0-byte marker. */
-        o->dir_marker = t->op == XFER_UPLOAD && en->rel.n && en->rel.p[en->rel.n - 1] == '/';
+        o->dir_marker = t->op == XFER_UPLOAD && sv_is_dir(en->rel);
         if (t->src_s3 && en->has_attrs)
             o->etag = strdup(en->etag);
         /* A key list's key: the engine HEADs it first, as manifest_head would have (check.c). */

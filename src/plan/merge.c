@@ -30,7 +30,7 @@ bool merge_should_copy(const struct merge_opts *o, const struct merge_entry *src
     bool copy;
 
     /* A directory marker ("dir/", 0 bytes; --directory-markers) at both ends: nothing to copy. */
-    if (src->rel.n && src->rel.p[src->rel.n - 1] == '/' && src->size == dst->size) {
+    if (sv_is_dir(src->rel) && src->size == dst->size) {
         *why = MERGE_WHY_NONE;
         return false;
     }
