@@ -5,7 +5,7 @@
 # that are not installed yet. Run as root. When everything is already there it
 # asks no registry and takes well under a second (one dpkg-query call).
 #
-#   default       build deps + test deps (Ceph RGW, AWS CLI, curl, jq, openssl,
+#   default       build deps + test deps (Ceph RGW, AWS CLI, rclone, s3cmd, curl, jq, openssl,
 #                 python3 and /usr/bin/time for the fault and hostile-server tests,
 #                 valgrind for tests/valgrind) + packaging deps (debhelper,
 #                 dpkg-dev, lintian, fakeroot, man-db, bash-completion, zsh
@@ -22,7 +22,8 @@ BUILD=(gcc make libcurl4-openssl-dev libssl-dev libexpat1-dev libjansson-dev lib
 # Ceph's daemons pull in many "recommended" packages that we do not need.
 TEST_NORECS=(ceph-mon ceph-osd radosgw)
 # media-types: /etc/mime.types, which the AWS CLI's Python reads and s3c too (the Content-Type test).
-TEST=(awscli curl jq media-types openssl python3 python3-botocore time valgrind)
+# rclone and s3cmd: peers that write and read the mtimes s3c records (tests/e2e/test_fattr.sh).
+TEST=(awscli curl jq media-types openssl python3 python3-botocore time valgrind rclone s3cmd)
 SAN=(clang libclang-rt-14-dev)
 # tests/pkg/run.sh: build the .deb, lint it, read the man page, load the
 # completions of the three shells. Without recommends (lintian's and

@@ -580,7 +580,8 @@ stop_emus
 # The drop-in differential suite (tests/e2e/test_dropin*.sh: the same
 # commands through s3c and /usr/bin/aws, outputs and exits compared) once
 # more against moto's server, an S3 model written by others (issue 23), and
-# sync --checksum's tests (issue 26: test_sync_checksum*), with build/s3c.
+# sync --checksum's tests (issue 26: test_sync_checksum*) and the mtimes and
+# modes kept in metadata (test_fattr*, with rclone and s3cmd), with build/s3c.
 # moto_server comes with the machine image's Python.
 if [ "$S3C_MOTO" = 1 ]; then
     step "e2e drop-in suite against moto's server"
@@ -597,7 +598,7 @@ if [ "$S3C_MOTO" = 1 ]; then
         printf '%s\n' "S3C_TEST_STORE=moto" "S3C_TEST_ENDPOINT=http://127.0.0.1:$port" \
             "S3C_TEST_ACCESS_KEY=testing" "S3C_TEST_SECRET_KEY=testing" "S3C_TEST_REGION=us-east-1" > "$WORK/moto.env"
         saved_filter=$E2E_FILTER
-        E2E_FILTER='test_dropin|test_sync_checksum'
+        E2E_FILTER='test_dropin|test_sync_checksum|test_fattr'
         run_e2e moto "$WORK/moto.env" "$ROOT/build/s3c"
         E2E_FILTER=$saved_filter
         kill -TERM -- "-$MOTO_PID" 2>/dev/null

@@ -60,6 +60,11 @@ char *sv_dup(struct sv a)
     return s;
 }
 
+bool sv_is_dir(struct sv a)
+{
+    return a.n && a.p[a.n - 1] == '/';
+}
+
 bool sv_to_u64(struct sv a, uint64_t *out)
 {
     uint64_t v = 0;

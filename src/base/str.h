@@ -22,6 +22,7 @@ bool sv_eq(struct sv a, struct sv b);
 bool sv_eqs(struct sv a, const char *s);
 bool sv_ieqs(struct sv a, const char *s);         /* ASCII case-insensitive */
 bool sv_starts(struct sv a, const char *prefix);
+bool sv_is_dir(struct sv a);                      /* ends in '/': a directory ("dir/", a marker's key) */
 struct sv sv_trim(struct sv a);                   /* strip ASCII spaces and tabs, CR, LF */
 
 /* malloc'd NUL-terminated copy; NULL on OOM. */

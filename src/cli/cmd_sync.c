@@ -278,6 +278,7 @@ static int side_raw_next(void *ctx, struct merge_entry *out, struct s3c_error *e
         out->size = en->size;
         out->mtime = en->mtime;
         out->mtime_nsec = en->mtime_nsec;
+        out->ctime = en->ctime;
         out->etag = sv_from(en->etag);
         out->archived = en->storage_class &&
                         (!strcmp(en->storage_class, "GLACIER") || !strcmp(en->storage_class, "DEEP_ARCHIVE"));
@@ -324,8 +325,10 @@ static enum s3c_err side_open(struct sync *s, struct side *sd, struct s3c_error 
     so.filter = &s->filter;
     so.filter_root = sd->filter_root;
     so.tell_filtered = sd->is_src; /* (a name kept out of both ends is told once) */
-    /* "dir/" placeholders (0 bytes), as the AWS CLI skips them on both ends. */
-    so.dirs = OBJSRC_DIRS_SKIP_EMPTY;
+    /* "dir/" placeholders (0 bytes), as the AWS CLI skips them on both ends; with
+     * --directory-markers they are entries at both ends, an empty local directory too. */
+    so.dirs = s->oa.dir_markers ? OBJSRC_DIRS_MARKERS : OBJSRC_DIRS_SKIP_EMPTY;
+    so.empty_dirs = s->oa.dir_markers;
     so.follow_symlinks = !s->no_follow_symlinks;
     /* A destination file is replaced, not read: no need to be able to read it. */
     so.check_readable = sd->is_src;
@@ -452,9 +455,11 @@ static void side_close(struct side *sd)
 
 /* ---- what the merge decides, as objects and deletes ------------------------------------ */
 
-/* A key list's entry has no size or time, in a dry run (which sends nothing else): HEAD the source
- * for them here ('etag' keeps the ETag). Otherwise the engine HEADs it, in flight (xfer_obj.src_head). */
-static enum s3c_err head_source(struct sync *s, struct merge_entry *en, struct buf *etag, struct s3c_error *e)
+/* A key list's entry has no size or time, or an entry's recorded mtime decides ('local', the file
+ * it goes to: *says compares them), in a dry run (which sends nothing else): HEAD the source for
+ * them here ('etag' keeps the ETag). Otherwise the engine HEADs it, in flight (xfer_obj.src_head). */
+static enum s3c_err head_source(struct sync *s, struct merge_entry *en, struct buf *etag, const char *local,
+                                enum xfer_recorded *says, struct s3c_error *e)
 {
     struct buf key = BUF_INIT(NAME_MAX_BYTES);
     struct http_xfer x;
@@ -474,6 +479,7 @@ static enum s3c_err head_source(struct sync *s, struct merge_entry *en, struct b
         if (http_resp_header(&x.resp, "etag", &v) && !buf_addsv(etag, v))
             en->etag = buf_sv(etag);
         en->kind = MERGE_FILE;
+        *says = xfer_recorded_says(&x.resp, local);
     }
     http_xfer_release(&x);
     buf_release(&key);
@@ -504,6 +510,8 @@ static struct xfer_obj *copy_obj(struct sync *s, const struct merge_entry *en_in
     struct merge_entry named = *en_in;
     const struct merge_entry *en = &named;
     struct buf etag = BUF_INIT(4096);
+    bool recorded = why == MERGE_WHY_RECORDED || why == MERGE_WHY_RECORDED_COPY;
+    enum xfer_recorded says = XFER_RECORDED_NONE;
 
     struct buf src = BUF_INIT(NAME_MAX_BYTES), dst = BUF_INIT(NAME_MAX_BYTES);
     struct buf ssh = BUF_INIT(NAME_MAX_BYTES), dsh = BUF_INIT(NAME_MAX_BYTES);
@@ -515,8 +523,8 @@ static struct xfer_obj *copy_obj(struct sync *s, const struct merge_entry *en_in
         rc = s3c_fail(e, S3C_ENOMEM, "name too long");
     else if (path_of(&s->src, en->rel, &src, e) || path_of(&s->dst, en->rel, &dst, e))
         rc = e->code;
-    else if (en->kind == MERGE_NAME && s->base.dryrun)
-        rc = head_source(s, &named, &etag, e);
+    else if ((en->kind == MERGE_NAME || recorded) && s->base.dryrun)
+        rc = head_source(s, &named, &etag, buf_cstr(&dst), &says, e);
     if (!rc) {
         o = xfer_obj_new(s->op);
         sh = calloc(1, sizeof(*sh));
@@ -528,8 +536,19 @@ static struct xfer_obj *copy_obj(struct sync *s, const struct merge_entry *en_in
             o->size = en->size;
             o->size_known = en->kind != MERGE_NAME;
             o->src_head = en->kind == MERGE_NAME; /* the engine HEADs it first (check.c) */
-            /* Downloads stamp LastModified on the file, so that the next sync finds nothing to do. */
+            /* The listing's times cannot decide: the mtime the object records does (merge.h,
+             * "Recorded mtimes"), from the HEAD the engine sends first. */
+            if (recorded && !s->base.dryrun) {
+                o->src_head = o->mtime_check = true;
+                o->mtime_check_copies = why == MERGE_WHY_RECORDED_COPY;
+            }
+            /* A dry run's HEAD decided here: skipped (sync_next), nothing touched. */
+            o->dst_skipped = recorded && s->base.dryrun &&
+                             (says == XFER_RECORDED_SAME || (says == XFER_RECORDED_NONE && why == MERGE_WHY_RECORDED));
+            /* Downloads stamp the mtime the object records, else LastModified, on the file, so that
+             * the next sync finds nothing to do (plan/merge.h, "Recorded mtimes"). */
             o->mtime = en->mtime;
+            o->dir_marker = s->op == XFER_UPLOAD && sv_is_dir(en->rel);
             o->etag = en->etag.n ? sv_dup(en->etag) : NULL;
             o->opts = &s->oo;
             if (same && (o->same_second = calloc(1, sizeof(*o->same_second)))) {
@@ -564,7 +583,22 @@ static struct xfer_obj *copy_obj(struct sync *s, const struct merge_entry *en_in
     return o;
 }
 
-/* Delete a local file the source does not have. */
+/* A directory marker of the source (--directory-markers): its directory at the destination. */
+static void make_dir(struct sync *s, const struct merge_entry *en)
+{
+    struct buf path = BUF_INIT(NAME_MAX_BYTES), shown = BUF_INIT(NAME_MAX_BYTES);
+    struct s3c_error e = S3C_ERROR_INIT;
+
+    shown_name(&s->dst, en->rel, &shown);
+    if (path_of(&s->dst, en->rel, &path, &e) || (!s->base.dryrun && fs_mkdir_parents(buf_cstr(&path), &e))) {
+        report(s, XFER_DOWNLOAD, buf_cstr(&shown), NULL, 0, &e);
+        job_count(&s->base, XFER_DOWNLOAD, 0, &e);
+    }
+    buf_release(&path);
+    buf_release(&shown);
+}
+
+/* Delete a local file the source does not have (or an empty directory, --directory-markers). */
 static void delete_local(struct sync *s, const struct merge_entry *en)
 {
     struct buf path = BUF_INIT(NAME_MAX_BYTES), shown = BUF_INIT(NAME_MAX_BYTES);
@@ -576,7 +610,8 @@ static void delete_local(struct sync *s, const struct merge_entry *en)
         job_count(&s->base, XFER_DELETE, 0, &e);
     } else if (s->base.dryrun) {
         report(s, XFER_DELETE, buf_cstr(&shown), NULL, 0, NULL);
-    } else if (unlink(buf_cstr(&path)) != 0 && errno != ENOENT) {
+    } else if ((sv_is_dir(en->rel) ? rmdir(buf_cstr(&path)) : unlink(buf_cstr(&path))) != 0 &&
+               errno != ENOENT) {
         s3c_fail_errno(&e, errno, "cannot delete %s", buf_cstr(&shown));
         report(s, XFER_DELETE, buf_cstr(&shown), NULL, 0, &e);
         job_count(&s->base, XFER_DELETE, 0, &e);
@@ -811,6 +846,10 @@ static int sync_next(struct job *j, struct xfer_obj **out)
         case MERGE_COPY_IT:
             if (a.src->archived && glacier_skip(s, a.src))
                 break;
+            if (s->op == XFER_DOWNLOAD && sv_is_dir(a.src->rel)) {
+                make_dir(s, a.src); /* a directory marker: the directory, never a file */
+                break;
+            }
             /* The same second, or --checksum: the engine proves it (xfer_obj.same_second); a dry
              * run here. */
             *out = copy_obj(s, a.src,
@@ -819,7 +858,7 @@ static int sync_next(struct job *j, struct xfer_obj **out)
                                 ? a.dst
                                 : NULL,
                             a.why, &e);
-            if (*out && j->dryrun && (*out)->same_second && dry_same_bytes(s, *out)) {
+            if (*out && j->dryrun && ((*out)->dst_skipped || ((*out)->same_second && dry_same_bytes(s, *out)))) {
                 shown_free((*out)->user);
                 xfer_obj_free(*out);
                 *out = NULL;
@@ -929,6 +968,8 @@ static enum s3c_err sync_start(struct job *j)
     mo.exact_timestamps = s->exact_timestamps;
     mo.checksum = s->checksum;
     mo.delete = s->delete;
+    /* Downloads set the mtimes objects record (xfer/download.c): the merge then needs them too. */
+    mo.recorded_mtime = s->op == XFER_DOWNLOAD && !s->oo.no_preserve && !s->checksum && !s->size_only;
     merge_init(&s->m, &mo, s->src.sorted ? xsort_next : side_raw_next,
                s->src.sorted ? (void *)s->src.sorted : (void *)&s->src,
                s->dst.sorted ? xsort_next : side_raw_next, s->dst.sorted ? (void *)s->dst.sorted : (void *)&s->dst);

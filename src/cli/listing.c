@@ -383,7 +383,7 @@ static enum s3c_err sort_all(struct listing *l, struct s3c_error *e)
     if (!l->sorted)
         return e->code;
     while (!rc && (r = raw_next(l, &en, e)) > 0) {
-        struct merge_entry m = { MERGE_FILE, SV_NULL, en->size, en->mtime_epoch, SV_NULL, 0, false };
+        struct merge_entry m = { MERGE_FILE, SV_NULL, en->size, en->mtime_epoch, SV_NULL, 0, false, 0 };
 
         buf_reset(&rel);
         buf_reset(&rest);

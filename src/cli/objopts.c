@@ -375,6 +375,8 @@ enum s3c_err objopts_parse(const char *verb, struct objopts_args *a, struct xfer
     if (a->checksum_mode && strcmp(a->checksum_mode, "ENABLED"))
         return s3c_fail(e, S3C_EUSAGE, "%s: --checksum-mode must be ENABLED, not \"%s\"", verb, a->checksum_mode);
     oo->checksum_mode = a->checksum_mode != NULL;
+    if (oo->preserve && oo->no_preserve)
+        return s3c_fail(e, S3C_EUSAGE, "%s: --preserve and --no-preserve contradict each other", verb);
     return S3C_OK;
 }
 

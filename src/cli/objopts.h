@@ -31,6 +31,8 @@ struct objopts_args {
     bool force_glacier;                         /* --force-glacier-transfer */
     bool ignore_glacier;                        /* --ignore-glacier-warnings */
     bool no_guess_mime;                         /* --no-guess-mime-type */
+    bool dir_markers;                           /* --directory-markers: empty directories as 0-byte
+                                                   "dir/" objects, and back (cp, sync) */
     const char *checksum_algorithm;             /* --checksum-algorithm as given */
     const char *checksum_mode;                  /* --checksum-mode as given (ENABLED) */
     char expires[32];                           /* --expires as sent: an HTTP date (xfer_obj_opts.expires) */
@@ -74,7 +76,10 @@ struct objopts_args {
     { "--grants", NULL, ARG_STR_NARGS, &(a)->grants },                            \
     { "--force-glacier-transfer", NULL, ARG_BOOL, &(a)->force_glacier },          \
     { "--ignore-glacier-warnings", NULL, ARG_BOOL, &(a)->ignore_glacier },        \
-    { "--no-guess-mime-type", NULL, ARG_BOOL, &(a)->no_guess_mime }
+    { "--no-guess-mime-type", NULL, ARG_BOOL, &(a)->no_guess_mime },             \
+    { "--preserve", NULL, ARG_BOOL, &(oo)->preserve },                           \
+    { "--directory-markers", NULL, ARG_BOOL, &(a)->dir_markers },                \
+    { "--no-preserve", NULL, ARG_BOOL, &(oo)->no_preserve }
 
 /*
  * After args_parse: check the flags and fill the rest of 'oo' from 'a'

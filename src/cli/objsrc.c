@@ -106,6 +106,7 @@ static enum s3c_err open_walk(struct objsrc *src, struct s3c_error *e)
     wo.check_readable = src->o.check_readable;
     wo.tmp_files = src->o.tmp_files;
     wo.tmp_of = job_tmp_of;
+    wo.empty_dirs = src->o.empty_dirs;
     if (src->pattern || (src->o.match_rel && src->o.match_rel_path)) {
         wo.keep = walk_keep;
         wo.keep_ctx = src;
@@ -263,6 +264,8 @@ static bool key_selected(struct objsrc *src, const char *key, bool has_attrs, ui
     if (src->o.dirs == OBJSRC_DIRS_SKIP_EMPTY &&
         (kl == pl || (has_attrs && size == 0 && key[kl - 1] == '/')))
         return false;
+    if (src->o.dirs == OBJSRC_DIRS_MARKERS && kl && key[kl - 1] == '/' && (kl == pl || !has_attrs || size))
+        return false;
     if (src->pattern) {
         if (!wild_match(src->pattern, (struct sv){ key, kl }))
             return false;
@@ -384,6 +387,7 @@ static enum objsrc_next walk_entry_next(struct objsrc *src, struct s3c_error *e)
         src->cur.size = we.size_bytes;
         src->cur.mtime = we.mtime_sec;
         src->cur.mtime_nsec = (int32_t)we.mtime_nsec;
+        src->cur.ctime = we.ctime_sec;
         return OBJSRC_ENTRY;
     }
 }

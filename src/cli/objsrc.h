@@ -65,6 +65,8 @@ enum objsrc_dirs {
     OBJSRC_DIRS_KEEP,           /* none (rm, cp to S3) */
     OBJSRC_DIRS_SKIP,           /* every one (a download: no file to become) */
     OBJSRC_DIRS_SKIP_EMPTY,     /* those known to hold 0 bytes, and the prefix's own key (sync) */
+    OBJSRC_DIRS_MARKERS,        /* --directory-markers: the prefix's own key and those that hold
+                                   bytes; a 0-byte "dir/" is an entry (a directory to make) */
 };
 
 struct objsrc_entry;
@@ -90,6 +92,7 @@ struct objsrc_opts {
     bool filter_one;            /* OBJSRC_ONE: its base name goes through the filters too (rm) */
     bool tell_filtered;         /* each name the filters keep out is a --json record (cp, mv, rm, sync) */
     enum objsrc_dirs dirs;
+    bool empty_dirs;            /* a walk yields empty directories as "dir/" entries of 0 bytes */
     bool follow_symlinks, check_readable, tmp_files; /* the walk's (plan/walk.h), temp files by job_tmp_of */
     bool missing_is_empty;      /* a local root that does not exist is OBJSRC_EMPTY, not S3C_ENOTFOUND */
     const char *match_rel;      /* NULL, or only the entries whose rel this pattern matches (a sync's
@@ -112,6 +115,7 @@ struct objsrc_entry {
     uint64_t size;
     int64_t mtime;              /* seconds since 1970 */
     int32_t mtime_nsec;         /* a walk's nanoseconds, a listing's milliseconds (as nanoseconds) */
+    int64_t ctime;              /* a walk's: the file's status change time (seconds); else 0 */
     const char *etag;           /* as listed, quotes included; "" when unknown */
     const char *version_id;     /* OBJSRC_VERSIONS: as listed ("" before versioning); else "" */
     const char *storage_class;  /* a listing's, as listed ("" when the store sent none); else NULL */

@@ -21,6 +21,7 @@
 #include "plan/wild.h"
 #include "s3/uri.h"
 #include "s3/xml.h"
+#include "store/store_fs.h"
 #include "xfer/xfer.h"
 
 /* Names for result lines, owned by the object (xfer_obj.user). */
@@ -487,7 +488,11 @@ static int next_from_source(struct transfer *t, struct xfer_obj **out)
         relz = sv_dup(en->rel);
         if (!relz || dst_for(t, relz, &dst, &shown_dst, &e))
             skip_with_error(t, buf_cstr(&shown_src), t->dst_arg, &e);
-        else
+        else if (t->oa.dir_markers && t->op == XFER_DOWNLOAD && sv_is_dir(en->rel)) {
+            /* A directory marker (0 bytes; objsrc keeps no other): the directory, never a file. */
+            if (!t->base.dryrun && fs_mkdir_parents(buf_cstr(&dst), &e))
+                skip_with_error(t, buf_cstr(&shown_src), buf_cstr(&shown_dst), &e);
+        } else
             o = obj_make(t, en->key, buf_cstr(&dst), buf_cstr(&shown_src), buf_cstr(&shown_dst));
         free(relz);
         buf_release(&dst);
@@ -498,6 +503,8 @@ static int next_from_source(struct transfer *t, struct xfer_obj **out)
         o->size = en->size;
         o->size_known = en->has_attrs;
         o->mtime = en->mtime;
+        /* An empty directory (the walk's "dir/", --directory-markers): its 0-byte marker. */
+        o->dir_marker = t->op == XFER_UPLOAD && sv_is_dir(en->rel);
         if (t->src_s3 && en->has_attrs)
             o->etag = strdup(en->etag);
         /* A key list's key: the engine HEADs it first, as manifest_head would have (check.c). */
@@ -979,7 +986,8 @@ static enum s3c_err job_start(struct job *j)
     so.filter = &t->filter;
     so.filter_root = t->filter_root;
     so.tell_filtered = true;
-    so.dirs = t->op == XFER_DOWNLOAD ? OBJSRC_DIRS_SKIP : OBJSRC_DIRS_KEEP;
+    so.dirs = t->op != XFER_DOWNLOAD ? OBJSRC_DIRS_KEEP : t->oa.dir_markers ? OBJSRC_DIRS_MARKERS : OBJSRC_DIRS_SKIP;
+    so.empty_dirs = t->oa.dir_markers && t->op == XFER_UPLOAD;
     so.follow_symlinks = !t->no_follow_symlinks;
     so.check_readable = true;
     so.later = j->later_ok; /* started on the engine (run): a manifest's GET is not waited for */
@@ -1122,6 +1130,8 @@ enum s3c_err cp_job_new(struct cli_ctx *c, const char *verb, int argc, char **ar
         rc = version_check(t, e);
     if (!rc)
         rc = objopts_parse(verb, &t->oa, &t->oo, e);
+    if (!rc && t->mv && t->oa.dir_markers)
+        rc = s3c_fail(e, S3C_EUSAGE, "%s: --directory-markers is for cp and sync", verb);
     if (!rc)
         rc = objopts_express_check(verb, &t->oo, t->src_s3 ? t->su.bucket : NULL, t->dst_s3 ? t->du.bucket : NULL, e);
     if (!rc)

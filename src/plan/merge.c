@@ -27,7 +27,14 @@ static bool by_size_and_time(const struct merge_opts *o, const struct merge_entr
 bool merge_should_copy(const struct merge_opts *o, const struct merge_entry *src,
                        const struct merge_entry *dst, enum merge_why *why)
 {
-    bool copy = by_size_and_time(o, src, dst, why);
+    bool copy;
+
+    /* A directory marker ("dir/", 0 bytes; --directory-markers) at both ends: nothing to copy. */
+    if (sv_is_dir(src->rel) && src->size == dst->size) {
+        *why = MERGE_WHY_NONE;
+        return false;
+    }
+    copy = by_size_and_time(o, src, dst, why);
 
     /* --checksum: one size at both ends goes to the caller to prove by content, with what size
      * and time say for when there is nothing to compare. */
@@ -52,6 +59,19 @@ static bool by_size_and_time(const struct merge_opts *o, const struct merge_entr
     }
     if (o->size_only)
         return false;
+    if (o->dir == MERGE_DOWNLOAD && o->recorded_mtime && delta != 0) {
+        /* A file whose mtime is not LastModified: the HEAD decides where the listing cannot
+         * (merge.h, "Recorded mtimes"). */
+        if (o->exact_timestamps || delta > 0) {
+            *why = MERGE_WHY_RECORDED_COPY;
+            return true;
+        }
+        if (dst->ctime <= src->mtime) {
+            *why = MERGE_WHY_RECORDED;
+            return true;
+        }
+        return false;
+    }
     if (o->dir == MERGE_DOWNLOAD) {
         /* The CLI re-downloads when the local file is newer than the object, not
          * when the object is newer: a download stamps LastModified on the file,

@@ -40,6 +40,36 @@
  * (the object's second, no fraction) is not that: a sync after a download
  * stays a no-op, --exact-timestamps too.
  *
+ * Recorded mtimes (sync down, merge_opts.recorded_mtime). An upload records
+ * its file's mtime in the object's metadata (s3/fattr.h) and a download sets
+ * it back, so a downloaded file's mtime is the original file's, usually older
+ * than the object's LastModified, not LastModified itself. A listing shows no
+ * metadata: only a HEAD of the object does, and a HEAD per key on every sync
+ * is what sync exists to avoid. So the listing's times decide where they can,
+ * and a HEAD only where they cannot, never in the steady state:
+ *   - local mtime == LastModified (to the second): as above (an object that
+ *     records nothing, or a file an older s3c stamped);
+ *   - the local file is newer than the object: changed since it was
+ *     downloaded, or a recorded mtime ahead of the store's clock (skew, or a
+ *     file dated in the future). MERGE_WHY_RECORDED_COPY: the engine HEADs
+ *     the object and copies unless the mtime it records equals the file's;
+ *     recording none, it is copied, as the AWS CLI's rule says;
+ *   - the local file is older than the object, and its status changed
+ *     (ctime) after the object was written: a download with its recorded
+ *     mtime, or a cp -p / touch -d since. Skipped, as the AWS CLI skips it,
+ *     without a request;
+ *   - older, and its status changed before the object was written: the object
+ *     may be a newer upload of the same size. MERGE_WHY_RECORDED: a HEAD, and
+ *     a copy when the mtime recorded differs from the file's; recording none,
+ *     skipped, as the CLI does. A file the HEAD proves the same has its atime
+ *     set (its mtime untouched), which moves its ctime past the object's: the
+ *     next sync asks no HEAD for it.
+ * With --exact-timestamps every same-sized entry whose times differ is a
+ * MERGE_WHY_RECORDED_COPY: the recorded mtime, where there is one, must equal
+ * the file's. Sync up needs none of it: the object an upload wrote is newer
+ * than its file, so the AWS CLI's rule skips it next time, with or without
+ * the recorded mtime; S3 to S3 copies keep the metadata with the bytes.
+ *
  * Not thread-safe: one merge, one thread.
  */
 #ifndef S3C_PLAN_MERGE_H
@@ -68,6 +98,8 @@ struct merge_entry {
     int32_t mtime_nsec; /* local side: the nanoseconds of mtime; S3 sides: the listing's milliseconds
                            (as nanoseconds) when it shows some, else 0 (whole seconds) */
     bool archived;      /* S3 side: listed as GLACIER or DEEP_ARCHIVE (the verb's Glacier rule) */
+    int64_t ctime;      /* local side: the file's status change time, seconds (see "Recorded
+                           mtimes"); else 0 */
 };
 
 /* A side's next entry: 1 with *out set (its views valid until the next call), 0 at the end, -1 with 'e' set,
@@ -89,6 +121,7 @@ struct merge_opts {
     bool delete;            /* --delete: destination-only entries are deleted */
     bool checksum;          /* --checksum: one size at both ends is the caller's to prove by content
                                (MERGE_WHY_CHECKSUM*), size and time only its fallback */
+    bool recorded_mtime;    /* downloads set the mtime objects record: see "Recorded mtimes" */
 };
 
 enum merge_act {
@@ -111,6 +144,9 @@ enum merge_why {
     MERGE_WHY_CHECKSUM,     /* --checksum, same size: content decides; without a checksum, size
                                and time, which say it is up to date */
     MERGE_WHY_CHECKSUM_TIME, /* ... which say copy it (a time, or the same second) */
+    MERGE_WHY_RECORDED,     /* same size: the mtime the object records decides (a HEAD); recording
+                               none, it is up to date ("Recorded mtimes") */
+    MERGE_WHY_RECORDED_COPY, /* ... recording none, it is copied */
 };
 
 struct merge_action {

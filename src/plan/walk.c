@@ -97,6 +97,7 @@ static void fill_entry(struct walk *w, struct walk_entry *out, enum walk_kind ki
     out->size_bytes = kind == WALK_FILE ? (uint64_t)st->st_size : 0;
     out->mtime_sec = (int64_t)st->st_mtim.tv_sec;
     out->mtime_nsec = st->st_mtim.tv_nsec;
+    out->ctime_sec = (int64_t)st->st_ctim.tv_sec;
     out->mode = st->st_mode;
     out->dev = st->st_dev;
     out->ino = st->st_ino;
@@ -380,6 +381,11 @@ enum s3c_err walk_next(struct walk *w, struct walk_entry *out, struct s3c_error 
             rc = enter_dir(w, nm, out, e);
             if (rc)
                 return rc;
+            top = &w->stack[w->depth - 1];
+            if (w->o.empty_dirs && top->n == 0 && fstat(dirfd(top->dir), &st) == 0) {
+                fill_entry(w, out, WALK_EMPTY_DIR, &st); /* rel "dir/"; popped on the next call */
+                return S3C_OK;
+            }
             continue;
         }
         dfd = dirfd(top->dir);

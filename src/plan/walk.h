@@ -75,9 +75,10 @@ struct walk_opts {
      * stat'ed (a wildcard's walk: what cannot match is not the user's concern). */
     bool (*keep)(void *ctx, struct sv rel, bool is_dir);
     void *keep_ctx;
+    bool empty_dirs;        /* yield empty directories (WALK_EMPTY_DIR): --directory-markers */
 };
 
-#define WALK_OPTS_INIT { true, true, 0, false, NULL, NULL, NULL, NULL }
+#define WALK_OPTS_INIT { true, true, 0, false, NULL, NULL, NULL, NULL, false }
 #define WALK_DIR_MAX_DEFAULT ((size_t)256 << 20)
 #define WALK_REL_MAX 16384      /* longest relative path; S3 keys stop at 1024 bytes */
 
@@ -86,6 +87,8 @@ enum walk_kind {
     WALK_FILE,      /* a regular file, or a followed symlink to one */
     WALK_SPECIAL,   /* FIFO, socket or device: skip it with a warning */
     WALK_ERROR,     /* this file or directory could not be read; the walk goes on */
+    WALK_EMPTY_DIR, /* walk_opts.empty_dirs: a directory with nothing in it, rel "dir/" (its
+                       place in key order: before "dir0", after "dir-x"), size 0 */
 };
 
 struct walk_entry {
@@ -101,9 +104,10 @@ struct walk_entry {
     dev_t dev;              /* device and inode (hard-link detection) */
     ino_t ino;
     int sys_errno;          /* WALK_ERROR: why (EACCES, ELOOP, ENOENT for a dangling link, ...) */
+    int64_t ctime_sec;      /* WALK_FILE: status change time (sync down's recorded mtimes, merge.h) */
 };
 
-#define WALK_ENTRY_INIT { WALK_END, { "", 0 }, 0, 0, 0, 0, 0, 0, 0 }
+#define WALK_ENTRY_INIT { WALK_END, { "", 0 }, 0, 0, 0, 0, 0, 0, 0, 0 }
 
 struct walk;
 

@@ -1,6 +1,6 @@
 /*
  * Records, in memory and in run files alike:
- *   u32 rel_len, u32 etag_len, u8 kind (0x80: archived), u64 size, i64 mtime, i32 mtime_nsec (native order;
+ *   u32 rel_len, u32 etag_len, u8 kind (0x80: archived), u64 size, i64 mtime, i32 mtime_nsec, i64 ctime (native order;
  *   the files never outlive the process), then rel, NUL, etag, NUL.
  * In memory the records sit back to back in one arena, and an index of
  * their offsets is what gets sorted.
@@ -15,7 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#define HDR_BYTES (4 + 4 + 1 + 8 + 8 + 4)
+#define HDR_BYTES (4 + 4 + 1 + 8 + 8 + 4 + 8)
 #define XSORT_NAME_MAX ((size_t)1 << 20)   /* longest rel or etag accepted */
 
 struct run {
@@ -120,6 +120,7 @@ static void hdr_put(char *p, const struct merge_entry *en)
     memcpy(p + 9, &en->size, 8);
     memcpy(p + 17, &en->mtime, 8);
     memcpy(p + 25, &en->mtime_nsec, 4);
+    memcpy(p + 29, &en->ctime, 8);
 }
 
 static void rec_put(char *p, const struct merge_entry *en)
@@ -147,6 +148,7 @@ static void rec_hdr(const char *p, struct merge_entry *en, uint32_t *rl, uint32_
     memcpy(&en->size, p + 9, 8);
     memcpy(&en->mtime, p + 17, 8);
     memcpy(&en->mtime_nsec, p + 25, 4);
+    memcpy(&en->ctime, p + 29, 8);
     en->kind = (enum merge_kind)(k & 0x7f);
     en->archived = (k & 0x80) != 0;
 }

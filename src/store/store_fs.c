@@ -200,11 +200,17 @@ enum s3c_err fs_tmp_reopen(const char *tmp_path, uint64_t size, int *fd, struct 
     return S3C_OK;
 }
 
-enum s3c_err fs_tmp_commit(int fd, const char *tmp_path, const char *dst, int64_t mtime_s,
+enum s3c_err fs_tmp_commit(int fd, const char *tmp_path, const char *dst, const struct fattr *a,
                            struct s3c_error *e)
 {
-    if (mtime_s >= 0) {
-        struct timespec ts[2] = { { (time_t)mtime_s, 0 }, { (time_t)mtime_s, 0 } };
+    bool owned = false;
+
+    if (a && (a->has_uid || a->has_gid) && geteuid() == 0)
+        owned = fchown(fd, a->has_uid ? (uid_t)a->uid : (uid_t)-1, a->has_gid ? (gid_t)a->gid : (gid_t)-1) == 0;
+    if (a && a->has_mode)
+        (void)fchmod(fd, (mode_t)(owned ? a->mode & 07777 : a->mode & 01777));
+    if (a && a->has_mtime) {
+        struct timespec ts[2] = { { (time_t)a->mtime_s, a->mtime_ns }, { (time_t)a->mtime_s, a->mtime_ns } };
         futimens(fd, ts);
     }
     if (close(fd) != 0) {
@@ -218,6 +224,23 @@ enum s3c_err fs_tmp_commit(int fd, const char *tmp_path, const char *dst, int64_
         return s3c_fail_errno(e, err, "cannot rename into %s", dst);
     }
     return S3C_OK;
+}
+
+void fs_fattr_of(int fd, struct fattr *a, uint32_t *type_mode)
+{
+    struct stat st;
+
+    *a = (struct fattr)FATTR_INIT;
+    *type_mode = 0;
+    if (fstat(fd, &st) != 0)
+        return;
+    a->has_mtime = a->has_mode = a->has_uid = a->has_gid = true;
+    a->mtime_s = (int64_t)st.st_mtim.tv_sec;
+    a->mtime_ns = (int32_t)st.st_mtim.tv_nsec;
+    a->mode = (uint32_t)st.st_mode & 07777;
+    a->uid = (uint32_t)st.st_uid;
+    a->gid = (uint32_t)st.st_gid;
+    *type_mode = (uint32_t)st.st_mode;
 }
 
 void fs_tmp_abort(int fd, const char *tmp_path)

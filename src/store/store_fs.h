@@ -14,6 +14,7 @@
 
 #include "base/buf.h"
 #include "base/err.h"
+#include "s3/fattr.h"
 
 /* Open 'path' for reading; size and mtime (seconds, nanoseconds) from fstat. */
 enum s3c_err fs_open_read(const char *path, int *fd, uint64_t *size, int64_t *mtime_s,
@@ -46,9 +47,18 @@ bool fs_tmp_is_for(const char *tmp_path, const char *dst);
  * regular file of exactly 'size' bytes (not a symlink), or an error. */
 enum s3c_err fs_tmp_reopen(const char *tmp_path, uint64_t size, int *fd, struct s3c_error *e);
 
-/* Set the mtime (when mtime_s >= 0), close, and rename the temp file to 'dst'. */
-enum s3c_err fs_tmp_commit(int fd, const char *tmp_path, const char *dst, int64_t mtime_s,
+/*
+ * Give the temp file what 'a' has (NULL: nothing): its owner (uid, gid: only
+ * when this process may, as root; else left), then its mode, then its mtime
+ * (atime too); close it and rename it to 'dst'. A mode's setuid and setgid
+ * bits are kept only when its owner was set too (tar's rule). An owner or a
+ * mode the file system refuses is no failure: the bytes are what was asked.
+ */
+enum s3c_err fs_tmp_commit(int fd, const char *tmp_path, const char *dst, const struct fattr *a,
                            struct s3c_error *e);
+
+/* What fstat says of 'fd' as a struct fattr: mtime to the nanosecond, mode (07777), uid, gid. */
+void fs_fattr_of(int fd, struct fattr *a, uint32_t *type_mode);
 
 /* Close and remove the temp file (fd < 0: only remove). Never fails. */
 void fs_tmp_abort(int fd, const char *tmp_path);

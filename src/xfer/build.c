@@ -51,7 +51,51 @@ static void add_dest_headers(struct s3_req *q, const struct xfer_obj_opts *oo)
             s3_req_header(q, h[i].name, h[i].value);
 }
 
-/* The object's headers from the command line: the standard ones, add_dest_headers, --metadata. */
+/* Whether --metadata gives the header 'name' itself (it then wins over what s3c would record). */
+static bool meta_given(const struct xfer_obj_opts *oo, const char *name)
+{
+    int i;
+
+    for (i = 0; i < oo->n_metadata; i++)
+        if (!strcasecmp(oo->metadata[i][0], name))
+            return true;
+    return false;
+}
+
+/*
+ * An uploaded file's mtime, and with --preserve its mode and owner, as user
+ * metadata in rclone's keys (s3/fattr.h says why those), unless
+ * --no-preserve, or --metadata names the key itself.
+ */
+static void add_fattr_headers(struct req *r, struct s3_req *q, const struct xfer_obj_opts *oo)
+{
+    struct obj_upload *up = upload_of(r->os);
+    const struct fattr *a = &up->attrs;
+
+    if (oo->no_preserve)
+        return;
+    if (a->has_mtime && !meta_given(oo, FATTR_H_MTIME)) {
+        fattr_mtime_format(a->mtime_s, a->mtime_ns, up->attr_text[0]);
+        s3_req_header(q, FATTR_H_MTIME, up->attr_text[0]);
+    }
+    if (!oo->preserve)
+        return;
+    if (a->has_mode && !meta_given(oo, FATTR_H_MODE)) {
+        snprintf(up->attr_text[1], FATTR_MTIME_MAX, "%o", (unsigned)up->type_mode);
+        s3_req_header(q, FATTR_H_MODE, up->attr_text[1]);
+    }
+    if (a->has_uid && !meta_given(oo, FATTR_H_UID)) {
+        snprintf(up->attr_text[2], FATTR_MTIME_MAX, "%u", (unsigned)a->uid);
+        s3_req_header(q, FATTR_H_UID, up->attr_text[2]);
+    }
+    if (a->has_gid && !meta_given(oo, FATTR_H_GID)) {
+        snprintf(up->attr_text[3], FATTR_MTIME_MAX, "%u", (unsigned)a->gid);
+        s3_req_header(q, FATTR_H_GID, up->attr_text[3]);
+    }
+}
+
+/* The object's headers from the command line: the standard ones, add_dest_headers, --metadata; an
+ * uploaded file's own (add_fattr_headers). */
 static void add_obj_headers(struct req *r, struct s3_req *q, bool for_create)
 {
     const struct xfer_obj_opts *oo = r->os->o->opts;
@@ -85,6 +129,8 @@ static void add_obj_headers(struct req *r, struct s3_req *q, bool for_create)
     add_dest_headers(q, oo);
     for (i = 0; i < oo->n_metadata && q->n_headers < S3_REQ_MAX_HEADERS - 4; i++)
         s3_req_header(q, oo->metadata[i][0], oo->metadata[i][1]);
+    if (r->os->family == FAM_UPLOAD)
+        add_fattr_headers(r, q, oo);
     if (oo->no_overwrite && !for_create)
         s3_req_header(q, "If-None-Match", "*");
 }

@@ -14,8 +14,11 @@
  * end (If-None-Match: * on the write is that).
  * Calls obj.c, part.c, req.c.
  */
+#include <fcntl.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "xfer/engine.h"
 
@@ -40,6 +43,41 @@ bool xfer_dst_skip_local(const struct xfer_obj *o)
     if (stat(o->dst, &st) != 0)
         return xfer_dst_skip(o, false, 0, 0);
     return xfer_dst_skip(o, true, (uint64_t)st.st_size, (int64_t)st.st_mtim.tv_sec);
+}
+
+void xfer_meta_fattr(const struct http_resp *resp, struct fattr *a)
+{
+    struct fattr_meta m;
+
+    memset(&m, 0, sizeof(m));
+    http_resp_header(resp, FATTR_H_MTIME, &m.mtime);
+    http_resp_header(resp, FATTR_H_MODE, &m.mode);
+    http_resp_header(resp, FATTR_H_UID, &m.uid);
+    http_resp_header(resp, FATTR_H_GID, &m.gid);
+    http_resp_header(resp, FATTR_H_S3CMD, &m.s3cmd);
+    fattr_from_meta(a, &m);
+}
+
+enum xfer_recorded xfer_recorded_says(const struct http_resp *resp, const char *path)
+{
+    struct fattr a = FATTR_INIT;
+    struct stat st;
+
+    xfer_meta_fattr(resp, &a);
+    if (!a.has_mtime || stat(path, &st) != 0)
+        return XFER_RECORDED_NONE;
+    if ((int64_t)st.st_mtim.tv_sec != a.mtime_s)
+        return XFER_RECORDED_DIFFERS;
+    if (a.mtime_ns && st.st_mtim.tv_nsec && st.st_mtim.tv_nsec != a.mtime_ns)
+        return XFER_RECORDED_DIFFERS;
+    return XFER_RECORDED_SAME;
+}
+
+void xfer_recorded_touch(const char *path)
+{
+    struct timespec ts[2] = { { 0, UTIME_NOW }, { 0, UTIME_OMIT } };
+
+    (void)utimensat(AT_FDCWD, path, ts, 0);
 }
 
 /*
@@ -162,6 +200,19 @@ static void source_known(struct engine *g, struct xfer_obj_state *os)
     struct xfer_obj *o = os->o;
     struct req *r;
 
+    if (o->mtime_check && o->head && o->op == XFER_DOWNLOAD) {
+        enum xfer_recorded says = xfer_recorded_says(o->head, o->dst);
+
+        if (says == XFER_RECORDED_SAME) {
+            xfer_recorded_touch(o->dst);
+            check_skipped(g, os, "the mtime the object records is the file's");
+            return;
+        }
+        if (says == XFER_RECORDED_NONE && !o->mtime_check_copies) {
+            check_skipped(g, os, "the object records no mtime, and the file is not newer");
+            return;
+        }
+    }
     if (check_wanted(g, o) && (r = check_start(g, os))) {
         submit_or_fail(g, r);
         return;

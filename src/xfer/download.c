@@ -53,6 +53,53 @@ static struct xfer_obj_state *dl_file_of_hash(struct eng_hash *h)
 
 static void wake_loop(void *loop) { http_loop_wakeup(loop); }
 
+/* ---- the file's mtime, mode and owner ------------------------------------------------- */
+
+/* The first answer about the object (a HEAD, a GET, a range) gives what its metadata records
+ * (s3/fattr.h): every later one is of the same version (If-Match), so one is enough. */
+static void dl_meta_take(struct xfer_obj_state *os, const struct http_resp *resp)
+{
+    struct obj_dl_file *f;
+
+    if (os->family != FAM_DL_FILE || !resp || (f = dl_file_of(os))->meta_seen)
+        return;
+    xfer_meta_fattr(resp, &f->meta);
+    f->meta_seen = true;
+}
+
+/*
+ * What the downloaded file gets: the mtime its metadata records, else the
+ * object's LastModified (to the second), so that the next sync finds nothing
+ * to do either way (plan/merge.h); with --no-preserve, LastModified always.
+ * With --preserve, the mode and owner recorded too (fs_tmp_commit sets an
+ * owner only as root, and setuid or setgid bits only with it).
+ */
+static struct fattr dl_attrs(const struct xfer_obj_state *os)
+{
+    const struct obj_dl_file *f = dl_file_of(os);
+    const struct xfer_obj_opts *oo = os->o->opts;
+    struct fattr a = FATTR_INIT;
+
+    a.has_mtime = os->o->mtime >= 0;
+    a.mtime_s = os->o->mtime;
+    if (oo && oo->no_preserve)
+        return a;
+    if (f->meta.has_mtime) {
+        a.has_mtime = true;
+        a.mtime_s = f->meta.mtime_s;
+        a.mtime_ns = f->meta.mtime_ns;
+    }
+    if (oo && oo->preserve) {
+        a.has_mode = f->meta.has_mode;
+        a.mode = f->meta.mode;
+        a.has_uid = f->meta.has_uid;
+        a.uid = f->meta.uid;
+        a.has_gid = f->meta.has_gid;
+        a.gid = f->meta.gid;
+    }
+    return a;
+}
+
 /*
  * A download to a file: small ones into memory (landed by a worker); the
  * rest into a temp file that a land worker makes first (PH_OPEN: creating a
@@ -327,6 +374,7 @@ enum s3c_err dl_caller_head(struct engine *g, struct xfer_obj_state *os, struct 
 {
     char etag[80];
 
+    dl_meta_take(os, os->o->head);
     if (!dl_head_same(os, os->o->head, etag, e))
         return e->code;
     dl_probed(g, os, dl_check_from(g, os, os->o->head, etag));
@@ -340,6 +388,7 @@ void on_head_info(struct engine *g, struct req *r)
     char etag[80];
     bool learn;
 
+    dl_meta_take(os, &r->http.resp);
     if (!dl_head_same(os, &r->http.resp, etag, &e)) {
         req_fail(g, r, &e, false, 0);
         return;
@@ -790,6 +839,7 @@ void on_get(struct engine *g, struct req *r)
         r->local_failed = true; /* (the last bytes of a file GET, still staged) */
     if (!get_in_full(g, r))
         return;
+    dl_meta_take(os, &r->http.resp);
     if (g->ops[os->family].get_ok) {
         g->ops[os->family].get_ok(g, r); /* stdout's (stdout.c) */
         return;
@@ -995,7 +1045,7 @@ static void land_start(struct engine *g, struct xfer_obj_state *os, struct buf *
     j->body = *body;
     *body = (struct buf)BUF_INIT((size_t)SMALL_BODY_MAX + (1 << 20));
     j->dst = os->o->dst;
-    j->mtime = os->o->mtime;
+    j->attrs = dl_attrs(os);
     j->ctx = os;
     obj_phase_set(g, os, PH_LAND);
     if (!land_submit(g->land, j)) {
@@ -1041,7 +1091,8 @@ void dl_end(struct engine *g, struct xfer_obj_state *os)
     if (dlc_of(os)->held) {
         /* A small download a worker landed (or never began): no file of ours to keep or remove. */
     } else if (!os->failed) {
-        enum s3c_err rc = fs_tmp_commit(os->fd, buf_cstr(&f->tmp_path), o->dst, o->mtime, &os->err);
+        struct fattr a = dl_attrs(os);
+        enum s3c_err rc = fs_tmp_commit(os->fd, buf_cstr(&f->tmp_path), o->dst, &a, &os->err);
         os->fd = -1;
         if (rc)
             os->failed = true;

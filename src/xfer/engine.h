@@ -260,6 +260,10 @@ struct obj_upload {
     struct xfer_obj_state head;
     struct mpu_state mpu;
     int64_t src_mtime;              /* the source's mtime (journal) */
+    struct fattr attrs;             /* the file's mtime, mode, owner, as fstat said (recorded in the
+                                       object's metadata: add_fattr_headers) */
+    uint32_t type_mode;             /* st_mode, its type bits included (rclone's "mode") */
+    char attr_text[4][FATTR_MTIME_MAX]; /* their header values (a request borrows them) */
 };
 
 /* Standard input to S3 (stdin.c): read in order, never seeked. */
@@ -338,6 +342,10 @@ struct obj_dl_file {
      * one part at a time (dl_rehash_kick, in chk.seq_hash). */
     uint8_t *resumed;               /* per part: taken from the earlier run; NULL: none */
     uint32_t rehash_part;           /* the part being re-read, 1-based; 0: none left */
+    struct fattr meta;              /* the mtime, mode and owner the object's metadata records (the
+                                       first HEAD or GET that answered: dl_meta_take); what of it the
+                                       file gets is dl_attrs's */
+    bool meta_seen;                 /* 'meta' was read from an answer */
 };
 
 /* One part of a stdout object in memory (allocated once, at the part size). */

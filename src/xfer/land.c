@@ -24,7 +24,7 @@ static void land_one(struct land_job *j)
         fs_pwrite_all(fd, j->body.data, j->body.len, 0, j->dst, &j->err)) {
         fs_tmp_abort(fd, buf_cstr(&tmp));
     } else {
-        (void)fs_tmp_commit(fd, buf_cstr(&tmp), j->dst, j->mtime, &j->err);
+        (void)fs_tmp_commit(fd, buf_cstr(&tmp), j->dst, &j->attrs, &j->err);
     }
     buf_release(&tmp);
 }

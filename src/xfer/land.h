@@ -29,12 +29,13 @@
 #include "base/buf.h"
 #include "base/err.h"
 #include "base/workpool.h"
+#include "s3/fattr.h"
 
 struct land_job {
     struct workpool_link link;      /* the pool's */
     const char *dst;                /* the destination path; the caller's until done */
     struct buf body;                /* the bytes; the caller's (the job only reads them) */
-    int64_t mtime;                  /* seconds, or -1 to leave the file's own */
+    struct fattr attrs;             /* what the file gets beside its bytes (fs_tmp_commit) */
     void *ctx;                      /* the caller's */
     void (*work)(struct land_job *j); /* NULL: land 'body' at 'dst'; else the worker runs this instead,
                                        which sets err */

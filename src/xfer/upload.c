@@ -24,8 +24,15 @@ enum s3c_err upload_start(struct engine *g, struct xfer_obj_state *os, struct re
 
     *out = NULL;
     mpu_init(&up->mpu);
-    if ((rc = fs_open_read(o->src, &os->fd, &os->size, &mtime, e)))
+    if (o->dir_marker) {
+        os->fd = -1; /* an empty directory's marker: no bytes, nothing recorded */
+        os->size = 0;
+        mtime = -1;
+    } else if ((rc = fs_open_read(o->src, &os->fd, &os->size, &mtime, e))) {
         return rc;
+    } else {
+        fs_fattr_of(os->fd, &up->attrs, &up->type_mode);
+    }
     up->src_mtime = mtime;
     if (wants_multipart(g, os->size)) {
         plan_parts(g, os);

@@ -18,6 +18,7 @@
 
 #include "base/ck.h"
 #include "base/err.h"
+#include "s3/fattr.h"
 #include "store/store_s3.h"
 
 enum xfer_op {
@@ -79,6 +80,10 @@ struct xfer_obj_opts {
                                        a CRC's FULL_OBJECT, a SHA's COMPOSITE (S3 keeps no other) */
     bool checksum_mode;             /* --checksum-mode ENABLED: ask for stored checksums even when
                                        response_checksum_validation = when_required */
+    bool no_preserve;               /* --no-preserve: uploads record no mtime, downloads stamp the
+                                       object's LastModified (the AWS CLI's behaviour) */
+    bool preserve;                  /* --preserve: uploads also record mode, uid and gid; downloads
+                                       also set the mode (owner too when root) the metadata records */
     int restore_days;               /* XFER_RESTORE: days the restored copy stays (<Days>) */
     const char *restore_tier;       /* XFER_RESTORE: Standard, Bulk or Expedited; NULL: the store's */
 };
@@ -104,7 +109,8 @@ struct xfer_obj {
     char *dst_bucket;               /* S3 destination bucket (upload, copy) */
     uint64_t size;                  /* source size when known (size_known) */
     bool size_known;
-    int64_t mtime;                  /* source LastModified (downloads set it on the file); -1 unknown */
+    int64_t mtime;                  /* source LastModified (downloads set it on the file when the object
+                                       records no mtime of its own, s3/fattr.h); -1 unknown */
     char *etag;                     /* source ETag when known, quotes included */
     bool rename;                    /* XFER_COPY within one directory bucket by mv: RenameObject (one
                                        request, atomic, nothing copied), the source gone with it; a
@@ -152,6 +158,15 @@ struct xfer_obj {
                                        stored CRCs in flight; the order is xfer/samesec.h's). Proven,
                                        it ends as dst_skipped; else it goes on as if never asked.
                                        NULL: none. Owned: freed with the object */
+    bool mtime_check;               /* sync down's entry whose listing times cannot decide (plan/merge.h,
+                                       "Recorded mtimes"), with src_head: the source's HEAD says the
+                                       mtime the object records, compared with the local file's
+                                       (o->dst, stat()ed then: xfer_recorded_says). The same, it
+                                       ends as dst_skipped, the file's atime set (xfer_recorded_touch);
+                                       another, it goes on; none recorded, it goes on only with ... */
+    bool mtime_check_copies;        /* ... this (MERGE_WHY_RECORDED_COPY) */
+    bool dir_marker;                /* XFER_UPLOAD of an empty directory (--directory-markers): a
+                                       0-byte PutObject of the "dir/" key, o->src not read */
 
     /* Engine-private. */
     struct xfer_obj_state *st;
@@ -177,6 +192,23 @@ enum {
 bool xfer_dst_skip(const struct xfer_obj *o, bool exists, uint64_t dsize, int64_t dmtime);
 /* The same for a local destination, o->dst, stat()ed. */
 bool xfer_dst_skip_local(const struct xfer_obj *o);
+
+/* What an object's metadata records of its file (s3/fattr.h), from a HEAD's or a GET's headers. */
+void xfer_meta_fattr(const struct http_resp *resp, struct fattr *a);
+
+/* A recorded mtime against the local file 'path' (xfer_obj.mtime_check). Equal when the seconds
+ * are and the nanoseconds too, unless either side has none (s3cmd's whole seconds, a file system
+ * that keeps none). */
+enum xfer_recorded {
+    XFER_RECORDED_NONE,             /* the object records no mtime (or the file is gone) */
+    XFER_RECORDED_SAME,
+    XFER_RECORDED_DIFFERS,
+};
+enum xfer_recorded xfer_recorded_says(const struct http_resp *resp, const char *path);
+
+/* Set the atime of 'path' to now, its mtime untouched: its ctime then says it was looked at after
+ * the object was written (plan/merge.h, "Recorded mtimes"). Failures are ignored. */
+void xfer_recorded_touch(const char *path);
 
 struct xfer_stats;
 

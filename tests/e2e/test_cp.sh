@@ -122,9 +122,12 @@ test_cp_tree_round_trip_mixed_sizes() {
     assert_contains "$T_OUT" "download: s3://$b/up/big/8MiB+1 to dl/big/8MiB+1"
     # Every file, byte for byte, and nothing else (no temp file left behind).
     assert_eq "$(t_tree_sums tree)" "$(t_tree_sums dl)" "sha256 of every file, sent and received"
-    # A downloaded file's mtime is the object's LastModified.
+    # A downloaded file's mtime is the one its upload recorded (test_fattr.sh), to the nanosecond;
+    # with --no-preserve, the object's LastModified.
+    assert_eq "$(stat -c %.9Y tree/one)" "$(stat -c %.9Y dl/one)" "mtime of dl/one vs tree/one"
+    assert_ok s3c cp --no-preserve "s3://$b/up/one" dl/one-lm
     lm=$(t_head_header "$b" up/one last-modified)
-    assert_eq "$(date -d "$lm" +%s)" "$(stat -c %Y dl/one)" "mtime of dl/one vs LastModified $lm"
+    assert_eq "$(date -d "$lm" +%s)" "$(stat -c %Y dl/one-lm)" "mtime of dl/one-lm vs LastModified $lm"
 }
 
 test_cp_single_file_forms() {
@@ -204,10 +207,15 @@ test_cp_s3_to_s3_copy_and_multipart_copy() {
 }
 
 # _meta BUCKET KEY: ContentType, CacheControl and Metadata of an object, as
-# `aws s3api head-object` reports them (one compact JSON line).
+# `aws s3api head-object` reports them (one compact JSON line), but the mtime
+# an upload records (test_fattr.sh's), which _meta_mtime gives.
 _meta() {
     t_cmd awsx s3api head-object --bucket "$1" --key "$2" || t_fail "head-object s3://$1/$2"
-    jq -cS '{ContentType, CacheControl, Metadata}' <<<"$T_OUT"
+    jq -cS '{ContentType, CacheControl, Metadata: (.Metadata | del(.mtime))}' <<<"$T_OUT"
+}
+_meta_mtime() {
+    t_cmd awsx s3api head-object --bucket "$1" --key "$2" || t_fail "head-object s3://$1/$2"
+    jq -r '.Metadata.mtime // "none"' <<<"$T_OUT"
 }
 
 test_cp_copy_metadata_directive() {
@@ -223,6 +231,7 @@ test_cp_copy_metadata_directive() {
     assert_ok s3c cp --content-type text/x-orig --cache-control max-age=60 --metadata color=blue,size=xl \
         big.bin "s3://$b/big.bin"
     assert_eq "$orig" "$(_meta "$b" m.txt)" "metadata as uploaded"
+    assert_eq "$(stat -c %Y big.bin)" "$(_meta_mtime "$b" big.bin | cut -d. -f1)" "the mtime a multipart upload records"
 
     # COPY (the default): the copy keeps the source's headers, one part or many.
     assert_ok s3c cp "s3://$b/m.txt" "s3://$b/m-copy.txt"
@@ -230,6 +239,8 @@ test_cp_copy_metadata_directive() {
     _assert_multipart "$b" big-copy.bin 3
     assert_eq "$orig" "$(_meta "$b" m-copy.txt)" "metadata after a copy"
     assert_eq "$orig" "$(_meta "$b" big-copy.bin)" "metadata after a multipart copy"
+    assert_eq "$(_meta_mtime "$b" m.txt)" "$(_meta_mtime "$b" m-copy.txt)" "the mtime a copy keeps"
+    assert_eq "$(_meta_mtime "$b" big.bin)" "$(_meta_mtime "$b" big-copy.bin)" "the mtime a multipart copy keeps"
 
     # REPLACE: the copy has what the command line says, and nothing else.
     assert_ok s3c cp --metadata-directive REPLACE --content-type text/x-new --metadata shape=round \

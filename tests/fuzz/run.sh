@@ -18,7 +18,7 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 cd "$ROOT" || exit 1
 : "${FUZZ_SECONDS:=20}" "${FUZZ_JOBS:=2}" "${FUZZ_KEEP:=0}"
 B=build-fuzz
-ALL=(xml wild uri cfg sigv4 manifest creds journal hosts run)
+ALL=(xml wild uri cfg sigv4 manifest creds journal hosts run fattr)
 [ $# -gt 0 ] && ALL=("$@")
 
 W=$(mktemp -d "${TMPDIR:-/tmp}/s3c-fuzz.XXXXXX")

@@ -32,8 +32,8 @@ static int vec_next(void *ctx, struct merge_entry *out, struct s3c_error *e)
     return 1;
 }
 
-#define F(rel, size, mtime) { MERGE_FILE, SV(rel), (size), (mtime), SV_NULL, 0, false }
-#define P(rel) { MERGE_PROTECT, SV(rel), 0, 0, SV_NULL, 0, false }
+#define F(rel, size, mtime) { MERGE_FILE, SV(rel), (size), (mtime), SV_NULL, 0, false, 0 }
+#define P(rel) { MERGE_PROTECT, SV(rel), 0, 0, SV_NULL, 0, false, 0 }
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
 /*
@@ -130,7 +130,7 @@ TEST(merge_cmp_is_s3_byte_order)
 static int decide(enum merge_dir dir, bool size_only, bool exact, uint64_t ss, int64_t st, uint64_t ds,
                   int64_t dt)
 {
-    struct merge_opts o = { dir, size_only, exact, false, false };
+    struct merge_opts o = { dir, size_only, exact, false, false, false };
     struct merge_entry s = F("k", ss, st), d = F("k", ds, dt);
     enum merge_why why;
     bool copy = merge_should_copy(&o, &s, &d, &why);
@@ -163,8 +163,8 @@ TEST(merge_strategy_size_and_last_modified)
 /* Issue 22: a file rewritten, same size, within the second of the last sync. */
 TEST(merge_strategy_same_second_at_full_precision)
 {
-    struct merge_opts up = { MERGE_UPLOAD, false, false, false, false }, down = { MERGE_DOWNLOAD, false, false, false, false };
-    struct merge_opts exact = { MERGE_DOWNLOAD, false, true, false, false }, size = { MERGE_UPLOAD, true, false, false, false };
+    struct merge_opts up = { MERGE_UPLOAD, false, false, false, false, false }, down = { MERGE_DOWNLOAD, false, false, false, false, false };
+    struct merge_opts exact = { MERGE_DOWNLOAD, false, true, false, false, false }, size = { MERGE_UPLOAD, true, false, false, false, false };
     struct merge_entry file = F("k", 5, 100), obj = F("k", 5, 100);
     enum merge_why why;
 
@@ -183,7 +183,7 @@ TEST(merge_strategy_same_second_at_full_precision)
     CHECK(merge_should_copy(&exact, &obj, &file, &why) && why == MERGE_WHY_SAME_SECOND);
     /* S3 to S3: the store's milliseconds, on both sides, decide; else the same second is open. */
     {
-        struct merge_opts copy = { MERGE_COPY, false, false, false, false };
+        struct merge_opts copy = { MERGE_COPY, false, false, false, false, false };
         struct merge_entry s3src = F("k", 5, 100), s3dst = F("k", 5, 100);
         s3src.mtime_nsec = 300000000;
         s3dst.mtime_nsec = 700000000;
@@ -227,7 +227,7 @@ TEST(merge_every_decision)
                                        F("a0", 5, 100), F("new", 6, 100) };
     const struct merge_entry dst[] = { F("a", 1, 150), F("a.b", 9, 150), F("a/b", 4, 150), F("a/c", 1, 1),
                                        F("a0", 5, 101), F("zz", 1, 1) };
-    struct merge_opts o = { MERGE_UPLOAD, false, false, true, false };
+    struct merge_opts o = { MERGE_UPLOAD, false, false, true, false, false };
     struct vec s = { src, N(src), 0, 0, 0, 0 }, d = { dst, N(dst), 0, 0, 0, 0 };
     char out[4096];
 
@@ -254,7 +254,7 @@ TEST(merge_side_later_decides_the_same)
     const struct merge_entry dst[] = { F("a", 1, 150), F("a.b", 9, 150), F("a/b", 4, 150), F("a/c", 1, 1),
                                        F("a0", 5, 101), F("zz", 1, 1) };
     static const unsigned lates[][2] = { { 1, 0 }, { 0, 1 }, { 0x3f, 0 }, { 0, 0x3f }, { 0x15, 0x2a }, { 0x7f, 0x7f } };
-    struct merge_opts o = { MERGE_UPLOAD, false, false, true, false };
+    struct merge_opts o = { MERGE_UPLOAD, false, false, true, false, false };
     char want[4096], out[4096];
     size_t k;
 
@@ -289,9 +289,9 @@ TEST(merge_side_later_decides_the_same)
 /* A key list's names (no size, no time): copied when missing, else left alone. */
 TEST(merge_names_only)
 {
-    const struct merge_entry src[] = { { MERGE_NAME, SV("a"), 0, 0, SV_NULL, 0, false }, { MERGE_NAME, SV("b"), 0, 0, SV_NULL, 0, false } };
+    const struct merge_entry src[] = { { MERGE_NAME, SV("a"), 0, 0, SV_NULL, 0, false, 0 }, { MERGE_NAME, SV("b"), 0, 0, SV_NULL, 0, false, 0 } };
     const struct merge_entry dst[] = { F("b", 7, 1), F("c", 1, 1) };
-    struct merge_opts o = { MERGE_COPY, false, false, true, false };
+    struct merge_opts o = { MERGE_COPY, false, false, true, false, false };
     struct vec s = { src, N(src), 0, 0, 0, 0 }, d = { dst, N(dst), 0, 0, 0, 0 };
     char out[4096];
 
@@ -306,7 +306,7 @@ TEST(merge_without_delete_keeps)
 {
     const struct merge_entry src[] = { F("b", 1, 1) };
     const struct merge_entry dst[] = { F("a", 1, 1), F("b", 1, 1), F("c", 1, 1) };
-    struct merge_opts o = { MERGE_DOWNLOAD, false, false, false, false };
+    struct merge_opts o = { MERGE_DOWNLOAD, false, false, false, false, false };
     struct vec s = { src, N(src), 0, 0, 0, 0 }, d = { dst, N(dst), 0, 0, 0, 0 };
     char out[1024];
 
@@ -317,7 +317,7 @@ TEST(merge_without_delete_keeps)
 TEST(merge_empty_sides)
 {
     const struct merge_entry one[] = { F("x", 1, 1), F("y", 1, 1) };
-    struct merge_opts o = { MERGE_COPY, false, false, true, false };
+    struct merge_opts o = { MERGE_COPY, false, false, true, false, false };
     struct vec s = { NULL, 0, 0, 0, 0, 0 }, d = { NULL, 0, 0, 0, 0, 0 };
     char out[1024];
 
@@ -340,7 +340,7 @@ TEST(merge_unreadable_directory_protects_its_subtree)
     const struct merge_entry src[] = { F("a", 1, 1), P("dir/"), F("e", 1, 1) };
     const struct merge_entry dst[] = { F("dir", 1, 1), F("dir-x", 1, 1), F("dir/", 0, 1), F("dir/a", 1, 1),
                                        F("dir/b/c", 1, 1), F("dir0", 1, 1), F("dirty", 1, 1) };
-    struct merge_opts o = { MERGE_UPLOAD, false, false, true, false };
+    struct merge_opts o = { MERGE_UPLOAD, false, false, true, false, false };
     struct vec s = { src, N(src), 0, 0, 0, 0 }, d = { dst, N(dst), 0, 0, 0, 0 };
     char out[4096];
 
@@ -361,7 +361,7 @@ TEST(merge_unreadable_file_protects_itself_only)
 {
     const struct merge_entry src[] = { P("x") };
     const struct merge_entry dst[] = { F("x", 1, 1), F("x/y", 1, 1), F("xy", 1, 1) };
-    struct merge_opts o = { MERGE_UPLOAD, false, false, true, false };
+    struct merge_opts o = { MERGE_UPLOAD, false, false, true, false, false };
     struct vec s = { src, N(src), 0, 0, 0, 0 }, d = { dst, N(dst), 0, 0, 0, 0 };
     char out[1024];
 
@@ -373,7 +373,7 @@ TEST(merge_destination_protect_entries_count_as_absent)
 {
     const struct merge_entry src[] = { F("d/a", 1, 1) };
     const struct merge_entry dst[] = { P("d/"), F("e", 1, 1) };
-    struct merge_opts o = { MERGE_DOWNLOAD, false, false, true, false };
+    struct merge_opts o = { MERGE_DOWNLOAD, false, false, true, false, false };
     struct vec s = { src, N(src), 0, 0, 0, 0 }, d = { dst, N(dst), 0, 0, 0, 0 };
     char out[1024];
 
@@ -387,7 +387,7 @@ TEST(merge_unicode_and_shell_hostile_names)
                                        F("caf\xc3\xa9", 1, 1), F("\xe6\x97\xa5\xe6\x9c\xac", 2, 1) };
     const struct merge_entry dst[] = { F("a b", 1, 2), F("a+b", 1, 2), F("cafe", 1, 2),
                                        F("caf\xc3\xa9", 1, 2), F("\xe6\x97\xa5\xe6\x9c\xac", 1, 2) };
-    struct merge_opts o = { MERGE_COPY, false, false, true, false };
+    struct merge_opts o = { MERGE_COPY, false, false, true, false, false };
     struct vec s = { src, N(src), 0, 0, 0, 0 }, d = { dst, N(dst), 0, 0, 0, 0 };
     char out[4096];
 
@@ -409,7 +409,7 @@ TEST(merge_refuses_unsorted_side_before_deleting)
     const struct merge_entry src[] = { F("a", 1, 1), F("c", 1, 1) };
     const struct merge_entry dst[] = { F("c", 1, 2), F("a", 1, 2) };
     const struct merge_entry dup[] = { F("a", 1, 1), F("a", 1, 1) };
-    struct merge_opts o = { MERGE_UPLOAD, false, false, true, false };
+    struct merge_opts o = { MERGE_UPLOAD, false, false, true, false, false };
     struct vec s = { src, N(src), 0, 0, 0, 0 }, d = { dst, N(dst), 0, 0, 0, 0 };
     char out[1024];
 
@@ -427,7 +427,7 @@ TEST(merge_side_failure_ends_merge)
 {
     const struct merge_entry src[] = { F("a", 1, 1), F("b", 1, 1) };
     const struct merge_entry dst[] = { F("a", 1, 2), F("b", 1, 2), F("c", 1, 2) };
-    struct merge_opts o = { MERGE_UPLOAD, false, false, true, false };
+    struct merge_opts o = { MERGE_UPLOAD, false, false, true, false, false };
     struct vec s = { src, N(src), 0, 0, 0, 0 }, d = { dst, N(dst), 0, 2, 0, 0 };
     char out[1024];
 
@@ -557,7 +557,7 @@ TEST(xsort_feeds_merge)
     /* An unsorted destination (as S3 Express lists) sorted on disk, then merged. */
     const struct merge_entry src[] = { F("a", 1, 5), F("b/c", 2, 5), F("d", 3, 5) };
     const struct merge_entry dst[] = { F("z", 1, 1), F("d", 3, 9), F("a", 1, 9), F("b-c", 1, 1) };
-    struct merge_opts o = { MERGE_UPLOAD, false, false, true, false };
+    struct merge_opts o = { MERGE_UPLOAD, false, false, true, false, false };
     struct vec s = { src, N(src), 0, 0, 0, 0 }, d = { dst, N(dst), 0, 0, 0, 0 };
     struct s3c_error e = S3C_ERROR_INIT;
     struct xsort *x = xsort_new(40, NULL, &e);
@@ -593,8 +593,8 @@ TEST(xsort_add_all_passes_failure)
  * size and time would have said; a size that differs copies as before. */
 TEST(merge_strategy_checksum_defers_one_size_to_content)
 {
-    struct merge_opts up = { MERGE_UPLOAD, false, false, false, true };
-    struct merge_opts down = { MERGE_DOWNLOAD, false, false, false, true };
+    struct merge_opts up = { MERGE_UPLOAD, false, false, false, true, false };
+    struct merge_opts down = { MERGE_DOWNLOAD, false, false, false, true, false };
     struct merge_entry older = F("k", 5, 100), newer = F("k", 5, 200), longer = F("k", 6, 100);
     enum merge_why why;
 
@@ -603,4 +603,36 @@ TEST(merge_strategy_checksum_defers_one_size_to_content)
     CHECK(merge_should_copy(&up, &older, &older, &why) && why == MERGE_WHY_CHECKSUM_TIME); /* same second */
     CHECK(merge_should_copy(&down, &newer, &older, &why) && why == MERGE_WHY_CHECKSUM); /* (the CLI: a newer object is no change) */
     CHECK(merge_should_copy(&up, &longer, &older, &why) && why == MERGE_WHY_SIZE);
+}
+
+/* Issue 26: sync down when downloads set the mtimes objects record (merge.h, "Recorded mtimes"). */
+TEST(merge_strategy_recorded_mtimes)
+{
+    struct merge_opts down = { MERGE_DOWNLOAD, false, false, false, false, true };
+    struct merge_opts exact = { MERGE_DOWNLOAD, false, true, false, false, true };
+    struct merge_entry obj = F("k", 5, 1000), file = F("k", 5, 400);
+    enum merge_why why;
+
+    /* Older, its status changed after the object was written (a download that set the recorded
+     * mtime): up to date, no request. */
+    file.ctime = 1005;
+    CHECK(!merge_should_copy(&down, &obj, &file, &why));
+    /* Older, its status changed before: the object may be a newer upload of the same size. */
+    file.ctime = 999;
+    CHECK(merge_should_copy(&down, &obj, &file, &why) && why == MERGE_WHY_RECORDED);
+    /* Newer than the object: changed since, or a recorded mtime ahead of the store's clock. */
+    file.mtime = 1001;
+    file.ctime = 2000;
+    CHECK(merge_should_copy(&down, &obj, &file, &why) && why == MERGE_WHY_RECORDED_COPY);
+    /* LastModified itself (an object that records nothing): as the AWS CLI, no request. */
+    file.mtime = 1000;
+    CHECK(!merge_should_copy(&down, &obj, &file, &why));
+    /* --exact-timestamps: any other time asks the recorded mtime, and copies without one. */
+    file.mtime = 400;
+    CHECK(merge_should_copy(&exact, &obj, &file, &why) && why == MERGE_WHY_RECORDED_COPY);
+    file.mtime = 1000;
+    CHECK(!merge_should_copy(&exact, &obj, &file, &why));
+    /* Another size decides alone. */
+    file.size = 6;
+    CHECK(merge_should_copy(&down, &obj, &file, &why) && why == MERGE_WHY_SIZE);
 }

@@ -160,7 +160,9 @@ TEST(land_writes_bodies_in_place)
     snprintf(blocker, sizeof(blocker), "%s/file", dir);
     CHECK((f = fopen(blocker, "w")) && !fclose(f));
     for (i = 0; i <= FILES; i++) {
-        jobs[i] = (struct land_job){ .body = BUF_INIT(4096), .mtime = i < FILES ? 1000000 + i : -1 };
+        jobs[i] = (struct land_job){ .body = BUF_INIT(4096) };
+        jobs[i].attrs.has_mtime = i < FILES;
+        jobs[i].attrs.mtime_s = 1000000 + i;
         snprintf(paths[i], sizeof(paths[i]), i < FILES ? "%s/f%d" : "%s/file/f%d", dir, i);
         jobs[i].dst = paths[i];
         for (int k = 0; k <= i * 37; k++)
