@@ -143,6 +143,13 @@ void md5_final(struct md5 *m, unsigned char out[16])
     md5_init(m);
 }
 
+const char *md5_kernel_name(enum md5_kernel k)
+{
+    static const char *const names[] = { "scalar", "avx2", "avx512vl" };
+
+    return names[k];
+}
+
 /* ---- eight lanes of AVX2 --------------------------------------------------------
  *
  * The multi-buffer technique of ISA-L's md5_mb and minio's md5-simd: MD5 is

@@ -39,6 +39,8 @@ enum md5_kernel md5_kernel(void);
 /* Use 'k' from now on (the tests, to check each kernel a CPU runs); false,
  * nothing changed, when the CPU cannot run it. Not while lanes hash. */
 bool md5_kernel_set(enum md5_kernel k);
+/* "scalar", "avx2", "avx512vl": for `s3c version`. */
+const char *md5_kernel_name(enum md5_kernel k);
 
 /* Whether md5_x8_blocks runs here (AVX2 at least). */
 bool md5_x8_available(void);
