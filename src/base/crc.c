@@ -18,6 +18,24 @@
 #define CRC32_POLY 0xEDB88320u
 #define CRC32C_POLY 0x82F63B78u
 
+/* Slice-by-8 tables of a reflected CRC 't' (uint32_t or uint64_t [8][256]):
+ * t[0] a byte at a time, t[k] the same byte k bytes further back. */
+#define SLICE8_BUILD(t, poly)                                                   \
+    do {                                                                        \
+        int i_, j_, k_;                                                         \
+                                                                                \
+        for (i_ = 0; i_ < 256; i_++) {                                          \
+            __typeof__(t[0][0]) c_ = (__typeof__(t[0][0]))i_;                   \
+                                                                                \
+            for (j_ = 0; j_ < 8; j_++)                                          \
+                c_ = (c_ & 1) ? (c_ >> 1) ^ (poly) : c_ >> 1;                   \
+            t[0][i_] = c_;                                                      \
+        }                                                                       \
+        for (i_ = 0; i_ < 256; i_++)                                            \
+            for (k_ = 1; k_ < 8; k_++)                                          \
+                t[k_][i_] = (t[k_ - 1][i_] >> 8) ^ t[0][t[k_ - 1][i_] & 0xff];  \
+    } while (0)
+
 /* The kernels in use (crc_kernel_set), and the best this CPU runs. */
 static pthread_once_t crc_once = PTHREAD_ONCE_INIT;
 static enum crc_kernel kernel_best, kernel_used;
@@ -29,21 +47,6 @@ static void crc_init(void);
  * instructions (and the tests' reference on those that have them). */
 static uint32_t crc32_table[8][256], crc32c_table[8][256];
 
-static void crc32_build(uint32_t t[8][256], uint32_t poly)
-{
-    int i, j, k;
-
-    for (i = 0; i < 256; i++) {
-        uint32_t c = (uint32_t)i;
-
-        for (j = 0; j < 8; j++)
-            c = (c & 1) ? (c >> 1) ^ poly : c >> 1;
-        t[0][i] = c;
-    }
-    for (i = 0; i < 256; i++)
-        for (k = 1; k < 8; k++)
-            t[k][i] = (t[k - 1][i] >> 8) ^ t[0][t[k - 1][i] & 0xff];
-}
 
 /* Raw register in and out (no inversion). */
 static uint32_t crc32_table_raw(const uint32_t t[8][256], uint32_t crc, const unsigned char *b, size_t n)
@@ -148,19 +151,7 @@ static uint64_t crc64_table[8][256];
 
 static void crc64_build(void)
 {
-    int i, j, k;
-
-    for (i = 0; i < 256; i++) {
-        uint64_t c = (uint64_t)i;
-
-        for (j = 0; j < 8; j++)
-            c = (c & 1) ? (c >> 1) ^ CRC64NVME_POLY : c >> 1;
-        crc64_table[0][i] = c;
-    }
-    for (i = 0; i < 256; i++)
-        for (k = 1; k < 8; k++)
-            crc64_table[k][i] = (crc64_table[k - 1][i] >> 8) ^
-                                crc64_table[0][crc64_table[k - 1][i] & 0xff];
+    SLICE8_BUILD(crc64_table, CRC64NVME_POLY);
 }
 
 /* The table implementation: any CPU, and the folded one's last bytes. Takes
@@ -291,8 +282,8 @@ static void crc_init(void)
     kernel_best = __builtin_cpu_supports("pclmul") && __builtin_cpu_supports("sse4.1") ? CRC_KERNEL_FOLD
                                                                                        : CRC_KERNEL_CRC32;
 #else
-    crc32_build(crc32_table, CRC32_POLY);
-    crc32_build(crc32c_table, CRC32C_POLY);
+    SLICE8_BUILD(crc32_table, CRC32_POLY);
+    SLICE8_BUILD(crc32c_table, CRC32C_POLY);
     kernel_best = CRC_KERNEL_TABLE;
 #if defined(__aarch64__)
     {
