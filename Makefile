@@ -4,6 +4,7 @@
 #   make                 build/s3c, build/s3emu, build/unit-tests  (-Werror)
 #   make SAN=1           the same with ASan+UBSan, into build-san/
 #   make SAN=thread      the same with TSan, into build-tsan/ (s3emu, the engine's land workers)
+#   make ARCH=arm64      cross-built for aarch64 into build-arm64/ (see below; tests/arm64/run.sh)
 #   make test            unit tests, then e2e against the servers in tests/run-all.sh
 #   make unit            unit tests only (no network)
 #   make install         s3c, s3c(1) and the bash, zsh and fish completions under
@@ -16,12 +17,13 @@
 VERSION := $(shell cat VERSION)
 
 # ARCH=arm64: a cross build for aarch64 with Debian's multiarch
-# (crossbuild-essential-arm64 and the :arm64 -dev packages: scripts/deps.sh
-# --arm64) into build-arm64/. What the build runs itself (docgen, and
+# (crossbuild-essential-arm64 and the :arm64 -dev packages: scripts/deps-arm64.sh)
+# into build-arm64/. What the build runs itself (docgen, and
 # `make unit`) runs under $(EXEC): qemu-aarch64-static unless the build
 # machine is an aarch64 one. SAN= and ARCH= do not combine.
-ARCH ?= $(shell uname -m | sed -e s/x86_64/amd64/ -e s/aarch64/arm64/)
-HOST_ARCH := $(shell uname -m | sed -e s/x86_64/amd64/ -e s/aarch64/arm64/)
+HOST_ARCH := $(patsubst x86_64,amd64,$(patsubst aarch64,arm64,$(shell uname -m)))
+ARCH ?= $(HOST_ARCH)
+override ARCH := $(patsubst x86,amd64,$(patsubst x86_64,amd64,$(patsubst aarch64,arm64,$(ARCH))))
 EXEC :=
 ifneq ($(ARCH),$(HOST_ARCH))
   ifneq ($(ARCH),arm64)
