@@ -45,9 +45,12 @@ static bool cpu_has_sha(void)
 
 /*
  * The CPU features the hot paths dispatch on, present ones plain and absent
- * ones with a '-': ISA-L's CRC32C/CRC64 (pclmul, avx512f + vpclmulqdq),
- * the lane MD5s (avx2, avx512vl: base/md5.h), OpenSSL's SHA-256 and TLS
- * ciphers (sha-ni, aes-ni).
+ * ones with a '-': on x86-64 ISA-L's CRC32/CRC32C and the folded CRC64NVME
+ * (sse4.2, pclmul, avx512f + vpclmulqdq), the lane MD5s (avx2, avx512vl:
+ * base/md5.h), OpenSSL's SHA-256 and TLS ciphers (sha-ni, aes-ni); on
+ * aarch64 the CRC kernels (crc32, pmull: base/crc.h), the lane MD5s (asimd)
+ * and OpenSSL's (sha2, aes). The "kernels:" line after it says which ones
+ * base/crc.c and base/md5.c picked.
  */
 static void print_cpu(void)
 {
