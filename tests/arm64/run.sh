@@ -29,10 +29,12 @@
 # 2,500 keys spend their time in the AWS CLI, and the corrupt-GET test
 # (three minutes) repeats what the first one covers.
 #
-# Measured on the 2-core dev machine with other jobs running: at load 6-8,
-# unit tests 18 s and the e2e subset 109 s (the checksum test 49 s of it);
-# at load 17-20, the build 178 s (from scratch), unit tests 70-83 s, the
-# subset 362 s with all five algorithms, the .deb 105 s.
+# Measured on the 2-core dev machine. Quiet (load 1): unit tests 9 s, the
+# e2e subset 37 s (the checksum test 15 s of it), the .deb 46 s, the whole
+# script 99 s with build-arm64/ up to date; a build from scratch about 70 s,
+# scripts/deps-arm64.sh's first install 48 s. At load 17-20 (other jobs):
+# the build 178 s, unit tests 70-83 s, the subset 362 s with all five
+# algorithms, the .deb 105 s.
 #
 # Environment: JOBS (make -jN, default 2), ARM64_E2E (the e2e regex),
 # ARM64_CK_ALGOS, S3C_ARM64_PKG=0, S3C_ARM64_KEEP=1 (keep the work dir).
