@@ -4,6 +4,7 @@
 #   make                 build/s3c, build/s3emu, build/unit-tests  (-Werror)
 #   make SAN=1           the same with ASan+UBSan, into build-san/
 #   make SAN=thread      the same with TSan, into build-tsan/ (s3emu, the engine's land workers)
+#   make ARCH=arm64      cross-built for aarch64 into build-arm64/ (see below; tests/arm64/run.sh)
 #   make test            unit tests, then e2e against the servers in tests/run-all.sh
 #   make unit            unit tests only (no network)
 #   make install         s3c, s3c(1) and the bash, zsh and fish completions under
@@ -14,6 +15,24 @@
 # checked against it by tests/pkg/run.sh).
 
 VERSION := $(shell cat VERSION)
+
+# ARCH=arm64: a cross build for aarch64 with Debian's multiarch
+# (crossbuild-essential-arm64 and the :arm64 -dev packages: scripts/deps-arm64.sh)
+# into build-arm64/. What the build runs itself (docgen, and
+# `make unit`) runs under $(EXEC): qemu-aarch64-static unless the build
+# machine is an aarch64 one. SAN= and ARCH= do not combine.
+HOST_ARCH := $(patsubst x86_64,amd64,$(patsubst aarch64,arm64,$(shell uname -m)))
+ARCH ?= $(HOST_ARCH)
+override ARCH := $(patsubst x86,amd64,$(patsubst x86_64,amd64,$(patsubst aarch64,arm64,$(ARCH))))
+EXEC :=
+ifneq ($(ARCH),$(HOST_ARCH))
+  ifneq ($(ARCH),arm64)
+    $(error ARCH=$(ARCH): only arm64 is a cross target)
+  endif
+  B ?= build-arm64
+  CC := aarch64-linux-gnu-gcc
+  EXEC := qemu-aarch64-static
+endif
 
 SAN ?= 0
 ifeq ($(SAN),1)
@@ -35,7 +54,8 @@ CFLAGS  ?= $(OPT)
 CFLAGS  += -std=c17 -D_GNU_SOURCE -Wall -Wextra -Werror -Wshadow -Wno-unused-parameter \
            -Wstrict-prototypes -Wmissing-prototypes -Isrc $(SANFLAGS) -MMD -MP
 LDFLAGS += $(SANFLAGS)
-LIBS    := -lcurl -lssl -lcrypto -lexpat -ljansson -lisal -lz -lpthread -lm
+# ISA-L (CRC32, CRC32C) on x86-64 only: src/base/crc.h says why.
+LIBS    := -lcurl -lssl -lcrypto -lexpat -ljansson $(if $(filter amd64,$(ARCH)),-lisal) -lz -lpthread -lm
 
 # Library code: every .c under src/ except main.c.
 LIB_SRC := $(filter-out src/main.c,$(wildcard src/*/*.c))
@@ -75,13 +95,13 @@ $(B)/docgen: $(DOCGEN_OBJ) $(B)/libs3c.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
 
 $(B)/s3c.1: docs/s3c.1.in $(B)/docgen
-	$(B)/docgen man $< > $@.tmp && mv $@.tmp $@
+	$(EXEC) $(B)/docgen man $< > $@.tmp && mv $@.tmp $@
 $(B)/s3c.bash: completions/s3c.bash.in $(B)/docgen
-	$(B)/docgen bash $< > $@.tmp && mv $@.tmp $@
+	$(EXEC) $(B)/docgen bash $< > $@.tmp && mv $@.tmp $@
 $(B)/_s3c: completions/_s3c.in $(B)/docgen
-	$(B)/docgen zsh $< > $@.tmp && mv $@.tmp $@
+	$(EXEC) $(B)/docgen zsh $< > $@.tmp && mv $@.tmp $@
 $(B)/s3c.fish: completions/s3c.fish.in $(B)/docgen
-	$(B)/docgen fish $< > $@.tmp && mv $@.tmp $@
+	$(EXEC) $(B)/docgen fish $< > $@.tmp && mv $@.tmp $@
 
 docs: $(DOCS)
 
@@ -94,13 +114,13 @@ $(B)/%.o: %.c
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
 unit: $(B)/unit-tests
-	$(B)/unit-tests
+	$(EXEC) $(B)/unit-tests
 
 test: all
 	tests/run-all.sh
 
 clean:
-	rm -rf build build-san build-tsan
+	rm -rf build build-san build-tsan build-arm64
 
 # Where the shells look: bash-completion and fish search $(PREFIX)/share (as
 # an XDG data dir); zsh on Debian has vendor-completions for /usr and

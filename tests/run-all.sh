@@ -6,8 +6,9 @@
 #
 #     bash tests/run-all.sh
 #
-# Steps: scripts/deps.sh; make; unit tests; the packaging suite
-# (tests/pkg/run.sh); ASan+UBSan build and unit tests
+# Steps: scripts/deps.sh (and scripts/deps-arm64.sh); make; unit tests; the
+# packaging suite (tests/pkg/run.sh); the arm64 build under qemu
+# (tests/arm64/run.sh); ASan+UBSan build and unit tests
 # under it; the e2e suite (tests/e2e/run.sh) against build/s3emu with the
 # ASan+UBSan build of s3c (any sanitizer report fails the test), and, at the
 # same time, against a throw-away Ceph RADOS Gateway on a free loopback port
@@ -54,6 +55,9 @@
 #                     botocore (tests/creds/botodiff.py)
 #   S3C_PKG=0         skip the packaging suite (tests/pkg/run.sh: make install,
 #                     man page, completions, the .deb built, linted, installed, purged)
+#   S3C_ARM64=0       skip the arm64 suite (tests/arm64/run.sh: make ARCH=arm64, the
+#                     unit tests and an e2e subset under qemu-user, the arm64 .deb);
+#                     scripts/deps-arm64.sh then is not run either
 #   S3C_TREE_CHECK=0  skip the check that the run left no untracked files in
 #                     the checkout (tests/tree-clean.sh; files that were there
 #                     before the run never count)
@@ -72,6 +76,7 @@ exec </dev/null
 : "${S3C_BOTODIFF:=1}" "${S3C_SLURM:=1}" "${S3C_MOTO:=1}"
 export S3C_SLURM
 : "${S3C_PKG:=1}" "${S3C_EMU_SHARDS:=3}" "${S3C_CEPH_SHARDS:=2}"
+: "${S3C_ARM64:=1}"
 : "${S3C_TREE_CHECK:=1}"
 : "${S3C_BOTODIFF_IAM:=1}"
 : "${JOBS:=$(nproc 2>/dev/null || echo 2)}"
@@ -331,7 +336,7 @@ echo "s3c run-all: $(date -u '+%Y-%m-%d %H:%M:%S') UTC, $(nproc) cores, CI=${CI:
 # that skipped them says so (and why) instead of looking complete.
 off=()
 for v in S3C_SAN S3C_CEPH S3C_S3EMU S3C_MOTO S3C_EMU_SUITE S3C_FAULTS S3C_FUZZ S3C_VALGRIND S3C_TSAN \
-    S3C_BOTODIFF S3C_BOTODIFF_IAM S3C_SLURM S3C_PKG S3C_TREE_CHECK; do
+    S3C_BOTODIFF S3C_BOTODIFF_IAM S3C_SLURM S3C_PKG S3C_ARM64 S3C_TREE_CHECK; do
     [ "${!v}" = 1 ] || off+=("$v=${!v}")
 done
 [ ${#off[@]} -eq 0 ] || note "not run" "${off[*]} (set in the environment)"
@@ -352,6 +357,10 @@ if [ "$S3C_SKIP_DEPS" != 1 ]; then
     [ "$S3C_FUZZ" = 1 ] && deps_args=(--fuzz)
     if ! run_step scripts/deps.sh "${deps_args[@]+"${deps_args[@]}"}"; then
         record deps 0 1 "scripts/deps.sh failed"
+        finish
+    fi
+    if [ "$S3C_ARM64" = 1 ] && ! run_step scripts/deps-arm64.sh; then
+        record deps-arm64 0 1 "scripts/deps-arm64.sh failed"
         finish
     fi
 fi
@@ -417,6 +426,16 @@ fi
 if [ "$S3C_PKG" = 1 ]; then
     step "packaging: make install, man page, completions, .deb"
     JOBS=$JOBS run_counted pkg tests/pkg/run.sh
+fi
+
+# ----------------------------------------------------------------- arm64 --
+# tests/arm64/run.sh: make ARCH=arm64 (a multiarch cross build), its unit
+# tests under qemu-aarch64-static, `s3c version` naming the aarch64 kernels,
+# an e2e subset with the arm64 s3c under qemu against build/s3emu, and the
+# arm64 .deb (dpkg-buildpackage -a arm64, lintian, run under qemu).
+if [ "$S3C_ARM64" = 1 ]; then
+    step "arm64: cross build, unit tests and e2e subset under qemu, .deb"
+    JOBS=$JOBS run_counted arm64 tests/arm64/run.sh
 fi
 
 SAN_OK=0

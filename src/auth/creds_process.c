@@ -223,6 +223,13 @@ enum s3c_err creds_process_fetch(struct creds_src *s, struct creds *out, struct 
         rc = s3c_fail(e, S3C_ECONFIG, "profile \"%s\": credential_process is empty", s->profile);
         goto out;
     }
+    /* A path that cannot run fails here with its reason: posix_spawn reports
+     * a failed exec only where the child shares the parent's memory until
+     * exec (not under qemu-user, where the child exits 127 instead). */
+    if (strchr(argv[0], '/') && access(argv[0], X_OK)) {
+        rc = s3c_fail(e, S3C_EAUTH, "credential_process \"%.200s\": %s", argv[0], strerror(errno));
+        goto out;
+    }
     if (pipe2(po, O_CLOEXEC) || pipe2(pe, O_CLOEXEC)) {
         rc = s3c_fail_errno(e, errno, "credential_process: pipe");
         goto out;

@@ -146,6 +146,17 @@ void md5_final(struct md5 *m, unsigned char out[16])
     md5_init(m);
 }
 
+const char *md5_kernel_name(enum md5_kernel k)
+{
+#if defined(__aarch64__)
+    static const char *const names[] = { "scalar", "neon" };
+#else
+    static const char *const names[] = { "scalar", "avx2", "avx512vl" };
+#endif
+
+    return names[k];
+}
+
 /* ---- eight lanes of AVX2 --------------------------------------------------------
  *
  * The multi-buffer technique of ISA-L's md5_mb and minio's md5-simd: MD5 is
@@ -154,21 +165,10 @@ void md5_final(struct md5 *m, unsigned char out[16])
  * steps side by side for about the price of one. Blocks are transposed so
  * that vector j holds word j of every lane's block.
  */
-#if defined(__x86_64__)
-#include <immintrin.h>
-
+#if defined(__x86_64__) || defined(__aarch64__)
 static pthread_once_t kernel_once = PTHREAD_ONCE_INIT;
 static enum md5_kernel kernel_best, kernel_used;
-
-static void kernel_detect(void)
-{
-    __builtin_cpu_init();
-    kernel_best = !__builtin_cpu_supports("avx2")          ? MD5_KERNEL_SCALAR
-                  : __builtin_cpu_supports("avx512f") &&
-                            __builtin_cpu_supports("avx512vl") ? MD5_KERNEL_AVX512
-                                                               : MD5_KERNEL_AVX2;
-    kernel_used = kernel_best;
-}
+static void kernel_detect(void);
 
 enum md5_kernel md5_kernel(void)
 {
@@ -188,6 +188,39 @@ bool md5_kernel_set(enum md5_kernel k)
 bool md5_x8_available(void)
 {
     return md5_kernel() != MD5_KERNEL_SCALAR;
+}
+#endif
+
+/* Four steps of one round, from step i, the state turning as the standard's. */
+#define V_QUAD(STEP, F)                                                                       \
+    do {                                                                                      \
+        STEP(F, a, b, c, d, i);                                                               \
+        STEP(F, d, a, b, c, i + 1);                                                           \
+        STEP(F, c, d, a, b, i + 2);                                                           \
+        STEP(F, b, c, d, a, i + 3);                                                           \
+    } while (0)
+
+/* The 64 steps of one block, by STEP (one group of lanes, or two side by
+ * side) with the round functions F1..F4. */
+#define V_ROUNDS(STEP, F1, F2, F3, F4)                                                        \
+    do {                                                                                      \
+        _Pragma("GCC unroll 4") for (i = 0; i < 16; i += 4) V_QUAD(STEP, F1);                 \
+        _Pragma("GCC unroll 4") for (; i < 32; i += 4) V_QUAD(STEP, F2);                      \
+        _Pragma("GCC unroll 4") for (; i < 48; i += 4) V_QUAD(STEP, F3);                      \
+        _Pragma("GCC unroll 4") for (; i < 64; i += 4) V_QUAD(STEP, F4);                      \
+    } while (0)
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+
+static void kernel_detect(void)
+{
+    __builtin_cpu_init();
+    kernel_best = !__builtin_cpu_supports("avx2")          ? MD5_KERNEL_SCALAR
+                  : __builtin_cpu_supports("avx512f") &&
+                            __builtin_cpu_supports("avx512vl") ? MD5_KERNEL_AVX512
+                                                               : MD5_KERNEL_AVX2;
+    kernel_used = kernel_best;
 }
 
 #define X8 __attribute__((target("avx2"))) static inline
@@ -283,25 +316,6 @@ X8 void x8_words(const unsigned char *const p[8], size_t off, __m256i w[16])
     x8_transpose(w);
     x8_transpose(w + 8);
 }
-
-/* Four steps of one round, from step i, the state turning as the standard's. */
-#define V_QUAD(STEP, F)                                                                       \
-    do {                                                                                      \
-        STEP(F, a, b, c, d, i);                                                               \
-        STEP(F, d, a, b, c, i + 1);                                                           \
-        STEP(F, c, d, a, b, i + 2);                                                           \
-        STEP(F, b, c, d, a, i + 3);                                                           \
-    } while (0)
-
-/* The 64 steps of one block, by STEP (one group of lanes, or two side by
- * side) with the round functions F1..F4. */
-#define V_ROUNDS(STEP, F1, F2, F3, F4)                                                        \
-    do {                                                                                      \
-        _Pragma("GCC unroll 4") for (i = 0; i < 16; i += 4) V_QUAD(STEP, F1);                 \
-        _Pragma("GCC unroll 4") for (; i < 32; i += 4) V_QUAD(STEP, F2);                      \
-        _Pragma("GCC unroll 4") for (; i < 48; i += 4) V_QUAD(STEP, F3);                      \
-        _Pragma("GCC unroll 4") for (; i < 64; i += 4) V_QUAD(STEP, F4);                      \
-    } while (0)
 
 /* Eight lanes (one group): the body of the kernel for each instruction set. */
 #define X8_BODY(F1, F2, F3, F4)                                                               \
@@ -406,6 +420,114 @@ void md5_x16_blocks(uint32_t h[16][4], const unsigned char *const p[16], size_t 
         x16_avx512(h, p, n);
     else
         x16_avx2(h, p, n);
+}
+#elif defined(__aarch64__)
+/* ---- four lanes of NEON, two or four groups side by side ---------------------------
+ *
+ * The same technique in AdvSIMD's 128-bit vectors (every aarch64 CPU has
+ * them): four lanes a vector, and two vectors stepped side by side so that
+ * one's latency hides behind the other's work (a step is about seven
+ * instructions, a chain of five). Sixteen lanes are two runs of eight: four
+ * groups' state and words would not fit in the 32 registers.
+ */
+#include <arm_neon.h>
+#include <sys/auxv.h>
+
+static void kernel_detect(void)
+{
+    kernel_best = getauxval(AT_HWCAP) & HWCAP_ASIMD ? MD5_KERNEL_NEON : MD5_KERNEL_SCALAR;
+    kernel_used = kernel_best;
+}
+
+#define N_F1(x, y, z) ((z) ^ ((x) & ((y) ^ (z))))
+#define N_F2(x, y, z) ((y) ^ ((z) & ((x) ^ (y))))
+#define N_F3(x, y, z) ((x) ^ (y) ^ (z))
+#define N_F4(x, y, z) ((y) ^ ((x) | ~(z)))
+
+static inline uint32x4_t n4_rol(uint32x4_t x, int s)
+{
+    return (x << s) | (x >> (32 - s));
+}
+
+/* Sixteen message words of four lanes at 'off', as columns: 4x4 transposes. */
+static inline void n4_words(const unsigned char *const p[4], size_t off, uint32x4_t w[16])
+{
+    int q;
+
+    for (q = 0; q < 4; q++) {
+        uint32x4_t r0 = vreinterpretq_u32_u8(vld1q_u8(p[0] + off + 16 * q));
+        uint32x4_t r1 = vreinterpretq_u32_u8(vld1q_u8(p[1] + off + 16 * q));
+        uint32x4_t r2 = vreinterpretq_u32_u8(vld1q_u8(p[2] + off + 16 * q));
+        uint32x4_t r3 = vreinterpretq_u32_u8(vld1q_u8(p[3] + off + 16 * q));
+        uint64x2_t t0 = vreinterpretq_u64_u32(vtrn1q_u32(r0, r1)), t1 = vreinterpretq_u64_u32(vtrn2q_u32(r0, r1));
+        uint64x2_t t2 = vreinterpretq_u64_u32(vtrn1q_u32(r2, r3)), t3 = vreinterpretq_u64_u32(vtrn2q_u32(r2, r3));
+
+        w[4 * q + 0] = vreinterpretq_u32_u64(vtrn1q_u64(t0, t2));
+        w[4 * q + 1] = vreinterpretq_u32_u64(vtrn1q_u64(t1, t3));
+        w[4 * q + 2] = vreinterpretq_u32_u64(vtrn2q_u64(t0, t2));
+        w[4 * q + 3] = vreinterpretq_u32_u64(vtrn2q_u64(t1, t3));
+    }
+}
+
+#define N_STEP2(f, a, b, c, d, i)                                                             \
+    do {                                                                                      \
+        a##0 += f(b##0, c##0, d##0) + w[md5_g[i]] + md5_t[i];                                 \
+        a##1 += f(b##1, c##1, d##1) + v[md5_g[i]] + md5_t[i];                                 \
+        a##0 = b##0 + n4_rol(a##0, md5_s[i]);                                                 \
+        a##1 = b##1 + n4_rol(a##1, md5_s[i]);                                                 \
+    } while (0)
+
+void md5_x8_blocks(uint32_t h[8][4], const unsigned char *const p[8], size_t n)
+{
+    uint32x4_t a0, b0, c0, d0, a1, b1, c1, d1, w[16], v[16];
+    size_t off;
+    int i;
+
+    if (md5_kernel() == MD5_KERNEL_SCALAR) {
+        for (i = 0; i < 8; i++)
+            md5_blocks(h[i], p[i], n);
+        return;
+    }
+    /* The chaining values, lane per lane, as columns. */
+    a0 = (uint32x4_t){ h[0][0], h[1][0], h[2][0], h[3][0] };
+    b0 = (uint32x4_t){ h[0][1], h[1][1], h[2][1], h[3][1] };
+    c0 = (uint32x4_t){ h[0][2], h[1][2], h[2][2], h[3][2] };
+    d0 = (uint32x4_t){ h[0][3], h[1][3], h[2][3], h[3][3] };
+    a1 = (uint32x4_t){ h[4][0], h[5][0], h[6][0], h[7][0] };
+    b1 = (uint32x4_t){ h[4][1], h[5][1], h[6][1], h[7][1] };
+    c1 = (uint32x4_t){ h[4][2], h[5][2], h[6][2], h[7][2] };
+    d1 = (uint32x4_t){ h[4][3], h[5][3], h[6][3], h[7][3] };
+    for (off = 0; n; n--, off += MD5_BLOCK) {
+        uint32x4_t sa0 = a0, sb0 = b0, sc0 = c0, sd0 = d0, sa1 = a1, sb1 = b1, sc1 = c1, sd1 = d1;
+
+        n4_words(p, off, w);
+        n4_words(p + 4, off, v);
+        V_ROUNDS(N_STEP2, N_F1, N_F2, N_F3, N_F4);
+        a0 += sa0;
+        b0 += sb0;
+        c0 += sc0;
+        d0 += sd0;
+        a1 += sa1;
+        b1 += sb1;
+        c1 += sc1;
+        d1 += sd1;
+    }
+    for (i = 0; i < 4; i++) {
+        h[i][0] = a0[i];
+        h[i][1] = b0[i];
+        h[i][2] = c0[i];
+        h[i][3] = d0[i];
+        h[4 + i][0] = a1[i];
+        h[4 + i][1] = b1[i];
+        h[4 + i][2] = c1[i];
+        h[4 + i][3] = d1[i];
+    }
+}
+
+void md5_x16_blocks(uint32_t h[16][4], const unsigned char *const p[16], size_t n)
+{
+    md5_x8_blocks(h, p, n);
+    md5_x8_blocks(h + 8, p + 8, n);
 }
 #else
 enum md5_kernel md5_kernel(void)

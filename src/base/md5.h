@@ -3,7 +3,7 @@
  * from one thread to another and from one lane of the multi-buffer kernel to
  * another. One stream at a time (md5_update), or eight or sixteen streams of
  * whole blocks at once (md5_x8_blocks, md5_x16_blocks: AVX2, or AVX-512VL
- * where the CPU has it). Pure; no allocation. The engine's MD5s run on its hash workers (xfer/hashpool.h);
+ * where the CPU has it, on x86-64; AdvSIMD (NEON) on aarch64). Pure; no allocation. The engine's MD5s run on its hash workers (xfer/hashpool.h);
  * OpenSSL's (base/hash.h) stays for one-shot digests.
  */
 #ifndef S3C_BASE_MD5_H
@@ -31,7 +31,12 @@ void md5_blocks(uint32_t h[4], const unsigned char *p, size_t n);
 
 /* The lane kernels' instructions: AVX2, or AVX-512VL's ternary logic and
  * rotation on the same eight-lane vectors (half the instructions a step). */
-enum md5_kernel { MD5_KERNEL_SCALAR, MD5_KERNEL_AVX2, MD5_KERNEL_AVX512 };
+enum md5_kernel {
+    MD5_KERNEL_SCALAR,
+    MD5_KERNEL_AVX2,                /* x86-64 */
+    MD5_KERNEL_AVX512,              /* x86-64 */
+    MD5_KERNEL_NEON = MD5_KERNEL_AVX2, /* aarch64: the lane kernel's level there */
+};
 
 /* The kernel md5_x8_blocks and md5_x16_blocks use: the best this CPU runs
  * (asked once), unless md5_kernel_set chose a lesser one. */
@@ -39,6 +44,8 @@ enum md5_kernel md5_kernel(void);
 /* Use 'k' from now on (the tests, to check each kernel a CPU runs); false,
  * nothing changed, when the CPU cannot run it. Not while lanes hash. */
 bool md5_kernel_set(enum md5_kernel k);
+/* "scalar", "avx2", "avx512vl", "neon": for `s3c version`. */
+const char *md5_kernel_name(enum md5_kernel k);
 
 /* Whether md5_x8_blocks runs here (AVX2 at least). */
 bool md5_x8_available(void);

@@ -8,11 +8,16 @@
 
 #include <curl/curl.h>
 #include <expat.h>
-#include <isa-l.h>
 #include <openssl/crypto.h>
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "base/crc.h"
+#include "base/md5.h"
+
+#if defined(__x86_64__)
+#include <isa-l.h>
+#endif
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
 #elif defined(__aarch64__)
@@ -40,9 +45,12 @@ static bool cpu_has_sha(void)
 
 /*
  * The CPU features the hot paths dispatch on, present ones plain and absent
- * ones with a '-': ISA-L's CRC32C/CRC64 (pclmul, avx512f + vpclmulqdq),
- * the lane MD5s (avx2, avx512vl: base/md5.h), OpenSSL's SHA-256 and TLS
- * ciphers (sha-ni, aes-ni).
+ * ones with a '-': on x86-64 ISA-L's CRC32/CRC32C and the folded CRC64NVME
+ * (sse4.2, pclmul, avx512f + vpclmulqdq), the lane MD5s (avx2, avx512vl:
+ * base/md5.h), OpenSSL's SHA-256 and TLS ciphers (sha-ni, aes-ni); on
+ * aarch64 the CRC kernels (crc32, pmull: base/crc.h), the lane MD5s (asimd)
+ * and OpenSSL's (sha2, aes). The "kernels:" line after it says which ones
+ * base/crc.c and base/md5.c picked.
  */
 static void print_cpu(void)
 {
@@ -71,8 +79,9 @@ static void print_cpu(void)
 #elif defined(__aarch64__)
     unsigned long hw = getauxval(AT_HWCAP);
 
-    printf("cpu: aarch64 %scrc32 %spmull %ssha2 %saes\n", hw & HWCAP_CRC32 ? "" : "-",
-           hw & HWCAP_PMULL ? "" : "-", hw & HWCAP_SHA2 ? "" : "-", hw & HWCAP_AES ? "" : "-");
+    printf("cpu: aarch64 %sasimd %scrc32 %spmull %ssha2 %saes\n", hw & HWCAP_ASIMD ? "" : "-",
+           hw & HWCAP_CRC32 ? "" : "-", hw & HWCAP_PMULL ? "" : "-", hw & HWCAP_SHA2 ? "" : "-",
+           hw & HWCAP_AES ? "" : "-");
 #else
     printf("cpu: unknown architecture\n");
 #endif
@@ -86,6 +95,9 @@ void cli_version_print(void)
     printf("libcurl: %s (%s)\n", cv->version, cv->ssl_version ? cv->ssl_version : "no TLS");
     printf("openssl: %s\n", OpenSSL_version(OPENSSL_VERSION));
     printf("expat: %s\n", XML_ExpatVersion());
+#if defined(__x86_64__)
     printf("isa-l: %d.%d.%d (built with)\n", ISAL_MAJOR_VERSION, ISAL_MINOR_VERSION, ISAL_PATCH_VERSION);
+#endif
     print_cpu();
+    printf("kernels: crc %s, md5 lanes %s\n", crc_kernel_name(crc_kernel()), md5_kernel_name(md5_kernel()));
 }

@@ -1,4 +1,8 @@
-/* The unit-test runner: runs every registered test, or those whose name contains argv[1]. */
+/*
+ * The unit-test runner: runs every registered test, or those whose name
+ * contains argv[1]. T_TIMES=1 prints each test's wall time on stderr (to
+ * find the slow ones, as under qemu).
+ */
 #include "t.h"
 
 #include <errno.h>
@@ -7,6 +11,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #define T_MAX 1024
@@ -101,14 +106,22 @@ void t_mk(const char *dir, const char *rel)
 
 int main(int argc, char **argv)
 {
+    const char *times = getenv("T_TIMES");
     int passed = 0, failed = 0, i;
 
     for (i = 0; i < n_tests; i++) {
+        struct timespec t0, t1;
+
         if (argc > 1 && !strstr(tests[i].name, argv[1]))
             continue;
         cur_name = tests[i].name;
         cur_failed = 0;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
         tests[i].fn();
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        if (times && *times == '1')
+            fprintf(stderr, "time %s %.0f ms\n", cur_name,
+                    (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6);
         if (cur_failed)
             failed++;
         else

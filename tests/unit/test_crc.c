@@ -147,3 +147,74 @@ TEST(crc64nvme_folded_equals_table)
         }
     }
 }
+
+/* Bit at a time, straight from the definition: the reference every kernel
+ * (tables, ISA-L, ARMv8 CRC32, PCLMULQDQ, PMULL) is held to. Finished
+ * values in and out, as the *_update functions. */
+static uint64_t crc_bitwise(uint64_t crc, const unsigned char *b, size_t n, uint64_t poly, int w)
+{
+    uint64_t mask = w == 64 ? ~0ull : ((uint64_t)1 << w) - 1;
+    int k;
+
+    crc = ~crc & mask;
+    while (n--) {
+        crc ^= *b++;
+        for (k = 0; k < 8; k++)
+            crc = (crc & 1) ? (crc >> 1) ^ poly : crc >> 1;
+    }
+    return ~crc & mask;
+}
+
+static unsigned kernel_rnd(unsigned *seed)
+{
+    *seed = *seed * 1103515245u + 12345u;
+    return *seed >> 8;
+}
+
+/* Random buffers, misaligned starts, random starting values, each cut at a
+ * random point and fed in two pieces: every kernel of this CPU against the
+ * bitwise reference. Lengths short (the kernels' heads and tails) and long
+ * (their 32-, 128- and 16-byte loops). */
+static void crc_kernel_against_bitwise(void)
+{
+    static unsigned char data[9000];
+    unsigned seed = 777u + (unsigned)crc_kernel();
+    size_t i;
+    int t;
+
+    for (i = 0; i < sizeof(data); i++)
+        data[i] = (unsigned char)kernel_rnd(&seed);
+    for (t = 0; t < 400; t++) {
+        size_t off = kernel_rnd(&seed) % 16;
+        size_t n = t < 200 ? (size_t)t : kernel_rnd(&seed) % (sizeof(data) - 16);
+        size_t cut = n ? kernel_rnd(&seed) % (n + 1) : 0;
+        const unsigned char *b = data + off;
+        uint32_t s32 = kernel_rnd(&seed) * 2654435761u;
+        uint64_t s64 = (uint64_t)kernel_rnd(&seed) << 40 ^ kernel_rnd(&seed);
+        uint32_t a32 = crc_crc32_update(crc_crc32_update(s32, b, cut), b + cut, n - cut);
+        uint32_t c32 = crc_crc32c_update(crc_crc32c_update(s32, b, cut), b + cut, n - cut);
+        uint64_t g64 = crc_crc64nvme_update(crc_crc64nvme_update(s64, b, cut), b + cut, n - cut);
+
+        if (a32 != crc_bitwise(s32, b, n, 0xEDB88320u, 32) || c32 != crc_bitwise(s32, b, n, 0x82F63B78u, 32) ||
+            g64 != crc_bitwise(s64, b, n, 0x9A6C9329AC4BC9B5ull, 64)) {
+            CHECK(!"a kernel differs from the bitwise CRC");
+            fprintf(stderr, "  kernel %s, length %zu cut at %zu, offset %zu\n", crc_kernel_name(crc_kernel()), n,
+                    cut, off);
+            return;
+        }
+    }
+}
+
+TEST(crc_each_kernel_equals_bitwise)
+{
+    enum crc_kernel best = crc_kernel(), k;
+
+    for (k = CRC_KERNEL_TABLE; k <= best; k++) {
+        CHECK(crc_kernel_set(k));
+        CHECK(crc_kernel() == k);
+        crc_kernel_against_bitwise();
+    }
+    CHECK(crc_kernel_set(best));
+    CHECK(!crc_kernel_set(best + 1) || best == CRC_KERNEL_FOLD);
+    CHECK(crc_kernel() == best);
+}
