@@ -71,10 +71,12 @@ if [ -n "${E2E_SHARD:-}" ]; then
     fi
     shard_i=${BASH_REMATCH[1]} shard_n=${BASH_REMATCH[2]}
 fi
+shard_label=${E2E_SHARD:-}
+unset E2E_SHARD     # this run's alone: a test that runs the suite itself runs all of its own
 ntests=0
 for ((k = shard_i; k < ${#tests[@]}; k += shard_n)); do ntests=$((ntests + 1)); done
 
-echo "e2e($S3C_TEST_STORE): $ntests tests${E2E_SHARD:+ (shard $E2E_SHARD of ${#tests[@]})}, s3c=${S3C#"$E2E_ROOT"/}, endpoint $S3C_TEST_ENDPOINT"
+echo "e2e($S3C_TEST_STORE): $ntests tests${shard_label:+ (shard $shard_label of ${#tests[@]})}, s3c=${S3C#"$E2E_ROOT"/}, endpoint $S3C_TEST_ENDPOINT"
 [ -x "$S3C" ] || echo "  warning: $S3C is not an executable file: every test will fail"
 
 if ! curl -s -o /dev/null --max-time 10 "$S3C_TEST_ENDPOINT/"; then
