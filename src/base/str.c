@@ -97,6 +97,18 @@ bool str_copy(char *dst, size_t dst_size, const char *src)
     return true;
 }
 
+uint64_t str_fnv1a(uint64_t h, const void *p, size_t n)
+{
+    const unsigned char *b = p;
+    size_t i;
+
+    for (i = 0; i < n; i++) {
+        h ^= b[i];
+        h *= 0x100000001b3ull;
+    }
+    return h;
+}
+
 void str_hex(const unsigned char *in, size_t n, char *out)
 {
     static const char digits[] = "0123456789abcdef";

@@ -6,14 +6,7 @@
 
 uint64_t shard_hash(struct sv key)
 {
-    uint64_t h = 0xcbf29ce484222325ull;
-    size_t i;
-
-    for (i = 0; i < key.n; i++) {
-        h ^= (unsigned char)key.p[i];
-        h *= 0x100000001b3ull;
-    }
-    return h;
+    return str_fnv1a(STR_FNV1A_BASIS, key.p, key.n);
 }
 
 bool shard_owns(const struct shard *s, struct sv rel)

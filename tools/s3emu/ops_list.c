@@ -380,11 +380,8 @@ struct dir_ent {
 /* The order of a directory bucket's listing: a scrambled FNV-1a of the entry. */
 static uint64_t dir_hash(const char *p, size_t n)
 {
-    uint64_t h = 0xcbf29ce484222325ull;
-    size_t i;
+    uint64_t h = str_fnv1a(STR_FNV1A_BASIS, p, n);
 
-    for (i = 0; i < n; i++)
-        h = (h ^ (unsigned char)p[i]) * 0x100000001b3ull;
     h ^= h >> 31;
     h *= 0x9E3779B97F4A7C15ull;
     return h ^ (h >> 29);

@@ -717,18 +717,11 @@ out:
     free(skey);
 }
 
-/* FNV-1a of a rename's source and destination: what a client token must name again. */
+/* A hash of a rename's source and destination (0xff, no byte of UTF-8, between): what a client
+ * token must name again. */
 static uint64_t rename_hash(const char *src, size_t sn, const char *dst, size_t dn)
 {
-    uint64_t h = 14695981039346656037ull;
-    size_t i;
-
-    for (i = 0; i < sn; i++)
-        h = (h ^ (unsigned char)src[i]) * 1099511628211ull;
-    h = (h ^ 0xff) * 1099511628211ull;
-    for (i = 0; i < dn; i++)
-        h = (h ^ (unsigned char)dst[i]) * 1099511628211ull;
-    return h;
+    return str_fnv1a(str_fnv1a(str_fnv1a(STR_FNV1A_BASIS, src, sn), "\xff", 1), dst, dn);
 }
 
 /*
