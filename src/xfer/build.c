@@ -728,7 +728,7 @@ const char *del_if_match(const struct engine *g, const struct req *r)
 {
     if (!del_conditional(g, r->os->o))
         return NULL;
-    return r == g->cond_probe ? COND_PROBE_ETAG : r->os->o->etag;
+    return r == g->cond_gate.probe ? COND_PROBE_ETAG : r->os->o->etag;
 }
 
 /* RK_DELETE_ONE: DeleteObject of one key (of one version, when given), with If-Match as delete.c says. */

@@ -112,34 +112,49 @@ static uint64_t copy_part_size(struct engine *g, uint64_t size)
  * tags, when the copy keeps them). */
 enum s3c_err copy_start(struct engine *g, struct xfer_obj_state *os, struct req **out, struct s3c_error *e)
 {
-    struct xfer_obj *o = os->o;
     struct obj_copy *c = copy_of(os);
-    struct req *r;
 
     *out = NULL;
     mpu_init(&c->mpu);
     c->src_headers = (struct buf)BUF_INIT(64 << 10);
     c->src_tagging = (struct buf)BUF_INIT(16 << 10);
     c->src_tag_xml = (struct buf)BUF_INIT(32 << 10);
-    os->size = o->size;
+    os->size = os->o->size;
     copy_props(g, c);
-    if (o->rename && !g->no_rename) {
-        obj_phase_set(g, os, PH_SINGLE);
-        unsigned char rnd[16];
+    return copy_route(g, os, out, e);
+}
 
-        if (RAND_bytes(rnd, sizeof(rnd)) != 1)
-            return s3c_fail(e, S3C_EIO, "no random bytes for RenameObject's client token");
-        str_hex(rnd, sizeof(rnd), c->rename_token);
-        if (!(r = req_get(g, os, RK_RENAME)))
-            return s3c_fail(e, S3C_ENOMEM, "out of memory");
-        if (copy_source(o, &r->hdr_copy_src)) {
-            req_put_back(g, r);
-            return s3c_fail(e, S3C_ENOMEM, "key too long");
-        }
-        *out = r;
-        return S3C_OK;
+/*
+ * mv within one directory bucket (xfer_obj.rename): RenameObject, the first of a run as the probe
+ * of rename_gate while the store is not known to have it (the others wait for its answer, so a
+ * store without it is asked once); otherwise, and once it is known to answer 501, the copy.
+ */
+enum s3c_err copy_route(struct engine *g, struct xfer_obj_state *os, struct req **out, struct s3c_error *e)
+{
+    struct xfer_obj *o = os->o;
+    struct obj_copy *c = copy_of(os);
+    unsigned char rnd[16];
+    struct req *r;
+
+    *out = NULL;
+    if (!o->rename || g->no_rename)
+        return copy_begin(g, os, out, e);
+    obj_phase_set(g, os, PH_SINGLE);
+    if (!g->rename_ok && g->rename_gate.probe)
+        return gate_park(&g->rename_gate, os, e);
+    if (RAND_bytes(rnd, sizeof(rnd)) != 1)
+        return s3c_fail(e, S3C_EIO, "no random bytes for RenameObject's client token");
+    str_hex(rnd, sizeof(rnd), c->rename_token);
+    if (!(r = req_get(g, os, RK_RENAME)))
+        return s3c_fail(e, S3C_ENOMEM, "out of memory");
+    if (copy_source(o, &r->hdr_copy_src)) {
+        req_put_back(g, r);
+        return s3c_fail(e, S3C_ENOMEM, "key too long");
     }
-    return copy_begin(g, os, out, e);
+    if (!g->rename_ok)
+        g->rename_gate.probe = r;
+    *out = r;
+    return S3C_OK;
 }
 
 /* The copy itself: relayed, in parts, or one CopyObject. */
@@ -188,6 +203,7 @@ void on_rename(struct engine *g, struct req *r)
 {
     struct xfer_obj_state *os = r->os;
 
+    g->rename_ok = true;
     os->o->renamed = true;
     os->proven = true; /* nothing travelled: the store moved the object it holds */
     obj_phase_set(g, os, PH_END);
@@ -210,7 +226,7 @@ bool rename_refused(struct engine *g, struct req *r, const struct s3c_error *e)
                e->s3_code);
     g->no_rename = true;
     req_put_back(g, r);
-    if (copy_begin(g, os, &nr, &ce))
+    if (copy_route(g, os, &nr, &ce))
         obj_fail(g, os, &ce);
     else if (nr)
         submit_or_fail(g, nr);

@@ -8,7 +8,7 @@
  * it. A store may ignore the condition (Ceph 16 deletes all the same) or
  * refuse it (501): the first such delete of a run is a DeleteObject sent once
  * with an If-Match no object has, to learn which (engine.cond_del), while the
- * others wait (engine.cond_wait). Where the store checks, they go in batches
+ * others wait (engine.cond_gate). Where the store checks, they go in batches
  * with each key's <ETag> (S3 checks both since 2025); where it does not, in
  * batches as before, and the first object says so in its warning. Calls
  * req.c, verify.c and del.c; no other family.
@@ -223,9 +223,9 @@ static void cond_not_checked(struct engine *g, struct xfer_obj *o, enum cond_del
 /* A DeleteObject answered 2xx: the probe's means the store ignored a wrong If-Match (and deleted). */
 static void cond_deleted(struct engine *g, struct req *r)
 {
-    if (r != g->cond_probe)
+    if (r != g->cond_gate.probe)
         return;
-    g->cond_probe = NULL;
+    g->cond_gate.probe = NULL;
     cond_not_checked(g, r->os->o, COND_DEL_IGNORED);
 }
 
@@ -238,13 +238,13 @@ bool delete_one_refused(struct engine *g, struct req *r, const struct s3c_error 
 {
     struct xfer_obj_state *os = r->os;
     const char *if_match = del_if_match(g, r);
-    bool probe = r == g->cond_probe;
+    bool probe = r == g->cond_gate.probe;
     struct s3c_error changed;
 
     if (!if_match)
         return false;
     if (probe)
-        g->cond_probe = NULL;
+        g->cond_gate.probe = NULL;
     if (e->http_status == 501 || !strcmp(e->s3_code, "NotImplemented")) {
         cond_not_checked(g, os->o, COND_DEL_REFUSED);
         r->attempt--; /* not the request's fault: a free retry, without If-Match */
@@ -279,11 +279,11 @@ bool delete_one_refused(struct engine *g, struct req *r, const struct s3c_error 
 /*
  * Where a delete goes, by what the run knows of the store: while it is not known whether the store
  * checks conditional deletes, the first conditional one is the probe (a DeleteObject) and the others
- * wait (cond_wait); then each goes in its bucket's batch (*out NULL), with its <ETag> where the store
+ * wait (cond_gate); then each goes in its bucket's batch (*out NULL), with its <ETag> where the store
  * checks, or, for a key XML 1.0 cannot carry, as a DeleteObject of its own (the key travels in the URL,
  * If-Match as build.c's del_if_match says).
  */
-static enum s3c_err del_route(struct engine *g, struct xfer_obj_state *os, struct req **out, struct s3c_error *e)
+enum s3c_err del_route(struct engine *g, struct xfer_obj_state *os, struct req **out, struct s3c_error *e)
 {
     struct xfer_obj *o = os->o;
     const char *payer = o->opts ? o->opts->request_payer : NULL;
@@ -291,22 +291,11 @@ static enum s3c_err del_route(struct engine *g, struct xfer_obj_state *os, struc
 
     *out = NULL;
     if (cond && g->cond_del == COND_DEL_UNKNOWN) {
-        if (g->cond_probe) {
-            if (g->n_cond_wait == g->cap_cond_wait) {
-                size_t cap = g->cap_cond_wait ? 2 * g->cap_cond_wait : 64;
-                struct xfer_obj_state **w = realloc(g->cond_wait, cap * sizeof(*w));
-
-                if (!w)
-                    return s3c_fail(e, S3C_ENOMEM, "out of memory");
-                g->cond_wait = w;
-                g->cap_cond_wait = cap;
-            }
-            g->cond_wait[g->n_cond_wait++] = os;
-            return S3C_OK;
-        }
+        if (g->cond_gate.probe)
+            return gate_park(&g->cond_gate, os, e);
         if (!(*out = req_get(g, os, RK_DELETE_ONE)))
             return s3c_fail(e, S3C_ENOMEM, "out of memory");
-        g->cond_probe = *out;
+        g->cond_gate.probe = *out;
         return S3C_OK;
     }
     if (s3_xml_key_ok(sv_from(o->src)) && (!o->version_id || s3_xml_key_ok(sv_from(o->version_id))) &&
@@ -327,28 +316,6 @@ enum s3c_err del_start(struct engine *g, struct xfer_obj_state *os, struct req *
     if (!o->src_bucket || !o->src_bucket[0] || !o->src || !o->src[0])
         return s3c_fail(e, S3C_EUSAGE, "delete: an object needs a bucket and a key");
     return del_route(g, os, out, e);
-}
-
-/* The probe is answered (or ended another way): the deletes that waited for it go, in order; while
- * the store is still not known (the probe got no verdict), the first of them probes again. */
-void del_unwait(struct engine *g)
-{
-    size_t i = 0;
-
-    while (i < g->n_cond_wait && (g->cond_del != COND_DEL_UNKNOWN || !g->cond_probe)) {
-        struct xfer_obj_state *os = g->cond_wait[i++];
-        struct s3c_error e = S3C_ERROR_INIT;
-        struct req *r = NULL;
-
-        if (del_route(g, os, &r, &e)) {
-            obj_fail(g, os, &e);
-            maybe_finish(g, os);
-        } else if (r) {
-            submit_or_fail(g, r);
-        }
-    }
-    memmove(g->cond_wait, g->cond_wait + i, (g->n_cond_wait - i) * sizeof(*g->cond_wait));
-    g->n_cond_wait -= i;
 }
 
 /* DeleteObject of one key answered: it is gone. */
@@ -373,10 +340,5 @@ void del_cancel(struct engine *g, const struct s3c_error *e)
 
     while ((b = xfer_del_take_any(&g->del)))
         del_batch_finish(g, b, e);
-    while (g->n_cond_wait) {
-        struct xfer_obj_state *os = g->cond_wait[--g->n_cond_wait];
-
-        obj_fail(g, os, e);
-        maybe_finish(g, os);
-    }
+    gate_cancel(g, &g->cond_gate, e);
 }

@@ -85,6 +85,19 @@ enum req_kind {
     RK_COUNT
 };
 
+/*
+ * A probe gate: while what the store makes of a kind of request is not known, the first object
+ * that would send one is the probe, and the others wait here (no request of theirs, nothing in
+ * flight) until its answer says how they go; then each is routed again, in order (gate_drain). A
+ * probe that ends with no verdict (put back: its object failed another way) lets the next waiting
+ * one probe. Conditional deletes (delete.c) and RenameObject (copy.c) have one each.
+ */
+struct probe_gate {
+    struct req *probe;
+    struct xfer_obj_state **wait;
+    size_t n, cap;
+};
+
 /* What the store makes of If-Match on DeleteObject (engine.cond_del). */
 enum cond_del {
     COND_DEL_UNKNOWN,   /* not learnt yet: sent, the first one as a probe */
@@ -615,16 +628,16 @@ struct engine {
     /* Deletes of an object as it was (xfer_obj.etag on an XFER_DELETE: mv's sources): DeleteObject
      * with If-Match, while the store is not known to ignore or refuse it (delete.c). */
     enum cond_del cond_del;
-    struct req *cond_probe;         /* the first of them, sent once with an If-Match no object has:
-                                       412 says the store checks it, a 2xx that it ignores it */
-    struct xfer_obj_state **cond_wait; /* the others, while the probe is out: then routed by its answer */
-    size_t n_cond_wait, cap_cond_wait;
+    struct probe_gate cond_gate;    /* its probe: the first, sent once with an If-Match no object
+                                       has (412 says the store checks it, a 2xx that it ignores it) */
     bool source_wait;               /* the source said WAIT: ask again after the next done */
     bool source_later;              /* the source said LATER: ask again after this turn's loop step */
     bool no_part_number;            /* the store ignores ?partNumber= (Ceph 16) */
     bool no_tagging;                /* the store has no object tagging (GetObjectTagging: 501) */
     bool no_part_copy;              /* the store has no UploadPartCopy (501): one CopyObject a copy */
     bool no_rename;                 /* the store has no RenameObject (501): copies, then deletes */
+    bool rename_ok;                 /* a RenameObject succeeded: the store has it */
+    struct probe_gate rename_gate;  /* the first RenameObject, while neither is known */
     int mpu_tagging;                /* x-amz-tagging on CreateMultipartUpload: 1 the store applies
                                        it, -1 it ignores it (Ceph 16), 0 not known yet */
     bool no_trailers;               /* the store keeps no flexible checksums (Ceph 16): none from now on */
@@ -988,6 +1001,9 @@ bool src_tags_refused(struct engine *g, struct req *r, const struct s3c_error *e
 bool part_copy_refused(struct engine *g, struct req *r, const struct s3c_error *e);
 /* RK_COPY refused: with 403, where the source side has keys of its own, the copy relays. */
 bool copy_refused(struct engine *g, struct req *r, const struct s3c_error *e);
+/* A copy's first request by what the run knows of the store: RenameObject (or the gate), else the
+ * copy itself. */
+enum s3c_err copy_route(struct engine *g, struct xfer_obj_state *os, struct req **out, struct s3c_error *e);
 /* RK_RENAME answered: done; refused with 501: the copy instead (xfer_obj.rename). */
 void on_rename(struct engine *g, struct req *r);
 bool rename_refused(struct engine *g, struct req *r, const struct s3c_error *e);
@@ -1047,6 +1063,17 @@ bool stdout_window_full(const struct xfer_obj_state *os);
 void stdout_obj_end(struct engine *g, struct xfer_obj_state *os);
 void stdout_release(struct xfer_obj_state *os);
 
+/* req.c: probe gates (struct probe_gate). gate_park: 'os' waits. gate_drain: once the store is
+ * 'learnt', or no probe is out, the waiting go through 'route' (one may become the next probe).
+ * gate_cancel: the waiting fail with 'e'. gate_forget: 'r' is put back (not the probe any more). */
+typedef enum s3c_err (*gate_route_fn)(struct engine *g, struct xfer_obj_state *os, struct req **out,
+                                      struct s3c_error *e);
+enum s3c_err gate_park(struct probe_gate *pg, struct xfer_obj_state *os, struct s3c_error *e);
+void gate_drain(struct engine *g, struct probe_gate *pg, bool learnt, gate_route_fn route);
+void gate_cancel(struct engine *g, struct probe_gate *pg, const struct s3c_error *e);
+void gate_forget(struct probe_gate *pg, const struct req *r);
+void gate_free(struct probe_gate *pg);
+
 /* xfer.c: the loop; run on the calling thread, 'hooks' NULL when it is the only one */
 enum s3c_err engine_run(struct store_s3 *s, const struct xfer_opts *opts, struct xfer_stats *stats,
                         const struct engine_hooks *hooks);
@@ -1055,8 +1082,8 @@ enum s3c_err engine_run(struct store_s3 *s, const struct xfer_opts *opts, struct
 void del_batch_fail(struct engine *g, struct req *r, const struct s3c_error *e);
 void on_delete_batch(struct engine *g, struct req *r);
 struct req *del_next_batch(struct engine *g);
-/* The conditional deletes that waited for the probe's answer go (fill, each turn). */
-void del_unwait(struct engine *g);
+/* Where a delete goes by what the run knows of the store (a batch, a DeleteObject, the gate). */
+enum s3c_err del_route(struct engine *g, struct xfer_obj_state *os, struct req **out, struct s3c_error *e);
 enum s3c_err del_start(struct engine *g, struct xfer_obj_state *os, struct req **out, struct s3c_error *e);
 void on_delete_one(struct engine *g, struct req *r);
 bool delete_one_refused(struct engine *g, struct req *r, const struct s3c_error *e);

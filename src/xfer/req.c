@@ -222,8 +222,8 @@ void req_put_back(struct engine *g, struct req *r)
 {
     if (r == g->flex_probe)
         flex_release(g); /* its object ended another way: others may ask next */
-    if (r == g->cond_probe)
-        g->cond_probe = NULL; /* the same for the conditional deletes' probe (delete.c) */
+    gate_forget(&g->cond_gate, r); /* the same for the probes of conditional deletes and renames */
+    gate_forget(&g->rename_gate, r);
     if (r->parked) {
         r->parked = false;
         g->parked--;
@@ -890,4 +890,63 @@ void req_done(struct engine *g, struct req *r)
         return;
     }
     ops->ok(g, r);
+}
+
+/* ---- probe gates ------------------------------------------------------------------- */
+
+enum s3c_err gate_park(struct probe_gate *pg, struct xfer_obj_state *os, struct s3c_error *e)
+{
+    if (pg->n == pg->cap) {
+        size_t cap = pg->cap ? 2 * pg->cap : 64;
+        struct xfer_obj_state **w = realloc(pg->wait, cap * sizeof(*w));
+
+        if (!w)
+            return s3c_fail(e, S3C_ENOMEM, "out of memory");
+        pg->wait = w;
+        pg->cap = cap;
+    }
+    pg->wait[pg->n++] = os;
+    return S3C_OK;
+}
+
+void gate_drain(struct engine *g, struct probe_gate *pg, bool learnt, gate_route_fn route)
+{
+    size_t i = 0;
+
+    while (i < pg->n && (learnt || !pg->probe)) {
+        struct xfer_obj_state *os = pg->wait[i++];
+        struct s3c_error e = S3C_ERROR_INIT;
+        struct req *r = NULL;
+
+        if (route(g, os, &r, &e)) {
+            obj_fail(g, os, &e);
+            maybe_finish(g, os);
+        } else if (r) {
+            submit_or_fail(g, r);
+        }
+    }
+    memmove(pg->wait, pg->wait + i, (pg->n - i) * sizeof(*pg->wait));
+    pg->n -= i;
+}
+
+void gate_cancel(struct engine *g, struct probe_gate *pg, const struct s3c_error *e)
+{
+    while (pg->n) {
+        struct xfer_obj_state *os = pg->wait[--pg->n];
+
+        obj_fail(g, os, e);
+        maybe_finish(g, os);
+    }
+}
+
+void gate_forget(struct probe_gate *pg, const struct req *r)
+{
+    if (pg->probe == r)
+        pg->probe = NULL;
+}
+
+void gate_free(struct probe_gate *pg)
+{
+    free(pg->wait);
+    *pg = (struct probe_gate){ 0 };
 }

@@ -232,8 +232,10 @@ static void fill(struct engine *g)
         if (!r && !stopping(g))
             r = next_part(g);
         if (!r && !stopping(g)) {
-            if (g->n_cond_wait)
-                del_unwait(g);
+            if (g->cond_gate.n)
+                gate_drain(g, &g->cond_gate, g->cond_del != COND_DEL_UNKNOWN, del_route);
+            if (g->rename_gate.n)
+                gate_drain(g, &g->rename_gate, g->rename_ok || g->no_rename, copy_route);
             r = del_next_batch(g);
         }
         if (!r) {
@@ -296,6 +298,7 @@ static void cancel_all(struct engine *g)
 
     s3c_fail(&e, S3C_ECANCEL, "%s", cancel_requested ? "interrupted" : "stopped");
     del_cancel(g, &e);
+    gate_cancel(g, &g->rename_gate, &e);
     if (g->held) {
         /* Taken from the source but never started: it fails as it stands. */
         g->stats.objects_failed++;
@@ -425,7 +428,8 @@ enum s3c_err engine_run(struct store_s3 *s, const struct xfer_opts *opts, struct
     land_free(g->land);
     hashpool_free(g->hash);
     hedge_free(g->hedge);
-    free(g->cond_wait);
+    gate_free(&g->cond_gate);
+    gate_free(&g->rename_gate);
     g->stats.seconds = (double)(now_ms() - t0) / 1000.0;
     if (stats)
         *stats = g->stats;
