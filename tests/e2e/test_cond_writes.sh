@@ -149,3 +149,34 @@ test_cond_writes_sync_delete_where_the_store_ignores_etags() {
     assert_eq "s3c: warning: the store ignores If-Match on DeleteObject: objects are deleted without checking that they are still what s3c read" "$T_ERR" "stderr"
     assert_eq "keep" "$(t_list_keys "$b")" "keys"
 }
+
+# A key listed for deletion that another client deletes first: its conditional
+# delete finds no object (s3emu answers NoSuchKey for that key, as DeleteObject
+# with If-Match answers 404): gone, as asked; the sync says so and exits 0.
+test_cond_writes_sync_delete_of_a_key_gone_since_listed() {
+    local b pid rc i
+    t_own_emu
+    t_new_bucket b
+    mkdir src
+    printf 'kept\n' > src/keep
+    printf 'old\n' > x
+    assert_ok s3c cp --only-show-errors src/keep "s3://$b/keep"
+    assert_ok s3c cp --only-show-errors x "s3://$b/x1"
+    assert_ok s3c cp --only-show-errors x "s3://$b/x2"
+    t_emu_set "apply_late=1&faults=delay@op=DeleteObjects,ms=2000"
+    s3c sync --delete src "s3://$b/" > sync.out 2> sync.err &
+    pid=$!
+    for ((i = 0; i < 300; i++)); do
+        s3curl HEAD "/$b/x1" >/dev/null 2>&1 || break
+        sleep 0.02
+    done
+    sleep 0.3
+    s3curl DELETE "/$b/x2" >/dev/null || t_fail "the other client's delete of x2 failed"
+    rc=0
+    wait "$pid" || rc=$?
+    t_emu_set "apply_late=0&faults="
+    assert_eq 0 "$rc" "sync's exit code (stderr: $(cat sync.err))"
+    assert_eq "" "$(cat sync.err)" "sync's stderr"
+    assert_eq "$(printf 'delete: s3://%s/x1\ndelete: s3://%s/x2' "$b" "$b")" "$(sort sync.out)" "sync's stdout"
+    assert_eq "keep" "$(t_list_keys "$b")" "keys after the sync"
+}

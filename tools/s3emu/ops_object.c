@@ -430,10 +430,16 @@ void ops_delete_objects(struct emu_server *s, struct emu_conn *c, struct emu_buc
             continue;
         }
         if (d->etags[i] && !d->vids[i] && !s->model.delete_ignores_if_match) {
-            /* As DeleteObject's If-Match: the current version must carry the ETag (none: deleted). */
+            /* As DeleteObject's If-Match: the current version must carry the ETag, and be there. */
             struct emu_obj *o = emu_store_get(b, d->keys[i], kl, NULL);
 
-            if (o && !o->delete_marker && !ops_etag_match(sv_from(d->etags[i]), o->etag)) {
+            if (!o || o->delete_marker) {
+                buf_adds(x, "<Error>");
+                ops_xml_key(x, "Key", d->keys[i], kl, false);
+                buf_adds(x, "<Code>NoSuchKey</Code><Message>The specified key does not exist.</Message></Error>");
+                continue;
+            }
+            if (!ops_etag_match(sv_from(d->etags[i]), o->etag)) {
                 buf_adds(x, "<Error>");
                 ops_xml_key(x, "Key", d->keys[i], kl, false);
                 buf_adds(x, "<Code>PreconditionFailed</Code><Message>At least one of the pre-conditions "
