@@ -84,26 +84,19 @@ test_cond_writes_409_complete_upload_gone_fails_cleanly() {
     cmp -s big back || t_fail "the object read back is not the file"
 }
 
-# sync --delete deletes only what it listed: each key goes with the ETag it
-# was listed with (the first as the conditional deletes' probe, a
-# DeleteObject; the others in DeleteObjects with <ETag>). A key written again
-# between the listing and its delete is kept with its new bytes, the sync says
-# so and exits 1; the other key is deleted. 30 more keys go in batches, not
-# one request each: the first probes, the 30 others wait for its answer and
-# then go in one DeleteObjects.
-test_cond_writes_sync_delete_keeps_a_key_written_since_listed() {
-    local b pid rc i
-    t_own_emu
-    t_new_bucket b
+# _cw_sync_delete_racing B CMD...: the bucket B holds keep, x1 and x2 ("old\n"); sync --delete of a
+# source with keep alone runs while another client runs CMD on x2 (in the test's dir): x1, the first
+# delete, is the probe (DeleteObject); x2's DeleteObjects is held 2 s (apply_late), and CMD runs once
+# x1 is gone. Sets SYNC_RC; the sync's output is in sync.out and sync.err.
+_cw_sync_delete_racing() {
+    local b=$1 pid i
+    shift
     mkdir src
     printf 'kept\n' > src/keep
-    printf 'old\n' > x1
     printf 'old\n' > x2
-    printf 'new\n' > x2.new
     assert_ok s3c cp --only-show-errors src/keep "s3://$b/keep"
-    assert_ok s3c cp --only-show-errors x1 "s3://$b/x1"
+    assert_ok s3c cp --only-show-errors x2 "s3://$b/x1"
     assert_ok s3c cp --only-show-errors x2 "s3://$b/x2"
-    # x1, the first delete, is the probe (DeleteObject); x2's DeleteObjects runs 2 s after it arrives.
     t_emu_set "apply_late=1&faults=delay@op=DeleteObjects,ms=2000"
     s3c sync --delete src "s3://$b/" > sync.out 2> sync.err &
     pid=$!
@@ -112,11 +105,26 @@ test_cond_writes_sync_delete_keeps_a_key_written_since_listed() {
         sleep 0.02
     done
     sleep 0.3
-    s3curl PUT "/$b/x2" --data-binary @x2.new >/dev/null || t_fail "the PUT of x2's new bytes failed"
-    rc=0
-    wait "$pid" || rc=$?
+    "$@" >/dev/null || t_fail "the other client's $* failed"
+    SYNC_RC=0
+    wait "$pid" || SYNC_RC=$?
     t_emu_set "apply_late=0&faults="
-    assert_eq 1 "$rc" "sync's exit code (stderr: $(cat sync.err))"
+}
+
+# sync --delete deletes only what it listed: each key goes with the ETag it
+# was listed with (the first as the conditional deletes' probe, a
+# DeleteObject; the others in DeleteObjects with <ETag>). A key written again
+# between the listing and its delete is kept with its new bytes, the sync says
+# so and exits 1; the other key is deleted. 30 more keys go in batches, not
+# one request each: the first probes, the 30 others wait for its answer and
+# then go in one DeleteObjects.
+test_cond_writes_sync_delete_keeps_a_key_written_since_listed() {
+    local b i SYNC_RC
+    t_own_emu
+    t_new_bucket b
+    printf 'new\n' > x2.new
+    _cw_sync_delete_racing "$b" s3curl PUT "/$b/x2" --data-binary @x2.new
+    assert_eq 1 "$SYNC_RC" "sync's exit code (stderr: $(cat sync.err))"
     assert_contains "$(cat sync.err)" "delete failed: s3://$b/x2 An error occurred (PreconditionFailed): it is no longer the object s3c read (its ETag is no longer \"$(md5sum < x2 | cut -d' ' -f1)\"), so it is kept"
     assert_eq "$(printf 'keep\nx2')" "$(t_list_keys "$b")" "keys after the sync"
     assert_ok s3c cp --only-show-errors "s3://$b/x2" x2.back
@@ -154,28 +162,11 @@ test_cond_writes_sync_delete_where_the_store_ignores_etags() {
 # delete finds no object (s3emu answers NoSuchKey for that key, as DeleteObject
 # with If-Match answers 404): gone, as asked; the sync says so and exits 0.
 test_cond_writes_sync_delete_of_a_key_gone_since_listed() {
-    local b pid rc i
+    local b SYNC_RC
     t_own_emu
     t_new_bucket b
-    mkdir src
-    printf 'kept\n' > src/keep
-    printf 'old\n' > x
-    assert_ok s3c cp --only-show-errors src/keep "s3://$b/keep"
-    assert_ok s3c cp --only-show-errors x "s3://$b/x1"
-    assert_ok s3c cp --only-show-errors x "s3://$b/x2"
-    t_emu_set "apply_late=1&faults=delay@op=DeleteObjects,ms=2000"
-    s3c sync --delete src "s3://$b/" > sync.out 2> sync.err &
-    pid=$!
-    for ((i = 0; i < 300; i++)); do
-        s3curl HEAD "/$b/x1" >/dev/null 2>&1 || break
-        sleep 0.02
-    done
-    sleep 0.3
-    s3curl DELETE "/$b/x2" >/dev/null || t_fail "the other client's delete of x2 failed"
-    rc=0
-    wait "$pid" || rc=$?
-    t_emu_set "apply_late=0&faults="
-    assert_eq 0 "$rc" "sync's exit code (stderr: $(cat sync.err))"
+    _cw_sync_delete_racing "$b" s3curl DELETE "/$b/x2"
+    assert_eq 0 "$SYNC_RC" "sync's exit code (stderr: $(cat sync.err))"
     assert_eq "" "$(cat sync.err)" "sync's stderr"
     assert_eq "$(printf 'delete: s3://%s/x1\ndelete: s3://%s/x2' "$b" "$b")" "$(sort sync.out)" "sync's stdout"
     assert_eq "keep" "$(t_list_keys "$b")" "keys after the sync"
