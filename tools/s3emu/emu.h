@@ -514,6 +514,19 @@ bool emu_model_deny_key(struct emu_server *s, struct emu_req *q, const char *key
 int64_t emu_model_latency_ns(struct emu_server *s, struct emu_req *q);
 /* true if the prefix of this request is over its rate (answer 503 SlowDown). */
 bool emu_model_rate_limited(struct emu_server *s, struct emu_req *q);
+
+/*
+ * Where a RestoreObject of 'o' stands at 'now': asked at all, still running, and until when its
+ * copy is readable. A restore runs the model's restore_ms as it is when asked about, not as it was
+ * when the restore started: setting restore_ms ends (0) or holds (a large value) the restores in
+ * progress, so a test decides when they end.
+ */
+struct emu_obj;
+struct emu_restore {
+    bool asked, ongoing;
+    int64_t until_ms;
+};
+struct emu_restore emu_model_restore(const struct emu_server *s, const struct emu_obj *o, int64_t now);
 void emu_model_stats_json(struct emu_server *s, struct buf *out);
 /* POST /_s3emu/populate?bucket=B&prefix=P&count=N&size=S[&start=K]: answers c->resp. */
 void emu_admin_populate(struct emu_server *s, struct emu_conn *c);

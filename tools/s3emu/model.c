@@ -732,3 +732,17 @@ bad:
     buf_adds(&r->body, "}\n");
     emu_resp_json_body(r, 400);
 }
+
+struct emu_restore emu_model_restore(const struct emu_server *s, const struct emu_obj *o, int64_t now)
+{
+    struct emu_restore r = { false, false, 0 };
+    int64_t ready;
+
+    if (!o->restore_asked_ms)
+        return r;
+    r.asked = true;
+    ready = o->restore_asked_ms + (int64_t)s->model.restore_ms;
+    r.ongoing = !o->restored_until_ms && ready > now;
+    r.until_ms = o->restored_until_ms ? o->restored_until_ms : ready + o->restore_days_ms;
+    return r;
+}

@@ -54,8 +54,8 @@ static void add_u64(struct buf *b, uint64_t v)
  * One <Contents>, without printf: a large listing writes a million of
  * them, and formatting them was a quarter of s3emu's time serving it.
  */
-static void contents_xml(struct buf *x, const char *key, size_t klen, const struct emu_obj *o,
-                         bool url, bool owner, bool restore)
+static void contents_xml(const struct emu_server *s, struct buf *x, const char *key, size_t klen,
+                         const struct emu_obj *o, bool url, bool owner, bool restore)
 {
     char t[48];
 
@@ -83,13 +83,14 @@ static void contents_xml(struct buf *x, const char *key, size_t klen, const stru
     buf_adds(x, o->storage_class);
     ADD_LIT(x, "</StorageClass>");
     /* x-amz-optional-object-attributes: RestoreStatus, for an object with a restore asked */
-    if (restore && o->restored_until_ms) {
-        bool ongoing = o->restore_ready_ms > emu_wall_ms();
+    if (restore && o->restore_asked_ms) {
+        struct emu_restore rs = emu_model_restore(s, o, emu_wall_ms());
+
         ADD_LIT(x, "<RestoreStatus><IsRestoreInProgress>");
-        buf_adds(x, ongoing ? "true" : "false");
+        buf_adds(x, rs.ongoing ? "true" : "false");
         ADD_LIT(x, "</IsRestoreInProgress>");
-        if (!ongoing) {
-            ops_iso_time(o->restored_until_ms, t);
+        if (!rs.ongoing) {
+            ops_iso_time(rs.until_ms, t);
             ADD_LIT(x, "<RestoreExpiryDate>");
             buf_adds(x, t);
             ADD_LIT(x, "</RestoreExpiryDate>");
@@ -237,7 +238,7 @@ void ops_list_objects(struct emu_server *s, struct emu_conn *c, struct emu_bucke
     /* The keys, then the common prefixes, as S3 orders them. */
     for (i = 0; i < (size_t)count; i++)
         if (!items[i].cpl)
-            contents_xml(x, items[i].n->key, items[i].n->klen, items[i].n->val, url, owner, restore);
+            contents_xml(s, x, items[i].n->key, items[i].n->klen, items[i].n->val, url, owner, restore);
     for (i = 0; i < (size_t)count; i++) {
         if (!items[i].cpl)
             continue;
@@ -496,7 +497,7 @@ void ops_list_dir_objects(struct emu_server *s, struct emu_conn *c, struct emu_b
             break;
         }
         if (ents[i].o) {
-            contents_xml(&contents, ents[i].p, ents[i].n, ents[i].o, url, owner, false);
+            contents_xml(s, &contents, ents[i].p, ents[i].n, ents[i].o, url, owner, false);
         } else {
             buf_adds(&cps, "<CommonPrefixes>");
             ops_xml_key(&cps, "Prefix", ents[i].p, ents[i].n, url);

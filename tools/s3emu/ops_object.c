@@ -34,10 +34,11 @@ static int64_t parse_http_time(struct sv v)
 }
 
 /* Response headers of an object (GET, HEAD). */
-static void obj_headers(struct emu_conn *c, const struct emu_bucket *b, const struct emu_obj *o,
-                        bool with_checksum)
+static void obj_headers(const struct emu_server *s, struct emu_conn *c, const struct emu_bucket *b,
+                        const struct emu_obj *o, bool with_checksum)
 {
     struct emu_resp *r = &c->resp;
+    struct emu_restore rs = emu_model_restore(s, o, emu_wall_ms());
     char t[40];
 
     static const char *const overrides[][2] = {
@@ -80,10 +81,10 @@ static void obj_headers(struct emu_conn *c, const struct emu_bucket *b, const st
         emu_resp_header(r, "x-amz-version-id", "%s", o->vid);
     if (strcmp(o->storage_class, "STANDARD") != 0)
         emu_resp_header(r, "x-amz-storage-class", "%s", o->storage_class);
-    if (o->restored_until_ms && o->restore_ready_ms > emu_wall_ms()) {
+    if (rs.ongoing) {
         emu_resp_header(r, "x-amz-restore", "ongoing-request=\"true\"");
-    } else if (o->restored_until_ms) {
-        ops_http_time(o->restored_until_ms, t);
+    } else if (rs.asked) {
+        ops_http_time(rs.until_ms, t);
         emu_resp_header(r, "x-amz-restore", "ongoing-request=\"false\", expiry-date=\"%s\"", t);
     }
     ops_tags_count_header(c, &o->tags);
@@ -209,7 +210,7 @@ void ops_get_object(struct emu_server *s, struct emu_conn *c, struct emu_bucket 
     if (status == 206)
         emu_resp_header(r, "Content-Range", "bytes %llu-%llu/%llu", (unsigned long long)off,
                         (unsigned long long)(off + len - 1), (unsigned long long)size);
-    obj_headers(c, b, o, cm.p && sv_ieqs(cm, "ENABLED") && status == 200);
+    obj_headers(s, c, b, o, cm.p && sv_ieqs(cm, "ENABLED") && status == 200);
     if (pn && o->n_parts && cm.p && sv_ieqs(cm, "ENABLED") && o->ck.algo[0] && !strcmp(o->ck.type, "COMPOSITE")) {
         /* A part of a composite object: that part's checksum, as S3 gives it
          * (the composite is made of them), computed from the stored bytes. */
@@ -485,7 +486,9 @@ bool ops_archived_refuse(struct emu_server *s, struct emu_conn *c, const struct 
 {
     struct buf x = BUF_INIT(256);
 
-    if (!archived(o) || (o->restored_until_ms > emu_wall_ms() && o->restore_ready_ms <= emu_wall_ms()))
+    struct emu_restore rs = emu_model_restore(s, o, emu_wall_ms());
+
+    if (!archived(o) || (rs.asked && !rs.ongoing && rs.until_ms > emu_wall_ms()))
         return false;
     emu_xml_elem(&x, "StorageClass", o->storage_class);
     ops_error(s, c, 403, "InvalidObjectState", "The operation is not valid for the object's storage class",
@@ -499,6 +502,8 @@ void ops_restore_object(struct emu_server *s, struct emu_conn *c, struct emu_buc
     struct emu_req *q = &c->req;
     struct emu_obj *o = ops_find_obj(s, c, b, q->key, q->klen, emu_req_param(q, "versionId"));
     const char *days = q->body ? memmem(q->body->data, (size_t)q->body->len, "<Days>", 6) : NULL;
+    int64_t now = emu_wall_ms();
+    struct emu_restore rs;
     long n = 1;
 
     if (!o)
@@ -516,15 +521,20 @@ void ops_restore_object(struct emu_server *s, struct emu_conn *c, struct emu_buc
         buf_release(&x);
         return;
     }
-    if (o->restored_until_ms && o->restore_ready_ms > emu_wall_ms()) {
+    rs = emu_model_restore(s, o, now);
+    if (rs.ongoing) {
         ops_error(s, c, 409, "RestoreAlreadyInProgress", "Object restore is already in progress", NULL);
         return;
     }
     /* 200: restored already, a new expiry from now; 202: started, ready after the model's restore_ms. */
-    c->resp.status = o->restored_until_ms > emu_wall_ms() ? 200 : 202;
-    if (c->resp.status == 202)
-        o->restore_ready_ms = emu_wall_ms() + (int64_t)s->model.restore_ms;
-    o->restored_until_ms = (c->resp.status == 202 ? o->restore_ready_ms : emu_wall_ms()) + (n > 0 ? n : 1) * 86400000LL;
+    c->resp.status = rs.asked && rs.until_ms > now ? 200 : 202;
+    if (c->resp.status == 202) {
+        o->restore_asked_ms = now;
+        o->restore_days_ms = (n > 0 ? n : 1) * 86400000LL;
+        o->restored_until_ms = 0;
+    } else {
+        o->restored_until_ms = now + (n > 0 ? n : 1) * 86400000LL;
+    }
 }
 
 /* x-amz-copy-source: "[/]bucket/key[?versionId=v]", URL-encoded. Answers errors itself. */

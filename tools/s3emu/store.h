@@ -42,8 +42,10 @@ struct emu_obj {
     int64_t mtime_ms;           /* wall clock, ms */
     char *hdrs;                 /* stored headers "Name: v\r\n..." (malloc'd, never NULL) */
     char storage_class[24];
-    int64_t restored_until_ms;  /* GLACIER, DEEP_ARCHIVE: RestoreObject's copy readable until then; 0: none */
-    int64_t restore_ready_ms;   /* ... and from then on (the model's restore_ms after the request) */
+    /* GLACIER, DEEP_ARCHIVE: RestoreObject (emu_model_restore says where it stands) */
+    int64_t restore_asked_ms;   /* when the restore was started (202); 0: none asked */
+    int64_t restore_days_ms;    /* ... its copy readable this long once ready */
+    int64_t restored_until_ms;  /* an expiry set anew (200) on a restored copy; 0: ready + days */
     char acl[32];               /* canned ACL */
     struct emu_cksum ck;
     char ssec_md5[28];          /* SSE-C: base64 MD5 of the customer key; "" without */
