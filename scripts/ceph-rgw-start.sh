@@ -13,11 +13,15 @@
 #   DIR/s3.env  sourceable: AWS_ENDPOINT_URL, AWS_ACCESS_KEY_ID,
 #               AWS_SECRET_ACCESS_KEY, AWS_REGION, AWS_DEFAULT_REGION and the
 #               same values as S3C_TEST_* for tests/e2e (S3C_TEST_STORE=ceph).
+#   DIR/s3-K.env  the same for user K (K = 1 .. S3_USERS-1): an owner of its
+#               own, so runs that share the gateway do not see each other's
+#               buckets in ListBuckets (tests compare whole bucket listings).
 #
 # Knobs (environment, all optional):
 #   CEPH_OBJECTSTORE    memstore (default: RAM, fastest) or bluestore (sparse file)
 #   CEPH_STORE_SIZE_GB  memstore arena / bluestore file size  (default 8 / 20)
 #   S3_ACCESS_KEY, S3_SECRET_KEY, S3_REGION   the S3 user's keys, the region
+#   S3_USERS            S3 users to create, each with an env file (default 1)
 #   CEPH_START_TIMEOUT  seconds allowed for each step         (default 120)
 #
 # Needs: apt-get install --no-install-recommends ceph-mon ceph-osd radosgw
@@ -38,6 +42,8 @@ AK=${S3_ACCESS_KEY:-s3ctestaccesskey0001}
 SK=${S3_SECRET_KEY:-s3ctestsecretkey/0001+abcdefghijklmnopqrstuv}
 REGION=${S3_REGION:-us-east-1}
 TIMEOUT=${CEPH_START_TIMEOUT:-120}
+USERS=${S3_USERS:-1}
+case $USERS in ''|*[!0-9]*|0) echo "S3_USERS must be a number from 1" >&2; exit 2 ;; esac
 
 for b in ceph-mon ceph-osd radosgw radosgw-admin ceph monmaptool curl; do
     command -v "$b" >/dev/null || {
@@ -66,7 +72,7 @@ fi
 if [ -d "$DIR" ] && [ -n "$(ls -A "$DIR")" ] && [ ! -f "$DIR/.ceph-rgw" ]; then
     echo "ceph-rgw-start: $DIR is not empty and was not made by this script" >&2; exit 1
 fi
-rm -rf "${DIR:?}"/{mon.a,osd.0,run,log,crash,rgw,ceph.conf,monmap,s3.env,pids}
+rm -rf "${DIR:?}"/{mon.a,osd.0,run,log,crash,rgw,ceph.conf,monmap,s3.env,pids} "$DIR"/s3-*.env
 mkdir -p "$DIR"/{mon.a,osd.0,run,log,crash,rgw}
 touch "$DIR/.ceph-rgw"
 CONF=$DIR/ceph.conf
@@ -203,25 +209,41 @@ log "osd.$OSD_ID started"
 # radosgw-admin creates the RGW pools on first use. It waits by itself for the
 # OSD to come up and the pools to turn active (faster than polling
 # `ceph osd dump`, a Python process per poll); TIMEOUT bounds the wait.
-timeout "$TIMEOUT" radosgw-admin "${C[@]}" user create --uid s3c-test \
-    --display-name "s3c test" --access-key "$AK" --secret-key "$SK" >/dev/null
-log "S3 user created"
+# user_keys K: the keys of user K (0 is the one S3_ACCESS_KEY names), same
+# lengths as the first.
+user_keys() {
+    if [ "$1" = 0 ]; then UAK=$AK USK=$SK; return; fi
+    UAK=${AK:0:${#AK}-4}$(printf 'u%03d' "$1") USK=${SK:0:${#SK}-4}$(printf 'u%03d' "$1")
+}
+for ((u = 0; u < USERS; u++)); do
+    user_keys $u
+    uid=s3c-test
+    [ $u = 0 ] || uid=s3c-test-$u
+    timeout "$TIMEOUT" radosgw-admin "${C[@]}" user create --uid "$uid" \
+        --display-name "s3c test $u" --access-key "$UAK" --secret-key "$USK" >/dev/null
+done
+log "S3 users created: $USERS"
 radosgw "${C[@]}" -n "client.rgw.$PORT" 2>>"$DIR/log/rgw-stderr.log"
 record_pid "client.rgw.$PORT"
 rgw_up() { [ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$PORT/")" = 200 ]; }
 wait_for "radosgw on port $PORT" rgw_up
 log "radosgw answers on http://127.0.0.1:$PORT"
 
-cat > "$DIR/s3.env" <<ENV
+for ((u = 0; u < USERS; u++)); do
+    user_keys $u
+    envf=$DIR/s3.env
+    [ $u = 0 ] || envf=$DIR/s3-$u.env
+    cat > "$envf" <<ENV
 export AWS_ENDPOINT_URL=http://127.0.0.1:$PORT
-export AWS_ACCESS_KEY_ID='$AK'
-export AWS_SECRET_ACCESS_KEY='$SK'
+export AWS_ACCESS_KEY_ID='$UAK'
+export AWS_SECRET_ACCESS_KEY='$USK'
 export AWS_REGION=$REGION
 export AWS_DEFAULT_REGION=$REGION
 export S3C_TEST_STORE=ceph
 export S3C_TEST_ENDPOINT=http://127.0.0.1:$PORT
-export S3C_TEST_ACCESS_KEY='$AK'
-export S3C_TEST_SECRET_KEY='$SK'
+export S3C_TEST_ACCESS_KEY='$UAK'
+export S3C_TEST_SECRET_KEY='$USK'
 export S3C_TEST_REGION=$REGION
 ENV
+done
 echo "http://127.0.0.1:$PORT"

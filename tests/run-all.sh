@@ -30,8 +30,8 @@
 #                     by default only the s3emu one does, when S3C_SAN=1
 #   S3C_EMU_SHARDS=N  split the s3emu e2e suite into N runs side by side, each
 #                     with an s3emu of its own (default 3: the suite mostly waits)
-#   S3C_CEPH_SHARDS=N split the Ceph e2e suite into N runs on the one gateway
-#                     (default 2)
+#   S3C_CEPH_SHARDS=N split the Ceph e2e suite into N runs on the one gateway,
+#                     each as an S3 user of its own (default 2)
 #   S3C_E2E_PARALLEL=0  run the two e2e suites one after the other (default:
 #                     the s3emu one in the background while Ceph starts and
 #                     its suite runs; they share no port, dir or HOME)
@@ -567,7 +567,7 @@ if [ "$S3C_CEPH" = 1 ]; then
         port=$(free_port) || break
         SERVER_DIRS+=("$ceph_dir")
         t0=$SECONDS
-        if run_step scripts/ceph-rgw-start.sh "$ceph_dir" "$port"; then
+        if S3_USERS=$S3C_CEPH_SHARDS run_step scripts/ceph-rgw-start.sh "$ceph_dir" "$port"; then
             echo "ceph: up on port $port in $((SECONDS - t0)) s"
             ceph_ok=1
             break
@@ -576,8 +576,10 @@ if [ "$S3C_CEPH" = 1 ]; then
         echo "ceph: start attempt $attempt failed" >&2
     done
     if [ $ceph_ok = 1 ]; then
-        step "e2e against Ceph (${E2E_BIN_CEPH#"$ROOT"/}), $S3C_CEPH_SHARDS runs on the one gateway"
-        bg_shards ceph "$S3C_CEPH_SHARDS" "$E2E_BIN_CEPH" "$ceph_dir/s3.env"
+        step "e2e against Ceph (${E2E_BIN_CEPH#"$ROOT"/}), $S3C_CEPH_SHARDS runs on the one gateway, a user each"
+        ceph_envs=("$ceph_dir/s3.env")
+        for ((k = 1; k < S3C_CEPH_SHARDS; k++)); do ceph_envs+=("$ceph_dir/s3-$k.env"); done
+        bg_shards ceph "$S3C_CEPH_SHARDS" "$E2E_BIN_CEPH" "${ceph_envs[@]}"
         wait_shards ceph "${SHARD_PIDS[@]}"
     else
         record "e2e(ceph)" 0 1 "Ceph did not start"
