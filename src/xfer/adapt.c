@@ -132,7 +132,7 @@ void link_observe(struct engine *g, const struct req *r)
     const struct http_resp *resp = &r->http.resp;
     double wait = resp->first_s - resp->sent_s, body = resp->total_s - resp->first_s;
     double whole = resp->total_s - resp->sent_s;
-    bool put = r->kind == RK_PUT || r->kind == RK_PART;
+    bool put = req_sends_data(r->kind);
 
     if (put)
         g->work_bytes += r->len; /* received bytes count as they come (write_dst) */

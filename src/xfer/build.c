@@ -426,7 +426,34 @@ static enum s3c_err build_complete(struct engine *g, struct req *r, struct s3_re
 static enum s3c_err build_abort(struct engine *g, struct req *r, struct s3_req *q, struct s3c_error *e)
 {
     at_dst(q, "DELETE", r->os->o);
+    if (stdin_partial(r->os)) {
+        /* A failed stream's appends: its object, if it is still what they made. */
+        if (stdin_of(r->os)->append_etag[0])
+            s3_req_header(q, "If-Match", stdin_of(r->os)->append_etag);
+        return S3C_OK;
+    }
     return upload_query(r, q, NULL, 0, mpu_of(r->os)->upload_id, e);
+}
+
+/* RK_APPEND: PutObject of a stream's next bytes at the offset the object ends at; the first (offset 0)
+ * makes the object, with its headers (an append to an object there may carry none). */
+static enum s3c_err build_append(struct engine *g, struct req *r, struct s3_req *q, struct s3c_error *e)
+{
+    at_dst(q, "PUT", r->os->o);
+    if (r->off == 0)
+        add_obj_headers(r, q, false);
+    snprintf(r->hdr_range, sizeof(r->hdr_range), "%" PRIu64, r->off);
+    s3_req_header(q, "x-amz-write-offset-bytes", r->hdr_range);
+    body_mem(g, r, q, true);
+    return S3C_OK;
+}
+
+/* RK_APPEND_HEAD: HeadObject of an appended stream's object, with its stored CRC. */
+static enum s3c_err build_append_head(struct engine *g, struct req *r, struct s3_req *q, struct s3c_error *e)
+{
+    at_dst(q, "HEAD", r->os->o);
+    s3_req_header(q, "x-amz-checksum-mode", "ENABLED");
+    return S3C_OK;
 }
 
 /* RK_GET_VERSIONING: GetBucketVersioning of the bucket the carrier writes to (hedge.c). */
@@ -779,4 +806,7 @@ const struct req_builder req_builders[RK_COUNT] = {
     /* Its body lands in r->mem, which a duplicate would share: never hedged. */
     [RK_RELAY_GET] = { .build = build_get, .sse_c_source = true },
     [RK_RENAME] = { .build = build_rename },
+    /* Never hedged: a second append at one offset is refused, and the first may be slow, not lost. */
+    [RK_APPEND] = { .build = build_append, .sse_c_own = true },
+    [RK_APPEND_HEAD] = { .build = build_append_head, .sse_c_own = true },
 };

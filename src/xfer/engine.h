@@ -82,6 +82,10 @@ enum req_kind {
     RK_RELAY_GET,       /* GetObject of a relayed copy's source (the whole, or a part's range), its
                            body into memory, then sent on as PutObject or UploadPart (copy.c) */
     RK_RENAME,          /* RenameObject of mv within one directory bucket (xfer_obj.rename, copy.c) */
+    RK_APPEND,          /* PutObject with x-amz-write-offset-bytes: a stream's next bytes appended to
+                           its object in a directory bucket (obj_stdin.append, stdin.c) */
+    RK_APPEND_HEAD,     /* HeadObject of an appended stream's object: its size and CRC are the
+                           stream's (the whole's proof), or an append whose answer was lost landed */
     RK_COUNT
 };
 
@@ -283,6 +287,17 @@ struct obj_upload {
 struct obj_stdin {
     struct xfer_obj_state head;
     struct mpu_state mpu;
+    /* Appends (issue 26): a stream of unknown size to a directory bucket goes as PutObjects with
+     * x-amz-write-offset-bytes, one at a time, the next read while one is sent. The first, at
+     * offset 0, creates the object (an object already there refuses it: a multipart upload
+     * then, which replaces it whole); a HEAD at the end proves the whole by its size and CRC. */
+    bool append;
+    uint64_t appended;              /* bytes the store has taken, in order */
+    uint64_t crc;                   /* their CRC (obj_ck, a CRC algorithm) */
+    char append_etag[80];           /* the object's ETag after the last append taken: a failed
+                                       stream's partial object is deleted only if it is still that */
+    struct req *lost;               /* an append answered InvalidWriteOffset on a retry: held while
+                                       the HEAD tells whether its first try landed */
     bool eof;                       /* all of it has been read */
     bool grow;                      /* no expected size, so parts grow (xfer_stream_part_size) */
     struct buf pending;             /* the next part, filled as stdin gives it */
@@ -405,6 +420,32 @@ static inline struct obj_upload *upload_of(const struct xfer_obj_state *os)
 static inline struct obj_stdin *stdin_of(const struct xfer_obj_state *os)
 {
     return OBJ_OF(os, struct obj_stdin, FAM_STDIN);
+}
+
+/* Whether a request's body is object data (PutObject, UploadPart, an append): sent unsigned (its
+ * checksum proves it, no SHA-256 on the loop), paced by --bwlimit, counted as the link's work. Not
+ * whether it may be sent twice: an append never is (req_builders' dup, hedge.c). */
+static inline bool req_sends_data(enum req_kind k)
+{
+    return k == RK_PUT || k == RK_PART || k == RK_APPEND;
+}
+
+/* Keep a stream's sent part's buffer for a later part (no fresh pages); it counts as the part it was. */
+static inline void stdin_keep_buffer(struct xfer_obj_state *os, struct buf *mem)
+{
+    struct obj_stdin *in = stdin_of(os);
+
+    if (mem->cap > (1u << 20) && in->n_spare < (int)(sizeof(in->spare) / sizeof(in->spare[0]))) {
+        in->spare[in->n_spare++] = *mem;
+        *mem = (struct buf)BUF_INIT((size_t)SMALL_BODY_MAX + (1 << 20));
+    }
+}
+
+/* Whether a failed stream's appends left a part of it in its object, to delete (obj_fail: RK_ABORT
+ * deletes it if it is still what they made). */
+static inline bool stdin_partial(const struct xfer_obj_state *os)
+{
+    return os->family == FAM_STDIN && stdin_of(os)->append && stdin_of(os)->appended > 0;
 }
 
 static inline struct obj_copy *copy_of(const struct xfer_obj_state *os)
@@ -988,6 +1029,11 @@ void on_put(struct engine *g, struct req *r);
 enum s3c_err stdin_start(struct engine *g, struct xfer_obj_state *os, struct req **out, struct s3c_error *e);
 struct req *next_stream_part(struct engine *g, struct xfer_obj_state *os);
 void stdin_release(struct xfer_obj_state *os);
+void stdin_failed(struct engine *g, struct xfer_obj_state *os);
+void on_append(struct engine *g, struct req *r);
+bool append_refused(struct engine *g, struct req *r, const struct s3c_error *e);
+void on_append_head(struct engine *g, struct req *r);
+
 
 /* copy.c: the server-side copy family */
 enum s3c_err copy_start(struct engine *g, struct xfer_obj_state *os, struct req **out, struct s3c_error *e);

@@ -197,13 +197,8 @@ void on_part(struct engine *g, struct req *r)
         g->stats.bytes += r->len;
     }
     os->parts_done++;
-    if (os->family == FAM_STDIN && r->mem.cap > (1u << 20) &&
-        stdin_of(os)->n_spare < (int)(sizeof(stdin_of(os)->spare) / sizeof(stdin_of(os)->spare[0]))) {
-        /* Keep the part's buffer for a later part: it counts as the part it was. */
-        struct obj_stdin *in = stdin_of(os);
-        in->spare[in->n_spare++] = r->mem;
-        r->mem = (struct buf)BUF_INIT((size_t)SMALL_BODY_MAX + (1 << 20));
-    }
+    if (os->family == FAM_STDIN)
+        stdin_keep_buffer(os, &r->mem);
     req_put_back(g, r);
     if (os->failed) {
         maybe_finish(g, os);
@@ -720,10 +715,14 @@ void abort_gave_up(struct engine *g, struct req *r, const struct s3c_error *e)
     struct mpu_state *m = mpu_of(os);
     char msg[1024];
 
-    snprintf(msg, sizeof(msg), "could not abort multipart upload %s of s3://%s/%s (%.300s); %s", m->upload_id,
-             os->o->dst_bucket, os->o->dst, e->msg,
-             journal_kept(g, os) ? "its journal record is kept, so the next run tries again"
-                                 : "it stays open (and billed) until it is aborted");
+    if (!m->upload_id) /* a stream's appends (stdin_partial) */
+        snprintf(msg, sizeof(msg), "could not delete s3://%s/%s, which holds a part of the stream (%.300s)",
+                 os->o->dst_bucket, os->o->dst, e->msg);
+    else
+        snprintf(msg, sizeof(msg), "could not abort multipart upload %s of s3://%s/%s (%.300s); %s", m->upload_id,
+                 os->o->dst_bucket, os->o->dst, e->msg,
+                 journal_kept(g, os) ? "its journal record is kept, so the next run tries again"
+                                     : "it stays open (and billed) until it is aborted");
     free(os->o->warning);
     os->o->warning = strdup(msg); /* NULL: no warning, nothing else lost */
     obj_phase_set(g, os, PH_END);

@@ -191,9 +191,12 @@ static const unsigned phase_moves[PH_COUNT] = {
     /* the upload id is in: the parts; or it failed (aborted when it has an id) */
     [PH_CREATE] = PH_BIT(PH_PARTS) | PH_BIT(PH_ABORT) | PH_BIT(PH_END) |
                   PH_BIT(PH_SINGLE), /* a relayed copy's tags asked, then one GET and PutObject (copy.c) */
-    [PH_PARTS] = PH_BIT(PH_COMPLETE) | PH_BIT(PH_VERIFY) | PH_BIT(PH_ABORT) | PH_BIT(PH_END),
-    /* complete: a copy's tags after it (one request), or the end */
-    [PH_COMPLETE] = PH_BIT(PH_SINGLE) | PH_BIT(PH_ABORT) | PH_BIT(PH_END),
+    /* the parts sent: complete, verify, abort; a stream's first append found an object at its
+     * key: a multipart upload instead (stdin.c) */
+    [PH_PARTS] = PH_BIT(PH_COMPLETE) | PH_BIT(PH_VERIFY) | PH_BIT(PH_ABORT) | PH_BIT(PH_END) | PH_BIT(PH_CREATE),
+    /* complete: a copy's tags after it (one request), or the end; a stream's first append, its
+     * answer lost, had not landed and another object is there (stdin.c): a multipart upload */
+    [PH_COMPLETE] = PH_BIT(PH_SINGLE) | PH_BIT(PH_ABORT) | PH_BIT(PH_END) | PH_BIT(PH_CREATE),
     [PH_ABORT] = PH_BIT(PH_END),
     /* the whole checked: the end, or every part again */
     [PH_VERIFY] = PH_BIT(PH_PARTS) | PH_BIT(PH_END),

@@ -472,7 +472,7 @@ enum s3c_err req_submit(struct engine *g, struct req *r, struct s3c_error *e)
         return s3c_fail(e, S3C_ENOMEM, "cannot start a thread to hash %s", o->src);
     if (oo && (rc = add_sse_c(r, &q, oo, e)))
         return rc;
-    q.object_data = r->kind == RK_PUT || r->kind == RK_PART;
+    q.object_data = req_sends_data(r->kind);
     if (q.read && store_s3_signs_payload(req_store(g, r))) {
         /* payload_signing_enabled: the file's bytes signed by their SHA-256
          * (then no aws-chunked trailer: the signature covers them). */
@@ -486,7 +486,7 @@ enum s3c_err req_submit(struct engine *g, struct req *r, struct s3c_error *e)
     rc = store_s3_prepare(req_store(g, r), &q, &r->call, &r->http, e);
     if (rc)
         return rc;
-    if (g->opts.bwlimit_bytes_s && r->mem.len && (r->kind == RK_PUT || r->kind == RK_PART))
+    if (g->opts.bwlimit_bytes_s && r->mem.len && req_sends_data(r->kind))
         g->bw_tokens -= (double)r->mem.len; /* memory bodies do not pass read_src */
     r->http.done = on_http_done;
     r->http.done_ctx = r;
@@ -628,8 +628,9 @@ void obj_fail(struct engine *g, struct xfer_obj_state *os, const struct s3c_erro
             g->ops[os->family].failed(g, os);
     }
     active_remove(g, os);
-    /* A multipart upload that got an id must be aborted, or its parts stay billed. */
-    if (m && m->upload_id && os->phase != PH_ABORT && os->phase != PH_END) {
+    /* A multipart upload that got an id must be aborted, or its parts stay billed; a stream's
+     * appends are deleted, or a part of it is read as the whole. */
+    if (((m && m->upload_id) || stdin_partial(os)) && os->phase != PH_ABORT && os->phase != PH_END) {
         obj_abort(g, os);
         return;
     }
@@ -685,12 +686,13 @@ void maybe_finish(struct engine *g, struct xfer_obj_state *os)
 const char *req_op_name(enum req_kind k)
 {
     switch (k) {
-    case RK_PUT: return "PutObject";
+    case RK_PUT:
+    case RK_APPEND: return "PutObject";
     case RK_CREATE: return "CreateMultipartUpload";
     case RK_PART: return "UploadPart";
     case RK_COMPLETE: return "CompleteMultipartUpload";
     case RK_ABORT:
-    case RK_ABORT_STALE: return "AbortMultipartUpload";
+    case RK_ABORT_STALE: return "AbortMultipartUpload"; /* a stream's appends: DeleteObject (build_abort) */
     case RK_GET:
     case RK_RELAY_GET: return "GetObject";
     case RK_COPY: return "CopyObject";
@@ -703,7 +705,8 @@ const char *req_op_name(enum req_kind k)
     case RK_CHECK_DST:
     case RK_HEAD_SOURCE:
     case RK_PROVE_SRC:
-    case RK_PROVE_DST: return "HeadObject";
+    case RK_PROVE_DST:
+    case RK_APPEND_HEAD: return "HeadObject";
     case RK_HEAD_BUCKET: return "HeadBucket";
     case RK_GET_TAGS: return "GetObjectTagging";
     case RK_PUT_TAGS: return "PutObjectTagging";

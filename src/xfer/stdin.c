@@ -2,15 +2,19 @@
  * Uploads from standard input: read in order, never seeked, into parts that
  * grow when no size is expected; a window of parts in memory. The parts go
  * as a multipart upload (multipart.c), each once its Content-MD5 (and a SHA
- * checksum) is back from the hash workers when one is needed. The family of
- * struct obj_stdin. Calls req.c, verify.c, part.c, resume.c (mpu_release)
- * and multipart.c; no other family.
+ * checksum) is back from the hash workers when one is needed; or, to a
+ * directory bucket when no size is expected, as appends (obj_stdin.append).
+ * The family of struct obj_stdin. Calls req.c, verify.c, part.c, resume.c
+ * (mpu_release) and multipart.c; no other family.
  */
 #include <errno.h>
 #include <inttypes.h>
 #include <poll.h>
+#include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
+#include "s3/endpoint.h"
 #include "xfer/engine.h"
 
 /*
@@ -59,8 +63,25 @@ static enum s3c_err stdin_fill(struct obj_stdin *in, uint64_t want, bool block, 
     return S3C_OK;
 }
 
+/*
+ * Whether a stream goes as appends: to a directory bucket (the only kind
+ * that takes them), of a size no one said (an expected size is what a
+ * multipart upload's parallel parts are for), with a CRC the store keeps of
+ * the whole (the proof at the end). Not under --no-overwrite (its
+ * If-None-Match: * is for a write that lands whole) nor with --resume (whose
+ * appends would have to start from what a killed run left: not done yet, so
+ * the stream goes as a multipart upload, as before).
+ */
+static bool append_wanted(const struct engine *g, const struct xfer_obj_state *os)
+{
+    const struct xfer_obj_opts *oo = os->o->opts;
+
+    return s3_bucket_is_express(os->o->dst_bucket) && g->opts.expected_size == 0 && g->opts.flexible_checksums &&
+           ck_is_crc(obj_ck(os->o)) && !(oo && oo->no_overwrite) && !g->opts.resume;
+}
+
 /* stdin: read the first part; if stdin ends within it, one PUT from memory,
- * else a multipart upload whose parts are read as they are sent. */
+ * else a multipart upload whose parts are read as they are sent, or appends. */
 enum s3c_err stdin_start(struct engine *g, struct xfer_obj_state *os, struct req **out, struct s3c_error *e)
 {
     struct obj_stdin *in = stdin_of(os);
@@ -94,6 +115,15 @@ enum s3c_err stdin_start(struct engine *g, struct xfer_obj_state *os, struct req
             *out = r; /* else sent once its digests are back (mem_digests_later) */
         return S3C_OK;
     }
+    if (append_wanted(g, os)) {
+        /* Its appends come from the active list, as a multipart upload's parts do. */
+        in->append = true;
+        obj_phase_set(g, os, PH_PARTS);
+        os->next_part = 1;
+        os->next = g->active;
+        g->active = os;
+        return S3C_OK;
+    }
     obj_phase_set(g, os, PH_CREATE);
     r = req_get(g, os, RK_CREATE);
     if (!r)
@@ -101,6 +131,8 @@ enum s3c_err stdin_start(struct engine *g, struct xfer_obj_state *os, struct req
     *out = r;
     return S3C_OK;
 }
+
+static void append_prove(struct engine *g, struct xfer_obj_state *os);
 
 /*
  * The next part of stdin as a part request; NULL when there is none yet (its
@@ -126,6 +158,14 @@ struct req *next_stream_part(struct engine *g, struct xfer_obj_state *os)
         obj_fail(g, os, &e);
         return NULL;
     }
+    if (in->append && (os->reqs > 0 || in->lost)) {
+        /* One append at a time (each names the offset the last ended at); meanwhile what
+         * stdin has is read, once the first is taken (until then an object already at the
+         * key may turn the stream into a multipart upload that sends these bytes first). */
+        if (in->appended && stdin_fill(in, want, false, &e))
+            obj_fail(g, os, &e);
+        return NULL;
+    }
     /* Block on stdin only when nothing of ours is in flight to stall. */
     if (stdin_fill(in, want, os->reqs == 0, &e)) {
         obj_fail(g, os, &e);
@@ -143,10 +183,10 @@ struct req *next_stream_part(struct engine *g, struct xfer_obj_state *os)
         active_remove(g, os);
         os->n_parts = os->next_part - 1;
         if (os->parts_done == os->n_parts && !os->failed)
-            send_complete(g, os);
+            in->append ? append_prove(g, os) : send_complete(g, os);
         return NULL;
     }
-    r = req_get(g, os, RK_PART);
+    r = req_get(g, os, in->append ? RK_APPEND : RK_PART);
     if (!r)
         return NULL;
     buf_release(&r->mem);
@@ -160,13 +200,190 @@ struct req *next_stream_part(struct engine *g, struct xfer_obj_state *os)
         active_remove(g, os);
         os->n_parts = r->part;
     }
-    /* A part's flexible checksum only when the upload declared it. */
-    return mem_digests_later(g, r, in->mpu.mpu_crc, false) ? NULL : r;
+    /* A part's flexible checksum only when the upload declared it; an append's always. */
+    return mem_digests_later(g, r, in->append || in->mpu.mpu_crc, false) ? NULL : r;
+}
+
+/* ---- appends ------------------------------------------------------------------- */
+
+/* The last append is taken: the whole stream is in; a HEAD proves it (on_append_head). */
+static void append_prove(struct engine *g, struct xfer_obj_state *os)
+{
+    struct req *r = req_get(g, os, RK_APPEND_HEAD);
+
+    obj_phase_set(g, os, PH_COMPLETE);
+    if (r)
+        submit_or_fail(g, r);
+    else
+        obj_fail(g, os, &(struct s3c_error){ .code = S3C_ENOMEM, .msg = "out of memory" });
+}
+
+/* Append 'r' is in the object, which now has ETag 'etag' (SV_NULL: none said). */
+static void append_took(struct engine *g, struct req *r, struct sv etag)
+{
+    struct xfer_obj_state *os = r->os;
+    struct obj_stdin *in = stdin_of(os);
+
+    in->crc = in->appended ? ck_combine(obj_ck(os->o), in->crc, r->mem_crc, r->len) : r->mem_crc;
+    in->appended += r->len;
+    in->append_etag[0] = '\0';
+    if (etag.n < sizeof(in->append_etag)) {
+        memcpy(in->append_etag, etag.p, etag.n);
+        in->append_etag[etag.n] = '\0';
+    }
+    g->stats.bytes += r->len;
+    os->parts_done++;
+    stdin_keep_buffer(os, &r->mem);
+    req_put_back(g, r);
+    if (!os->failed && in->eof && os->parts_done == os->n_parts)
+        append_prove(g, os);
+    maybe_finish(g, os);
+}
+
+void on_append(struct engine *g, struct req *r)
+{
+    unsigned char md5[MD5_LEN];
+    struct sv etag = SV_NULL;
+    bool known;
+
+    if (!sent_answer_ok(g, r, md5, &known))
+        return;
+    http_resp_header(&r->http.resp, "etag", &etag);
+    append_took(g, r, etag);
+}
+
+/*
+ * The first append found an object at the key (offset 0 is the size of no
+ * object but an empty one): a multipart upload replaces it whole instead, its
+ * first part the bytes that append held (no read of stdin went past them).
+ */
+static void append_to_multipart(struct engine *g, struct req *r)
+{
+    struct xfer_obj_state *os = r->os;
+    struct obj_stdin *in = stdin_of(os);
+    struct req *nr;
+
+    xdebug(g, os->o, "an object is at s3://%s/%s already: a multipart upload replaces it (appends would add to it)",
+           os->o->dst_bucket, os->o->dst);
+    in->append = false;
+    active_remove(g, os);
+    buf_release(&in->pending);
+    in->pending = r->mem;
+    r->mem = (struct buf)BUF_INIT(0);
+    os->size = os->parts_done = os->n_parts = 0;
+    os->next_part = 1;
+    req_put_back(g, r);
+    obj_phase_set(g, os, PH_CREATE);
+    if ((nr = req_get(g, os, RK_CREATE)))
+        submit_or_fail(g, nr);
+    else
+        obj_fail(g, os, &(struct s3c_error){ .code = S3C_ENOMEM, .msg = "out of memory" });
+    maybe_finish(g, os);
+}
+
+/*
+ * InvalidWriteOffset: the object is not the size the append names. On a first
+ * try at offset 0, another object is there (append_to_multipart); else our own
+ * earlier try may have landed with its answer lost, or another writer changed
+ * the object: a HEAD tells (on_append_head), the append held meanwhile.
+ */
+bool append_refused(struct engine *g, struct req *r, const struct s3c_error *e)
+{
+    struct xfer_obj_state *os = r->os;
+    struct req *h;
+
+    if (strcmp(e->s3_code, "InvalidWriteOffset") != 0)
+        return false;
+    if (r->off == 0 && r->attempt == 0) {
+        append_to_multipart(g, r);
+        return true;
+    }
+    if (!(h = req_get(g, os, RK_APPEND_HEAD)))
+        return false;
+    stdin_of(os)->lost = r;
+    submit_or_fail(g, h);
+    return true;
+}
+
+/*
+ * The HEAD of an appended stream's object: its size and CRC against the
+ * bytes taken (and a held append's, stdin.lost). Equal: the whole is proven,
+ * or the held append landed. Else another writer changed the object; an
+ * offset-0 append that did not land finds an object not ours there.
+ */
+void on_append_head(struct engine *g, struct req *r)
+{
+    struct xfer_obj_state *os = r->os;
+    struct obj_stdin *in = stdin_of(os);
+    struct req *lost = in->lost;
+    enum ck_algo a = obj_ck(os->o);
+    struct s3c_error e = S3C_ERROR_INIT;
+    uint64_t want = in->appended, want_crc = in->crc, size = 0;
+    char ck[CK_B64_MAX] = "";
+    struct sv v, etag = SV_NULL;
+    bool sized, has_ck;
+
+    if (lost) {
+        want_crc = want ? ck_combine(a, want_crc, lost->mem_crc, lost->len) : lost->mem_crc;
+        want += lost->len;
+    }
+    ck_crc_b64(a, want_crc, ck);
+    sized = http_resp_header(&r->http.resp, "content-length", &v) && sv_to_u64(v, &size) && size == want;
+    has_ck = http_resp_header(&r->http.resp, ck_header(a), &v);
+    http_resp_header(&r->http.resp, "etag", &etag);
+    if (sized && has_ck && sv_eqs(v, ck)) {
+        if (lost) {
+            xdebug(g, os->o, "append at %" PRIu64 ": its answer was lost, but it landed", lost->off);
+            in->lost = NULL;
+            req_put_back(g, r);
+            append_took(g, lost, etag);
+            return;
+        }
+        os->proven = true;
+    } else if (sized && !has_ck && !lost) {
+        os->unproven = "the store keeps no CRC of the appended object: only its size is checked";
+    } else if (lost && lost->off == 0) {
+        in->lost = NULL;
+        req_put_back(g, r);
+        append_to_multipart(g, lost);
+        return;
+    } else {
+        s3c_fail(&e, S3C_EHTTP, "s3://%s/%s is %" PRIu64 " bytes (%s %.*s) after %" PRIu64 " bytes appended, not "
+                 "%" PRIu64 " (%s %s): the store did not append, or another writer changed it", os->o->dst_bucket, os->o->dst, size, ck_name(a),
+                 has_ck ? (int)v.n : 4, has_ck ? v.p : "none", in->appended, want, ck_name(a), ck);
+        if (lost) {
+            in->lost = NULL;
+            req_put_back(g, lost);
+        }
+        req_put_back(g, r);
+        obj_fail(g, os, &e);
+        maybe_finish(g, os);
+        return;
+    }
+    obj_phase_set(g, os, PH_END);
+    req_put_back(g, r);
+    maybe_finish(g, os);
+}
+
+/* The stream failed: an append held for a HEAD goes back; the error says what its appends left. */
+void stdin_failed(struct engine *g, struct xfer_obj_state *os)
+{
+    struct obj_stdin *in = stdin_of(os);
+    size_t n = strlen(os->err.msg);
+
+    if (in->lost) {
+        req_put_back(g, in->lost);
+        in->lost = NULL;
+    }
+    if (stdin_partial(os))
+        snprintf(os->err.msg + n, sizeof(os->err.msg) - n, " (the %" PRIu64 " bytes appended to s3://%s/%s are "
+                 "deleted)", in->appended, os->o->dst_bucket, os->o->dst);
 }
 
 void stdin_release(struct xfer_obj_state *os)
 {
     struct obj_stdin *in = stdin_of(os);
+
 
     mpu_release(&in->mpu);
     buf_release(&in->pending);

@@ -54,6 +54,8 @@ static const struct req_ops req_kinds[RK_COUNT] = {
     [RK_PROVE_DST] = { .ok = on_prove_head, .refused = prove_head_refused, .gave_up = prove_head_gave_up },
     [RK_GET_VERSIONING] = { .ok = on_versioning, .refused = versioning_refused, .gave_up = versioning_gave_up },
     [RK_RELAY_GET] = { .sink = relay_sink, .ok = on_relay_get },
+    [RK_APPEND] = { .ok = on_append, .refused = append_refused },
+    [RK_APPEND_HEAD] = { .ok = on_append_head },
 };
 
 /* How each family's objects start, run their parts, end and are freed. */
@@ -61,7 +63,7 @@ static const struct obj_ops obj_kinds[FAM_COUNT] = {
     [FAM_UPLOAD] = { .size = sizeof(struct obj_upload), .start = upload_start, .end = journal_release,
                      .release = upload_release, .part_kind = RK_PART },
     [FAM_STDIN] = { .size = sizeof(struct obj_stdin), .start = stdin_start, .release = stdin_release,
-                    .next_part = next_stream_part, .part_kind = RK_PART },
+                    .next_part = next_stream_part, .failed = stdin_failed, .part_kind = RK_PART },
     [FAM_COPY] = { .size = sizeof(struct obj_copy), .start = copy_start, .release = copy_release,
                    .redo = copy_redo, .failed = relay_failed, .part_kind = RK_COPY_PART },
     [FAM_DL_FILE] = { .size = sizeof(struct obj_dl_file), .start = download_start, .end = dl_end,

@@ -13,8 +13,9 @@
 #   4. a subset of the e2e suite (ARM64_E2E below) with the arm64 s3c under
 #      qemu against the native build/s3emu (which must exist: run make first)
 #   5. dpkg-buildpackage -a arm64 in a temp copy of the tree; lintian finds
-#      no error; the .deb is arm64, extracted with dpkg-deb -x its s3c
-#      version runs under qemu (S3C_ARM64_PKG=0 skips this step)
+#      no error; the .deb is arm64; dpkg -i installs it here (a foreign
+#      architecture to dpkg), the installed /usr/bin/s3c runs under qemu,
+#      dpkg --purge leaves none of its files (S3C_ARM64_PKG=0 skips this step)
 #
 # The e2e subset: what differs on arm64 and the paths that carry it. Every
 # checksum algorithm on every upload path and the downloads that verify
@@ -52,8 +53,10 @@ PASSED=0
 FAILED=0
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/s3c-arm64.XXXXXX")
 EMU_PID=""
+PKG_INSTALLED=0
 
 cleanup() {
+    [ "$PKG_INSTALLED" = 0 ] || dpkg --purge s3c >/dev/null 2>&1
     if [ -n "$EMU_PID" ] && kill -0 "$EMU_PID" 2>/dev/null; then
         kill -TERM "$EMU_PID" 2>/dev/null
         wait "$EMU_PID" 2>/dev/null
@@ -170,6 +173,54 @@ pkg_build() {
         git ls-files -z | xargs -0 cp --parents -t "$WORK/pkg/src" &&
         (cd "$WORK/pkg/src" && dpkg-buildpackage -a arm64 -us -uc -b -j"$JOBS")
 }
+# pkg_install DEB: dpkg -i the arm64 .deb on this x86-64 machine (dpkg knows
+# arm64 from scripts/deps-arm64.sh, and the :arm64 libraries it depends on
+# came with the -dev packages), run the installed /usr/bin/s3c under qemu,
+# find its man page and completion, purge it and find nothing of it left.
+# Not when an s3c package is installed here already (the x86-64 one, say).
+pkg_install() {
+    local deb=$1 files out f left=()
+    if dpkg -s s3c >/dev/null 2>&1; then
+        fail "dpkg -i the arm64 .deb" "an s3c package is installed here already: $(dpkg-query -W -f '${Package}:${Architecture} ${Version}' s3c)"
+        return
+    fi
+    files=$(dpkg-deb -c "$deb" | awk '$1 !~ /^d/ { sub(/^\./, "", $6); print $6 }')
+    PKG_INSTALLED=1
+    if ! timed pkg-install dpkg -i "$deb"; then
+        fail "dpkg -i the arm64 .deb" "$(tail -n 5 "$WORK/pkg-install.log" | tr '\n' ' ')"
+        dpkg --purge s3c >/dev/null 2>&1
+        PKG_INSTALLED=0
+        return
+    fi
+    out=$(dpkg-query -W -f '${Package}:${Architecture} ${Status}' s3c 2>&1)
+    if [ "$out" = "s3c:arm64 install ok installed" ]; then
+        ok "dpkg -i installs the arm64 .deb ($out)"
+    else
+        fail "dpkg -i the arm64 .deb" "dpkg says: $out"
+    fi
+    out=$("$QEMU" /usr/bin/s3c version 2>&1)
+    if head -n 1 <<<"$out" | grep -qxF "s3c $VERSION" && grep -q '^cpu: aarch64' <<<"$out"; then
+        ok "the installed /usr/bin/s3c runs under qemu: s3c $VERSION on aarch64"
+    else
+        fail "the installed /usr/bin/s3c under qemu" "$(head -n 3 <<<"$out" | tr '\n' ' ')"
+    fi
+    if [ -f /usr/share/man/man1/s3c.1.gz ] && [ -f /usr/share/bash-completion/completions/s3c ]; then
+        ok "installed: the man page and the bash completion"
+    else
+        fail "installed" "no /usr/share/man/man1/s3c.1.gz or bash completion"
+    fi
+    PKG_INSTALLED=0
+    if ! dpkg --purge s3c > "$WORK/pkg-purge.log" 2>&1; then
+        fail "dpkg --purge s3c (arm64)" "$(tail -n 3 "$WORK/pkg-purge.log" | tr '\n' ' ')"
+        return
+    fi
+    for f in $files; do [ ! -e "$f" ] || left+=("$f"); done
+    if [ ${#left[@]} = 0 ] && ! dpkg -s s3c >/dev/null 2>&1; then
+        ok "dpkg --purge removes every file of the arm64 .deb"
+    else
+        fail "dpkg --purge s3c (arm64)" "left: ${left[*]}"
+    fi
+}
 if [ "$S3C_ARM64_PKG" = 1 ]; then
     VERSION=$(cat VERSION)
     deb=$WORK/pkg/s3c_${VERSION}_arm64.deb
@@ -182,12 +233,7 @@ if [ "$S3C_ARM64_PKG" = 1 ]; then
         fi
         arch=$(dpkg-deb -f "$deb" Architecture)
         [ "$arch" = arm64 ] && ok "the .deb's Architecture is arm64" || fail "the .deb's Architecture" "$arch"
-        dpkg-deb -x "$deb" "$WORK/pkg/root"
-        if "$QEMU" "$WORK/pkg/root/usr/bin/s3c" version | head -n 1 | grep -qxF "s3c $VERSION"; then
-            ok "the packaged s3c version runs under qemu"
-        else
-            fail "the packaged s3c under qemu" "$("$QEMU" "$WORK/pkg/root/usr/bin/s3c" version 2>&1 | head -n 3 | tr '\n' ' ')"
-        fi
+        pkg_install "$deb"
     else
         fail "dpkg-buildpackage -a arm64" "$(tail -n 5 "$WORK/pkg-build.log" | tr '\n' ' ')"
     fi
