@@ -426,7 +426,7 @@ static enum s3c_err build_complete(struct engine *g, struct req *r, struct s3_re
 static enum s3c_err build_abort(struct engine *g, struct req *r, struct s3_req *q, struct s3c_error *e)
 {
     at_dst(q, "DELETE", r->os->o);
-    if (stdin_partial(r->os)) {
+    if (stdin_partial(g, r->os)) {
         /* A failed stream's appends: its object, if it is still what they made. */
         if (stdin_of(r->os)->append_etag[0])
             s3_req_header(q, "If-Match", stdin_of(r->os)->append_etag);

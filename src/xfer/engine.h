@@ -298,6 +298,13 @@ struct obj_stdin {
                                        stream's partial object is deleted only if it is still that */
     struct req *lost;               /* an append answered InvalidWriteOffset on a retry: held while
                                        the HEAD tells whether its first try landed */
+    /* --resume: the object's HEAD first; then the stream's first 'skip' bytes (its size) are read
+     * and their CRC (in 'crc', their count in 'appended') must be its stored one, 'skip_ck'; the
+     * appends go on from there. */
+    bool resuming;
+    bool skip_known;                /* the HEAD answered */
+    uint64_t skip;
+    char skip_ck[CK_B64_MAX];
     bool eof;                       /* all of it has been read */
     bool grow;                      /* no expected size, so parts grow (xfer_stream_part_size) */
     struct buf pending;             /* the next part, filled as stdin gives it */
@@ -441,12 +448,6 @@ static inline void stdin_keep_buffer(struct xfer_obj_state *os, struct buf *mem)
     }
 }
 
-/* Whether a failed stream's appends left a part of it in its object, to delete (obj_fail: RK_ABORT
- * deletes it if it is still what they made). */
-static inline bool stdin_partial(const struct xfer_obj_state *os)
-{
-    return os->family == FAM_STDIN && stdin_of(os)->append && stdin_of(os)->appended > 0;
-}
 
 static inline struct obj_copy *copy_of(const struct xfer_obj_state *os)
 {
@@ -784,6 +785,13 @@ static inline enum ck_algo obj_ck(const struct xfer_obj *o)
     return o->opts ? o->opts->checksum_algo : CK_CRC64NVME;
 }
 
+/* Whether a failed stream's appends left a part of it in its object, to delete (obj_fail: RK_ABORT
+ * deletes it if it is still what they made); under --resume it is kept, for the next run. */
+static inline bool stdin_partial(const struct engine *g, const struct xfer_obj_state *os)
+{
+    return os->family == FAM_STDIN && stdin_of(os)->append && stdin_of(os)->appended > 0 && !g->opts.resume;
+}
+
 /* Set by xfer_cancel() (a signal handler), read by every loop's thread: an
  * atomic (lock-free, so safe in a signal handler) rather than a sig_atomic_t. */
 extern atomic_int cancel_requested;
@@ -1033,6 +1041,7 @@ void stdin_failed(struct engine *g, struct xfer_obj_state *os);
 void on_append(struct engine *g, struct req *r);
 bool append_refused(struct engine *g, struct req *r, const struct s3c_error *e);
 void on_append_head(struct engine *g, struct req *r);
+bool append_head_refused(struct engine *g, struct req *r, const struct s3c_error *e);
 
 
 /* copy.c: the server-side copy family */

@@ -630,7 +630,7 @@ void obj_fail(struct engine *g, struct xfer_obj_state *os, const struct s3c_erro
     active_remove(g, os);
     /* A multipart upload that got an id must be aborted, or its parts stay billed; a stream's
      * appends are deleted, or a part of it is read as the whole. */
-    if (((m && m->upload_id) || stdin_partial(os)) && os->phase != PH_ABORT && os->phase != PH_END) {
+    if (((m && m->upload_id) || stdin_partial(g, os)) && os->phase != PH_ABORT && os->phase != PH_END) {
         obj_abort(g, os);
         return;
     }

@@ -67,17 +67,16 @@ static enum s3c_err stdin_fill(struct obj_stdin *in, uint64_t want, bool block, 
  * Whether a stream goes as appends: to a directory bucket (the only kind
  * that takes them), of a size no one said (an expected size is what a
  * multipart upload's parallel parts are for), with a CRC the store keeps of
- * the whole (the proof at the end). Not under --no-overwrite (its
- * If-None-Match: * is for a write that lands whole) nor with --resume (whose
- * appends would have to start from what a killed run left: not done yet, so
- * the stream goes as a multipart upload, as before).
+ * the whole (the proof at the end, and what --resume checks the stream
+ * against). Not under --no-overwrite: its If-None-Match: * is for a write
+ * that lands whole.
  */
 static bool append_wanted(const struct engine *g, const struct xfer_obj_state *os)
 {
     const struct xfer_obj_opts *oo = os->o->opts;
 
     return s3_bucket_is_express(os->o->dst_bucket) && g->opts.expected_size == 0 && g->opts.flexible_checksums &&
-           ck_is_crc(obj_ck(os->o)) && !(oo && oo->no_overwrite) && !g->opts.resume;
+           ck_is_crc(obj_ck(os->o)) && !(oo && oo->no_overwrite);
 }
 
 /* stdin: read the first part; if stdin ends within it, one PUT from memory,
@@ -100,7 +99,8 @@ enum s3c_err stdin_start(struct engine *g, struct xfer_obj_state *os, struct req
     if ((rc = stdin_fill(in, os->part_size, true, e)))
         return rc;
     got = in->pending.len;
-    if (got < os->part_size) {
+    /* --resume: even a stream that fits one part is checked against what the object holds. */
+    if (got < os->part_size && !(g->opts.resume && append_wanted(g, os))) {
         /* All of stdin fits one part: a single PUT from memory. */
         r = req_get(g, os, RK_PUT);
         if (!r)
@@ -122,6 +122,12 @@ enum s3c_err stdin_start(struct engine *g, struct xfer_obj_state *os, struct req
         os->next_part = 1;
         os->next = g->active;
         g->active = os;
+        if (g->opts.resume) {
+            /* What a killed run appended: the HEAD says how much (on_append_head). */
+            in->resuming = true;
+            if (!(*out = req_get(g, os, RK_APPEND_HEAD)))
+                return s3c_fail(e, S3C_ENOMEM, "out of memory");
+        }
         return S3C_OK;
     }
     obj_phase_set(g, os, PH_CREATE);
@@ -133,13 +139,14 @@ enum s3c_err stdin_start(struct engine *g, struct xfer_obj_state *os, struct req
 }
 
 static void append_prove(struct engine *g, struct xfer_obj_state *os);
+static void resume_check_next(struct engine *g, struct xfer_obj_state *os);
 
 /*
  * The next part of stdin as a part request; NULL when there is none yet (its
  * bytes are still coming, or the window of parts in memory is full), at the
  * end, or on error. Memory: the window plus the part being filled.
  */
-struct req *next_stream_part(struct engine *g, struct xfer_obj_state *os)
+static struct req *stream_part(struct engine *g, struct xfer_obj_state *os)
 {
     struct obj_stdin *in = stdin_of(os);
     struct s3c_error e = S3C_ERROR_INIT;
@@ -158,6 +165,11 @@ struct req *next_stream_part(struct engine *g, struct xfer_obj_state *os)
         obj_fail(g, os, &e);
         return NULL;
     }
+    if (in->resuming) {
+        if (os->reqs == 0 && in->skip_known)
+            resume_check_next(g, os);
+        return NULL;
+    }
     if (in->append && (os->reqs > 0 || in->lost)) {
         /* One append at a time (each names the offset the last ended at); meanwhile what
          * stdin has is read, once the first is taken (until then an object already at the
@@ -166,8 +178,9 @@ struct req *next_stream_part(struct engine *g, struct xfer_obj_state *os)
             obj_fail(g, os, &e);
         return NULL;
     }
-    /* Block on stdin only when nothing of ours is in flight to stall. */
-    if (stdin_fill(in, want, os->reqs == 0, &e)) {
+    /* Never block on stdin: the loop waits for it in its poll (stdin_wait), so a slow
+     * producer holds no loop thread, and an interrupt is seen at once. */
+    if (stdin_fill(in, want, false, &e)) {
         obj_fail(g, os, &e);
         return NULL;
     }
@@ -202,6 +215,17 @@ struct req *next_stream_part(struct engine *g, struct xfer_obj_state *os)
     }
     /* A part's flexible checksum only when the upload declared it; an append's always. */
     return mem_digests_later(g, r, in->append || in->mpu.mpu_crc, false) ? NULL : r;
+}
+
+struct req *next_stream_part(struct engine *g, struct xfer_obj_state *os)
+{
+    struct req *r = stream_part(g, os);
+
+    /* A failure here (stdin unreadable, too long, not what --resume found) may leave nothing
+     * in flight whose answer would end the object. */
+    if (!r && os->failed)
+        maybe_finish(g, os);
+    return r;
 }
 
 /* ---- appends ------------------------------------------------------------------- */
@@ -305,6 +329,179 @@ bool append_refused(struct engine *g, struct req *r, const struct s3c_error *e)
     return true;
 }
 
+/* ---- --resume: the stream's start checked against what the object holds ------- */
+
+/* The stream's check failed: nothing is appended; the object stays as it is. */
+static void resume_fail(struct engine *g, struct xfer_obj_state *os, const char *why)
+{
+    struct s3c_error e = S3C_ERROR_INIT;
+
+    s3c_fail(&e, S3C_EPARSE, "--resume: s3://%s/%s %s: nothing appended (without --resume the stream "
+             "replaces it)", os->o->dst_bucket, os->o->dst, why);
+    obj_fail(g, os, &e);
+}
+
+/* The check is through all the object holds: its CRC is the stream's start, or not. */
+static void resume_checked(struct engine *g, struct xfer_obj_state *os)
+{
+    struct obj_stdin *in = stdin_of(os);
+    char ck[CK_B64_MAX], why[200];
+
+    ck_crc_b64(obj_ck(os->o), in->crc, ck);
+    if (strcmp(ck, in->skip_ck) != 0) {
+        snprintf(why, sizeof(why), "(%" PRIu64 " bytes, %s %s) is not the start of this stream (%s %s)", in->skip,
+                 ck_name(obj_ck(os->o)), in->skip_ck, ck_name(obj_ck(os->o)), ck);
+        resume_fail(g, os, why);
+        return;
+    }
+    xdebug(g, os->o, "--resume: s3://%s/%s holds the stream's first %" PRIu64 " bytes: appends go on from there",
+           os->o->dst_bucket, os->o->dst, in->skip);
+    in->resuming = false;
+    os->size = in->appended;
+}
+
+/* The next of the stream's bytes the object holds are hashed (a worker's CRC, continued): on. */
+static void resume_hashed(struct engine *g, struct eng_hash *h)
+{
+    struct req *r = (struct req *)((char *)h - offsetof(struct req, hash));
+    struct xfer_obj_state *os = r->os;
+    struct obj_stdin *in = stdin_of(os);
+    size_t tail = r->mem.len - (size_t)r->len;
+    struct s3c_error e = S3C_ERROR_INIT;
+
+    if (os->failed) {
+        req_put_back(g, r);
+        maybe_finish(g, os);
+        return;
+    }
+    if (stopping(g) || h->job.err.code) {
+        if (h->job.err.code)
+            e = h->job.err;
+        else
+            s3c_fail(&e, S3C_ECANCEL, "%s", cancel_requested ? "interrupted" : "stopped");
+        req_fail(g, r, &e, false, 0);
+        return;
+    }
+    in->crc = h->job.crc_val;
+    in->appended += r->len;
+    if (tail) {
+        /* Read past what the object holds (the first part): the rest is the first append's. */
+        memmove(r->mem.data, r->mem.data + r->len, tail);
+        r->mem.len = tail;
+        buf_release(&in->pending);
+        in->pending = r->mem;
+        r->mem = (struct buf)BUF_INIT(0);
+    } else {
+        stdin_keep_buffer(os, &r->mem);
+    }
+    req_put_back(g, r);
+    if (in->appended == in->skip)
+        resume_checked(g, os);
+    maybe_finish(g, os);
+}
+
+/* Read the next of the stream's bytes the object holds and hash them on a worker (resume_hashed). */
+static void resume_check_next(struct engine *g, struct xfer_obj_state *os)
+{
+    struct obj_stdin *in = stdin_of(os);
+    uint64_t left = in->skip - in->appended, want = left < os->part_size ? left : os->part_size, n;
+    struct s3c_error e = S3C_ERROR_INIT;
+    struct hash_job *j;
+    struct req *r;
+    char why[160];
+
+    if (stdin_fill(in, want, false, &e)) {
+        obj_fail(g, os, &e);
+        return;
+    }
+    if (in->pending.len < want && !in->eof) {
+        g->stdin_wait = true;
+        return;
+    }
+    if (in->pending.len == 0) {
+        snprintf(why, sizeof(why), "holds %" PRIu64 " bytes, but the stream ends after %" PRIu64, in->skip,
+                 in->appended);
+        resume_fail(g, os, why);
+        return;
+    }
+    if (!(r = req_get(g, os, RK_APPEND))) {
+        obj_fail(g, os, &(struct s3c_error){ .code = S3C_ENOMEM, .msg = "out of memory" });
+        return;
+    }
+    n = in->pending.len < left ? in->pending.len : left;
+    buf_release(&r->mem);
+    r->mem = in->pending;
+    in->pending = (struct buf)BUF_INIT(0);
+    r->len = n;
+    j = &r->hash.job;
+    md5_init(&j->md5);
+    j->final = true;
+    j->also = NULL;
+    j->no_md5 = true;
+    j->crc = true;
+    j->crc_algo = obj_ck(os->o);
+    j->crc_val = in->crc;
+    r->hash.done = resume_hashed;
+    if (!hash_start(g, &r->hash, -1, r->mem.data, 0, n)) {
+        j->crc_val = ck_update(j->crc_algo, in->crc, r->mem.data, (size_t)n); /* no worker: here */
+        resume_hashed(g, &r->hash);
+    }
+}
+
+/* The HEAD before a resumed stream: what the object holds, and its CRC, which the stream must start with. */
+static void resume_head(struct engine *g, struct req *r)
+{
+    struct xfer_obj_state *os = r->os;
+    struct obj_stdin *in = stdin_of(os);
+    enum ck_algo a = obj_ck(os->o);
+    struct sv v, type, etag;
+    char why[160];
+
+    in->skip_known = true;
+    if (!http_resp_header(&r->http.resp, "content-length", &v) || !sv_to_u64(v, &in->skip)) {
+        req_put_back(g, r);
+        resume_fail(g, os, "answered HEAD with no size");
+        maybe_finish(g, os);
+        return;
+    }
+    if (http_resp_header(&r->http.resp, "etag", &etag) && etag.n < sizeof(in->append_etag)) {
+        memcpy(in->append_etag, etag.p, etag.n);
+        in->append_etag[etag.n] = '\0';
+    }
+    if (in->skip == 0) {
+        in->resuming = false; /* an empty object: appends from its start */
+    } else if (!http_resp_header(&r->http.resp, ck_header(a), &v) || v.n >= sizeof(in->skip_ck) ||
+               memchr(v.p, '-', v.n) ||
+               (http_resp_header(&r->http.resp, "x-amz-checksum-type", &type) && !sv_eqs(type, "FULL_OBJECT"))) {
+        snprintf(why, sizeof(why), "(%" PRIu64 " bytes) has no full-object %s to check the stream against", in->skip,
+                 ck_name(a));
+        req_put_back(g, r);
+        resume_fail(g, os, why);
+        maybe_finish(g, os);
+        return;
+    } else {
+        memcpy(in->skip_ck, v.p, v.n);
+        in->skip_ck[v.n] = '\0';
+    }
+    req_put_back(g, r);
+    maybe_finish(g, os);
+}
+
+/* The HEAD before a resumed stream found no object: the stream goes from its start. */
+bool append_head_refused(struct engine *g, struct req *r, const struct s3c_error *e)
+{
+    struct xfer_obj_state *os = r->os;
+    struct obj_stdin *in = stdin_of(os);
+
+    if (!in->resuming || in->skip_known || e->http_status != 404)
+        return false;
+    in->skip_known = true;
+    in->resuming = false;
+    req_put_back(g, r);
+    maybe_finish(g, os);
+    return true;
+}
+
 /*
  * The HEAD of an appended stream's object: its size and CRC against the
  * bytes taken (and a held append's, stdin.lost). Equal: the whole is proven,
@@ -323,6 +520,10 @@ void on_append_head(struct engine *g, struct req *r)
     struct sv v, etag = SV_NULL;
     bool sized, has_ck;
 
+    if (in->resuming) {
+        resume_head(g, r);
+        return;
+    }
     if (lost) {
         want_crc = want ? ck_combine(a, want_crc, lost->mem_crc, lost->len) : lost->mem_crc;
         want += lost->len;
@@ -375,9 +576,13 @@ void stdin_failed(struct engine *g, struct xfer_obj_state *os)
         req_put_back(g, in->lost);
         in->lost = NULL;
     }
-    if (stdin_partial(os))
+    if (stdin_partial(g, os))
         snprintf(os->err.msg + n, sizeof(os->err.msg) - n, " (the %" PRIu64 " bytes appended to s3://%s/%s are "
                  "deleted)", in->appended, os->o->dst_bucket, os->o->dst);
+    else if (in->append && in->appended && !in->resuming)
+        snprintf(os->err.msg + n, sizeof(os->err.msg) - n, " (s3://%s/%s keeps the stream's first %" PRIu64
+                 " bytes: the same command with the same input appends the rest)", os->o->dst_bucket, os->o->dst,
+                 in->appended);
 }
 
 void stdin_release(struct xfer_obj_state *os)

@@ -55,7 +55,7 @@ static const struct req_ops req_kinds[RK_COUNT] = {
     [RK_GET_VERSIONING] = { .ok = on_versioning, .refused = versioning_refused, .gave_up = versioning_gave_up },
     [RK_RELAY_GET] = { .sink = relay_sink, .ok = on_relay_get },
     [RK_APPEND] = { .ok = on_append, .refused = append_refused },
-    [RK_APPEND_HEAD] = { .ok = on_append_head },
+    [RK_APPEND_HEAD] = { .ok = on_append_head, .refused = append_head_refused },
 };
 
 /* How each family's objects start, run their parts, end and are freed. */
