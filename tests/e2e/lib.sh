@@ -593,6 +593,17 @@ t_mpu_count() {
 # points S3C_TEST_ENDPOINT at the store itself, so awsx, s3curl and
 # t_new_bucket set up and inspect it without the relay. Both stop when the
 # test ends. Tests using it need no shared store: run them in one pass only.
+# t_at_exit CMD: run CMD (a shell command line) when the test ends, before
+# those given earlier (a bucket's clean-up before the store it is on stops).
+# Tests never set an EXIT trap of their own: one would replace the others
+# (a store of the test's own was left running when its test set one).
+T_AT_EXIT=""
+t_at_exit() {
+    T_AT_EXIT="$1${T_AT_EXIT:+; $T_AT_EXIT}"
+    # shellcheck disable=SC2064
+    trap "$T_AT_EXIT" EXIT
+}
+
 # t_own_store emu|moto|s3rver [ACCESS-KEY SECRET-KEY]: a store of this test's own,
 # stopped when the test ends: build/s3emu (anonymous, or checking signatures
 # made with the keys given), moto's server (any keys) or s3rver (npm; its keys
@@ -624,8 +635,7 @@ t_own_store() {
         *) t_fail "t_own_store: unknown store '$kind'" ;;
     esac
     HP_PIDS="${HP_PIDS:-} $!"
-    # shellcheck disable=SC2064,SC2086
-    trap "kill $HP_PIDS 2>/dev/null" EXIT
+    t_at_exit "kill $! 2>/dev/null"
     for ((i = 0; i < 200; i++)); do
         OWN_URL=$(sed -nE 's/^ready (http:\/\/[^ ]+).*/\1/p; s/.*Running on (http:\/\/127[^ ]+).*/\1/p;
             s/.*S3rver listening on (127[^ ]+).*/http:\/\/\1/p' "$out" 2>/dev/null | head -n 1)
@@ -659,8 +669,7 @@ hp_start() {
     : > "$HP_LOG"
     python3 "$E2E_ROOT/tests/e2e/hostile_proxy.py" "$up" "$modes" "$HP_LOG" > "$T_DIR/.hp-relay.out" 2>&1 &
     HP_PIDS="$HP_PIDS $!"
-    # shellcheck disable=SC2064,SC2086
-    trap "kill $HP_PIDS 2>/dev/null" EXIT
+    t_at_exit "kill $! 2>/dev/null"
     HP_URL=""
     for ((i = 0; i < 200; i++)); do
         HP_URL=$(sed -n 's/^ready //p' "$T_DIR/.hp-relay.out")

@@ -531,7 +531,7 @@ test_cp_full_disk() {
     mkdir -p "$mnt"
     mount -t tmpfs -o size=1m s3c-e2e "$mnt" 2>/dev/null ||
         t_skip "cannot mount a 1 MiB tmpfs here (needs root and mount rights)"
-    trap 'umount "'"$mnt"'"' EXIT
+    t_at_exit 'umount "'"$mnt"'"'
     cp "$(t_data 2MiB $((2 * MIB)))" big
     printf s > small
     t_put "$b" big big

@@ -25,8 +25,7 @@ _cr_start() {
         --secret-key "$S3C_TEST_SECRET_KEY" --lifetime "${2:-3600}" --config "$cfg" \
         --parent-pid "$BASHPID" --max-seconds 600 > "$T_DIR/fake.out" 2> "$T_DIR/fake.err" &
     CR_PID=$!
-    # shellcheck disable=SC2064
-    trap "kill $CR_PID 2>/dev/null" EXIT
+    t_at_exit "kill $CR_PID 2>/dev/null"
     for ((i = 0; i < 100; i++)); do
         CR_URL=$(sed -n 's/^ready //p' "$T_DIR/fake.out")
         [ -n "$CR_URL" ] && break

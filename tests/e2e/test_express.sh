@@ -47,7 +47,7 @@ _x_tree() {
 test_express_bucket_life_sync_ls_rm() {
     local b n0
     _x_need_emu
-    trap _x_cleanup EXIT
+    t_at_exit _x_cleanup
     _x_bucket b life
     n0=$(_x_stat '.ops.CreateSession // 0')
     # mb: a directory bucket through the control endpoint (no session needed).
@@ -110,7 +110,7 @@ test_express_bucket_life_sync_ls_rm() {
 test_express_sessions_expire_during_a_long_run() {
     local b n0 e0 got
     _x_need_emu
-    trap _x_cleanup EXIT
+    t_at_exit _x_cleanup
     _x_bucket b long
     assert_ok s3c mb "s3://$b"
     mkdir src
@@ -142,7 +142,7 @@ test_express_sessions_expire_during_a_long_run() {
 test_express_mixed_standard_sync_both_ways() {
     local std x n0
     _x_need_emu
-    trap _x_cleanup EXIT
+    t_at_exit _x_cleanup
     t_new_bucket std std
     _x_bucket x mixed
     assert_ok s3c mb "s3://$x"
@@ -179,7 +179,7 @@ test_express_mixed_standard_sync_both_ways() {
 test_express_refused_flags_and_no_session_auth() {
     local b r0
     _x_need_emu
-    trap _x_cleanup EXIT
+    t_at_exit _x_cleanup
     _x_bucket b flags
     assert_ok s3c mb "s3://$b"
     _x_file f 1000

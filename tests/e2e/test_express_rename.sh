@@ -7,7 +7,7 @@
 
 _xr_setup() {
     t_own_emu
-    trap _x_cleanup EXIT
+    t_at_exit _x_cleanup
 }
 
 # mv -r of 13 objects (one of 12 MB) to another prefix of the same directory

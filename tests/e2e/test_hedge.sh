@@ -61,7 +61,7 @@ _hg_budget_ok() {
 test_hedge_tail_small_objects() {
     local b again0 hung0 n v0
     _hg_need_emu
-    trap _hg_calm EXIT
+    t_at_exit _hg_calm
     t_new_bucket b
     _hg_tree tree 800
     _hg_emu "latency_ms=30&tail_pct=1&tail_mult=30&apply_late=1"
@@ -125,7 +125,7 @@ _hg_puts_once() {
 test_hedge_versioned_bucket_puts_once() {
     local b v0
     _hg_need_emu
-    trap _hg_calm EXIT
+    t_at_exit _hg_calm
     t_new_bucket b
     t_versioning "$b" Enabled
     v0=$(_hg_op GetBucketVersioning)
@@ -167,7 +167,7 @@ test_hedge_versioning_learnt() {
 test_hedge_unknown_or_conditional_puts_once() {
     local b
     _hg_need_emu
-    trap _hg_calm EXIT
+    t_at_exit _hg_calm
     t_new_bucket b
     _hg_emu "faults=deny@op=GetBucketVersioning"
     _hg_puts_once "$b" 800
@@ -191,7 +191,7 @@ test_hedge_unknown_or_conditional_puts_once() {
 test_hedge_late_duplicate_replaced() {
     local b t0 ms
     _hg_need_emu
-    trap _hg_calm EXIT
+    t_at_exit _hg_calm
     t_new_bucket b
     _hg_tree tree 120
     assert_ok s3c cp -r tree "s3://$b/t/"
@@ -219,7 +219,7 @@ test_hedge_late_duplicate_replaced() {
 test_hedge_upload_part_stored_once() {
     local b again0 hung0 parts0 t0 ms
     _hg_need_emu
-    trap _hg_calm EXIT
+    t_at_exit _hg_calm
     t_new_bucket b
     _hg_tree tree 120
     cp "$(t_data 20MB 20000000)" tree/zz-big
@@ -252,7 +252,7 @@ test_hedge_upload_part_stored_once() {
 test_hedge_slow_range_sent_again() {
     local b f t0 secs
     _hg_need_emu
-    trap _hg_calm EXIT
+    t_at_exit _hg_calm
     t_new_bucket b
     f=$(t_data 64MiB 67108864)
     assert_ok s3c cp --part-size 8MiB "$f" "s3://$b/big"
@@ -273,7 +273,7 @@ test_hedge_slow_range_sent_again() {
 test_hedge_slow_store_sends_nothing_again() {
     local b f
     _hg_need_emu
-    trap _hg_calm EXIT
+    t_at_exit _hg_calm
     t_new_bucket b
     f=$(t_data 48MiB 50331648)
     assert_ok s3c cp --part-size 8MiB "$(t_data 24MiB 25165824)" "s3://$b/t/a"

@@ -14,8 +14,7 @@ _h_start() {
     H_LOG=$T_DIR/hostile-$1.log
     python3 "$E2E_ROOT/tests/e2e/hostile_server.py" "$1" "$H_LOG" > "$T_DIR/hostile.out" 2>&1 &
     H_PIDS="${H_PIDS:-} $!"
-    # shellcheck disable=SC2064,SC2086
-    trap "kill $H_PIDS 2>/dev/null" EXIT
+    t_at_exit "kill $H_PIDS 2>/dev/null"
     for ((i = 0; i < 100; i++)); do
         H_URL=$(sed -n 's/^ready //p' "$T_DIR/hostile.out")
         [ -n "$H_URL" ] && return 0

@@ -184,7 +184,7 @@ test_interrupt_during_create_aborts_the_upload() {
     local b before
     t_store_is s3emu || t_skip "needs s3emu's delay fault to hold a CreateMultipartUpload"
     t_new_bucket b
-    trap '_v_emu_faults ""' EXIT
+    t_at_exit '_v_emu_faults ""'
     _v_emu_faults "delay@op=CreateMultipartUpload,bucket=$b,ms=3000"
     before=$(_v_emu_fired delay)
     truncate -s 20M big

@@ -41,7 +41,7 @@ test_limits_full_disk_mid_tree_names_each_file_keeps_none_partial() {
     mkdir -p "$mnt"
     mount -t tmpfs -o size=1m s3c-e2e-full "$mnt" 2>/dev/null ||
         t_skip "cannot mount a 1 MiB tmpfs here (needs root and mount rights)"
-    trap 'umount "'"$mnt"'"' EXIT
+    t_at_exit 'umount "'"$mnt"'"'
     # 200 files of 8 KiB (1.6 MB): about half fit; each is one write, no
     # space reserved up front, so the disk fills in the middle of writes.
     mkdir -p src

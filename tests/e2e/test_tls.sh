@@ -16,8 +16,7 @@ _tls_start() {
     [ -x "$S3EMU" ] || t_skip "no s3emu at $S3EMU (make)"
     "$S3EMU" --port 0 --threads 2 --tls-dir "$T_DIR/tls" "$@" > "$T_DIR/emu.out" 2> "$T_DIR/emu.err" &
     TLS_PID=$!
-    # shellcheck disable=SC2064
-    trap "kill $TLS_PID 2>/dev/null" EXIT
+    t_at_exit "kill $TLS_PID 2>/dev/null"
     for ((i = 0; i < 100; i++)); do
         url=$(sed -n 's/^ready //p' "$T_DIR/emu.out")
         [ -n "$url" ] && break

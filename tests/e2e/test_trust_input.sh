@@ -13,8 +13,7 @@ _ti_server() {
     TI_LOG=$T_DIR/server-$1.log
     : > "$TI_LOG"
     python3 "$E2E_ROOT/tests/e2e/hostile_server.py" "$1" "$TI_LOG" > "$T_DIR/server.out" 2>&1 &
-    # shellcheck disable=SC2064
-    trap "kill $! 2>/dev/null" EXIT
+    t_at_exit "kill $! 2>/dev/null"
     for ((i = 0; i < 100; i++)); do
         TI_URL=$(sed -n 's/^ready //p' "$T_DIR/server.out")
         [ -n "$TI_URL" ] && return 0

@@ -107,7 +107,7 @@ test_trust_mpujournal_failed_abort_keeps_the_record_and_warns() {
     cp "$(t_data 64MiB $((64 * TJ_MIB)))" big
     sum=$(t_sha256 big)
     _tj_kill_mid_upload big "s3://$b/big" --part-size 5MiB --concurrency 2 --bwlimit 16MB/s
-    trap '_tj_emu_faults ""' EXIT
+    t_at_exit '_tj_emu_faults ""'
     _tj_emu_faults "500@op=AbortMultipartUpload,bucket=$b"
 
     assert_ok s3c cp big "s3://$b/big" --part-size 5MiB
@@ -198,7 +198,7 @@ test_trust_mpujournal_sigint_with_failed_abort_keeps_the_record() {
     t_new_bucket b
     export S3C_STATE_DIR=$T_DIR/state
     cp "$(t_data 64MiB $((64 * TJ_MIB)))" big
-    trap '_tj_emu_faults ""' EXIT
+    t_at_exit '_tj_emu_faults ""'
     _tj_emu_faults "500@op=AbortMultipartUpload,bucket=$b"
     "$S3C" cp big "s3://$b/big" --part-size 5MiB --concurrency 2 --bwlimit 16MB/s > int.out 2> int.err &
     pid=$!

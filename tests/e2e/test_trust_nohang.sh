@@ -226,8 +226,7 @@ time.sleep(60)
 PY
     python3 blackhole.py > bh.out 2>&1 &
     HP_PIDS="${HP_PIDS:-} $!"
-    # shellcheck disable=SC2064,SC2086
-    trap "kill $HP_PIDS 2>/dev/null" EXIT
+    t_at_exit "kill $HP_PIDS 2>/dev/null"
     for ((i = 0; i < 100; i++)); do
         url=$(sed -n 's/^ready //p' bh.out)
         [ -n "$url" ] && break

@@ -177,8 +177,7 @@ _ts_flip_start() {
     : > "$F_LOG"
     python3 "$E2E_ROOT/tests/e2e/flip_proxy.py" "$S3C_TEST_ENDPOINT" get "$1" "$F_LOG" > "$out" 2>&1 &
     F_PIDS="${F_PIDS:-} $!"
-    # shellcheck disable=SC2064,SC2086
-    trap "kill $F_PIDS 2>/dev/null" EXIT
+    t_at_exit "kill $F_PIDS 2>/dev/null"
     for ((i = 0; i < 100; i++)); do
         F_URL=$(sed -n 's/^ready //p' "$out")
         [ -n "$F_URL" ] && return 0
