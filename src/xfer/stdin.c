@@ -536,8 +536,9 @@ void on_append_head(struct engine *g, struct req *r)
         if (lost) {
             xdebug(g, os->o, "append at %" PRIu64 ": its answer was lost, but it landed", lost->off);
             in->lost = NULL;
+            append_took(g, lost, etag); /* 'etag' is in r's answer: r goes back after */
             req_put_back(g, r);
-            append_took(g, lost, etag);
+            maybe_finish(g, os);
             return;
         }
         os->proven = true;
