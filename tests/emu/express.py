@@ -461,6 +461,20 @@ check("racing appends: one 200 and one InvalidWriteOffset each round", rounds_ok
 check("... the object holds the winners only", len(r[2]) == size and
       all(len(set(r[2][1 + i * (4 << 20):1 + (i + 1) * (4 << 20)])) == 1 for i in range(8)), len(r[2]))
 
+# lost-reply: the 2nd append lands but answers 500; the client's retry then finds InvalidWriteOffset.
+admin("faults=lost-reply@op=AppendObject,nth=2&reset_stats=1")
+l1, l2 = b"lost-1 ", b"lost-2 "
+r1, r2 = append("ap/lost.txt", 0, l1), append("ap/lost.txt", len(l1), l2)
+r3 = append("ap/lost.txt", len(l1), l2)
+check("lost-reply@op=AppendObject,nth=2: 200, then 500 InternalError", r1[0] == 200 and code(r2) == "500 InternalError",
+      (code(r1), code(r2)))
+check("... its bytes are there: the retry is 400 InvalidWriteOffset", code(r3) == "400 InvalidWriteOffset" and
+      s("GET", P + "/ap/lost.txt")[2] == l1 + l2, code(r3))
+st = stats()
+check("... counted: faults lost-reply 1, AppendObject 3", st["faults"].get("lost-reply") == 1 and
+      st["ops"].get("AppendObject") == 3, (st["faults"], st["ops"]))
+admin("faults=")
+
 # General purpose buckets have no appends.
 G = "/emu-gp-append"
 request("PUT", G, service="s3")

@@ -192,6 +192,7 @@ enum emu_fault_kind {
     FAULT_DENY,         /* 403 AccessDenied, op not run; DeleteObjects: per key (key= rules) */
     FAULT_501,          /* 501 NotImplemented, op not run: a store without the operation (s3rver: UploadPartCopy) */
     FAULT_409,          /* 409 ConditionalRequestConflict, op not run: a conditional write raced another */
+    FAULT_LOST_REPLY,   /* the op runs, then 500 InternalError instead of its success: a write landed unseen */
     FAULT_KIND_COUNT
 };
 const char *emu_fault_name(enum emu_fault_kind k);

@@ -85,7 +85,7 @@ static const char *const fault_names[FAULT_KIND_COUNT] = {
     [FAULT_NONE] = "none", [FAULT_500] = "500", [FAULT_503] = "503",
     [FAULT_RESET] = "reset", [FAULT_RESET_MID] = "reset-mid", [FAULT_TRUNCATE] = "truncate",
     [FAULT_SLOW] = "slow", [FAULT_CORRUPT] = "corrupt", [FAULT_DELAY] = "delay",
-    [FAULT_DENY] = "deny", [FAULT_501] = "501", [FAULT_409] = "409",
+    [FAULT_DENY] = "deny", [FAULT_501] = "501", [FAULT_409] = "409", [FAULT_LOST_REPLY] = "lost-reply",
 };
 
 const char *emu_fault_name(enum emu_fault_kind k)

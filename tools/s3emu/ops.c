@@ -398,6 +398,9 @@ void emu_ops_handle(struct emu_server *s, struct emu_conn *c)
         b = emu_store_bucket(s, q->bucket); /* again: it may have gone since check_auth */
     dispatch(s, c, b, &bc);
     emu_store_unlock(s);
+    /* Done, and the client is told it failed: its retry finds its write there already. */
+    if (q->fault == FAULT_LOST_REPLY && r->status >= 200 && r->status < 300)
+        ops_error(s, c, 500, "InternalError", "We encountered an internal error. Please try again.", NULL);
 model:
     if (!q->latency_spent)
         r->delay_ns += emu_model_latency_ns(s, q);
