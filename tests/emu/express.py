@@ -8,7 +8,7 @@ signs SigV4 itself, so it runs where no SDK knows S3 Express.
 usage: express.py URL ACCESS SECRET
 Prints "ok NAME" or "FAIL NAME (detail)" per check; exit status 0 if none failed.
 """
-import base64, datetime, hashlib, hmac, http.client, json, re, sys, time, urllib.parse, zlib
+import base64, datetime, hashlib, hmac, http.client, json, re, sys, threading, time, urllib.parse, zlib
 
 URL, AK, SK = sys.argv[1:4]
 REGION = "us-east-1"
@@ -113,13 +113,23 @@ class Session:
         return request(method, path, query, body, headers, ak=self.ak, sk=self.sk, token=self.token, **kw)
 
 
-def crc32c(data):
-    crc = 0xFFFFFFFF
+def crc_reflected(data, poly, bits):
+    """A reflected CRC bit by bit (small bodies only): CRC32C and CRC64NVME, which zlib lacks."""
+    ones = (1 << bits) - 1
+    crc = ones
     for b in data:
         crc ^= b
         for _ in range(8):
-            crc = (crc >> 1) ^ (0x82F63B78 if crc & 1 else 0)
-    return crc ^ 0xFFFFFFFF
+            crc = (crc >> 1) ^ (poly if crc & 1 else 0)
+    return crc ^ ones
+
+
+def crc32c(data):
+    return crc_reflected(data, 0x82F63B78, 32)
+
+
+def crc64nvme(data):
+    return crc_reflected(data, 0x9A6C9329AC4BC9B5, 64)
 
 
 def b64(n, size=4):
@@ -310,6 +320,168 @@ check("parts 1, 2: completed, ETag without -N", r[0] == 200 and re.fullmatch(r'"
       r[2][:300])
 r = s("HEAD", P + "/mp.bin", headers={"x-amz-checksum-mode": "ENABLED"})
 check("multipart object: full-object CRC32", r[1].get("x-amz-checksum-crc32") == b64(zlib.crc32(part1 + part2)), r[1])
+
+# ---- appends: PutObject with x-amz-write-offset-bytes ----
+def append(key, off, body, headers=None):
+    h = {"x-amz-write-offset-bytes": str(off)}
+    h.update(headers or {})
+    return s("PUT", P + "/" + key, body=body, headers=h)
+
+
+def head_ck(key):
+    return s("HEAD", P + "/" + key, headers={"x-amz-checksum-mode": "ENABLED"})[1]
+
+
+ops_before = stats()["ops"].get("AppendObject", 0)
+a1, a2, a3 = b"first bytes|", b"second, longer bytes|" * 3, b"third"
+r = append("ap/log.txt", 0, a1, {"x-amz-meta-origin": "emu", "content-type": "text/x-log"})
+check("append at 0 with no object creates it", r[0] == 200 and re.fullmatch(r'"[0-9a-f]{32}"', r[1].get("etag", "")),
+      (code(r), r[1]))
+check("... and answers its CRC32", r[1].get("x-amz-checksum-crc32") == b64(zlib.crc32(a1)), r[1])
+r = append("ap/log.txt", len(a1), a2)
+check("append at its size: 200, ETag -2", r[0] == 200 and re.fullmatch(r'"[0-9a-f]{32}-2"', r[1].get("etag", "")),
+      (code(r), r[1]))
+r = append("ap/log.txt", len(a1 + a2), a3)
+whole = a1 + a2 + a3
+check("a second append: ETag -3, the CRC32 of the whole, FULL_OBJECT",
+      r[0] == 200 and r[1].get("etag", "").endswith('-3"') and
+      r[1].get("x-amz-checksum-crc32") == b64(zlib.crc32(whole)) and
+      r[1].get("x-amz-checksum-type") == "FULL_OBJECT", (code(r), r[1]))
+etag3 = r[1].get("etag")
+check("the AppendObject counter: exactly 3", stats()["ops"].get("AppendObject", 0) == ops_before + 3,
+      stats()["ops"])
+r = s("GET", P + "/ap/log.txt")
+check("GET: the whole, in order", r[0] == 200 and r[2] == whole, (code(r), r[2][:80]))
+check("GET: metadata and Content-Type of the first PUT kept, the last ETag",
+      r[1].get("x-amz-meta-origin") == "emu" and r[1].get("content-type") == "text/x-log" and
+      r[1].get("etag") == etag3 and r[1].get("x-amz-storage-class") == "EXPRESS_ONEZONE", r[1])
+r = s("GET", P + "/ap/log.txt", headers={"range": "bytes=%d-%d" % (len(a1) - 3, len(a1 + a2) + 1)})
+check("GET of a range across the appends", r[0] == 206 and r[2] == whole[len(a1) - 3:len(a1 + a2) + 2],
+      (code(r), r[2][:80]))
+r = s("GET", P + "/ap/log.txt", headers={"range": "bytes=-4"})
+check("GET of the last bytes", r[0] == 206 and r[2] == whole[-4:], (code(r), r[2]))
+r = s("GET", P + "/ap/log.txt", {"partNumber": "3"})
+check("GET ?partNumber=3: the second append, of 3 parts", r[0] == 206 and r[2] == a3 and
+      r[1].get("x-amz-mp-parts-count") == "3", (code(r), r[1]))
+h = head_ck("ap/log.txt")
+check("HEAD: size, and the full-object CRC32 of the whole (zlib)", h.get("content-length") == str(len(whole)) and
+      h.get("x-amz-checksum-crc32") == b64(zlib.crc32(whole)) and h.get("x-amz-checksum-type") == "FULL_OBJECT", h)
+for off in (len(whole) - 1, len(whole) + 1, 0):
+    r = append("ap/log.txt", off, b"x")
+    check("append at %d of %d bytes: 400 InvalidWriteOffset" % (off, len(whole)), code(r) == "400 InvalidWriteOffset",
+          code(r))
+r = append("ap/none.txt", 5, b"x")
+check("append at 5 with no object: 400 InvalidWriteOffset", code(r) == "400 InvalidWriteOffset", code(r))
+for bad in ("-1", "abc", "1.5", ""):
+    r = append("ap/log.txt", bad, b"x")
+    check("write offset %r: 400 InvalidArgument" % bad, code(r) == "400 InvalidArgument", code(r))
+r = append("ap/log.txt", len(whole), b"x", {"x-amz-meta-more": "1"})
+check("metadata on an append to an object: 400 InvalidRequest", code(r) == "400 InvalidRequest" and
+      b"user-defined object metadata" in r[2], code(r))
+r = append("ap/log.txt", len(whole), b"")
+check("an empty body: 400 InvalidRequest", code(r) == "400 InvalidRequest" and b"cannot be empty" in r[2], code(r))
+r = append("ap/log.txt", len(whole), b"x", {"x-amz-checksum-crc32": b64(zlib.crc32(b"y"))})
+check("a wrong checksum of the appended bytes: 400 BadDigest", code(r) == "400 BadDigest", code(r))
+r = append("ap/log.txt", len(whole), b"x", {"x-amz-checksum-crc32c": b64(crc32c(b"x"))})
+check("another CRC than the object's: 400 InvalidRequest, Checksum Type mismatch", code(r) == "400 InvalidRequest" and
+      b"expected checksum Type: crc32, actual checksum Type: crc32c" in r[2], (code(r), r[2][:300]))
+r = append("ap/log.txt", len(whole), b"x", {"x-amz-checksum-sha256": base64.b64encode(hashlib.sha256(b"x").digest()).decode()})
+check("a SHA-256 on a CRC32 object: 400 InvalidRequest", code(r) == "400 InvalidRequest", code(r))
+h = head_ck("ap/log.txt")
+check("refused appends changed nothing", h.get("content-length") == str(len(whole)) and h.get("etag") == etag3, h)
+r = append("ap/log.txt", len(whole), b"+ok", {"x-amz-checksum-crc32": b64(zlib.crc32(b"+ok"))})
+whole += b"+ok"
+check("an append with its own CRC32", r[0] == 200 and r[1].get("x-amz-checksum-crc32") == b64(zlib.crc32(whole)),
+      (code(r), r[1]))
+
+# Other CRCs: the append names the same or none (then s3emu takes it), and the whole's goes on.
+c1, c2, c3 = b"crc32c " * 50, b"next ", b"and more"
+append("ap/c.txt", 0, c1, {"x-amz-checksum-crc32c": b64(crc32c(c1))})
+r = append("ap/c.txt", len(c1), c2, {"x-amz-checksum-crc32c": b64(crc32c(c2))})
+check("CRC32C object, CRC32C append", r[0] == 200 and r[1].get("x-amz-checksum-crc32c") == b64(crc32c(c1 + c2)),
+      (code(r), r[1]))
+r = append("ap/c.txt", len(c1 + c2), c3)
+check("CRC32C object, an append with no checksum: the whole's CRC32C", r[0] == 200 and
+      head_ck("ap/c.txt").get("x-amz-checksum-crc32c") == b64(crc32c(c1 + c2 + c3)), (code(r), head_ck("ap/c.txt")))
+r = append("ap/c.txt", len(c1 + c2 + c3), b"x", {"x-amz-checksum-crc32": b64(zlib.crc32(b"x"))})
+check("CRC32C object, a CRC32 append: 400 InvalidRequest", code(r) == "400 InvalidRequest" and
+      b"expected checksum Type: crc32c, actual checksum Type: crc32" in r[2], (code(r), r[2][:300]))
+n1, n2 = b"nvme" * 40, b"tail"
+append("ap/n.txt", 0, n1, {"x-amz-checksum-crc64nvme": b64(crc64nvme(n1), 8)})
+r = append("ap/n.txt", len(n1), n2)
+check("CRC64NVME object: the whole's after an append", r[0] == 200 and
+      head_ck("ap/n.txt").get("x-amz-checksum-crc64nvme") == b64(crc64nvme(n1 + n2), 8), head_ck("ap/n.txt"))
+sh1 = b"sha" * 10
+append("ap/sha.txt", 0, sh1, {"x-amz-checksum-sha256": base64.b64encode(hashlib.sha256(sh1).digest()).decode()})
+r = append("ap/sha.txt", len(sh1), b"more")
+h = head_ck("ap/sha.txt")
+check("SHA-256 object: appended, and no full-object checksum after", r[0] == 200 and
+      not any(k.startswith("x-amz-checksum-") for k in h) and h.get("content-length") == str(len(sh1) + 4), (code(r), h))
+
+# A multipart object has its parts: an append is one more.
+r = append("mp.bin", len(part1 + part2), b"appended")
+check("append to a 2-part object: ETag -3, the whole's CRC32", r[0] == 200 and r[1].get("etag", "").endswith('-3"') and
+      head_ck("mp.bin").get("x-amz-checksum-crc32") == b64(zlib.crc32(part1 + part2 + b"appended")), (code(r), r[1]))
+r = s("GET", P + "/mp.bin", headers={"range": "bytes=%d-" % (len(part1 + part2) - 2)})
+check("... read back from the multipart bytes on", r[2] == (part2 + b"appended")[-10:], r[2])
+
+# TooManyParts: the limit lowered to 3 (append_max_parts) so it is reached in two appends.
+admin("append_max_parts=3")
+append("ap/parts.txt", 0, b"1")
+r2, r3 = append("ap/parts.txt", 1, b"2"), append("ap/parts.txt", 2, b"3")
+r4 = append("ap/parts.txt", 3, b"4")
+check("append_max_parts=3: parts 2 and 3 appended, the 4th 400 TooManyParts",
+      r2[0] == 200 and r3[0] == 200 and code(r4) == "400 TooManyParts", (code(r2), code(r3), code(r4)))
+admin("append_max_parts=10000")
+r = append("ap/parts.txt", 3, b"4")
+check("... and with 10,000 the 4th goes in", r[0] == 200 and r[1].get("etag", "").endswith('-4"'), code(r))
+
+# Two appends at the same offset at once: exactly one wins, the other is InvalidWriteOffset. 4 MiB
+# each, so that both are in before either is done (appends under the shared lock crashed s3emu here).
+append("ap/race.txt", 0, b"r")
+size, rounds_ok = 1, True
+for rnd in range(8):
+    bodies = [bytes([65 + rnd]) * (4 << 20), bytes([97 + rnd]) * (4 << 20)]
+    res, go = [None, None], threading.Barrier(2)
+
+    def racer(i, off=size):
+        go.wait()
+        res[i] = append("ap/race.txt", off, bodies[i])
+
+    ts = [threading.Thread(target=racer, args=(i,)) for i in range(2)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    codes = sorted(code(x) for x in res)
+    rounds_ok &= codes == ["200 ", "400 InvalidWriteOffset"]
+    size += 4 << 20
+r = s("GET", P + "/ap/race.txt")
+check("racing appends: one 200 and one InvalidWriteOffset each round", rounds_ok, codes)
+check("... the object holds the winners only", len(r[2]) == size and
+      all(len(set(r[2][1 + i * (4 << 20):1 + (i + 1) * (4 << 20)])) == 1 for i in range(8)), len(r[2]))
+
+# lost-reply: the 2nd append lands but answers 500; the client's retry then finds InvalidWriteOffset.
+admin("faults=lost-reply@op=AppendObject,nth=2&reset_stats=1")
+l1, l2 = b"lost-1 ", b"lost-2 "
+r1, r2 = append("ap/lost.txt", 0, l1), append("ap/lost.txt", len(l1), l2)
+r3 = append("ap/lost.txt", len(l1), l2)
+check("lost-reply@op=AppendObject,nth=2: 200, then 500 InternalError", r1[0] == 200 and code(r2) == "500 InternalError",
+      (code(r1), code(r2)))
+check("... its bytes are there: the retry is 400 InvalidWriteOffset", code(r3) == "400 InvalidWriteOffset" and
+      s("GET", P + "/ap/lost.txt")[2] == l1 + l2, code(r3))
+st = stats()
+check("... counted: faults lost-reply 1, AppendObject 3", st["faults"].get("lost-reply") == 1 and
+      st["ops"].get("AppendObject") == 3, (st["faults"], st["ops"]))
+admin("faults=")
+
+# General purpose buckets have no appends.
+G = "/emu-gp-append"
+request("PUT", G, service="s3")
+r = request("PUT", G + "/k", body=b"x", headers={"x-amz-write-offset-bytes": "0"}, service="s3")
+check("append on a general purpose bucket: 501 NotImplemented", code(r) == "501 NotImplemented", code(r))
+check("... and nothing stored", request("HEAD", G + "/k", service="s3")[0] == 404)
+request("DELETE", G, service="s3")
 
 # ---- presigned with the session token ----
 now = datetime.datetime.now(datetime.timezone.utc)

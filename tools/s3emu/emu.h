@@ -89,6 +89,12 @@ struct emu_blob *emu_blob_new_body(struct emu_server *s, uint64_t len);
 int emu_blob_reserve(struct emu_blob *b, uint64_t need, uint64_t max);
 /* Give back the slack of a blob that ended shorter than reserved (aws-chunked framing). */
 void emu_blob_trim(struct emu_blob *b);
+/*
+ * The 'len' bytes of 'b' an object holds, then the 'n' bytes at 'p': an append.
+ * Returns the blob holding them ('b', or a new one that took 'b''s reference);
+ * NULL on OOM, 'b' unchanged. Amortized O(n): see blob.c.
+ */
+struct emu_blob *emu_blob_append(struct emu_blob *b, uint64_t len, const void *p, uint64_t n);
 /* Move the whole pages of the first 'len' bytes of 'from' to 'dst' without a copy; the bytes moved. */
 uint64_t emu_blob_move_head(struct emu_blob *from, char *dst, uint64_t len);
 struct emu_blob *emu_blob_ref(struct emu_blob *b);
@@ -155,6 +161,7 @@ enum emu_op {
     OP_CREATE_SESSION, OP_LIST_DIRECTORY_BUCKETS,
     OP_GET_OBJECT_TAGGING, OP_PUT_OBJECT_TAGGING, OP_DELETE_OBJECT_TAGGING,
     OP_RESTORE_OBJECT, OP_RENAME_OBJECT,
+    OP_APPEND_OBJECT,   /* PutObject with x-amz-write-offset-bytes (S3 Express): counted apart */
     OP_GET_BUCKET_ENCRYPTION, OP_PUT_BUCKET_ENCRYPTION,
     OP_ADMIN_STATS, OP_ADMIN_CONFIG, OP_ADMIN_RESET, OP_ADMIN_POPULATE,
     OP_COUNT
@@ -185,6 +192,7 @@ enum emu_fault_kind {
     FAULT_DENY,         /* 403 AccessDenied, op not run; DeleteObjects: per key (key= rules) */
     FAULT_501,          /* 501 NotImplemented, op not run: a store without the operation (s3rver: UploadPartCopy) */
     FAULT_409,          /* 409 ConditionalRequestConflict, op not run: a conditional write raced another */
+    FAULT_LOST_REPLY,   /* the op runs, then 500 InternalError instead of its success: a write landed unseen */
     FAULT_KIND_COUNT
 };
 const char *emu_fault_name(enum emu_fault_kind k);
@@ -346,6 +354,7 @@ struct emu_model {
     double restore_ms;          /* RestoreObject: how long its copy takes to be readable (0: at once) */
     int block_ssec;             /* new buckets block SSE-C writes (AWS's default since April 2026) */
     int delete_ignores_if_match; /* DeleteObject deletes whatever its If-Match says (Ceph 16, S3 before 2025) */
+    uint32_t append_max_parts;  /* parts an appended object may have (TooManyParts beyond; S3: 10,000) */
     struct emu_fault_rule rules[EMU_MAX_RULES];
     int n_rules;
     double fault_prob;          /* global probability of a random 500/503 */
@@ -415,8 +424,8 @@ struct emu_worker {
  *   model_lock (mutex)   the model's settings, fault rules and their
  *                        counters, the rate limiter
  * The settings ops.c reads (min_part_bytes, xregion_ms, express_session_s,
- * express_session_required) are changed with both held, so reading them
- * under either is safe.
+ * express_session_required, append_max_parts) are changed with both held,
+ * so reading them under either is safe.
  */
 struct emu_server {
     int lfds[EMU_MAX_LISTEN];   /* one listening socket per address, all on 'port' */

@@ -53,6 +53,7 @@ static const char *const op_names[OP_COUNT] = {
     [OP_DELETE_OBJECT_TAGGING] = "DeleteObjectTagging",
     [OP_RESTORE_OBJECT] = "RestoreObject",
     [OP_RENAME_OBJECT] = "RenameObject",
+    [OP_APPEND_OBJECT] = "AppendObject",
     [OP_GET_BUCKET_ENCRYPTION] = "GetBucketEncryption",
     [OP_PUT_BUCKET_ENCRYPTION] = "PutBucketEncryption",
     [OP_ADMIN_STATS] = "AdminStats",
@@ -73,7 +74,7 @@ bool emu_op_is_write(enum emu_op op)
     case OP_CREATE_MPU: case OP_UPLOAD_PART: case OP_UPLOAD_PART_COPY: case OP_COMPLETE_MPU:
     case OP_ABORT_MPU: case OP_CREATE_BUCKET: case OP_DELETE_BUCKET: case OP_PUT_BUCKET_VERSIONING:
     case OP_PUT_BUCKET_ACL: case OP_PUT_OBJECT_ACL: case OP_PUT_OBJECT_TAGGING: case OP_DELETE_OBJECT_TAGGING:
-    case OP_RESTORE_OBJECT: case OP_PUT_BUCKET_ENCRYPTION: case OP_RENAME_OBJECT:
+    case OP_RESTORE_OBJECT: case OP_PUT_BUCKET_ENCRYPTION: case OP_RENAME_OBJECT: case OP_APPEND_OBJECT:
         return true;
     default:
         return false;
@@ -84,7 +85,7 @@ static const char *const fault_names[FAULT_KIND_COUNT] = {
     [FAULT_NONE] = "none", [FAULT_500] = "500", [FAULT_503] = "503",
     [FAULT_RESET] = "reset", [FAULT_RESET_MID] = "reset-mid", [FAULT_TRUNCATE] = "truncate",
     [FAULT_SLOW] = "slow", [FAULT_CORRUPT] = "corrupt", [FAULT_DELAY] = "delay",
-    [FAULT_DENY] = "deny", [FAULT_501] = "501", [FAULT_409] = "409",
+    [FAULT_DENY] = "deny", [FAULT_501] = "501", [FAULT_409] = "409", [FAULT_LOST_REPLY] = "lost-reply",
 };
 
 const char *emu_fault_name(enum emu_fault_kind k)
@@ -101,6 +102,7 @@ void emu_model_defaults(struct emu_model *m)
     m->express_latency_ms = -1;
     m->express_session_s = 300;
     m->express_session_required = 1;
+    m->append_max_parts = 10000;
 }
 
 /* ---- the server ---- */
@@ -449,7 +451,13 @@ static int set_key(struct emu_server *s, const char *k, const char *v, char *err
         m->block_ssec = d != 0;
     else if (!strcmp(k, "delete_ignores_if_match"))
         m->delete_ignores_if_match = d != 0;
-    else if (!strcmp(k, "faults"))
+    else if (!strcmp(k, "append_max_parts")) {
+        if (d < 1 || d > 10000) {
+            snprintf(err, errn, "append_max_parts must be 1 to 10000");
+            return -1;
+        }
+        m->append_max_parts = (uint32_t)d;
+    } else if (!strcmp(k, "faults"))
         return emu_model_parse_faults(m, v, err, errn);
     else if (!strcmp(k, "reset_stats")) {
         if (d != 0)
@@ -661,12 +669,12 @@ void emu_model_stats_json(struct emu_server *s, struct buf *b)
                 "\"bandwidth_mbps\":%g,\"rate_get\":%g,\"rate_put\":%g,\"prefix_depth\":%d,"
                 "\"xregion_ms\":%g,\"express_latency_ms\":%g,\"express_session_s\":%g,"
                 "\"express_session_required\":%d,\"min_part_bytes\":%llu,\"apply_late\":%d,"
-                "\"copy_ms\":%g,\"copy_mbps\":%g,\"ignore_part_number\":%d},",
+                "\"copy_ms\":%g,\"copy_mbps\":%g,\"ignore_part_number\":%d,\"append_max_parts\":%u},",
              m->latency_ms, m->jitter, m->tail_pct, m->tail_mult, m->bandwidth_mbps, m->rate_get,
              m->rate_put, m->prefix_depth, m->xregion_ms, m->express_latency_ms,
              m->express_session_s, m->express_session_required,
              (unsigned long long)m->min_part_bytes, m->apply_late, m->copy_ms, m->copy_mbps,
-             m->ignore_part_number);
+             m->ignore_part_number, m->append_max_parts);
     {
         struct emu_sl_node *n;
         uint64_t objects = 0, nb = 0;

@@ -127,6 +127,8 @@ static enum emu_op classify(const struct emu_req *q)
             return copy ? OP_UPLOAD_PART_COPY : OP_UPLOAD_PART;
         if (has_param(q, "renameObject"))
             return OP_RENAME_OBJECT;
+        if (!copy && emu_req_header(q, "x-amz-write-offset-bytes").p)
+            return OP_APPEND_OBJECT;
         return copy ? OP_COPY_OBJECT : OP_PUT_OBJECT;
     }
     if (get)
@@ -186,7 +188,8 @@ void emu_ops_on_head(struct emu_server *s, struct emu_conn *c)
     EMU_STAT(s, requests, 1);
     EMU_STAT(s, listener_reqs[c->lidx], 1);
     EMU_STAT(s, by_op[q->op], 1);
-    q->body_max = (q->op == OP_PUT_OBJECT || q->op == OP_UPLOAD_PART) ? EMU_BODY_MAX : EMU_XML_BODY_MAX;
+    q->body_max = (q->op == OP_PUT_OBJECT || q->op == OP_UPLOAD_PART || q->op == OP_APPEND_OBJECT) ? EMU_BODY_MAX
+                                                                                                  : EMU_XML_BODY_MAX;
     q->fault = emu_model_pick_fault(s, q, &q->fault_arg);
     if (q->fault == FAULT_RESET)
         c->resp.reset_now = true;
@@ -374,7 +377,7 @@ void emu_ops_handle(struct emu_server *s, struct emu_conn *c)
         goto model;
     }
     memset(&bc, 0, sizeof(bc));
-    if (q->op == OP_PUT_OBJECT || q->op == OP_UPLOAD_PART) {
+    if (q->op == OP_PUT_OBJECT || q->op == OP_UPLOAD_PART || q->op == OP_APPEND_OBJECT) {
         /* Checked now, outside the lock; its error is sent unless an earlier check answers. */
         ops_body_prepare(s, c, &ar, &bc);
         if (q->express && !bc.rc)
@@ -395,6 +398,9 @@ void emu_ops_handle(struct emu_server *s, struct emu_conn *c)
         b = emu_store_bucket(s, q->bucket); /* again: it may have gone since check_auth */
     dispatch(s, c, b, &bc);
     emu_store_unlock(s);
+    /* Done, and the client is told it failed: its retry finds its write there already. */
+    if (q->fault == FAULT_LOST_REPLY && r->status >= 200 && r->status < 300)
+        ops_error(s, c, 500, "InternalError", "We encountered an internal error. Please try again.", NULL);
 model:
     if (!q->latency_spent)
         r->delay_ns += emu_model_latency_ns(s, q);
@@ -443,6 +449,7 @@ static void dispatch(struct emu_server *s, struct emu_conn *c, struct emu_bucket
         break;
     case OP_LIST_OBJECT_VERSIONS: ops_list_versions(s, c, b); break;
     case OP_PUT_OBJECT: ops_put_object(s, c, b, bc); break;
+    case OP_APPEND_OBJECT: ops_append_object(s, c, b, bc); break;
     case OP_GET_OBJECT: ops_get_object(s, c, b, false); break;
     case OP_HEAD_OBJECT: ops_get_object(s, c, b, true); break;
     case OP_DELETE_OBJECT: ops_delete_object(s, c, b); break;

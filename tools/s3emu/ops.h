@@ -36,6 +36,7 @@ struct body_check {
     int rc;                 /* 0, or -1 with the error in c->resp (sent unless a check
                              * that comes first in S3's order fails too and answers instead) */
     struct emu_cksum ck;    /* the verified x-amz-checksum (algo "" if none) */
+    bool ck_ours;           /* ck is the CRC32 a directory bucket computes, not the request's */
     char etag[48];          /* the payload's MD5, quoted */
 };
 
@@ -84,6 +85,8 @@ const char *ops_ck_algo_norm(struct sv v);
 size_t ops_ck_raw(const char *algo, const void *p, size_t n, unsigned char out[32]);
 /* The same, base64. */
 void ops_ck_b64(const char *algo, const void *p, size_t n, char out[96]);
+/* A CRC's raw (big-endian) bytes as a number, as ck_combine takes it. */
+uint64_t ops_crc_value(const unsigned char *raw, size_t n);
 /* "x-amz-checksum-crc32c"; "ChecksumCRC32C". */
 void ops_ck_header_name(const char *algo, char out[40]);
 void ops_ck_xml_name(const char *algo, char out[32]);
@@ -131,6 +134,12 @@ void ops_put_encryption(struct emu_server *s, struct emu_conn *c, struct emu_buc
 bool ops_archived_refuse(struct emu_server *s, struct emu_conn *c, const struct emu_obj *o);
 void ops_put_object(struct emu_server *s, struct emu_conn *c, struct emu_bucket *b,
                     const struct body_check *bc);
+/*
+ * AppendObject (S3 Express): PutObject with x-amz-write-offset-bytes: N. No object yet: N is 0
+ * and it is a PutObject; else N is its size, and the body is one more part of it (README).
+ */
+void ops_append_object(struct emu_server *s, struct emu_conn *c, struct emu_bucket *b,
+                       const struct body_check *bc);
 void ops_copy_object(struct emu_server *s, struct emu_conn *c, struct emu_bucket *b);
 /* RenameObject (S3 Express, 2025): the object moves to the request's key at once, all of it kept. */
 void ops_rename_object(struct emu_server *s, struct emu_conn *c, struct emu_bucket *b);
@@ -222,7 +231,8 @@ void ops_list_dir_buckets(struct emu_server *s, struct emu_conn *c);
 void ops_create_session(struct emu_server *s, struct emu_conn *c, struct emu_bucket *b);
 /* What a directory bucket refuses (operations, storage classes, ACLs, versions); true if answered. */
 bool ops_express_refuse(struct emu_server *s, struct emu_conn *c, struct emu_bucket *b);
-/* PutObject and UploadPart, before the lock: a random ETag, and PutObject's CRC32 if none was sent. */
+/* PutObject, appends and UploadPart, before the lock: a random ETag, and a PutObject's or append's
+ * CRC32 if none was sent (ck_ours). */
 void ops_express_body(struct emu_server *s, struct emu_conn *c, struct body_check *bc);
 /* An object about to be stored in 'b': if a directory bucket, its class, ETag and checksum. */
 void ops_express_obj(struct emu_server *s, struct emu_bucket *b, struct emu_obj *o);

@@ -305,7 +305,7 @@ bool ops_express_refuse(struct emu_server *s, struct emu_conn *c, struct emu_buc
     case OP_GET_OBJECT_TAGGING: case OP_PUT_OBJECT_TAGGING: case OP_DELETE_OBJECT_TAGGING:
         ops_error(s, c, 501, "NotImplemented", "This operation is not supported by directory buckets.", NULL);
         return true;
-    case OP_PUT_OBJECT: case OP_COPY_OBJECT: case OP_CREATE_MPU: {
+    case OP_PUT_OBJECT: case OP_APPEND_OBJECT: case OP_COPY_OBJECT: case OP_CREATE_MPU: {
         struct sv sc = emu_req_header(q, "x-amz-storage-class");
 
         if (sc.p && !sv_eqs(sc, "EXPRESS_ONEZONE")) {
@@ -345,7 +345,8 @@ void ops_express_body(struct emu_server *s, struct emu_conn *c, struct body_chec
     struct emu_blob *body = c->req.body;
 
     random_etag(s, bc->etag);
-    if (c->req.op == OP_PUT_OBJECT && !bc->ck.algo[0]) {
+    if ((c->req.op == OP_PUT_OBJECT || c->req.op == OP_APPEND_OBJECT) && !bc->ck.algo[0]) {
+        bc->ck_ours = true;
         str_copy(bc->ck.algo, sizeof(bc->ck.algo), "CRC32");
         str_copy(bc->ck.type, sizeof(bc->ck.type), "FULL_OBJECT");
         ops_ck_b64("CRC32", body ? body->data : "", body ? (size_t)body->len : 0, bc->ck.value);

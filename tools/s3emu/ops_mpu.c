@@ -249,17 +249,6 @@ static size_t part_ck_raw(const struct emu_upload *u, const struct emu_part *p, 
     return ops_ck_raw(u->ck_algo, bytes, (size_t)len, out);
 }
 
-/* A CRC's raw (big-endian) bytes as a number. */
-static uint64_t crc_value(const unsigned char *raw, size_t n)
-{
-    uint64_t v = 0;
-    size_t k;
-
-    for (k = 0; k < n; k++)
-        v = v << 8 | raw[k];
-    return v;
-}
-
 static void complete_cb(void *ctx, const char *name, const char *text, int depth)
 {
     struct complete_ctx *cc = ctx;
@@ -428,7 +417,7 @@ void ops_complete_mpu(struct emu_server *s, struct emu_conn *c, struct emu_bucke
             if (!crc_whole)
                 buf_add(&cks, raw, rl);
             else
-                whole = i ? ck_combine(ca, whole, crc_value(raw, rl), len) : crc_value(raw, rl);
+                whole = i ? ck_combine(ca, whole, ops_crc_value(raw, rl), len) : ops_crc_value(raw, rl);
         }
         off += len;
         o->part_ends[i] = off;

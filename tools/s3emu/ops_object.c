@@ -6,10 +6,13 @@
  */
 #include "ops.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+#include "base/ck.h"
 
 /* An HTTP date (or ISO 8601) in ms since the epoch; -1 when absent or unparsable. */
 static int64_t parse_http_time(struct sv v)
@@ -323,6 +326,148 @@ void ops_put_object(struct emu_server *s, struct emu_conn *c, struct emu_bucket 
     }
     put_done_headers(c, b, o);
     ops_ssec_headers(c, o->ssec_md5);
+    ops_ok_empty(c, 200);
+}
+
+/* "crc32c" for "CRC32C": how S3 names algorithms in its checksum type message. */
+static void lower_copy(char *dst, size_t n, const char *src)
+{
+    size_t i;
+
+    for (i = 0; i + 1 < n && src[i]; i++)
+        dst[i] = (char)tolower((unsigned char)src[i]);
+    dst[i] = 0;
+}
+
+/*
+ * The checksum of an object with 'n' more bytes (the body of the append 'bc'): a full-object CRC
+ * goes on over them (joined with theirs, as Complete joins its parts'), and an append that names
+ * another algorithm is refused; any other checksum (a SHA, a composite) covers the bytes it was
+ * taken over only, and goes. 0, or -1 when answered.
+ */
+static int append_checksum(struct emu_server *s, struct emu_conn *c, const struct emu_obj *o,
+                           const struct body_check *bc, struct emu_cksum *out)
+{
+    const struct emu_blob *body = c->req.body;
+    unsigned char raw[CK_MAX_LEN], praw[CK_MAX_LEN];
+    char want[16], got[16], msg[128], v[CK_B64_MAX];
+    uint64_t part;
+    enum ck_algo a;
+
+    memset(out, 0, sizeof(*out));
+    if (!ck_parse(sv_from(o->ck.algo), &a) || !ck_is_crc(a) || strcmp(o->ck.type, "FULL_OBJECT") != 0 ||
+        !ck_from_b64(a, sv_from(o->ck.value), raw))
+        return 0;
+    if (bc->ck.algo[0] && !bc->ck_ours && strcmp(bc->ck.algo, o->ck.algo) != 0) {
+        lower_copy(want, sizeof(want), o->ck.algo);
+        lower_copy(got, sizeof(got), bc->ck.algo);
+        snprintf(msg, sizeof(msg), "Checksum Type mismatch occurred, expected checksum Type: %s, actual "
+                 "checksum Type: %s", want, got);
+        ops_error(s, c, 400, "InvalidRequest", msg, NULL);
+        return -1;
+    }
+    if (!strcmp(bc->ck.algo, o->ck.algo) && ck_from_b64(a, sv_from(bc->ck.value), praw))
+        part = ops_crc_value(praw, ck_len(a));
+    else    /* ours is a CRC32 and the object's another CRC: taken now, the one pass under the lock */
+        part = ck_update(a, 0, body->data, (size_t)body->len);
+    ck_crc_b64(a, ck_combine(a, ops_crc_value(raw, ck_len(a)), part, body->len), v);
+    str_copy(out->algo, sizeof(out->algo), o->ck.algo);
+    str_copy(out->value, sizeof(out->value), v);
+    str_copy(out->type, sizeof(out->type), "FULL_OBJECT");
+    return 0;
+}
+
+void ops_append_object(struct emu_server *s, struct emu_conn *c, struct emu_bucket *b,
+                       const struct body_check *bc)
+{
+    struct emu_req *q = &c->req;
+    struct emu_obj *o;
+    struct emu_blob *grown;
+    struct emu_cksum ck;
+    uint64_t off, *ends;
+    uint32_t parts, cap;
+    int i;
+
+    if (!b->directory) {
+        ops_error(s, c, 501, "NotImplemented", "This bucket does not support appends: "
+                  "x-amz-write-offset-bytes is for directory buckets.", NULL);
+        return;
+    }
+    if (!sv_to_u64(emu_req_header(q, "x-amz-write-offset-bytes"), &off)) {
+        ops_error(s, c, 400, "InvalidArgument", "x-amz-write-offset-bytes must be a non-negative integer.", NULL);
+        return;
+    }
+    if (!q->body || !q->body->len) {
+        ops_error(s, c, 400, "InvalidRequest", "Request body cannot be empty when 'write offset' is specified.",
+                  NULL);
+        return;
+    }
+    o = emu_store_get(b, q->key, q->klen, NULL);
+    if (!o || o->delete_marker) {
+        if (off) {
+            ops_error(s, c, 400, "InvalidWriteOffset", "The write offset value that you specified does not "
+                      "match the current object size.", NULL);
+            return;
+        }
+        ops_put_object(s, c, b, bc); /* the first bytes: a PutObject, metadata and all */
+        return;
+    }
+    if (ops_put_preconditions(s, c, b) || ops_ssec_check(s, c, o->ssec_md5, false) || bc->rc)
+        return;
+    for (i = 0; i < q->n_hdrs; i++) {
+        if (q->hdrs[i].name.n > 11 && !strncasecmp(q->hdrs[i].name.p, "x-amz-meta-", 11)) {
+            ops_error(s, c, 400, "InvalidRequest", "Cannot specify both a write offset value and "
+                      "user-defined object metadata for existing objects.", NULL);
+            return;
+        }
+    }
+    if (off != o->size) {
+        ops_error(s, c, 400, "InvalidWriteOffset", "The write offset value that you specified does not match "
+                  "the current object size.", NULL);
+        return;
+    }
+    if (q->body->len > EMU_OBJECT_MAX) {
+        ops_err_key(s, c, 400, "EntityTooLarge", "Your proposed upload exceeds the maximum allowed size");
+        return;
+    }
+    parts = (o->n_parts ? o->n_parts : 1) + 1;
+    if (parts > s->model.append_max_parts) {
+        char msg[128];
+
+        snprintf(msg, sizeof(msg), "An object may have at most %u parts: this append would be part %u.",
+                 s->model.append_max_parts, parts);
+        ops_error(s, c, 400, "TooManyParts", msg, NULL);
+        return;
+    }
+    if (append_checksum(s, c, o, bc, &ck))
+        return;
+    /* Room for the part ends by powers of two: realloc to the size it has is no copy. */
+    for (cap = 2; cap < parts; cap *= 2)
+        ;
+    ends = realloc(o->part_ends, (size_t)cap * sizeof(*ends));
+    if (!ends) {
+        ops_error(s, c, 500, "InternalError", "Out of memory.", NULL);
+        return;
+    }
+    o->part_ends = ends;
+    grown = emu_blob_append(o->blob, o->size, q->body->data, q->body->len);
+    if (!grown) {
+        ops_error(s, c, 500, "InternalError", "Out of memory.", NULL);
+        return;
+    }
+    if (!o->n_parts)
+        ends[0] = o->size;
+    o->blob = grown;
+    o->size += q->body->len;
+    ends[parts - 1] = o->size;
+    o->n_parts = parts;
+    o->mtime_ms = emu_wall_ms();
+    o->ck = ck;
+    /* A new ETag, no MD5 of the whole a client could check the bytes against: random, and -N. */
+    o->etag[0] = '"';
+    emu_random_hex(s, o->etag + 1, 32);
+    snprintf(o->etag + 33, sizeof(o->etag) - 33, "-%u\"", parts);
+    put_done_headers(c, b, o);
     ops_ok_empty(c, 200);
 }
 

@@ -115,6 +115,16 @@ const char *ops_ck_algo_norm(struct sv v)
     return NULL;
 }
 
+uint64_t ops_crc_value(const unsigned char *raw, size_t n)
+{
+    uint64_t v = 0;
+    size_t k;
+
+    for (k = 0; k < n; k++)
+        v = v << 8 | raw[k];
+    return v;
+}
+
 /* Raw checksum bytes of 'algo' over p[0..n); returns the length (4, 8, 20, 32). */
 size_t ops_ck_raw(const char *algo, const void *p, size_t n, unsigned char out[32])
 {
