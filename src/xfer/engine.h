@@ -954,6 +954,9 @@ void mem_digests(struct engine *g, struct req *r, bool whole_object);
  * can go now. 'small': its MD5 is taken here (a body of SMALL_BODY_MAX or less).
  */
 bool mem_digests_later(struct engine *g, struct req *r, bool whole_object, bool small);
+/* A memory body's hash job is back: true when there is nothing more to do with it (its object
+ * failed, the run stops, the job failed: the request is put back or failed, here). */
+bool mem_hash_ended(struct engine *g, struct req *r);
 /*
  * mem_digests_later for a whole object whose MD5 ('md5') a hash worker took already, with
  * the CRC 'had' names when it took one (had->crc: a relay's read, hashed once): only what

@@ -367,21 +367,9 @@ static void resume_hashed(struct engine *g, struct eng_hash *h)
     struct xfer_obj_state *os = r->os;
     struct obj_stdin *in = stdin_of(os);
     size_t tail = r->mem.len - (size_t)r->len;
-    struct s3c_error e = S3C_ERROR_INIT;
 
-    if (os->failed) {
-        req_put_back(g, r);
-        maybe_finish(g, os);
+    if (mem_hash_ended(g, r))
         return;
-    }
-    if (stopping(g) || h->job.err.code) {
-        if (h->job.err.code)
-            e = h->job.err;
-        else
-            s3c_fail(&e, S3C_ECANCEL, "%s", cancel_requested ? "interrupted" : "stopped");
-        req_fail(g, r, &e, false, 0);
-        return;
-    }
     in->crc = h->job.crc_val;
     in->appended += r->len;
     if (tail) {

@@ -377,25 +377,33 @@ void mem_digests(struct engine *g, struct req *r, bool whole_object)
 
 /* A memory body's digests are back from the hash workers: send it (or let it
  * go: its object failed or the run stops). */
-static void mem_hashed(struct engine *g, struct eng_hash *h)
+bool mem_hash_ended(struct engine *g, struct req *r)
 {
-    struct req *r = (struct req *)((char *)h - offsetof(struct req, hash));
     struct xfer_obj_state *os = r->os;
     struct s3c_error e = S3C_ERROR_INIT;
 
     if (os->failed) {
         req_put_back(g, r);
         maybe_finish(g, os);
-        return;
+        return true;
     }
-    if (stopping(g) || h->job.err.code) {
-        if (h->job.err.code)
-            e = h->job.err;
+    if (stopping(g) || r->hash.job.err.code) {
+        if (r->hash.job.err.code)
+            e = r->hash.job.err;
         else
             s3c_fail(&e, S3C_ECANCEL, "%s", cancel_requested ? "interrupted" : "stopped");
         req_fail(g, r, &e, false, 0);
-        return;
+        return true;
     }
+    return false;
+}
+
+static void mem_hashed(struct engine *g, struct eng_hash *h)
+{
+    struct req *r = (struct req *)((char *)h - offsetof(struct req, hash));
+
+    if (mem_hash_ended(g, r))
+        return;
     if (!h->job.no_md5)
         mem_md5_set(r, h->job.digest);
     if (h->job.also)
