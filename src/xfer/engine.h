@@ -448,7 +448,6 @@ static inline void stdin_keep_buffer(struct xfer_obj_state *os, struct buf *mem)
     }
 }
 
-
 static inline struct obj_copy *copy_of(const struct xfer_obj_state *os)
 {
     return OBJ_OF(os, struct obj_copy, FAM_COPY);
@@ -1045,7 +1044,6 @@ void on_append(struct engine *g, struct req *r);
 bool append_refused(struct engine *g, struct req *r, const struct s3c_error *e);
 void on_append_head(struct engine *g, struct req *r);
 bool append_head_refused(struct engine *g, struct req *r, const struct s3c_error *e);
-
 
 /* copy.c: the server-side copy family */
 enum s3c_err copy_start(struct engine *g, struct xfer_obj_state *os, struct req **out, struct s3c_error *e);
