@@ -37,6 +37,9 @@ bool str_copy(char *dst, size_t dst_size, const char *src);
 /* Lower-case hex of 'n' bytes into 'out' (2n+1 bytes incl. NUL). */
 void str_hex(const unsigned char *in, size_t n, char *out);
 
+/* The 'n' bytes whose hex (either case) is the first 2n characters of 'hex'; false if one is no hex digit. */
+bool str_unhex(const char *hex, unsigned char *out, size_t n);
+
 /* FNV-1a, 64 bits, of 'n' bytes, continuing from 'h' (start with STR_FNV1A_BASIS). */
 #define STR_FNV1A_BASIS 0xcbf29ce484222325ull
 uint64_t str_fnv1a(uint64_t h, const void *p, size_t n);

@@ -277,6 +277,8 @@ static void copy_next(struct engine *g, struct xfer_obj_state *os, enum req_kind
         return;
     }
     obj_phase_set(g, os, kind == RK_COPY ? PH_SINGLE : PH_CREATE);
+    if (kind == RK_CREATE && copy_of(os)->relay)
+        kind = resume_first(g, os); /* a relay is journaled: a killed one is continued or aborted */
     c = req_get(g, os, kind);
     if (c && kind == RK_COPY && copy_single(os, c))
         s3c_fail(&e, S3C_ENOMEM, "key too long");
@@ -562,7 +564,7 @@ static enum s3c_err relay_start(struct engine *g, struct xfer_obj_state *os, str
         relay_go(g, os);
         return S3C_OK;
     }
-    first = os->n_parts && c->keep_meta && !o->head ? RK_HEAD_SRC : c->keep_tags ? RK_GET_TAGS : RK_CREATE;
+    first = os->n_parts && c->keep_meta && !o->head ? RK_HEAD_SRC : c->keep_tags ? RK_GET_TAGS : resume_first(g, os);
     obj_phase_set(g, os, PH_CREATE);
     if (!(r = req_get(g, os, first)))
         return s3c_fail(e, S3C_ENOMEM, "out of memory");
@@ -596,6 +598,8 @@ static struct req *relay_next_one(struct engine *g, struct xfer_obj_state *os, b
     }
     if (!os->n_parts && c->relay_whole_sent)
         return NULL;
+    while (os->have && os->next_part <= os->n_parts && os->have[os->next_part - 1] == HAVE_TAKEN)
+        os->next_part++; /* --resume: on the store already, and in the whole's proof */
     if (os->n_parts && os->next_part > os->n_parts) {
         active_remove(g, os);
         return NULL;
@@ -702,6 +706,21 @@ static void relay_send(struct engine *g, struct req *r, const unsigned char md5[
     struct xfer_obj_state *os = r->os;
     struct s3c_error e = S3C_ERROR_INIT;
     struct req *p;
+
+    if (os->have && r->part && os->have[r->part - 1] == HAVE_LISTED) {
+        /* --resume: the store has this part; read again for the whole's MD5, sent again only if
+         * the part's MD5 is not the one the store listed. */
+        os->have[r->part - 1] = 0;
+        if (!memcmp(mpu_of(os)->md5s[r->part - 1], md5, MD5_LEN)) {
+            g->stats.bytes_live -= r->len;
+            req_put_back(g, r);
+            if (++os->parts_done == os->n_parts)
+                send_complete(g, os);
+            maybe_finish(g, os);
+            return;
+        }
+        xdebug(g, os->o, "part %" PRIu32 " on the store is not what the source has there: sent again", r->part);
+    }
 
     if (!(p = req_get(g, os, os->n_parts ? RK_PART : RK_PUT))) {
         s3c_fail(&e, S3C_ENOMEM, "out of memory");
@@ -848,44 +867,4 @@ void on_relay_get(struct engine *g, struct req *r)
     relay_send(g, r, r->hash.job.digest);
     if (c->seq_md5)
         relay_seq_kick(g, os);
-}
-
-bool relay_source_check(struct engine *g, struct xfer_obj_state *os, struct s3c_error *e)
-{
-    const struct mpu_state *m = mpu_of(os);
-    const char *etag = copy_of(os)->relay_etag;
-    struct md5 all;
-    unsigned char d[MD5_LEN];
-    char hex[33], got[33];
-    uint32_t i, n = etag[0] ? xfer_etag_parts(etag, hex) : 0;
-
-    if (!g->opts.verify)
-        return true;
-    if (copy_of(os)->md5_hidden) {
-        os->src_unproven = "the source is encrypted (SSE-KMS or SSE-C): its ETag is no MD5, what was read is unproven";
-        return true;
-    }
-    if (copy_of(os)->seq_md5) {
-        hash_final(copy_of(os)->seq, d); /* its last block or two: the bytes went in on the workers */
-        str_hex(d, MD5_LEN, got);
-        if (etag_is_md5(sv_from(etag), hex) && !strcmp(got, hex))
-            return true;
-        /* Every range asked If-Match its ETag: not another version, bytes spoilt on the way. */
-        s3c_fail(e, S3C_EHTTP, "the bytes read from the source do not match its ETag (MD5 %s, not %s): "
-                 "the copy is not completed", got, etag);
-        return false;
-    }
-    if (n != os->n_parts || m->md5s_unknown || xfer_etag_not_md5(os->o->src_bucket, NULL)) {
-        os->src_unproven = "the source's ETag does not name the parts it was read in: what was read is unproven";
-        return true;
-    }
-    md5_init(&all);
-    for (i = 0; i < os->n_parts; i++)
-        md5_update(&all, m->md5s[i], MD5_LEN);
-    md5_final(&all, d);
-    str_hex(d, MD5_LEN, got);
-    if (strcmp(got, hex) != 0) /* the layout was a guess (relay_part_size): another gives other MD5s */
-        os->src_unproven = "the source's ETag is not the MD5 of the parts read (its part size was guessed): "
-                           "what was read is unproven";
-    return true;
 }

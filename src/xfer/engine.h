@@ -190,7 +190,7 @@ struct xfer_obj_state {
     uint32_t next_part;             /* next part number to start, 1-based */
     uint32_t parts_done;
     uint8_t *have;                  /* --resume: parts already in place (the store's, the temp file's),
-                                       not sent again; NULL */
+                                       not sent again (HAVE_TAKEN); NULL */
     int reqs;                       /* requests in flight or waiting to retry */
     bool failed;
     struct s3c_error err;
@@ -508,6 +508,13 @@ static inline bool obj_mpu_crc(const struct xfer_obj_state *os)
 
     return m && m->mpu_crc;
 }
+
+/* xfer_obj_state.have, per part: */
+enum {
+    HAVE_TAKEN = 1,                 /* in place and proven ours: not sent again */
+    HAVE_LISTED = 2,                /* a relay's part the store lists (its MD5 in mpu_state.md5s): read
+                                       again for the whole's proof, sent again only if it differs */
+};
 
 /* A multipart upload's state before anything (its start calls this first). */
 static inline void mpu_init(struct mpu_state *m)

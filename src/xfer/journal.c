@@ -119,6 +119,8 @@ static enum s3c_err write_record(const char *dir, const char *path, const struct
  */
 enum jf_type {
     JF_STR,   /* char *, percent-encoded; NULL is written as "" */
+    JF_STR_OPT, /* a JF_STR added after records without it were written: written only when not
+                   empty, read as "" when absent */
     JF_U64,   /* uint64_t, decimal digits */
     JF_I64,   /* int64_t, decimal digits after an optional '-' */
     JF_FLAGS, /* uint8_t *: one 0/1 flag per part, as many as the kind's count says */
@@ -157,6 +159,7 @@ static const struct jfield upload_fields[] = {
     { "key", JF_STR, offsetof(struct journal_upload, key) },
     { "upload_id", JF_STR, offsetof(struct journal_upload, upload_id) },
     { "source", JF_STR, offsetof(struct journal_upload, source) },
+    { "etag", JF_STR_OPT, offsetof(struct journal_upload, etag) },
     { "size", JF_U64, offsetof(struct journal_upload, size) },
     { "mtime_s", JF_I64, offsetof(struct journal_upload, mtime_s) },
     { "part_size", JF_U64, offsetof(struct journal_upload, part_size) },
@@ -237,10 +240,13 @@ static enum s3c_err record_write(const struct jkind *k, const void *rec, struct 
         const char *s;
         enum s3c_err rc = S3C_OK;
 
+        if (f->type == JF_STR_OPT && !((s = *JF_AT(rec, f, char *const)) && s[0]))
+            continue; /* none: the record is byte for byte the one an s3c before the field writes */
         if (buf_adds(b, f->name) || buf_addc(b, ' '))
             return S3C_ENOMEM;
         switch (f->type) {
         case JF_STR:
+        case JF_STR_OPT:
             s = *JF_AT(rec, f, char *const);
             rc = pct_encode(sv_from(s ? s : ""), true, b);
             break;
@@ -317,6 +323,7 @@ static bool field_read(const struct jkind *k, const struct jfield *f, const char
 {
     switch (f->type) {
     case JF_STR:
+    case JF_STR_OPT:
         return (*JF_AT(rec, f, char *) = pct_decode_dup(v)) != NULL;
     case JF_U64:
         return number_read(v, false, f, rec);
@@ -334,7 +341,7 @@ static void record_release(const struct jkind *k, void *rec)
     size_t i;
 
     for (i = 0; i < k->n_fields; i++)
-        if (k->fields[i].type == JF_STR || k->fields[i].type == JF_FLAGS)
+        if (k->fields[i].type != JF_U64 && k->fields[i].type != JF_I64)
             free(*JF_AT(rec, &k->fields[i], void *));
     memset(rec, 0, k->size);
 }
@@ -366,9 +373,12 @@ static bool record_parse(const struct jkind *k, char *text, void *rec)
         val[i] = sp;
     }
     /* The flags last: how many there are follows from the other fields. */
-    for (i = 0; i < k->n_fields; i++)
+    for (i = 0; i < k->n_fields; i++) {
+        if (!val[i] && k->fields[i].type == JF_STR_OPT)
+            val[i] = "";
         if (!val[i] || (k->fields[i].type != JF_FLAGS && !field_read(k, &k->fields[i], val[i], rec)))
             return false;
+    }
     if (!k->check(rec))
         return false;
     for (i = 0; i < k->n_fields; i++)

@@ -2,7 +2,8 @@
  * journal: what a later `--resume` needs to continue an interrupted
  * multipart upload: the upload id, and what the source was (path, size,
  * mtime) and how it was cut (part size), so that a changed file is never
- * resumed into. One small file per (bucket, key) in the state directory,
+ * resumed into. A copy relayed between two stores (copy.c) is journaled the
+ * same way, its source named by its key and ETag. One small file per (bucket, key) in the state directory,
  * written when CreateMultipartUpload succeeds and removed when the upload
  * completes or is aborted; what a killed run leaves behind is what
  * --resume finds (and what a run without it aborts). Which parts reached the store is not journaled: the
@@ -39,9 +40,12 @@ struct journal_upload {
     char *bucket;
     char *key;
     char *upload_id;
-    char *source;           /* the local path, as given */
+    char *source;           /* the local file's absolute path; a relayed copy's source object,
+                               "s3://bucket/key" (with "?versionId=..." for a version) */
+    char *etag;             /* a relayed copy's: the source's ETag, quotes included; "" for a file
+                               (and in a record of an s3c from before relays were journaled) */
     uint64_t size;
-    int64_t mtime_s;
+    int64_t mtime_s;        /* the file's; -1 for a relayed copy */
     uint64_t part_size;
 };
 

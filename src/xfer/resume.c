@@ -24,13 +24,26 @@
 
 /* ---- journaled multipart uploads ---------------------------------------------- */
 
-/* The source's absolute path: what the journal keys a resume on. */
-static bool source_path(const struct xfer_obj_state *os, char out[4096])
+/* A copy relayed through s3c in parts (copy.c) is journaled as an upload is, when its source's
+ * ETag is known: the ETag names the bytes the parts were read from (every GET asks If-Match). */
+static bool relay_journaled(const struct xfer_obj_state *os)
 {
-    return realpath(os->o->src, out) != NULL;
+    return os->family == FAM_COPY && copy_of(os)->relay && os->n_parts && os->o->etag && os->o->etag[0];
 }
 
-/* Journal a new multipart upload of a local file, for a later --resume (best
+/* What the journal keys a resume on: a local file's absolute path; a relay's source object. */
+static bool journal_source(const struct xfer_obj_state *os, char out[4096])
+{
+    const struct xfer_obj *o = os->o;
+    bool version = o->version_id && o->version_id[0];
+
+    if (os->family == FAM_UPLOAD)
+        return realpath(o->src, out) != NULL;
+    return relay_journaled(os) && snprintf(out, 4096, "s3://%s/%s%s%s", o->src_bucket, o->src,
+                                           version ? "?versionId=" : "", version ? o->version_id : "") < 4096;
+}
+
+/* Journal a new multipart upload of a local file or a relay, for a later --resume (best
  * effort), when this run holds its key's record (resume_first). */
 void journal_save(struct engine *g, struct xfer_obj_state *os)
 {
@@ -39,15 +52,15 @@ void journal_save(struct engine *g, struct xfer_obj_state *os)
     struct mpu_state *m;
     char src[4096];
 
-    if (!g->opts.state_dir || os->family != FAM_UPLOAD || (m = mpu_of(os))->jlock < 0 || m->no_journal ||
-        !source_path(os, src))
+    if (!g->opts.state_dir || !(m = mpu_find(os)) || m->jlock < 0 || m->no_journal || !journal_source(os, src))
         return;
     j.bucket = os->o->dst_bucket;
     j.key = os->o->dst;
     j.upload_id = m->upload_id;
     j.source = src;
+    j.etag = os->family == FAM_COPY ? os->o->etag : "";
     j.size = os->size;
-    j.mtime_s = upload_of(os)->src_mtime;
+    j.mtime_s = os->family == FAM_UPLOAD ? upload_of(os)->src_mtime : -1;
     j.part_size = os->part_size;
     (void)journal_upload_save(g->opts.state_dir, &j, &e); /* no journal: no resume, nothing worse */
 }
@@ -124,21 +137,27 @@ void mpu_state_free(struct xfer_obj_state *os)
 /* --resume: is the journaled upload 'j' one of this very file (same path,
  * size, mtime, and part size: the one planned, or when s3c chose it, the one
  * the journal says, since that choice follows what the network showed the
- * earlier run)? If so, set 'os' up to continue it. */
+ * earlier run), or of this very relay (same source key and ETag, size and
+ * part size: a relay's follows the source's layout)? If so, set 'os' up to
+ * continue it. */
 static bool resume_take(struct engine *g, struct xfer_obj_state *os, const struct journal_upload *j)
 {
-    struct obj_upload *up = upload_of(os);
     struct mpu_state *m = mpu_of(os);
     char src[4096];
 
-    if (!g->opts.resume || !source_path(os, src) || strcmp(j->source, src) || j->size != os->size ||
-        j->mtime_s != up->src_mtime ||
-        !(j->part_size == os->part_size || (!g->opts.part_size && journal_part_size_fits(os->size, j->part_size))))
+    if (!g->opts.resume || !journal_source(os, src) || strcmp(j->source, src) || j->size != os->size)
+        return false;
+    if (os->family == FAM_COPY ? strcmp(j->etag, os->o->etag) || j->part_size != os->part_size
+                               : j->mtime_s != upload_of(os)->src_mtime ||
+                                     !(j->part_size == os->part_size ||
+                                       (!g->opts.part_size && journal_part_size_fits(os->size, j->part_size))))
         return false;
     if (j->part_size != os->part_size) {
         os->part_size = j->part_size;
         os->n_parts = (uint32_t)((os->size + os->part_size - 1) / os->part_size);
     }
+    if (os->family == FAM_COPY) /* its parts' GETs ask If-Match this, and its proof names it */
+        str_copy(copy_of(os)->relay_etag, sizeof(copy_of(os)->relay_etag), os->o->etag);
     m->upload_id = strdup(j->upload_id);
     os->have = calloc(os->n_parts, 1);
     m->etags = calloc(os->n_parts, sizeof(*m->etags));
@@ -167,7 +186,7 @@ enum req_kind resume_first(struct engine *g, struct xfer_obj_state *os)
     struct journal_upload j;
     enum req_kind first = RK_CREATE;
 
-    if (!dir || os->family != FAM_UPLOAD)
+    if (!dir || !(os->family == FAM_UPLOAD || relay_journaled(os)))
         return RK_CREATE;
     if ((m->jlock = journal_upload_lock(dir, bucket, key)) < 0) {
         if (errno == EWOULDBLOCK)
@@ -182,7 +201,7 @@ enum req_kind resume_first(struct engine *g, struct xfer_obj_state *os)
         first = RK_LIST_PARTS;
     } else if ((m->stale_upload_id = strdup(j.upload_id))) {
         xdebug(g, os->o, "aborting upload %s, which an interrupted run left open (its journal record)%s",
-               j.upload_id, g->opts.resume ? ": not of this file as it is now" : "");
+               j.upload_id, g->opts.resume ? ": not of this source as it is now" : "");
         first = RK_ABORT_STALE;
     } else {
         m->no_journal = true; /* keep the record: a later run aborts its upload */
@@ -346,6 +365,51 @@ static bool resume_check_fill(struct xfer_obj_state *os, const struct s3_part *p
 }
 
 /*
+ * A page of ListParts of a journaled relay. A part listed with its size and an
+ * MD5 for its ETag holds bytes the run that sent it read from the source at
+ * the ETag it still has (every GET asks If-Match): it is taken, and its MD5
+ * goes into the whole's proof (relay_source_check: the MD5 of the parts' MD5s
+ * against a multipart source's ETag), with no byte read again. A source of
+ * one PutObject is proven by the MD5 of all its bytes in order: its listed
+ * parts are read again (HAVE_LISTED), and each is sent again only if its MD5
+ * is not the one listed (relay_send). Where the destination's ETags are no
+ * MD5s (a directory bucket, SSE-KMS or SSE-C asked), every part is sent again.
+ */
+static void relay_listed(struct engine *g, struct xfer_obj_state *os, const struct s3_list_parts *lp)
+{
+    const struct xfer_obj_opts *oo = os->o->opts;
+    struct mpu_state *m = mpu_of(os);
+    uint32_t took = 0;
+    char hex[33];
+    size_t i;
+
+    if (xfer_etag_not_md5(os->o->dst_bucket, NULL) ||
+        (oo && ((oo->sse && strcmp(oo->sse, "AES256")) || oo->sse_kms_key_id || oo->sse_c_key)))
+        return;
+    for (i = 0; i < lp->n_parts; i++) {
+        const struct s3_part *p = &lp->parts[i];
+        uint32_t n = p->number;
+
+        if (n < 1 || n > os->n_parts || os->have[n - 1] || !p->etag || !etag_is_md5(sv_from(p->etag), hex) ||
+            strlen(p->etag) >= sizeof(m->etags[0]) ||
+            p->size != (n == os->n_parts ? os->size - (uint64_t)(n - 1) * os->part_size : os->part_size))
+            continue;
+        str_copy(m->etags[n - 1], sizeof(m->etags[0]), p->etag);
+        (void)str_unhex(hex, m->md5s[n - 1], MD5_LEN); /* hex: etag_is_md5 */
+        if (copy_of(os)->seq_md5) {
+            os->have[n - 1] = HAVE_LISTED;
+        } else {
+            os->have[n - 1] = HAVE_TAKEN;
+            os->parts_done++;
+        }
+        took++;
+    }
+    xdebug(g, os->o, "resuming upload %s: the store lists %zu parts, %" PRIu32 " of them of this copy's size and "
+           "MD5-named%s", mpu_of(os)->upload_id, lp->n_parts, took,
+           copy_of(os)->seq_md5 ? " (read again for the MD5 of the whole)" : "");
+}
+
+/*
  * A page of ListParts of a journaled upload: the parts the store has that
  * may be ours go to the hash workers (resume_checked takes those that are).
  * True when some went: the object waits for them, and the last one back
@@ -357,6 +421,10 @@ bool resume_listed(struct engine *g, struct xfer_obj_state *os, const struct s3_
     struct mpu_state *m = mpu_of(os);
     size_t i;
 
+    if (os->family == FAM_COPY) {
+        relay_listed(g, os, lp);
+        return false;
+    }
     /* Created with this run's checksum (by a run with flexible checksums): the parts sent now carry it too. */
     m->mpu_crc = lp->checksum_algorithm && !strcasecmp(lp->checksum_algorithm, ck_name(a)) &&
                   (ck_is_crc(a) ? (m->part_crcs || (m->part_crcs = calloc(os->n_parts, sizeof(*m->part_crcs))))

@@ -1,8 +1,9 @@
 /*
  * Which check proves the bytes, and the checks: stored full-object CRCs,
  * ETags as MD5s (single, "-1", md5-of-md5s), Content-MD5 of memory bodies,
- * a stream's and a ranged download's whole. Returns verdicts; never retries,
- * fails or finishes an object itself (its caller decides). Calls req.c, part.c.
+ * a stream's and a ranged download's whole, a relay's source. Returns
+ * verdicts; never retries, fails or finishes an object itself (its caller
+ * decides). Calls req.c, part.c.
  */
 #include <inttypes.h>
 #include <stddef.h>
@@ -732,4 +733,56 @@ enum dl_verdict dl_check(struct engine *g, struct xfer_obj_state *os, struct s3c
         return DLV_AGAIN;
     }
     return DLV_OK;
+}
+
+/* ---- a relay's source ------------------------------------------------------------- */
+
+bool relay_source_check(struct engine *g, struct xfer_obj_state *os, struct s3c_error *e)
+{
+    const struct mpu_state *m = mpu_of(os);
+    const char *etag = copy_of(os)->relay_etag;
+    struct md5 all;
+    unsigned char d[MD5_LEN];
+    char hex[33], got[33];
+    uint32_t i, n = etag[0] ? xfer_etag_parts(etag, hex) : 0;
+
+    if (!g->opts.verify)
+        return true;
+    if (copy_of(os)->md5_hidden) {
+        os->src_unproven = "the source is encrypted (SSE-KMS or SSE-C): its ETag is no MD5, what was read is unproven";
+        return true;
+    }
+    if (copy_of(os)->seq_md5) {
+        hash_final(copy_of(os)->seq, d); /* its last block or two: the bytes went in on the workers */
+        str_hex(d, MD5_LEN, got);
+        if (etag_is_md5(sv_from(etag), hex) && !strcmp(got, hex))
+            return true;
+        /* Every range asked If-Match its ETag: not another version, bytes spoilt on the way. */
+        s3c_fail(e, S3C_EHTTP, "the bytes read from the source do not match its ETag (MD5 %s, not %s): "
+                 "the copy is not completed", got, etag);
+        return false;
+    }
+    if (n != os->n_parts || m->md5s_unknown || xfer_etag_not_md5(os->o->src_bucket, NULL)) {
+        os->src_unproven = "the source's ETag does not name the parts it was read in: what was read is unproven";
+        return true;
+    }
+    md5_init(&all);
+    for (i = 0; i < os->n_parts; i++)
+        md5_update(&all, m->md5s[i], MD5_LEN);
+    md5_final(&all, d);
+    str_hex(d, MD5_LEN, got);
+    if (!strcmp(got, hex))
+        return true;
+    for (i = 0; os->have && i < os->n_parts; i++)
+        if (os->have[i] == HAVE_TAKEN) {
+            /* Parts an interrupted run sent, not read again: nothing else vouches for them. */
+            s3c_fail(e, S3C_EHTTP, "the parts an interrupted run left on the destination, with those read now, "
+                     "are not the source's (MD5 of the parts' MD5s %s, its ETag %s): the copy is not completed, "
+                     "and the next run starts it afresh", got, etag);
+            return false;
+        }
+    /* The layout was a guess (relay_part_size): another gives other MD5s. */
+    os->src_unproven = "the source's ETag is not the MD5 of the parts read (its part size was guessed): "
+                       "what was read is unproven";
+    return true;
 }

@@ -312,3 +312,131 @@ test_xstore_one_service_relays_when_copy_is_refused() {
     assert_exit 1 s3c cp "s3://$src/a/f8k" "s3://$dst/z/f8k"
     assert_contains "$T_ERR" "AccessDenied"
 }
+
+# _xs_kill_mid_relay SRC-KEY DST-KEY: a relay of the own source's SRC-KEY (5 parts of 8 MiB),
+# one request at a time, killed -9 once the destination has two of its parts: every source GET
+# after the second waits 60 s (the own source's faults), so no third part can land. Sets UPID,
+# the upload its journal names, and LISTED, the parts the destination lists for it.
+_xs_kill_mid_relay() {
+    local pid i
+    _xs_reset_stats
+    curl -sS --fail-with-body -X POST --data-binary \
+        "faults=delay@op=GetObject,key=$1,times=2,ms=1;delay@op=GetObject,key=$1,ms=60000" \
+        "$OWN_URL/_s3emu/config" >/dev/null || t_fail "the source refused its faults"
+    "$S3C" cp "s3://$src/$1" "s3://$dst/$2" "${XS_SRC_FLAGS[@]}" --concurrency 1 >/dev/null 2>&1 &
+    pid=$!
+    for ((i = 0; i < 300; i++)); do
+        [ "$(_xs_dst_ops UploadPart)" -ge 2 ] && [ "$(curl -sS "$OWN_URL/_s3emu/stats" | jq -r '.ops.GetObject')" -ge 3 ] &&
+            break
+        sleep 0.05
+    done
+    kill -9 "$pid" 2>/dev/null
+    wait "$pid" 2>/dev/null
+    curl -sS --fail-with-body -X POST --data-binary "faults=" "$OWN_URL/_s3emu/config" >/dev/null ||
+        t_fail "the source refused to clear its faults"
+    assert_eq 1 "$(find "$S3C_STATE_DIR" -name '*.upload' | wc -l)" "journal records left by the killed relay"
+    UPID=$(sed -n 's/^upload_id //p' "$S3C_STATE_DIR"/*.upload)
+    LISTED=$(_xs_dst GET "/$dst/$2?uploadId=$UPID" | grep -o '<PartNumber>' | wc -l)
+    assert_eq 2 "$LISTED" "parts on the destination when the relay was killed"
+}
+
+# _xs_relay_ops: "GETs on the source, UploadParts, Creates, ListParts, Completes, Aborts on the
+# destination" so far, the requests sent again (hedged or retried, in $T_ERR's --debug lines) left out.
+_xs_relay_ops() {
+    echo "$(($(curl -sS "$OWN_URL/_s3emu/stats" | jq -r '.ops.GetObject // 0') - $(t_resent GetObject "$T_ERR")))" \
+        "$(($(_xs_dst_ops UploadPart) - $(t_resent UploadPart "$T_ERR")))" \
+        "$(_xs_dst_ops CreateMultipartUpload)" "$(_xs_dst_ops ListParts)" \
+        "$(_xs_dst_ops CompleteMultipartUpload)" "$(_xs_dst_ops AbortMultipartUpload)"
+}
+
+# _xs_reset_stats: both stores' counters from zero.
+_xs_reset_stats() {
+    curl -sS -X POST --data-binary "reset_stats=1" "$OWN_URL/_s3emu/config" >/dev/null
+    curl -sS -X POST --data-binary "reset_stats=1" "$XS_DST/_s3emu/config" >/dev/null
+}
+
+# A relay killed -9 is journaled as an upload is: --resume lists the destination's parts and sends
+# only the rest. A source in parts (its ETag the MD5 of its parts' MD5s) is not read again where the
+# destination has a part: the listed MD5s go into the proof. A source of one PutObject is read
+# again whole (the MD5 of all its bytes is its proof), but a part the destination has is not sent.
+test_xstore_relay_resume_after_kill() {
+    local src dst
+    t_store_is s3emu || t_skip "runs once, in the s3emu pass (its stores are the test's own)"
+    _xs_own_source
+    export S3C_STATE_DIR=$T_DIR/state
+    cp "$(t_data 40MiB $((40 * 1024 * 1024)))" f40m
+    t_mpu "$src" mpu f40m $((8 * 1024 * 1024))
+    t_put "$src" one f40m
+
+    _xs_kill_mid_relay mpu mpu
+    _xs_reset_stats
+    assert_ok s3c --debug cp "s3://$src/mpu" "s3://$dst/mpu" "${XS_SRC_FLAGS[@]}" --resume
+    # 3 GETs and 3 UploadParts for the 3 parts missing; no new upload; one ListParts.
+    assert_eq "3 3 0 1 1 0" "$(_xs_relay_ops)" "GETs, UploadParts, Creates, ListParts, Completes, Aborts"
+    assert_not_contains "$T_ERR" "unproven"
+    assert_not_contains "$T_ERR" "not verified"
+    _xs_same "$dst" mpu f40m
+    assert_eq 0 "$(find "$S3C_STATE_DIR" -name '*.upload' | wc -l)" "journal records after the resumed relay"
+
+    _xs_kill_mid_relay one one
+    _xs_reset_stats
+    assert_ok s3c --debug cp "s3://$src/one" "s3://$dst/one" "${XS_SRC_FLAGS[@]}" --resume
+    # All 5 parts read again, in order, for the MD5 of the whole; 3 sent.
+    assert_eq "5 3 0 1 1 0" "$(_xs_relay_ops)" "GETs, UploadParts, Creates, ListParts, Completes, Aborts"
+    assert_not_contains "$T_ERR" "unproven"
+    _xs_same "$dst" one f40m
+}
+
+# What a resumed relay must not take: a killed relay's upload without --resume (aborted, the copy
+# made afresh), a source changed since (another ETag: aborted, afresh), and parts on the
+# destination that are not the source's (a part put there by another writer: for a source in
+# parts the copy fails and its upload is aborted; for one of one PutObject the part is sent again).
+test_xstore_relay_resume_takes_only_the_sources_bytes() {
+    local src dst
+    t_store_is s3emu || t_skip "runs once, in the s3emu pass (its stores are the test's own)"
+    _xs_own_source
+    export S3C_STATE_DIR=$T_DIR/state
+    cp "$(t_data 40MiB $((40 * 1024 * 1024)))" f40m
+    head -c $((8 * 1024 * 1024)) /dev/zero > zeros
+    t_mpu "$src" mpu f40m $((8 * 1024 * 1024))
+    t_put "$src" one f40m
+
+    # No --resume: the killed run's upload is aborted, then all 5 parts go.
+    _xs_kill_mid_relay mpu a
+    _xs_reset_stats
+    assert_ok s3c --debug cp "s3://$src/mpu" "s3://$dst/a" "${XS_SRC_FLAGS[@]}"
+    assert_eq "5 5 1 0 1 1" "$(_xs_relay_ops)" "GETs, UploadParts, Creates, ListParts, Completes, Aborts"
+    _xs_same "$dst" a f40m
+
+    # The source changed since the kill: another ETag, never resumed into.
+    _xs_kill_mid_relay mpu b
+    t_mpu "$src" mpu f40m $((16 * 1024 * 1024))
+    _xs_reset_stats
+    assert_ok s3c --debug cp "s3://$src/mpu" "s3://$dst/b" "${XS_SRC_FLAGS[@]}" --resume
+    # Its layout now: 16 MiB parts, 3 of them.
+    assert_eq "3 3 1 0 1 1" "$(_xs_relay_ops)" "GETs, UploadParts, Creates, ListParts, Completes, Aborts"
+    assert_not_contains "$T_ERR" "unproven"
+    _xs_same "$dst" b f40m
+    t_mpu "$src" mpu f40m $((8 * 1024 * 1024))
+
+    # Another writer's part 1 in the upload (the right size, other bytes): the MD5 of the
+    # parts' MD5s is not the source's ETag, so nothing is completed.
+    _xs_kill_mid_relay mpu c
+    _xs_dst PUT "/$dst/c?partNumber=1&uploadId=$UPID" -T zeros >/dev/null || t_fail "could not spoil part 1"
+    _xs_reset_stats
+    assert_exit 1 s3c cp "s3://$src/mpu" "s3://$dst/c" "${XS_SRC_FLAGS[@]}" --resume
+    assert_contains "$T_ERR" "are not the source's"
+    assert_eq 0 "$(_xs_dst_ops CompleteMultipartUpload)" "Completes"
+    assert_eq 1 "$(_xs_dst_ops AbortMultipartUpload)" "Aborts"
+    assert_eq "" "$(_xs_keys "$dst" | grep -x c)" "no object made"
+    assert_eq 0 "$(find "$S3C_STATE_DIR" -name '*.upload' | wc -l)" "journal records after the refused resume"
+
+    # The same for a source of one PutObject: its part 2 is read, found not the store's, sent again.
+    _xs_kill_mid_relay one d
+    _xs_dst PUT "/$dst/d?partNumber=2&uploadId=$UPID" -T zeros >/dev/null || t_fail "could not spoil part 2"
+    _xs_reset_stats
+    assert_ok s3c --debug cp "s3://$src/one" "s3://$dst/d" "${XS_SRC_FLAGS[@]}" --resume
+    assert_contains "$T_ERR" "part 2 on the store is not what the source has there: sent again"
+    assert_eq "5 4 0 1 1 0" "$(_xs_relay_ops)" "GETs, UploadParts, Creates, ListParts, Completes, Aborts"
+    _xs_same "$dst" d f40m
+}
