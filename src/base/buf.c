@@ -26,6 +26,23 @@ enum s3c_err buf_grow(struct buf *b, size_t n)
     return S3C_OK;
 }
 
+enum s3c_err buf_grow_exact(struct buf *b, size_t n)
+{
+    size_t want;
+    char *p;
+
+    if (n > b->max || b->len > b->max - n)
+        return S3C_ENOMEM;
+    want = b->len + n + 1;
+    if (want <= b->cap)
+        return S3C_OK;
+    if (!(p = realloc(b->data, want)))
+        return S3C_ENOMEM;
+    b->data = p;
+    b->cap = want;
+    return S3C_OK;
+}
+
 enum s3c_err buf_add(struct buf *b, const void *p, size_t n)
 {
     if (buf_grow(b, n))

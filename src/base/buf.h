@@ -32,6 +32,10 @@ enum s3c_err buf_addf(struct buf *b, const char *fmt, ...) __attribute__((format
 /* Ensure room for 'n' more bytes without changing len. */
 enum s3c_err buf_grow(struct buf *b, size_t n);
 
+/* Ensure room for 'n' more bytes, growing to exactly that (and the NUL), not to a power of two:
+ * for a body whose size is known, and whose buffer is kept for the next of its size. */
+enum s3c_err buf_grow_exact(struct buf *b, size_t n);
+
 /* The contents as a C string: "" for an empty buf, never NULL. */
 const char *buf_cstr(const struct buf *b);
 struct sv buf_sv(const struct buf *b);

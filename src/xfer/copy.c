@@ -617,6 +617,7 @@ static struct req *relay_next_one(struct engine *g, struct xfer_obj_state *os, b
         r->len = os->size;
         active_remove(g, os);
     }
+    relay_buf_take(g, &r->mem, r->len); /* before it is counted: what is kept makes room */
     r->relay_bytes = r->len;
     g->relay_bytes += r->len;
     return r;
@@ -645,7 +646,7 @@ enum http_sink_verdict relay_sink(void *ctx, const char *p, size_t n)
     if (r->got == 0) {
         buf_reset(&r->mem); /* a retry starts again */
         r->mem.max = (size_t)r->len + 1;
-        if (buf_grow(&r->mem, (size_t)r->len)) {
+        if (buf_grow_exact(&r->mem, (size_t)r->len)) {
             r->local_failed = true;
             s3c_fail(&r->local_err, S3C_ENOMEM, "out of memory for a part of the copy");
             return HTTP_SINK_ABORT;

@@ -203,16 +203,82 @@ void dl_bufs_free(struct engine *g)
     }
 }
 
+/* ---- relayed parts' buffers ----------------------------------------------------------- */
+
+static uint64_t relay_budget(const struct engine *g)
+{
+    return g->relay_max ? g->relay_max : RELAY_MEM_MAX;
+}
+
+/* The bytes a kept buffer holds for a part (relay_sink sizes it exactly: those and a NUL). */
+static uint64_t relay_buf_bytes(const struct buf *b)
+{
+    return b->cap ? b->cap - 1 : 0;
+}
+
+/* A relayed part's buffer went back: kept for the next part's GET while the kept and the
+ * relays' bytes in memory fit the loop's share; else freed. */
+static void relay_buf_keep(struct engine *g, struct buf *b)
+{
+    if (g->relay_pooled < RELAY_POOL_MAX &&
+        g->relay_bytes + g->relay_pool_bytes + relay_buf_bytes(b) <= relay_budget(g)) {
+        size_t max = b->max; /* the request's own, for what it carries next */
+
+        b->len = 0;
+        g->relay_pool[g->relay_pooled++] = *b;
+        g->relay_pool_bytes += relay_buf_bytes(b);
+        *b = (struct buf)BUF_INIT(max);
+        return;
+    }
+    buf_release(b);
+}
+
+void relay_buf_take(struct engine *g, struct buf *b, uint64_t len)
+{
+    size_t max;
+    int i;
+
+    if (b->cap > len)
+        return;
+    for (i = g->relay_pooled - 1; i >= 0 && g->relay_pool[i].cap <= len; i--)
+        ;
+    if (i < 0) {
+        /* None large enough: the kept go before this one grows its own, to stay in the share. */
+        while (g->relay_pooled && g->relay_bytes + len + g->relay_pool_bytes > relay_budget(g)) {
+            g->relay_pool_bytes -= relay_buf_bytes(&g->relay_pool[--g->relay_pooled]);
+            buf_release(&g->relay_pool[g->relay_pooled]);
+        }
+        return;
+    }
+    max = b->max;
+    buf_release(b);
+    *b = g->relay_pool[i];
+    b->max = max;
+    g->relay_pool_bytes -= relay_buf_bytes(b);
+    g->relay_pool[i] = g->relay_pool[--g->relay_pooled];
+}
+
+void relay_bufs_free(struct engine *g)
+{
+    while (g->relay_pooled)
+        buf_release(&g->relay_pool[--g->relay_pooled]);
+    g->relay_pool_bytes = 0;
+}
+
 /* The request is free for others now (its hash job, if any, is back). */
 static void req_recycle(struct engine *g, struct req *r)
 {
+    bool relayed = r->relay_bytes > 0;
+
     r->os->reqs--;
     g->relay_bytes -= r->relay_bytes;
     r->relay_bytes = 0;
     dl_bufs_put_req(g, r);
     http_xfer_release(&r->http);
     memset(&r->http, 0, sizeof(r->http));
-    if (r->mem.cap > (1u << 20))
+    if (relayed && r->mem.cap > (1u << 20))
+        relay_buf_keep(g, &r->mem);
+    else if (r->mem.cap > (1u << 20))
         buf_release(&r->mem);
     r->next = g->free_reqs;
     g->free_reqs = r;

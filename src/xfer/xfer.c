@@ -64,8 +64,8 @@ static const struct obj_ops obj_kinds[FAM_COUNT] = {
                      .release = upload_release, .part_kind = RK_PART },
     [FAM_STDIN] = { .size = sizeof(struct obj_stdin), .start = stdin_start, .release = stdin_release,
                     .next_part = next_stream_part, .failed = stdin_failed, .part_kind = RK_PART },
-    [FAM_COPY] = { .size = sizeof(struct obj_copy), .start = copy_start, .end = journal_release, .release = copy_release,
-                   .redo = copy_redo, .failed = relay_failed, .part_kind = RK_COPY_PART },
+    [FAM_COPY] = { .size = sizeof(struct obj_copy), .start = copy_start, .end = journal_release,
+                   .release = copy_release, .redo = copy_redo, .failed = relay_failed, .part_kind = RK_COPY_PART },
     [FAM_DL_FILE] = { .size = sizeof(struct obj_dl_file), .start = download_start, .end = dl_end,
                       .release = dl_file_release, .part_kind = RK_GET, .ranges = dl_start },
     [FAM_DL_STDOUT] = { .size = sizeof(struct obj_dl_stdout), .start = stdout_start, .end = stdout_obj_end,
@@ -448,6 +448,7 @@ enum s3c_err engine_run(struct store_s3 *s, const struct xfer_opts *opts, struct
         free(r);
     }
     dl_bufs_free(g);
+    relay_bufs_free(g);
     free(g);
     return rc;
 }
