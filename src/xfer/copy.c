@@ -79,6 +79,7 @@ static void copy_keep_headers(struct obj_copy *c, const struct http_resp *resp);
 static enum s3c_err copy_begin(struct engine *g, struct xfer_obj_state *os, struct req **out, struct s3c_error *e);
 static enum s3c_err relay_start(struct engine *g, struct xfer_obj_state *os, struct req **out, struct s3c_error *e);
 static void relay_go(struct engine *g, struct xfer_obj_state *os);
+static void relay_tags_in(struct engine *g, struct xfer_obj_state *os);
 
 /* The CopyObject of a copy in one request: its length and source. */
 static enum s3c_err copy_single(struct xfer_obj_state *os, struct req *r)
@@ -356,7 +357,10 @@ void on_src_tags(struct engine *g, struct req *r)
         return;
     }
     req_put_back(g, r);
-    copy_next(g, os, RK_CREATE);
+    if (c->tags_wait)
+        relay_tags_in(g, os);
+    else
+        copy_next(g, os, RK_CREATE);
 }
 
 /* Whether 'e' is a 501, a store without the operation: the run learns it in
@@ -381,7 +385,10 @@ bool src_tags_refused(struct engine *g, struct req *r, const struct s3c_error *e
     if (!learn_501(g, r, e, &g->no_tagging, "the store has no object tagging: copies keep no tags; GetObjectTagging"))
         return false;
     req_put_back(g, r);
-    copy_next(g, os, RK_CREATE);
+    if (copy_of(os)->tags_wait)
+        relay_tags_in(g, os);
+    else
+        copy_next(g, os, RK_CREATE);
     return true;
 }
 
@@ -560,8 +567,13 @@ static enum s3c_err relay_start(struct engine *g, struct xfer_obj_state *os, str
         return s3c_fail(e, S3C_ENOMEM, "out of memory");
     if (c->keep_meta && o->head)
         copy_keep_headers(c, o->head);
-    if (!os->n_parts && !c->keep_tags) {
-        relay_go(g, os);
+    c->tags_wait = !os->n_parts && c->keep_tags;
+    if (!os->n_parts) {
+        relay_go(g, os); /* its GET now, and its tags beside it when they are kept */
+        if (!c->tags_wait)
+            return S3C_OK;
+        if (!(*out = req_get(g, os, RK_GET_TAGS)))
+            return s3c_fail(e, S3C_ENOMEM, "out of memory");
         return S3C_OK;
     }
     first = os->n_parts && c->keep_meta && !o->head ? RK_HEAD_SRC : c->keep_tags ? RK_GET_TAGS : resume_first(g, os);
@@ -708,6 +720,11 @@ static void relay_send(struct engine *g, struct req *r, const unsigned char md5[
     struct s3c_error e = S3C_ERROR_INIT;
     struct req *p;
 
+    if (!os->n_parts && copy_of(os)->tags_wait) {
+        copy_of(os)->put_held = r; /* its PutObject carries the tags: sent once they are in */
+        return;
+    }
+
     if (os->have && r->part && os->have[r->part - 1] == HAVE_LISTED) {
         /* --resume: the store has this part; read again for the whole's MD5, sent again only if
          * the part's MD5 is not the one the store listed. */
@@ -765,9 +782,29 @@ static struct req *seq_take(struct obj_copy *c, uint32_t n)
     return NULL;
 }
 
+/* The tags of a whole object's relay are in (or the store has none to give): its PutObject
+ * goes, if its GET is in and checked. */
+static void relay_tags_in(struct engine *g, struct xfer_obj_state *os)
+{
+    struct obj_copy *c = copy_of(os);
+    struct req *r = c->put_held;
+
+    c->tags_wait = false;
+    c->put_held = NULL;
+    if (r && !os->failed)
+        relay_send(g, r, r->hash.job.digest);
+    else if (r)
+        req_put_back(g, r);
+    maybe_finish(g, os);
+}
+
 void relay_failed(struct engine *g, struct xfer_obj_state *os)
 {
     struct obj_copy *c = copy_of(os);
+
+    if (c->put_held)
+        req_put_back(g, c->put_held);
+    c->put_held = NULL;
 
     while (c->seq_held) {
         struct req *r = c->seq_held;

@@ -351,6 +351,11 @@ struct obj_copy {
     bool seq_busy;                  /* a job feeding 'seq' is out (one at a time, in order) */
     uint32_t seq_next;              /* the part whose bytes 'seq' takes next, 1-based */
     struct req *seq_held;
+    /* A whole object's relay asks its tags (RK_GET_TAGS) beside its GET, not before it: one
+     * round trip less an object. Its PutObject, read and checked, waits in 'put_held' until
+     * the tags are in (tags_wait false). */
+    bool tags_wait;
+    struct req *put_held;
     bool md5_hidden;                /* an answer named SSE-KMS or SSE-C: the ETag is no MD5 */
 };
 

@@ -440,3 +440,50 @@ test_xstore_relay_resume_takes_only_the_sources_bytes() {
     assert_eq "5 4 0 1 1 0" "$(_xs_relay_ops)" "GETs, UploadParts, Creates, ListParts, Completes, Aborts"
     _xs_same "$dst" d f40m
 }
+
+# _xs_dst_tags KEY: the destination object's tags, "k=v" sorted, one a line.
+_xs_dst_tags() {
+    _xs_dst GET "/$dst/$1?tagging=" | grep -o '<Key>[^<]*</Key><Value>[^<]*' |
+        sed 's/<Key>//; s/<\/Key><Value>/=/' | LC_ALL=C sort
+}
+
+# A relay keeps the source's tags: a whole object's are asked beside its GET (GetObjectTagging
+# and GetObject at once, its PutObject carrying them once both are in), an object in parts's
+# before its CreateMultipartUpload. A refused GetObjectTagging fails the copy, nothing written;
+# a store without tagging (501) is learnt, and the copies go on without tags.
+test_xstore_relay_keeps_tags() {
+    local src dst
+    t_store_is s3emu || t_skip "runs once, in the s3emu pass (its stores are the test's own)"
+    _xs_own_source
+    cp "$(t_data 8KiB 8192)" f8k
+    cp "$(t_data 20MiB $((20 * 1024 * 1024)))" f20m
+    t_put "$src" t/tagged f8k -H "x-amz-tagging: color=blue&size=small"
+    t_put "$src" t/plain f8k
+    t_mpu "$src" t/big f20m $((8 * 1024 * 1024)) -H "x-amz-tagging: color=red"
+
+    assert_ok s3c cp -r "s3://$src/t/" "s3://$dst/t/" "${XS_SRC_FLAGS[@]}"
+    assert_eq 3 "$(curl -sS "$OWN_URL/_s3emu/stats" | jq -r '.ops.GetObjectTagging')" "GetObjectTaggings on the source"
+    assert_eq "$(printf '%s\n' color=blue size=small)" "$(_xs_dst_tags t/tagged)" "tags of t/tagged"
+    assert_eq "" "$(_xs_dst_tags t/plain)" "tags of t/plain"
+    assert_eq "color=red" "$(_xs_dst_tags t/big)" "tags of t/big"
+    _xs_same "$dst" t/tagged f8k
+    _xs_same "$dst" t/big f20m
+
+    # Its tags refused: the copy fails, and its PutObject (read and checked, waiting) never goes.
+    curl -sS --fail-with-body -X POST --data-binary "faults=deny@op=GetObjectTagging,key=t/tagged" \
+        "$OWN_URL/_s3emu/config" >/dev/null || t_fail "the source refused its faults"
+    _xs_reset_stats
+    assert_exit 1 s3c cp "s3://$src/t/tagged" "s3://$dst/u/tagged" "${XS_SRC_FLAGS[@]}"
+    assert_contains "$T_ERR" "AccessDenied"
+    assert_eq 0 "$(_xs_dst_ops PutObject)" "PutObjects on the destination"
+    assert_eq "" "$(_xs_keys "$dst" | grep '^u/')" "nothing written"
+
+    # A store without tagging: learnt from its 501, said in --debug, the object copied untagged.
+    curl -sS --fail-with-body -X POST --data-binary "faults=501@op=GetObjectTagging" \
+        "$OWN_URL/_s3emu/config" >/dev/null || t_fail "the source refused its faults"
+    assert_ok s3c --debug cp -r "s3://$src/t/" "s3://$dst/v/" "${XS_SRC_FLAGS[@]}"
+    assert_contains "$T_ERR" "the store has no object tagging"
+    _xs_same "$dst" v/tagged f8k
+    _xs_same "$dst" v/big f20m
+    assert_eq "" "$(_xs_dst_tags v/tagged)" "tags of v/tagged"
+}
