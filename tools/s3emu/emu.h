@@ -53,6 +53,7 @@
 #define EMU_MAX_TLS_NAMES 8                     /* --tls-name */
 #define EMU_RBUF_BYTES (128u * 1024)            /* per-connection read buffer */
 #define EMU_DIGEST_SLICE ((uint64_t)256 << 10) /* body bytes read (then hashed) at a time */
+#define EMU_TURN_BYTES ((size_t)256 << 10)     /* bytes one connection reads per loop round */
 #define EMU_XML_BODY_MAX ((uint64_t)4 << 20)    /* bodies we parse as XML */
 #define EMU_OBJECT_MAX ((uint64_t)5 << 30)      /* S3's single PUT limit */
 #define EMU_BODY_MAX (EMU_OBJECT_MAX + ((uint64_t)64 << 20)) /* + aws-chunked framing */
@@ -308,6 +309,10 @@ struct emu_conn {
     uint64_t body_seen;         /* raw request body bytes received */
     struct emu_conn *dead_next; /* graveyard link */
     struct emu_conn *hash_next; /* the worker's CS_HASH list */
+    uint64_t turn_round;        /* the worker's round in which turn_bytes was counted */
+    size_t turn_bytes;          /* bytes read in that round: at most EMU_TURN_BYTES */
+    struct emu_conn *more_prev, *more_next; /* the worker's 'more' list, when more_queued */
+    bool more_queued;           /* its turn ran out with bytes left to read */
     int lidx;                   /* the listening address it came in on (index in srv->listen) */
     struct ssl_st *tls;         /* its TLS session (tls.c), NULL over plain HTTP */
     char *tls_stage;            /* 16 KiB: a response head and its first body bytes, one record */
@@ -410,6 +415,9 @@ struct emu_worker {
     int heap_len, heap_cap;
     struct emu_conn *graveyard; /* closed, freed after the current event batch */
     struct emu_conn *hashing;   /* CS_HASH: bodies in, answered after the round's MD5s */
+    uint64_t round;             /* loop rounds so far: a connection's turn is one round's */
+    struct emu_conn *more_head, *more_tail; /* turns used up with bytes left: run next round, in order */
+    int more_n;                 /* connections on that list */
     time_t date_sec;
     char date_hdr[40];          /* cached RFC 1123 date */
     struct emu_stats stats;

@@ -7,6 +7,11 @@
  * (pipelining-safe); HASH waits for the round's side-by-side MD5s
  * (digest.c). Timers (latency, pacing) live in one min-heap of connections;
  * epoll_wait's timeout is the earliest deadline, so nothing ever sleeps.
+ * A connection reads at most EMU_TURN_BYTES a round (its turn), then waits
+ * on the 'more' list for the next round: read until EAGAIN, one upload's
+ * socket, refilled by its client as fast as it was read, held the loop for
+ * a whole 16 MiB body (rounds of up to 1.4 s) while the other connections,
+ * their answers and the timers waited.
  * It stays one file because the state machine, the timer heap and the
  * epoll loop all work on the same private connection fields: split, those
  * fields would have to become a header's contract. What needs no connection
@@ -101,6 +106,62 @@ static int timer_set(struct emu_conn *c, int64_t due_ns)
     s->heap[s->heap_len++] = c;
     heap_up(s, c->heap_idx);
     return 0;
+}
+
+/* ---- turns: what a connection may read in one round ---- */
+
+/* Its turn ran out with bytes left: run it again next round, after those already waiting. */
+static void more_push(struct emu_conn *c)
+{
+    struct emu_worker *w = c->w;
+
+    if (c->more_queued)
+        return;
+    c->more_queued = true;
+    w->more_n++;
+    c->more_next = NULL;
+    c->more_prev = w->more_tail;
+    if (w->more_tail)
+        w->more_tail->more_next = c;
+    else
+        w->more_head = c;
+    w->more_tail = c;
+}
+
+static void more_unlink(struct emu_conn *c)
+{
+    struct emu_worker *w = c->w;
+
+    if (!c->more_queued)
+        return;
+    if (c->more_prev)
+        c->more_prev->more_next = c->more_next;
+    else
+        w->more_head = c->more_next;
+    if (c->more_next)
+        c->more_next->more_prev = c->more_prev;
+    else
+        w->more_tail = c->more_prev;
+    c->more_prev = c->more_next = NULL;
+    c->more_queued = false;
+    w->more_n--;
+}
+
+/*
+ * Bytes 'c' may still read this round (0: its turn is over, and it is on
+ * the 'more' list for the next one).
+ */
+static size_t turn_left(struct emu_conn *c)
+{
+    if (c->turn_round != c->w->round) {
+        c->turn_round = c->w->round;
+        c->turn_bytes = 0;
+    }
+    if (c->turn_bytes >= EMU_TURN_BYTES) {
+        more_push(c);
+        return 0;
+    }
+    return EMU_TURN_BYTES - c->turn_bytes;
 }
 
 /* ---- pacing: a token bucket per direction ---- */
@@ -205,6 +266,7 @@ static void conn_close(struct emu_conn *c, int rst)
     c->fd = -1;
     c->state = CS_DEAD;
     timer_cancel(c);
+    more_unlink(c);
     W_STAT(c, conns_open, -1);
     c->dead_next = w->graveyard;
     w->graveyard = c;
@@ -406,11 +468,16 @@ static void consume(struct emu_conn *c, size_t n)
 static ssize_t read_some(struct emu_conn *c, char *dst, size_t room)
 {
     int64_t now;
-    size_t allow;
+    size_t allow, turn;
     ssize_t n;
 
     if (!c->rd_ready)
         return 0;
+    turn = turn_left(c);
+    if (!turn)
+        return 0;
+    if (room > turn)
+        room = turn;
     now = emu_now_ns();
     allow = pace_allow(&c->pin, conn_bps(c), now);
     /* In pieces of 16 KiB, as the writes (see the pacing of answers). */
@@ -422,6 +489,7 @@ static ssize_t read_some(struct emu_conn *c, char *dst, size_t room)
         room = allow;
     n = emu_io_read(c, dst, room);
     if (n > 0) {
+        c->turn_bytes += (size_t)n;
         if (conn_bps(c) > 0)
             c->pin.tokens -= (double)n;
         W_STAT(c, bytes_in, n);
@@ -981,14 +1049,17 @@ static void *worker_loop(void *arg)
 
     emu_worker_enter(w);
     for (;;) {
-        int timeout = -1, n, i;
+        int timeout = -1, n, i, more;
         int64_t now;
 
         if (w->heap_len) {
             int64_t d = w->heap[0]->due_ns - emu_now_ns();
             timeout = d <= 0 ? 0 : (int)((d + 999999) / 1000000);
         }
+        if (w->more_head)
+            timeout = 0; /* connections with bytes left to read: a look at the others, then on */
         n = epoll_wait(w->ep, evs, 256, timeout);
+        w->round++;
         if (n < 0 && errno != EINTR) {
             perror("s3emu: epoll_wait");
             exit(1);
@@ -1012,6 +1083,16 @@ static void *worker_loop(void *arg)
                 c->rd_ready = true;
             if (e & (EPOLLOUT | EPOLLHUP | EPOLLERR))
                 c->wr_ready = true;
+            conn_run(c);
+        }
+        /*
+         * The connections whose turn ran out before this round, each for one
+         * more turn, in order; those that use it up again queue behind them.
+         */
+        for (more = w->more_n; more > 0 && w->more_head; more--) {
+            struct emu_conn *c = w->more_head;
+
+            more_unlink(c);
             conn_run(c);
         }
         now = emu_now_ns();
