@@ -1,11 +1,13 @@
 #include "base/buf.h"
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-enum s3c_err buf_grow(struct buf *b, size_t n)
+/* Room for 'n' more bytes and the NUL: to a power of two, or 'exact'ly. */
+static enum s3c_err grow(struct buf *b, size_t n, bool exact)
 {
     size_t want, cap;
     char *p;
@@ -15,7 +17,7 @@ enum s3c_err buf_grow(struct buf *b, size_t n)
     want = b->len + n + 1;
     if (want <= b->cap)
         return S3C_OK;
-    cap = b->cap ? b->cap : 64;
+    cap = exact ? want : b->cap ? b->cap : 64;
     while (cap < want)
         cap *= 2;
     p = realloc(b->data, cap);
@@ -26,21 +28,14 @@ enum s3c_err buf_grow(struct buf *b, size_t n)
     return S3C_OK;
 }
 
+enum s3c_err buf_grow(struct buf *b, size_t n)
+{
+    return grow(b, n, false);
+}
+
 enum s3c_err buf_grow_exact(struct buf *b, size_t n)
 {
-    size_t want;
-    char *p;
-
-    if (n > b->max || b->len > b->max - n)
-        return S3C_ENOMEM;
-    want = b->len + n + 1;
-    if (want <= b->cap)
-        return S3C_OK;
-    if (!(p = realloc(b->data, want)))
-        return S3C_ENOMEM;
-    b->data = p;
-    b->cap = want;
-    return S3C_OK;
+    return grow(b, n, true);
 }
 
 enum s3c_err buf_add(struct buf *b, const void *p, size_t n)
