@@ -1,5 +1,7 @@
 #include "base/str.h"
 
+#include "base/pct.h"
+
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -121,17 +123,12 @@ void str_hex(const unsigned char *in, size_t n, char *out)
     out[2 * n] = '\0';
 }
 
-static int hex_digit(char c)
-{
-    return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
-}
-
 bool str_unhex(const char *hex, unsigned char *out, size_t n)
 {
     size_t i;
 
     for (i = 0; i < n; i++) {
-        int hi = hex_digit(hex[2 * i]), lo = hi < 0 ? -1 : hex_digit(hex[2 * i + 1]);
+        int hi = pct_hexval(hex[2 * i]), lo = hi < 0 ? -1 : pct_hexval(hex[2 * i + 1]);
 
         if (lo < 0)
             return false;
