@@ -151,7 +151,7 @@ uninstall:
 
 # Functions that have no place in this code base (unbounded or unchecked).
 BANNED := strcpy|sprintf|vsprintf|strcat|gets|atoi|atol|strtok
-lint: layers
+lint: layers fuzz-compiles
 	@if grep -nE '(^|[^_a-zA-Z0-9])($(BANNED)) *\(' $$(git ls-files '*.c' '*.h'); then \
 	    echo "lint: banned function used (see above)"; exit 1; else echo "lint: ok"; fi
 # The files of each of these directories call each other one way
@@ -165,4 +165,8 @@ layers: $(filter $(addprefix $(B)/,$(addsuffix /%,$(LAYERS_DIRS))),$(LIB_OBJ)) $
 	@scripts/check-layers.sh $(B) src/auth
 	@scripts/check-layers.sh $(B) src/cli
 	@scripts/check-layers.sh $(B) tools/s3emu
-.PHONY: lint layers
+# The libFuzzer targets are built only by tests/fuzz/Makefile (clang, late in
+# CI): check here, in seconds, that they still compile against today's headers.
+fuzz-compiles:
+	@$(CC) $(filter-out -MMD -MP,$(CFLAGS)) -Isrc -fsyntax-only tests/fuzz/*.c
+.PHONY: lint layers fuzz-compiles

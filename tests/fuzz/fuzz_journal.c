@@ -37,7 +37,10 @@ static void write_file(const char *path, const uint8_t *p, size_t n)
 static void setup(void)
 {
     struct s3c_error e = S3C_ERROR_INIT;
-    struct journal_upload u = { "bkt", "k", "id", "/src", 10, 1, 5 };
+    struct journal_upload u = {
+        .bucket = "bkt", .key = "k", .upload_id = "id", .source = "/src", .etag = "",
+        .size = 10, .mtime_s = 1, .part_size = 5,
+    };
     uint8_t done[2] = { 1, 0 };
     struct journal_download d = { "/d/x", "bkt", "k", "", "\"e\"", 10, 1, 5, "/d/.x.tmp", 2, done };
     struct dirent *de;
