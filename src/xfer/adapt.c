@@ -53,10 +53,25 @@ void bw_refill(struct engine *g, int64_t now)
  * More concurrency is kept while it pays (5% better), given back when it
  * hurts (20% worse), and halved-ish on throttling, as AIMD does.
  */
+/*
+ * The most requests in flight adapt() may reach when none is configured:
+ * DEFAULT_MAX_CONCURRENCY per service the run talks to. A relay talks to
+ * two (GETs and tags from the source, PUTs and parts to the destination),
+ * each with its own limits: under one service's ceiling the two sides take
+ * turns, and 10,000 small objects at 100 ms relay in 2.6 x the time of
+ * downloading them alone (bench/results/2026-12-04-relay-ceiling.md).
+ */
+int adapt_ceiling(const struct xfer_opts *o)
+{
+    if (o->max_concurrency)
+        return o->max_concurrency;
+    return o->relay_copies ? 2 * DEFAULT_MAX_CONCURRENCY : DEFAULT_MAX_CONCURRENCY;
+}
+
 void adapt(struct engine *g)
 {
     int64_t now = now_ms(), dt = now - g->window_start_ms;
-    int max = g->opts.max_concurrency ? g->opts.max_concurrency : DEFAULT_MAX_CONCURRENCY;
+    int max = adapt_ceiling(&g->opts);
     uint64_t bytes = g->work_bytes - g->window_live_start;
     double rate;
     int next;

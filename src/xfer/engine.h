@@ -50,7 +50,7 @@
 #define COPY_OBJECT_MAX ((uint64_t)5 << 30)     /* the largest object one CopyObject copies */
 #define RELAY_MEM_MAX ((uint64_t)256 << 20)  /* relayed copies' bytes in memory at once, the run's */
 #define RELAY_POOL_MAX 32                     /* relayed parts' buffers kept for reuse, a loop's */
-#define DEFAULT_MAX_CONCURRENCY 512               /* adapt.c's ceiling when none is configured */
+#define DEFAULT_MAX_CONCURRENCY 512               /* adapt.c's ceiling per service when none is configured */
 
 enum req_kind {
     RK_PUT,             /* single PutObject */
@@ -831,6 +831,7 @@ enum s3c_err start_parts(struct engine *g, struct xfer_obj_state *os, struct s3c
 /* adapt.c: the concurrency cap, the --bwlimit bucket, the network seen (calls no other engine file) */
 bool bw_take(struct engine *g, size_t *n);
 void bw_refill(struct engine *g, int64_t now);
+int adapt_ceiling(const struct xfer_opts *o);
 void adapt(struct engine *g);
 void link_observe(struct engine *g, const struct req *r);
 

@@ -2,12 +2,12 @@
 #include "xfer/hashpool.h"
 
 #include <errno.h>
-#include <sched.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "base/thread.h"
 #include "base/workpool.h"
 
 #define LANES 16
@@ -214,17 +214,6 @@ static void worker(struct workpool *p)
     free(bufs);
 }
 
-/* The cores this process may run on (its affinity mask, as taskset or a
- * container's cpuset leave it), else those online. */
-static int cores(void)
-{
-    cpu_set_t set;
-
-    if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) > 0)
-        return CPU_COUNT(&set);
-    return (int)sysconf(_SC_NPROCESSORS_ONLN);
-}
-
 struct hashpool *hashpool_new(int threads, void (*wake)(void *), void *wake_ctx)
 {
     struct hashpool *q = calloc(1, sizeof(*q));
@@ -232,7 +221,7 @@ struct hashpool *hashpool_new(int threads, void (*wake)(void *), void *wake_ctx)
     if (!q)
         return NULL;
     if (threads <= 0)
-        threads = cores();
+        threads = thread_cores();
     workpool_init(&q->pool, threads, LANES, worker, wake, wake_ctx);
     return q;
 }

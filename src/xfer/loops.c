@@ -132,18 +132,19 @@ struct deal {
     struct lane lanes[XFER_LOOPS_MAX];
 };
 
-static int online_cpus(void)
+/* The cores the loops may use (thread_cores: the affinity mask and a cgroup's quota, not the machine's). */
+static int usable_cpus(void)
 {
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    int n = thread_cores();
 
-    return n < 1 ? 1 : n > XFER_LOOPS_MAX ? XFER_LOOPS_MAX : (int)n;
+    return n > XFER_LOOPS_MAX ? XFER_LOOPS_MAX : n;
 }
 
 /* How many loops a run may use: one with a bandwidth limit (one token bucket),
  * never more than the fixed concurrency (each loop needs a request in flight). */
 static int loops_wanted(const struct xfer_opts *o)
 {
-    int n = o->loops > 0 ? o->loops : online_cpus();
+    int n = o->loops > 0 ? o->loops : usable_cpus();
 
     if (o->loops <= 0 && n > XFER_LOOPS_DEFAULT_MAX)
         n = XFER_LOOPS_DEFAULT_MAX;
@@ -411,8 +412,8 @@ static void *helper_main(void *arg)
  */
 static void spawn(struct engine *g, struct deal *d)
 {
-    int n = d->n_loops, i, cores = online_cpus();
-    int max = (g->opts.max_concurrency ? g->opts.max_concurrency : DEFAULT_MAX_CONCURRENCY) / n;
+    int n = d->n_loops, i, cores = usable_cpus();
+    int max = adapt_ceiling(&g->opts) / n;
     int fixed = d->user->concurrency > 0 ? d->user->concurrency / n : 0;
     int fd_share = g->fd_cap / n;
 

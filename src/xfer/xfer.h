@@ -255,8 +255,9 @@ struct xfer_opts {
                                        unless their object's checksum_mode says so: response_checksum_
                                        validation = when_required */
     int loops;                      /* event loops, each on its own thread with its own connections;
-                                       0: one per online CPU, at most XFER_LOOPS_DEFAULT_MAX (1 with
-                                       --bwlimit); helpers start only once objects queue up */
+                                       0: one per core s3c may use (thread_cores), at most
+                                       XFER_LOOPS_DEFAULT_MAX (1 with --bwlimit); helpers start
+                                       only once objects queue up */
     double hedge_budget;            /* duplicates of overdue requests allowed per request sent:
                                        0: 3%; negative: none */
     enum xfer_hedge_writes hedge_writes; /* which whole-object writes may be hedged */

@@ -84,3 +84,22 @@ test_loops_sync_delete() {
     assert_ok s3c sync --loops 2 "s3://$b/s/" dl
     assert_eq "$(t_tree_sums tree)" "$(t_tree_sums dl)" "sha256 of every file synced back"
 }
+
+# With no --loops, one loop per core s3c may use: the cores its affinity mask
+# leaves (taskset here; Slurm's cpusets and containers' likewise), not the
+# machine's. Two loops on one core only take turns.
+test_loops_default_follows_affinity() {
+    local b cpus
+    # The first two cores this test may use (the harness may itself be pinned).
+    cpus=$(python3 -c 'import os; print(",".join(map(str, sorted(os.sched_getaffinity(0))[:2])))')
+    [[ $cpus == *,* ]] || t_skip "one core: nothing to pin away"
+    t_new_bucket b
+    _lp_tree tree 800
+
+    assert_ok timeout -k 5 "$E2E_CMD_TIMEOUT" taskset -c "${cpus%,*}" "$S3C" --debug cp -r tree "s3://$b/one/"
+    assert_not_contains "$T_ERR" "event loops" # one loop: no helpers start
+    assert_ok timeout -k 5 "$E2E_CMD_TIMEOUT" taskset -c "$cpus" "$S3C" --debug cp -r tree "s3://$b/two/"
+    assert_contains "$T_ERR" "xfer: 2 event loops"
+    assert_eq "$(_lp_keys_of tree one/)" "$(_lp_keys "$b" | grep '^one/')" "keys in the bucket"
+    assert_eq "$(_lp_keys_of tree two/)" "$(_lp_keys "$b" | grep '^two/')" "keys in the bucket"
+}

@@ -1,10 +1,12 @@
 #include "t.h"
 
+#include <sched.h>
 #include <stdlib.h>
 
 #include "base/buf.h"
 #include "base/hash.h"
 #include "base/str.h"
+#include "base/thread.h"
 
 TEST(buf_cap_is_enforced)
 {
@@ -60,4 +62,36 @@ TEST(sv_to_u64_rejects_junk)
     CHECK(!sv_to_u64(SV("12a"), &v));
     CHECK(!sv_to_u64(SV(""), &v));
     CHECK(!sv_to_u64(SV("99999999999999999999"), &v));
+}
+
+TEST(quota_cores_rounds_up_and_knows_no_limit)
+{
+    CHECK_INT(thread_quota_cores("max 100000\n"), 0);
+    CHECK_INT(thread_quota_cores("100000 100000\n"), 1);
+    CHECK_INT(thread_quota_cores("150000 100000\n"), 2);
+    CHECK_INT(thread_quota_cores("50000 100000"), 1);
+    CHECK_INT(thread_quota_cores("6400000 100000\n"), 64);
+    CHECK_INT(thread_quota_cores(""), 0);
+    CHECK_INT(thread_quota_cores("x 100000"), 0);
+    CHECK_INT(thread_quota_cores("100000 0"), 0);
+    CHECK_INT(thread_quota_cores("-5 100000"), 0);
+}
+
+TEST(cores_follow_the_affinity_mask)
+{
+    cpu_set_t was, one;
+    int all = thread_cores();
+
+    CHECK(all >= 1);
+    CHECK(sched_getaffinity(0, sizeof(was), &was) == 0);
+    CPU_ZERO(&one);
+    for (int i = 0; i < CPU_SETSIZE; i++)
+        if (CPU_ISSET(i, &was)) {
+            CPU_SET(i, &one);
+            break;
+        }
+    CHECK(sched_setaffinity(0, sizeof(one), &one) == 0);
+    CHECK_INT(thread_cores(), 1);
+    CHECK(sched_setaffinity(0, sizeof(was), &was) == 0);
+    CHECK_INT(thread_cores(), all);
 }
