@@ -9,6 +9,7 @@
 
 #define ADAPT_WINDOW_MIN_MS 50
 #define ADAPT_WINDOW_MAX_MS 500
+#define ADAPT_BUSY 0.9                  /* of a window on the CPU: the loop has no time to wait */
 #define LINK_SMALL_BODY (64 << 10)      /* a request body this small takes no time to send */
 #define LINK_BIG_BODY (1 << 20)         /* a body this large shows a connection's bandwidth */
 #define LINK_WEIGHT 0.125               /* of a new sample in the running means */
@@ -44,6 +45,16 @@ void bw_refill(struct engine *g, int64_t now)
     }
 }
 
+/* This thread's CPU time (the loop's, not the workers'), in microseconds. */
+static int64_t loop_cpu_us(void)
+{
+    struct timespec ts;
+
+    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts))
+        return 0;
+    return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
 /*
  * Hill-climb on throughput: every window, a request counts as 64 KiB of work
  * plus its bytes, so small-object and large-object runs share one measure.
@@ -52,6 +63,12 @@ void bw_refill(struct engine *g, int64_t now)
  * looks like throughput to every doubling of slow start.
  * More concurrency is kept while it pays (5% better), given back when it
  * hurts (20% worse), and halved-ish on throttling, as AIMD does.
+ * A loop that was on the CPU for ADAPT_BUSY of the window is bound by its
+ * core, not by requests in flight: more cannot go faster, and each one more
+ * costs a little (a connection, its buffers, a bigger epoll set), too little
+ * for the 20% rule to see: the cap then drifted to the ceiling, and a relay
+ * of small objects at 20 ms on one core ran 5-12% slower at 1,024 than at 512
+ * (bench/results/2026-12-04-relay-ceiling.md). It holds while the loop is busy.
  */
 /*
  * The most requests in flight adapt() may reach when none is configured:
@@ -73,7 +90,8 @@ void adapt(struct engine *g)
     int64_t now = now_ms(), dt = now - g->window_start_ms;
     int max = adapt_ceiling(&g->opts);
     uint64_t bytes = g->work_bytes - g->window_live_start;
-    double rate;
+    int64_t cpu = loop_cpu_us();
+    double rate, busy;
     int next;
 
     if (max > g->fd_cap)
@@ -89,6 +107,7 @@ void adapt(struct engine *g)
         g->opts.progress(g->opts.progress_ctx, &g->stats);
     }
     rate = ((double)bytes + (double)g->window_reqs * 65536.0) * 1000.0 / (double)dt;
+    busy = (double)(cpu - g->window_cpu_start_us) / 1000.0 / (double)dt;
     if (g->opts.concurrency) {
         /* fixed */
     } else if (g->throttled >= 2 && (uint64_t)g->throttled * 20 > g->window_reqs) {
@@ -99,7 +118,14 @@ void adapt(struct engine *g)
         g->best_cap = g->cap;
         g->slow_start = false;
     } else if (g->window_peak >= g->cap * 9 / 10) {
-        if (rate > g->best_rate * 1.05) {
+        if (busy >= ADAPT_BUSY && g->window_cpu_start_us) {
+            /* Bound by the core: hold (and remember this rate as the one to beat). */
+            if (rate > g->best_rate) {
+                g->best_rate = rate;
+                g->best_cap = g->cap;
+            }
+            g->stable_windows = 0;
+        } else if (rate > g->best_rate * 1.05) {
             /* Slow start doubles while it pays 10%; then steps of a quarter. */
             bool doubling = g->slow_start && rate > g->best_rate * 1.10;
             g->best_rate = rate;
@@ -123,6 +149,7 @@ void adapt(struct engine *g)
         g->stats.peak_concurrency = g->cap;
     g->window_start_ms = now;
     g->window_live_start = g->work_bytes;
+    g->window_cpu_start_us = cpu;
     g->window_reqs = 0;
     g->window_peak = g->inflight;
     g->throttled = 0;

@@ -665,6 +665,7 @@ struct engine {
     int64_t t0_ms;                  /* start of the run */
     int64_t progress_ms;            /* last progress callback */
     uint64_t window_live_start;     /* work_bytes when the window began */
+    int64_t window_cpu_start_us;    /* this loop thread's CPU time when the window began */
     uint64_t work_bytes;            /* bytes received, and bytes sent whose answer came (adapt) */
     bool slow_start;                /* still doubling the cap */
     /* The network as seen by finished requests (link_observe), for sizing parts; 0: not yet. */
