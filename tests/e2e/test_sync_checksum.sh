@@ -56,9 +56,11 @@ test_sync_checksum_finds_changes_that_keep_size_and_time() {
     debug=$(grep '^s3c: debug: ' <<<"$T_ERR" || true)
     T_ERR=$(grep -v '^s3c: debug: ' <<<"$T_ERR" || true)
     assert_eq "$want" "$(LC_ALL=C sort <<<"$T_OUT")" "sync --checksum: the changed files"
-    # (less the HEADs sent again: an overdue read is hedged, and s3emu serves both)
+    # (less the requests sent again: an overdue read is hedged, and so is an overdue PutObject
+    # into a bucket known to be unversioned, where its twin leaves no trace; s3emu serves both.
+    # On a loaded CI machine that made 101 PutObjects for 100 files.)
     t_assert_emu_ops HeadObject "$((heads + $(t_resent HeadObject "$debug")))" 101
-    t_assert_emu_ops PutObject "$puts" 100
+    t_assert_emu_ops PutObject "$((puts + $(t_resent PutObject "$debug")))" 100
     if t_store_is ceph || t_store_is moto; then
         assert_contains "$T_ERR" "warning: sync --checksum: 1 object had no checksum to compare" "the warning"
     else
